@@ -1,0 +1,139 @@
+// buildApp(config, deps): the Fastify factory. Nothing global: tests build as many apps as they like.
+import Fastify, { type FastifyInstance } from 'fastify';
+import rateLimit from '@fastify/rate-limit';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from './config.js';
+import type { Database } from './db/database.js';
+import { adminAuthHook } from './http/admin-auth.js';
+import { merchantAuthHook } from './http/auth.js';
+import { registerErrorHandling } from './http/errors.js';
+import { registerIdempotency } from './http/idempotency.js';
+import { registerMetrics } from './http/metrics.js';
+import { ErrorSchema } from './http/schemas.js';
+import { validatorCompiler } from './http/validation.js';
+import { AppError } from './shared/errors.js';
+import { sha256Hex } from './shared/hash.js';
+import type { Clock } from './shared/clock.js';
+import { systemClock } from './shared/clock.js';
+import { customersRoutes } from './modules/customers/customers.routes.js';
+import { CustomersService } from './modules/customers/customers.service.js';
+import { merchantsRoutes } from './modules/merchants/merchants.routes.js';
+import { MerchantsService } from './modules/merchants/merchants.service.js';
+
+export interface AppDeps {
+  db: Database;
+  /** SHA-256 (hex) of the admin token. */
+  adminTokenHash: string;
+  clock?: Clock;
+  logger?: FastifyBaseLogger;
+}
+
+export interface Services {
+  merchants: MerchantsService;
+  customers: CustomersService;
+}
+
+export function buildServices(config: Config, db: Database, clock: Clock): Services {
+  void config;
+  return {
+    merchants: new MerchantsService(db, clock),
+    customers: new CustomersService(db, clock),
+  };
+}
+
+export const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'headers.authorization',
+  '*.secretKey',
+  '*.testSecretKey',
+  '*.liveSecretKey',
+  '*.webhookSecret',
+  '*.testWebhookSecret',
+  '*.liveWebhookSecret',
+  '*.adminToken',
+];
+
+export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
+  const clock = deps.clock ?? systemClock;
+  const { db } = deps;
+  const app = Fastify({
+    loggerInstance: deps.logger,
+    logger: deps.logger ? undefined : false,
+    bodyLimit: config.bodyLimitBytes,
+    trustProxy: false,
+    return503OnClosing: true,
+    ajv: undefined,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+  });
+  app.setValidatorCompiler(validatorCompiler());
+  app.decorateRequest('merchant', null);
+  app.addSchema(ErrorSchema);
+  registerErrorHandling(app);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'Motu API', version: '1.0.0', description: 'Card payments, customer card wallets and signed webhooks.' },
+      servers: [{ url: config.publicUrl }],
+      components: {
+        securitySchemes: {
+          secretKey: { type: 'http', scheme: 'bearer', description: 'sk_test_… or sk_live_…' },
+          adminToken: { type: 'http', scheme: 'bearer', description: 'MOTU_ADMIN_TOKEN' },
+        },
+      },
+      security: [{ secretKey: [] }],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+
+  registerMetrics(app);
+  const services = buildServices(config, db, clock);
+
+  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
+    try {
+      await db.ping();
+      return { status: 'ready', database: db.dialect };
+    } catch {
+      return reply.code(503).send({ code: 'SERVICE_UNAVAILABLE', message: 'The database is not reachable' });
+    }
+  });
+  app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  await app.register(
+    async (admin) => {
+      admin.addHook('onRequest', adminAuthHook(deps.adminTokenHash));
+      await admin.register(merchantsRoutes(services.merchants));
+    },
+    { prefix: '/admin/v1' },
+  );
+
+  await app.register(
+    async (api) => {
+      await api.register(rateLimit, {
+        max: config.rateLimit.max,
+        timeWindow: config.rateLimit.windowMs,
+        keyGenerator: (request) => {
+          const auth = request.headers.authorization;
+          return typeof auth === 'string' ? `key:${sha256Hex(auth)}` : `ip:${request.ip}`;
+        },
+        errorResponseBuilder: (_request, context) => {
+          const error = new AppError('RATE_LIMITED', `Too many requests; retry in ${Math.ceil(context.ttl / 1000)} s`, {
+            retryAfterSeconds: Math.ceil(context.ttl / 1000),
+            limit: context.max,
+          });
+          return error as unknown as object;
+        },
+      });
+      api.addHook('onRequest', merchantAuthHook(db));
+      registerIdempotency(api, db, clock);
+      await api.register(customersRoutes(services.customers));
+    },
+    { prefix: '/api/v1' },
+  );
+
+  return app;
+}

@@ -1,0 +1,107 @@
+// Configuration: parsed once from the environment, validated, frozen, then passed down.
+// Nothing reads process.env at import time; a wrong value stops the start naming the variable.
+
+export type Role = 'api' | 'worker' | 'all';
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly publicUrl: string;
+  readonly dataDir: string;
+  readonly databaseUrl: string | undefined;
+  readonly adminToken: string | undefined;
+  readonly webhookRetrySchedule: readonly number[];
+  readonly webhookTimeoutMs: number;
+  readonly allowLoopbackUrls: boolean;
+  readonly seedDemo: boolean;
+  readonly logLevel: string;
+  readonly production: boolean;
+  readonly rateLimit: { readonly max: number; readonly windowMs: number };
+  readonly bodyLimitBytes: number;
+  readonly testSettlementDelaySeconds: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly variable: string, problem: string) {
+    super(`Invalid configuration: ${variable} ${problem}`);
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(name, `must be a whole number, got "${raw}"`);
+  const value = Number(raw.trim());
+  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const v = raw.trim().toLowerCase();
+  if (['true', '1', 'yes'].includes(v)) return true;
+  if (['false', '0', 'no'].includes(v)) return false;
+  throw new ConfigError(name, `must be true or false, got "${raw}"`);
+}
+
+function schedule(env: Env, name: string): number[] {
+  const raw = env[name] ?? '30,120,600,3600,21600';
+  const parts = raw.split(',').map((p) => p.trim());
+  if (parts.length !== 5 || parts.some((p) => !/^\d+$/.test(p))) {
+    throw new ConfigError(name, `must be five comma-separated whole numbers of seconds, got "${raw}"`);
+  }
+  return parts.map(Number);
+}
+
+function url(env: Env, name: string, fallback: string): string {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `must be an absolute URL, got "${raw}"`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new ConfigError(name, 'must be http(s)');
+  return raw.replace(/\/+$/, '');
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export function parseConfig(env: Env = process.env): Config {
+  const production = env.NODE_ENV === 'production';
+  const port = integer(env, 'PORT', 3000, 0, 65535);
+  const databaseUrl = env.DATABASE_URL?.trim() || undefined;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL', 'must be a postgres:// connection string');
+  }
+  const logLevel = (env.LOG_LEVEL ?? 'info').trim().toLowerCase();
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
+  const adminToken = env.MOTU_ADMIN_TOKEN?.trim() || undefined;
+  if (adminToken !== undefined && adminToken.length < 16) {
+    throw new ConfigError('MOTU_ADMIN_TOKEN', 'must be at least 16 characters');
+  }
+  return Object.freeze({
+    port,
+    host: env.HOST?.trim() || '127.0.0.1',
+    publicUrl: url(env, 'MOTU_PUBLIC_URL', `http://localhost:${port}`),
+    dataDir: env.MOTU_DATA_DIR?.trim() || './data',
+    databaseUrl,
+    adminToken,
+    webhookRetrySchedule: Object.freeze(schedule(env, 'MOTU_WEBHOOK_RETRY_SCHEDULE')),
+    webhookTimeoutMs: integer(env, 'MOTU_WEBHOOK_TIMEOUT_MS', 10_000, 1, 600_000),
+    allowLoopbackUrls: boolean(env, 'MOTU_ALLOW_LOOPBACK_URLS', !production),
+    seedDemo: boolean(env, 'MOTU_SEED_DEMO', !production),
+    logLevel,
+    production,
+    rateLimit: Object.freeze({
+      max: integer(env, 'MOTU_RATE_LIMIT_MAX', 1000, 1, 10_000_000),
+      windowMs: integer(env, 'MOTU_RATE_LIMIT_WINDOW_MS', 60_000, 1, 86_400_000),
+    }),
+    bodyLimitBytes: integer(env, 'MOTU_BODY_LIMIT_BYTES', 1_048_576, 1024, 104_857_600),
+    testSettlementDelaySeconds: integer(env, 'MOTU_TEST_SETTLEMENT_DELAY', 60, 0, 86_400 * 30),
+  });
+}

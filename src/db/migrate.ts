@@ -1,0 +1,19 @@
+// Versioned, forward-only migrations; run at start and by `motu migrate`.
+import { Migrator, type Migration, type MigrationProvider } from 'kysely';
+import type { Database } from './database.js';
+import * as m0001 from './migrations/0001_core.js';
+import * as m0002 from './migrations/0002_payments.js';
+
+const MIGRATIONS: Record<string, Migration> = {
+  '0001_core': m0001,
+  '0002_payments': m0002,
+};
+
+const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
+
+export async function migrate(db: Database): Promise<string[]> {
+  const migrator = new Migrator({ db: db.kysely, provider });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

@@ -1,0 +1,20 @@
+// The database as Kysely sees it: every table, from the module that owns it.
+import type { IdempotencyKeysTable } from '../http/idempotency.table.js';
+import type { CustomersTable } from '../modules/customers/customers.table.js';
+import type {
+  ApiKeysTable, ContractsTable, MerchantsTable, SettingsTable, StoresTable, WebhookSecretsTable,
+} from '../modules/merchants/merchants.table.js';
+import type { PaymentSessionsTable, PaymentsTable } from '../modules/payments/payments.table.js';
+
+export interface DB {
+  settings: SettingsTable;
+  merchants: MerchantsTable;
+  webhook_secrets: WebhookSecretsTable;
+  contracts: ContractsTable;
+  stores: StoresTable;
+  api_keys: ApiKeysTable;
+  customers: CustomersTable;
+  idempotency_keys: IdempotencyKeysTable;
+  payment_sessions: PaymentSessionsTable;
+  payments: PaymentsTable;
+}

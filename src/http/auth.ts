@@ -1,0 +1,61 @@
+// Merchant authentication: `Authorization: Bearer sk_test_…|sk_live_…`, looked up by SHA-256 hash.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Database } from '../db/database.js';
+import type { Mode, Permission } from '../modules/merchants/merchants.table.js';
+import { AppError } from '../shared/errors.js';
+import { sha256Hex } from '../shared/hash.js';
+
+export interface MerchantAuth {
+  readonly merchantId: string;
+  readonly mode: Mode;
+  readonly keyId: string;
+  readonly permission: Permission;
+  /** The store the key is attached to; it prevails over the body's storeId. */
+  readonly storeId: string | null;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    merchant: MerchantAuth | null;
+  }
+}
+
+const KEY_PATTERN = /^sk_(test|live)_[0-9A-Za-z]{32}$/;
+
+export function bearerToken(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  if (typeof header !== 'string') return undefined;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match?.[1];
+}
+
+export function merchantAuthHook(db: Database) {
+  return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+    const token = bearerToken(request);
+    if (!token) throw new AppError('UNAUTHORIZED', 'Send your secret key as "Authorization: Bearer sk_test_…"');
+    if (!KEY_PATTERN.test(token)) throw new AppError('UNAUTHORIZED', 'This API key is not valid');
+    const row = await db.kysely
+      .selectFrom('api_keys')
+      .select(['id', 'merchant_id', 'mode', 'permission', 'store_id', 'revoked_at'])
+      .where('key_hash', '=', sha256Hex(token))
+      .executeTakeFirst();
+    if (!row) throw new AppError('UNAUTHORIZED', 'This API key is not valid');
+    if (row.revoked_at) throw new AppError('UNAUTHORIZED', 'This API key has been revoked');
+    request.merchant = {
+      merchantId: row.merchant_id,
+      mode: row.mode,
+      keyId: row.id,
+      permission: row.permission,
+      storeId: row.store_id,
+    };
+    if (row.permission === 'read' && request.method !== 'GET' && request.method !== 'HEAD') {
+      throw new AppError('PERMISSION_DENIED', 'This key can only read; use a key with write permission');
+    }
+  };
+}
+
+/** The authenticated merchant of a request on a secret-key route. */
+export function merchantOf(request: FastifyRequest): MerchantAuth {
+  if (!request.merchant) throw new AppError('UNAUTHORIZED', 'Authentication required');
+  return request.merchant;
+}

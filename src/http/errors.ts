@@ -1,0 +1,117 @@
+// One error handler renders every failure as {code, message, details?, fields?}.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, validationError, type FieldError } from '../shared/errors.js';
+
+interface AjvError {
+  instancePath?: string;
+  keyword?: string;
+  message?: string;
+  params?: Record<string, unknown>;
+}
+
+/** `/order/items/0/quantity` → `order.items[0].quantity`. */
+function fieldPath(instancePath: string, extra?: string): string {
+  const parts = instancePath.split('/').filter(Boolean);
+  if (extra) parts.push(extra);
+  let out = '';
+  for (const part of parts) {
+    if (/^\d+$/.test(part)) out += `[${part}]`;
+    else out += out ? `.${part}` : part;
+  }
+  return out;
+}
+
+function describe(error: AjvError): FieldError {
+  const params = error.params ?? {};
+  const base = error.instancePath ?? '';
+  switch (error.keyword) {
+    case 'required':
+      return { field: fieldPath(base, String(params.missingProperty)), message: 'is required' };
+    case 'additionalProperties':
+      return { field: fieldPath(base, String(params.additionalProperty)), message: 'is not a known field' };
+    case 'type':
+      return { field: fieldPath(base) || 'body', message: `must be ${String(params.type)}` };
+    case 'enum':
+      return {
+        field: fieldPath(base),
+        message: `must be one of ${(params.allowedValues as unknown[] | undefined)?.map(String).join(', ')}`,
+      };
+    default:
+      return { field: fieldPath(base) || 'body', message: error.message ?? 'is invalid' };
+  }
+}
+
+export function schemaValidationError(errors: AjvError[], part: string): AppError {
+  const seen = new Set<string>();
+  const fields: FieldError[] = [];
+  for (const e of errors) {
+    // anyOf/oneOf wrappers repeat what their branches said.
+    if (e.keyword === 'anyOf' || e.keyword === 'oneOf' || e.keyword === 'if') continue;
+    const f = describe(e);
+    if (part === 'querystring' || part === 'params') f.field = f.field || part;
+    if (seen.has(f.field)) continue;
+    seen.add(f.field);
+    fields.push(f);
+  }
+  return validationError(fields.length ? fields : [{ field: part, message: 'is invalid' }]);
+}
+
+function toAppError(error: FastifyError & { validation?: AjvError[]; validationContext?: string }): AppError | undefined {
+  if (error instanceof AppError) return error;
+  if (error.validation) return schemaValidationError(error.validation, error.validationContext ?? 'body');
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new AppError('VALIDATION_ERROR', 'The body is not valid JSON', { field: 'body' }, [
+        { field: 'body', message: 'is not valid JSON' },
+      ]);
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new AppError('VALIDATION_ERROR', 'The body is empty; send a JSON object', { field: 'body' }, [
+        { field: 'body', message: 'is required' },
+      ]);
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('PAYLOAD_TOO_LARGE', 'The body is larger than this service accepts', { field: 'body' });
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json', { field: 'content-type' });
+    case 'FST_ERR_BAD_URL':
+    case 'FST_ERR_ASYNC_CONSTRAINT':
+      return new AppError('VALIDATION_ERROR', 'The URL is malformed', { field: 'url' }, [{ field: 'url', message: 'is malformed' }]);
+    default:
+      break;
+  }
+  if (error instanceof SyntaxError) {
+    return new AppError('VALIDATION_ERROR', 'The body is not valid JSON', { field: 'body' }, [{ field: 'body', message: 'is not valid JSON' }]);
+  }
+  const status = error.statusCode;
+  if (status === 413) return new AppError('PAYLOAD_TOO_LARGE', 'The body is larger than this service accepts', { field: 'body' });
+  if (status === 415) return new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json', { field: 'content-type' });
+  if (status === 431) return new AppError('VALIDATION_ERROR', 'Request headers are too large', { field: 'headers' });
+  if (status !== undefined && status >= 400 && status < 500) {
+    return new AppError('VALIDATION_ERROR', 'The request is malformed', { field: 'request' }, [{ field: 'request', message: 'is malformed' }]);
+  }
+  return undefined;
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const known = toAppError(error);
+    if (known) {
+      if (known.status >= 500) request.log.error({ err: error }, known.message);
+      return reply.code(known.status).send(known.toBody());
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return reply.code(500).send({
+      code: 'INTERNAL_ERROR',
+      message: 'Something went wrong on our side; the request id helps us find it',
+      details: { requestId: request.id },
+    });
+  });
+
+  app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
+    return reply.code(404).send({
+      code: 'ROUTE_NOT_FOUND',
+      message: `No route ${request.method} ${request.url.split('?')[0]}`,
+      details: { method: request.method, path: request.url.split('?')[0] },
+    });
+  });
+}

@@ -1,0 +1,139 @@
+// Idempotency-Key on every POST (DESIGN.md section 9). The key is stored with an in-flight state before the
+// handler runs, so a concurrent duplicate waits for the first answer and replays it instead of running twice.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Database } from '../db/database.js';
+import type { Clock } from '../shared/clock.js';
+import { AppError, invalidField } from '../shared/errors.js';
+import { sha256Hex } from '../shared/hash.js';
+
+const KEY_LIFETIME_MS = 24 * 3600 * 1000;
+/** An in-flight claim older than this belongs to a request that died; a retry may take it over. */
+const ABANDONED_AFTER_MS = 60_000;
+const WAIT_STEP_MS = 20;
+const WAIT_LIMIT_MS = 15_000;
+
+interface Claim {
+  merchantId: string;
+  mode: 'test' | 'live';
+  key: string;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    idempotency?: Claim;
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export function requestHash(request: FastifyRequest): string {
+  const path = request.url.split('?')[0];
+  return sha256Hex(`${request.method} ${path}\n${JSON.stringify(request.body ?? null)}`);
+}
+
+export function registerIdempotency(app: FastifyInstance, db: Database, clock: Clock): void {
+  app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
+    if (request.method !== 'POST' || !request.merchant) return;
+    const raw = request.headers['idempotency-key'];
+    if (raw === undefined) return;
+    const key = Array.isArray(raw) ? raw[0] : raw;
+    if (!key || key.length > 255 || !/^[\x21-\x7e]+$/.test(key)) {
+      throw invalidField('Idempotency-Key', 'must be 1 to 255 printable ASCII characters');
+    }
+    const claim: Claim = { merchantId: request.merchant.merchantId, mode: request.merchant.mode, key };
+    const hash = requestHash(request);
+    const started = Date.now();
+    for (;;) {
+      const now = clock.now();
+      try {
+        await db.kysely
+          .insertInto('idempotency_keys')
+          .values({
+            merchant_id: claim.merchantId,
+            mode: claim.mode,
+            key,
+            request_hash: hash,
+            state: 'in_flight',
+            status_code: null,
+            response_body: null,
+            created_at: now.toISOString(),
+            expires_at: new Date(now.getTime() + KEY_LIFETIME_MS).toISOString(),
+          })
+          .execute();
+        request.idempotency = claim;
+        return;
+      } catch (err) {
+        if (!db.isUniqueViolation(err)) throw err;
+      }
+      const existing = await db.kysely
+        .selectFrom('idempotency_keys')
+        .selectAll()
+        .where('merchant_id', '=', claim.merchantId)
+        .where('mode', '=', claim.mode)
+        .where('key', '=', key)
+        .executeTakeFirst();
+      if (!existing) continue; // released between our insert and read: try again
+      const expired = existing.expires_at <= now.toISOString();
+      const abandoned = existing.state === 'in_flight' && now.getTime() - Date.parse(existing.created_at) > ABANDONED_AFTER_MS;
+      if (expired || abandoned) {
+        await release(db, claim, existing.created_at);
+        continue;
+      }
+      if (existing.request_hash !== hash) {
+        throw new AppError(
+          'IDEMPOTENCY_KEY_REUSED',
+          'This Idempotency-Key was already used with a different request; use a new key for a new request',
+          { field: 'Idempotency-Key' },
+        );
+      }
+      if (existing.state === 'done' && existing.status_code !== null) {
+        return reply
+          .code(existing.status_code)
+          .header('content-type', 'application/json; charset=utf-8')
+          .header('idempotent-replayed', 'true')
+          .send(existing.response_body ?? '');
+      }
+      if (Date.now() - started > WAIT_LIMIT_MS) {
+        throw new AppError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed; retry later', {
+          field: 'Idempotency-Key',
+        });
+      }
+      await sleep(WAIT_STEP_MS);
+    }
+  });
+
+  app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+    const claim = request.idempotency;
+    if (!claim) return payload;
+    request.idempotency = undefined;
+    if (reply.statusCode >= 500) {
+      // A failure on our side is not an answer: the client may retry with the same key.
+      await release(db, claim);
+      return payload;
+    }
+    await db.kysely
+      .updateTable('idempotency_keys')
+      .set({ state: 'done', status_code: reply.statusCode, response_body: typeof payload === 'string' ? payload : JSON.stringify(payload) })
+      .where('merchant_id', '=', claim.merchantId)
+      .where('mode', '=', claim.mode)
+      .where('key', '=', claim.key)
+      .execute();
+    return payload;
+  });
+}
+
+async function release(db: Database, claim: Claim, createdAt?: string): Promise<void> {
+  let q = db.kysely
+    .deleteFrom('idempotency_keys')
+    .where('merchant_id', '=', claim.merchantId)
+    .where('mode', '=', claim.mode)
+    .where('key', '=', claim.key);
+  if (createdAt) q = q.where('created_at', '=', createdAt);
+  await q.execute();
+}
+
+/** Deletes keys past their 24 hours; run by the scheduler. */
+export async function purgeExpiredIdempotencyKeys(db: Database, clock: Clock): Promise<number> {
+  const result = await db.kysely.deleteFrom('idempotency_keys').where('expires_at', '<', clock.now().toISOString()).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

@@ -1,0 +1,36 @@
+// Schema validation: one strict Ajv for bodies (no type coercion: "12" is not 12, unknown fields are refused),
+// one for query strings and path parameters, where everything arrives as text and is coerced.
+import AjvModule from 'ajv';
+import addFormats from 'ajv-formats';
+import type { FastifySchemaCompiler } from 'fastify';
+
+const Ajv = AjvModule.default;
+
+function makeAjv(coerce: boolean): InstanceType<typeof Ajv> {
+  const ajv = new Ajv({
+    allErrors: true,
+    removeAdditional: false,
+    useDefaults: true,
+    coerceTypes: coerce ? 'array' : false,
+    strict: false,
+  });
+  addFormats.default(ajv);
+  return ajv;
+}
+
+let strictBody: InstanceType<typeof Ajv> | undefined;
+
+/** The same strict validation the API applies to bodies, for callers outside HTTP (the CLI). */
+export function bodyValidator(schema: object) {
+  strictBody ??= makeAjv(false);
+  return strictBody.compile(schema);
+}
+
+export function validatorCompiler(): FastifySchemaCompiler<unknown> {
+  const body = makeAjv(false);
+  const text = makeAjv(true);
+  return ({ schema, httpPart }) => {
+    const ajv = httpPart === 'body' ? body : text;
+    return ajv.compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>;
+  };
+}

@@ -1,0 +1,153 @@
+// Customers: created by the API or by a payment (saveCustomer); email and externalId unique per merchant and mode.
+import type { Database, Trx } from '../../db/database.js';
+import type { MerchantAuth } from '../../http/auth.js';
+import type { Clock } from '../../shared/clock.js';
+import { AppError, notFound } from '../../shared/errors.js';
+import { newId } from '../../shared/ids.js';
+import { paginate, type PageRequest } from '../../shared/pagination.js';
+import type { CustomerRow } from './customers.table.js';
+
+export interface CustomerInput {
+  email?: string | null;
+  externalId?: string | null;
+  name?: string | null;
+  phone?: string | null;
+  address?: Record<string, unknown> | null;
+  metadata?: Record<string, unknown> | null;
+}
+
+export type Owner = Pick<MerchantAuth, 'merchantId' | 'mode'>;
+
+export function customerView(row: CustomerRow) {
+  return {
+    id: row.id,
+    email: row.email,
+    externalId: row.external_id,
+    name: row.name,
+    phone: row.phone,
+    address: row.address ? (JSON.parse(row.address) as Record<string, unknown>) : null,
+    metadata: row.metadata ? (JSON.parse(row.metadata) as Record<string, unknown>) : null,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export type CustomerView = ReturnType<typeof customerView>;
+
+const FIELDS = ['email', 'externalId', 'name', 'phone', 'address', 'metadata'] as const;
+
+function json(value: Record<string, unknown> | null | undefined): string | null {
+  return value === undefined || value === null ? null : JSON.stringify(value);
+}
+
+export class CustomersService {
+  constructor(private readonly db: Database, private readonly clock: Clock) {}
+
+  /** Inserts a customer on the caller's transaction (used by the API and by payments with saveCustomer). */
+  async insert(trx: Trx, owner: Owner, input: CustomerInput): Promise<CustomerRow> {
+    const now = this.clock.now().toISOString();
+    const row: CustomerRow = {
+      id: newId('cus'),
+      merchant_id: owner.merchantId,
+      mode: owner.mode,
+      email: input.email ?? null,
+      email_key: input.email ? input.email.toLowerCase() : null,
+      external_id: input.externalId ?? null,
+      name: input.name ?? null,
+      phone: input.phone ?? null,
+      address: json(input.address),
+      metadata: json(input.metadata),
+      created_at: now,
+      updated_at: now,
+    };
+    await trx.insertInto('customers').values(row).execute();
+    return row;
+  }
+
+  async create(owner: Owner, input: CustomerInput) {
+    try {
+      const row = await this.db.transaction((trx) => this.insert(trx, owner, input));
+      return customerView(row);
+    } catch (err) {
+      throw this.duplicate(err, input);
+    }
+  }
+
+  async get(owner: Owner, id: string) {
+    const row = await this.find(this.db.kysely, owner, id);
+    if (!row) throw notFound('customer', id);
+    return customerView(row);
+  }
+
+  async find(db: Trx | Database['kysely'], owner: Owner, id: string): Promise<CustomerRow | undefined> {
+    return db
+      .selectFrom('customers')
+      .selectAll()
+      .where('id', '=', id)
+      .where('merchant_id', '=', owner.merchantId)
+      .where('mode', '=', owner.mode)
+      .executeTakeFirst();
+  }
+
+  /** Triple identification: by id, by email or by externalId, within the merchant and mode. */
+  async identify(
+    db: Trx | Database['kysely'],
+    owner: Owner,
+    by: { customerId?: string; email?: string; externalId?: string },
+  ): Promise<CustomerRow | undefined> {
+    let q = db.selectFrom('customers').selectAll().where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode);
+    if (by.customerId) q = q.where('id', '=', by.customerId);
+    else if (by.email) q = q.where('email_key', '=', by.email.toLowerCase());
+    else if (by.externalId) q = q.where('external_id', '=', by.externalId);
+    else return undefined;
+    return q.executeTakeFirst();
+  }
+
+  async update(owner: Owner, id: string, patch: CustomerInput) {
+    try {
+      return await this.db.transaction(async (trx) => {
+        const current = await this.find(trx, owner, id);
+        if (!current) throw notFound('customer', id);
+        const before = customerView(current);
+        const updatedFields = FIELDS.filter(
+          (f) => patch[f] !== undefined && JSON.stringify(patch[f]) !== JSON.stringify(before[f]),
+        );
+        if (updatedFields.length === 0) return { customer: before, updatedFields };
+        const set: Partial<CustomerRow> = { updated_at: this.clock.now().toISOString() };
+        if (updatedFields.includes('email')) {
+          set.email = patch.email ?? null;
+          set.email_key = patch.email ? patch.email.toLowerCase() : null;
+        }
+        if (updatedFields.includes('externalId')) set.external_id = patch.externalId ?? null;
+        if (updatedFields.includes('name')) set.name = patch.name ?? null;
+        if (updatedFields.includes('phone')) set.phone = patch.phone ?? null;
+        if (updatedFields.includes('address')) set.address = json(patch.address);
+        if (updatedFields.includes('metadata')) set.metadata = json(patch.metadata);
+        await trx.updateTable('customers').set(set).where('id', '=', id).execute();
+        const row = (await this.find(trx, owner, id))!;
+        return { customer: customerView(row), updatedFields: [...updatedFields] };
+      });
+    } catch (err) {
+      throw this.duplicate(err, patch);
+    }
+  }
+
+  async list(owner: Owner, filter: { email?: string; externalId?: string } & PageRequest) {
+    let q = this.db.kysely
+      .selectFrom('customers')
+      .selectAll()
+      .where('merchant_id', '=', owner.merchantId)
+      .where('mode', '=', owner.mode);
+    if (filter.email) q = q.where('email_key', '=', filter.email.toLowerCase());
+    if (filter.externalId) q = q.where('external_id', '=', filter.externalId);
+    const page = await paginate(q, filter, (id) => this.find(this.db.kysely, owner, id));
+    return { data: page.data.map(customerView), hasMore: page.hasMore };
+  }
+
+  private duplicate(err: unknown, input: CustomerInput): unknown {
+    if (!this.db.isUniqueViolation(err)) return err;
+    const message = String((err as Error).message ?? '');
+    const field = /external_id/.test(message) ? 'externalId' : /email/.test(message) ? 'email' : input.email ? 'email' : 'externalId';
+    return new AppError('ALREADY_EXISTS', `A customer with this ${field} already exists`, { field });
+  }
+}

@@ -1,0 +1,72 @@
+import type { Generated, Selectable } from 'kysely';
+
+export type Mode = 'test' | 'live';
+export type Permission = 'write' | 'read';
+export type StoreKind = 'online' | 'physical';
+
+export interface MerchantsTable {
+  id: string;
+  name: string;
+  created_at: string;
+}
+
+export interface WebhookSecretsTable {
+  merchant_id: string;
+  mode: Mode;
+  secret: string;
+  previous_secret: string | null;
+  /** Until this instant the previous secret's signature is also sent. */
+  previous_valid_until: string | null;
+  updated_at: string;
+}
+
+export interface ContractsTable {
+  id: string;
+  merchant_id: string;
+  statement_label: string;
+  commission_rate: number;
+  fixed_fee: number;
+  authorization_fee: number;
+  tax_rate: number;
+  active: number;
+  is_default: number;
+  created_at: string;
+}
+
+export interface StoresTable {
+  id: string;
+  merchant_id: string;
+  code: string;
+  name: string;
+  kind: StoreKind;
+  active: number;
+  contract_id: string | null;
+  created_at: string;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  merchant_id: string;
+  mode: Mode;
+  key_hash: string;
+  /** Last four characters, to tell keys apart in listings. */
+  last4: string;
+  permission: Permission;
+  store_id: string | null;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export interface SettingsTable {
+  name: string;
+  value: string;
+}
+
+export interface SequenceTable {
+  id: Generated<number>;
+}
+
+export type Merchant = Selectable<MerchantsTable>;
+export type Contract = Selectable<ContractsTable>;
+export type Store = Selectable<StoresTable>;
+export type ApiKey = Selectable<ApiKeysTable>;

@@ -1,0 +1,81 @@
+import type { Selectable } from 'kysely';
+import type { Mode } from '../merchants/merchants.table.js';
+
+export type PaymentStatus =
+  | 'pending' | 'transit' | 'captured' | 'settled' | 'failed' | 'cancelled' | 'expired'
+  | 'partially_refunded' | 'refunded';
+
+export type SessionKind = 'payment' | 'wallet';
+export type SessionStatus = 'open' | 'complete' | 'expired' | 'cancelled';
+
+export interface PaymentSessionsTable {
+  id: string;
+  merchant_id: string;
+  mode: Mode;
+  kind: SessionKind;
+  status: SessionStatus;
+  payment_id: string | null;
+  customer_id: string | null;
+  /** Lets a payment link and its session share one flow: 'session' | 'link'. */
+  channel: string;
+  redirect_url: string | null;
+  failure_redirect_url: string | null;
+  success_page_mode: string;
+  failure_page_mode: string;
+  language_code: string;
+  allow_save_payment_method: number;
+  save_payment_method_default: number;
+  email: string | null;
+  expires_at: string;
+  created_at: string;
+  completed_at: string | null;
+}
+
+export interface PaymentsTable {
+  id: string;
+  merchant_id: string;
+  mode: Mode;
+  session_id: string | null;
+  status: PaymentStatus;
+  /** `SPR-…`, the payment reference carried in events. */
+  reference: string;
+  order_reference: string | null;
+  external_id: string | null;
+  /** Amount to pay in the original currency's minor unit, taxes included. */
+  amount: number;
+  currency: string;
+  /** The same amount in EUR cents (XPF converted per DESIGN.md section 7). */
+  amount_eur_cents: number;
+  /** Taxes added on top when isInclTaxAmount was false, else 0. */
+  tax_amount: number;
+  is_incl_tax_amount: number;
+  /** JSON text of the validated order. */
+  order_json: string;
+  capture_mode: 'AUTO' | 'MANUAL';
+  store_id: string | null;
+  contract_id: string;
+  customer_id: string | null;
+  customer_created: number;
+  email: string | null;
+  save_customer: number;
+  notification_url: string;
+  /** JSON text; holds customerEmail for the receipt. */
+  private_data: string | null;
+  authorized_amount: number;
+  captured_amount: number;
+  refunded_amount: number;
+  refusal_code: string | null;
+  refusal_message: string | null;
+  payment_method_id: string | null;
+  card_brand: string | null;
+  card_last4: string | null;
+  card_network: string | null;
+  authorized_at: string | null;
+  captured_at: string | null;
+  settled: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export type PaymentSessionRow = Selectable<PaymentSessionsTable>;
+export type PaymentRow = Selectable<PaymentsTable>;

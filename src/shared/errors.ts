@@ -1,0 +1,81 @@
+// Expected failures are values: an AppError carries a code; one table maps every code to its HTTP status.
+
+export const ERROR_STATUS = {
+  VALIDATION_ERROR: 400,
+  ORDER_AMOUNT_MISMATCH: 400,
+  UNKNOWN_STORE: 400,
+  STORE_INACTIVE: 400,
+  STORE_KIND_MISMATCH: 400,
+  STORE_CONTRACT_INACTIVE: 400,
+  STORE_CONTRACT_CONFLICT: 400,
+  STORE_KEY_MISMATCH: 400,
+  UNAUTHORIZED: 401,
+  PERMISSION_DENIED: 403,
+  NOT_FOUND: 404,
+  ROUTE_NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  ALREADY_EXISTS: 409,
+  IDEMPOTENCY_KEY_REUSED: 409,
+  IDEMPOTENCY_KEY_IN_USE: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  SESSION_EXPIRED: 410,
+  BUSINESS_RULE_VIOLATION: 422,
+  PAYMENT_NOT_CAPTURABLE: 422,
+  PAYMENT_NOT_CANCELLABLE: 422,
+  PAYMENT_NOT_REFUNDABLE: 422,
+  REFUND_EXCEEDS_CAPTURED: 422,
+  RATE_LIMITED: 429,
+  INTERNAL_ERROR: 500,
+  ACQUIRER_NOT_CONFIGURED: 503,
+  SERVICE_UNAVAILABLE: 503,
+} as const satisfies Record<string, number>;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+export interface ErrorBody {
+  code: string;
+  message: string;
+  details?: Record<string, unknown>;
+  fields?: FieldError[];
+}
+
+export class AppError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: Record<string, unknown>,
+    readonly fields?: FieldError[],
+  ) {
+    super(message);
+    this.status = ERROR_STATUS[code];
+  }
+
+  toBody(): ErrorBody {
+    const body: ErrorBody = { code: this.code, message: this.message };
+    if (this.details) body.details = this.details;
+    if (this.fields) body.fields = this.fields;
+    return body;
+  }
+}
+
+/** A 400 VALIDATION_ERROR naming the first invalid field in `details.field` and all of them in `fields`. */
+export function validationError(fields: FieldError[]): AppError {
+  const first = fields[0] ?? { field: 'body', message: 'is invalid' };
+  const message = fields.length === 1 ? `${first.field}: ${first.message}` : `${fields.length} fields are invalid; ${first.field}: ${first.message}`;
+  return new AppError('VALIDATION_ERROR', message, { field: first.field }, fields);
+}
+
+export function invalidField(field: string, message: string): AppError {
+  return validationError([{ field, message }]);
+}
+
+export function notFound(what: string, id?: string): AppError {
+  return new AppError('NOT_FOUND', id ? `No ${what} with id ${id}` : `${what} not found`, id ? { id } : undefined);
+}

@@ -1,0 +1,46 @@
+// Cursor pagination, newest first: `?limit=` (1–100, default 20) and `?startingAfter=<id>` → {data, hasMore}.
+import type { SelectQueryBuilder } from 'kysely';
+import type { DB } from '../db/schema.js';
+import { invalidField } from './errors.js';
+
+export interface Page<T> {
+  data: T[];
+  hasMore: boolean;
+}
+
+export interface PageRequest {
+  limit?: number;
+  startingAfter?: string;
+}
+
+type Paged = 'customers' | 'payments' | 'payment_sessions';
+
+/**
+ * Applies the cursor to a query over a table with `id` and `created_at`, ordered by (created_at, id) descending.
+ * The cursor row is looked up within the caller's own objects: an id from elsewhere is a 400, never a leak.
+ */
+export async function paginate<T extends Paged, O extends { id: string; created_at: string }>(
+  query: SelectQueryBuilder<DB, T, O>,
+  page: PageRequest,
+  cursorOf: (id: string) => Promise<{ created_at: string } | undefined>,
+): Promise<Page<O>> {
+  const limit = page.limit ?? 20;
+  let q = query;
+  if (page.startingAfter) {
+    const cursor = await cursorOf(page.startingAfter);
+    if (!cursor) throw invalidField('startingAfter', 'is not an id from this list');
+    const after = page.startingAfter;
+    q = q.where((eb) =>
+      eb.or([
+        eb(eb.ref('created_at' as never), '<', cursor.created_at as never),
+        eb.and([eb(eb.ref('created_at' as never), '=', cursor.created_at as never), eb(eb.ref('id' as never), '<', after as never)]),
+      ]),
+    );
+  }
+  const rows = await q
+    .orderBy('created_at' as never, 'desc')
+    .orderBy('id' as never, 'desc')
+    .limit(limit + 1)
+    .execute();
+  return { data: rows.slice(0, limit) as O[], hasMore: rows.length > limit };
+}

@@ -1,0 +1,184 @@
+// The `motu` command line: serve, migrate, and one command per admin API call, printing JSON.
+import { parseArgs } from 'node:util';
+import type { TSchema } from 'typebox';
+import { parseConfig, type Role } from '../config.js';
+import { migrate } from '../db/migrate.js';
+import { schemaValidationError } from '../http/errors.js';
+import { bodyValidator } from '../http/validation.js';
+import { ContractBody, ContractPatch, KeyBody, MerchantBody, StoreBody, StorePatch } from '../modules/merchants/merchants.routes.js';
+import { MerchantsService } from '../modules/merchants/merchants.service.js';
+import { AppError } from '../shared/errors.js';
+import { systemClock } from '../shared/clock.js';
+import { openMigrated } from './bootstrap.js';
+import { serve } from './server.js';
+
+const USAGE = `Usage: motu <command> [options]
+
+  serve [--role api|worker|all]           run the service (default role: all)
+  migrate                                  apply database migrations
+  merchants create --name NAME             create a merchant (prints its keys and secrets once)
+  merchants list | merchants get ID
+  contracts create --merchant ID --statement-label L --commission-rate BP --fixed-fee CENTS
+                   [--authorization-fee CENTS] [--tax-rate BP] [--default] [--inactive]
+  contracts update ID [--statement-label L] [--commission-rate BP] [--fixed-fee CENTS]
+                   [--authorization-fee CENTS] [--tax-rate BP] [--default] [--active true|false]
+  stores create --merchant ID --code CODE --name NAME --kind online|physical [--contract ID] [--inactive]
+  stores update ID [--name NAME] [--active true|false] [--contract ID]
+  keys create --merchant ID --mode test|live [--permission write|read] [--store ID]
+  keys revoke ID
+
+Configuration comes from the environment (see README).`;
+
+const OPTIONS = {
+  role: { type: 'string' },
+  name: { type: 'string' },
+  merchant: { type: 'string' },
+  'statement-label': { type: 'string' },
+  'commission-rate': { type: 'string' },
+  'fixed-fee': { type: 'string' },
+  'authorization-fee': { type: 'string' },
+  'tax-rate': { type: 'string' },
+  default: { type: 'boolean' },
+  inactive: { type: 'boolean' },
+  active: { type: 'string' },
+  code: { type: 'string' },
+  kind: { type: 'string' },
+  contract: { type: 'string' },
+  mode: { type: 'string' },
+  permission: { type: 'string' },
+  store: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+type Values = Record<string, string | boolean | undefined>;
+
+function int(values: Values, flag: string): number | undefined {
+  const raw = values[flag];
+  if (raw === undefined) return undefined;
+  if (typeof raw !== 'string' || !/^\d+$/.test(raw)) throw new AppError('VALIDATION_ERROR', `--${flag} must be a whole number`, { field: flag });
+  return Number(raw);
+}
+
+function bool(values: Values, flag: string): boolean | undefined {
+  const raw = values[flag];
+  if (raw === undefined) return undefined;
+  if (raw === 'true') return true;
+  if (raw === 'false') return false;
+  throw new AppError('VALIDATION_ERROR', `--${flag} must be true or false`, { field: flag });
+}
+
+function str(values: Values, flag: string): string | undefined {
+  const raw = values[flag];
+  return typeof raw === 'string' ? raw : undefined;
+}
+
+/** Drops undefined entries, then validates with the same schema as the admin API route. */
+function checked<T>(schema: TSchema, input: Record<string, unknown>): T {
+  const body = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
+  const validate = bodyValidator(schema);
+  if (!validate(body)) throw schemaValidationError(validate.errors ?? [], 'body');
+  return body as T;
+}
+
+function need(value: string | undefined, flag: string): string {
+  if (!value) throw new AppError('VALIDATION_ERROR', `--${flag} is required`, { field: flag });
+  return value;
+}
+
+export async function main(argv: string[], print: (line: string) => void = console.log): Promise<number> {
+  const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  const [command, action, id] = positionals;
+  if (values.help || !command) {
+    print(USAGE);
+    return command ? 0 : 1;
+  }
+  const config = parseConfig(process.env);
+
+  if (command === 'serve') {
+    const role = (values.role ?? 'all') as Role;
+    if (!['api', 'worker', 'all'].includes(role)) throw new Error('--role must be api, worker or all');
+    await serve(config, role, print);
+    return -1;
+  }
+
+  const db = await openMigrated(config);
+  try {
+    const merchants = new MerchantsService(db, systemClock);
+    const v = values as Values;
+    const run = async (): Promise<unknown> => {
+      switch (`${command} ${action ?? ''}`.trim()) {
+        case 'migrate':
+          return { migrated: await migrate(db) };
+        case 'merchants create':
+          return merchants.createMerchant(checked(MerchantBody, { name: str(v, 'name') }));
+        case 'merchants list':
+          return { data: await merchants.listMerchants() };
+        case 'merchants get':
+          return merchants.getMerchant(need(id, 'id'));
+        case 'contracts create':
+          return merchants.createContract(
+            need(str(v, 'merchant'), 'merchant'),
+            checked(ContractBody, {
+              statementLabel: str(v, 'statement-label'),
+              commissionRate: int(v, 'commission-rate'),
+              fixedFee: int(v, 'fixed-fee'),
+              authorizationFee: int(v, 'authorization-fee'),
+              taxRate: int(v, 'tax-rate'),
+              isDefault: v.default === true ? true : undefined,
+              active: v.inactive === true ? false : undefined,
+            }),
+          );
+        case 'contracts update':
+          return merchants.updateContract(
+            need(id, 'id'),
+            checked(ContractPatch, {
+              statementLabel: str(v, 'statement-label'),
+              commissionRate: int(v, 'commission-rate'),
+              fixedFee: int(v, 'fixed-fee'),
+              authorizationFee: int(v, 'authorization-fee'),
+              taxRate: int(v, 'tax-rate'),
+              isDefault: v.default === true ? true : undefined,
+              active: bool(v, 'active'),
+            }),
+          );
+        case 'stores create':
+          return merchants.createStore(
+            need(str(v, 'merchant'), 'merchant'),
+            checked(StoreBody, {
+              code: str(v, 'code'),
+              name: str(v, 'name'),
+              kind: str(v, 'kind'),
+              contractId: str(v, 'contract'),
+              active: v.inactive === true ? false : undefined,
+            }),
+          );
+        case 'stores update':
+          return merchants.updateStore(
+            need(id, 'id'),
+            checked(StorePatch, { name: str(v, 'name'), active: bool(v, 'active'), contractId: str(v, 'contract') }),
+          );
+        case 'keys create':
+          return merchants.createKey(
+            need(str(v, 'merchant'), 'merchant'),
+            checked(KeyBody, { mode: str(v, 'mode'), permission: str(v, 'permission'), storeId: str(v, 'store') }),
+          );
+        case 'keys revoke':
+          return merchants.revokeKey(need(id, 'id'));
+        default:
+          throw new AppError('VALIDATION_ERROR', `Unknown command "${positionals.join(' ')}"; run motu --help`, { field: 'command' });
+      }
+    };
+    try {
+      print(JSON.stringify(await run(), null, 2));
+      return 0;
+    } catch (err) {
+      if (err instanceof AppError) {
+        print(JSON.stringify(err.toBody(), null, 2));
+        return 1;
+      }
+      throw err;
+    }
+  } finally {
+    await db.close();
+  }
+}

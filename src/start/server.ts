@@ -1,0 +1,51 @@
+// `motu serve`: the HTTP API and pages (role api), the background workers (role worker), or both (all).
+import pino from 'pino';
+import { buildApp, REDACTED_PATHS } from '../app.js';
+import type { Config, Role } from '../config.js';
+import { systemClock } from '../shared/clock.js';
+import { openMigrated, resolveAdminToken, seedDemo } from './bootstrap.js';
+
+export async function serve(config: Config, role: Role, out: (line: string) => void = console.log): Promise<void> {
+  const logger = pino({ level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } });
+  const clock = systemClock;
+  const db = await openMigrated(config);
+  const admin = await resolveAdminToken(config, db);
+  const demo = await seedDemo(config, db, clock);
+  if (admin.generated || demo) {
+    // Printed once, on the terminal only: these are the newcomer's first credentials.
+    out('');
+    out('Motu is ready. Keep these; they are shown only once.');
+    if (admin.generated) out(`  Admin token:           ${admin.generated}`);
+    if (demo) {
+      out(`  Demo merchant:         ${demo.merchantId}`);
+      out(`  Demo test secret key:  ${demo.testSecretKey}`);
+      out(`  Demo webhook secret:   ${demo.webhookSecret}`);
+      out(`  Demo store:            ${demo.storeId} (code "${demo.storeCode}")`);
+    }
+    out('');
+  }
+
+  const app = role === 'worker' ? undefined : await buildApp(config, { db, adminTokenHash: admin.hash, clock, logger });
+  if (app) {
+    await app.listen({ port: config.port, host: config.host });
+  }
+  logger.info({ role, database: db.dialect, url: config.publicUrl }, 'motu started');
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down: finishing in-flight work');
+    const hardStop = setTimeout(() => process.exit(1), 30_000);
+    hardStop.unref();
+    try {
+      if (app) await app.close();
+      await db.close();
+    } finally {
+      clearTimeout(hardStop);
+      process.exit(0);
+    }
+  };
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+  process.once('SIGINT', () => void stop('SIGINT'));
+}

@@ -1,0 +1,99 @@
+import assert from 'node:assert/strict';
+import { after, before, it } from 'node:test';
+import { eachDatabase, startApp, type TestApp } from './support/harness.js';
+import { createMerchant, createKey, type MerchantFixture } from './support/factories.js';
+
+eachDatabase('customers', (dialect) => {
+  let t: TestApp;
+  let m: MerchantFixture;
+  before(async () => {
+    t = await startApp(dialect);
+    m = await createMerchant(t);
+  });
+  after(async () => t.close());
+
+  it('creates, reads and lists a customer', async () => {
+    const created = await t.api(m.testKey, 'POST', '/api/v1/customers', { email: 'Hina@Example.pf', externalId: 'crm-1', name: 'Hina' });
+    assert.equal(created.status, 201);
+    assert.match(created.body.id, /^cus_[0-9A-Za-z]{22}$/);
+    assert.equal(created.body.email, 'Hina@Example.pf');
+    const read = await t.api(m.testKey, 'GET', `/api/v1/customers/${created.body.id}`);
+    assert.equal(read.status, 200);
+    assert.deepEqual(read.body, created.body);
+    const byEmail = await t.api(m.testKey, 'GET', '/api/v1/customers?email=hina@example.pf');
+    assert.equal(byEmail.status, 200);
+    assert.deepEqual(byEmail.body.data.map((c: { id: string }) => c.id), [created.body.id]);
+    assert.equal(byEmail.body.hasMore, false);
+  });
+
+  it('refuses a second customer with the same email or externalId (409 ALREADY_EXISTS)', async () => {
+    await t.api(m.testKey, 'POST', '/api/v1/customers', { email: 'dup@example.pf', externalId: 'dup-1' });
+    const sameEmail = await t.api(m.testKey, 'POST', '/api/v1/customers', { email: 'DUP@example.pf' });
+    assert.equal(sameEmail.status, 409);
+    assert.equal(sameEmail.body.code, 'ALREADY_EXISTS');
+    assert.equal(sameEmail.body.details.field, 'email');
+    const sameExternal = await t.api(m.testKey, 'POST', '/api/v1/customers', { externalId: 'dup-1' });
+    assert.equal(sameExternal.status, 409);
+    assert.equal(sameExternal.body.details.field, 'externalId');
+    // The live environment is separate: the same email is free there.
+    const live = await t.api(m.liveKey, 'POST', '/api/v1/customers', { email: 'dup@example.pf' });
+    assert.equal(live.status, 201);
+  });
+
+  it('records which fields a PATCH changed', async () => {
+    const c = await t.api(m.testKey, 'POST', '/api/v1/customers', { email: 'patch@example.pf', name: 'Teva' });
+    const patched = await t.api(m.testKey, 'PATCH', `/api/v1/customers/${c.body.id}`, { name: 'Teva T.', email: 'patch@example.pf', phone: '+689 87 00 00 00' });
+    assert.equal(patched.status, 200);
+    assert.deepEqual(patched.body.updatedFields.sort(), ['name', 'phone']);
+    assert.equal(patched.body.name, 'Teva T.');
+  });
+
+  it('paginates with startingAfter and hasMore', async () => {
+    const other = await createMerchant(t, 'Pager');
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const r = await t.api(other.testKey, 'POST', '/api/v1/customers', { externalId: `p-${i}` });
+      ids.push(r.body.id);
+    }
+    const first = await t.api(other.testKey, 'GET', '/api/v1/customers?limit=2');
+    assert.equal(first.body.data.length, 2);
+    assert.equal(first.body.hasMore, true);
+    const second = await t.api(other.testKey, 'GET', `/api/v1/customers?limit=2&startingAfter=${first.body.data[1].id}`);
+    const third = await t.api(other.testKey, 'GET', `/api/v1/customers?limit=2&startingAfter=${second.body.data[1].id}`);
+    const seen = [...first.body.data, ...second.body.data, ...third.body.data].map((c: { id: string }) => c.id);
+    assert.equal(third.body.hasMore, false);
+    assert.deepEqual([...seen].sort(), [...ids].sort());
+  });
+
+  it('hides another merchant’s and the other mode’s customers (404)', async () => {
+    const c = await t.api(m.testKey, 'POST', '/api/v1/customers', { externalId: 'iso-1' });
+    const other = await createMerchant(t, 'Other');
+    assert.equal((await t.api(other.testKey, 'GET', `/api/v1/customers/${c.body.id}`)).status, 404);
+    assert.equal((await t.api(m.liveKey, 'GET', `/api/v1/customers/${c.body.id}`)).status, 404);
+    assert.equal((await t.api(m.liveKey, 'PATCH', `/api/v1/customers/${c.body.id}`, { name: 'x' })).status, 404);
+  });
+
+  it('gives a read key 403 PERMISSION_DENIED on writes, and a revoked key 401', async () => {
+    const read = await createKey(t, m.id, { mode: 'test', permission: 'read' });
+    const denied = await t.api(read.secretKey, 'POST', '/api/v1/customers', { name: 'x' });
+    assert.equal(denied.status, 403);
+    assert.equal(denied.body.code, 'PERMISSION_DENIED');
+    assert.equal((await t.api(read.secretKey, 'GET', '/api/v1/customers')).status, 200);
+    const revoked = await t.admin('DELETE', `/admin/v1/keys/${read.id}`);
+    assert.equal(revoked.status, 200);
+    const after = await t.api(read.secretKey, 'GET', '/api/v1/customers');
+    assert.equal(after.status, 401);
+    assert.equal(after.body.code, 'UNAUTHORIZED');
+  });
+
+  it('rejects bad input with the field named, and writes nothing', async () => {
+    const bad = await t.api(m.testKey, 'POST', '/api/v1/customers', { email: 'not-an-email', externalId: 5, nickname: 'x' });
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body.code, 'VALIDATION_ERROR');
+    const fields = bad.body.fields.map((f: { field: string }) => f.field).sort();
+    assert.deepEqual(fields, ['email', 'externalId', 'nickname']);
+    assert.ok(fields.includes(bad.body.details.field));
+    const list = await t.api(m.testKey, 'GET', '/api/v1/customers?externalId=5');
+    assert.equal(list.body.data.length, 0);
+  });
+});

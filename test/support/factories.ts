@@ -1,0 +1,41 @@
+// Factories: build merchants, stores and keys through the admin API, as an operator would.
+import assert from 'node:assert/strict';
+import type { TestApp } from './harness.js';
+
+export interface MerchantFixture {
+  id: string;
+  testKey: string;
+  liveKey: string;
+  testWebhookSecret: string;
+  liveWebhookSecret: string;
+  defaultContractId: string;
+}
+
+export async function createMerchant(t: TestApp, name = 'Fare Ute'): Promise<MerchantFixture> {
+  const res = await t.admin('POST', '/admin/v1/merchants', { name });
+  assert.equal(res.status, 201, JSON.stringify(res.body));
+  return {
+    id: res.body.id,
+    testKey: res.body.testSecretKey,
+    liveKey: res.body.liveSecretKey,
+    testWebhookSecret: res.body.testWebhookSecret,
+    liveWebhookSecret: res.body.liveWebhookSecret,
+    defaultContractId: res.body.defaultContractId,
+  };
+}
+
+export async function createStore(
+  t: TestApp,
+  merchantId: string,
+  body: { code: string; name?: string; kind?: 'online' | 'physical'; contractId?: string; active?: boolean },
+) {
+  const res = await t.admin('POST', `/admin/v1/merchants/${merchantId}/stores`, { name: body.code, kind: 'online', ...body });
+  assert.equal(res.status, 201, JSON.stringify(res.body));
+  return res.body as { id: string; code: string; name: string; kind: string; active: boolean; contractId: string | null };
+}
+
+export async function createKey(t: TestApp, merchantId: string, body: { mode: 'test' | 'live'; permission?: 'read' | 'write'; storeId?: string }) {
+  const res = await t.admin('POST', `/admin/v1/merchants/${merchantId}/keys`, body);
+  assert.equal(res.status, 201, JSON.stringify(res.body));
+  return res.body as { id: string; secretKey: string };
+}

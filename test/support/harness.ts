@@ -1,0 +1,143 @@
+// Test harness: every integration test runs once per database. SQLite always; PostgreSQL when
+// DATABASE_URL is set (CI sets it). Each app gets its own fresh database (a temp folder, or a new
+// PostgreSQL database created for it), so test files can run in parallel.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { describe } from 'node:test';
+import pg from 'pg';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.js';
+import { parseConfig, type Config } from '../../src/config.js';
+import { openDatabase, type Database, type Dialect } from '../../src/db/database.js';
+import { migrate } from '../../src/db/migrate.js';
+import { ManualClock, systemClock, type Clock } from '../../src/shared/clock.js';
+import { sha256Hex } from '../../src/shared/hash.js';
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+
+export function dialects(): Dialect[] {
+  return process.env.DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+}
+
+/** describe() once per database, with the dialect in the title. */
+export function eachDatabase(title: string, fn: (dialect: Dialect) => void): void {
+  for (const dialect of dialects()) {
+    describe(`${title} [${dialect}]`, () => fn(dialect));
+  }
+}
+
+export interface TestDatabase {
+  db: Database;
+  databaseUrl?: string;
+  dataDir: string;
+  drop(): Promise<void>;
+}
+
+/** A fresh, migrated database of the given dialect. */
+export async function freshDatabase(dialect: Dialect, options: { migrate?: boolean } = {}): Promise<TestDatabase> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'motu-test-'));
+  let databaseUrl: string | undefined;
+  let dropPg: (() => Promise<void>) | undefined;
+  if (dialect === 'postgres') {
+    const base = process.env.DATABASE_URL;
+    if (!base) throw new Error('DATABASE_URL is needed for PostgreSQL tests');
+    const name = `motu_t_${randomBytes(6).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: base });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    await admin.end();
+    const url = new URL(base);
+    url.pathname = `/${name}`;
+    databaseUrl = url.toString();
+    dropPg = async () => {
+      const c = new pg.Client({ connectionString: base });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    };
+  }
+  const db = openDatabase({ databaseUrl, dataDir });
+  if (options.migrate !== false) await migrate(db);
+  let dropped = false;
+  return {
+    db,
+    databaseUrl,
+    dataDir,
+    async drop() {
+      if (dropped) return;
+      dropped = true;
+      await db.close().catch(() => {});
+      if (dropPg) await dropPg();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  config: Config;
+  db: Database;
+  clock: Clock;
+  dialect: Dialect;
+  databaseUrl?: string;
+  dataDir: string;
+  /** Admin API call. */
+  admin(method: string, url: string, body?: unknown): Promise<{ status: number; body: any; headers: Record<string, unknown> }>;
+  /** Merchant API call with a secret key. */
+  api(key: string | undefined, method: string, url: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Record<string, unknown> }>;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  env?: Record<string, string>;
+  clock?: Clock;
+}
+
+export async function startApp(dialect: Dialect, options: TestAppOptions = {}): Promise<TestApp> {
+  const database = await freshDatabase(dialect);
+  const config = parseConfig({
+    MOTU_DATA_DIR: database.dataDir,
+    DATABASE_URL: database.databaseUrl,
+    MOTU_ADMIN_TOKEN: ADMIN_TOKEN,
+    MOTU_PUBLIC_URL: 'http://localhost:3000',
+    MOTU_RATE_LIMIT_MAX: '100000',
+    ...options.env,
+  });
+  const clock = options.clock ?? systemClock;
+  const app = await buildApp(config, { db: database.db, adminTokenHash: sha256Hex(ADMIN_TOKEN), clock });
+  await app.ready();
+  const call = async (auth: string | undefined, method: string, url: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const res = await app.inject({
+      method: method as 'GET',
+      url,
+      headers: { ...(auth ? { authorization: `Bearer ${auth}` } : {}), ...headers },
+      ...(body === undefined ? {} : typeof body === 'string' ? { payload: body } : { payload: body as object }),
+    });
+    let parsed: unknown = res.body;
+    try {
+      parsed = res.body ? JSON.parse(res.body) : undefined;
+    } catch {
+      /* not JSON: keep the text */
+    }
+    return { status: res.statusCode, body: parsed as any, headers: res.headers as Record<string, unknown> };
+  };
+  return {
+    app,
+    config,
+    db: database.db,
+    clock,
+    dialect,
+    databaseUrl: database.databaseUrl,
+    dataDir: database.dataDir,
+    admin: (method, url, body) => call(ADMIN_TOKEN, method, url, body),
+    api: call,
+    async close() {
+      await app.close();
+      await database.drop();
+    },
+  };
+}
+
+export { ManualClock };
