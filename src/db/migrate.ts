@@ -3,10 +3,12 @@ import { Migrator, type Migration, type MigrationProvider } from 'kysely';
 import type { Database } from './database.js';
 import * as m0001 from './migrations/0001_core.js';
 import * as m0002 from './migrations/0002_payments.js';
+import * as m0003 from './migrations/0003_events.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_core': m0001,
   '0002_payments': m0002,
+  '0003_events': m0003,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

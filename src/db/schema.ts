@@ -5,6 +5,7 @@ import type {
   ApiKeysTable, ContractsTable, MerchantsTable, SettingsTable, StoresTable, WebhookSecretsTable,
 } from '../modules/merchants/merchants.table.js';
 import type { PaymentSessionsTable, PaymentsTable } from '../modules/payments/payments.table.js';
+import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable, WebhookEventsTable } from '../events/events.table.js';
 
 export interface DB {
   settings: SettingsTable;
@@ -17,4 +18,8 @@ export interface DB {
   idempotency_keys: IdempotencyKeysTable;
   payment_sessions: PaymentSessionsTable;
   payments: PaymentsTable;
+  webhook_events: WebhookEventsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
 }

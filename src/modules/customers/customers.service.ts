@@ -6,6 +6,8 @@ import { AppError, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import { paginate, type PageRequest } from '../../shared/pagination.js';
 import type { CustomerRow } from './customers.table.js';
+import { recordEvent } from '../../events/outbox.js';
+import { payloads } from '../../events/payloads.js';
 
 export interface CustomerInput {
   email?: string | null;
@@ -61,6 +63,7 @@ export class CustomersService {
       updated_at: now,
     };
     await trx.insertInto('customers').values(row).execute();
+    await recordEvent(trx, { merchantId: owner.merchantId, mode: owner.mode, at: new Date(now), ...payloads.customerCreated(customerView(row)) });
     return row;
   }
 
@@ -125,7 +128,14 @@ export class CustomersService {
         if (updatedFields.includes('metadata')) set.metadata = json(patch.metadata);
         await trx.updateTable('customers').set(set).where('id', '=', id).execute();
         const row = (await this.find(trx, owner, id))!;
-        return { customer: customerView(row), updatedFields: [...updatedFields] };
+        const customer = customerView(row);
+        await recordEvent(trx, {
+          merchantId: owner.merchantId,
+          mode: owner.mode,
+          at: new Date(customer.updatedAt),
+          ...payloads.customerUpdated({ ...customer, updatedFields: [...updatedFields] }),
+        });
+        return { customer, updatedFields: [...updatedFields] };
       });
     } catch (err) {
       throw this.duplicate(err, patch);

@@ -1,0 +1,148 @@
+// The transactional outbox: how any module emits an event.
+//
+//   import { recordEvent } from '../../events/outbox.js';
+//   import { payloads } from '../../events/payloads.js';
+//
+//   await db.transaction(async (trx) => {
+//     await trx.updateTable('payments')…;                       // the state change
+//     await recordEvent(trx, {
+//       merchantId, mode, paymentId: payment.id,               // paymentId → also sent to its notificationUrl
+//       at: clock.now(),                                       // createdAt of the event (defaults to now)
+//       ...payloads.paymentCaptured({ paymentId: …, … }),      // {type, data}, typed per event type
+//     });
+//   });
+//
+// recordEvent writes, on the caller's transaction, the event row (`whe_…`, its exact JSON body) and one
+// delivery row per target: the payment's notificationUrl for `payment.*`/`refund.*` events of that payment
+// (read from the payments table, or given as `notificationUrl`), plus every enabled endpoint of the merchant
+// and mode whose filter matches. If the transaction rolls back, nothing is sent; once it commits, the delivery
+// worker picks the rows up within milliseconds (in-process wake-up, and NOTIFY on PostgreSQL). A request
+// handler never sends HTTP itself.
+import { PostgresAdapter, sql } from 'kysely';
+import type { Trx } from '../db/database.js';
+import type { Mode } from '../modules/merchants/merchants.table.js';
+import { newId } from '../shared/ids.js';
+import type { EventDataMap, EventType } from './payloads.js';
+import { filterMatches, goesToNotificationUrl } from './payloads.js';
+import { signalOutbox } from './signal.js';
+
+export interface RecordEventInput<T extends EventType> {
+  merchantId: string;
+  mode: Mode;
+  type: T;
+  data: EventDataMap[T];
+  /** The payment the event is about: makes it listable by paymentId and sends it to the payment's notificationUrl. */
+  paymentId?: string | null;
+  /** The payment's notificationUrl when the caller has it at hand (else read from payments; null: none). */
+  notificationUrl?: string | null;
+  /** The event's createdAt: pass clock.now(). */
+  at?: Date;
+}
+
+export interface RecordedEvent {
+  id: string;
+  type: EventType;
+  createdAt: string;
+  /** The exact bytes every delivery of this event sends. */
+  body: string;
+  deliveryIds: string[];
+}
+
+/** Writes the event and its deliveries on the caller's transaction. */
+export async function recordEvent<T extends EventType>(trx: Trx, input: RecordEventInput<T>): Promise<RecordedEvent> {
+  const id = newId('whe');
+  const createdAt = (input.at ?? new Date()).toISOString();
+  const body = JSON.stringify({ id, type: input.type, createdAt, data: input.data });
+  await trx
+    .insertInto('webhook_events')
+    .values({
+      id,
+      merchant_id: input.merchantId,
+      mode: input.mode,
+      type: input.type,
+      payment_id: input.paymentId ?? null,
+      body,
+      created_at: createdAt,
+    })
+    .execute();
+
+  const targets = await targetsOf(trx, input);
+  const deliveryIds: string[] = [];
+  if (targets.length > 0) {
+    const rows = targets.map((t) => {
+      const deliveryId = newId('del');
+      deliveryIds.push(deliveryId);
+      return {
+        id: deliveryId,
+        event_id: id,
+        merchant_id: input.merchantId,
+        mode: input.mode,
+        endpoint_id: t.endpointId,
+        url: t.url,
+        target_key: t.endpointId ?? `url:${t.url}`,
+        status: 'pending' as const,
+        attempt_count: 0,
+        next_attempt_at: createdAt,
+        claim_token: null,
+        lease_until: null,
+        last_status_code: null,
+        last_error: null,
+        created_at: createdAt,
+        updated_at: createdAt,
+      };
+    });
+    await trx.insertInto('webhook_deliveries').values(rows).execute();
+    await notifyOnCommit(trx);
+  }
+  return { id, type: input.type, createdAt, body, deliveryIds };
+}
+
+interface Target {
+  endpointId: string | null;
+  url: string;
+}
+
+async function targetsOf(trx: Trx, input: RecordEventInput<EventType>): Promise<Target[]> {
+  const targets: Target[] = [];
+  if (input.paymentId && goesToNotificationUrl(input.type)) {
+    let url = input.notificationUrl;
+    if (url === undefined) {
+      const payment = await trx
+        .selectFrom('payments')
+        .select('notification_url')
+        .where('id', '=', input.paymentId)
+        .executeTakeFirst();
+      url = payment?.notification_url ?? null;
+    }
+    if (url) targets.push({ endpointId: null, url });
+  }
+  const endpoints = await enabledEndpoints(trx, input.merchantId, input.mode);
+  for (const e of endpoints) {
+    if (filterMatches(JSON.parse(e.events) as string[], input.type)) targets.push({ endpointId: e.id, url: e.url });
+  }
+  return targets;
+}
+
+export function enabledEndpoints(trx: Trx, merchantId: string, mode: Mode) {
+  return trx
+    .selectFrom('webhook_endpoints')
+    .select(['id', 'url', 'events'])
+    .where('merchant_id', '=', merchantId)
+    .where('mode', '=', mode)
+    .where('enabled', '=', 1)
+    .where('deleted_at', 'is', null)
+    .execute();
+}
+
+/** Wakes delivery workers: in this process at once, and on PostgreSQL every process listening, at commit. */
+export async function notifyOnCommit(trx: Trx): Promise<void> {
+  if (trx.getExecutor().adapter instanceof PostgresAdapter) {
+    // NOTIFY inside a transaction is delivered when (and only if) it commits.
+    await sql`select pg_notify(${OUTBOX_CHANNEL}, '')`.execute(trx);
+  }
+  // On SQLite there is one connection: a worker woken now queues behind this transaction and sees the rows
+  // right after the commit. On PostgreSQL the NOTIFY above does the real job; this only saves a round trip.
+  signalOutbox();
+}
+
+export const OUTBOX_CHANNEL = 'motu_outbox';

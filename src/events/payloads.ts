@@ -1,0 +1,330 @@
+// Every event type Motu emits and the shape of its `data`, in one place (interface 6.3–6.8, DESIGN.md 8 and 11).
+// Producers build `data` with the function named after the event (payloads.paymentAuthorized(…), …) and hand
+// the result to recordEvent(trx, {…, ...built}). The compiler checks each type gets its own payload shape.
+
+export interface StoreRef {
+  id: string;
+  code: string;
+  name: string;
+}
+
+// ---------- settlement block (interface 6.1 rule 8) ----------
+
+export interface FeeTax {
+  id: string;
+  type: string;
+  value: number;
+  amount: number;
+  amountEur: number;
+}
+
+/** A full line (PERCENTAGE) or a simple line carrying only id, label and the totals. */
+export interface FeeLine {
+  id: string;
+  label: string;
+  type?: string;
+  rate?: number;
+  amount?: number;
+  amountEur?: number;
+  taxAmount?: number;
+  taxAmountEur?: number;
+  taxes?: FeeTax[];
+  totalAmount: number;
+  totalAmountEur: number;
+}
+
+export interface Settlement {
+  capturedAmount: number;
+  mobupayCommission: number;
+  netAmount: number;
+  /** The payment's original currency. */
+  currency: string;
+  settled: boolean;
+  detailedFees: FeeLine[];
+}
+
+// ---------- payment events (6.3) ----------
+
+/** Fields every payment event's data carries (interface 6.1, DESIGN.md 11). */
+export interface PaymentBase {
+  paymentId: string;
+  status: string;
+  /** The payment's `SPR-…` reference. */
+  reference: string;
+  /** The merchant's own order reference. */
+  order: { reference: string | null };
+  externalId: string | null;
+  /** EUR cents. */
+  amount: number;
+  currency: 'EUR';
+  store: StoreRef | null;
+  customerId?: string | null;
+  privateData?: Record<string, unknown> | null;
+}
+
+export interface PaymentAuthorizedData extends PaymentBase {
+  status: 'transit';
+  customerId: string | null;
+  customerCreated: boolean;
+  paymentMethodId: string | null;
+  cardBrand: string | null;
+  cardLast4: string | null;
+  grossAmount: number;
+  originalCurrency: string;
+  settlement: Settlement;
+}
+export interface PaymentCapturedData extends PaymentBase {
+  grossAmount: number;
+  originalCurrency: string;
+  settlement: Settlement;
+}
+export interface PaymentSettledData extends PaymentBase {
+  settlement?: Settlement;
+}
+export interface PaymentFailedData extends PaymentBase {
+  refusalCode: string;
+  refusalMessage?: string | null;
+}
+export type PaymentExpiredData = PaymentBase;
+export interface PaymentRefundData extends PaymentBase {
+  refundId: string;
+  refundOriginalAmount: number;
+  totalRefundedOriginalAmount: number;
+  remainingOriginalAmount: number;
+  originalCurrency: string;
+  settlement: Settlement;
+}
+export interface PaymentCancelledData extends PaymentBase {
+  cancelledBy: 'porteur' | 'merchant_api';
+  settlement: Settlement;
+}
+
+// ---------- invoicing (6.4): identifiers, status, amounts, amount remaining due; never lines nor customer identity ----------
+
+export interface InvoiceData {
+  invoiceId: string;
+  number: string | null;
+  status: string;
+  currency: string;
+  totalAmount: number;
+  amountPaid: number;
+  amountDue: number;
+}
+
+// ---------- subscriptions (6.5) ----------
+
+export interface SubscriptionData {
+  subscriptionId: string;
+  status: string;
+  customerId: string | null;
+}
+export interface SubscriptionPaymentData extends SubscriptionData {
+  dueDate: string;
+  paymentId: string | null;
+}
+export interface SubscriptionMandateData extends SubscriptionData {
+  reason: string;
+}
+
+// ---------- account (6.6): the full object as known to the merchant ----------
+
+export type CustomerData = Record<string, unknown> & { id: string };
+export type CustomerUpdatedData = CustomerData & { updatedFields: string[] };
+export interface PaymentMethodData {
+  id: string;
+  customerId: string;
+  cardBrand: string | null;
+  cardLast4: string | null;
+  [extra: string]: unknown;
+}
+export type PaymentMethodRemovedData = PaymentMethodData & { reason: 'deleted' | 'disabled' | 'unknown_at_acquirer' };
+/** Never the recipient's bank details: only recipientId. */
+export interface PayoutData {
+  payoutId: string;
+  recipientId: string;
+  amount: number;
+  currency: string;
+  status: string;
+}
+export type PayoutFailedData = PayoutData & { failureReason: string };
+/** Never the raw data received from the bank partner. */
+export interface DisputeData {
+  disputeId: string;
+  paymentId: string;
+  status: string;
+  amount: number;
+  currency: string;
+  reason: string | null;
+}
+export type DisputeUpdatedData = DisputeData & { previousStatus: string };
+
+// ---------- platform (6.7) and agency (6.8) ----------
+
+export interface MerchantPlatformData {
+  merchantId?: string;
+  sessionId?: string;
+  status?: string;
+  enrollmentStatus?: string;
+  [extra: string]: unknown;
+}
+export type MerchantRejectedData = MerchantPlatformData & { enrollmentStatus: 'CORRECTION_REQUESTED' | 'REFUSED' };
+export interface AgencyData {
+  agencyId: string;
+  clientMerchantId?: string;
+  invitationId?: string;
+  mandateId?: string;
+  status?: string;
+  [extra: string]: unknown;
+}
+
+/** Every event type and its payload. */
+export interface EventDataMap {
+  'payment.authorized': PaymentAuthorizedData;
+  'payment.captured': PaymentCapturedData;
+  'payment.settled': PaymentSettledData;
+  'payment.failed': PaymentFailedData;
+  'payment.expired': PaymentExpiredData;
+  'payment.refunded': PaymentRefundData;
+  'payment.partially_refunded': PaymentRefundData;
+  'payment.cancelled': PaymentCancelledData;
+  'invoice.issued': InvoiceData;
+  'invoice.sent': InvoiceData;
+  'invoice.paid': InvoiceData;
+  'invoice.partially_paid': InvoiceData;
+  'invoice.overdue': InvoiceData;
+  'invoice.disputed': InvoiceData;
+  'invoice.credited': InvoiceData;
+  'invoice.uncollectible': InvoiceData;
+  'subscription.created': SubscriptionData;
+  'subscription.payment_succeeded': SubscriptionPaymentData;
+  'subscription.payment_failed': SubscriptionPaymentData;
+  'subscription.past_due': SubscriptionData;
+  'subscription.mandate_revoked': SubscriptionMandateData;
+  'subscription.mandate_restored': SubscriptionMandateData;
+  'subscription.cancelled': SubscriptionData;
+  'customer.created': CustomerData;
+  'customer.updated': CustomerUpdatedData;
+  'payment_method.added': PaymentMethodData;
+  'payment_method.removed': PaymentMethodRemovedData;
+  'payout.created': PayoutData;
+  'payout.completed': PayoutData;
+  'payout.failed': PayoutFailedData;
+  'dispute.created': DisputeData;
+  'dispute.updated': DisputeUpdatedData;
+  'merchant.session.created': MerchantPlatformData;
+  'merchant.session.expired': MerchantPlatformData;
+  'merchant.session.cancelled': MerchantPlatformData;
+  'merchant.onboarding.updated': MerchantPlatformData;
+  'merchant.created': MerchantPlatformData;
+  'merchant.opened': MerchantPlatformData;
+  'merchant.rejected': MerchantRejectedData;
+  'merchant.linked': MerchantPlatformData;
+  'merchant.unlinked': MerchantPlatformData;
+  'agency.invitation.created': AgencyData;
+  'agency.invitation.expired': AgencyData;
+  'agency.invitation.cancelled': AgencyData;
+  'agency.client.onboarding.updated': AgencyData;
+  'agency.client.opened': AgencyData;
+  'agency.mandate.created': AgencyData;
+  'agency.mandate.updated': AgencyData;
+  'agency.mandate.revoked': AgencyData;
+}
+
+export type EventType = keyof EventDataMap;
+
+/** `{type, data}` ready to spread into recordEvent. */
+export interface BuiltEvent<T extends EventType = EventType> {
+  type: T;
+  data: EventDataMap[T];
+}
+
+const ALL: Record<EventType, true> = {
+  'payment.authorized': true, 'payment.captured': true, 'payment.settled': true, 'payment.failed': true,
+  'payment.expired': true, 'payment.refunded': true, 'payment.partially_refunded': true, 'payment.cancelled': true,
+  'invoice.issued': true, 'invoice.sent': true, 'invoice.paid': true, 'invoice.partially_paid': true,
+  'invoice.overdue': true, 'invoice.disputed': true, 'invoice.credited': true, 'invoice.uncollectible': true,
+  'subscription.created': true, 'subscription.payment_succeeded': true, 'subscription.payment_failed': true,
+  'subscription.past_due': true, 'subscription.mandate_revoked': true, 'subscription.mandate_restored': true,
+  'subscription.cancelled': true, 'customer.created': true, 'customer.updated': true, 'payment_method.added': true,
+  'payment_method.removed': true, 'payout.created': true, 'payout.completed': true, 'payout.failed': true,
+  'dispute.created': true, 'dispute.updated': true, 'merchant.session.created': true, 'merchant.session.expired': true,
+  'merchant.session.cancelled': true, 'merchant.onboarding.updated': true, 'merchant.created': true,
+  'merchant.opened': true, 'merchant.rejected': true, 'merchant.linked': true, 'merchant.unlinked': true,
+  'agency.invitation.created': true, 'agency.invitation.expired': true, 'agency.invitation.cancelled': true,
+  'agency.client.onboarding.updated': true, 'agency.client.opened': true, 'agency.mandate.created': true,
+  'agency.mandate.updated': true, 'agency.mandate.revoked': true,
+};
+
+/** Every event type, for validation of endpoint filters and the events list. */
+export const EVENT_TYPES = Object.keys(ALL) as EventType[];
+
+export function isEventType(value: string): value is EventType {
+  return Object.hasOwn(ALL, value);
+}
+
+function build<T extends EventType>(type: T) {
+  return (data: EventDataMap[T]): BuiltEvent<T> => ({ type, data });
+}
+
+/** One builder per event type. */
+export const payloads = {
+  paymentAuthorized: build('payment.authorized'),
+  paymentCaptured: build('payment.captured'),
+  paymentSettled: build('payment.settled'),
+  paymentFailed: build('payment.failed'),
+  paymentExpired: build('payment.expired'),
+  paymentRefunded: build('payment.refunded'),
+  paymentPartiallyRefunded: build('payment.partially_refunded'),
+  paymentCancelled: build('payment.cancelled'),
+  invoiceIssued: build('invoice.issued'),
+  invoiceSent: build('invoice.sent'),
+  invoicePaid: build('invoice.paid'),
+  invoicePartiallyPaid: build('invoice.partially_paid'),
+  invoiceOverdue: build('invoice.overdue'),
+  invoiceDisputed: build('invoice.disputed'),
+  invoiceCredited: build('invoice.credited'),
+  invoiceUncollectible: build('invoice.uncollectible'),
+  subscriptionCreated: build('subscription.created'),
+  subscriptionPaymentSucceeded: build('subscription.payment_succeeded'),
+  subscriptionPaymentFailed: build('subscription.payment_failed'),
+  subscriptionPastDue: build('subscription.past_due'),
+  subscriptionMandateRevoked: build('subscription.mandate_revoked'),
+  subscriptionMandateRestored: build('subscription.mandate_restored'),
+  subscriptionCancelled: build('subscription.cancelled'),
+  customerCreated: build('customer.created'),
+  customerUpdated: build('customer.updated'),
+  paymentMethodAdded: build('payment_method.added'),
+  paymentMethodRemoved: build('payment_method.removed'),
+  payoutCreated: build('payout.created'),
+  payoutCompleted: build('payout.completed'),
+  payoutFailed: build('payout.failed'),
+  disputeCreated: build('dispute.created'),
+  disputeUpdated: build('dispute.updated'),
+  merchantSessionCreated: build('merchant.session.created'),
+  merchantSessionExpired: build('merchant.session.expired'),
+  merchantSessionCancelled: build('merchant.session.cancelled'),
+  merchantOnboardingUpdated: build('merchant.onboarding.updated'),
+  merchantCreated: build('merchant.created'),
+  merchantOpened: build('merchant.opened'),
+  merchantRejected: build('merchant.rejected'),
+  merchantLinked: build('merchant.linked'),
+  merchantUnlinked: build('merchant.unlinked'),
+  agencyInvitationCreated: build('agency.invitation.created'),
+  agencyInvitationExpired: build('agency.invitation.expired'),
+  agencyInvitationCancelled: build('agency.invitation.cancelled'),
+  agencyClientOnboardingUpdated: build('agency.client.onboarding.updated'),
+  agencyClientOpened: build('agency.client.opened'),
+  agencyMandateCreated: build('agency.mandate.created'),
+  agencyMandateUpdated: build('agency.mandate.updated'),
+  agencyMandateRevoked: build('agency.mandate.revoked'),
+} as const;
+
+/** `payment.*` and `refund.*` events also go to the payment's notificationUrl. */
+export function goesToNotificationUrl(type: string): boolean {
+  return type.startsWith('payment.') || type.startsWith('refund.');
+}
+
+/** Does an endpoint filter list (`["*"]`, `["payment.*", "customer.created"]`) accept this type? */
+export function filterMatches(filters: readonly string[], type: string): boolean {
+  return filters.some((f) => f === '*' || f === type || (f.endsWith('.*') && type.startsWith(f.slice(0, -1))));
+}
