@@ -5,6 +5,7 @@ import type {
   ApiKeysTable, ContractsTable, MerchantsTable, SettingsTable, StoresTable, WebhookSecretsTable,
 } from '../modules/merchants/merchants.table.js';
 import type { PaymentSessionsTable, PaymentsTable } from '../modules/payments/payments.table.js';
+import type { AcquirerAuthorizationsTable, AcquirerCardsTable, AcquirerTokensTable } from '../acquirer/acquirer.table.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable, WebhookEventsTable } from '../events/events.table.js';
 
 export interface DB {
@@ -18,6 +19,9 @@ export interface DB {
   idempotency_keys: IdempotencyKeysTable;
   payment_sessions: PaymentSessionsTable;
   payments: PaymentsTable;
+  acquirer_cards: AcquirerCardsTable;
+  acquirer_tokens: AcquirerTokensTable;
+  acquirer_authorizations: AcquirerAuthorizationsTable;
   webhook_events: WebhookEventsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;

@@ -25,6 +25,8 @@ export interface PaymentSessionsTable {
   language_code: string;
   allow_save_payment_method: number;
   save_payment_method_default: number;
+  /** 1 when the session was created with `customerId`: only then does the page offer saved cards (interface 4.2). */
+  offer_saved_cards: number;
   email: string | null;
   expires_at: string;
   created_at: string;
@@ -73,6 +75,8 @@ export interface PaymentsTable {
   authorized_at: string | null;
   captured_at: string | null;
   settled: number;
+  /** The acquirer authorization backing this payment (captures, cancels and refunds go to it). */
+  acquirer_authorization_id: string | null;
   created_at: string;
   updated_at: string;
 }

@@ -1,0 +1,126 @@
+// The card-data boundary. Motu talks to an acquirer only through this interface: it never sees a card
+// number, only one-time tokens, durable card references, and what the acquirer tells about a card
+// (brand, network, last four digits, expiry, fingerprint). The test-mode simulator implements it;
+// a live connector implements the same interface (see acquirers.ts for how one is chosen).
+import type { Mode } from '../modules/merchants/merchants.table.js';
+
+/** Card schemes the brand detection knows. */
+export type CardBrand = 'VISA' | 'MASTERCARD' | 'AMEX' | 'UNKNOWN';
+/** The network an operation is routed on. CB is chosen for co-badged cards. */
+export type CardNetwork = 'VISA' | 'MASTERCARD' | 'CB' | 'AMEX';
+
+/** Refusal codes the acquirer reports (DESIGN.md section 5). */
+export type RefusalCode =
+  | 'card_declined' | 'insufficient_funds' | 'expired_card' | 'incorrect_cvc' | 'processing_error'
+  | 'authentication_failed';
+
+/** What Motu may know about a card. Never the number or the security code. */
+export interface CardInfo {
+  brand: CardBrand;
+  /** The network applied: CB when the card is co-badged, else the brand's own network. */
+  network: CardNetwork;
+  /** Every network the card carries (two for a co-badged card). */
+  networks: CardNetwork[];
+  last4: string;
+  expMonth: number;
+  expYear: number;
+  /** Stable per card number (keyed hash): tells whether two tokens are the same card. */
+  fingerprint: string;
+}
+
+export interface TokenizeInput {
+  mode: Mode;
+  number: string;
+  expMonth: number;
+  expYear: number;
+  cvc: string;
+}
+
+export interface TokenizeResult extends CardInfo {
+  /** One-time token (`tok_…`), usable once by verify or authorize, for 30 minutes. */
+  token: string;
+}
+
+/** Where a charge takes its card from: a one-time token from the fields, or a saved card reference. */
+export type CardSource = { token: string } | { cardRef: string };
+
+export interface AuthorizeInput {
+  mode: Mode;
+  source: CardSource;
+  amount: number;
+  currency: string;
+  /** Motu's payment id: the acquirer's merchant reference, for attempts and reconciliation. */
+  merchantReference: string;
+  /** The customer is present and can take a 3-D Secure challenge; the bank page returns to this URL. */
+  threeDSecure?: { returnUrl: string };
+  /** Keep the card for later charges (returns `cardRef`). */
+  saveCard?: boolean;
+  /** Capture the full amount in the same call (AUTO capture). */
+  capture?: boolean;
+}
+
+export type AuthorizationOutcome =
+  | { status: 'authorized'; authorizationId: string; card: CardInfo; cardRef?: string; captured: boolean }
+  | { status: 'refused'; authorizationId: string; card: CardInfo | null; refusalCode: RefusalCode; refusalMessage: string }
+  | { status: 'challenge'; authorizationId: string; card: CardInfo; challengeUrl: string }
+  /** Not a refusal: no authorization was attempted (e.g. NAVIGATEUR_INCOMPATIBLE, token reused). */
+  | { status: 'error'; code: AcquirerErrorCode; message: string };
+
+export type AcquirerErrorCode = 'NAVIGATEUR_INCOMPATIBLE' | 'INVALID_TOKEN' | 'UNKNOWN_CARD';
+
+export type VerifyOutcome =
+  | { status: 'verified'; cardRef: string; card: CardInfo }
+  | { status: 'refused'; card: CardInfo | null; refusalCode: RefusalCode; refusalMessage: string }
+  | { status: 'error'; code: AcquirerErrorCode; message: string };
+
+export interface OperationResult {
+  ok: boolean;
+  /** Why it was not done (not found, wrong state, amount too large). */
+  reason?: string;
+}
+
+export interface AuthorizationView {
+  id: string;
+  merchantReference: string;
+  status: 'challenge' | 'authorized' | 'refused' | 'captured' | 'cancelled';
+  amount: number;
+  currency: string;
+  capturedAmount: number;
+  refundedAmount: number;
+  card: CardInfo;
+  refusalCode: RefusalCode | null;
+  createdAt: string;
+  capturedAt: string | null;
+}
+
+export interface SettlementLine {
+  authorizationId: string;
+  merchantReference: string;
+  capturedAmount: number;
+  currency: string;
+  capturedAt: string;
+  /** When the acquirer paid the funds. */
+  settledAt: string;
+}
+
+export interface Acquirer {
+  readonly name: string;
+  tokenize(input: TokenizeInput): Promise<TokenizeResult>;
+  /** Card details behind a token or a saved card reference, without consuming the token. */
+  describe(mode: Mode, source: CardSource): Promise<CardInfo | null>;
+  /** Zero-amount verification (ACCOUNT_VERIFICATION): no authorization, nothing to refund; keeps the card. */
+  verify(input: { mode: Mode; token: string }): Promise<VerifyOutcome>;
+  authorize(input: AuthorizeInput): Promise<AuthorizationOutcome>;
+  /** After the bank page: the authorization's final outcome (authorized or refused authentication_failed). */
+  completeChallenge(mode: Mode, authorizationId: string): Promise<AuthorizationOutcome>;
+  capture(input: { mode: Mode; authorizationId: string; amount: number }): Promise<OperationResult>;
+  cancel(input: { mode: Mode; authorizationId: string }): Promise<OperationResult>;
+  refund(input: { mode: Mode; authorizationId: string; amount: number }): Promise<OperationResult>;
+  getAuthorization(mode: Mode, authorizationId: string): Promise<AuthorizationView | null>;
+  /** Attempts made for one merchant reference (Motu payment id), oldest first. */
+  listAuthorizations(mode: Mode, merchantReference: string): Promise<AuthorizationView[]>;
+  /** Captures whose funds were settled in [from, to). */
+  settlementReport(input: { mode: Mode; from: Date; to: Date }): Promise<SettlementLine[]>;
+  /** The network a card is routed on: CB when co-badged. */
+  chooseNetwork(networks: CardNetwork[]): CardNetwork;
+}

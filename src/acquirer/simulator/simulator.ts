@@ -1,0 +1,325 @@
+// The test-mode acquirer: behaves like a real one for every test card of DESIGN.md section 5, and keeps
+// in its own tables only what the simulation needs (a keyed fingerprint, brand, networks, last four digits,
+// expiry and the behaviour the number selected). The number and the security code are never stored.
+import { createHmac, randomBytes } from 'node:crypto';
+import type { Database } from '../../db/database.js';
+import type { Mode } from '../../modules/merchants/merchants.table.js';
+import type { Clock } from '../../shared/clock.js';
+import { addSeconds, iso } from '../../shared/clock.js';
+import { base62 } from '../../shared/ids.js';
+import { invalidField } from '../../shared/errors.js';
+import type {
+  Acquirer, AuthorizationOutcome, AuthorizationView, AuthorizeInput, CardInfo, CardNetwork, CardSource,
+  OperationResult, RefusalCode, SettlementLine, TokenizeInput, TokenizeResult, VerifyOutcome,
+} from '../acquirer.js';
+import type { AcquirerAuthorizationRow, AcquirerCardRow } from '../acquirer.table.js';
+import { detectBrand, digitsOnly, luhnValid, networksOf } from '../cards.js';
+import { behaviourOf, REFUSAL_MESSAGES, type Behaviour } from './test-cards.js';
+
+const TOKEN_LIFETIME_SECONDS = 30 * 60;
+const FINGERPRINT_SETTING = 'acquirer.fingerprint_key';
+
+function simId(prefix: string): string {
+  return `${prefix}_${base62(randomBytes(16), 22)}`;
+}
+
+export interface SimulatorOptions {
+  /** Base of the simulated bank page URL (the service's public URL). */
+  publicUrl: string;
+  /** Seconds between a capture and its settlement (MOTU_TEST_SETTLEMENT_DELAY). */
+  settlementDelaySeconds: number;
+}
+
+export class SimulatorAcquirer implements Acquirer {
+  readonly name = 'simulator';
+  private fingerprintKey: Promise<string> | null = null;
+
+  constructor(private readonly db: Database, private readonly clock: Clock, private readonly options: SimulatorOptions) {}
+
+  chooseNetwork(networks: CardNetwork[]): CardNetwork {
+    return networks.includes('CB') ? 'CB' : networks[0] ?? 'VISA';
+  }
+
+  async tokenize(input: TokenizeInput): Promise<TokenizeResult> {
+    const number = digitsOnly(input.number);
+    if (!luhnValid(number)) throw invalidField('number', 'is not a valid card number');
+    if (!Number.isInteger(input.expMonth) || input.expMonth < 1 || input.expMonth > 12) throw invalidField('expMonth', 'must be 1 to 12');
+    const year = input.expYear < 100 ? 2000 + input.expYear : input.expYear;
+    const now = this.clock.now();
+    const nowMonth = now.getUTCFullYear() * 12 + now.getUTCMonth();
+    if (!Number.isInteger(year) || year * 12 + input.expMonth - 1 < nowMonth || year > now.getUTCFullYear() + 30) {
+      throw invalidField('expYear', 'the card has expired or the date is not valid');
+    }
+    if (!/^\d{3,4}$/.test(input.cvc)) throw invalidField('cvc', 'must be 3 or 4 digits');
+    const brand = detectBrand(number);
+    const networks = networksOf(number, brand);
+    const card: CardInfo = {
+      brand,
+      network: this.chooseNetwork(networks),
+      networks,
+      last4: number.slice(-4),
+      expMonth: input.expMonth,
+      expYear: year,
+      fingerprint: await this.fingerprint(number),
+    };
+    const cardId = simId('card');
+    const token = simId('tok');
+    await this.db.transaction(async (trx) => {
+      await trx.insertInto('acquirer_cards').values({
+        id: cardId, mode: input.mode, fingerprint: card.fingerprint, brand: card.brand, network: card.network,
+        networks: JSON.stringify(networks), last4: card.last4, exp_month: card.expMonth, exp_year: card.expYear,
+        behaviour: behaviourOf(number), saved: 0, state: 'active', created_at: iso(now),
+      }).execute();
+      await trx.insertInto('acquirer_tokens').values({
+        id: token, mode: input.mode, card_id: cardId, created_at: iso(now),
+        expires_at: iso(addSeconds(now, TOKEN_LIFETIME_SECONDS)), used_at: null,
+      }).execute();
+    });
+    return { token, ...card };
+  }
+
+  async describe(mode: Mode, source: CardSource): Promise<CardInfo | null> {
+    const card = await this.cardOf(mode, source, false);
+    return card ? cardInfo(card) : null;
+  }
+
+  async verify(input: { mode: Mode; token: string }): Promise<VerifyOutcome> {
+    const card = await this.cardOf(input.mode, { token: input.token }, true);
+    if (!card) return { status: 'error', code: 'INVALID_TOKEN', message: 'The card token is unknown, expired or already used' };
+    const refusal = refusalFor(card.behaviour as Behaviour, 'verify');
+    if (refusal) return { status: 'refused', card: cardInfo(card), refusalCode: refusal, refusalMessage: REFUSAL_MESSAGES[refusal] };
+    if (card.behaviour === 'browser_unfit') return browserUnfit();
+    await this.db.kysely.updateTable('acquirer_cards').set({ saved: 1 }).where('id', '=', card.id).execute();
+    return { status: 'verified', cardRef: card.id, card: cardInfo(card) };
+  }
+
+  async authorize(input: AuthorizeInput): Promise<AuthorizationOutcome> {
+    const card = await this.cardOf(input.mode, input.source, 'token' in input.source);
+    if (!card) {
+      return 'token' in input.source
+        ? { status: 'error', code: 'INVALID_TOKEN', message: 'The card token is unknown, expired or already used' }
+        : { status: 'error', code: 'UNKNOWN_CARD', message: 'The saved card is unknown or no longer usable' };
+    }
+    const behaviour = card.behaviour as Behaviour;
+    if (behaviour === 'browser_unfit' && input.threeDSecure) return browserUnfit();
+    const now = iso(this.clock.now());
+    const id = simId('auth');
+    const base = {
+      id, mode: input.mode, card_id: card.id, merchant_reference: input.merchantReference, amount: input.amount,
+      currency: input.currency, captured_amount: 0, refunded_amount: 0, capture_on_auth: input.capture ? 1 : 0,
+      save_card: input.saveCard ? 1 : 0, return_url: input.threeDSecure?.returnUrl ?? null, authentication: null,
+      created_at: now, captured_at: null, updated_at: now,
+    };
+    // A challenge needs the customer; a merchant-initiated charge (no 3-D Secure) goes through frictionless.
+    if (behaviour === 'challenge' && input.threeDSecure) {
+      await this.db.kysely.insertInto('acquirer_authorizations').values({ ...base, status: 'challenge', refusal_code: null }).execute();
+      return { status: 'challenge', authorizationId: id, card: cardInfo(card), challengeUrl: `${this.options.publicUrl}/acquirer/v1/3ds/${id}` };
+    }
+    const refusal = refusalFor(behaviour, 'charge');
+    if (refusal) {
+      await this.db.kysely.insertInto('acquirer_authorizations').values({ ...base, status: 'refused', refusal_code: refusal }).execute();
+      return { status: 'refused', authorizationId: id, card: cardInfo(card), refusalCode: refusal, refusalMessage: REFUSAL_MESSAGES[refusal] };
+    }
+    const capture = Boolean(input.capture);
+    await this.db.transaction(async (trx) => {
+      await trx.insertInto('acquirer_authorizations').values({
+        ...base, status: capture ? 'captured' : 'authorized', refusal_code: null,
+        captured_amount: capture ? input.amount : 0, captured_at: capture ? now : null,
+      }).execute();
+      if (input.saveCard) await trx.updateTable('acquirer_cards').set({ saved: 1 }).where('id', '=', card.id).execute();
+    });
+    return { status: 'authorized', authorizationId: id, card: cardInfo(card), captured: capture, ...(input.saveCard ? { cardRef: card.id } : {}) };
+  }
+
+  /** The simulated bank page's answer: 'authenticated' or 'failed'. Only once, only for a pending challenge. */
+  async recordAuthentication(authorizationId: string, result: 'authenticated' | 'failed'): Promise<string | null> {
+    const now = iso(this.clock.now());
+    const updated = await this.db.kysely.updateTable('acquirer_authorizations')
+      .set({ authentication: result, updated_at: now })
+      .where('id', '=', authorizationId).where('status', '=', 'challenge').where('authentication', 'is', null)
+      .executeTakeFirst();
+    const row = await this.db.kysely.selectFrom('acquirer_authorizations').select(['return_url']).where('id', '=', authorizationId).executeTakeFirst();
+    if (!row || Number(updated.numUpdatedRows) === 0) return row?.return_url ?? null;
+    return row.return_url;
+  }
+
+  async challengeStatus(authorizationId: string): Promise<{ pending: boolean; amount: number; currency: string; last4: string; brand: string } | null> {
+    const row = await this.db.kysely.selectFrom('acquirer_authorizations')
+      .innerJoin('acquirer_cards', 'acquirer_cards.id', 'acquirer_authorizations.card_id')
+      .select(['acquirer_authorizations.status', 'acquirer_authorizations.authentication', 'acquirer_authorizations.amount',
+        'acquirer_authorizations.currency', 'acquirer_cards.last4', 'acquirer_cards.brand'])
+      .where('acquirer_authorizations.id', '=', authorizationId).executeTakeFirst();
+    if (!row) return null;
+    return { pending: row.status === 'challenge' && row.authentication === null, amount: row.amount, currency: row.currency, last4: row.last4, brand: row.brand };
+  }
+
+  async completeChallenge(mode: Mode, authorizationId: string): Promise<AuthorizationOutcome> {
+    return this.db.transaction(async (trx) => {
+      const row = await trx.selectFrom('acquirer_authorizations').selectAll().where('id', '=', authorizationId).where('mode', '=', mode).executeTakeFirst();
+      if (!row) return { status: 'error', code: 'INVALID_TOKEN', message: 'Unknown authorization' } as const;
+      const card = await trx.selectFrom('acquirer_cards').selectAll().where('id', '=', row.card_id).executeTakeFirstOrThrow();
+      const now = iso(this.clock.now());
+      if (row.status === 'challenge') {
+        if (row.authentication === null) {
+          return { status: 'challenge', authorizationId: row.id, card: cardInfo(card), challengeUrl: `${this.options.publicUrl}/acquirer/v1/3ds/${row.id}` } as const;
+        }
+        if (row.authentication === 'failed') {
+          await trx.updateTable('acquirer_authorizations').set({ status: 'refused', refusal_code: 'authentication_failed', updated_at: now })
+            .where('id', '=', row.id).where('status', '=', 'challenge').execute();
+        } else {
+          const capture = row.capture_on_auth === 1;
+          await trx.updateTable('acquirer_authorizations').set({
+            status: capture ? 'captured' : 'authorized', captured_amount: capture ? row.amount : 0, captured_at: capture ? now : null, updated_at: now,
+          }).where('id', '=', row.id).where('status', '=', 'challenge').execute();
+          if (row.save_card) await trx.updateTable('acquirer_cards').set({ saved: 1 }).where('id', '=', card.id).execute();
+        }
+      }
+      const final = await trx.selectFrom('acquirer_authorizations').selectAll().where('id', '=', row.id).executeTakeFirstOrThrow();
+      return outcomeOf(final, card);
+    });
+  }
+
+  async capture(input: { mode: Mode; authorizationId: string; amount: number }): Promise<OperationResult> {
+    if (!Number.isInteger(input.amount) || input.amount <= 0) return { ok: false, reason: 'amount must be a positive integer' };
+    const now = iso(this.clock.now());
+    const res = await this.db.kysely.updateTable('acquirer_authorizations')
+      .set({ status: 'captured', captured_amount: input.amount, captured_at: now, updated_at: now })
+      .where('id', '=', input.authorizationId).where('mode', '=', input.mode)
+      .where('status', '=', 'authorized').where('amount', '>=', input.amount)
+      .executeTakeFirst();
+    return Number(res.numUpdatedRows) === 1 ? { ok: true } : { ok: false, reason: 'not an uncaptured authorization of at least this amount' };
+  }
+
+  async cancel(input: { mode: Mode; authorizationId: string }): Promise<OperationResult> {
+    const now = iso(this.clock.now());
+    const res = await this.db.kysely.updateTable('acquirer_authorizations').set({ status: 'cancelled', updated_at: now })
+      .where('id', '=', input.authorizationId).where('mode', '=', input.mode)
+      .where('status', 'in', ['authorized', 'challenge']).executeTakeFirst();
+    return Number(res.numUpdatedRows) === 1 ? { ok: true } : { ok: false, reason: 'not an uncaptured authorization' };
+  }
+
+  async refund(input: { mode: Mode; authorizationId: string; amount: number }): Promise<OperationResult> {
+    if (!Number.isInteger(input.amount) || input.amount <= 0) return { ok: false, reason: 'amount must be a positive integer' };
+    const now = iso(this.clock.now());
+    // One conditional UPDATE: concurrent refunds can never exceed what was captured.
+    const res = await this.db.kysely.updateTable('acquirer_authorizations')
+      .set((eb) => ({ refunded_amount: eb('refunded_amount', '+', input.amount), updated_at: now }))
+      .where('id', '=', input.authorizationId).where('mode', '=', input.mode).where('status', '=', 'captured')
+      .where((eb) => eb(eb('refunded_amount', '+', input.amount), '<=', eb.ref('captured_amount')))
+      .executeTakeFirst();
+    return Number(res.numUpdatedRows) === 1 ? { ok: true } : { ok: false, reason: 'more than captured minus refunded, or not captured' };
+  }
+
+  async getAuthorization(mode: Mode, authorizationId: string): Promise<AuthorizationView | null> {
+    const row = await this.db.kysely.selectFrom('acquirer_authorizations').selectAll().where('id', '=', authorizationId).where('mode', '=', mode).executeTakeFirst();
+    if (!row) return null;
+    const card = await this.db.kysely.selectFrom('acquirer_cards').selectAll().where('id', '=', row.card_id).executeTakeFirstOrThrow();
+    return viewOf(row, card);
+  }
+
+  async listAuthorizations(mode: Mode, merchantReference: string): Promise<AuthorizationView[]> {
+    const rows = await this.db.kysely.selectFrom('acquirer_authorizations').selectAll()
+      .where('merchant_reference', '=', merchantReference).where('mode', '=', mode).orderBy('created_at').orderBy('id').execute();
+    const out: AuthorizationView[] = [];
+    for (const row of rows) {
+      const card = await this.db.kysely.selectFrom('acquirer_cards').selectAll().where('id', '=', row.card_id).executeTakeFirstOrThrow();
+      out.push(viewOf(row, card));
+    }
+    return out;
+  }
+
+  async settlementReport(input: { mode: Mode; from: Date; to: Date }): Promise<SettlementLine[]> {
+    const delay = this.options.settlementDelaySeconds;
+    const rows = await this.db.kysely.selectFrom('acquirer_authorizations').selectAll()
+      .where('mode', '=', input.mode).where('captured_at', 'is not', null)
+      .where('captured_at', '>=', iso(addSeconds(input.from, -delay)))
+      .where('captured_at', '<', iso(addSeconds(input.to, -delay)))
+      .orderBy('captured_at').execute();
+    return rows.map((row) => ({
+      authorizationId: row.id, merchantReference: row.merchant_reference, capturedAmount: row.captured_amount,
+      currency: row.currency, capturedAt: row.captured_at!, settledAt: iso(addSeconds(new Date(row.captured_at!), delay)),
+    }));
+  }
+
+  /** Test helper for the wallet: make a saved card unusable ('disabled' or 'unknown' at the acquirer). */
+  async setCardState(cardRef: string, state: 'active' | 'disabled' | 'unknown'): Promise<boolean> {
+    const res = await this.db.kysely.updateTable('acquirer_cards').set({ state }).where('id', '=', cardRef).executeTakeFirst();
+    return Number(res.numUpdatedRows) === 1;
+  }
+
+  /** Looks the card up; a token is consumed (once only) when `consume` is set. */
+  private async cardOf(mode: Mode, source: CardSource, consume: boolean): Promise<AcquirerCardRow | null> {
+    const now = iso(this.clock.now());
+    if ('cardRef' in source) {
+      const card = await this.db.kysely.selectFrom('acquirer_cards').selectAll()
+        .where('id', '=', source.cardRef).where('mode', '=', mode).where('saved', '=', 1).where('state', '=', 'active').executeTakeFirst();
+      return card ?? null;
+    }
+    const token = await this.db.kysely.selectFrom('acquirer_tokens').selectAll()
+      .where('id', '=', source.token).where('mode', '=', mode).where('used_at', 'is', null).where('expires_at', '>', now).executeTakeFirst();
+    if (!token) return null;
+    if (consume) {
+      const res = await this.db.kysely.updateTable('acquirer_tokens').set({ used_at: now }).where('id', '=', token.id).where('used_at', 'is', null).executeTakeFirst();
+      if (Number(res.numUpdatedRows) !== 1) return null;
+    }
+    const card = await this.db.kysely.selectFrom('acquirer_cards').selectAll().where('id', '=', token.card_id).executeTakeFirst();
+    return card ?? null;
+  }
+
+  private async fingerprint(number: string): Promise<string> {
+    this.fingerprintKey ??= this.loadFingerprintKey();
+    const key = await this.fingerprintKey;
+    return createHmac('sha256', key).update(number).digest('base64url').slice(0, 22);
+  }
+
+  private async loadFingerprintKey(): Promise<string> {
+    const read = () => this.db.kysely.selectFrom('settings').select('value').where('name', '=', FINGERPRINT_SETTING).executeTakeFirst();
+    const existing = await read();
+    if (existing) return existing.value;
+    try {
+      await this.db.kysely.insertInto('settings').values({ name: FINGERPRINT_SETTING, value: randomBytes(32).toString('hex') }).execute();
+    } catch (err) {
+      if (!this.db.isUniqueViolation(err)) throw err;
+    }
+    return (await read())!.value;
+  }
+}
+
+function browserUnfit(): AuthorizationOutcome & VerifyOutcome {
+  return { status: 'error', code: 'NAVIGATEUR_INCOMPATIBLE', message: 'The card issuer judges this browser unfit for authentication' };
+}
+
+function refusalFor(behaviour: Behaviour, operation: 'verify' | 'charge'): RefusalCode | null {
+  if (behaviour.startsWith('refuse:')) return behaviour.slice('refuse:'.length) as RefusalCode;
+  if (behaviour === 'save_then_decline' && operation === 'charge') return 'card_declined';
+  return null;
+}
+
+function cardInfo(card: AcquirerCardRow): CardInfo {
+  return {
+    brand: card.brand as CardInfo['brand'], network: card.network as CardNetwork, networks: JSON.parse(card.networks) as CardNetwork[],
+    last4: card.last4, expMonth: card.exp_month, expYear: card.exp_year, fingerprint: card.fingerprint,
+  };
+}
+
+function viewOf(row: AcquirerAuthorizationRow, card: AcquirerCardRow): AuthorizationView {
+  return {
+    id: row.id, merchantReference: row.merchant_reference, status: row.status, amount: row.amount, currency: row.currency,
+    capturedAmount: row.captured_amount, refundedAmount: row.refunded_amount, card: cardInfo(card),
+    refusalCode: row.refusal_code as RefusalCode | null, createdAt: row.created_at, capturedAt: row.captured_at,
+  };
+}
+
+function outcomeOf(row: AcquirerAuthorizationRow, card: AcquirerCardRow): AuthorizationOutcome {
+  if (row.status === 'refused') {
+    const code = (row.refusal_code ?? 'processing_error') as RefusalCode;
+    return { status: 'refused', authorizationId: row.id, card: cardInfo(card), refusalCode: code, refusalMessage: REFUSAL_MESSAGES[code] };
+  }
+  if (row.status === 'challenge') {
+    return { status: 'error', code: 'INVALID_TOKEN', message: 'The authentication is still pending' };
+  }
+  return {
+    status: 'authorized', authorizationId: row.id, card: cardInfo(card), captured: row.status === 'captured',
+    ...(row.save_card ? { cardRef: card.id } : {}),
+  };
+}

@@ -1,0 +1,35 @@
+// The test cards of DESIGN.md section 5. The simulator keeps only the behaviour a number selects,
+// never the number itself.
+import type { RefusalCode } from '../acquirer.js';
+
+export type Behaviour =
+  | 'approve'
+  | 'challenge'
+  | 'save_then_decline'
+  | 'browser_unfit'
+  | `refuse:${RefusalCode}`;
+
+const TEST_CARDS: Record<string, Behaviour> = {
+  '4000000000003220': 'challenge',
+  '4000000000000002': 'refuse:card_declined',
+  '4000000000009995': 'refuse:insufficient_funds',
+  '4000000000000069': 'refuse:expired_card',
+  '4000000000000127': 'refuse:incorrect_cvc',
+  '4000000000000119': 'refuse:processing_error',
+  '4000000000000341': 'save_then_decline',
+  '4000000000001208': 'browser_unfit',
+};
+
+/** Any Luhn-valid number not listed is authorized without a challenge. */
+export function behaviourOf(number: string): Behaviour {
+  return TEST_CARDS[number] ?? 'approve';
+}
+
+export const REFUSAL_MESSAGES: Record<RefusalCode, string> = {
+  card_declined: 'The card was declined by the issuing bank',
+  insufficient_funds: 'The card has insufficient funds',
+  expired_card: 'The card has expired',
+  incorrect_cvc: 'The security code is incorrect',
+  processing_error: 'An error occurred while processing the card',
+  authentication_failed: 'The 3-D Secure authentication failed',
+};
