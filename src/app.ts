@@ -21,6 +21,14 @@ import { customersRoutes } from './modules/customers/customers.routes.js';
 import { CustomersService } from './modules/customers/customers.service.js';
 import { merchantsRoutes } from './modules/merchants/merchants.routes.js';
 import { MerchantsService } from './modules/merchants/merchants.service.js';
+import { paymentsRoutes } from './modules/payments/payments.routes.js';
+import { PaymentsService } from './modules/payments/payments.service.js';
+import { PaymentSessionsService } from './modules/payments/sessions.service.js';
+import { EventsService } from './modules/webhooks/events.service.js';
+import { webhooksRoutes } from './modules/webhooks/webhooks.routes.js';
+import { WebhooksService } from './modules/webhooks/webhooks.service.js';
+import { Acquirers } from './acquirer/acquirers.js';
+import { fieldsRoutes } from './acquirer/fields/fields.routes.js';
 
 export interface AppDeps {
   db: Database;
@@ -33,6 +41,11 @@ export interface AppDeps {
 export interface Services {
   merchants: MerchantsService;
   customers: CustomersService;
+  paymentSessions: PaymentSessionsService;
+  payments: PaymentsService;
+  webhooks: WebhooksService;
+  events: EventsService;
+  acquirers: Acquirers;
 }
 
 export function buildServices(config: Config, db: Database, clock: Clock): Services {
@@ -40,6 +53,11 @@ export function buildServices(config: Config, db: Database, clock: Clock): Servi
   return {
     merchants: new MerchantsService(db, clock),
     customers: new CustomersService(db, clock),
+    paymentSessions: new PaymentSessionsService(db, clock, config),
+    payments: new PaymentsService(db),
+    webhooks: new WebhooksService(config, db, clock),
+    events: new EventsService(db, clock),
+    acquirers: new Acquirers(db, clock, { publicUrl: config.publicUrl, settlementDelaySeconds: config.testSettlementDelaySeconds }),
   };
 }
 
@@ -101,6 +119,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       return reply.code(503).send({ code: 'SERVICE_UNAVAILABLE', message: 'The database is not reachable' });
     }
   });
+  await app.register(fieldsRoutes(services.acquirers, config.publicUrl));
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(
@@ -131,6 +150,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       api.addHook('onRequest', merchantAuthHook(db));
       registerIdempotency(api, db, clock);
       await api.register(customersRoutes(services.customers));
+      await api.register(paymentsRoutes(services.paymentSessions, services.payments));
+      await api.register(webhooksRoutes(services.webhooks, services.events));
     },
     { prefix: '/api/v1' },
   );

@@ -1,0 +1,77 @@
+// The acquirer's browser-facing endpoints: tokenization, the card-data boundary, live mode without a connector.
+import assert from 'node:assert/strict';
+import { after, before, it } from 'node:test';
+import { sql } from 'kysely';
+import { eachDatabase, startApp, type TestApp } from './support/harness.js';
+
+eachDatabase('acquirer secure fields and tokens', (dialect) => {
+  let t: TestApp;
+  before(async () => { t = await startApp(dialect); });
+  after(async () => { await t.close(); });
+
+  const card = (number: string, extra: Record<string, unknown> = {}) =>
+    t.api(undefined, 'POST', '/acquirer/v1/tokens', { mode: 'test', number, expMonth: 12, expYear: 2034, cvc: '123', ...extra });
+
+  it('tokenizes a card and answers only a one-time token with brand, network and last four digits', async () => {
+    const res = await card('4242424242424242');
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    assert.match(res.body.token, /^tok_[0-9A-Za-z]{22}$/);
+    assert.equal(res.body.brand, 'VISA');
+    assert.equal(res.body.network, 'VISA');
+    assert.equal(res.body.last4, '4242');
+    assert.equal(JSON.stringify(res.body).includes('424242424242'), false);
+  });
+
+  it('chooses the CB network for co-badged cards', async () => {
+    const visa = await card('4970100000000006');
+    assert.deepEqual([visa.body.brand, visa.body.network, visa.body.networks], ['VISA', 'CB', ['CB', 'VISA']]);
+    const mc = await card('5131000000000001');
+    assert.deepEqual([mc.body.brand, mc.body.network], ['MASTERCARD', 'CB']);
+    const plain = await card('5555555555554444');
+    assert.deepEqual([plain.body.brand, plain.body.network], ['MASTERCARD', 'MASTERCARD']);
+  });
+
+  it('refuses a Luhn-invalid number, a past expiry and a malformed security code', async () => {
+    const luhn = await card('4242424242424241');
+    assert.equal(luhn.status, 400);
+    assert.equal(luhn.body.details.field, 'number');
+    assert.equal(JSON.stringify(luhn.body).includes('4242424242424241'), false);
+    const past = await card('4242424242424242', { expMonth: 1, expYear: 2020 });
+    assert.equal(past.status, 400);
+    assert.equal(past.body.details.field, 'expYear');
+    const cvc = await card('4242424242424242', { cvc: '12a' });
+    assert.equal(cvc.status, 400);
+  });
+
+  it('keeps no card number and no security code in any table', async () => {
+    await card('4000000000003220', { cvc: '987' });
+    const tables = ['acquirer_cards', 'acquirer_tokens', 'acquirer_authorizations', 'settings'];
+    for (const table of tables) {
+      const rows = await sql<Record<string, unknown>>`select * from ${sql.table(table)}`.execute(t.db.kysely);
+      const text = JSON.stringify(rows.rows);
+      assert.equal(text.includes('4000000000003220'), false, table);
+      assert.equal(text.includes('000000000000'), false, table);
+    }
+    const cards = await t.db.kysely.selectFrom('acquirer_cards').select(['behaviour', 'last4']).where('last4', '=', '3220').execute();
+    assert.deepEqual(cards, [{ behaviour: 'challenge', last4: '3220' }]);
+  });
+
+  it('refuses live mode without a connector: 503 ACQUIRER_NOT_CONFIGURED', async () => {
+    const res = await card('4242424242424242', { mode: 'live' });
+    assert.equal(res.status, 503);
+    assert.equal(res.body.code, 'ACQUIRER_NOT_CONFIGURED');
+    assert.match(res.body.message, /connector/);
+  });
+
+  it('serves the three fields with their accessible names and a strict policy', async () => {
+    for (const [field, lang, name] of [['number', 'en', 'Card number'], ['expiry', 'fr', "Date d&#39;expiration"], ['cvc', 'fr', 'Cryptogramme']]) {
+      const res = await t.app.inject({ method: 'GET', url: `/acquirer/v1/fields/${field}?lang=${lang}&channel=abcdefgh12` });
+      assert.equal(res.statusCode, 200);
+      assert.ok(res.body.includes(`aria-label="${name}"`), res.body);
+      const csp = String(res.headers['content-security-policy']);
+      assert.match(csp, /default-src 'none'/);
+      assert.match(csp, /script-src 'self'/);
+      assert.doesNotMatch(csp, /unsafe-inline/);
+    }
+  });
+});
