@@ -4,6 +4,7 @@ import { buildApp, REDACTED_PATHS } from '../app.js';
 import type { Config, Role } from '../config.js';
 import { systemClock } from '../shared/clock.js';
 import { openMigrated, resolveAdminToken, seedDemo } from './bootstrap.js';
+import { startWorkers } from './workers.js';
 
 export async function serve(config: Config, role: Role, out: (line: string) => void = console.log): Promise<void> {
   const logger = pino({ level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } });
@@ -29,6 +30,7 @@ export async function serve(config: Config, role: Role, out: (line: string) => v
   if (app) {
     await app.listen({ port: config.port, host: config.host });
   }
+  const workers = role === 'api' ? undefined : startWorkers(config, db, clock, logger);
   logger.info({ role, database: db.dialect, url: config.publicUrl }, 'motu started');
 
   let stopping = false;
@@ -40,6 +42,7 @@ export async function serve(config: Config, role: Role, out: (line: string) => v
     hardStop.unref();
     try {
       if (app) await app.close();
+      await workers?.stop();
       await db.close();
     } finally {
       clearTimeout(hardStop);

@@ -1,0 +1,165 @@
+// Event history and replay: list and read events, see every delivery and attempt, resend.
+import type { Database } from '../../db/database.js';
+import type { WebhookAttemptRow, WebhookDeliveryRow, WebhookEventRow } from '../../events/events.table.js';
+import { notifyOnCommit } from '../../events/outbox.js';
+import type { Clock } from '../../shared/clock.js';
+import { AppError, invalidField, notFound } from '../../shared/errors.js';
+import { newId } from '../../shared/ids.js';
+import type { Owner } from './webhooks.service.js';
+
+export interface EventFilter {
+  type?: string;
+  createdAfter?: string;
+  createdBefore?: string;
+  paymentId?: string;
+  limit?: number;
+  startingAfter?: string;
+}
+
+export interface ResendInput {
+  /** One registered endpoint. */
+  endpointId?: string;
+  /** `notification_url`: only the payment's notificationUrl; `all` (default): every target the event had. */
+  target?: 'all' | 'notification_url';
+}
+
+export function eventView(row: WebhookEventRow) {
+  const envelope = JSON.parse(row.body) as { id: string; type: string; createdAt: string; data: Record<string, unknown> };
+  return { ...envelope, paymentId: row.payment_id };
+}
+
+function deliveryView(row: WebhookDeliveryRow, attempts: WebhookAttemptRow[]) {
+  return {
+    id: row.id,
+    eventId: row.event_id,
+    target: row.endpoint_id ? { type: 'endpoint' as const, endpointId: row.endpoint_id, url: row.url } : { type: 'notification_url' as const, endpointId: null, url: row.url },
+    status: row.status,
+    attemptCount: row.attempt_count,
+    nextAttemptAt: row.status === 'pending' ? row.next_attempt_at : null,
+    lastStatusCode: row.last_status_code,
+    lastError: row.last_error,
+    createdAt: row.created_at,
+    attempts: attempts.map((a) => ({
+      attempt: a.attempt,
+      at: a.started_at,
+      statusCode: a.status_code,
+      latencyMs: a.latency_ms,
+      succeeded: a.succeeded === 1,
+      response: a.response_excerpt,
+      error: a.error,
+    })),
+  };
+}
+
+export class EventsService {
+  constructor(private readonly db: Database, private readonly clock: Clock) {}
+
+  private find(owner: Owner, id: string) {
+    return this.db.kysely
+      .selectFrom('webhook_events')
+      .selectAll()
+      .where('id', '=', id)
+      .where('merchant_id', '=', owner.merchantId)
+      .where('mode', '=', owner.mode)
+      .executeTakeFirst();
+  }
+
+  async list(owner: Owner, filter: EventFilter) {
+    const limit = filter.limit ?? 20;
+    let q = this.db.kysely.selectFrom('webhook_events').selectAll().where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode);
+    if (filter.type) {
+      q = filter.type.endsWith('.*') ? q.where('type', 'like', `${filter.type.slice(0, -1)}%`) : q.where('type', '=', filter.type);
+    }
+    if (filter.createdAfter) q = q.where('created_at', '>', new Date(filter.createdAfter).toISOString());
+    if (filter.createdBefore) q = q.where('created_at', '<', new Date(filter.createdBefore).toISOString());
+    if (filter.paymentId) q = q.where('payment_id', '=', filter.paymentId);
+    if (filter.startingAfter) {
+      const cursor = await this.find(owner, filter.startingAfter);
+      if (!cursor) throw invalidField('startingAfter', 'is not an id from this list');
+      const after = filter.startingAfter;
+      q = q.where((eb) =>
+        eb.or([eb('created_at', '<', cursor.created_at), eb.and([eb('created_at', '=', cursor.created_at), eb('id', '<', after)])]),
+      );
+    }
+    const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+    return { data: rows.slice(0, limit).map(eventView), hasMore: rows.length > limit };
+  }
+
+  async get(owner: Owner, id: string) {
+    const row = await this.find(owner, id);
+    if (!row) throw notFound('event', id);
+    return eventView(row);
+  }
+
+  async deliveries(owner: Owner, id: string) {
+    const event = await this.find(owner, id);
+    if (!event) throw notFound('event', id);
+    const rows = await this.db.kysely.selectFrom('webhook_deliveries').selectAll().where('event_id', '=', id).orderBy('created_at').orderBy('id').execute();
+    const attempts = await this.db.kysely.selectFrom('webhook_attempts').selectAll().where('event_id', '=', id).orderBy('attempt').execute();
+    return {
+      data: rows.map((d) => deliveryView(d, attempts.filter((a) => a.delivery_id === d.id))),
+      hasMore: false,
+    };
+  }
+
+  /** A new delivery (attempts start from zero) to one target or every target of the event. */
+  async resend(owner: Owner, id: string, input: ResendInput) {
+    const event = await this.find(owner, id);
+    if (!event) throw notFound('event', id);
+    const now = this.clock.now().toISOString();
+    const created = await this.db.transaction(async (trx) => {
+      const targets: { endpointId: string | null; url: string }[] = [];
+      if (input.endpointId) {
+        const endpoint = await trx
+          .selectFrom('webhook_endpoints')
+          .select(['id', 'url'])
+          .where('id', '=', input.endpointId)
+          .where('merchant_id', '=', owner.merchantId)
+          .where('mode', '=', owner.mode)
+          .where('deleted_at', 'is', null)
+          .executeTakeFirst();
+        if (!endpoint) throw notFound('webhook endpoint', input.endpointId);
+        targets.push({ endpointId: endpoint.id, url: endpoint.url });
+      } else {
+        const previous = await trx
+          .selectFrom('webhook_deliveries')
+          .leftJoin('webhook_endpoints', 'webhook_endpoints.id', 'webhook_deliveries.endpoint_id')
+          .select(['webhook_deliveries.endpoint_id', 'webhook_deliveries.url', 'webhook_endpoints.url as endpoint_url', 'webhook_endpoints.deleted_at'])
+          .where('webhook_deliveries.event_id', '=', id)
+          .execute();
+        const seen = new Set<string>();
+        for (const p of previous) {
+          if (input.target === 'notification_url' && p.endpoint_id) continue;
+          if (p.endpoint_id && p.deleted_at) continue;
+          const key = p.endpoint_id ?? `url:${p.url}`;
+          if (seen.has(key)) continue;
+          seen.add(key);
+          targets.push({ endpointId: p.endpoint_id, url: p.endpoint_id ? p.endpoint_url ?? p.url : p.url });
+        }
+      }
+      if (targets.length === 0) throw new AppError('BUSINESS_RULE_VIOLATION', 'This event has no target to resend to', { eventId: id });
+      const rows = targets.map((t) => ({
+        id: newId('del'),
+        event_id: id,
+        merchant_id: owner.merchantId,
+        mode: owner.mode,
+        endpoint_id: t.endpointId,
+        url: t.url,
+        target_key: t.endpointId ?? `url:${t.url}`,
+        status: 'pending' as const,
+        attempt_count: 0,
+        next_attempt_at: now,
+        claim_token: null,
+        lease_until: null,
+        last_status_code: null,
+        last_error: null,
+        created_at: now,
+        updated_at: now,
+      }));
+      await trx.insertInto('webhook_deliveries').values(rows).execute();
+      await notifyOnCommit(trx);
+      return rows;
+    });
+    return { eventId: id, deliveries: created.map((r) => deliveryView(r, [])) };
+  }
+}

@@ -1,0 +1,201 @@
+// Webhook configuration of a merchant: the signing secret (read, rotate) and registered endpoints
+// (merchant endpoints and an agency's declared addresses), with the URL rules and the live-mode SSRF guard.
+import type { Config } from '../../config.js';
+import type { Database } from '../../db/database.js';
+import { isLoopbackHost, resolvesToPublic } from '../../events/address-guard.js';
+import type { EndpointKind, WebhookEndpointRow } from '../../events/events.table.js';
+import { notifyOnCommit } from '../../events/outbox.js';
+import { EVENT_TYPES, isEventType } from '../../events/payloads.js';
+import type { MerchantAuth } from '../../http/auth.js';
+import type { Clock } from '../../shared/clock.js';
+import { invalidField, notFound } from '../../shared/errors.js';
+import { newId } from '../../shared/ids.js';
+import { newWebhookSecret } from '../merchants/merchants.service.js';
+
+export type Owner = Pick<MerchantAuth, 'merchantId' | 'mode'>;
+
+/** After a rotation the previous secret's V2 signature is still sent this long. */
+export const PREVIOUS_SECRET_GRACE_MS = 24 * 3600 * 1000;
+
+export interface EndpointInput {
+  url: string;
+  events: string[];
+  description?: string | null;
+  enabled?: boolean;
+}
+
+export type EndpointPatch = Partial<EndpointInput>;
+
+export function endpointView(row: WebhookEndpointRow) {
+  return {
+    id: row.id,
+    url: row.url,
+    events: JSON.parse(row.events) as string[],
+    description: row.description,
+    enabled: row.enabled === 1,
+    /** `failing`: taken out of service after the fifth failed retry of an event; re-enable with PATCH {enabled: true}. */
+    disabledReason: row.disabled_reason,
+    disabledAt: row.disabled_at,
+    kind: row.kind,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+/** `*`, an event type, or `prefix.*` matching at least one type. */
+export function checkFilters(events: string[], allowed: readonly string[] = EVENT_TYPES): void {
+  events.forEach((f, i) => {
+    if (f === '*') return;
+    if (f.endsWith('.*')) {
+      const prefix = f.slice(0, -1);
+      if (allowed.some((t) => t.startsWith(prefix))) return;
+    } else if (isEventType(f) && allowed.includes(f)) return;
+    throw invalidField(`events[${i}]`, `"${f}" is not an event type, "prefix.*" or "*"`);
+  });
+}
+
+export class WebhooksService {
+  constructor(private readonly config: Config, private readonly db: Database, private readonly clock: Clock) {}
+
+  async signingSecret(owner: Owner): Promise<{ webhookSecret: string }> {
+    const row = await this.db.kysely
+      .selectFrom('webhook_secrets')
+      .select('secret')
+      .where('merchant_id', '=', owner.merchantId)
+      .where('mode', '=', owner.mode)
+      .executeTakeFirstOrThrow();
+    return { webhookSecret: row.secret };
+  }
+
+  async rotateSigningSecret(owner: Owner): Promise<{ webhookSecret: string; previousSecretValidUntil: string }> {
+    const now = this.clock.now();
+    const until = new Date(now.getTime() + PREVIOUS_SECRET_GRACE_MS).toISOString();
+    const secret = newWebhookSecret();
+    await this.db.transaction(async (trx) => {
+      const current = await trx
+        .selectFrom('webhook_secrets')
+        .select('secret')
+        .where('merchant_id', '=', owner.merchantId)
+        .where('mode', '=', owner.mode)
+        .executeTakeFirstOrThrow();
+      await trx
+        .updateTable('webhook_secrets')
+        .set({ secret, previous_secret: current.secret, previous_valid_until: until, updated_at: now.toISOString() })
+        .where('merchant_id', '=', owner.merchantId)
+        .where('mode', '=', owner.mode)
+        .execute();
+    });
+    return { webhookSecret: secret, previousSecretValidUntil: until };
+  }
+
+  /** HTTPS only; loopback http only in test mode when allowed; live targets must resolve to public addresses. */
+  async checkUrl(owner: Owner, raw: string, field = 'url'): Promise<void> {
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      throw invalidField(field, 'must be an absolute URL');
+    }
+    if (url.username || url.password) throw invalidField(field, 'must not carry credentials');
+    const loopback = isLoopbackHost(url.hostname);
+    const loopbackAllowed = owner.mode === 'test' && this.config.allowLoopbackUrls;
+    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback && loopbackAllowed)) {
+      throw invalidField(field, 'must be an HTTPS URL');
+    }
+    if (loopback && !loopbackAllowed) throw invalidField(field, 'must not point to this machine');
+    if (owner.mode === 'live' && !(await resolvesToPublic(url.hostname))) {
+      throw invalidField(field, 'must resolve to a public address (not private, loopback or link-local)');
+    }
+  }
+
+  async createEndpoint(owner: Owner, input: EndpointInput, kind: EndpointKind = 'merchant') {
+    checkFilters(input.events, kind === 'agency' ? EVENT_TYPES.filter((t) => t.startsWith('agency.')) : EVENT_TYPES);
+    await this.checkUrl(owner, input.url);
+    const now = this.clock.now().toISOString();
+    const row: WebhookEndpointRow = {
+      id: newId('we'),
+      merchant_id: owner.merchantId,
+      mode: owner.mode,
+      kind,
+      url: input.url,
+      events: JSON.stringify(input.events),
+      description: input.description ?? null,
+      enabled: input.enabled === false ? 0 : 1,
+      disabled_reason: input.enabled === false ? 'merchant' : null,
+      disabled_at: input.enabled === false ? now : null,
+      created_at: now,
+      updated_at: now,
+      deleted_at: null,
+    };
+    await this.db.kysely.insertInto('webhook_endpoints').values(row).execute();
+    return endpointView(row);
+  }
+
+  async listEndpoints(owner: Owner) {
+    const rows = await this.db.kysely
+      .selectFrom('webhook_endpoints')
+      .selectAll()
+      .where('merchant_id', '=', owner.merchantId)
+      .where('mode', '=', owner.mode)
+      .where('deleted_at', 'is', null)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .execute();
+    return { data: rows.map(endpointView), hasMore: false };
+  }
+
+  async getEndpoint(owner: Owner, id: string) {
+    return endpointView(await this.findEndpoint(owner, id));
+  }
+
+  private async findEndpoint(owner: Owner, id: string): Promise<WebhookEndpointRow> {
+    const row = await this.db.kysely
+      .selectFrom('webhook_endpoints')
+      .selectAll()
+      .where('id', '=', id)
+      .where('merchant_id', '=', owner.merchantId)
+      .where('mode', '=', owner.mode)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    if (!row) throw notFound('webhook endpoint', id);
+    return row;
+  }
+
+  async updateEndpoint(owner: Owner, id: string, patch: EndpointPatch) {
+    const current = await this.findEndpoint(owner, id);
+    if (patch.events) checkFilters(patch.events);
+    if (patch.url !== undefined) await this.checkUrl(owner, patch.url);
+    const now = this.clock.now().toISOString();
+    const set: Partial<WebhookEndpointRow> = { updated_at: now };
+    if (patch.url !== undefined) set.url = patch.url;
+    if (patch.events !== undefined) set.events = JSON.stringify(patch.events);
+    if (patch.description !== undefined) set.description = patch.description;
+    if (patch.enabled === true) Object.assign(set, { enabled: 1, disabled_reason: null, disabled_at: null });
+    if (patch.enabled === false && current.enabled === 1) Object.assign(set, { enabled: 0, disabled_reason: 'merchant', disabled_at: now });
+    await this.db.transaction(async (trx) => {
+      await trx.updateTable('webhook_endpoints').set(set).where('id', '=', id).execute();
+      if (patch.url !== undefined) {
+        // Deliveries still waiting go to the new address.
+        await trx.updateTable('webhook_deliveries').set({ url: patch.url }).where('endpoint_id', '=', id).where('status', '=', 'pending').execute();
+      }
+      // Re-enabled: the deliveries held while it was out of service start again now.
+      if (patch.enabled === true && current.enabled === 0) await notifyOnCommit(trx);
+    });
+    return this.getEndpoint(owner, id);
+  }
+
+  async deleteEndpoint(owner: Owner, id: string) {
+    await this.findEndpoint(owner, id);
+    const now = this.clock.now().toISOString();
+    await this.db.transaction(async (trx) => {
+      await trx.updateTable('webhook_endpoints').set({ deleted_at: now, enabled: 0, updated_at: now }).where('id', '=', id).execute();
+      await trx
+        .updateTable('webhook_deliveries')
+        .set({ status: 'abandoned', last_error: 'endpoint deleted', updated_at: now })
+        .where('endpoint_id', '=', id)
+        .where('status', '=', 'pending')
+        .execute();
+    });
+    return { id, deleted: true };
+  }
+}

@@ -1,0 +1,22 @@
+// A worker-only process (`node --import tsx src/start/worker-process.ts`): webhook delivery and the scheduler,
+// no HTTP. `motu serve --role worker` does the same with the rest of the CLI around it.
+import pino from 'pino';
+import { REDACTED_PATHS } from '../app.js';
+import { parseConfig } from '../config.js';
+import { systemClock } from '../shared/clock.js';
+import { openMigrated } from './bootstrap.js';
+import { startWorkers } from './workers.js';
+
+const config = parseConfig(process.env);
+const logger = pino({ level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } });
+const db = await openMigrated(config);
+const workers = startWorkers(config, db, systemClock, logger);
+logger.info({ database: db.dialect }, 'motu worker started');
+
+const stop = async () => {
+  await workers.stop();
+  await db.close();
+  process.exit(0);
+};
+process.once('SIGTERM', () => void stop());
+process.once('SIGINT', () => void stop());
