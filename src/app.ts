@@ -21,6 +21,9 @@ import { customersRoutes } from './modules/customers/customers.routes.js';
 import { CustomersService } from './modules/customers/customers.service.js';
 import { merchantsRoutes } from './modules/merchants/merchants.routes.js';
 import { MerchantsService } from './modules/merchants/merchants.service.js';
+import { paymentsRoutes } from './modules/payments/payments.routes.js';
+import { PaymentsService } from './modules/payments/payments.service.js';
+import { PaymentSessionsService } from './modules/payments/sessions.service.js';
 import { EventsService } from './modules/webhooks/events.service.js';
 import { webhooksRoutes } from './modules/webhooks/webhooks.routes.js';
 import { WebhooksService } from './modules/webhooks/webhooks.service.js';
@@ -44,6 +47,8 @@ export interface AppDeps {
 export interface Services {
   merchants: MerchantsService;
   customers: CustomersService;
+  paymentSessions: PaymentSessionsService;
+  payments: PaymentsService;
   webhooks: WebhooksService;
   events: EventsService;
   paymentSessions: PaymentSessionsService;
@@ -58,6 +63,8 @@ export function buildServices(config: Config, db: Database, clock: Clock): Servi
   return {
     merchants: new MerchantsService(db, clock),
     customers: new CustomersService(db, clock),
+    paymentSessions: new PaymentSessionsService(db, clock, config),
+    payments: new PaymentsService(db),
     webhooks: new WebhooksService(config, db, clock),
     events: new EventsService(db, clock),
     paymentSessions: new PaymentSessionsService(db, clock, config),
@@ -157,6 +164,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       api.addHook('onRequest', merchantAuthHook(db));
       registerIdempotency(api, db, clock);
       await api.register(customersRoutes(services.customers));
+      await api.register(paymentsRoutes(services.paymentSessions, services.payments));
       await api.register(webhooksRoutes(services.webhooks, services.events));
       await api.register(paymentsRoutes(services.paymentSessions, services.payments));
       await api.register(webhooksRoutes(services.webhooks, services.events));

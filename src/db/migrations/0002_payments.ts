@@ -42,7 +42,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('payments_list').on('payments').columns(['merchant_id', 'mode', 'id']).execute();
+  await db.schema.createIndex('payments_list').on('payments').columns(['merchant_id', 'mode', 'created_at', 'id']).execute();
+  await db.schema.createIndex('payments_order_reference').on('payments').columns(['merchant_id', 'mode', 'order_reference']).execute();
 
   await db.schema
     .createTable('payment_sessions')
@@ -61,6 +62,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('language_code', 'text', (c) => c.notNull())
     .addColumn('allow_save_payment_method', 'integer', (c) => c.notNull())
     .addColumn('save_payment_method_default', 'integer', (c) => c.notNull())
+    .addColumn('offer_saved_cards', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('email', 'text')
     .addColumn('expires_at', 'text', (c) => c.notNull())
     .addColumn('created_at', 'text', (c) => c.notNull())

@@ -1,0 +1,69 @@
+// Reading payments: one by id, or a filtered list, newest first. Another merchant's or the other mode's
+// payments do not exist for the caller (404).
+import type { Database } from '../../db/database.js';
+import type { MerchantAuth } from '../../http/auth.js';
+import { notFound } from '../../shared/errors.js';
+import { paginate } from '../../shared/pagination.js';
+import type { PaymentRow } from './payments.table.js';
+import { paymentView, storeRef, type StoreRef } from './payments.views.js';
+import type { PaymentListFilter } from './sessions.schemas.js';
+
+type Owner = Pick<MerchantAuth, 'merchantId' | 'mode'>;
+
+export class PaymentsService {
+  constructor(private readonly db: Database) {}
+
+  private mine(owner: Owner) {
+    return this.db.kysely
+      .selectFrom('payments')
+      .selectAll()
+      .where('merchant_id', '=', owner.merchantId)
+      .where('mode', '=', owner.mode);
+  }
+
+  async get(owner: Owner, id: string) {
+    const row = await this.mine(owner).where('id', '=', id).executeTakeFirst();
+    if (!row) throw notFound('payment', id);
+    const [view] = await this.views([row]);
+    return view;
+  }
+
+  async list(owner: Owner, filter: PaymentListFilter) {
+    let q = this.mine(owner);
+    if (filter.status) q = q.where('status', '=', filter.status);
+    if (filter.customerId) q = q.where('customer_id', '=', filter.customerId);
+    if (filter.reference) {
+      const ref = filter.reference;
+      q = q.where((eb) => eb.or([eb('reference', '=', ref), eb('order_reference', '=', ref)]));
+    }
+    if (filter.storeId) {
+      const ref = filter.storeId;
+      q = q.where('store_id', 'in', (eb) =>
+        eb
+          .selectFrom('stores')
+          .select('stores.id')
+          .where('stores.merchant_id', '=', owner.merchantId)
+          .where((s) => s.or([s('stores.id', '=', ref), s('stores.code', '=', ref)])),
+      );
+    }
+    const page = await paginate(q, filter, (id) => this.mine(owner).where('id', '=', id).executeTakeFirst());
+    return { data: await this.views(page.data), hasMore: page.hasMore };
+  }
+
+  /** Views of several payments with two extra queries in all (their stores and sessions), not two per row. */
+  private async views(rows: PaymentRow[]) {
+    const storeIds = [...new Set(rows.map((r) => r.store_id).filter((id): id is string => id !== null))];
+    const sessionIds = [...new Set(rows.map((r) => r.session_id).filter((id): id is string => id !== null))];
+    const stores = storeIds.length
+      ? await this.db.kysely.selectFrom('stores').select(['id', 'code', 'name']).where('id', 'in', storeIds).execute()
+      : [];
+    const sessions = sessionIds.length
+      ? await this.db.kysely.selectFrom('payment_sessions').select(['id', 'expires_at']).where('id', 'in', sessionIds).execute()
+      : [];
+    const storeById = new Map<string, StoreRef>(stores.map((s) => [s.id, storeRef(s)]));
+    const sessionById = new Map(sessions.map((s) => [s.id, s]));
+    return rows.map((row) =>
+      paymentView(row, row.store_id ? storeById.get(row.store_id) ?? null : null, row.session_id ? sessionById.get(row.session_id) : undefined),
+    );
+  }
+}

@@ -1,0 +1,259 @@
+// Route schemas of payment sessions and payments: one TypeBox schema drives validation, types and OpenAPI.
+// The `order` schemas are strict on purpose: unknown keys inside `order` are removed before validation
+// (stripUnknown, interface 2.2), so what remains is exactly what the schema describes.
+import { Type, type Static, type TSchema } from 'typebox';
+import { ListQuery } from '../../http/schemas.js';
+
+/** Largest amount in minor units: fits a signed 32-bit column with room to add tax and sum refunds. */
+export const MAX_AMOUNT = 999_999_999;
+const Amount = (description: string) => Type.Integer({ minimum: 0, maximum: MAX_AMOUNT, description });
+const Text = (max: number) => Type.String({ maxLength: max });
+
+export const Address = Type.Object(
+  {
+    streetNumber: Type.Optional(Text(20)),
+    street: Type.Optional(Text(200)),
+    line1: Type.Optional(Text(200)),
+    line2: Type.Optional(Text(200)),
+    complement: Type.Optional(Text(200)),
+    city: Type.Optional(Text(100)),
+    postalCode: Type.Optional(Text(20)),
+    country: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2' })),
+    label: Type.Optional(Text(200)),
+    firstName: Type.Optional(Text(100)),
+    lastName: Type.Optional(Text(100)),
+    phone: Type.Optional(Text(30)),
+    email: Type.Optional(Text(254)),
+  },
+  { additionalProperties: false },
+);
+
+export const TaxLine = Type.Object(
+  {
+    id: Type.Optional(Text(200)),
+    type: Type.Enum(['PERCENTAGE']),
+    value: Type.Integer({ minimum: 0, maximum: 100_000, description: 'hundredths of a percent: 11 % = 1100' }),
+  },
+  { additionalProperties: false },
+);
+
+export const OrderItem = Type.Object(
+  {
+    product: Type.String({ minLength: 1, maxLength: 200 }),
+    unitPrice: Amount('minor unit'),
+    quantity: Type.Integer({ minimum: 1, maximum: 100_000 }),
+    description: Type.Optional(Text(1000)),
+    discount: Type.Optional(Amount('minor unit, subtracted from unitPrice × quantity')),
+    taxDetail: Type.Optional(Type.Array(TaxLine, { maxItems: 10 })),
+  },
+  { additionalProperties: false },
+);
+
+export const Order = Type.Object(
+  {
+    reference: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: "the merchant's order reference" })),
+    amount: Type.Integer({ minimum: 1, maximum: MAX_AMOUNT, description: 'minor unit: EUR cents, whole XPF' }),
+    currency: Type.Enum(['XPF', 'EUR']),
+    items: Type.Optional(Type.Array(OrderItem, { maxItems: 500 })),
+    discount: Type.Optional(Amount('order-level discount, minor unit')),
+    taxAmount: Type.Optional(Amount('tax in minor unit; with isInclTaxAmount false and no taxDetail.rate, added on top')),
+    taxDetail: Type.Optional(
+      Type.Object(
+        {
+          rate: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000, description: 'basis points: 16 % = 1600' })),
+          id: Type.Optional(Text(200)),
+          type: Type.Optional(Type.Enum(['PERCENTAGE'])),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    platformConfig: Type.Optional(Type.Record(Type.String({ maxLength: 100 }), Type.Unknown(), { description: 'kept as given' })),
+    delivery: Type.Optional(
+      Type.Object(
+        {
+          mode: Type.Optional(Text(100)),
+          firstName: Type.Optional(Text(100)),
+          lastName: Type.Optional(Text(100)),
+          fee: Type.Optional(Amount('descriptive only; never part of the amount check')),
+          address: Type.Optional(Address),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    buyer: Type.Optional(
+      Type.Object(
+        {
+          id: Type.Optional(Text(255)),
+          email: Type.Optional(Text(254)),
+          phone: Type.Optional(Text(30)),
+          firstName: Type.Optional(Text(100)),
+          lastName: Type.Optional(Text(100)),
+          billingAddress: Type.Optional(Address),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    invoicing: Type.Optional(
+      Type.Object(
+        {
+          enabled: Type.Optional(Type.Boolean()),
+          send: Type.Optional(Type.Boolean()),
+          operationType: Type.Optional(Type.Enum(['GOODS', 'SERVICES', 'MIXED'])),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const UrlText = Type.String({ minLength: 1, maxLength: 2048 });
+
+export const SessionBody = Type.Object(
+  {
+    storeId: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'sto_… id or store code' })),
+    merchantConfigId: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'contract mcf_…' })),
+    order: Order,
+    captureMode: Type.Optional(Type.Enum(['AUTO', 'MANUAL'], { default: 'AUTO' })),
+    customerId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    email: Type.Optional(Type.String({ format: 'email', maxLength: 254 })),
+    externalId: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+    saveCustomer: Type.Optional(Type.Boolean({ default: false })),
+    allowCustomerToSavePaymentMethod: Type.Optional(Type.Boolean({ default: false })),
+    savePaymentMethodCheckedByDefault: Type.Optional(Type.Boolean({ default: true })),
+    isInclTaxAmount: Type.Optional(Type.Boolean({ default: true })),
+    languageCode: Type.Optional(
+      Type.String({ minLength: 2, maxLength: 5, pattern: '^[A-Za-z]{2,3}([-_][A-Za-z0-9]{1,2})?$', default: 'fr' }),
+    ),
+    redirectUrl: UrlText,
+    failureRedirectUrl: Type.Optional(UrlText),
+    failurePageMode: Type.Optional(Type.Enum(['show', 'redirect'], { default: 'show' })),
+    successPageMode: Type.Optional(Type.Enum(['auto', 'show', 'redirect'], { default: 'auto' })),
+    notificationUrl: UrlText,
+    expiresIn: Type.Optional(Type.Integer({ minimum: 60, maximum: 2_592_000, default: 86_400, description: 'seconds' })),
+    privateData: Type.Optional(Type.Record(Type.String({ maxLength: 100 }), Type.Unknown(), { maxProperties: 100 })),
+  },
+  { additionalProperties: false },
+);
+export type SessionInput = Static<typeof SessionBody>;
+export type OrderInput = Static<typeof Order>;
+
+const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
+
+export const StoreRef = Nullable(Type.Object({ id: Type.String(), code: Type.String(), name: Type.String() }));
+
+export const SessionCreated = Type.Object({
+  paymentId: Type.String(),
+  sessionId: Type.String(),
+  checkoutUrl: Type.String(),
+  store: StoreRef,
+  status: Type.String(),
+  externalId: Nullable(Type.String()),
+  expiresAt: Type.String(),
+});
+
+const Json = Type.Record(Type.String(), Type.Unknown());
+
+export const PaymentView = Type.Object({
+  id: Type.String(),
+  paymentId: Type.String(),
+  status: Type.String(),
+  reference: Type.String({ description: 'SPR-… payment reference, as in events' }),
+  orderReference: Nullable(Type.String()),
+  order: Json,
+  externalId: Nullable(Type.String()),
+  amount: Type.Integer({ description: 'original currency minor unit, taxes included' }),
+  currency: Type.String(),
+  amountCents: Type.Integer({ description: 'EUR cents' }),
+  originalAmount: Type.Integer(),
+  originalCurrency: Type.String(),
+  taxAmount: Type.Integer(),
+  isInclTaxAmount: Type.Boolean(),
+  captureMode: Type.String(),
+  store: StoreRef,
+  customerId: Nullable(Type.String()),
+  email: Nullable(Type.String()),
+  sessionId: Nullable(Type.String()),
+  refusalCode: Nullable(Type.String()),
+  refusalMessage: Nullable(Type.String()),
+  authorizedAmount: Type.Integer(),
+  capturedAmount: Type.Integer(),
+  refundedAmount: Type.Integer(),
+  paymentMethodId: Nullable(Type.String()),
+  cardBrand: Nullable(Type.String()),
+  cardLast4: Nullable(Type.String()),
+  privateData: Nullable(Json),
+  createdAt: Type.String(),
+  updatedAt: Type.String(),
+  expiresAt: Nullable(Type.String()),
+});
+
+export const SessionView = Type.Object({
+  id: Type.String(),
+  sessionId: Type.String(),
+  paymentId: Type.String(),
+  status: Type.String(),
+  paymentStatus: Type.String(),
+  checkoutUrl: Type.String(),
+  store: StoreRef,
+  customerId: Nullable(Type.String()),
+  email: Nullable(Type.String()),
+  externalId: Nullable(Type.String()),
+  reference: Type.String(),
+  orderReference: Nullable(Type.String()),
+  amount: Type.Integer(),
+  currency: Type.String(),
+  amountCents: Type.Integer(),
+  captureMode: Type.String(),
+  saveCustomer: Type.Boolean(),
+  isInclTaxAmount: Type.Boolean(),
+  allowCustomerToSavePaymentMethod: Type.Boolean(),
+  savePaymentMethodCheckedByDefault: Type.Boolean(),
+  languageCode: Type.String(),
+  redirectUrl: Nullable(Type.String()),
+  failureRedirectUrl: Nullable(Type.String()),
+  successPageMode: Type.String(),
+  failurePageMode: Type.String(),
+  notificationUrl: Type.String(),
+  merchantConfigId: Type.String(),
+  createdAt: Type.String(),
+  expiresAt: Type.String(),
+});
+
+export const PaymentListQuery = Type.Object(
+  {
+    ...ListQuery,
+    status: Type.Optional(
+      Type.Enum(['pending', 'transit', 'captured', 'settled', 'failed', 'cancelled', 'expired', 'partially_refunded', 'refunded']),
+    ),
+    storeId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    customerId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    reference: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+  },
+  { additionalProperties: false },
+);
+export type PaymentListFilter = Static<typeof PaymentListQuery>;
+
+/**
+ * Removes, in place, every key the schema does not describe inside `value` (objects, arrays of objects,
+ * nullable unions). Values of the wrong type are left for the validator to report.
+ */
+export function stripUnknown(schema: TSchema, value: unknown): void {
+  const s = schema as { type?: string; properties?: Record<string, TSchema>; items?: TSchema; anyOf?: TSchema[]; patternProperties?: unknown };
+  if (Array.isArray(s.anyOf)) {
+    for (const branch of s.anyOf) stripUnknown(branch, value);
+    return;
+  }
+  if (s.type === 'array' && s.items && Array.isArray(value)) {
+    for (const element of value) stripUnknown(s.items, element);
+    return;
+  }
+  if (s.type === 'object' && s.properties && value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    const record = value as Record<string, unknown>;
+    for (const key of Object.keys(record)) {
+      const child = Object.prototype.hasOwnProperty.call(s.properties, key) ? s.properties[key] : undefined;
+      if (!child) delete record[key];
+      else stripUnknown(child, record[key]);
+    }
+  }
+}

@@ -1,0 +1,298 @@
+// Payment sessions: every rule of interface 4.2, then the session and its pending payment written in one
+// transaction. Precedence of failures: store codes (section 7), then an unknown customerId (404), then
+// VALIDATION_ERROR listing every invalid field, then ORDER_AMOUNT_MISMATCH.
+import type { Config } from '../../config.js';
+import type { Database, Trx } from '../../db/database.js';
+import type { MerchantAuth } from '../../http/auth.js';
+import { addSeconds, type Clock } from '../../shared/clock.js';
+import { AppError, notFound, validationError, type FieldError } from '../../shared/errors.js';
+import { newId, newPaymentReference } from '../../shared/ids.js';
+import { toEurCents } from '../../shared/money.js';
+import type { CustomerRow } from '../customers/customers.table.js';
+import type { Contract, Store } from '../merchants/merchants.table.js';
+import { checkOrderAmount, orderFieldProblems, taxOnTop } from './order.js';
+import type { PaymentRow, PaymentSessionRow } from './payments.table.js';
+import { checkoutUrl, sessionView, storeRef } from './payments.views.js';
+import { MAX_AMOUNT, type SessionInput } from './sessions.schemas.js';
+import { urlProblem } from './urls.js';
+
+type Owner = Pick<MerchantAuth, 'merchantId' | 'mode' | 'storeId'>;
+
+/** Serialised privateData is capped so a session row stays small. */
+const PRIVATE_DATA_MAX_BYTES = 16_384;
+
+function storeError(code: 'UNKNOWN_STORE' | 'STORE_INACTIVE' | 'STORE_KIND_MISMATCH' | 'STORE_CONTRACT_INACTIVE' | 'STORE_CONTRACT_CONFLICT' | 'STORE_KEY_MISMATCH', message: string, field: string, extra: Record<string, unknown> = {}): AppError {
+  return new AppError(code, message, { field, ...extra }, [{ field, message }]);
+}
+
+export class PaymentSessionsService {
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+    private readonly config: Pick<Config, 'publicUrl' | 'allowLoopbackUrls'>,
+  ) {}
+
+  async create(owner: Owner, input: SessionInput) {
+    const fields: FieldError[] = [];
+    const policy = { mode: owner.mode, allowLoopbackUrls: this.config.allowLoopbackUrls };
+    const urlChecks: Array<[string, string | undefined, 'return' | 'notification']> = [
+      ['redirectUrl', input.redirectUrl, 'return'],
+      ['failureRedirectUrl', input.failureRedirectUrl, 'return'],
+      ['notificationUrl', input.notificationUrl, 'notification'],
+    ];
+    for (const [field, value, kind] of urlChecks) {
+      if (value === undefined) continue;
+      const problem = urlProblem(value, kind, policy);
+      if (problem) fields.push({ field, message: problem });
+    }
+    const isInclTaxAmount = input.isInclTaxAmount ?? true;
+    const { tax, problems: taxProblems } = taxOnTop(input.order, isInclTaxAmount);
+    fields.push(...taxProblems, ...orderFieldProblems(input.order));
+    const total = input.order.amount + tax;
+    if (total > MAX_AMOUNT) fields.push({ field: 'order.amount', message: `with taxes added must not exceed ${MAX_AMOUNT}` });
+    if (input.privateData && Buffer.byteLength(JSON.stringify(input.privateData)) > PRIVATE_DATA_MAX_BYTES) {
+      fields.push({ field: 'privateData', message: `must not exceed ${PRIVATE_DATA_MAX_BYTES} bytes as JSON` });
+    }
+
+    return this.db.transaction(async (trx) => {
+      const store = await this.resolveStore(trx, owner, input.storeId);
+      const contract = await this.resolveContract(trx, owner, store, input.merchantConfigId, fields);
+      const customer = await this.identifyCustomer(trx, owner, input, fields);
+      const saveCustomer = (input.saveCustomer ?? false) && !customer;
+      const allowSave = input.allowCustomerToSavePaymentMethod ?? false;
+      if (allowSave && !customer && !saveCustomer) {
+        fields.push({
+          field: 'allowCustomerToSavePaymentMethod',
+          message: 'needs an identified customer (customerId, or an email or externalId of an existing customer) or saveCustomer true',
+        });
+      }
+      if (fields.length > 0) throw validationError(fields);
+      checkOrderAmount(input.order);
+      if (!contract) throw new AppError('BUSINESS_RULE_VIOLATION', 'This merchant has no active default contract; ask the operator to set one');
+
+      const now = this.clock.now();
+      const createdAt = now.toISOString();
+      const expiresAt = addSeconds(now, input.expiresIn ?? 86_400).toISOString();
+      const paymentId = newId('pay');
+      const sessionId = newId('ses');
+      const privateData = { ...(input.privateData ?? {}), ...(input.email ? { customerEmail: input.email } : {}) };
+      const payment: PaymentRow = {
+        id: paymentId,
+        merchant_id: owner.merchantId,
+        mode: owner.mode,
+        session_id: sessionId,
+        status: 'pending',
+        reference: newPaymentReference(),
+        order_reference: input.order.reference ?? null,
+        external_id: input.externalId ?? null,
+        amount: total,
+        currency: input.order.currency,
+        amount_eur_cents: toEurCents(total, input.order.currency),
+        tax_amount: tax,
+        is_incl_tax_amount: isInclTaxAmount ? 1 : 0,
+        order_json: JSON.stringify(input.order),
+        capture_mode: input.captureMode ?? 'AUTO',
+        store_id: store?.id ?? null,
+        contract_id: contract.id,
+        customer_id: customer?.id ?? null,
+        customer_created: 0,
+        email: input.email ?? customer?.email ?? null,
+        save_customer: saveCustomer ? 1 : 0,
+        notification_url: input.notificationUrl,
+        private_data: Object.keys(privateData).length > 0 ? JSON.stringify(privateData) : null,
+        authorized_amount: 0,
+        captured_amount: 0,
+        refunded_amount: 0,
+        refusal_code: null,
+        refusal_message: null,
+        payment_method_id: null,
+        card_brand: null,
+        card_last4: null,
+        card_network: null,
+        acquirer_authorization_id: null,
+        authorized_at: null,
+        captured_at: null,
+        settled: 0,
+        created_at: createdAt,
+        updated_at: createdAt,
+      };
+      const session: PaymentSessionRow = {
+        id: sessionId,
+        merchant_id: owner.merchantId,
+        mode: owner.mode,
+        kind: 'payment',
+        status: 'open',
+        payment_id: paymentId,
+        customer_id: customer?.id ?? null,
+        channel: 'session',
+        redirect_url: input.redirectUrl,
+        // Stored resolved: the failure return defaults to redirectUrl (interface 4.2).
+        failure_redirect_url: input.failureRedirectUrl ?? input.redirectUrl,
+        success_page_mode: input.successPageMode ?? 'auto',
+        failure_page_mode: input.failurePageMode ?? 'show',
+        language_code: input.languageCode ?? 'fr',
+        allow_save_payment_method: allowSave ? 1 : 0,
+        save_payment_method_default: (input.savePaymentMethodCheckedByDefault ?? true) ? 1 : 0,
+        offer_saved_cards: input.customerId && customer ? 1 : 0,
+        email: input.email ?? customer?.email ?? null,
+        expires_at: expiresAt,
+        created_at: createdAt,
+        completed_at: null,
+      };
+      await trx.insertInto('payments').values(payment).execute();
+      await trx.insertInto('payment_sessions').values(session).execute();
+      return {
+        paymentId,
+        sessionId,
+        checkoutUrl: checkoutUrl(this.config.publicUrl, sessionId),
+        store: storeRef(store),
+        status: 'pending' as const,
+        externalId: payment.external_id,
+        expiresAt,
+      };
+    });
+  }
+
+  async get(owner: Owner, id: string) {
+    const session = await this.db.kysely
+      .selectFrom('payment_sessions')
+      .selectAll()
+      .where('id', '=', id)
+      .where('merchant_id', '=', owner.merchantId)
+      .where('mode', '=', owner.mode)
+      .where('kind', '=', 'payment')
+      .executeTakeFirst();
+    if (!session || !session.payment_id) throw notFound('payment session', id);
+    const payment = await this.db.kysely.selectFrom('payments').selectAll().where('id', '=', session.payment_id).executeTakeFirstOrThrow();
+    const store = payment.store_id
+      ? await this.db.kysely.selectFrom('stores').select(['id', 'code', 'name']).where('id', '=', payment.store_id).executeTakeFirst()
+      : undefined;
+    return sessionView(this.config.publicUrl, session, payment, storeRef(store));
+  }
+
+  /**
+   * The key's store prevails; the body may repeat it (by id or code), never contradict it. An unknown,
+   * inactive or physical store fails the call; it is never ignored.
+   */
+  private async resolveStore(trx: Trx, owner: Owner, requested: string | undefined): Promise<Store | undefined> {
+    const byRef = (ref: string) =>
+      trx
+        .selectFrom('stores')
+        .selectAll()
+        .where('merchant_id', '=', owner.merchantId)
+        .where((eb) => eb.or([eb('id', '=', ref), eb('code', '=', ref)]))
+        .orderBy('id')
+        .execute();
+    let store: Store | undefined;
+    if (owner.storeId) {
+      store = await trx.selectFrom('stores').selectAll().where('id', '=', owner.storeId).executeTakeFirst();
+      if (!store) throw storeError('UNKNOWN_STORE', 'The store this API key is attached to no longer exists', 'storeId');
+      if (requested !== undefined && requested !== store.id && requested !== store.code) {
+        throw storeError(
+          'STORE_KEY_MISMATCH',
+          `This API key is attached to store ${store.code}; storeId "${requested}" designates another one`,
+          'storeId',
+          { keyStoreId: store.id },
+        );
+      }
+    } else if (requested !== undefined) {
+      const matches = await byRef(requested);
+      // An id always wins over a code that happens to look the same.
+      store = matches.find((s) => s.id === requested) ?? matches[0];
+      if (!store) throw storeError('UNKNOWN_STORE', `No store has the id or code "${requested}"`, 'storeId', { storeId: requested });
+    }
+    if (!store) return undefined;
+    if (store.active !== 1) throw storeError('STORE_INACTIVE', `Store ${store.code} is disabled`, 'storeId', { storeId: store.id });
+    if (store.kind === 'physical') {
+      throw storeError('STORE_KIND_MISMATCH', `Store ${store.code} is a physical point of sale; it does not collect remotely`, 'storeId', {
+        storeId: store.id,
+      });
+    }
+    return store;
+  }
+
+  /**
+   * merchantConfigId, if given, must be an active contract of this merchant; when the store has its own contract,
+   * both must be the same (a store without its own contract designates none, so merchantConfigId applies).
+   * Otherwise the store's contract, else the merchant's active default contract.
+   */
+  private async resolveContract(
+    trx: Trx,
+    owner: Owner,
+    store: Store | undefined,
+    merchantConfigId: string | undefined,
+    fields: FieldError[],
+  ): Promise<Contract | undefined> {
+    const contractById = (id: string) =>
+      trx.selectFrom('contracts').selectAll().where('id', '=', id).where('merchant_id', '=', owner.merchantId).executeTakeFirst();
+    const storeContract = store?.contract_id ? await contractById(store.contract_id) : undefined;
+    if (store?.contract_id && (!storeContract || storeContract.active !== 1)) {
+      throw storeError('STORE_CONTRACT_INACTIVE', `The contract of store ${store.code} is no longer active`, 'storeId', {
+        storeId: store.id,
+        contractId: store.contract_id,
+      });
+    }
+    if (merchantConfigId !== undefined) {
+      const requested = await contractById(merchantConfigId);
+      if (!requested) {
+        fields.push({ field: 'merchantConfigId', message: 'is not a contract of this merchant' });
+        return undefined;
+      }
+      if (storeContract && storeContract.id !== requested.id) {
+        throw storeError(
+          'STORE_CONTRACT_CONFLICT',
+          `Store ${store!.code} collects under contract ${storeContract.id}; merchantConfigId designates ${requested.id}`,
+          'merchantConfigId',
+          { storeId: store!.id, storeContractId: storeContract.id, merchantConfigId: requested.id },
+        );
+      }
+      if (requested.active !== 1) {
+        fields.push({ field: 'merchantConfigId', message: 'is not an active contract' });
+        return undefined;
+      }
+      return requested;
+    }
+    if (storeContract) return storeContract;
+    return trx
+      .selectFrom('contracts')
+      .selectAll()
+      .where('merchant_id', '=', owner.merchantId)
+      .where('is_default', '=', 1)
+      .where('active', '=', 1)
+      .executeTakeFirst();
+  }
+
+  /**
+   * Triple identification. customerId must name an existing customer (else 404). email and externalId attach
+   * the payment to the customer they belong to when there is one; otherwise they are the anonymous payment's
+   * receipt email and correlation id (integrations send externalId = their own order or cart id).
+   * Two identifiers that designate two different customers are a 400 on the later field.
+   */
+  private async identifyCustomer(trx: Trx, owner: Owner, input: SessionInput, fields: FieldError[]): Promise<CustomerRow | undefined> {
+    const base = () => trx.selectFrom('customers').selectAll().where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode);
+    const found: Array<[string, CustomerRow]> = [];
+    if (input.customerId !== undefined) {
+      const byId = await base().where('id', '=', input.customerId).executeTakeFirst();
+      if (!byId) {
+        throw new AppError('NOT_FOUND', `No customer with id ${input.customerId}`, { field: 'customerId', id: input.customerId });
+      }
+      found.push(['customerId', byId]);
+    }
+    if (input.email !== undefined) {
+      const byEmail = await base().where('email_key', '=', input.email.toLowerCase()).executeTakeFirst();
+      if (byEmail) found.push(['email', byEmail]);
+    }
+    if (input.externalId !== undefined) {
+      const byExternal = await base().where('external_id', '=', input.externalId).executeTakeFirst();
+      if (byExternal) found.push(['externalId', byExternal]);
+    }
+    const [first] = found;
+    if (!first) return undefined;
+    for (const [field, customer] of found.slice(1)) {
+      if (customer.id !== first[1].id) {
+        fields.push({ field, message: `identifies customer ${customer.id}, not ${first[1].id} designated by ${first[0]}` });
+      }
+    }
+    return first[1];
+  }
+}
