@@ -27,12 +27,6 @@ import { PaymentSessionsService } from './modules/payments/sessions.service.js';
 import { EventsService } from './modules/webhooks/events.service.js';
 import { webhooksRoutes } from './modules/webhooks/webhooks.routes.js';
 import { WebhooksService } from './modules/webhooks/webhooks.service.js';
-import { paymentsRoutes } from './modules/payments/payments.routes.js';
-import { PaymentsService } from './modules/payments/payments.service.js';
-import { PaymentSessionsService } from './modules/payments/sessions.service.js';
-import { EventsService } from './modules/webhooks/events.service.js';
-import { webhooksRoutes } from './modules/webhooks/webhooks.routes.js';
-import { WebhooksService } from './modules/webhooks/webhooks.service.js';
 import { Acquirers } from './acquirer/acquirers.js';
 import { fieldsRoutes } from './acquirer/fields/fields.routes.js';
 
@@ -51,10 +45,6 @@ export interface Services {
   payments: PaymentsService;
   webhooks: WebhooksService;
   events: EventsService;
-  paymentSessions: PaymentSessionsService;
-  payments: PaymentsService;
-  webhooks: WebhooksService;
-  events: EventsService;
   acquirers: Acquirers;
 }
 
@@ -63,10 +53,6 @@ export function buildServices(config: Config, db: Database, clock: Clock): Servi
   return {
     merchants: new MerchantsService(db, clock),
     customers: new CustomersService(db, clock),
-    paymentSessions: new PaymentSessionsService(db, clock, config),
-    payments: new PaymentsService(db),
-    webhooks: new WebhooksService(config, db, clock),
-    events: new EventsService(db, clock),
     paymentSessions: new PaymentSessionsService(db, clock, config),
     payments: new PaymentsService(db),
     webhooks: new WebhooksService(config, db, clock),
@@ -164,8 +150,6 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       api.addHook('onRequest', merchantAuthHook(db));
       registerIdempotency(api, db, clock);
       await api.register(customersRoutes(services.customers));
-      await api.register(paymentsRoutes(services.paymentSessions, services.payments));
-      await api.register(webhooksRoutes(services.webhooks, services.events));
       await api.register(paymentsRoutes(services.paymentSessions, services.payments));
       await api.register(webhooksRoutes(services.webhooks, services.events));
     },
