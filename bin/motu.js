@@ -1,8 +1,11 @@
 #!/usr/bin/env node
-// The `motu` binary: runs the compiled CLI (built by `npm install` through the `prepare` script).
-import { main } from '../dist/start/cli.js';
+// The `motu` binary: runs the compiled CLI (dist/, built by `npm install` through the `prepare` script).
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
-main(process.argv.slice(2)).then(
-  (code) => { if (typeof code === 'number' && code >= 0) process.exitCode = code; },
-  (err) => { console.error(err instanceof Error ? err.message : String(err)); process.exit(1); },
-);
+const entry = new URL('../dist/start/main.js', import.meta.url);
+if (!existsSync(fileURLToPath(entry))) {
+  console.error('motu is not built yet: run `npm install` (or `npm run build`) in the project folder first.');
+  process.exit(1);
+}
+await import(entry.href);

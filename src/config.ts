@@ -19,6 +19,8 @@ export interface Config {
   readonly rateLimit: { readonly max: number; readonly windowMs: number };
   readonly bodyLimitBytes: number;
   readonly testSettlementDelaySeconds: number;
+  /** SQLite only: concurrent transactions share one durable commit (MOTU_SQLITE_GROUP_COMMIT, default true). */
+  readonly sqliteGroupCommit: boolean;
 }
 
 export class ConfigError extends Error {
@@ -103,5 +105,6 @@ export function parseConfig(env: Env = process.env): Config {
     }),
     bodyLimitBytes: integer(env, 'MOTU_BODY_LIMIT_BYTES', 1_048_576, 1024, 104_857_600),
     testSettlementDelaySeconds: integer(env, 'MOTU_TEST_SETTLEMENT_DELAY', 60, 0, 86_400 * 30),
+    sqliteGroupCommit: boolean(env, 'MOTU_SQLITE_GROUP_COMMIT', true),
   });
 }

@@ -6,6 +6,7 @@ import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { Kysely, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
 import type { DB } from './schema.js';
+import { GroupCommitter } from './group-commit.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -34,16 +35,20 @@ export interface DatabaseOptions {
   dataDir: string;
   /** Maximum pooled connections on PostgreSQL. */
   poolSize?: number;
+  /** SQLite: concurrent transactions share one durable commit (default true); see group-commit.ts. */
+  groupCommit?: boolean;
 }
 
 // int8 (count(*), sums) arrives as a string by default; our integers stay far below 2^53.
 pg.types.setTypeParser(20, (value: string) => Number(value));
 
 export function openDatabase(options: DatabaseOptions): Database {
-  return options.databaseUrl ? openPostgres(options.databaseUrl, options.poolSize ?? 10) : openSqlite(options.dataDir);
+  return options.databaseUrl
+    ? openPostgres(options.databaseUrl, options.poolSize ?? 10)
+    : openSqlite(options.dataDir, options.groupCommit ?? true);
 }
 
-function openSqlite(dataDir: string): Database {
+function openSqlite(dataDir: string, groupCommit: boolean): Database {
   mkdirSync(dataDir, { recursive: true });
   const file = path.join(dataDir, 'motu.sqlite');
   const native = new SQLite(file);
@@ -51,12 +56,13 @@ function openSqlite(dataDir: string): Database {
   native.pragma('synchronous = FULL');
   native.pragma('foreign_keys = ON');
   native.pragma('busy_timeout = 5000');
-  const kysely = new Kysely<DB>({ dialect: new SqliteDialect({ database: native }) });
+  const kysely = new Kysely<DB>({ dialect: new SqliteDialect({ database: cachingStatements(native) }) });
+  const committer = groupCommit ? new GroupCommitter(kysely) : undefined;
   return {
     kysely,
     dialect: 'sqlite',
     caps: { skipLocked: false, multiProcess: false },
-    transaction: (fn) => kysely.transaction().execute(fn),
+    transaction: (fn) => (committer ? committer.run(fn) : kysely.transaction().execute(fn)),
     isUniqueViolation: (err) =>
       typeof err === 'object' && err !== null && String((err as { code?: unknown }).code).startsWith('SQLITE_CONSTRAINT_UNIQUE') ||
       (typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY'),
@@ -64,6 +70,28 @@ function openSqlite(dataDir: string): Database {
       await sql`select 1`.execute(kysely);
     },
     close: () => kysely.destroy(),
+  };
+}
+
+/**
+ * Kysely prepares every query anew; parsing the SQL costs as much as running a small insert. The queries of
+ * a service are few and fixed, so prepared statements are kept, the least recently used dropped past `size`.
+ */
+function cachingStatements(native: SQLite.Database, size = 512) {
+  const cache = new Map<string, SQLite.Statement>();
+  return {
+    close: () => native.close(),
+    prepare(text: string): SQLite.Statement {
+      let statement = cache.get(text);
+      if (statement) {
+        cache.delete(text);
+      } else {
+        statement = native.prepare(text);
+        if (cache.size >= size) cache.delete(cache.keys().next().value!);
+      }
+      cache.set(text, statement);
+      return statement;
+    },
   };
 }
 

@@ -9,7 +9,7 @@ import { sha256Hex } from '../shared/hash.js';
 import { base62 } from '../shared/ids.js';
 
 export async function openMigrated(config: Config): Promise<Database> {
-  const db = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const db = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, groupCommit: config.sqliteGroupCommit });
   try {
     await migrate(db);
   } catch (err) {

@@ -27,11 +27,13 @@ export async function serve(config: Config, role: Role, out: (line: string) => v
   }
 
   const app = role === 'worker' ? undefined : await buildApp(config, { db, adminTokenHash: admin.hash, clock, logger });
+  let listening: string | undefined;
   if (app) {
-    await app.listen({ port: config.port, host: config.host });
+    listening = await app.listen({ port: config.port, host: config.host });
+    out(`Motu is listening on ${listening} (public URL ${config.publicUrl})`);
   }
   const workers = role === 'api' ? undefined : startWorkers(config, db, clock, logger);
-  logger.info({ role, database: db.dialect, url: config.publicUrl }, 'motu started');
+  logger.info({ role, database: db.dialect, listening, url: config.publicUrl }, 'motu started');
 
   let stopping = false;
   const stop = async (signal: string) => {

@@ -1,0 +1,17 @@
+// The process entry of `motu`: runs the CLI with the command line and turns its result into an exit code.
+// bin/motu.js runs the compiled copy (dist/start/main.js); `node --import tsx src/start/main.ts` runs the source.
+import { ConfigError } from '../config.js';
+import { main } from './cli.js';
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    // -1: `serve` is running and exits on SIGTERM/SIGINT by itself.
+    if (code >= 0) process.exitCode = code;
+  },
+  (err: unknown) => {
+    // A configuration mistake is the operator's to fix: its message names the variable; no stack.
+    if (err instanceof ConfigError) console.error(err.message);
+    else console.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
+    process.exit(1);
+  },
+);
