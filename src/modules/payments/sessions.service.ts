@@ -185,7 +185,12 @@ export class PaymentSessionsService {
         .execute();
     let store: Store | undefined;
     if (owner.storeId) {
-      store = await trx.selectFrom('stores').selectAll().where('id', '=', owner.storeId).executeTakeFirst();
+      store = await trx
+        .selectFrom('stores')
+        .selectAll()
+        .where('id', '=', owner.storeId)
+        .where('merchant_id', '=', owner.merchantId)
+        .executeTakeFirst();
       if (!store) throw storeError('UNKNOWN_STORE', 'The store this API key is attached to no longer exists', 'storeId');
       if (requested !== undefined && requested !== store.id && requested !== store.code) {
         throw storeError(
