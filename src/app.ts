@@ -29,6 +29,8 @@ import { webhooksRoutes } from './modules/webhooks/webhooks.routes.js';
 import { WebhooksService } from './modules/webhooks/webhooks.service.js';
 import { Acquirers } from './acquirer/acquirers.js';
 import { fieldsRoutes } from './acquirer/fields/fields.routes.js';
+import { CheckoutService } from './modules/checkout/checkout.service.js';
+import { checkoutRoutes } from './pages/checkout/checkout.routes.js';
 
 export interface AppDeps {
   db: Database;
@@ -46,11 +48,12 @@ export interface Services {
   webhooks: WebhooksService;
   events: EventsService;
   acquirers: Acquirers;
+  checkout: CheckoutService;
 }
 
 export function buildServices(config: Config, db: Database, clock: Clock): Services {
   void config;
-  return {
+  const services = {
     merchants: new MerchantsService(db, clock),
     customers: new CustomersService(db, clock),
     paymentSessions: new PaymentSessionsService(db, clock, config),
@@ -59,6 +62,7 @@ export function buildServices(config: Config, db: Database, clock: Clock): Servi
     events: new EventsService(db, clock),
     acquirers: new Acquirers(db, clock, { publicUrl: config.publicUrl, settlementDelaySeconds: config.testSettlementDelaySeconds }),
   };
+  return { ...services, checkout: new CheckoutService(db, clock, services.acquirers, config.publicUrl) };
 }
 
 export const REDACTED_PATHS = [
@@ -120,6 +124,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     }
   });
   await app.register(fieldsRoutes(services.acquirers, config.publicUrl));
+  await app.register(checkoutRoutes(services.checkout, config.publicUrl));
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(

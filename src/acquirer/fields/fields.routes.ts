@@ -59,7 +59,7 @@ export function fieldsRoutes(acquirers: Acquirers, publicUrl: string): FastifyPl
         const t = FIELD_TEXT[lang];
         const channel = /^[A-Za-z0-9_-]{8,64}$/.test(q.channel ?? '') ? q.channel! : 'default';
         const mode: Mode = q.mode === 'live' ? 'live' : 'test';
-        const origin = safeOrigin(q.origin, ownOrigin);
+        const origin = safeOrigin(q.origin, request.host === new URL(publicUrl).host ? ownOrigin : `${request.protocol}://${request.host}`);
         const attrs = {
           number: { label: t.number, placeholder: t.numberPlaceholder, autocomplete: 'cc-number', maxlength: 23 },
           expiry: { label: t.expiry, placeholder: t.expiryPlaceholder, autocomplete: 'cc-exp', maxlength: 9 },

@@ -138,9 +138,12 @@ export class SimulatorAcquirer implements Acquirer {
       .set({ authentication: result, updated_at: now })
       .where('id', '=', authorizationId).where('status', '=', 'challenge').where('authentication', 'is', null)
       .executeTakeFirst();
+    void updated; // a second answer changes nothing; the customer is still sent back
     const row = await this.db.kysely.selectFrom('acquirer_authorizations').select(['return_url']).where('id', '=', authorizationId).executeTakeFirst();
-    if (!row || Number(updated.numUpdatedRows) === 0) return row?.return_url ?? null;
-    return row.return_url;
+    if (!row?.return_url) return null;
+    const url = new URL(row.return_url);
+    url.searchParams.set('authorizationId', authorizationId);
+    return url.toString();
   }
 
   async challengeStatus(authorizationId: string): Promise<{ pending: boolean; amount: number; currency: string; last4: string; brand: string } | null> {

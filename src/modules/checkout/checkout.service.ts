@@ -1,0 +1,302 @@
+// The hosted checkout's use cases: read a session for the page, pay it (token or saved card), finish a
+// 3-D Secure challenge, let the cardholder cancel, and decide where the customer goes next.
+//
+// The acquirer is never called inside a database transaction: the payment is re-checked and updated in a
+// short transaction after each acquirer answer, with its event on the same transaction. A conditional
+// update on the payment's status makes a concurrent second attempt lose cleanly (its authorization is voided).
+import type { Acquirer, AuthorizationOutcome, CardInfo, CardSource } from '../../acquirer/acquirer.js';
+import type { Acquirers } from '../../acquirer/acquirers.js';
+import type { Database, Trx } from '../../db/database.js';
+import { recordEvent } from '../../events/outbox.js';
+import { payloads, type PaymentBase } from '../../events/payloads.js';
+import type { Clock } from '../../shared/clock.js';
+import { AppError, invalidField } from '../../shared/errors.js';
+import type { Contract, Merchant, Store } from '../merchants/merchants.table.js';
+import type { PaymentRow, PaymentSessionRow } from '../payments/payments.table.js';
+import { storeRef } from '../payments/payments.views.js';
+import { returnUrl } from './return-urls.js';
+import { settlementBlock } from './settlement.js';
+
+/** Saved cards offered for one-click payment; provided by the wallet module. */
+export interface SavedCards {
+  list(merchantId: string, mode: string, customerId: string): Promise<Array<{ id: string; brand: string; last4: string }>>;
+  /** The acquirer card reference behind a payment method of this customer, or null. */
+  cardRefOf(merchantId: string, mode: string, customerId: string, paymentMethodId: string): Promise<string | null>;
+}
+
+export interface CheckoutContext {
+  session: PaymentSessionRow;
+  payment: PaymentRow;
+  merchant: Merchant;
+  store: Store | null;
+  savedCards: Array<{ id: string; brand: string; last4: string }>;
+}
+
+/** What the page does after a pay request. */
+export type NextStep =
+  | { next: 'redirect'; url: string }
+  | { next: 'challenge'; url: string }
+  | { next: 'error'; code: string; message: string };
+
+export type Inactive = { inactive: true; lang: string };
+
+const OPEN_PAYMENT: PaymentRow['status'][] = ['pending', 'failed'];
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export class CheckoutService {
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+    private readonly acquirers: Acquirers,
+    private readonly publicUrl: string,
+    private readonly savedCards: SavedCards | null = null,
+  ) {}
+
+  /** The session as the page shows it, or `inactive` when it expired, completed or was cancelled. */
+  async load(sessionId: string): Promise<CheckoutContext | Inactive | null> {
+    const session = await this.db.kysely.selectFrom('payment_sessions').selectAll()
+      .where('id', '=', sessionId).where('kind', '=', 'payment').executeTakeFirst();
+    if (!session || !session.payment_id) return null;
+    const payment = await this.db.kysely.selectFrom('payments').selectAll().where('id', '=', session.payment_id).executeTakeFirstOrThrow();
+    if (!this.isOpen(session, payment)) return { inactive: true, lang: session.language_code };
+    return this.context(session, payment);
+  }
+
+  /** Session and payment whatever their state (outcome pages, receipt). */
+  async loadAny(sessionId: string): Promise<CheckoutContext | null> {
+    const session = await this.db.kysely.selectFrom('payment_sessions').selectAll()
+      .where('id', '=', sessionId).where('kind', '=', 'payment').executeTakeFirst();
+    if (!session || !session.payment_id) return null;
+    const payment = await this.db.kysely.selectFrom('payments').selectAll().where('id', '=', session.payment_id).executeTakeFirstOrThrow();
+    return this.context(session, payment);
+  }
+
+  isOpen(session: PaymentSessionRow, payment: PaymentRow): boolean {
+    return session.status === 'open' && session.expires_at > this.clock.now().toISOString() && OPEN_PAYMENT.includes(payment.status);
+  }
+
+  private async context(session: PaymentSessionRow, payment: PaymentRow): Promise<CheckoutContext> {
+    const merchant = await this.db.kysely.selectFrom('merchants').selectAll().where('id', '=', session.merchant_id).executeTakeFirstOrThrow();
+    const store = payment.store_id
+      ? (await this.db.kysely.selectFrom('stores').selectAll().where('id', '=', payment.store_id).executeTakeFirst()) ?? null
+      : null;
+    // One-click cards only for a session created with customerId (interface 4.2).
+    const savedCards = this.savedCards && session.offer_saved_cards === 1 && session.customer_id
+      ? await this.savedCards.list(session.merchant_id, session.mode, session.customer_id)
+      : [];
+    return { session, payment, merchant, store, savedCards };
+  }
+
+  /** The customer pressed Pay: a one-time token from the secure fields, or a saved card. */
+  async pay(sessionId: string, input: { token?: string; paymentMethodId?: string; email?: string; saveCard?: boolean }): Promise<NextStep> {
+    const loaded = await this.load(sessionId);
+    if (!loaded) throw new AppError('NOT_FOUND', 'Unknown session');
+    if ('inactive' in loaded) throw new AppError('SESSION_EXPIRED', 'This payment session is no longer active');
+    const { session, payment } = loaded;
+    const acquirer = this.acquirers.forMode(session.mode);
+
+    let email = session.email ?? payment.email;
+    if (!email) {
+      const typed = (input.email ?? '').trim();
+      if (!EMAIL.test(typed) || typed.length > 254) throw invalidField('email', 'must be a valid email address');
+      email = typed;
+      await this.rememberEmail(payment, typed);
+    }
+
+    let source: CardSource;
+    if (input.paymentMethodId) {
+      const cardRef = this.savedCards && session.offer_saved_cards === 1 && session.customer_id
+        ? await this.savedCards.cardRefOf(session.merchant_id, session.mode, session.customer_id, input.paymentMethodId)
+        : null;
+      if (!cardRef) throw invalidField('paymentMethodId', 'is not a saved card of this customer');
+      source = { cardRef };
+    } else if (input.token) {
+      source = { token: input.token };
+    } else {
+      throw invalidField('token', 'is required');
+    }
+    const saveCard = session.allow_save_payment_method === 1 && input.saveCard === true && !input.paymentMethodId;
+    const outcome = await acquirer.authorize({
+      mode: session.mode, source, amount: payment.amount, currency: payment.currency, merchantReference: payment.id,
+      threeDSecure: { returnUrl: `${this.publicUrl}/checkout/${session.id}/3ds-return` }, saveCard,
+    });
+    return this.handle(acquirer, session.id, outcome);
+  }
+
+  /** The bank page sent the customer back: finish the authorization. */
+  async completeChallenge(sessionId: string, authorizationId: string): Promise<NextStep> {
+    const ctx = await this.loadAny(sessionId);
+    if (!ctx) throw new AppError('NOT_FOUND', 'Unknown session');
+    const acquirer = this.acquirers.forMode(ctx.session.mode);
+    const view = await acquirer.getAuthorization(ctx.session.mode, authorizationId);
+    if (!view || view.merchantReference !== ctx.payment.id) throw new AppError('NOT_FOUND', 'Unknown authentication');
+    const outcome = await acquirer.completeChallenge(ctx.session.mode, authorizationId);
+    return this.handle(acquirer, sessionId, outcome);
+  }
+
+  /** The cardholder's cancel link: a pending payment becomes cancelled (cancelledBy "porteur"). */
+  async cancel(sessionId: string): Promise<string | null> {
+    const ctx = await this.loadAny(sessionId);
+    if (!ctx) return null;
+    const now = this.clock.now().toISOString();
+    const attempts = await this.attempts(ctx.payment);
+    await this.db.transaction(async (trx) => {
+      const res = await trx.updateTable('payments').set({ status: 'cancelled', updated_at: now })
+        .where('id', '=', ctx.payment.id).where('status', 'in', OPEN_PAYMENT).executeTakeFirst();
+      if (Number(res.numUpdatedRows) !== 1) return;
+      await trx.updateTable('payment_sessions').set({ status: 'cancelled', completed_at: now }).where('id', '=', sessionId).where('status', '=', 'open').execute();
+      const payment = await trx.selectFrom('payments').selectAll().where('id', '=', ctx.payment.id).executeTakeFirstOrThrow();
+      const contract = await this.contract(trx, payment);
+      await recordEvent(trx, {
+        merchantId: payment.merchant_id, mode: payment.mode, paymentId: payment.id, at: this.clock.now(),
+        ...payloads.paymentCancelled({ ...this.base(payment, ctx.store), cancelledBy: 'porteur', settlement: this.settlement(payment, contract, attempts) }),
+      });
+    });
+    const after = await this.db.kysely.selectFrom('payments').select('status').where('id', '=', ctx.payment.id).executeTakeFirstOrThrow();
+    if (after.status !== 'cancelled') return null; // already paid, refused for good or expired: nothing to cancel
+    const back = ctx.session.redirect_url;
+    return back ? returnUrl(back, 'cancelled', ctx.payment.id, ctx.payment.order_reference) : null;
+  }
+
+  /** Where the customer goes once the payment succeeded (successPageMode). */
+  successTarget(session: PaymentSessionRow, payment: PaymentRow): string {
+    const redirect = session.redirect_url ? returnUrl(session.redirect_url, 'success', payment.id, payment.order_reference) : null;
+    const mode = session.success_page_mode;
+    const emailKnown = Boolean(session.email);
+    if (redirect && (mode === 'redirect' || (mode === 'auto' && emailKnown))) return redirect;
+    return `/checkout/success?sessionId=${encodeURIComponent(session.id)}`;
+  }
+
+  /** Where the customer goes after a refusal (failurePageMode; show when no valid return URL exists). */
+  failureTarget(session: PaymentSessionRow, payment: PaymentRow): string {
+    const base = session.failure_redirect_url ?? session.redirect_url;
+    const redirect = base ? returnUrl(base, 'failed', payment.id, payment.order_reference) : null;
+    if (session.failure_page_mode === 'redirect' && redirect) return redirect;
+    return `/checkout/failed?sessionId=${encodeURIComponent(session.id)}`;
+  }
+
+  private async rememberEmail(payment: PaymentRow, email: string): Promise<void> {
+    const privateData = { ...(payment.private_data ? JSON.parse(payment.private_data) as object : {}), customerEmail: email };
+    await this.db.kysely.updateTable('payments')
+      .set({ email, private_data: JSON.stringify(privateData), updated_at: this.clock.now().toISOString() })
+      .where('id', '=', payment.id).execute();
+  }
+
+  private async handle(acquirer: Acquirer, sessionId: string, outcome: AuthorizationOutcome): Promise<NextStep> {
+    if (outcome.status === 'error') return { next: 'error', code: outcome.code, message: outcome.message };
+    if (outcome.status === 'challenge') return { next: 'challenge', url: outcome.challengeUrl };
+    const ctx = await this.loadAny(sessionId);
+    if (!ctx) throw new AppError('NOT_FOUND', 'Unknown session');
+    const { session } = ctx;
+
+    if (outcome.status === 'refused') {
+      const payment = await this.db.transaction(async (trx) => {
+        const now = this.clock.now().toISOString();
+        const res = await trx.updateTable('payments').set({
+          status: 'failed', refusal_code: outcome.refusalCode, refusal_message: outcome.refusalMessage,
+          ...cardColumns(outcome.card), updated_at: now,
+        }).where('id', '=', ctx.payment.id).where('status', 'in', OPEN_PAYMENT).executeTakeFirst();
+        const row = await trx.selectFrom('payments').selectAll().where('id', '=', ctx.payment.id).executeTakeFirstOrThrow();
+        if (Number(res.numUpdatedRows) === 1) {
+          await recordEvent(trx, {
+            merchantId: row.merchant_id, mode: row.mode, paymentId: row.id, at: this.clock.now(),
+            ...payloads.paymentFailed({ ...this.base(row, ctx.store), refusalCode: outcome.refusalCode, refusalMessage: outcome.refusalMessage }),
+          });
+        }
+        return row;
+      });
+      return { next: 'redirect', url: payment.status === 'failed' ? this.failureTarget(session, payment) : this.afterTarget(session, payment) };
+    }
+
+    // Authorized: claim the payment; a concurrent attempt that already won makes ours void.
+    const attempts = await this.attempts(ctx.payment);
+    const authorized = await this.db.transaction(async (trx) => {
+      const now = this.clock.now().toISOString();
+      const res = await trx.updateTable('payments').set({
+        status: 'transit', authorized_amount: ctx.payment.amount, authorized_at: now, refusal_code: null, refusal_message: null,
+        acquirer_authorization_id: outcome.authorizationId, ...cardColumns(outcome.card), updated_at: now,
+      }).where('id', '=', ctx.payment.id).where('status', 'in', OPEN_PAYMENT).executeTakeFirst();
+      if (Number(res.numUpdatedRows) !== 1) return null;
+      const row = await trx.selectFrom('payments').selectAll().where('id', '=', ctx.payment.id).executeTakeFirstOrThrow();
+      const contract = await this.contract(trx, row);
+      await recordEvent(trx, {
+        merchantId: row.merchant_id, mode: row.mode, paymentId: row.id, at: this.clock.now(),
+        ...payloads.paymentAuthorized({
+          ...this.base(row, ctx.store), status: 'transit', customerId: row.customer_id, customerCreated: row.customer_created === 1,
+          paymentMethodId: row.payment_method_id, cardBrand: row.card_brand, cardLast4: row.card_last4,
+          grossAmount: row.amount, originalCurrency: row.currency, settlement: this.settlement(row, contract, attempts),
+        }),
+      });
+      if (row.capture_mode === 'MANUAL') {
+        await trx.updateTable('payment_sessions').set({ status: 'complete', completed_at: now }).where('id', '=', sessionId).execute();
+      }
+      return row;
+    });
+    if (!authorized) {
+      await acquirer.cancel({ mode: ctx.session.mode, authorizationId: outcome.authorizationId });
+      const current = await this.loadAny(sessionId);
+      return { next: 'redirect', url: this.afterTarget(session, current!.payment) };
+    }
+    if (authorized.capture_mode === 'AUTO') await this.captureNow(acquirer, sessionId, authorized, ctx.store);
+    const final = await this.loadAny(sessionId);
+    return { next: 'redirect', url: this.afterTarget(session, final!.payment) };
+  }
+
+  /** AUTO capture: right after the authorization, the full amount. */
+  private async captureNow(acquirer: Acquirer, sessionId: string, payment: PaymentRow, store: Store | null): Promise<void> {
+    const result = await acquirer.capture({ mode: payment.mode, authorizationId: payment.acquirer_authorization_id!, amount: payment.amount });
+    if (!result.ok) return; // stays in transit; the lifecycle's capture can retry
+    const attempts = await this.attempts(payment);
+    await this.db.transaction(async (trx) => {
+      const now = this.clock.now().toISOString();
+      const res = await trx.updateTable('payments').set({ status: 'captured', captured_amount: payment.amount, captured_at: now, updated_at: now })
+        .where('id', '=', payment.id).where('status', '=', 'transit').executeTakeFirst();
+      await trx.updateTable('payment_sessions').set({ status: 'complete', completed_at: now }).where('id', '=', sessionId).execute();
+      if (Number(res.numUpdatedRows) !== 1) return;
+      const row = await trx.selectFrom('payments').selectAll().where('id', '=', payment.id).executeTakeFirstOrThrow();
+      const contract = await this.contract(trx, row);
+      await recordEvent(trx, {
+        merchantId: row.merchant_id, mode: row.mode, paymentId: row.id, at: this.clock.now(),
+        ...payloads.paymentCaptured({
+          ...this.base(row, store), grossAmount: row.amount, originalCurrency: row.currency, settlement: this.settlement(row, contract, attempts),
+        }),
+      });
+    });
+  }
+
+  /** Outcome of a payment no longer open to this attempt: success page for a paid one, else the failure route. */
+  private afterTarget(session: PaymentSessionRow, payment: PaymentRow): string {
+    if (['transit', 'captured', 'settled'].includes(payment.status)) return this.successTarget(session, payment);
+    if (payment.status === 'failed') return this.failureTarget(session, payment);
+    return '/expired';
+  }
+
+  private base(row: PaymentRow, store: Store | null): PaymentBase {
+    return {
+      paymentId: row.id, status: row.status, reference: row.reference, order: { reference: row.order_reference },
+      externalId: row.external_id, amount: row.amount_eur_cents, currency: 'EUR', store: storeRef(store), customerId: row.customer_id,
+      privateData: row.private_data ? JSON.parse(row.private_data) as Record<string, unknown> : null,
+    };
+  }
+
+  private async contract(trx: Trx, payment: PaymentRow): Promise<Contract> {
+    return trx.selectFrom('contracts').selectAll().where('id', '=', payment.contract_id).executeTakeFirstOrThrow();
+  }
+
+  /** Authorization attempts so far; asked before a transaction opens (never call out while holding one). */
+  private async attempts(payment: PaymentRow): Promise<number> {
+    if (payment.mode === 'live' && !this.acquirers.liveConfigured()) return 0;
+    return (await this.acquirers.forMode(payment.mode).listAuthorizations(payment.mode, payment.id)).length;
+  }
+
+  private settlement(payment: PaymentRow, contract: Contract, attempts: number) {
+    return settlementBlock({
+      currency: payment.currency, basisAmount: payment.captured_amount || payment.authorized_amount || payment.amount,
+      capturedAmount: payment.captured_amount, attempts, settled: payment.settled === 1,
+    }, contract);
+  }
+}
+
+function cardColumns(card: CardInfo | null) {
+  return card ? { card_brand: card.brand, card_last4: card.last4, card_network: card.network } : {};
+}

@@ -1,0 +1,113 @@
+// Hosted payment pages (DESIGN.md section 11 paths): /checkout/{sessionId}, /checkout/success,
+// /checkout/failed, /api/internal/checkout-cancel, /expired, plus the page's own pay and 3-D Secure return calls.
+// The session id is the browser's only credential.
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { sendHtml } from '../../http/html.js';
+import type { CheckoutService } from '../../modules/checkout/checkout.service.js';
+import { returnUrl } from '../../modules/checkout/return-urls.js';
+import { CHECKOUT_JS, RETURN_JS } from './checkout.script.js';
+import { CHECKOUT_CSS } from './checkout.style.js';
+import { langOf, TEXT } from './checkout.messages.js';
+import { checkoutPage, expiredPage, failedPage, returnPage, successPage } from './checkout.views.js';
+import { receiptPdf } from './receipt.js';
+
+const PayBody = Type.Object({
+  token: Type.Optional(Type.String({ maxLength: 100 })),
+  paymentMethodId: Type.Optional(Type.String({ maxLength: 100 })),
+  email: Type.Optional(Type.String({ maxLength: 254 })),
+  saveCard: Type.Optional(Type.Boolean()),
+}, { additionalProperties: false });
+
+type SessionQuery = { Querystring: { sessionId?: string; lang?: string } };
+
+export function checkoutRoutes(checkout: CheckoutService, publicUrl: string): FastifyPluginAsync {
+  const publicOrigin = new URL(publicUrl).origin;
+  const pageCsp = [
+    "default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self' data:", "connect-src 'self'",
+    `frame-src 'self' ${publicOrigin}`, "form-action 'self'", "base-uri 'none'", "frame-ancestors 'self'",
+  ].join('; ');
+  const hostOrigin = (request: FastifyRequest) =>
+    request.host === new URL(publicUrl).host ? publicOrigin : `${request.protocol}://${request.host}`;
+  const asset = (type: string, body: string) => async (_request: FastifyRequest, reply: FastifyReply) =>
+    reply.header('content-type', `${type}; charset=utf-8`).header('cache-control', 'public, max-age=300').send(body);
+  const expired = (reply: FastifyReply, lang: string) => reply.redirect(`/expired?lang=${langOf(lang)}`, 302);
+
+  return async (app) => {
+    app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
+      done(null, Object.fromEntries(new URLSearchParams(body as string)));
+    });
+    app.get('/checkout/assets/checkout.js', { schema: { hide: true } }, asset('text/javascript', CHECKOUT_JS));
+    app.get('/checkout/assets/return.js', { schema: { hide: true } }, asset('text/javascript', RETURN_JS));
+    app.get('/checkout/assets/checkout.css', { schema: { hide: true } }, asset('text/css', CHECKOUT_CSS));
+
+    app.get<{ Querystring: { lang?: string } }>('/expired', { schema: { hide: true } }, async (request, reply) =>
+      sendHtml(reply, expiredPage(langOf(request.query.lang)), pageCsp, 410));
+
+    app.get<{ Params: { sessionId: string } }>('/checkout/:sessionId', { schema: { hide: true } }, async (request, reply) => {
+      const loaded = await checkout.load(request.params.sessionId);
+      if (!loaded) return sendHtml(reply, expiredPage('fr').replace(TEXT.fr.expiredTitle, TEXT.fr.notFound), pageCsp, 404);
+      if ('inactive' in loaded) return expired(reply, loaded.lang);
+      const lang = langOf(loaded.session.language_code);
+      return sendHtml(reply, checkoutPage(loaded, lang, hostOrigin(request)), pageCsp);
+    });
+
+    app.post<{ Params: { sessionId: string }; Body: { token?: string; paymentMethodId?: string; email?: string; saveCard?: boolean } }>(
+      '/checkout/:sessionId/pay', { schema: { hide: true, body: PayBody } }, async (request, reply) => {
+        const next = await checkout.pay(request.params.sessionId, request.body);
+        return reply.header('cache-control', 'no-store').send(next);
+      });
+
+    app.get<{ Params: { sessionId: string }; Querystring: { authorizationId?: string } }>(
+      '/checkout/:sessionId/3ds-return', { schema: { hide: true } }, async (request, reply) => {
+        const next = await checkout.completeChallenge(request.params.sessionId, request.query.authorizationId ?? '');
+        const url = next.next === 'redirect' ? next.url : `/checkout/${encodeURIComponent(request.params.sessionId)}`;
+        return sendHtml(reply, returnPage(url), pageCsp);
+      });
+
+    app.get<SessionQuery>('/checkout/success', { schema: { hide: true } }, async (request, reply) => {
+      const ctx = request.query.sessionId ? await checkout.loadAny(request.query.sessionId) : null;
+      if (!ctx) return expired(reply, request.query.lang ?? 'fr');
+      if (!['transit', 'captured', 'settled', 'partially_refunded', 'refunded'].includes(ctx.payment.status)) {
+        return checkout.isOpen(ctx.session, ctx.payment) ? reply.redirect(`/checkout/${ctx.session.id}`, 302) : expired(reply, ctx.session.language_code);
+      }
+      const lang = langOf(ctx.session.language_code);
+      const back = ctx.session.redirect_url ? returnUrl(ctx.session.redirect_url, 'success', ctx.payment.id, ctx.payment.order_reference) : null;
+      return sendHtml(reply, successPage(ctx, lang, back, `/checkout/success/receipt.pdf?sessionId=${encodeURIComponent(ctx.session.id)}`), pageCsp);
+    });
+
+    app.get<SessionQuery>('/checkout/success/receipt.pdf', { schema: { hide: true } }, async (request, reply) => {
+      const ctx = request.query.sessionId ? await checkout.loadAny(request.query.sessionId) : null;
+      if (!ctx || !['transit', 'captured', 'settled', 'partially_refunded', 'refunded'].includes(ctx.payment.status)) {
+        return reply.code(404).send({ code: 'NOT_FOUND', message: 'No receipt for this session' });
+      }
+      const pdf = await receiptPdf(ctx, langOf(ctx.session.language_code));
+      return reply.header('content-type', 'application/pdf')
+        .header('content-disposition', `attachment; filename="receipt-${ctx.payment.reference}.pdf"`)
+        .header('cache-control', 'no-store').send(pdf);
+    });
+
+    app.get<SessionQuery>('/checkout/failed', { schema: { hide: true } }, async (request, reply) => {
+      const ctx = request.query.sessionId ? await checkout.loadAny(request.query.sessionId) : null;
+      if (!ctx) return expired(reply, request.query.lang ?? 'fr');
+      if (ctx.payment.status !== 'failed') {
+        return checkout.isOpen(ctx.session, ctx.payment) ? reply.redirect(`/checkout/${ctx.session.id}`, 302) : expired(reply, ctx.session.language_code);
+      }
+      const lang = langOf(ctx.session.language_code);
+      const base = ctx.session.failure_redirect_url ?? ctx.session.redirect_url;
+      const back = base ? returnUrl(base, 'failed', ctx.payment.id, ctx.payment.order_reference) : null;
+      return sendHtml(reply, failedPage(ctx, lang, checkout.isOpen(ctx.session, ctx.payment), back), pageCsp);
+    });
+
+    // The cardholder's cancel (watched by mobile web views): a link (GET) or a form post.
+    const cancel = async (sessionId: string | undefined, reply: FastifyReply) => {
+      const ctx = sessionId ? await checkout.loadAny(sessionId) : null;
+      if (!ctx) return expired(reply, 'fr');
+      const back = await checkout.cancel(ctx.session.id);
+      return back ? reply.redirect(back, 303) : expired(reply, ctx.session.language_code);
+    };
+    app.get<SessionQuery>('/api/internal/checkout-cancel', { schema: { hide: true } }, async (request, reply) => cancel(request.query.sessionId, reply));
+    app.post<{ Body: { sessionId?: string } | undefined; Querystring: { sessionId?: string } }>(
+      '/api/internal/checkout-cancel', { schema: { hide: true } }, async (request, reply) => cancel(request.body?.sessionId ?? request.query.sessionId, reply));
+  };
+}

@@ -1,0 +1,116 @@
+// Browser script of the checkout page (/checkout/assets/checkout.js). It never sees card data: it asks the
+// number field to tokenize and receives only {token, brand, network, last4}, then posts the token to Motu.
+export const CHECKOUT_JS = String.raw`(function () {
+  'use strict';
+  var cfg = JSON.parse(document.getElementById('checkout-config').textContent);
+  var form = document.getElementById('pay-form');
+  var button = document.getElementById('pay');
+  var alertBox = document.getElementById('alert');
+  var emailInput = document.getElementById('email');
+  var emailError = document.getElementById('email-error');
+  var cardBlock = document.getElementById('card-block');
+  var saveBlock = document.getElementById('save-block');
+  var numberFrame = document.getElementById('frame-number');
+  var dialog = document.getElementById('challenge');
+  var challengeFrame = document.getElementById('challenge-frame');
+  var busy = false;
+  var pendingToken = null;
+
+  function say(message) { alertBox.textContent = message || ''; }
+  function setBusy(on) {
+    busy = on;
+    button.disabled = on;
+    button.setAttribute('aria-busy', on ? 'true' : 'false');
+    button.textContent = on ? cfg.text.processing : cfg.text.payLabel;
+  }
+  function selectedSaved() {
+    var r = document.querySelector('input[name="card"]:checked');
+    return r && r.value !== 'new' ? r.value : null;
+  }
+  function syncCardChoice() {
+    var saved = selectedSaved();
+    if (cardBlock) cardBlock.hidden = Boolean(saved);
+    if (saveBlock) saveBlock.hidden = Boolean(saved);
+  }
+  Array.prototype.forEach.call(document.querySelectorAll('input[name="card"]'), function (r) { r.addEventListener('change', syncCardChoice); });
+  syncCardChoice();
+
+  function checkEmail() {
+    if (!emailInput) return true;
+    var ok = /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(emailInput.value.trim());
+    emailError.textContent = ok ? '' : cfg.text.emailInvalid;
+    if (ok) emailInput.removeAttribute('aria-invalid'); else emailInput.setAttribute('aria-invalid', 'true');
+    return ok;
+  }
+  if (emailInput) emailInput.addEventListener('blur', function () { if (emailInput.value) checkEmail(); });
+
+  function go(url) { window.location.assign(url); }
+
+  function send(body) {
+    var xhr = new XMLHttpRequest();
+    xhr.open('POST', '/checkout/' + encodeURIComponent(cfg.sessionId) + '/pay');
+    xhr.setRequestHeader('content-type', 'application/json');
+    xhr.onload = function () {
+      var res = {};
+      try { res = JSON.parse(xhr.responseText); } catch (e) { res = {}; }
+      if (xhr.status === 200 && res.next === 'redirect') { go(res.url); return; }
+      if (xhr.status === 200 && res.next === 'challenge') { openChallenge(res.url); return; }
+      setBusy(false);
+      if (res.next === 'error') { say(res.code === 'NAVIGATEUR_INCOMPATIBLE' ? cfg.text.browserUnfit : res.message); return; }
+      if (res.code === 'SESSION_EXPIRED') { go('/expired?lang=' + cfg.lang); return; }
+      if (res.code === 'ACQUIRER_NOT_CONFIGURED') { say(cfg.text.unavailable); return; }
+      if (res.details && res.details.field === 'email') { checkEmail(); emailInput && emailInput.focus(); return; }
+      say(res.message || cfg.text.network);
+    };
+    xhr.onerror = function () { setBusy(false); say(cfg.text.network); };
+    xhr.send(JSON.stringify(body));
+  }
+
+  function openChallenge(url) {
+    challengeFrame.src = url + (url.indexOf('?') < 0 ? '?' : '&') + 'lang=' + cfg.lang;
+    if (typeof dialog.showModal === 'function') dialog.showModal(); else dialog.setAttribute('open', '');
+    challengeFrame.focus();
+  }
+  dialog.addEventListener('cancel', function (e) { e.preventDefault(); });
+
+  window.addEventListener('message', function (e) {
+    if (e.origin !== window.location.origin) return;
+    var m = e.data || {};
+    if (m.source !== 'motu-field') return;
+    if (m.type === 'submit') { form.requestSubmit ? form.requestSubmit() : submit(); }
+    if (m.type === 'token' && pendingToken) { pendingToken = null; payWith({ token: m.token }); }
+    if (m.type === 'error' && pendingToken) {
+      pendingToken = null; setBusy(false); say(m.message || cfg.text.fieldsError);
+      var target = document.getElementById('frame-' + (m.invalidField || 'number'));
+      if (target) target.focus();
+    }
+  });
+
+  function payWith(source) {
+    var body = source;
+    if (emailInput) body.email = emailInput.value.trim();
+    var save = document.getElementById('save-card');
+    if (save && !selectedSaved()) body.saveCard = save.checked;
+    send(body);
+  }
+
+  function submit() {
+    if (busy) return;
+    say('');
+    if (!checkEmail()) { emailInput.focus(); return; }
+    setBusy(true);
+    var saved = selectedSaved();
+    if (saved) { payWith({ paymentMethodId: saved }); return; }
+    pendingToken = true;
+    numberFrame.contentWindow.postMessage({ type: 'tokenize' }, window.location.origin);
+  }
+  form.addEventListener('submit', function (e) { e.preventDefault(); submit(); });
+})();
+`;
+
+/** Script of the 3-D Secure return page, running in the challenge frame: takes the whole window to the outcome. */
+export const RETURN_JS = String.raw`(function () {
+  var url = document.getElementById('next').getAttribute('href');
+  if (window.top !== window) window.top.location.assign(url); else window.location.assign(url);
+})();
+`;

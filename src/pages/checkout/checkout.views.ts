@@ -1,0 +1,143 @@
+// Server-rendered HTML of the hosted payment pages: checkout, success, failure, inactive session.
+import { randomBytes } from 'node:crypto';
+import { esc, jsonForScript } from '../../http/html.js';
+import type { CheckoutContext } from '../../modules/checkout/checkout.service.js';
+import { formatAmount, isCurrency } from '../../shared/money.js';
+import { fill, TEXT, type Lang } from './checkout.messages.js';
+
+export function money(amount: number, currency: string, lang: Lang): string {
+  return isCurrency(currency) ? formatAmount(amount, currency, lang) : `${amount} ${currency}`;
+}
+
+function layout(lang: Lang, title: string, body: string, scripts: string[] = []): string {
+  return `<!doctype html>
+<html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<meta name="color-scheme" content="light dark"><meta name="robots" content="noindex">
+<title>${esc(title)}</title><link rel="stylesheet" href="/checkout/assets/checkout.css"></head>
+<body>${body}${scripts.map((s) => `<script src="${s}"></script>`).join('')}</body></html>`;
+}
+
+function header(ctx: CheckoutContext, lang: Lang): string {
+  const t = TEXT[lang];
+  const name = ctx.merchant.name;
+  return `<header class="top"><div class="merchant"><div class="logo" aria-hidden="true">${esc(name.slice(0, 1).toUpperCase())}</div>
+<div><p class="merchant-name">${esc(name)}</p>${ctx.store ? `<p class="store-name">${esc(ctx.store.name)}</p>` : ''}</div></div>
+<div class="secure"><span aria-hidden="true">🔒</span>${t.secure}</div></header>
+${ctx.session.mode === 'test' ? `<p class="test">${t.testMode}</p>` : ''}`;
+}
+
+interface OrderItem { product?: string; description?: string; unitPrice: number; quantity: number; discount?: number }
+
+function orderSummary(ctx: CheckoutContext, lang: Lang): string {
+  const t = TEXT[lang];
+  const { payment } = ctx;
+  const order = JSON.parse(payment.order_json) as { items?: OrderItem[]; reference?: string; amount: number; taxDetail?: { rate?: number } };
+  const items = (order.items ?? []).map((item) => `<li><span>${esc(item.product ?? item.description ?? '')}
+<span class="q"> × ${item.quantity}</span></span><span>${esc(money(item.unitPrice * item.quantity - (item.discount ?? 0), payment.currency, lang))}</span></li>`).join('');
+  const taxLines = payment.is_incl_tax_amount === 0
+    ? `<dt>${t.subtotal}</dt><dd>${esc(money(payment.amount - payment.tax_amount, payment.currency, lang))}</dd>
+<dt>${t.taxes}${order.taxDetail?.rate !== undefined ? ` (${esc(formatRate(order.taxDetail.rate, lang))})` : ''}</dt><dd>${esc(money(payment.tax_amount, payment.currency, lang))}</dd>`
+    : '';
+  return `<section class="panel" aria-labelledby="order-title"><h2 id="order-title">${t.order}</h2>
+<p class="total-big">${esc(money(payment.amount, payment.currency, lang))}</p>
+${items ? `<ul class="items">${items}</ul>` : ''}
+<dl class="sum">${taxLines}<dt class="grand">${t.total}</dt><dd class="grand">${esc(money(payment.amount, payment.currency, lang))}</dd></dl>
+${order.reference ? `<p class="ref">${t.reference} ${esc(order.reference)}</p>` : ''}</section>`;
+}
+
+function formatRate(basisPoints: number, lang: Lang): string {
+  const whole = Math.floor(basisPoints / 100);
+  const frac = basisPoints % 100;
+  const text = frac === 0 ? String(whole) : `${whole}${lang === 'fr' ? ',' : '.'}${String(frac).padStart(2, '0').replace(/0$/, '')}`;
+  return lang === 'fr' ? `${text}\u00a0%` : `${text}%`;
+}
+
+export function checkoutPage(ctx: CheckoutContext, lang: Lang, hostOrigin: string): string {
+  const t = TEXT[lang];
+  const { session, payment } = ctx;
+  const amount = money(payment.amount, payment.currency, lang);
+  const payLabel = `${t.pay} ${amount}`;
+  const channel = randomBytes(12).toString('hex');
+  const frame = (field: 'number' | 'expiry' | 'cvc', title: string) =>
+    `<iframe class="secure-frame" id="frame-${field}" title="${esc(title)}" src="/acquirer/v1/fields/${field}?lang=${lang}&amp;channel=${channel}&amp;mode=${session.mode}&amp;origin=${encodeURIComponent(hostOrigin)}"></iframe>`;
+  const needsEmail = !session.email && !payment.email;
+  const saved = ctx.savedCards.length > 0
+    ? `<fieldset class="saved"><legend>${t.savedCards}</legend>
+${ctx.savedCards.map((c, i) => `<label class="choice"><input type="radio" name="card" value="${esc(c.id)}"${i === 0 ? ' checked' : ''}> ${esc(c.brand)} •••• ${esc(c.last4)}</label>`).join('')}
+<label class="choice"><input type="radio" name="card" value="new"> ${t.newCard}</label></fieldset>`
+    : '';
+  const save = session.allow_save_payment_method === 1
+    ? `<div id="save-block" class="check"><input type="checkbox" id="save-card"${session.save_payment_method_default === 1 ? ' checked' : ''}><label for="save-card">${t.saveCard}</label></div>`
+    : '';
+  const config = {
+    sessionId: session.id, lang,
+    text: { processing: t.processing, payLabel, emailInvalid: t.emailInvalid, browserUnfit: t.browserUnfit, unavailable: t.unavailable,
+      network: t.network, fieldsError: t.fieldsError },
+  };
+  const body = `<div class="page">${header(ctx, lang)}
+<main class="grid">
+${orderSummary(ctx, lang)}
+<section class="panel" aria-labelledby="pay-title"><h1 id="pay-title">${t.secure}</h1>
+<form id="pay-form" novalidate>
+${needsEmail ? `<div class="field"><label class="label" for="email">${t.email}</label>
+<input type="email" id="email" name="email" autocomplete="email" required aria-describedby="email-hint email-error">
+<div class="hint" id="email-hint">${t.emailHint}</div><div class="alert" id="email-error" aria-live="polite"></div></div>` : ''}
+${saved}
+<div id="card-block" role="group" aria-labelledby="card-title"><h2 id="card-title">${t.cardDetails}</h2>
+<div class="field"><span class="label" aria-hidden="true">${t.cardNumber}</span>${frame('number', t.cardNumber)}</div>
+<div class="row"><div class="field"><span class="label" aria-hidden="true">${t.expiry}</span>${frame('expiry', t.expiry)}</div>
+<div class="field"><span class="label" aria-hidden="true">${t.cvc}</span>${frame('cvc', t.cvc)}</div></div></div>
+${save}
+<div class="alert" id="alert" role="alert" aria-live="assertive"></div>
+<button type="submit" class="pay" id="pay">${esc(payLabel)}</button>
+</form>
+<a class="cancel" rel="nofollow" href="/api/internal/checkout-cancel?sessionId=${encodeURIComponent(session.id)}">${t.cancel}</a>
+</section></main>
+<p class="foot">${t.poweredBy}</p></div>
+<dialog id="challenge" aria-labelledby="challenge-title"><h2 id="challenge-title">${t.challengeTitle}</h2>
+<iframe id="challenge-frame" title="3-D Secure"></iframe></dialog>
+<script type="application/json" id="checkout-config">${jsonForScript(config)}</script>`;
+  return layout(lang, `${t.title} · ${ctx.merchant.name}`, body, ['/checkout/assets/checkout.js']);
+}
+
+export function successPage(ctx: CheckoutContext, lang: Lang, backUrl: string | null, receiptUrl: string): string {
+  const t = TEXT[lang];
+  const { payment } = ctx;
+  const authorizedOnly = payment.status === 'transit';
+  const body = `<div class="page">${header(ctx, lang)}<main class="panel result">
+<div class="icon ok" aria-hidden="true">✓</div><h1>${t.successTitle}</h1>
+<p>${esc(fill(authorizedOnly ? t.authorizedText : t.successText, { merchant: ctx.merchant.name }))}</p>
+<dl class="sum"><dt>${t.amountPaid}</dt><dd>${esc(money(payment.amount, payment.currency, lang))}</dd>
+${payment.card_brand ? `<dt>${t.card}</dt><dd>${esc(payment.card_brand)} •••• ${esc(payment.card_last4)}</dd>` : ''}
+<dt>${t.paymentRef}</dt><dd>${esc(payment.reference)}</dd></dl>
+<div class="actions"><a class="button" href="${esc(receiptUrl)}" download>${t.receipt}</a>
+${backUrl ? `<a class="button secondary" href="${esc(backUrl)}">${esc(fill(t.backToMerchant, { merchant: ctx.merchant.name }))}</a>` : ''}</div>
+</main></div>`;
+  return layout(lang, t.successTitle, body);
+}
+
+export function failedPage(ctx: CheckoutContext, lang: Lang, canRetry: boolean, backUrl: string | null): string {
+  const t = TEXT[lang];
+  const { payment, session } = ctx;
+  const reason = (payment.refusal_code && t.refusals[payment.refusal_code]) || t.refusalDefault;
+  const retryUrl = `/checkout/${encodeURIComponent(session.id)}`;
+  const body = `<div class="page">${header(ctx, lang)}<main class="panel result">
+<div class="icon ko" aria-hidden="true">!</div><h1>${t.failedTitle}</h1>
+<p>${esc(fill(t.failedText, { merchant: ctx.merchant.name }))}</p>
+<p><strong>${t.reason}</strong> ${esc(reason)}</p>
+<div class="actions">${canRetry ? `<a class="button" href="${retryUrl}">${t.retry}</a><a class="button secondary" href="${retryUrl}#card-title">${t.otherCard}</a>` : ''}
+${backUrl ? `<a class="button secondary" href="${esc(backUrl)}">${esc(fill(t.backToMerchant, { merchant: ctx.merchant.name }))}</a>` : ''}</div>
+</main></div>`;
+  return layout(lang, t.failedTitle, body);
+}
+
+export function expiredPage(lang: Lang): string {
+  const t = TEXT[lang];
+  return layout(lang, t.expiredTitle, `<div class="page"><main class="panel result"><div class="icon ko" aria-hidden="true">⏱</div>
+<h1>${t.expiredTitle}</h1><p>${t.expiredText}</p></main></div>`);
+}
+
+export function returnPage(url: string): string {
+  return `<!doctype html><html><head><meta charset="utf-8"><title>…</title></head>
+<body><a id="next" href="${esc(url)}" target="_top">Continue</a><script src="/checkout/assets/return.js"></script></body></html>`;
+}
