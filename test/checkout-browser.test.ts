@@ -1,0 +1,328 @@
+// The hosted checkout in a real browser (Debian's Chromium via playwright-core): test cards, 3-D Secure,
+// page modes, return URL rules, the email step, both languages, the cancel link, inactive sessions.
+import assert from 'node:assert/strict';
+import { after, before, it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { chromiumAvailable, launchBrowser, newPage, serveApp, type ServedApp } from './support/browser.js';
+import { createCustomer } from './support/checkout.js';
+import { createMerchant, type MerchantFixture } from './support/factories.js';
+import { eachDatabase, ManualClock } from './support/harness.js';
+
+const SHOP = 'https://shop.example';
+
+eachDatabase('hosted checkout in a browser', (dialect) => {
+  let t: ServedApp;
+  let browser: Browser;
+  let merchant: MerchantFixture;
+  const clock = new ManualClock();
+
+  before(async () => {
+    assert.ok(chromiumAvailable(), 'Chromium is needed at /usr/bin/chromium (apt-get install -y chromium)');
+    t = await serveApp(dialect, { clock });
+    browser = await launchBrowser();
+    merchant = await createMerchant(t, 'Fare Ute');
+  });
+  after(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  async function session(overrides: Record<string, unknown> = {}, order: Record<string, unknown> = {}) {
+    const res = await t.api(merchant.testKey, 'POST', '/api/v1/payments/sessions', {
+      order: { reference: 'CMD-42', amount: 1000, currency: 'EUR', ...order },
+      redirectUrl: `${SHOP}/return?cart=7&status=stale`,
+      notificationUrl: `${SHOP}/hook`,
+      email: 'client@example.com',
+      languageCode: 'en',
+      ...overrides,
+    });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    return res.body as { paymentId: string; sessionId: string; checkoutUrl: string };
+  }
+
+  async function open(checkoutUrl: string, options: { colorScheme?: 'light' | 'dark' } = {}) {
+    const { context, page } = await newPage(browser, options);
+    // The merchant's site is outside us: answer its return URL with a stub page.
+    await context.route(`${SHOP}/**`, (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<h1>Shop</h1>' }));
+    await page.goto(checkoutUrl);
+    return { context, page };
+  }
+
+  async function fillCard(page: Page, number: string, names = { number: 'Card number', expiry: 'Expiry date', cvc: 'Security code' }) {
+    await page.frameLocator(`iframe[title="${names.number}"]`).getByLabel(names.number).fill(number);
+    await page.frameLocator(`iframe[title="${names.expiry}"]`).getByLabel(names.expiry).fill('12/34');
+    await page.frameLocator(`iframe[title="${names.cvc}"]`).getByLabel(names.cvc).fill('123');
+  }
+
+  async function payment(id: string) {
+    const res = await t.api(merchant.testKey, 'GET', `/api/v1/payments/${id}`);
+    assert.equal(res.status, 200);
+    return res.body;
+  }
+
+  async function eventsOf(paymentId: string) {
+    const rows = await t.db.kysely.selectFrom('webhook_events').select(['type', 'body']).where('payment_id', '=', paymentId).orderBy('created_at').execute();
+    return rows.map((r) => ({ type: r.type, data: JSON.parse(r.body).data }));
+  }
+
+  async function payWithCard(number: string, overrides: Record<string, unknown> = {}) {
+    const s = await session(overrides);
+    const { context, page } = await open(s.checkoutUrl);
+    await fillCard(page, number);
+    await page.getByRole('button', { name: 'Pay €10.00' }).click();
+    return { s, context, page };
+  }
+
+  it('authorizes and captures 4242 4242 4242 4242, then returns with the reserved query names replaced', async () => {
+    const { s, context, page } = await payWithCard('4242 4242 4242 4242');
+    await page.waitForURL(`${SHOP}/**`);
+    const url = new URL(page.url());
+    assert.deepEqual(url.searchParams.getAll('status'), ['success']);
+    assert.equal(url.searchParams.get('paymentId'), s.paymentId);
+    assert.equal(url.searchParams.get('reference'), 'CMD-42');
+    assert.equal(url.searchParams.get('cart'), '7');
+    const p = await payment(s.paymentId);
+    assert.equal(p.status, 'captured');
+    assert.equal(p.cardBrand, 'VISA');
+    assert.equal(p.cardLast4, '4242');
+    assert.equal(p.capturedAmount, 1000);
+    const events = await eventsOf(s.paymentId);
+    assert.deepEqual(events.map((e) => e.type), ['payment.authorized', 'payment.captured']);
+    assert.equal(events[0].data.status, 'transit');
+    assert.equal(events[0].data.cardLast4, '4242');
+    assert.equal(events[0].data.reference, p.reference);
+    assert.deepEqual(events[0].data.order, { reference: 'CMD-42' });
+    await context.close();
+  });
+
+  for (const [number, brand, network] of [
+    ['5555555555554444', 'MASTERCARD', 'MASTERCARD'], ['4970100000000006', 'VISA', 'CB'], ['5131000000000001', 'MASTERCARD', 'CB'],
+  ]) {
+    it(`authorizes ${number} on the ${network} network`, async () => {
+      const { s, context, page } = await payWithCard(number);
+      await page.waitForURL(`${SHOP}/**`);
+      const p = await payment(s.paymentId);
+      assert.equal(p.status, 'captured');
+      assert.equal(p.cardBrand, brand);
+      const row = await t.db.kysely.selectFrom('payments').select('card_network').where('id', '=', s.paymentId).executeTakeFirstOrThrow();
+      assert.equal(row.card_network, network);
+      await context.close();
+    });
+  }
+
+  for (const [number, code, reason] of [
+    ['4000000000000002', 'card_declined', 'Your bank declined the card.'],
+    ['4000000000009995', 'insufficient_funds', 'The card has insufficient funds.'],
+    ['4000000000000069', 'expired_card', 'The card has expired.'],
+    ['4000000000000127', 'incorrect_cvc', 'The security code is incorrect.'],
+    ['4000000000000119', 'processing_error', 'An error occurred while processing the card. Try again.'],
+    ['4000000000000341', 'card_declined', 'Your bank declined the card.'],
+  ]) {
+    it(`refuses ${number} with ${code} and shows the failure page`, async () => {
+      const { s, context, page } = await payWithCard(number);
+      await page.waitForURL(/\/checkout\/failed\?/);
+      assert.equal(page.url().includes(code), false, 'no refusal code in the URL');
+      await page.getByRole('heading', { name: 'Payment declined' }).waitFor();
+      await page.getByText(reason).waitFor();
+      const p = await payment(s.paymentId);
+      assert.equal(p.status, 'failed');
+      assert.equal(p.refusalCode, code);
+      const events = await eventsOf(s.paymentId);
+      assert.deepEqual(events.map((e) => e.type), ['payment.failed']);
+      assert.equal(events[0].data.refusalCode, code);
+      await context.close();
+    });
+  }
+
+  it('lets the customer retry with another card after a refusal', async () => {
+    const { s, context, page } = await payWithCard('4000000000000002');
+    await page.waitForURL(/\/checkout\/failed\?/);
+    await page.getByRole('link', { name: 'Use another card' }).click();
+    await fillCard(page, '4242424242424242');
+    await page.getByRole('button', { name: 'Pay €10.00' }).click();
+    await page.waitForURL(`${SHOP}/**`);
+    assert.equal((await payment(s.paymentId)).status, 'captured');
+    assert.deepEqual((await eventsOf(s.paymentId)).map((e) => e.type), ['payment.failed', 'payment.authorized', 'payment.captured']);
+    await context.close();
+  });
+
+  it('4000 0000 0000 1208: the acquirer judges the browser unfit; the payment stays pending', async () => {
+    const { s, context, page } = await payWithCard('4000000000001208');
+    await page.getByRole('alert').filter({ hasText: 'cannot authenticate the payment in this browser' }).waitFor();
+    assert.equal((await payment(s.paymentId)).status, 'pending');
+    assert.deepEqual(await eventsOf(s.paymentId), []);
+    await context.close();
+  });
+
+  it('rejects a Luhn-invalid number in the field, before anything is submitted', async () => {
+    const s = await session();
+    const { context, page } = await open(s.checkoutUrl);
+    let tokenCalls = 0;
+    page.on('request', (r) => { if (r.url().endsWith('/acquirer/v1/tokens')) tokenCalls += 1; });
+    await fillCard(page, '4242 4242 4242 4241');
+    await page.getByRole('button', { name: 'Pay €10.00' }).click();
+    const numberFrame = page.frameLocator('iframe[title="Card number"]');
+    await numberFrame.getByText('This card number is not valid').waitFor();
+    assert.equal(await numberFrame.getByLabel('Card number').getAttribute('aria-invalid'), 'true');
+    assert.equal(tokenCalls, 0);
+    await context.close();
+  });
+
+  it('3-D Secure: 4000 0000 0000 3220 is challenged in a frame; Authenticate authorizes', async () => {
+    const { s, context, page } = await payWithCard('4000000000003220');
+    const bank = page.frameLocator('#challenge-frame');
+    await bank.getByRole('button', { name: 'Authenticate', exact: true }).click();
+    await page.waitForURL(`${SHOP}/**`);
+    assert.equal((await payment(s.paymentId)).status, 'captured');
+    await context.close();
+  });
+
+  it('3-D Secure: Fail authentication refuses with authentication_failed', async () => {
+    const { s, context, page } = await payWithCard('4000000000003220');
+    await page.frameLocator('#challenge-frame').getByRole('button', { name: 'Fail authentication' }).click();
+    await page.waitForURL(/\/checkout\/failed\?/);
+    await page.getByText('The 3-D Secure authentication failed.').waitFor();
+    const p = await payment(s.paymentId);
+    assert.equal(p.status, 'failed');
+    assert.equal(p.refusalCode, 'authentication_failed');
+    await context.close();
+  });
+
+  it('MANUAL capture mode only authorizes (status transit)', async () => {
+    const { s, context, page } = await payWithCard('4242424242424242', { captureMode: 'MANUAL' });
+    await page.waitForURL(`${SHOP}/**`);
+    const p = await payment(s.paymentId);
+    assert.equal(p.status, 'transit');
+    assert.equal(p.capturedAmount, 0);
+    assert.deepEqual((await eventsOf(s.paymentId)).map((e) => e.type), ['payment.authorized']);
+    await context.close();
+  });
+
+  it('successPageMode show: the success page with a PDF receipt and the return link', async () => {
+    const { s, context, page } = await payWithCard('4242424242424242', { successPageMode: 'show' });
+    await page.waitForURL(/\/checkout\/success\?/);
+    await page.getByRole('heading', { name: 'Payment accepted' }).waitFor();
+    const href = await page.getByRole('link', { name: 'Download the receipt (PDF)' }).getAttribute('href');
+    const receipt = await page.request.get(new URL(href as string, page.url()).toString());
+    assert.equal(receipt.headers()['content-type'], 'application/pdf');
+    assert.equal((await receipt.body()).subarray(0, 5).toString(), '%PDF-');
+    const back = new URL(await page.getByRole('link', { name: 'Return to Fare Ute' }).getAttribute('href') as string);
+    assert.equal(back.searchParams.get('status'), 'success');
+    assert.equal(back.searchParams.get('paymentId'), s.paymentId);
+    await context.close();
+  });
+
+  it('successPageMode auto without a known email: asks the email, then shows the success page', async () => {
+    const s = await session({ email: undefined, successPageMode: 'auto' });
+    const { context, page } = await open(s.checkoutUrl);
+    await fillCard(page, '4242424242424242');
+    await page.getByRole('button', { name: 'Pay €10.00' }).click();
+    await page.getByText('Enter a valid email address').waitFor();
+    await page.getByLabel('Email').fill('buyer@example.com');
+    await page.getByRole('button', { name: 'Pay €10.00' }).click();
+    await page.waitForURL(/\/checkout\/success\?/);
+    const p = await payment(s.paymentId);
+    assert.equal(p.status, 'captured');
+    assert.equal(p.privateData.customerEmail, 'buyer@example.com');
+    await context.close();
+  });
+
+  it('successPageMode redirect and failurePageMode redirect go straight back, the refusal code never in the URL', async () => {
+    const ok = await payWithCard('4242424242424242', { successPageMode: 'redirect', email: undefined });
+    await ok.page.getByLabel('Email').fill('buyer@example.com');
+    await ok.page.getByRole('button', { name: 'Pay €10.00' }).click();
+    await ok.page.waitForURL(`${SHOP}/**`);
+    await ok.context.close();
+
+    const ko = await payWithCard('4000000000009995', { failurePageMode: 'redirect', failureRedirectUrl: `${SHOP}/failed?paymentId=old&keep=yes` });
+    await ko.page.waitForURL(`${SHOP}/failed**`);
+    const url = new URL(ko.page.url());
+    assert.equal(url.searchParams.get('status'), 'failed');
+    assert.deepEqual(url.searchParams.getAll('paymentId'), [ko.s.paymentId]);
+    assert.equal(url.searchParams.get('reference'), 'CMD-42');
+    assert.equal(url.searchParams.get('keep'), 'yes');
+    assert.equal(ko.page.url().includes('insufficient'), false);
+    await ko.context.close();
+  });
+
+  it('French page: accessible names, amounts formatted per locale, the pay button', async () => {
+    const s = await session({ languageCode: 'fr', email: undefined }, { amount: 1000, currency: 'XPF', items: [{ product: 'Paréo', unitPrice: 500, quantity: 2 }] });
+    const { context, page } = await open(s.checkoutUrl);
+    await page.getByRole('button', { name: 'Payer 1\u00a0000\u00a0XPF' }).waitFor();
+    await page.getByLabel('E-mail').fill('client@example.pf');
+    await fillCard(page, '4242424242424242', { number: 'Numéro de carte', expiry: "Date d'expiration", cvc: 'Cryptogramme' });
+    await page.getByRole('button', { name: /^Payer/ }).click();
+    await page.waitForURL(/\/checkout\/success\?/);
+    await page.getByRole('heading', { name: 'Paiement accepté' }).waitFor();
+    await context.close();
+  });
+
+  it('shows taxes on top when isInclTaxAmount is false', async () => {
+    const s = await session({ isInclTaxAmount: false }, { amount: 1000, currency: 'EUR', taxDetail: { rate: 1600 } });
+    const { context, page } = await open(s.checkoutUrl);
+    await page.getByText('Taxes (16%)').waitFor();
+    await page.getByRole('button', { name: 'Pay €11.60' }).waitFor();
+    await context.close();
+  });
+
+  it('the save-my-card checkbox follows savePaymentMethodCheckedByDefault', async () => {
+    const customer = await createCustomer(t, merchant.testKey, 'saver@example.com');
+    const on = await session({ customerId: customer.id, allowCustomerToSavePaymentMethod: true });
+    const a = await open(on.checkoutUrl);
+    assert.equal(await a.page.getByRole('checkbox', { name: 'Save my card' }).isChecked(), true);
+    await a.context.close();
+    const off = await session({ customerId: customer.id, allowCustomerToSavePaymentMethod: true, savePaymentMethodCheckedByDefault: false });
+    const b = await open(off.checkoutUrl);
+    assert.equal(await b.page.getByRole('checkbox', { name: 'Save my card' }).isChecked(), false);
+    await b.context.close();
+    const none = await session();
+    const c = await open(none.checkoutUrl);
+    assert.equal(await c.page.getByRole('checkbox', { name: 'Save my card' }).count(), 0);
+    await c.context.close();
+  });
+
+  it('the cancel link cancels the pending payment (cancelledBy porteur) and returns to the merchant', async () => {
+    const s = await session();
+    const { context, page } = await open(s.checkoutUrl);
+    await page.getByRole('link', { name: 'Cancel and return to the merchant' }).click();
+    await page.waitForURL(`${SHOP}/**`);
+    assert.equal(new URL(page.url()).searchParams.get('status'), 'cancelled');
+    assert.equal((await payment(s.paymentId)).status, 'cancelled');
+    const events = await eventsOf(s.paymentId);
+    assert.deepEqual(events.map((e) => e.type), ['payment.cancelled']);
+    assert.equal(events[0].data.cancelledBy, 'porteur');
+    await page.goto(s.checkoutUrl);
+    assert.match(page.url(), /\/expired\?lang=en$/);
+    await context.close();
+  });
+
+  it('shows the inactive-session page for a completed and for an expired session', async () => {
+    const paid = await payWithCard('4242424242424242');
+    await paid.page.waitForURL(`${SHOP}/**`);
+    await paid.page.goto(paid.s.checkoutUrl);
+    await paid.page.getByRole('heading', { name: 'This payment page is no longer active' }).waitFor();
+    await paid.context.close();
+
+    const s = await session({ expiresIn: 60, languageCode: 'fr' });
+    clock.advance(61_000);
+    const { context, page } = await open(s.checkoutUrl);
+    assert.match(page.url(), /\/expired\?lang=fr$/);
+    await page.getByRole('heading', { name: "Cette page de paiement n'est plus active" }).waitFor();
+    await context.close();
+  });
+
+  it('is usable with the keyboard alone', async () => {
+    const s = await session();
+    const { context, page } = await open(s.checkoutUrl);
+    await page.frameLocator('iframe[title="Card number"]').getByLabel('Card number').focus();
+    await page.keyboard.type('4242424242424242');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('1234');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('123');
+    await page.keyboard.press('Enter');
+    await page.waitForURL(`${SHOP}/**`);
+    assert.equal((await payment(s.paymentId)).status, 'captured');
+    await context.close();
+  });
+});
