@@ -56,6 +56,18 @@ export function schemaValidationError(errors: AjvError[], part: string): AppErro
   return validationError(fields.length ? fields : [{ field: part, message: 'is invalid' }]);
 }
 
+function tooLarge(): AppError {
+  return new AppError('VALIDATION_ERROR', 'The body is larger than this service accepts', { field: 'body' }, [
+    { field: 'body', message: 'is too large' },
+  ]);
+}
+
+function notJson(): AppError {
+  return new AppError('VALIDATION_ERROR', 'Send the body as JSON with "Content-Type: application/json"', { field: 'content-type' }, [
+    { field: 'content-type', message: 'must be application/json' },
+  ]);
+}
+
 function toAppError(error: FastifyError & { validation?: AjvError[]; validationContext?: string }): AppError | undefined {
   if (error instanceof AppError) return error;
   if (error.validation) return schemaValidationError(error.validation, error.validationContext ?? 'body');
@@ -68,11 +80,15 @@ function toAppError(error: FastifyError & { validation?: AjvError[]; validationC
       return new AppError('VALIDATION_ERROR', 'The body is empty; send a JSON object', { field: 'body' }, [
         { field: 'body', message: 'is required' },
       ]);
+    // DESIGN.md section 9: an oversize body or a body that is not JSON is a 400 VALIDATION_ERROR like any other bad input.
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new AppError('PAYLOAD_TOO_LARGE', 'The body is larger than this service accepts', { field: 'body' });
+      return tooLarge();
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return notJson();
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json', { field: 'content-type' });
+      return new AppError('VALIDATION_ERROR', 'The Content-Length header does not match the body', { field: 'content-length' }, [
+        { field: 'content-length', message: 'does not match the body' },
+      ]);
     case 'FST_ERR_BAD_URL':
     case 'FST_ERR_ASYNC_CONSTRAINT':
       return new AppError('VALIDATION_ERROR', 'The URL is malformed', { field: 'url' }, [{ field: 'url', message: 'is malformed' }]);
@@ -83,8 +99,8 @@ function toAppError(error: FastifyError & { validation?: AjvError[]; validationC
     return new AppError('VALIDATION_ERROR', 'The body is not valid JSON', { field: 'body' }, [{ field: 'body', message: 'is not valid JSON' }]);
   }
   const status = error.statusCode;
-  if (status === 413) return new AppError('PAYLOAD_TOO_LARGE', 'The body is larger than this service accepts', { field: 'body' });
-  if (status === 415) return new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json', { field: 'content-type' });
+  if (status === 413) return tooLarge();
+  if (status === 415) return notJson();
   if (status === 431) return new AppError('VALIDATION_ERROR', 'Request headers are too large', { field: 'headers' });
   if (status !== undefined && status >= 400 && status < 500) {
     return new AppError('VALIDATION_ERROR', 'The request is malformed', { field: 'request' }, [{ field: 'request', message: 'is malformed' }]);

@@ -1,13 +1,13 @@
 // `motu serve`: the HTTP API and pages (role api), the background workers (role worker), or both (all).
-import pino from 'pino';
-import { buildApp, REDACTED_PATHS } from '../app.js';
+import { buildApp } from '../app.js';
+import { createLogger } from '../http/logger.js';
 import type { Config, Role } from '../config.js';
 import { systemClock } from '../shared/clock.js';
 import { openMigrated, resolveAdminToken, seedDemo } from './bootstrap.js';
 import { startWorkers } from './workers.js';
 
 export async function serve(config: Config, role: Role, out: (line: string) => void = console.log): Promise<void> {
-  const logger = pino({ level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } });
+  const logger = createLogger(config.logLevel);
   const clock = systemClock;
   const db = await openMigrated(config);
   const admin = await resolveAdminToken(config, db);
@@ -42,13 +42,19 @@ export async function serve(config: Config, role: Role, out: (line: string) => v
     logger.info({ signal }, 'shutting down: finishing in-flight work');
     const hardStop = setTimeout(() => process.exit(1), 30_000);
     hardStop.unref();
+    let code = 0;
     try {
+      // Stop accepting, let in-flight requests answer, then let workers finish their deliveries.
       if (app) await app.close();
       await workers?.stop();
       await db.close();
+      logger.info('stopped');
+    } catch (err) {
+      code = 1;
+      logger.error({ err }, 'shutdown failed');
     } finally {
       clearTimeout(hardStop);
-      process.exit(0);
+      process.exit(code);
     }
   };
   process.once('SIGTERM', () => void stop('SIGTERM'));

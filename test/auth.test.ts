@@ -1,0 +1,107 @@
+// Merchant authentication (interface section 5, DESIGN.md section 4): the permission and mode-separation matrix.
+import assert from 'node:assert/strict';
+import { after, before, it } from 'node:test';
+import { eachDatabase, startApp, type TestApp } from './support/harness.js';
+import { createKey, createMerchant, type MerchantFixture } from './support/factories.js';
+
+eachDatabase('merchant authentication', (dialect) => {
+  let t: TestApp;
+  let m: MerchantFixture;
+  let other: MerchantFixture;
+  let keys: Record<string, string>;
+  before(async () => {
+    t = await startApp(dialect);
+    m = await createMerchant(t, 'Matrix');
+    other = await createMerchant(t, 'Stranger');
+    keys = {
+      testWrite: m.testKey,
+      liveWrite: m.liveKey,
+      testRead: (await createKey(t, m.id, { mode: 'test', permission: 'read' })).secretKey,
+      liveRead: (await createKey(t, m.id, { mode: 'live', permission: 'read' })).secretKey,
+      otherTest: other.testKey,
+      otherLive: other.liveKey,
+    };
+  });
+  after(async () => t.close());
+
+  it('answers 401 without a key, with a malformed or unknown key, and with a non-Bearer scheme', async () => {
+    const cases: [string, Record<string, string>][] = [
+      ['no header', {}],
+      ['malformed key', { authorization: 'Bearer sk_test_short' }],
+      ['unknown key', { authorization: `Bearer sk_test_${'A'.repeat(32)}` }],
+      ['basic scheme', { authorization: `Basic ${Buffer.from(`${m.testKey}:`).toString('base64')}` }],
+      ['publishable-looking key', { authorization: `Bearer pk_test_${'A'.repeat(32)}` }],
+    ];
+    for (const [name, headers] of cases) {
+      const res = await t.api(undefined, 'GET', '/api/v1/customers', undefined, headers);
+      assert.equal(res.status, 401, name);
+      assert.equal(res.body.code, 'UNAUTHORIZED', name);
+      assert.equal(typeof res.body.message, 'string');
+    }
+  });
+
+  it('lets read keys GET and refuses every other method with 403 PERMISSION_DENIED', async () => {
+    const c = await t.api(keys.testWrite, 'POST', '/api/v1/customers', { externalId: 'perm-1' });
+    assert.equal(c.status, 201);
+    assert.equal((await t.api(keys.testRead, 'GET', `/api/v1/customers/${c.body.id}`)).status, 200);
+    assert.equal((await t.api(keys.testRead, 'GET', '/api/v1/customers')).status, 200);
+    for (const [method, url, body] of [
+      ['POST', '/api/v1/customers', { name: 'x' }],
+      ['PATCH', `/api/v1/customers/${c.body.id}`, { name: 'x' }],
+      ['POST', '/api/v1/payments/sessions', {}],
+    ] as const) {
+      for (const key of [keys.testRead, keys.liveRead]) {
+        const res = await t.api(key, method, url, body);
+        assert.equal(res.status, 403, `${method} ${url}`);
+        assert.equal(res.body.code, 'PERMISSION_DENIED');
+      }
+    }
+    const unchanged = await t.api(keys.testWrite, 'GET', `/api/v1/customers/${c.body.id}`);
+    assert.equal(unchanged.body.name, null);
+  });
+
+  it('separates test and live, and merchants, completely: an object is 404 to every other key', async () => {
+    const testObj = await t.api(keys.testWrite, 'POST', '/api/v1/customers', { externalId: 'mode-t', email: 'mode@example.pf' });
+    const liveObj = await t.api(keys.liveWrite, 'POST', '/api/v1/customers', { externalId: 'mode-l' });
+    assert.equal(testObj.status, 201);
+    assert.equal(liveObj.status, 201);
+    const sees: Record<string, string[]> = {
+      [testObj.body.id]: ['testWrite', 'testRead'],
+      [liveObj.body.id]: ['liveWrite', 'liveRead'],
+    };
+    for (const [id, allowed] of Object.entries(sees)) {
+      for (const [name, key] of Object.entries(keys)) {
+        const res = await t.api(key, 'GET', `/api/v1/customers/${id}`);
+        const expected = allowed.includes(name) ? 200 : 404;
+        assert.equal(res.status, expected, `${name} reading ${id}`);
+        if (expected === 404) assert.equal(res.body.code, 'NOT_FOUND');
+      }
+    }
+    // Writes across the boundary are 404 too, and change nothing.
+    for (const key of [keys.liveWrite, keys.otherTest, keys.otherLive]) {
+      const res = await t.api(key, 'PATCH', `/api/v1/customers/${testObj.body.id}`, { name: 'hijack' });
+      assert.equal(res.status, 404);
+    }
+    assert.equal((await t.api(keys.testWrite, 'GET', `/api/v1/customers/${testObj.body.id}`)).body.name, null);
+    // Lists and filters only ever show the key's own mode and merchant.
+    for (const [name, key] of Object.entries(keys)) {
+      const list = await t.api(key, 'GET', '/api/v1/customers?limit=100');
+      assert.equal(list.status, 200);
+      const ids = list.body.data.map((x: { id: string }) => x.id);
+      assert.equal(ids.includes(testObj.body.id), sees[testObj.body.id]!.includes(name), name);
+      assert.equal(ids.includes(liveObj.body.id), sees[liveObj.body.id]!.includes(name), name);
+    }
+    const byEmail = await t.api(keys.liveWrite, 'GET', '/api/v1/customers?email=mode@example.pf');
+    assert.deepEqual(byEmail.body.data, []);
+  });
+
+  it('refuses a revoked key immediately (401) while the merchant’s other keys keep working', async () => {
+    const k = await createKey(t, m.id, { mode: 'test' });
+    assert.equal((await t.api(k.secretKey, 'GET', '/api/v1/customers')).status, 200);
+    assert.equal((await t.admin('DELETE', `/admin/v1/keys/${k.id}`)).status, 200);
+    const res = await t.api(k.secretKey, 'POST', '/api/v1/customers', { name: 'after revoke' });
+    assert.equal(res.status, 401);
+    assert.equal(res.body.code, 'UNAUTHORIZED');
+    assert.equal((await t.api(keys.testWrite, 'GET', '/api/v1/customers')).status, 200);
+  });
+});

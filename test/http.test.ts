@@ -1,0 +1,187 @@
+// Transport behaviour on every route: the error shape of DESIGN.md section 9, internal failures, rate limits,
+// the OpenAPI document, /docs, health, readiness and metrics.
+import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import { after, before, it } from 'node:test';
+import { buildApp } from '../src/app.js';
+import { parseConfig } from '../src/config.js';
+import { createLogger } from '../src/http/logger.js';
+import { sha256Hex } from '../src/shared/hash.js';
+import { ADMIN_TOKEN, eachDatabase, freshDatabase, startApp, type TestApp } from './support/harness.js';
+import { createMerchant, type MerchantFixture } from './support/factories.js';
+
+function isErrorShape(body: any): void {
+  assert.equal(typeof body, 'object');
+  assert.equal(typeof body.code, 'string');
+  assert.equal(typeof body.message, 'string');
+  for (const key of Object.keys(body)) assert.ok(['code', 'message', 'details', 'fields'].includes(key), `unexpected key ${key}`);
+  assert.doesNotMatch(JSON.stringify(body), /\bat .+\.(ts|js):\d+/, 'no stack trace');
+}
+
+eachDatabase('HTTP conventions', (dialect) => {
+  let t: TestApp;
+  let m: MerchantFixture;
+  before(async () => {
+    t = await startApp(dialect);
+    m = await createMerchant(t);
+  });
+  after(async () => t.close());
+
+  it('answers unknown routes with 404 and the error shape', async () => {
+    for (const [method, url] of [
+      ['GET', '/api/v1/nothing-here'],
+      ['POST', '/api/v1/customers/cus_x/explode'],
+      ['GET', '/no/such/page'],
+      ['DELETE', '/api/v1/customers'],
+    ] as const) {
+      const res = await t.api(m.testKey, method, url);
+      assert.equal(res.status, 404, `${method} ${url}`);
+      isErrorShape(res.body);
+      assert.equal(res.body.code, 'ROUTE_NOT_FOUND');
+    }
+  });
+
+  it('answers malformed JSON with 400 VALIDATION_ERROR naming the body', async () => {
+    for (const payload of ['{"email": ', '{email: "x"}', 'null', '[1,2']) {
+      const res = await t.api(m.testKey, 'POST', '/api/v1/customers', payload, { 'content-type': 'application/json' });
+      assert.equal(res.status, 400, payload);
+      isErrorShape(res.body);
+      assert.equal(res.body.code, 'VALIDATION_ERROR');
+      assert.equal(typeof res.body.details.field, 'string');
+      assert.ok(Array.isArray(res.body.fields) && res.body.fields.length > 0);
+    }
+    const empty = await t.api(m.testKey, 'POST', '/api/v1/customers', '', { 'content-type': 'application/json' });
+    assert.equal(empty.status, 400);
+    assert.equal(empty.body.details.field, 'body');
+  });
+
+  it('answers a body that is not JSON with 400 VALIDATION_ERROR naming content-type', async () => {
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml']) {
+      const res = await t.api(m.testKey, 'POST', '/api/v1/customers', 'email=a@b.pf', { 'content-type': type });
+      assert.equal(res.status, 400, type);
+      isErrorShape(res.body);
+      assert.equal(res.body.code, 'VALIDATION_ERROR');
+      assert.equal(res.body.details.field, 'content-type');
+      assert.deepEqual(res.body.fields.map((f: { field: string }) => f.field), ['content-type']);
+    }
+  });
+
+  it('answers an oversize body with 400 VALIDATION_ERROR and stores nothing', async () => {
+    const big = JSON.stringify({ externalId: 'big-1', name: 'x', metadata: { blob: 'a'.repeat(t.config.bodyLimitBytes) } });
+    const res = await t.api(m.testKey, 'POST', '/api/v1/customers', big, { 'content-type': 'application/json' });
+    assert.equal(res.status, 400);
+    isErrorShape(res.body);
+    assert.equal(res.body.code, 'VALIDATION_ERROR');
+    assert.equal(res.body.details.field, 'body');
+    const list = await t.api(m.testKey, 'GET', '/api/v1/customers?externalId=big-1');
+    assert.deepEqual(list.body.data, []);
+  });
+
+  it('serves an OpenAPI 3.1 document listing the routes, and a reference page at /docs', async () => {
+    const res = await t.api(undefined, 'GET', '/api/v1/openapi.json');
+    assert.equal(res.status, 200);
+    assert.equal(res.body.openapi, '3.1.0');
+    const paths = Object.keys(res.body.paths);
+    for (const p of ['/api/v1/customers', '/api/v1/customers/{id}', '/admin/v1/merchants', '/admin/v1/keys/{id}']) {
+      assert.ok(paths.includes(p), `${p} in ${paths.join(', ')}`);
+    }
+    assert.ok(res.body.paths['/api/v1/customers'].post.requestBody, 'request bodies come from the route schemas');
+    assert.ok(!paths.includes('/metrics') && !paths.includes('/healthz'));
+
+    let docs = await t.api(undefined, 'GET', '/docs');
+    if (docs.status >= 300 && docs.status < 400) docs = await t.api(undefined, 'GET', String(docs.headers.location));
+    assert.equal(docs.status, 200);
+    assert.match(String(docs.headers['content-type']), /text\/html/);
+    assert.match(String(docs.body), /<html/i);
+  });
+
+  it('serves /healthz, /readyz and Prometheus /metrics', async () => {
+    const health = await t.api(undefined, 'GET', '/healthz');
+    assert.equal(health.status, 200);
+    assert.equal(health.body.status, 'ok');
+    const ready = await t.api(undefined, 'GET', '/readyz');
+    assert.equal(ready.status, 200);
+    assert.equal(ready.body.database, dialect);
+    await t.api(m.testKey, 'GET', '/api/v1/customers');
+    const metrics = await t.api(undefined, 'GET', '/metrics');
+    assert.equal(metrics.status, 200);
+    assert.match(String(metrics.headers['content-type']), /^text\/plain/);
+    assert.match(metrics.body, /^# HELP motu_http_requests_total /m);
+    assert.match(metrics.body, /^motu_http_requests_total\{method="GET",route="\/api\/v1\/customers",status="200"\} \d+$/m);
+    assert.match(metrics.body, /^motu_http_request_duration_seconds_bucket\{/m);
+    assert.match(metrics.body, /^process_cpu_seconds_total /m);
+  });
+});
+
+eachDatabase('rate limiting', (dialect) => {
+  let t: TestApp;
+  before(async () => {
+    t = await startApp(dialect, { env: { MOTU_RATE_LIMIT_MAX: '3', MOTU_RATE_LIMIT_WINDOW_MS: '60000' } });
+  });
+  after(async () => t.close());
+
+  it('answers 429 RATE_LIMITED with Retry-After past the limit, per key', async () => {
+    const m = await createMerchant(t);
+    for (let i = 0; i < 3; i++) assert.equal((await t.api(m.testKey, 'GET', '/api/v1/customers')).status, 200);
+    const limited = await t.api(m.testKey, 'GET', '/api/v1/customers');
+    assert.equal(limited.status, 429);
+    isErrorShape(limited.body);
+    assert.equal(limited.body.code, 'RATE_LIMITED');
+    const retryAfter = Number(limited.headers['retry-after']);
+    assert.ok(Number.isInteger(retryAfter) && retryAfter > 0 && retryAfter <= 60, `Retry-After ${limited.headers['retry-after']}`);
+    // Writes are limited too, and nothing is written.
+    const write = await t.api(m.testKey, 'POST', '/api/v1/customers', { externalId: 'limited' });
+    assert.equal(write.status, 429);
+    // Another key of the same merchant has its own budget.
+    assert.equal((await t.api(m.liveKey, 'GET', '/api/v1/customers')).status, 200);
+    const list = await t.api(m.liveKey, 'GET', '/api/v1/customers?externalId=limited');
+    assert.equal(list.status, 200);
+  });
+});
+
+eachDatabase('internal failures', (dialect) => {
+  it('answers 500 INTERNAL_ERROR with the request id, no stack, logs it, and /readyz turns 503 when the database is gone', async () => {
+    const database = await freshDatabase(dialect);
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk, _enc, done) {
+        lines.push(...chunk.toString().split('\n').filter(Boolean));
+        done();
+      },
+    });
+    const config = parseConfig({ MOTU_DATA_DIR: database.dataDir, DATABASE_URL: database.databaseUrl, MOTU_ADMIN_TOKEN: ADMIN_TOKEN });
+    const app = await buildApp(config, { db: database.db, adminTokenHash: sha256Hex(ADMIN_TOKEN), logger: createLogger('info', sink) });
+    try {
+      const created = await app.inject({ method: 'POST', url: '/admin/v1/merchants', headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, payload: { name: 'Doomed' } });
+      assert.equal(created.statusCode, 201);
+      const key = created.json().testSecretKey as string;
+
+      await database.db.close(); // the database disappears under the running app
+
+      const res = await app.inject({ method: 'POST', url: '/api/v1/customers', headers: { authorization: `Bearer ${key}` }, payload: { name: 'x' } });
+      assert.equal(res.statusCode, 500);
+      const body = res.json();
+      isErrorShape(body);
+      assert.equal(body.code, 'INTERNAL_ERROR');
+      assert.equal(typeof body.details.requestId, 'string');
+      assert.doesNotMatch(res.body, /stack|Error:|destroyed|pool/i);
+
+      const logged = lines.map((l) => JSON.parse(l)).find((l) => l.level === 50 && l.reqId === body.details.requestId);
+      assert.ok(logged, 'the failure is logged with its request id');
+      assert.ok(logged.err?.stack, 'the log, not the body, carries the stack');
+      // No secret in any log line: neither the merchant key nor the admin token.
+      const all = lines.join('\n');
+      assert.ok(!all.includes(key), 'secret key not logged');
+      assert.ok(!all.includes(ADMIN_TOKEN), 'admin token not logged');
+      assert.ok(!all.includes(created.json().testWebhookSecret), 'webhook secret not logged');
+
+      const ready = await app.inject({ method: 'GET', url: '/readyz' });
+      assert.equal(ready.statusCode, 503);
+      isErrorShape(ready.json());
+      assert.equal((await app.inject({ method: 'GET', url: '/healthz' })).statusCode, 200);
+    } finally {
+      await app.close();
+      await database.drop();
+    }
+  });
+});
