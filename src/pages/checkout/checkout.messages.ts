@@ -6,7 +6,7 @@ export function langOf(code: string | null | undefined): Lang {
 }
 
 const en = {
-  title: 'Payment', secure: 'Secure payment', testMode: 'Test mode: no real payment is made', order: 'Your order',
+  title: 'Payment', secure: 'Secure payment', payByCard: 'Pay by card', testMode: 'Test mode: no real payment is made', order: 'Your order',
   quantity: 'Qty', subtotal: 'Subtotal', taxes: 'Taxes', total: 'Total', store: 'Store', reference: 'Order',
   email: 'Email', emailHint: 'Your receipt is sent to this address', emailInvalid: 'Enter a valid email address',
   cardDetails: 'Card details', savedCards: 'Your saved cards', newCard: 'Use another card',
@@ -34,7 +34,7 @@ const en = {
 };
 
 const fr: typeof en = {
-  title: 'Paiement', secure: 'Paiement sécurisé', testMode: 'Mode test : aucun paiement réel', order: 'Votre commande',
+  title: 'Paiement', secure: 'Paiement sécurisé', payByCard: 'Payer par carte', testMode: 'Mode test : aucun paiement réel', order: 'Votre commande',
   quantity: 'Qté', subtotal: 'Sous-total', taxes: 'Taxes', total: 'Total', store: 'Boutique', reference: 'Commande',
   email: 'E-mail', emailHint: 'Votre reçu est envoyé à cette adresse', emailInvalid: 'Saisissez une adresse e-mail valide',
   cardDetails: 'Informations de la carte', savedCards: 'Vos cartes enregistrées', newCard: 'Utiliser une autre carte',

@@ -27,19 +27,22 @@ h1 { font-size: 20px; margin: 0 0 16px; }
 h2 { font-size: 16px; margin: 0 0 12px; }
 .total-big { font-size: 32px; font-weight: 750; letter-spacing: -0.02em; margin: 0 0 16px; }
 .items { list-style: none; margin: 0; padding: 0; }
+.items li:last-child { border-bottom: 0; }
 .items li { display: flex; justify-content: space-between; gap: 12px; padding: 10px 0; border-bottom: 1px solid var(--line); }
 .items .q { color: var(--muted); font-size: 14px; }
-.sum { display: grid; grid-template-columns: 1fr auto; gap: 6px 12px; margin: 12px 0 0; }
+.sum { display: grid; grid-template-columns: 1fr auto; gap: 6px 0; margin: 12px 0 0; }
 .sum dt { color: var(--muted); }
-.sum dd { margin: 0; text-align: right; font-variant-numeric: tabular-nums; }
+.sum dd { margin: 0; padding-left: 12px; text-align: right; font-variant-numeric: tabular-nums; }
 .sum .grand { color: var(--fg); font-weight: 700; font-size: 18px; padding-top: 6px; border-top: 1px solid var(--line); }
 .ref { color: var(--muted); font-size: 14px; margin-top: 12px; }
 .field { margin-bottom: 14px; }
 .label { display: block; font-size: 14px; font-weight: 600; margin-bottom: 4px; }
 .hint { color: var(--muted); font-size: 13px; margin-top: 2px; }
-input[type=email] { width: 100%; height: 44px; padding: 0 12px; font: inherit; color: var(--fg); background: var(--panel); border: 1px solid #d1d5db; border-radius: 8px; }
+input[type=email] { width: calc(100% - 4px); margin: 0 2px; height: 44px; padding: 0 12px; font: inherit; color: var(--fg); background: var(--panel); border: 1px solid #d1d5db; border-radius: 8px; }
 @media (prefers-color-scheme: dark) { input[type=email] { border-color: #4b5563; background: #111827; } }
-.secure-frame { display: block; width: 100%; height: 70px; border: 0; }
+.secure-frame { display: block; width: 100%; height: 68px; border: 0; }
+.secure svg { width: 14px; height: 14px; fill: currentColor; }
+.pay { margin-top: 8px; }
 .row { display: grid; grid-template-columns: 1fr 1fr; gap: 12px; }
 .saved { border: 0; padding: 0; margin: 0 0 14px; }
 .saved legend { font-size: 14px; font-weight: 600; margin-bottom: 6px; padding: 0; }
@@ -50,6 +53,7 @@ input[type=email] { width: 100%; height: 44px; padding: 0 12px; font: inherit; c
 .pay { width: 100%; height: 52px; border: 0; border-radius: 10px; background: var(--accent); color: var(--accent-fg); font: inherit; font-size: 17px; font-weight: 650; cursor: pointer; }
 .pay[disabled] { opacity: 0.65; cursor: progress; }
 .alert { color: var(--error); min-height: 1.5em; margin: 8px 0; font-size: 15px; }
+.alert:empty { min-height: 0; margin: 0; }
 .cancel { display: inline-block; margin-top: 14px; color: var(--muted); font-size: 14px; background: none; border: 0; padding: 0; font: inherit; text-decoration: underline; cursor: pointer; }
 .foot { color: var(--muted); font-size: 13px; text-align: center; margin-top: 24px; }
 dialog { border: 0; border-radius: 14px; padding: 0; width: min(480px, 96vw); background: var(--panel); color: var(--fg); }

@@ -22,7 +22,7 @@ function header(ctx: CheckoutContext, lang: Lang): string {
   const name = ctx.merchant.name;
   return `<header class="top"><div class="merchant"><div class="logo" aria-hidden="true">${esc(name.slice(0, 1).toUpperCase())}</div>
 <div><p class="merchant-name">${esc(name)}</p>${ctx.store ? `<p class="store-name">${esc(ctx.store.name)}</p>` : ''}</div></div>
-<div class="secure"><span aria-hidden="true">🔒</span>${t.secure}</div></header>
+<div class="secure"><svg aria-hidden="true" viewBox="0 0 16 16"><path d="M8 1a3.5 3.5 0 0 0-3.5 3.5V7H4a1 1 0 0 0-1 1v6a1 1 0 0 0 1 1h8a1 1 0 0 0 1-1V8a1 1 0 0 0-1-1h-.5V4.5A3.5 3.5 0 0 0 8 1Zm-2 6V4.5a2 2 0 1 1 4 0V7H6Z"/></svg>${t.secure}</div></header>
 ${ctx.session.mode === 'test' ? `<p class="test">${t.testMode}</p>` : ''}`;
 }
 
@@ -77,7 +77,7 @@ ${ctx.savedCards.map((c, i) => `<label class="choice"><input type="radio" name="
   const body = `<div class="page">${header(ctx, lang)}
 <main class="grid">
 ${orderSummary(ctx, lang)}
-<section class="panel" aria-labelledby="pay-title"><h1 id="pay-title">${t.secure}</h1>
+<section class="panel" aria-labelledby="pay-title"><h1 id="pay-title">${t.payByCard}</h1>
 <form id="pay-form" novalidate>
 ${needsEmail ? `<div class="field"><label class="label" for="email">${t.email}</label>
 <input type="email" id="email" name="email" autocomplete="email" required aria-describedby="email-hint email-error">
