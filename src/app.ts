@@ -26,6 +26,8 @@ import { PaymentsService } from './modules/payments/payments.service.js';
 import { PaymentSessionsService } from './modules/payments/sessions.service.js';
 import { EventsService } from './modules/webhooks/events.service.js';
 import { webhooksRoutes } from './modules/webhooks/webhooks.routes.js';
+import { WalletService } from './modules/wallet/wallet.service.js';
+import { paymentMethodsRoutes } from './modules/wallet/payment-methods.routes.js';
 import { WebhooksService } from './modules/webhooks/webhooks.service.js';
 import { Acquirers } from './acquirer/acquirers.js';
 import { fieldsRoutes } from './acquirer/fields/fields.routes.js';
@@ -49,6 +51,7 @@ export interface Services {
   events: EventsService;
   acquirers: Acquirers;
   checkout: CheckoutService;
+  wallet: WalletService;
 }
 
 export function buildServices(config: Config, db: Database, clock: Clock): Services {
@@ -62,7 +65,8 @@ export function buildServices(config: Config, db: Database, clock: Clock): Servi
     events: new EventsService(db, clock),
     acquirers: new Acquirers(db, clock, { publicUrl: config.publicUrl, settlementDelaySeconds: config.testSettlementDelaySeconds }),
   };
-  return { ...services, checkout: new CheckoutService(db, clock, services.acquirers, config.publicUrl) };
+  const wallet = new WalletService(db, clock, services.acquirers);
+  return { ...services, wallet, checkout: new CheckoutService(db, clock, services.acquirers, config.publicUrl, wallet) };
 }
 
 export { REDACTED_PATHS } from './http/logger.js';
@@ -149,6 +153,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await api.register(customersRoutes(services.customers));
       await api.register(paymentsRoutes(services.paymentSessions, services.payments));
       await api.register(webhooksRoutes(services.webhooks, services.events));
+      await api.register(paymentMethodsRoutes(services.wallet));
     },
     { prefix: '/api/v1' },
   );

@@ -5,12 +5,14 @@ import * as m0001 from './migrations/0001_core.js';
 import * as m0002 from './migrations/0002_payments.js';
 import * as m0003 from './migrations/0003_events.js';
 import * as m0004 from './migrations/0004_acquirer.js';
+import * as m0005 from './migrations/0005_wallet.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_core': m0001,
   '0002_payments': m0002,
   '0003_events': m0003,
   '0004_acquirer': m0004,
+  '0005_wallet': m0005,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -6,6 +6,7 @@ import type {
 } from '../modules/merchants/merchants.table.js';
 import type { PaymentSessionsTable, PaymentsTable } from '../modules/payments/payments.table.js';
 import type { AcquirerAuthorizationsTable, AcquirerCardsTable, AcquirerTokensTable } from '../acquirer/acquirer.table.js';
+import type { CardLinksTable, PaymentMethodsTable, WalletSessionsTable } from '../modules/wallet/wallet.table.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable, WebhookEventsTable } from '../events/events.table.js';
 
 export interface DB {
@@ -26,4 +27,7 @@ export interface DB {
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  payment_methods: PaymentMethodsTable;
+  card_links: CardLinksTable;
+  wallet_sessions: WalletSessionsTable;
 }
