@@ -46,7 +46,9 @@ export function registerIdempotency(app: FastifyInstance, db: Database, clock: C
     for (;;) {
       const now = clock.now();
       try {
-        await db.kysely
+        // Through db.transaction so that, on SQLite, the claim shares a commit with concurrent requests.
+        await db.transaction((trx) =>
+          trx
           .insertInto('idempotency_keys')
           .values({
             merchant_id: claim.merchantId,
@@ -59,7 +61,8 @@ export function registerIdempotency(app: FastifyInstance, db: Database, clock: C
             created_at: now.toISOString(),
             expires_at: new Date(now.getTime() + KEY_LIFETIME_MS).toISOString(),
           })
-          .execute();
+          .execute(),
+        );
         request.idempotency = claim;
         return;
       } catch (err) {
@@ -111,25 +114,30 @@ export function registerIdempotency(app: FastifyInstance, db: Database, clock: C
       await release(db, claim);
       return payload;
     }
-    await db.kysely
-      .updateTable('idempotency_keys')
-      .set({ state: 'done', status_code: reply.statusCode, response_body: typeof payload === 'string' ? payload : JSON.stringify(payload) })
-      .where('merchant_id', '=', claim.merchantId)
-      .where('mode', '=', claim.mode)
-      .where('key', '=', claim.key)
-      .execute();
+    const body = typeof payload === 'string' ? payload : JSON.stringify(payload);
+    await db.transaction((trx) =>
+      trx
+        .updateTable('idempotency_keys')
+        .set({ state: 'done', status_code: reply.statusCode, response_body: body })
+        .where('merchant_id', '=', claim.merchantId)
+        .where('mode', '=', claim.mode)
+        .where('key', '=', claim.key)
+        .execute(),
+    );
     return payload;
   });
 }
 
 async function release(db: Database, claim: Claim, createdAt?: string): Promise<void> {
-  let q = db.kysely
-    .deleteFrom('idempotency_keys')
-    .where('merchant_id', '=', claim.merchantId)
-    .where('mode', '=', claim.mode)
-    .where('key', '=', claim.key);
-  if (createdAt) q = q.where('created_at', '=', createdAt);
-  await q.execute();
+  await db.transaction(async (trx) => {
+    let q = trx
+      .deleteFrom('idempotency_keys')
+      .where('merchant_id', '=', claim.merchantId)
+      .where('mode', '=', claim.mode)
+      .where('key', '=', claim.key);
+    if (createdAt) q = q.where('created_at', '=', createdAt);
+    await q.execute();
+  });
 }
 
 /** Deletes keys past their 24 hours; run by the scheduler. */

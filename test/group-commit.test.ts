@@ -1,0 +1,102 @@
+// db.transaction under concurrency: on SQLite concurrent transactions share one durable commit (group commit,
+// src/db/group-commit.ts); on PostgreSQL each has its own. The contract is the same on both.
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { after, before, it } from 'node:test';
+import SQLite from 'better-sqlite3';
+import { eachDatabase, freshDatabase, type TestDatabase } from './support/harness.js';
+
+eachDatabase('concurrent transactions', (dialect) => {
+  let d: TestDatabase;
+  before(async () => {
+    d = await freshDatabase(dialect);
+  });
+  after(async () => d.drop());
+
+  const names = async (prefix: string) =>
+    (await d.db.kysely.selectFrom('settings').select('name').where('name', 'like', `${prefix}%`).orderBy('name').execute()).map((r) => r.name);
+
+  it('a failing transaction rolls back alone; the others of the same moment commit and resolve with their value', async () => {
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 40 }, (_, i) =>
+        d.db.transaction(async (trx) => {
+          const name = `a-${String(i).padStart(2, '0')}`;
+          await trx.insertInto('settings').values({ name, value: 'first' }).execute();
+          await trx.updateTable('settings').set({ value: 'second' }).where('name', '=', name).execute();
+          if (i % 4 === 0) throw new Error(`fail ${i}`);
+          return i * 10;
+        }),
+      ),
+    );
+    outcomes.forEach((o, i) => {
+      if (i % 4 === 0) {
+        assert.equal(o.status, 'rejected');
+        assert.equal((o as PromiseRejectedResult).reason.message, `fail ${i}`, 'each caller gets its own error');
+      } else {
+        assert.deepEqual(o, { status: 'fulfilled', value: i * 10 });
+      }
+    });
+    const expected = Array.from({ length: 40 }, (_, i) => i).filter((i) => i % 4 !== 0).map((i) => `a-${String(i).padStart(2, '0')}`);
+    assert.deepEqual(await names('a-'), expected);
+    const values = await d.db.kysely.selectFrom('settings').select('value').where('name', 'like', 'a-%').execute();
+    assert.ok(values.every((v) => v.value === 'second'), 'every statement of a successful transaction is kept');
+  });
+
+  it('a unique violation in one transaction is reported to it alone and leaves no partial write', async () => {
+    await d.db.transaction((trx) => trx.insertInto('settings').values({ name: 'u-taken', value: 'x' }).execute());
+    const results = await Promise.allSettled([
+      d.db.transaction(async (trx) => {
+        await trx.insertInto('settings').values({ name: 'u-1', value: 'x' }).execute();
+      }),
+      d.db.transaction(async (trx) => {
+        await trx.insertInto('settings').values({ name: 'u-partial', value: 'x' }).execute();
+        await trx.insertInto('settings').values({ name: 'u-taken', value: 'again' }).execute();
+      }),
+      d.db.transaction(async (trx) => {
+        await trx.insertInto('settings').values({ name: 'u-2', value: 'x' }).execute();
+      }),
+    ]);
+    assert.equal(results[0]!.status, 'fulfilled');
+    assert.equal(results[1]!.status, 'rejected');
+    assert.ok(d.db.isUniqueViolation((results[1] as PromiseRejectedResult).reason));
+    assert.equal(results[2]!.status, 'fulfilled');
+    assert.deepEqual(await names('u-'), ['u-1', 'u-2', 'u-taken']);
+  });
+
+  it('a resolved transaction is committed: visible at once, and to another connection', async () => {
+    await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        d.db.transaction(async (trx) => {
+          await trx.insertInto('settings').values({ name: `v-${i}`, value: 'x' }).execute();
+        }).then(async () => {
+          const row = await d.db.kysely.selectFrom('settings').select('name').where('name', '=', `v-${i}`).executeTakeFirst();
+          assert.ok(row, `v-${i} visible right after its transaction resolved`);
+        }),
+      ),
+    );
+    if (dialect === 'sqlite') {
+      // A separate connection sees only what is committed to the database file.
+      const other = new SQLite(path.join(d.dataDir, 'motu.sqlite'), { readonly: true });
+      try {
+        const rows = other.prepare("select count(*) as n from settings where name like 'v-%'").get() as { n: number };
+        assert.equal(rows.n, 10);
+      } finally {
+        other.close();
+      }
+    }
+  });
+
+  it('a transaction started from inside a resolved one’s continuation still runs (no deadlock across batches)', async () => {
+    const value = await d.db.transaction(async (trx) => {
+      await trx.insertInto('settings').values({ name: 'n-1', value: 'x' }).execute();
+      return 'first';
+    }).then((first) =>
+      d.db.transaction(async (trx) => {
+        await trx.insertInto('settings').values({ name: 'n-2', value: first }).execute();
+        return 'second';
+      }),
+    );
+    assert.equal(value, 'second');
+    assert.deepEqual(await names('n-'), ['n-1', 'n-2']);
+  });
+});

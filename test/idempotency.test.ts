@@ -1,0 +1,90 @@
+// Idempotency-Key on POST (DESIGN.md section 9): replay, conflict, scope, lifetime, and the concurrent case.
+import assert from 'node:assert/strict';
+import { after, before, it } from 'node:test';
+import { eachDatabase, ManualClock, startApp, type TestApp } from './support/harness.js';
+import { createMerchant, type MerchantFixture } from './support/factories.js';
+
+eachDatabase('idempotency', (dialect) => {
+  let t: TestApp;
+  let m: MerchantFixture;
+  const clock = new ManualClock(new Date('2026-03-01T10:00:00Z'));
+  before(async () => {
+    t = await startApp(dialect, { clock });
+    m = await createMerchant(t);
+  });
+  after(async () => t.close());
+
+  const countByExternalId = async (key: string, externalId: string) =>
+    (await t.api(key, 'GET', `/api/v1/customers?externalId=${externalId}`)).body.data.length as number;
+
+  it('replays the first response for the same key and body, without running twice', async () => {
+    const body = { externalId: 'idem-1', name: 'Moana' };
+    const first = await t.api(m.testKey, 'POST', '/api/v1/customers', body, { 'idempotency-key': 'k-1' });
+    assert.equal(first.status, 201);
+    const second = await t.api(m.testKey, 'POST', '/api/v1/customers', body, { 'idempotency-key': 'k-1' });
+    assert.equal(second.status, 201);
+    assert.deepEqual(second.body, first.body);
+    assert.equal(second.headers['idempotent-replayed'], 'true');
+    assert.equal(await countByExternalId(m.testKey, 'idem-1'), 1);
+  });
+
+  it('replays an error answer too (the same 409), and a new key runs the request again', async () => {
+    await t.api(m.testKey, 'POST', '/api/v1/customers', { externalId: 'idem-dup' });
+    const first = await t.api(m.testKey, 'POST', '/api/v1/customers', { externalId: 'idem-dup' }, { 'idempotency-key': 'k-dup' });
+    assert.equal(first.status, 409);
+    const again = await t.api(m.testKey, 'POST', '/api/v1/customers', { externalId: 'idem-dup' }, { 'idempotency-key': 'k-dup' });
+    assert.equal(again.status, 409);
+    assert.deepEqual(again.body, first.body);
+  });
+
+  it('refuses the same key with another body: 409 IDEMPOTENCY_KEY_REUSED, nothing written', async () => {
+    const first = await t.api(m.testKey, 'POST', '/api/v1/customers', { externalId: 'idem-2' }, { 'idempotency-key': 'k-2' });
+    assert.equal(first.status, 201);
+    const other = await t.api(m.testKey, 'POST', '/api/v1/customers', { externalId: 'idem-2-other' }, { 'idempotency-key': 'k-2' });
+    assert.equal(other.status, 409);
+    assert.equal(other.body.code, 'IDEMPOTENCY_KEY_REUSED');
+    assert.equal(typeof other.body.message, 'string');
+    assert.equal(await countByExternalId(m.testKey, 'idem-2-other'), 0);
+  });
+
+  it('scopes keys by merchant and mode', async () => {
+    const other = await createMerchant(t, 'Other');
+    const body = { externalId: 'idem-3' };
+    for (const key of [m.testKey, m.liveKey, other.testKey]) {
+      const res = await t.api(key, 'POST', '/api/v1/customers', body, { 'idempotency-key': 'shared-key' });
+      assert.equal(res.status, 201);
+      assert.equal(res.headers['idempotent-replayed'], undefined);
+      assert.equal(await countByExternalId(key, 'idem-3'), 1);
+    }
+  });
+
+  it('forgets a key after 24 hours', async () => {
+    const first = await t.api(m.testKey, 'POST', '/api/v1/customers', { externalId: 'idem-4' }, { 'idempotency-key': 'k-4' });
+    assert.equal(first.status, 201);
+    clock.advance(23 * 3600 * 1000);
+    const stillKnown = await t.api(m.testKey, 'POST', '/api/v1/customers', { externalId: 'idem-4b' }, { 'idempotency-key': 'k-4' });
+    assert.equal(stillKnown.status, 409);
+    clock.advance(2 * 3600 * 1000);
+    const fresh = await t.api(m.testKey, 'POST', '/api/v1/customers', { externalId: 'idem-4b' }, { 'idempotency-key': 'k-4' });
+    assert.equal(fresh.status, 201);
+    assert.notEqual(fresh.body.id, first.body.id);
+  });
+
+  it('refuses a malformed key with 400 naming Idempotency-Key', async () => {
+    const res = await t.api(m.testKey, 'POST', '/api/v1/customers', { externalId: 'idem-5' }, { 'idempotency-key': 'x'.repeat(256) });
+    assert.equal(res.status, 400);
+    assert.equal(res.body.code, 'VALIDATION_ERROR');
+    assert.equal(res.body.details.field, 'Idempotency-Key');
+  });
+
+  it('creates exactly one row for 20 simultaneous identical requests with one key', async () => {
+    const body = { externalId: 'idem-race', email: 'race@example.pf' };
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => t.api(m.testKey, 'POST', '/api/v1/customers', body, { 'idempotency-key': 'race-key' })),
+    );
+    assert.deepEqual(answers.map((a) => a.status), Array(20).fill(201), JSON.stringify(answers.map((a) => a.body)));
+    assert.equal(new Set(answers.map((a) => a.body.id)).size, 1);
+    assert.equal(answers.filter((a) => a.headers['idempotent-replayed'] === 'true').length, 19);
+    assert.equal(await countByExternalId(m.testKey, 'idem-race'), 1);
+  });
+});
