@@ -24,6 +24,8 @@ import { MerchantsService } from './modules/merchants/merchants.service.js';
 import { paymentsRoutes } from './modules/payments/payments.routes.js';
 import { PaymentsService } from './modules/payments/payments.service.js';
 import { PaymentSessionsService } from './modules/payments/sessions.service.js';
+import { lifecycleRoutes } from './modules/payments/lifecycle.routes.js';
+import { PaymentLifecycleService } from './modules/payments/lifecycle.service.js';
 import { EventsService } from './modules/webhooks/events.service.js';
 import { webhooksRoutes } from './modules/webhooks/webhooks.routes.js';
 import { WalletService } from './modules/wallet/wallet.service.js';
@@ -52,21 +54,24 @@ export interface Services {
   acquirers: Acquirers;
   checkout: CheckoutService;
   wallet: WalletService;
+  lifecycle: PaymentLifecycleService;
 }
 
 export function buildServices(config: Config, db: Database, clock: Clock): Services {
   void config;
+  const acquirers = new Acquirers(db, clock, { publicUrl: config.publicUrl, settlementDelaySeconds: config.testSettlementDelaySeconds });
   const services = {
     merchants: new MerchantsService(db, clock),
     customers: new CustomersService(db, clock),
     paymentSessions: new PaymentSessionsService(db, clock, config),
-    payments: new PaymentsService(db),
+    payments: new PaymentsService(db, acquirers),
     webhooks: new WebhooksService(config, db, clock),
     events: new EventsService(db, clock),
-    acquirers: new Acquirers(db, clock, { publicUrl: config.publicUrl, settlementDelaySeconds: config.testSettlementDelaySeconds }),
+    acquirers,
   };
   const wallet = new WalletService(db, clock, services.acquirers);
-  return { ...services, wallet, checkout: new CheckoutService(db, clock, services.acquirers, config.publicUrl, wallet) };
+  const lifecycle = new PaymentLifecycleService(db, clock, services.acquirers);
+  return { ...services, wallet, lifecycle, checkout: new CheckoutService(db, clock, services.acquirers, config.publicUrl, wallet) };
 }
 
 export { REDACTED_PATHS } from './http/logger.js';
@@ -152,6 +157,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       registerIdempotency(api, db, clock);
       await api.register(customersRoutes(services.customers));
       await api.register(paymentsRoutes(services.paymentSessions, services.payments));
+      await api.register(lifecycleRoutes(services.lifecycle, services.payments, services.paymentSessions));
       await api.register(webhooksRoutes(services.webhooks, services.events));
       await api.register(paymentMethodsRoutes(services.wallet));
     },

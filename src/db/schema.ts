@@ -5,6 +5,7 @@ import type {
   ApiKeysTable, ContractsTable, MerchantsTable, SettingsTable, StoresTable, WebhookSecretsTable,
 } from '../modules/merchants/merchants.table.js';
 import type { PaymentSessionsTable, PaymentsTable } from '../modules/payments/payments.table.js';
+import type { RefundsTable } from '../modules/payments/refunds.table.js';
 import type { AcquirerAuthorizationsTable, AcquirerCardsTable, AcquirerTokensTable } from '../acquirer/acquirer.table.js';
 import type { CardLinksTable, PaymentMethodsTable, WalletSessionsTable } from '../modules/wallet/wallet.table.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable, WebhookEventsTable } from '../events/events.table.js';
@@ -20,6 +21,7 @@ export interface DB {
   idempotency_keys: IdempotencyKeysTable;
   payment_sessions: PaymentSessionsTable;
   payments: PaymentsTable;
+  refunds: RefundsTable;
   acquirer_cards: AcquirerCardsTable;
   acquirer_tokens: AcquirerTokensTable;
   acquirer_authorizations: AcquirerAuthorizationsTable;

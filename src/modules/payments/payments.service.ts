@@ -1,9 +1,12 @@
 // Reading payments: one by id, or a filtered list, newest first. Another merchant's or the other mode's
 // payments do not exist for the caller (404).
+import type { Acquirers } from '../../acquirer/acquirers.js';
 import type { Database } from '../../db/database.js';
 import type { MerchantAuth } from '../../http/auth.js';
 import { notFound } from '../../shared/errors.js';
 import { paginate } from '../../shared/pagination.js';
+import { refundView } from './lifecycle.service.js';
+import { settlementOf } from './payment-events.js';
 import type { PaymentRow } from './payments.table.js';
 import { paymentView, storeRef, type StoreRef } from './payments.views.js';
 import type { PaymentListFilter } from './sessions.schemas.js';
@@ -11,7 +14,11 @@ import type { PaymentListFilter } from './sessions.schemas.js';
 type Owner = Pick<MerchantAuth, 'merchantId' | 'mode'>;
 
 export class PaymentsService {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    /** For the detail view's attempts (optional so the list works without an acquirer). */
+    private readonly acquirers?: Acquirers,
+  ) {}
 
   private mine(owner: Owner) {
     return this.db.kysely
@@ -25,13 +32,26 @@ export class PaymentsService {
     const row = await this.mine(owner).where('id', '=', id).executeTakeFirst();
     if (!row) throw notFound('payment', id);
     const [view] = await this.views([row]);
-    return view;
+    if (!this.acquirers) return view;
+    // The detail adds what the list leaves out: the acquirer's attempts, the refunds, the fees.
+    const authorizations = row.mode === 'live' && !this.acquirers.liveConfigured()
+      ? []
+      : await this.acquirers.forMode(row.mode).listAuthorizations(row.mode, row.id);
+    const attempts = authorizations.map((a) => ({
+      id: a.id, status: a.status, amount: a.amount, currency: a.currency, refusalCode: a.refusalCode,
+      cardBrand: a.card.brand, cardLast4: a.card.last4, network: a.card.network, createdAt: a.createdAt,
+    }));
+    const refunds = await this.db.kysely.selectFrom('refunds').selectAll().where('payment_id', '=', row.id).orderBy('created_at').orderBy('id').execute();
+    const settlement = await settlementOf(this.db.kysely, row, attempts.length);
+    return { ...view, attempts, refunds: refunds.map(refundView), settlement };
   }
 
   async list(owner: Owner, filter: PaymentListFilter) {
     let q = this.mine(owner);
     if (filter.status) q = q.where('status', '=', filter.status);
     if (filter.customerId) q = q.where('customer_id', '=', filter.customerId);
+    if (filter.createdFrom) q = q.where('created_at', '>=', new Date(filter.createdFrom).toISOString());
+    if (filter.createdTo) q = q.where('created_at', '<', new Date(filter.createdTo).toISOString());
     if (filter.reference) {
       const ref = filter.reference;
       q = q.where((eb) => eb.or([eb('reference', '=', ref), eb('order_reference', '=', ref)]));

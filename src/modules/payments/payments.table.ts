@@ -31,6 +31,8 @@ export interface PaymentSessionsTable {
   expires_at: string;
   created_at: string;
   completed_at: string | null;
+  /** `lnk_…` when the session was created as a payment link (channel 'link'). */
+  link_id: string | null;
 }
 
 export interface PaymentsTable {
@@ -77,6 +79,12 @@ export interface PaymentsTable {
   settled: number;
   /** The acquirer authorization backing this payment (captures, cancels and refunds go to it). */
   acquirer_authorization_id: string | null;
+  /** Claim held by a capture, cancel or expiry while the acquirer answers: 'capture' | 'cancel' | 'expire'. */
+  operation: string | null;
+  operation_at: string | null;
+  /** Sum of refunds under way (pending at the acquirer), so concurrent refunds never exceed what was captured. */
+  refund_reserved: number;
+  settled_at: string | null;
   created_at: string;
   updated_at: string;
 }

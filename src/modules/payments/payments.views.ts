@@ -50,6 +50,10 @@ export function paymentView(row: PaymentRow, store: StoreRef, session: Pick<Paym
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     expiresAt: session?.expires_at ?? null,
+    settled: row.settled === 1,
+    authorizedAt: row.authorized_at,
+    capturedAt: row.captured_at,
+    settledAt: row.settled_at,
   };
 }
 

@@ -186,6 +186,25 @@ export const PaymentView = Type.Object({
   createdAt: Type.String(),
   updatedAt: Type.String(),
   expiresAt: Nullable(Type.String()),
+  // Lifecycle (lifecycle.service.ts): on every view
+  settled: Type.Optional(Type.Boolean()),
+  authorizedAt: Type.Optional(Nullable(Type.String())),
+  capturedAt: Type.Optional(Nullable(Type.String())),
+  settledAt: Type.Optional(Nullable(Type.String())),
+  // only on GET /payments/{id}: the acquirer's attempts, the refunds and the fees
+  attempts: Type.Optional(Type.Array(Type.Object({
+    id: Type.String(),
+    status: Type.String(),
+    amount: Type.Integer(),
+    currency: Type.String(),
+    refusalCode: Nullable(Type.String()),
+    cardBrand: Type.String(),
+    cardLast4: Type.String(),
+    network: Type.String(),
+    createdAt: Type.String(),
+  }))),
+  refunds: Type.Optional(Type.Array(Json)),
+  settlement: Type.Optional(Json),
 });
 
 export const SessionView = Type.Object({
@@ -229,6 +248,8 @@ export const PaymentListQuery = Type.Object(
     storeId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     customerId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     reference: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+    createdFrom: Type.Optional(Type.String({ format: 'date-time', description: 'created at or after (ISO 8601)' })),
+    createdTo: Type.Optional(Type.String({ format: 'date-time', description: 'created before (ISO 8601)' })),
   },
   { additionalProperties: false },
 );

@@ -32,7 +32,8 @@ export class PaymentSessionsService {
     private readonly config: Pick<Config, 'publicUrl' | 'allowLoopbackUrls'>,
   ) {}
 
-  async create(owner: Owner, input: SessionInput) {
+  /** `channel: 'link'` makes a payment link (lifecycle.service.ts): same rules, a `lnk_` id, another default lifetime. */
+  async create(owner: Owner, input: SessionInput, options: { channel?: 'session' | 'link'; defaultExpiresIn?: number } = {}) {
     const fields: FieldError[] = [];
     const policy = { mode: owner.mode, allowLoopbackUrls: this.config.allowLoopbackUrls };
     const urlChecks: Array<[string, string | undefined, 'return' | 'notification']> = [
@@ -72,7 +73,7 @@ export class PaymentSessionsService {
 
       const now = this.clock.now();
       const createdAt = now.toISOString();
-      const expiresAt = addSeconds(now, input.expiresIn ?? 86_400).toISOString();
+      const expiresAt = addSeconds(now, input.expiresIn ?? options.defaultExpiresIn ?? 86_400).toISOString();
       const paymentId = newId('pay');
       const sessionId = newId('ses');
       const privateData = { ...(input.privateData ?? {}), ...(input.email ? { customerEmail: input.email } : {}) };
@@ -110,6 +111,10 @@ export class PaymentSessionsService {
         card_last4: null,
         card_network: null,
         acquirer_authorization_id: null,
+        operation: null,
+        operation_at: null,
+        refund_reserved: 0,
+        settled_at: null,
         authorized_at: null,
         captured_at: null,
         settled: 0,
@@ -124,7 +129,7 @@ export class PaymentSessionsService {
         status: 'open',
         payment_id: paymentId,
         customer_id: customer?.id ?? null,
-        channel: 'session',
+        channel: options.channel ?? 'session',
         redirect_url: input.redirectUrl,
         // Stored resolved: the failure return defaults to redirectUrl (interface 4.2).
         failure_redirect_url: input.failureRedirectUrl ?? input.redirectUrl,
@@ -138,6 +143,7 @@ export class PaymentSessionsService {
         expires_at: expiresAt,
         created_at: createdAt,
         completed_at: null,
+        link_id: options.channel === 'link' ? newId('lnk') : null,
       };
       await trx.insertInto('payments').values(payment).execute();
       await trx.insertInto('payment_sessions').values(session).execute();
@@ -151,6 +157,11 @@ export class PaymentSessionsService {
         expiresAt,
       };
     });
+  }
+
+  async linkIdOf(sessionId: string): Promise<string> {
+    const row = await this.db.kysely.selectFrom('payment_sessions').select('link_id').where('id', '=', sessionId).executeTakeFirstOrThrow();
+    return row.link_id ?? sessionId;
   }
 
   async get(owner: Owner, id: string) {

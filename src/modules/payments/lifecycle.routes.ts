@@ -1,0 +1,122 @@
+// The merchant's lifecycle operations on a payment (DESIGN.md sections 6 and 11): capture, cancel, refund, the
+// refunds list, and payment links. Thin: the rules live in lifecycle.service.ts.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type, type Static } from 'typebox';
+import { merchantOf } from '../../http/auth.js';
+import { IdParams, ListOf } from '../../http/schemas.js';
+import { stripUnknown } from './sessions.schemas.js';
+import type { PaymentLifecycleService } from './lifecycle.service.js';
+import type { PaymentsService } from './payments.service.js';
+import { MAX_AMOUNT, Order, PaymentView, SessionBody, StoreRef } from './sessions.schemas.js';
+import type { PaymentSessionsService } from './sessions.service.js';
+
+const tags = ['payments'];
+const Amount = (description: string) => Type.Integer({ minimum: 1, maximum: MAX_AMOUNT, description });
+
+export const CaptureBody = Type.Object(
+  { amount: Type.Optional(Amount('original currency minor unit; absent: the whole authorized amount')) },
+  { additionalProperties: false },
+);
+export const RefundBody = Type.Object(
+  {
+    amountCents: Type.Optional(Amount("in the payment's original currency (francs for XPF, cents for EUR); absent: the whole remainder")),
+    amount: Type.Optional(Amount('same as amountCents; both given and different is a 400')),
+    reason: Type.Optional(Type.String({ maxLength: 500 })),
+  },
+  { additionalProperties: false },
+);
+const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
+export const RefundView = Type.Object({
+  id: Type.String({ description: 're_…' }),
+  object: Type.Literal('refund'),
+  paymentId: Type.String(),
+  status: Type.String({ description: 'pending, succeeded or failed' }),
+  amount: Type.Integer(),
+  currency: Type.String(),
+  originalAmount: Type.Integer(),
+  originalCurrency: Type.String(),
+  amountCents: Type.Integer({ description: 'EUR cents' }),
+  reason: Nullable(Type.String()),
+  failureReason: Nullable(Type.String()),
+  createdAt: Type.String(),
+});
+export const LinkCreated = Type.Object({
+  paymentId: Type.String(),
+  linkId: Type.String({ description: 'lnk_…' }),
+  linkUrl: Type.String(),
+  expiresAt: Type.String(),
+  sessionId: Type.String(),
+  store: StoreRef,
+  status: Type.String(),
+  externalId: Type.Union([Type.String(), Type.Null()]),
+});
+
+/** Payment links live 7 days unless `expiresIn` says otherwise (DESIGN.md section 11). */
+export const LINK_DEFAULT_EXPIRES_IN = 7 * 86_400;
+
+async function dropUnknownOrderKeys(request: FastifyRequest): Promise<void> {
+  const body = request.body as { order?: unknown } | null | undefined;
+  if (body && typeof body === 'object' && !Array.isArray(body)) stripUnknown(Order, body.order);
+}
+
+/** A POST without a body is an empty object (capture and cancel take an optional one). */
+async function emptyBody(request: FastifyRequest): Promise<void> {
+  if (request.body === undefined || request.body === null) request.body = {};
+}
+
+export function lifecycleRoutes(lifecycle: PaymentLifecycleService, payments: PaymentsService, sessions: PaymentSessionsService) {
+  return async function routes(app: FastifyInstance): Promise<void> {
+    app.post<{ Body: Static<typeof SessionBody> }>(
+      '/payments/links',
+      {
+        preValidation: dropUnknownOrderKeys,
+        schema: { tags, summary: 'Create a payment link (a session that lives days, default 7)', body: SessionBody, response: { 201: LinkCreated } },
+      },
+      async (request, reply) => {
+        const created = await sessions.create(merchantOf(request), request.body, { channel: 'link', defaultExpiresIn: LINK_DEFAULT_EXPIRES_IN });
+        const linkId = await sessions.linkIdOf(created.sessionId);
+        return reply.code(201).send({ ...created, linkId, linkUrl: created.checkoutUrl });
+      },
+    );
+    app.post<{ Params: Static<typeof IdParams>; Body: Static<typeof CaptureBody> }>(
+      '/payments/:id/capture',
+      {
+        preValidation: emptyBody,
+        schema: { tags, summary: 'Capture an authorized payment, fully or partly', params: IdParams, body: CaptureBody, response: { 200: PaymentView } },
+      },
+      async (request) => {
+        const owner = merchantOf(request);
+        await lifecycle.capture(owner, request.params.id, request.body.amount);
+        return payments.get(owner, request.params.id);
+      },
+    );
+    app.post<{ Params: Static<typeof IdParams> }>(
+      '/payments/:id/cancel',
+      {
+        preValidation: emptyBody,
+        schema: {
+          tags, summary: 'Cancel a pending or authorized, uncaptured payment', params: IdParams,
+          body: Type.Object({}, { additionalProperties: false }), response: { 200: PaymentView },
+        },
+      },
+      async (request) => {
+        const owner = merchantOf(request);
+        await lifecycle.cancel(owner, request.params.id);
+        return payments.get(owner, request.params.id);
+      },
+    );
+    app.post<{ Params: Static<typeof IdParams>; Body: Static<typeof RefundBody> }>(
+      '/payments/:id/refund',
+      {
+        preValidation: emptyBody,
+        schema: { tags, summary: 'Refund a captured payment, fully or partly', params: IdParams, body: RefundBody, response: { 201: RefundView } },
+      },
+      async (request, reply) => reply.code(201).send(await lifecycle.refund(merchantOf(request), request.params.id, request.body)),
+    );
+    app.get<{ Params: Static<typeof IdParams> }>(
+      '/payments/:id/refunds',
+      { schema: { tags, summary: "A payment's refunds, oldest first", params: IdParams, response: { 200: ListOf(RefundView) } } },
+      async (request) => lifecycle.listRefunds(merchantOf(request), request.params.id),
+    );
+  };
+}

@@ -1,0 +1,314 @@
+// The merchant's side of a payment's life: capture, cancel, refund (DESIGN.md section 6).
+//
+// Serialization without holding a transaction across the acquirer call (STYLE habit 2):
+//   1. a short transaction locks the payment row (FOR UPDATE where several processes share the database;
+//      SQLite runs write transactions one at a time already), checks the state and writes a claim:
+//      `operation` for a capture or cancel, a pending refund row plus `refund_reserved` for a refund;
+//   2. the acquirer is called with no transaction open;
+//   3. a second short transaction writes the outcome and its event (transactional outbox), conditional on the
+//      claim still being ours; a refused call releases the claim.
+// So two captures never both reach the acquirer, a cancel and a capture exclude each other, and the sum of
+// refunds (done and under way) never exceeds what was captured, on both databases. A claim older than
+// CLAIM_TTL_SECONDS is considered abandoned (crash between 1 and 3) and may be taken again; the acquirer's own
+// state then tells what happened (see `settleWithAcquirer`).
+import type { Acquirer } from '../../acquirer/acquirer.js';
+import type { Acquirers } from '../../acquirer/acquirers.js';
+import type { Database, Trx } from '../../db/database.js';
+import { recordEvent } from '../../events/outbox.js';
+import { payloads } from '../../events/payloads.js';
+import type { MerchantAuth } from '../../http/auth.js';
+import { addSeconds, type Clock } from '../../shared/clock.js';
+import { AppError, notFound, validationError } from '../../shared/errors.js';
+import { newId } from '../../shared/ids.js';
+import { isCurrency, toEurCents } from '../../shared/money.js';
+import { attemptsOf, paymentBase, settlementOf, storeOf } from './payment-events.js';
+import type { PaymentRow } from './payments.table.js';
+import type { RefundRow } from './refunds.table.js';
+
+type Owner = Pick<MerchantAuth, 'merchantId' | 'mode'>;
+
+export const CLAIM_TTL_SECONDS = 120;
+const REFUNDABLE: PaymentRow['status'][] = ['captured', 'settled', 'partially_refunded'];
+const CANCELLABLE_PENDING: PaymentRow['status'][] = ['pending', 'failed'];
+
+export interface RefundInput {
+  amountCents?: number;
+  amount?: number;
+  reason?: string;
+}
+
+export function refundView(refund: RefundRow) {
+  return {
+    id: refund.id,
+    object: 'refund' as const,
+    paymentId: refund.payment_id,
+    status: refund.status,
+    amount: refund.amount,
+    currency: refund.currency,
+    originalAmount: refund.amount,
+    originalCurrency: refund.currency,
+    amountCents: refund.amount_eur_cents,
+    reason: refund.reason,
+    failureReason: refund.failure_reason,
+    createdAt: refund.created_at,
+  };
+}
+
+export class PaymentLifecycleService {
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+    private readonly acquirers: Acquirers,
+  ) {}
+
+  private now(): string {
+    return this.clock.now().toISOString();
+  }
+
+  /** The payment row, locked until the transaction ends where other processes could write it concurrently. */
+  private async lock(trx: Trx, owner: Owner, id: string): Promise<PaymentRow> {
+    let q = trx.selectFrom('payments').selectAll().where('id', '=', id).where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode);
+    if (this.db.caps.multiProcess) q = q.forUpdate();
+    const row = await q.executeTakeFirst();
+    if (!row) throw notFound('payment', id);
+    return row;
+  }
+
+  /** Another capture, cancel or expiry holds the payment (and its claim is not abandoned). */
+  private busy(payment: PaymentRow): boolean {
+    return payment.operation !== null && payment.operation_at !== null
+      && payment.operation_at > addSeconds(this.clock.now(), -CLAIM_TTL_SECONDS).toISOString();
+  }
+
+  private async release(paymentId: string, operation: string): Promise<void> {
+    await this.db.transaction(async (trx) => {
+      await trx.updateTable('payments').set({ operation: null, operation_at: null })
+        .where('id', '=', paymentId).where('operation', '=', operation).execute();
+    });
+  }
+
+  // ---------- capture ----------
+
+  async capture(owner: Owner, id: string, amount?: number): Promise<void> {
+    const acquirer = this.acquirers.forMode(owner.mode);
+    const payment = await this.db.transaction(async (trx) => {
+      const p = await this.lock(trx, owner, id);
+      if (p.status !== 'transit' || !p.acquirer_authorization_id) {
+        throw new AppError('PAYMENT_NOT_CAPTURABLE', `Payment ${id} is ${p.status}; only an authorized, uncaptured payment can be captured`, { status: p.status });
+      }
+      if (this.busy(p)) {
+        throw new AppError('PAYMENT_NOT_CAPTURABLE', `A ${p.operation} of payment ${id} is under way`, { status: p.status, operation: p.operation });
+      }
+      const toCapture = amount ?? p.authorized_amount;
+      if (toCapture > p.authorized_amount) {
+        throw new AppError('PAYMENT_NOT_CAPTURABLE', `Cannot capture ${toCapture}: only ${p.authorized_amount} ${p.currency} was authorized`, {
+          requested: toCapture, authorizedAmount: p.authorized_amount,
+        });
+      }
+      await trx.updateTable('payments').set({ operation: 'capture', operation_at: this.now() }).where('id', '=', p.id).execute();
+      return { ...p, captureAmount: toCapture };
+    });
+
+    const authorizationId = payment.acquirer_authorization_id!;
+    let captured: number;
+    try {
+      const result = await acquirer.capture({ mode: payment.mode, authorizationId, amount: payment.captureAmount });
+      if (result.ok) {
+        captured = payment.captureAmount;
+      } else {
+        // Already captured at the acquirer (a charge without our request still yields payment.captured, interface 3 rule 2)?
+        const view = await acquirer.getAuthorization(payment.mode, authorizationId);
+        if (view?.status !== 'captured') {
+          throw new AppError('PAYMENT_NOT_CAPTURABLE', `The acquirer refused the capture: ${result.reason ?? 'unknown reason'}`, { acquirerStatus: view?.status ?? null });
+        }
+        captured = view.capturedAmount;
+      }
+    } catch (err) {
+      await this.release(payment.id, 'capture');
+      throw err;
+    }
+    await this.writeCaptured(payment.id, captured, 'capture');
+  }
+
+  /** Writes the capture and its event once, whoever observed it (conditional on status transit). */
+  async writeCaptured(paymentId: string, amount: number, operation: string | null): Promise<void> {
+    const attempts = await attemptsOf(this.acquirers, (await this.db.kysely.selectFrom('payments').select(['id', 'mode']).where('id', '=', paymentId).executeTakeFirstOrThrow()));
+    await this.db.transaction(async (trx) => {
+      const now = this.now();
+      const res = await trx.updateTable('payments')
+        .set({ status: 'captured', captured_amount: amount, captured_at: now, operation: null, operation_at: null, updated_at: now })
+        .where('id', '=', paymentId).where('status', '=', 'transit').executeTakeFirst();
+      if (operation) {
+        await trx.updateTable('payments').set({ operation: null, operation_at: null }).where('id', '=', paymentId).where('operation', '=', operation).execute();
+      }
+      if (Number(res.numUpdatedRows) !== 1) return;
+      const row = await trx.selectFrom('payments').selectAll().where('id', '=', paymentId).executeTakeFirstOrThrow();
+      if (row.session_id) {
+        await trx.updateTable('payment_sessions').set({ status: 'complete', completed_at: now }).where('id', '=', row.session_id).where('status', '=', 'open').execute();
+      }
+      await recordEvent(trx, {
+        merchantId: row.merchant_id, mode: row.mode, paymentId: row.id, at: this.clock.now(),
+        ...payloads.paymentCaptured({
+          ...paymentBase(row, await storeOf(trx, row), row.captured_amount),
+          grossAmount: row.captured_amount, originalCurrency: row.currency, settlement: await settlementOf(trx, row, attempts),
+        }),
+      });
+    });
+  }
+
+  // ---------- cancel ----------
+
+  async cancel(owner: Owner, id: string): Promise<void> {
+    const claimed = await this.db.transaction(async (trx) => {
+      const p = await this.lock(trx, owner, id);
+      if (CANCELLABLE_PENDING.includes(p.status)) {
+        // Nothing at the acquirer to void: cancelled at once. A checkout attempt finishing later loses its
+        // conditional update and voids its own authorization.
+        await this.writeCancelled(trx, p, await attemptsOfTrx(p));
+        return null;
+      }
+      if (p.status !== 'transit' || !p.acquirer_authorization_id) {
+        throw new AppError('PAYMENT_NOT_CANCELLABLE', `Payment ${id} is ${p.status}; only a pending or an authorized, uncaptured payment can be cancelled (refund a captured one)`, { status: p.status });
+      }
+      if (this.busy(p)) {
+        throw new AppError('PAYMENT_NOT_CANCELLABLE', `A ${p.operation} of payment ${id} is under way`, { status: p.status, operation: p.operation });
+      }
+      await trx.updateTable('payments').set({ operation: 'cancel', operation_at: this.now() }).where('id', '=', p.id).execute();
+      return p;
+    });
+    if (!claimed) return;
+    const acquirer = this.acquirers.forMode(claimed.mode);
+    try {
+      await this.voidAuthorization(acquirer, claimed);
+    } catch (err) {
+      await this.release(claimed.id, 'cancel');
+      throw err;
+    }
+    const attempts = await attemptsOf(this.acquirers, claimed);
+    await this.db.transaction(async (trx) => {
+      const row = await trx.selectFrom('payments').selectAll().where('id', '=', claimed.id).executeTakeFirstOrThrow();
+      if (row.status !== 'transit' || row.operation !== 'cancel') return;
+      await this.writeCancelled(trx, row, attempts);
+    });
+  }
+
+  /** Voids the authorization; fine when the acquirer already shows it voided, refused when it was captured. */
+  private async voidAuthorization(acquirer: Acquirer, payment: PaymentRow): Promise<void> {
+    const result = await acquirer.cancel({ mode: payment.mode, authorizationId: payment.acquirer_authorization_id! });
+    if (result.ok) return;
+    const view = await acquirer.getAuthorization(payment.mode, payment.acquirer_authorization_id!);
+    if (view?.status === 'cancelled') return;
+    throw new AppError('PAYMENT_NOT_CANCELLABLE', `The acquirer refused the cancellation: ${result.reason ?? 'unknown reason'}`, { acquirerStatus: view?.status ?? null });
+  }
+
+  private async writeCancelled(trx: Trx, p: PaymentRow, attempts: number): Promise<void> {
+    const now = this.now();
+    await trx.updateTable('payments').set({ status: 'cancelled', operation: null, operation_at: null, updated_at: now }).where('id', '=', p.id).execute();
+    if (p.session_id) {
+      await trx.updateTable('payment_sessions').set({ status: 'cancelled', completed_at: now }).where('id', '=', p.session_id).where('status', '=', 'open').execute();
+    }
+    const row = await trx.selectFrom('payments').selectAll().where('id', '=', p.id).executeTakeFirstOrThrow();
+    await recordEvent(trx, {
+      merchantId: row.merchant_id, mode: row.mode, paymentId: row.id, at: this.clock.now(),
+      ...payloads.paymentCancelled({
+        ...paymentBase(row, await storeOf(trx, row)), cancelledBy: 'merchant_api', settlement: await settlementOf(trx, row, attempts),
+      }),
+    });
+  }
+
+  // ---------- refunds ----------
+
+  async refund(owner: Owner, id: string, input: RefundInput) {
+    if (input.amountCents !== undefined && input.amount !== undefined && input.amountCents !== input.amount) {
+      throw validationError([{ field: 'amount', message: `differs from amountCents (${input.amountCents}); give one of them, or the same value` }]);
+    }
+    const requested = input.amountCents ?? input.amount;
+    const acquirer = this.acquirers.forMode(owner.mode);
+    const { payment, refund } = await this.db.transaction(async (trx) => {
+      const p = await this.lock(trx, owner, id);
+      if (!REFUNDABLE.includes(p.status) || !p.acquirer_authorization_id) {
+        throw new AppError('PAYMENT_NOT_REFUNDABLE', `Payment ${id} is ${p.status}; only a captured payment with an amount left to refund can be refunded`, { status: p.status });
+      }
+      const refundable = p.captured_amount - p.refunded_amount - p.refund_reserved;
+      const amount = requested ?? refundable;
+      if (amount < 1 || amount > refundable) {
+        throw new AppError('REFUND_EXCEEDS_CAPTURED', `Cannot refund ${amount} ${p.currency}: ${refundable} ${p.currency} is left to refund`, {
+          requested: amount, refundable, capturedAmount: p.captured_amount, refundedAmount: p.refunded_amount, currency: p.currency,
+        });
+      }
+      const now = this.now();
+      const row: RefundRow = {
+        id: newId('re'), payment_id: p.id, merchant_id: p.merchant_id, mode: p.mode, status: 'pending', amount,
+        currency: p.currency, amount_eur_cents: isCurrency(p.currency) ? toEurCents(amount, p.currency) : amount,
+        reason: input.reason ?? null, failure_reason: null, created_at: now, updated_at: now,
+      };
+      await trx.insertInto('refunds').values(row).execute();
+      await trx.updateTable('payments').set((eb) => ({ refund_reserved: eb('refund_reserved', '+', amount) })).where('id', '=', p.id).execute();
+      return { payment: p, refund: row };
+    });
+
+    let failure: string | null = null;
+    try {
+      const result = await acquirer.refund({ mode: payment.mode, authorizationId: payment.acquirer_authorization_id!, amount: refund.amount });
+      if (!result.ok) failure = result.reason ?? 'refused by the acquirer';
+    } catch (err) {
+      failure = 'the acquirer could not be reached';
+      await this.finishRefund(refund, failure, 0);
+      throw err;
+    }
+    const attempts = failure ? 0 : await attemptsOf(this.acquirers, payment);
+    const done = await this.finishRefund(refund, failure, attempts);
+    if (failure) throw new AppError('PAYMENT_NOT_REFUNDABLE', `The acquirer refused the refund: ${failure}`, { refundId: refund.id });
+    return refundView(done);
+  }
+
+  /** Releases the reservation and records the outcome; a success also moves the payment and emits one event. */
+  private async finishRefund(refund: RefundRow, failure: string | null, attempts: number): Promise<RefundRow> {
+    return this.db.transaction(async (trx) => {
+      const now = this.now();
+      if (failure) {
+        await trx.updateTable('refunds').set({ status: 'failed', failure_reason: failure, updated_at: now }).where('id', '=', refund.id).execute();
+        await trx.updateTable('payments').set((eb) => ({ refund_reserved: eb('refund_reserved', '-', refund.amount) })).where('id', '=', refund.payment_id).execute();
+        return trx.selectFrom('refunds').selectAll().where('id', '=', refund.id).executeTakeFirstOrThrow();
+      }
+      let q = trx.selectFrom('payments').selectAll().where('id', '=', refund.payment_id);
+      if (this.db.caps.multiProcess) q = q.forUpdate();
+      const p = await q.executeTakeFirstOrThrow();
+      const totalRefunded = p.refunded_amount + refund.amount;
+      const remaining = p.captured_amount - totalRefunded;
+      const status = remaining === 0 ? 'refunded' : 'partially_refunded';
+      await trx.updateTable('refunds').set({ status: 'succeeded', updated_at: now }).where('id', '=', refund.id).execute();
+      await trx.updateTable('payments')
+        .set({ refunded_amount: totalRefunded, refund_reserved: p.refund_reserved - refund.amount, status, updated_at: now })
+        .where('id', '=', p.id).execute();
+      const row = await trx.selectFrom('payments').selectAll().where('id', '=', p.id).executeTakeFirstOrThrow();
+      const data = {
+        ...paymentBase(row, await storeOf(trx, row)),
+        refundId: refund.id,
+        refundOriginalAmount: refund.amount,
+        totalRefundedOriginalAmount: totalRefunded,
+        remainingOriginalAmount: remaining,
+        originalCurrency: row.currency,
+        settlement: await settlementOf(trx, row, attempts),
+      };
+      await recordEvent(trx, {
+        merchantId: row.merchant_id, mode: row.mode, paymentId: row.id, at: this.clock.now(),
+        ...(remaining === 0 ? payloads.paymentRefunded(data) : payloads.paymentPartiallyRefunded(data)),
+      });
+      return trx.selectFrom('refunds').selectAll().where('id', '=', refund.id).executeTakeFirstOrThrow();
+    });
+  }
+
+  async listRefunds(owner: Owner, id: string) {
+    const payment = await this.db.kysely.selectFrom('payments').select('id')
+      .where('id', '=', id).where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode).executeTakeFirst();
+    if (!payment) throw notFound('payment', id);
+    const rows = await this.db.kysely.selectFrom('refunds').selectAll().where('payment_id', '=', id).orderBy('created_at').orderBy('id').execute();
+    return { data: rows.map(refundView), hasMore: false };
+  }
+}
+
+/** A pending or failed payment has no live authorization; its failed attempts are not charged until captured. */
+async function attemptsOfTrx(_p: PaymentRow): Promise<number> {
+  return 0;
+}

@@ -1,0 +1,68 @@
+// What every payment event of the lifecycle carries (interface 6.1 rules 4–8, DESIGN.md section 11): the base
+// fields, and the settlement block computed from the payment's contract, its authorization attempts and its
+// refunds. Read on the caller's transaction so the event shows the state written with it.
+import type { Acquirers } from '../../acquirer/acquirers.js';
+import type { Kysely } from 'kysely';
+import type { Trx } from '../../db/database.js';
+import type { DB } from '../../db/schema.js';
+import type { PaymentBase, Settlement } from '../../events/payloads.js';
+import { isCurrency, toEurCents } from '../../shared/money.js';
+import { settlementBlock } from './fees.js';
+import type { PaymentRow } from './payments.table.js';
+import { storeRef, type StoreRef } from './payments.views.js';
+
+export async function storeOf(trx: Trx, payment: PaymentRow): Promise<StoreRef> {
+  if (!payment.store_id) return null;
+  const store = await trx.selectFrom('stores').select(['id', 'code', 'name']).where('id', '=', payment.store_id).executeTakeFirst();
+  return storeRef(store);
+}
+
+/** `amount` is EUR cents (the payment's amount, or `originalAmount` when the event is about part of it). */
+export function paymentBase(payment: PaymentRow, store: StoreRef, originalAmount = payment.amount): PaymentBase {
+  const currency = isCurrency(payment.currency) ? payment.currency : 'EUR';
+  return {
+    paymentId: payment.id,
+    status: payment.status,
+    reference: payment.reference,
+    order: { reference: payment.order_reference },
+    externalId: payment.external_id,
+    amount: originalAmount === payment.amount ? payment.amount_eur_cents : toEurCents(originalAmount, currency),
+    currency: 'EUR',
+    store,
+    customerId: payment.customer_id,
+    privateData: payment.private_data ? (JSON.parse(payment.private_data) as Record<string, unknown>) : null,
+  };
+}
+
+/** Authorization attempts of a payment, asked of the acquirer before any transaction opens. */
+export async function attemptsOf(acquirers: Acquirers, payment: Pick<PaymentRow, 'id' | 'mode'>): Promise<number> {
+  if (payment.mode === 'live' && !acquirers.liveConfigured()) return 0;
+  return (await acquirers.forMode(payment.mode).listAuthorizations(payment.mode, payment.id)).length;
+}
+
+export async function settlementOf(trx: Kysely<DB>, payment: PaymentRow, attempts: number): Promise<Settlement> {
+  const contract = await trx
+    .selectFrom('contracts')
+    .select(['commission_rate', 'fixed_fee', 'authorization_fee', 'tax_rate'])
+    .where('id', '=', payment.contract_id)
+    .executeTakeFirstOrThrow();
+  const refunds = await trx
+    .selectFrom('refunds')
+    .select(['id', 'amount'])
+    .where('payment_id', '=', payment.id)
+    .where('status', '=', 'succeeded')
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  return settlementBlock(
+    {
+      currency: payment.currency,
+      basisAmount: payment.captured_amount || payment.authorized_amount || payment.amount,
+      capturedAmount: payment.captured_amount,
+      attempts,
+      settled: payment.settled === 1,
+      refunds,
+    },
+    contract,
+  );
+}

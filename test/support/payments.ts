@@ -1,0 +1,61 @@
+// Payments through the same server-side path as the hosted checkout, without a browser: the merchant creates a
+// session (API), the secure fields' token endpoint tokenizes the card (/acquirer/v1/tokens), the page's pay call
+// authorizes (/checkout/{sessionId}/pay). Nothing is written by hand.
+import assert from 'node:assert/strict';
+import type { TestApp } from './harness.js';
+
+export const CARDS = { visa: '4242424242424242', declined: '4000000000000002' } as const;
+
+export interface PayOptions {
+  amount?: number;
+  currency?: 'EUR' | 'XPF';
+  captureMode?: 'AUTO' | 'MANUAL';
+  storeId?: string;
+  card?: string;
+  expiresIn?: number;
+}
+
+export async function createSession(t: TestApp, key: string, options: PayOptions = {}) {
+  const res = await t.api(key, 'POST', '/api/v1/payments/sessions', {
+    order: { reference: `ORD-${Math.random().toString(36).slice(2, 8)}`, amount: options.amount ?? 10_000, currency: options.currency ?? 'EUR' },
+    captureMode: options.captureMode ?? 'AUTO',
+    email: 'buyer@example.com',
+    externalId: 'ext-1',
+    redirectUrl: 'https://shop.example/return',
+    notificationUrl: 'https://shop.example/hook',
+    ...(options.storeId ? { storeId: options.storeId } : {}),
+    ...(options.expiresIn ? { expiresIn: options.expiresIn } : {}),
+  });
+  assert.equal(res.status, 201, JSON.stringify(res.body));
+  return res.body as { paymentId: string; sessionId: string };
+}
+
+export async function tokenize(t: TestApp, number: string = CARDS.visa): Promise<string> {
+  const res = await t.api(undefined, 'POST', '/acquirer/v1/tokens', { mode: 'test', number, expMonth: 12, expYear: 2040, cvc: '123' });
+  assert.equal(res.status, 201, JSON.stringify(res.body));
+  return res.body.token;
+}
+
+export async function paySession(t: TestApp, sessionId: string, card: string = CARDS.visa) {
+  const token = await tokenize(t, card);
+  const res = await t.api(undefined, 'POST', `/checkout/${sessionId}/pay`, { token });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  return res.body as { next: string; url: string };
+}
+
+/** A session paid by card: AUTO → captured, MANUAL → transit. Returns the payment id. */
+export async function paidPayment(t: TestApp, key: string, options: PayOptions = {}): Promise<string> {
+  const session = await createSession(t, key, options);
+  await paySession(t, session.sessionId, options.card);
+  return session.paymentId;
+}
+
+/** Events of a payment, oldest first, read from the webhook_events table (exact bodies as sent). */
+export async function eventsOf(t: TestApp, paymentId: string): Promise<Array<{ id: string; type: string; createdAt: string; data: any }>> {
+  const rows = await t.db.kysely.selectFrom('webhook_events').select(['body', 'created_at', 'id'])
+    .where('payment_id', '=', paymentId).orderBy('created_at').orderBy('id').execute();
+  const events = rows.map((r) => JSON.parse(r.body));
+  // Same instant: keep the order the lifecycle wrote them in (authorized < captured < refunds).
+  const rank = ['payment.authorized', 'payment.failed', 'payment.captured', 'payment.partially_refunded', 'payment.refunded', 'payment.settled'];
+  return events.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || rank.indexOf(a.type) - rank.indexOf(b.type));
+}
