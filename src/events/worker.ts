@@ -307,8 +307,8 @@ export function startDeliveryWorker(
   }
 
   const unsubscribe = onOutboxSignal(wake);
+  // Not unref'd: a worker-only process has nothing else keeping it alive between events.
   const poll = setInterval(wake, pollMs);
-  poll.unref();
   const listener = config.databaseUrl && db.dialect === 'postgres' ? listen(config.databaseUrl, wake, logger) : undefined;
   wake();
 

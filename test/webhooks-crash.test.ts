@@ -1,0 +1,116 @@
+// Worker processes as operators run them: killed with SIGKILL mid-delivery and restarted, and (on PostgreSQL)
+// two of them sharing one queue. Child processes run `node --import tsx src/start/worker-process.ts`.
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { after, before, it } from 'node:test';
+import { recordEvent } from '../src/events/outbox.js';
+import { payloads } from '../src/events/payloads.js';
+import { ADMIN_TOKEN, eachDatabase, startApp, type TestApp } from './support/harness.js';
+import { createMerchant, type MerchantFixture } from './support/factories.js';
+import { startReceiver, type Receiver } from './support/receiver.js';
+
+function startWorkerProcess(t: TestApp): ChildProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/start/worker-process.ts'], {
+    env: {
+      ...process.env,
+      MOTU_DATA_DIR: t.dataDir,
+      DATABASE_URL: t.databaseUrl ?? '',
+      MOTU_ADMIN_TOKEN: ADMIN_TOKEN,
+      MOTU_SEED_DEMO: 'false',
+      MOTU_WEBHOOK_TIMEOUT_MS: '1000',
+      MOTU_WEBHOOK_RETRY_SCHEDULE: '1,1,1,1,1',
+      LOG_LEVEL: 'error',
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  return child;
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())));
+}
+
+async function commitEvents(t: TestApp, m: MerchantFixture, count: number): Promise<void> {
+  for (let i = 0; i < count; i += 100) {
+    await t.db.transaction(async (trx) => {
+      for (let j = i; j < Math.min(count, i + 100); j++) {
+        await recordEvent(trx, { merchantId: m.id, mode: 'test', ...payloads.customerCreated({ id: `cus_bulk${j}`, name: `n${j}` }) });
+      }
+    });
+  }
+}
+
+const distinctIds = (rx: Receiver) => new Set(rx.received.map((r) => r.body.id)).size;
+
+eachDatabase('webhook workers as processes', (dialect) => {
+  let t: TestApp;
+  let rx: Receiver;
+  const children: ChildProcess[] = [];
+  before(async () => {
+    t = await startApp(dialect);
+    rx = await startReceiver();
+  });
+  after(async () => {
+    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+    await Promise.all(children.map(exited));
+    await rx.close();
+    await t.close();
+  });
+
+  it('loses no event when a worker is killed with SIGKILL while delivering 1,000, once restarted', { timeout: 120_000 }, async () => {
+    const m = await createMerchant(t);
+    rx.on('/crash', () => ({ status: 200, delayMs: 3 }));
+    const ep = await t.api(m.testKey, 'POST', '/api/v1/webhook-endpoints', { url: rx.url('/crash'), events: ['*'] });
+    assert.equal(ep.status, 201);
+    await commitEvents(t, m, 1000);
+
+    const first = startWorkerProcess(t);
+    children.push(first);
+    await rx.waitFor(() => rx.for('/crash').length >= 150, 60_000, 'the first deliveries');
+    first.kill('SIGKILL');
+    await exited(first);
+    const atKill = distinctIds(rx);
+    assert.ok(atKill < 1000, `the worker was killed mid-way (${atKill} delivered)`);
+
+    const second = startWorkerProcess(t);
+    children.push(second);
+    await rx.waitFor(() => distinctIds(rx) === 1000, 90_000, 'all 1,000 events after the restart');
+    second.kill('SIGTERM');
+    await exited(second);
+
+    const left = await t.db.kysely
+      .selectFrom('webhook_deliveries')
+      .select(['status'])
+      .where('merchant_id', '=', m.id)
+      .where('status', '!=', 'succeeded')
+      .execute();
+    assert.equal(left.length, 0, 'every delivery is recorded as succeeded');
+  });
+
+  if (dialect === 'postgres') {
+    it('two worker processes deliver 2,000 events with no attempt sent twice', { timeout: 120_000 }, async () => {
+      const m = await createMerchant(t, 'Two workers');
+      const ep = await t.api(m.testKey, 'POST', '/api/v1/webhook-endpoints', { url: rx.url('/pair'), events: ['*'] });
+      assert.equal(ep.status, 201);
+      const a = startWorkerProcess(t);
+      const b = startWorkerProcess(t);
+      children.push(a, b);
+      await new Promise((r) => setTimeout(r, 1500));
+      await commitEvents(t, m, 2000);
+      await rx.waitFor(() => new Set(rx.for('/pair').map((r) => r.body.id)).size === 2000, 90_000, '2,000 events');
+      await new Promise((r) => setTimeout(r, 500));
+      a.kill('SIGTERM');
+      b.kill('SIGTERM');
+      await Promise.all([exited(a), exited(b)]);
+      assert.equal(rx.for('/pair').length, 2000, 'each event received exactly once');
+      const attempts = await t.db.kysely
+        .selectFrom('webhook_attempts')
+        .innerJoin('webhook_deliveries', 'webhook_deliveries.id', 'webhook_attempts.delivery_id')
+        .select(['webhook_attempts.attempt'])
+        .where('webhook_deliveries.merchant_id', '=', m.id)
+        .execute();
+      assert.equal(attempts.length, 2000);
+      assert.ok(attempts.every((x) => x.attempt === 1));
+    });
+  }
+});
