@@ -42,7 +42,12 @@ export const CHECKOUT_JS = String.raw`(function () {
     if (ok) emailInput.removeAttribute('aria-invalid'); else emailInput.setAttribute('aria-invalid', 'true');
     return ok;
   }
-  if (emailInput) emailInput.addEventListener('blur', function () { if (emailInput.value) checkEmail(); });
+  // Errors appear on blur and clear while typing, never on blur: a layout shift between mousedown and mouseup
+  // on the Pay button would swallow the click.
+  if (emailInput) {
+    emailInput.addEventListener('blur', function () { if (emailInput.value && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(emailInput.value.trim())) checkEmail(); });
+    emailInput.addEventListener('input', function () { if (emailError.textContent && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(emailInput.value.trim())) checkEmail(); });
+  }
 
   function go(url) { window.location.assign(url); }
 
