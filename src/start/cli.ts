@@ -1,7 +1,7 @@
 // The `motu` command line: serve, migrate, and one command per admin API call, printing JSON.
 import { parseArgs } from 'node:util';
 import type { TSchema } from 'typebox';
-import { parseConfig, type Role } from '../config.js';
+import { ConfigError, parseConfig, type Role } from '../config.js';
 import { migrate } from '../db/migrate.js';
 import { schemaValidationError } from '../http/errors.js';
 import { bodyValidator } from '../http/validation.js';
@@ -96,7 +96,11 @@ export async function main(argv: string[], print: (line: string) => void = conso
 
   if (command === 'serve') {
     const role = (values.role ?? 'all') as Role;
-    if (!['api', 'worker', 'all'].includes(role)) throw new Error('--role must be api, worker or all');
+    if (!['api', 'worker', 'all'].includes(role)) throw new ConfigError('--role', `must be api, worker or all, got "${role}"`);
+    if (role !== 'all' && !config.databaseUrl) {
+      // The embedded database belongs to one process (its group commit and worker wake-ups are in-process).
+      throw new ConfigError('--role', `${role} needs DATABASE_URL (PostgreSQL); with the embedded SQLite database run one process with --role all`);
+    }
     await serve(config, role, print);
     return -1;
   }

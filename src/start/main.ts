@@ -11,6 +11,7 @@ main(process.argv.slice(2)).then(
   (err: unknown) => {
     // A configuration mistake is the operator's to fix: its message names the variable; no stack.
     if (err instanceof ConfigError) console.error(err.message);
+    else if (String((err as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS')) console.error(`${(err as Error).message}\nRun motu --help.`);
     else console.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
     process.exit(1);
   },

@@ -30,7 +30,6 @@ export async function serve(config: Config, role: Role, out: (line: string) => v
   let listening: string | undefined;
   if (app) {
     listening = await app.listen({ port: config.port, host: config.host });
-    out(`Motu is listening on ${listening} (public URL ${config.publicUrl})`);
   }
   const workers = role === 'api' ? undefined : startWorkers(config, db, clock, logger);
   logger.info({ role, database: db.dialect, listening, url: config.publicUrl }, 'motu started');
@@ -59,4 +58,6 @@ export async function serve(config: Config, role: Role, out: (line: string) => v
   };
   process.once('SIGTERM', () => void stop('SIGTERM'));
   process.once('SIGINT', () => void stop('SIGINT'));
+  // Announced only once a SIGTERM would be handled gracefully (supervisors and tests wait for this line).
+  if (listening) out(`Motu is listening on ${listening} (public URL ${config.publicUrl})`);
 }

@@ -1,0 +1,184 @@
+// The real `motu` process: `motu serve` on a fresh data folder prints its first credentials once, answers over
+// real HTTP with them, stops cleanly on SIGTERM; the admin commands of the CLI print JSON.
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { after, before, it } from 'node:test';
+import { eachDatabase, freshDatabase, type TestDatabase } from './support/harness.js';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const ENTRY = path.join(ROOT, 'src', 'start', 'main.ts');
+
+interface Running {
+  child: ChildProcess;
+  output: () => string;
+  url: string;
+}
+
+function childEnv(d: TestDatabase, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, MOTU_DATA_DIR: d.dataDir, PORT: '0', LOG_LEVEL: 'info', ...extra };
+  for (const name of ['DATABASE_URL', 'MOTU_ADMIN_TOKEN', 'NODE_ENV', 'MOTU_SEED_DEMO', 'MOTU_PUBLIC_URL']) delete env[name];
+  if (d.databaseUrl) env.DATABASE_URL = d.databaseUrl;
+  return env;
+}
+
+function startServe(d: TestDatabase): Promise<Running> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', ENTRY, 'serve'], { cwd: ROOT, env: childEnv(d), stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`motu serve did not start:\n${out}`)), 30_000);
+    child.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ child, output: () => out, url: m[1]! });
+      }
+    });
+    child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`motu serve exited with ${code}:\n${out}`));
+    });
+  });
+}
+
+function stopped(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  child.removeAllListeners('exit');
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve({ code: child.exitCode, signal: null });
+    child.once('exit', (code, signal) => resolve({ code, signal }));
+  });
+}
+
+function runCli(d: TestDatabase, args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', ENTRY, ...args], { cwd: ROOT, env: childEnv(d, env), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.once('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+function printed(output: string, label: string): string {
+  const m = new RegExp(`${label}:\\s+(\\S+)`).exec(output);
+  assert.ok(m, `"${label}" printed in:\n${output}`);
+  return m[1]!;
+}
+
+eachDatabase('motu serve (child process)', (dialect) => {
+  let d: TestDatabase;
+  let running: Running | undefined;
+  before(async () => {
+    d = await freshDatabase(dialect, { migrate: false });
+    await d.db.close(); // the child process owns the database
+  });
+  after(async () => {
+    if (running && running.child.exitCode === null) running.child.kill('SIGKILL');
+    await d.drop();
+  });
+
+  it('prints the first credentials, serves the API with them over HTTP, and exits cleanly on SIGTERM', async () => {
+    running = await startServe(d);
+    const out = running.output();
+    const adminToken = printed(out, 'Admin token');
+    const key = printed(out, 'Demo test secret key');
+    const webhookSecret = printed(out, 'Demo webhook secret');
+    const storeId = printed(out, 'Demo store');
+    assert.match(key, /^sk_test_[0-9A-Za-z]{32}$/);
+    assert.match(webhookSecret, /^whsec_[0-9A-Za-z]{32}$/);
+    assert.match(storeId, /^sto_/);
+    assert.match(out, /code "web"/);
+
+    const call = async (method: string, route: string, token: string, body?: unknown) => {
+      const res = await fetch(running!.url + route, {
+        method,
+        headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+      });
+      return { status: res.status, body: (await res.json()) as any };
+    };
+
+    // The README's curl: a payment session with the demo key and the demo store code.
+    const session = await call('POST', '/api/v1/payments/sessions', key, {
+      order: { reference: 'ORDER-1001', amount: 2500, currency: 'XPF' },
+      redirectUrl: 'https://shop.example.com/return',
+      notificationUrl: 'https://shop.example.com/hooks/motu',
+      storeId: 'web',
+    });
+    assert.equal(session.status, 201, JSON.stringify(session.body));
+    assert.match(session.body.sessionId, /^ses_/);
+    assert.match(session.body.paymentId, /^pay_/);
+    assert.deepEqual(session.body.store, { id: storeId, code: 'web', name: 'Demo Shop online' });
+    assert.match(session.body.checkoutUrl, new RegExp(`/checkout/${session.body.sessionId}$`));
+    const read = await call('GET', `/api/v1/payments/sessions/${session.body.sessionId}`, key);
+    assert.equal(read.status, 200);
+
+    const secret = await call('GET', '/api/v1/webhooks/signing-secret', key);
+    assert.equal(secret.status, 200);
+    assert.equal(secret.body.webhookSecret, webhookSecret);
+
+    const merchant = await call('POST', '/admin/v1/merchants', adminToken, { name: 'Second shop' });
+    assert.equal(merchant.status, 201);
+    assert.equal((await call('GET', '/admin/v1/merchants', 'adm_wrong_token_000000000000')).status, 401);
+
+    running.child.kill('SIGTERM');
+    const exit = await stopped(running.child);
+    assert.deepEqual(exit, { code: 0, signal: null });
+
+    // The JSON log lines never carry a secret (the banner above them is for the operator's terminal).
+    const logs = running.output().split('\n').filter((l) => l.startsWith('{'));
+    assert.ok(logs.length > 0);
+    for (const secretValue of [adminToken, key, webhookSecret, merchant.body.testSecretKey]) {
+      assert.ok(!logs.some((l) => l.includes(secretValue)), 'no secret in the logs');
+    }
+  });
+
+  it('prints the credentials only once: a second start on the same database shows none', async () => {
+    running = await startServe(d);
+    assert.doesNotMatch(running.output(), /Admin token|secret key|webhook secret/i);
+    running.child.kill('SIGTERM');
+    assert.equal((await stopped(running.child)).code, 0);
+  });
+
+  it('runs the admin commands of the CLI, printing JSON', async () => {
+    const created = await runCli(d, ['merchants', 'create', '--name', 'CLI shop']);
+    assert.equal(created.code, 0, created.stderr);
+    const merchant = JSON.parse(created.stdout);
+    assert.match(merchant.id, /^mer_/);
+    assert.match(merchant.testSecretKey, /^sk_test_/);
+    assert.match(merchant.defaultContractId, /^mcf_/);
+
+    const store = await runCli(d, ['stores', 'create', '--merchant', merchant.id, '--code', 'kiosk', '--name', 'Kiosk', '--kind', 'physical']);
+    assert.equal(store.code, 0, store.stderr);
+    assert.equal(JSON.parse(store.stdout).kind, 'physical');
+
+    const key = await runCli(d, ['keys', 'create', '--merchant', merchant.id, '--mode', 'live', '--permission', 'read']);
+    assert.equal(key.code, 0, key.stderr);
+    const k = JSON.parse(key.stdout);
+    assert.equal(k.permission, 'read');
+    assert.match(k.secretKey, /^sk_live_/);
+
+    const revoked = await runCli(d, ['keys', 'revoke', k.id]);
+    assert.equal(revoked.code, 0);
+    assert.equal(JSON.parse(revoked.stdout).revoked, true);
+
+    // Mistakes print the error shape as JSON and exit 1.
+    const bad = await runCli(d, ['keys', 'create', '--merchant', merchant.id, '--mode', 'prod']);
+    assert.equal(bad.code, 1);
+    const error = JSON.parse(bad.stdout);
+    assert.equal(error.code, 'VALIDATION_ERROR');
+    assert.equal(error.details.field, 'mode');
+
+    const migrate = await runCli(d, ['migrate']);
+    assert.equal(migrate.code, 0);
+    assert.deepEqual(JSON.parse(migrate.stdout), { migrated: [] });
+
+    const badConfig = await runCli(d, ['migrate'], { PORT: 'eighty' });
+    assert.equal(badConfig.code, 1);
+    assert.match(badConfig.stderr, /PORT/);
+    assert.doesNotMatch(badConfig.stderr, /\bat .+:\d+:\d+/, 'a configuration mistake prints no stack');
+  });
+});
