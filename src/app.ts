@@ -30,6 +30,11 @@ import { EventsService } from './modules/webhooks/events.service.js';
 import { webhooksRoutes } from './modules/webhooks/webhooks.routes.js';
 import { WalletService } from './modules/wallet/wallet.service.js';
 import { paymentMethodsRoutes } from './modules/wallet/payment-methods.routes.js';
+import { WalletSessionsService } from './modules/wallet/wallet-sessions.service.js';
+import { walletSessionsRoutes } from './modules/wallet/wallet-sessions.routes.js';
+import { walletPagesRoutes } from './pages/wallet/wallet.routes.js';
+import { SdkService } from './sdk/sdk.service.js';
+import { sdkRoutes } from './sdk/sdk.routes.js';
 import { WebhooksService } from './modules/webhooks/webhooks.service.js';
 import { Acquirers } from './acquirer/acquirers.js';
 import { fieldsRoutes } from './acquirer/fields/fields.routes.js';
@@ -54,6 +59,7 @@ export interface Services {
   acquirers: Acquirers;
   checkout: CheckoutService;
   wallet: WalletService;
+  walletSessions: WalletSessionsService;
   lifecycle: PaymentLifecycleService;
 }
 
@@ -71,7 +77,7 @@ export function buildServices(config: Config, db: Database, clock: Clock): Servi
   };
   const wallet = new WalletService(db, clock, services.acquirers);
   const lifecycle = new PaymentLifecycleService(db, clock, services.acquirers);
-  return { ...services, wallet, lifecycle, checkout: new CheckoutService(db, clock, services.acquirers, config.publicUrl, wallet) };
+  return { ...services, wallet, walletSessions: new WalletSessionsService(db, clock, services.acquirers, config), lifecycle, checkout: new CheckoutService(db, clock, services.acquirers, config.publicUrl, wallet) };
 }
 
 export { REDACTED_PATHS } from './http/logger.js';
@@ -123,6 +129,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   });
   await app.register(fieldsRoutes(services.acquirers, config.publicUrl));
   await app.register(checkoutRoutes(services.checkout, config.publicUrl));
+  await app.register(walletPagesRoutes(services.walletSessions));
+  await app.register(sdkRoutes(new SdkService(services.checkout, services.walletSessions, config.publicUrl)));
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(
@@ -160,6 +168,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await api.register(lifecycleRoutes(services.lifecycle, services.payments, services.paymentSessions));
       await api.register(webhooksRoutes(services.webhooks, services.events));
       await api.register(paymentMethodsRoutes(services.wallet));
+      await api.register(walletSessionsRoutes(services.walletSessions));
     },
     { prefix: '/api/v1' },
   );

@@ -88,7 +88,7 @@ export class CheckoutService {
   }
 
   /** The customer pressed Pay: a one-time token from the secure fields, or a saved card. */
-  async pay(sessionId: string, input: { token?: string; paymentMethodId?: string; email?: string; saveCard?: boolean }): Promise<NextStep> {
+  async pay(sessionId: string, input: { token?: string; paymentMethodId?: string; email?: string; saveCard?: boolean; threeDSReturnUrl?: string }): Promise<NextStep> {
     const loaded = await this.load(sessionId);
     if (!loaded) throw new AppError('NOT_FOUND', 'Unknown session');
     if ('inactive' in loaded) throw new AppError('SESSION_EXPIRED', 'This payment session is no longer active');
@@ -118,7 +118,7 @@ export class CheckoutService {
     const saveCard = session.allow_save_payment_method === 1 && input.saveCard === true && !input.paymentMethodId;
     const outcome = await acquirer.authorize({
       mode: session.mode, source, amount: payment.amount, currency: payment.currency, merchantReference: payment.id,
-      threeDSecure: { returnUrl: `${this.publicUrl}/checkout/${session.id}/3ds-return` }, saveCard,
+      threeDSecure: { returnUrl: input.threeDSReturnUrl ?? `${this.publicUrl}/checkout/${session.id}/3ds-return` }, saveCard, // the SDK returns to its own route
     });
     return this.handle(acquirer, session.id, outcome);
   }

@@ -88,14 +88,9 @@ export async function savePaymentMethod(trx: Trx, input: SavePaymentMethodInput)
     removed_at: null,
     created_at: input.at.toISOString(),
   };
-  // A concurrent save of the same card loses on the partial unique index and reads the winner.
-  const res = await trx.insertInto('payment_methods').values(row)
-    .onConflict((oc) => oc.columns(['customer_id', 'fingerprint']).where('status', '=', 'active').doNothing())
-    .executeTakeFirst();
-  if (Number(res.numInsertedOrUpdatedRows ?? 0n) !== 1) {
-    const winner = await existing();
-    if (winner) return { paymentMethod: winner, created: false };
-  }
+  // A concurrent save of the same card in the same wallet fails on the partial unique index (active, fingerprint)
+  // and rolls back its transaction: the wallet never holds one card twice.
+  await trx.insertInto('payment_methods').values(row).execute();
   await recordEvent(trx, {
     merchantId: row.merchant_id, mode: row.mode, at: input.at, ...payloads.paymentMethodAdded(eventData(row)),
   });

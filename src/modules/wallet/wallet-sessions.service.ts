@@ -1,0 +1,283 @@
+// Card registration: wallet sessions (14 minutes, interface 4.1) and card links (days, interface 4.3). Both are
+// a `payment_sessions` row of kind 'wallet' (ses_ id: the browser's only credential) plus its wallet_sessions row
+// that records how it ended. The card is verified at zero amount (ACCOUNT_VERIFICATION) through the Acquirer:
+// no authorization, nothing to refund; a card already in the wallet (same fingerprint) keeps its pm_.
+import type { Acquirers } from '../../acquirer/acquirers.js';
+import type { VerifyOutcome } from '../../acquirer/acquirer.js';
+import type { Config } from '../../config.js';
+import type { Database, Trx } from '../../db/database.js';
+import type { MerchantAuth } from '../../http/auth.js';
+import { addSeconds, type Clock } from '../../shared/clock.js';
+import { AppError, invalidField, notFound } from '../../shared/errors.js';
+import { newId } from '../../shared/ids.js';
+import type { CustomerRow } from '../customers/customers.table.js';
+import type { PaymentSessionRow } from '../payments/payments.table.js';
+import { urlProblem } from '../payments/urls.js';
+import { savePaymentMethod, type WalletOwner } from './payment-methods.js';
+import type { CardLinkRow, WalletOutcome, WalletSessionRow } from './wallet.table.js';
+
+export const WALLET_SESSION_SECONDS = 14 * 60;
+export const CARD_LINK_DEFAULT_SECONDS = 7 * 24 * 3600;
+
+export interface WalletSessionInput {
+  returnUrl: string;
+  locale?: string;
+  email?: string;
+  externalId?: string;
+}
+
+export interface CardLinkInput {
+  expiresIn?: number;
+  returnUrl?: string;
+  locale?: string;
+  sendEmail?: boolean;
+}
+
+export interface OpenWalletSession {
+  session: PaymentSessionRow;
+  wallet: WalletSessionRow;
+  merchantName: string;
+}
+
+/** What the browser is told after a registration attempt. */
+export interface RegistrationResult {
+  outcome: WalletOutcome;
+  paymentMethodId: string | null;
+  /** Where the customer goes now: the returnUrl with its status query, or our own result page. */
+  redirectUrl: string;
+  code?: string;
+  message?: string;
+}
+
+type Owner = Pick<MerchantAuth, 'merchantId' | 'mode'>;
+
+export class WalletSessionsService {
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+    private readonly acquirers: Acquirers,
+    private readonly config: Pick<Config, 'publicUrl' | 'allowLoopbackUrls'>,
+  ) {}
+
+  registrationUrl(sessionId: string): string {
+    return `${this.config.publicUrl}/wallet/${sessionId}`;
+  }
+
+  async createSession(owner: Owner, pathId: string, input: WalletSessionInput) {
+    this.checkReturnUrl(owner, input.returnUrl, 'returnUrl');
+    return this.db.transaction(async (trx) => {
+      const customer = await this.identify(trx, owner, pathId, input);
+      const { session } = await this.insertSession(trx, owner, customer, {
+        returnUrl: input.returnUrl, locale: input.locale, seconds: WALLET_SESSION_SECONDS, channel: 'session', cardLinkId: null,
+      });
+      return {
+        redirectUrl: this.registrationUrl(session.id),
+        sessionId: session.id,
+        expiresAt: session.expires_at,
+        customerId: customer.id,
+      };
+    });
+  }
+
+  async createCardLink(owner: Owner, customerId: string, input: CardLinkInput) {
+    if (input.returnUrl !== undefined) this.checkReturnUrl(owner, input.returnUrl, 'returnUrl');
+    const row = await this.db.transaction(async (trx) => {
+      const customer = await this.identify(trx, owner, customerId, {});
+      const id = newId('cl');
+      const { session } = await this.insertSession(trx, owner, customer, {
+        returnUrl: input.returnUrl ?? null, locale: input.locale, seconds: input.expiresIn ?? CARD_LINK_DEFAULT_SECONDS, channel: 'link', cardLinkId: id,
+      });
+      const link: CardLinkRow = {
+        id, merchant_id: owner.merchantId, mode: owner.mode, customer_id: customer.id, session_id: session.id,
+        send_email: input.sendEmail ? 1 : 0, cancelled_at: null, expires_at: session.expires_at, created_at: session.created_at,
+      };
+      await trx.insertInto('card_links').values(link).execute();
+      return link;
+    });
+    return this.cardLinkView(row);
+  }
+
+  async getCardLink(owner: Owner, id: string) {
+    return this.cardLinkView(await this.findCardLink(owner, id));
+  }
+
+  async cancelCardLink(owner: Owner, id: string) {
+    const link = await this.findCardLink(owner, id);
+    const now = this.clock.now().toISOString();
+    await this.db.transaction(async (trx) => {
+      const res = await trx.updateTable('payment_sessions').set({ status: 'cancelled', completed_at: now })
+        .where('id', '=', link.session_id).where('status', '=', 'open').executeTakeFirst();
+      if (Number(res.numUpdatedRows) === 1) await trx.updateTable('card_links').set({ cancelled_at: now }).where('id', '=', id).execute();
+    });
+    const after = await this.findCardLink(owner, id);
+    const view = await this.cardLinkView(after);
+    if (view.status !== 'cancelled') {
+      throw new AppError('BUSINESS_RULE_VIOLATION', `Card link ${id} is ${view.status}; only an open link can be cancelled`, { id, status: view.status });
+    }
+    return view;
+  }
+
+  /** An open, unexpired wallet session (the browser's view), or why not. */
+  async loadOpen(sessionId: string): Promise<OpenWalletSession | 'inactive' | null> {
+    const session = await this.db.kysely.selectFrom('payment_sessions').selectAll()
+      .where('id', '=', sessionId).where('kind', '=', 'wallet').executeTakeFirst();
+    if (!session) return null;
+    if (session.status !== 'open' || session.expires_at <= this.clock.now().toISOString()) return 'inactive';
+    const wallet = await this.db.kysely.selectFrom('wallet_sessions').selectAll().where('session_id', '=', sessionId).executeTakeFirstOrThrow();
+    const merchant = await this.db.kysely.selectFrom('merchants').select('name').where('id', '=', session.merchant_id).executeTakeFirstOrThrow();
+    return { session, wallet, merchantName: merchant.name };
+  }
+
+  /** Any wallet session with its outcome (result page). */
+  async loadAny(sessionId: string): Promise<{ session: PaymentSessionRow; wallet: WalletSessionRow } | null> {
+    const session = await this.db.kysely.selectFrom('payment_sessions').selectAll()
+      .where('id', '=', sessionId).where('kind', '=', 'wallet').executeTakeFirst();
+    if (!session) return null;
+    const wallet = await this.db.kysely.selectFrom('wallet_sessions').selectAll().where('session_id', '=', sessionId).executeTakeFirstOrThrow();
+    return { session, wallet };
+  }
+
+  /**
+   * The customer submitted a card (a one-time token from the secure fields): verify it at zero amount, save it
+   * (or find it already saved), and end the session with its outcome.
+   */
+  async register(sessionId: string, token: string): Promise<RegistrationResult> {
+    const open = await this.loadOpen(sessionId);
+    if (!open) throw new AppError('NOT_FOUND', 'Unknown session');
+    if (open === 'inactive') throw new AppError('SESSION_EXPIRED', 'This card registration session is no longer active');
+    const { session } = open;
+    const acquirer = this.acquirers.forMode(session.mode);
+    // Never inside a transaction: the acquirer is an outbound call.
+    const outcome: VerifyOutcome = await acquirer.verify({ mode: session.mode, token });
+    if (outcome.status === 'error' && outcome.code === 'INVALID_TOKEN') {
+      throw invalidField('token', 'is unknown, expired or already used');
+    }
+    const at = this.clock.now();
+    const result = await this.db.transaction(async (trx) => {
+      const claimed = await trx.updateTable('payment_sessions').set({ status: 'complete', completed_at: at.toISOString() })
+        .where('id', '=', session.id).where('status', '=', 'open').executeTakeFirst();
+      if (Number(claimed.numUpdatedRows) !== 1) throw new AppError('SESSION_EXPIRED', 'This card registration session is no longer active');
+      let paymentMethodId: string | null = null;
+      let kind: WalletOutcome;
+      let refusal: string | null = null;
+      if (outcome.status === 'verified') {
+        const saved = await savePaymentMethod(trx, {
+          owner: { merchantId: session.merchant_id, mode: session.mode }, customerId: session.customer_id!,
+          cardRef: outcome.cardRef, card: outcome.card, at,
+        });
+        paymentMethodId = saved.paymentMethod.id;
+        kind = 'success';
+      } else if (outcome.status === 'refused') {
+        kind = 'failed';
+        refusal = outcome.refusalCode;
+      } else {
+        kind = 'error';
+        refusal = outcome.code;
+      }
+      await trx.updateTable('wallet_sessions').set({ outcome: kind, payment_method_id: paymentMethodId, refusal_code: refusal, updated_at: at.toISOString() })
+        .where('session_id', '=', session.id).execute();
+      return { kind, paymentMethodId, refusal };
+    });
+    const base: RegistrationResult = {
+      outcome: result.kind, paymentMethodId: result.paymentMethodId, redirectUrl: this.returnTarget(session, result.kind, result.paymentMethodId),
+    };
+    if (outcome.status === 'refused') return { ...base, code: 'CARD_REFUSED', message: outcome.refusalMessage };
+    if (outcome.status === 'error') return { ...base, code: outcome.code, message: outcome.message };
+    return base;
+  }
+
+  /** returnUrl + status (+ paymentMethodId on success); our result page when the link has no return URL. */
+  returnTarget(session: PaymentSessionRow, outcome: WalletOutcome, paymentMethodId: string | null): string {
+    if (!session.redirect_url) return `${this.config.publicUrl}/wallet/${session.id}/done`;
+    return walletReturnUrl(session.redirect_url, outcome, paymentMethodId);
+  }
+
+  private checkReturnUrl(owner: Owner, url: string, field: string): void {
+    const problem = urlProblem(url, 'return', { mode: owner.mode, allowLoopbackUrls: this.config.allowLoopbackUrls });
+    if (problem) throw invalidField(field, problem);
+  }
+
+  /**
+   * The customer by the path id (`cus_…`), else by `email` or `externalId` of the body (triple identification);
+   * 404 when none designates a customer of this merchant and mode.
+   */
+  private async identify(trx: Trx, owner: Owner, pathId: string, input: { email?: string; externalId?: string }): Promise<CustomerRow> {
+    const base = () => trx.selectFrom('customers').selectAll().where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode);
+    const byId = await base().where('id', '=', pathId).executeTakeFirst();
+    if (byId) return byId;
+    if (input.email) {
+      const byEmail = await base().where('email_key', '=', input.email.toLowerCase()).executeTakeFirst();
+      if (byEmail) return byEmail;
+    }
+    if (input.externalId) {
+      const byExternal = await base().where('external_id', '=', input.externalId).executeTakeFirst();
+      if (byExternal) return byExternal;
+    }
+    throw new AppError('NOT_FOUND', `No customer with id ${pathId}`, { id: pathId });
+  }
+
+  private async insertSession(
+    trx: Trx, owner: WalletOwner, customer: CustomerRow,
+    opts: { returnUrl: string | null; locale?: string; seconds: number; channel: 'session' | 'link'; cardLinkId: string | null },
+  ): Promise<{ session: PaymentSessionRow }> {
+    const now = this.clock.now();
+    const session = {
+      id: newId('ses'), merchant_id: owner.merchantId, mode: owner.mode, kind: 'wallet' as const, status: 'open' as const,
+      payment_id: null, customer_id: customer.id, channel: opts.channel, redirect_url: opts.returnUrl, failure_redirect_url: null,
+      success_page_mode: 'redirect', failure_page_mode: 'redirect', language_code: opts.locale ?? 'fr',
+      allow_save_payment_method: 0, save_payment_method_default: 0, offer_saved_cards: 0, email: customer.email,
+      expires_at: addSeconds(now, opts.seconds).toISOString(), created_at: now.toISOString(), completed_at: null,
+    };
+    await trx.insertInto('payment_sessions').values(session as never).execute();
+    await trx.insertInto('wallet_sessions').values({
+      session_id: session.id, card_link_id: opts.cardLinkId, outcome: null, payment_method_id: null, refusal_code: null, updated_at: session.created_at,
+    }).execute();
+    return { session: session as unknown as PaymentSessionRow };
+  }
+
+  private async findCardLink(owner: Owner, id: string): Promise<CardLinkRow> {
+    const row = await this.db.kysely.selectFrom('card_links').selectAll()
+      .where('id', '=', id).where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode).executeTakeFirst();
+    if (!row) throw notFound('card link', id);
+    return row;
+  }
+
+  private async cardLinkView(link: CardLinkRow) {
+    const session = await this.db.kysely.selectFrom('payment_sessions').select(['status', 'expires_at', 'redirect_url', 'language_code'])
+      .where('id', '=', link.session_id).executeTakeFirstOrThrow();
+    const wallet = await this.db.kysely.selectFrom('wallet_sessions').select(['outcome', 'payment_method_id'])
+      .where('session_id', '=', link.session_id).executeTakeFirstOrThrow();
+    const expired = session.status === 'open' && session.expires_at <= this.clock.now().toISOString();
+    const status = link.cancelled_at ? 'cancelled' : session.status === 'complete' ? 'completed' : expired || session.status === 'expired' ? 'expired' : 'open';
+    return {
+      id: link.id,
+      object: 'card_link' as const,
+      customerId: link.customer_id,
+      url: this.registrationUrl(link.session_id),
+      sessionId: link.session_id,
+      status,
+      outcome: wallet.outcome,
+      paymentMethodId: wallet.payment_method_id,
+      returnUrl: session.redirect_url,
+      locale: session.language_code,
+      sendEmail: link.send_email === 1,
+      // No mailer ships yet: the merchant sends the URL itself.
+      emailSent: false,
+      expiresAt: link.expires_at,
+      createdAt: link.created_at,
+    };
+  }
+}
+
+/** The return URL with `status` (and `paymentMethodId` on success); those names are reserved, others kept. */
+export function walletReturnUrl(base: string, outcome: WalletOutcome, paymentMethodId: string | null): string {
+  try {
+    const url = new URL(base);
+    url.searchParams.delete('paymentMethodId');
+    url.searchParams.set('status', outcome);
+    if (outcome === 'success' && paymentMethodId) url.searchParams.set('paymentMethodId', paymentMethodId);
+    return url.toString();
+  } catch {
+    return base;
+  }
+}

@@ -1,0 +1,98 @@
+// Browser-facing routes of the web SDK: the script under /sdk/v1/, and the session routes the component calls
+// under /api/v1/sdk/sessions/{id}/…, authenticated by the session id only. CORS is open on these two families
+// (no credentials, no cookies) and nowhere else: secret-key routes never grant a foreign origin.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type, type Static } from 'typebox';
+import { esc, jsonForScript, sendHtml } from '../http/html.js';
+import { sdkBundle } from './bundle.js';
+import type { SdkService } from './sdk.service.js';
+
+const SessionParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+const SubmitBody = Type.Object(
+  {
+    token: Type.String({ minLength: 1, maxLength: 100 }),
+    defi3ds: Type.Optional(Type.Union([Type.Literal('embarque'), Type.Literal('redirection')])),
+    email: Type.Optional(Type.String({ maxLength: 254 })),
+  },
+  { additionalProperties: false },
+);
+const ReturnQuery = Type.Object({
+  authorizationId: Type.String({ minLength: 1, maxLength: 64 }),
+  defi3ds: Type.Optional(Type.Union([Type.Literal('embarque'), Type.Literal('redirection')])),
+});
+
+/** Inside the component's 3-D Secure frame: hand the outcome to the component (which checks our origin). */
+const RETURN_JS = `(function(){var r=JSON.parse(document.getElementById('result').textContent);
+if(window.parent!==window){window.parent.postMessage({source:'motu-sdk-3ds',result:r},'*');}
+else if(r.redirectUrl){window.location.replace(r.redirectUrl);}})();`;
+
+export function corsOpen(reply: FastifyReply): void {
+  reply.header('access-control-allow-origin', '*');
+  reply.header('access-control-allow-methods', 'GET, POST, OPTIONS');
+  reply.header('access-control-allow-headers', 'content-type');
+  reply.header('access-control-max-age', '600');
+  reply.header('vary', 'origin');
+}
+
+export function sdkRoutes(sdk: SdkService) {
+  return async function routes(app: FastifyInstance): Promise<void> {
+    app.addHook('onSend', async (_request, reply, payload) => {
+      corsOpen(reply);
+      return payload;
+    });
+    const preflight = async (_request: FastifyRequest, reply: FastifyReply) => reply.code(204).send();
+    app.options('/sdk/*', { schema: { hide: true } }, preflight);
+    app.options('/api/v1/sdk/*', { schema: { hide: true } }, preflight);
+
+    const script = (immutable: boolean) => async (request: FastifyRequest<{ Params: { hash?: string } }>, reply: FastifyReply) => {
+      const bundle = await sdkBundle();
+      if (immutable && request.params.hash !== bundle.hash) return reply.code(404).send({ code: 'NOT_FOUND', message: 'No such SDK build; see /sdk/v1/manifest.json' });
+      const etag = `"${bundle.hash}"`;
+      reply.header('content-type', 'text/javascript; charset=utf-8').header('etag', etag).header('x-content-type-options', 'nosniff')
+        .header('cross-origin-resource-policy', 'cross-origin')
+        .header('cache-control', immutable ? 'public, max-age=31536000, immutable' : 'public, max-age=300, stale-while-revalidate=3600');
+      if (request.headers['if-none-match'] === etag) return reply.code(304).send();
+      return reply.send(bundle.code);
+    };
+    app.get('/sdk/v1/motu.js', { schema: { hide: true } }, script(false));
+    app.get<{ Params: { hash: string } }>('/sdk/v1/motu-:hash.js', { schema: { hide: true } }, script(true));
+    app.get('/sdk/v1/manifest.json', { schema: { hide: true } }, async (_request, reply) => {
+      const bundle = await sdkBundle();
+      return reply.header('cache-control', 'public, max-age=60').send({
+        version: 'v1', latest: '/sdk/v1/motu.js', file: `/sdk/v1/motu-${bundle.hash}.js`, integrity: bundle.integrity, gzipBytes: bundle.gzipBytes,
+      });
+    });
+    app.get('/sdk/v1/assets/3ds-return.js', { schema: { hide: true } }, async (_request, reply) =>
+      reply.header('content-type', 'text/javascript; charset=utf-8').header('cache-control', 'public, max-age=300').send(RETURN_JS));
+
+    app.get<{ Params: Static<typeof SessionParams> }>(
+      '/api/v1/sdk/sessions/:id',
+      { schema: { tags: ['sdk'], summary: 'Browser: the session the component mounts on (session id is the credential)', params: SessionParams, security: [] } },
+      async (request, reply) => reply.header('cache-control', 'no-store').send(await sdk.session(request.params.id)),
+    );
+    app.post<{ Params: Static<typeof SessionParams>; Body: Static<typeof SubmitBody> }>(
+      '/api/v1/sdk/sessions/:id/submit',
+      { schema: { tags: ['sdk'], summary: 'Browser: submit a one-time card token for this session', params: SessionParams, body: SubmitBody, security: [] } },
+      async (request, reply) => {
+        const result = await sdk.submit(request.params.id, request.body.token, request.body.defi3ds ?? 'embarque', request.body.email);
+        return reply.header('cache-control', 'no-store').send(result);
+      },
+    );
+    app.get<{ Params: Static<typeof SessionParams>; Querystring: Static<typeof ReturnQuery> }>(
+      '/api/v1/sdk/sessions/:id/3ds-return',
+      { schema: { hide: true, params: SessionParams, querystring: ReturnQuery } },
+      async (request, reply) => {
+        const { result, fallbackUrl } = await sdk.completeChallenge(request.params.id, request.query.authorizationId);
+        if (request.query.defi3ds === 'redirection') {
+          // The whole window went to the bank: send it on to the outcome.
+          const target = result.status === 'succeeded' ? result.redirectUrl ?? `/checkout/success?sessionId=${encodeURIComponent(request.params.id)}` : fallbackUrl;
+          return reply.code(303).header('location', target).header('cache-control', 'no-store').send();
+        }
+        const page = `<!doctype html><html><head><meta charset="utf-8"><title>3-D Secure</title></head><body>
+<p>${esc(result.status === 'succeeded' ? '✓' : '…')}</p>
+<script type="application/json" id="result">${jsonForScript(result)}</script><script src="/sdk/v1/assets/3ds-return.js"></script></body></html>`;
+        return sendHtml(reply, page, "default-src 'none'; script-src 'self'; base-uri 'none'; frame-ancestors *");
+      },
+    );
+  };
+}
