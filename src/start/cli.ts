@@ -11,6 +11,7 @@ import { AppError } from '../shared/errors.js';
 import { systemClock } from '../shared/clock.js';
 import { openMigrated } from './bootstrap.js';
 import { serve } from './server.js';
+import { listen } from './listen.js';
 
 const USAGE = `Usage: motu <command> [options]
 
@@ -26,6 +27,9 @@ const USAGE = `Usage: motu <command> [options]
   stores update ID [--name NAME] [--active true|false] [--contract ID]
   keys create --merchant ID --mode test|live [--permission write|read] [--store ID]
   keys revoke ID
+  listen --forward-to URL [--api-url URL] [--key sk_test_…]
+                                           forward new test-mode events, signed, to a local URL
+                                           (key and API URL default to MOTU_SECRET_KEY and MOTU_URL or MOTU_PUBLIC_URL)
 
 Configuration comes from the environment (see README).`;
 
@@ -48,6 +52,9 @@ const OPTIONS = {
   permission: { type: 'string' },
   store: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
+  'forward-to': { type: 'string' },
+  'api-url': { type: 'string' },
+  key: { type: 'string' },
 } as const;
 
 type Values = Record<string, string | boolean | undefined>;
@@ -93,6 +100,17 @@ export async function main(argv: string[], print: (line: string) => void = conso
     return command ? 0 : 1;
   }
   const config = parseConfig(process.env);
+
+  if (command === 'listen') {
+    const v = values as Values;
+    await listen({
+      apiUrl: (str(v, 'api-url') ?? process.env.MOTU_URL ?? config.publicUrl).replace(/\/+$/, ''),
+      secretKey: need(str(v, 'key') ?? process.env.MOTU_SECRET_KEY, 'key'),
+      forwardTo: need(str(v, 'forward-to'), 'forward-to'),
+      print,
+    });
+    return 0;
+  }
 
   if (command === 'serve') {
     const role = (values.role ?? 'all') as Role;

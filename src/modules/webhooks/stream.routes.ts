@@ -1,0 +1,86 @@
+// GET /api/v1/events/stream: the merchant's new events as server-sent events, for `motu listen`.
+// Each SSE message carries the event's exact JSON body (the bytes a webhook would send), `id:` the event id.
+// `?since=<ISO instant>` resumes after a reconnection; without it the stream starts now.
+import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from 'typebox';
+import type { Database } from '../../db/database.js';
+import { onOutboxSignal } from '../../events/signal.js';
+import { merchantOf } from '../../http/auth.js';
+import type { Clock } from '../../shared/clock.js';
+
+const StreamQuery = Type.Object({ since: Type.Optional(Type.String({ format: 'date-time' })) }, { additionalProperties: false });
+
+const POLL_MS = 250;
+const HEARTBEAT_MS = 15_000;
+
+export function eventStreamRoutes(db: Database, clock: Clock) {
+  return async function routes(app: FastifyInstance): Promise<void> {
+    app.get<{ Querystring: Static<typeof StreamQuery> }>(
+      '/events/stream',
+      {
+        schema: {
+          tags: ['events'],
+          summary: 'Stream new events (text/event-stream); used by `motu listen`',
+          querystring: StreamQuery,
+        },
+      },
+      async (request, reply) => {
+        const owner = merchantOf(request);
+        let since = request.query.since ? new Date(request.query.since).toISOString() : clock.now().toISOString();
+        const seen = new Set<string>();
+        reply.hijack();
+        const res = reply.raw;
+        res.writeHead(200, {
+          'content-type': 'text/event-stream; charset=utf-8',
+          'cache-control': 'no-store',
+          connection: 'keep-alive',
+          'x-accel-buffering': 'no',
+        });
+        res.write(': motu event stream\n\n');
+        let closed = false;
+        let busy = false;
+        const pump = async () => {
+          if (busy || closed) return;
+          busy = true;
+          try {
+            const rows = await db.kysely
+              .selectFrom('webhook_events')
+              .select(['id', 'type', 'body', 'created_at'])
+              .where('merchant_id', '=', owner.merchantId)
+              .where('mode', '=', owner.mode)
+              .where('created_at', '>=', since)
+              .orderBy('created_at')
+              .orderBy('id')
+              .limit(500)
+              .execute();
+            for (const row of rows) {
+              if (seen.has(row.id)) continue;
+              seen.add(row.id);
+              res.write(`id: ${row.id}\nevent: ${row.type}\ndata: ${row.body}\n\n`);
+            }
+            const last = rows.at(-1);
+            if (last && last.created_at > since) {
+              since = last.created_at;
+              // Keep only the ids at the new boundary instant: older ones can no longer come back.
+              for (const id of seen) if (!rows.some((r) => r.id === id && r.created_at === since)) seen.delete(id);
+            }
+          } catch {
+            /* the next tick retries */
+          } finally {
+            busy = false;
+          }
+        };
+        const unsubscribe = onOutboxSignal(() => void pump());
+        const poll = setInterval(() => void pump(), POLL_MS);
+        const heartbeat = setInterval(() => res.write(': ping\n\n'), HEARTBEAT_MS);
+        request.raw.on('close', () => {
+          closed = true;
+          unsubscribe();
+          clearInterval(poll);
+          clearInterval(heartbeat);
+        });
+        void pump();
+      },
+    );
+  };
+}
