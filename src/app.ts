@@ -28,6 +28,7 @@ import { lifecycleRoutes } from './modules/payments/lifecycle.routes.js';
 import { PaymentLifecycleService } from './modules/payments/lifecycle.service.js';
 import { EventsService } from './modules/webhooks/events.service.js';
 import { webhooksRoutes } from './modules/webhooks/webhooks.routes.js';
+import { eventStreamRoutes } from './modules/webhooks/stream.routes.js';
 import { WalletService } from './modules/wallet/wallet.service.js';
 import { paymentMethodsRoutes } from './modules/wallet/payment-methods.routes.js';
 import { WalletSessionsService } from './modules/wallet/wallet-sessions.service.js';
@@ -167,6 +168,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await api.register(paymentsRoutes(services.paymentSessions, services.payments));
       await api.register(lifecycleRoutes(services.lifecycle, services.payments, services.paymentSessions));
       await api.register(webhooksRoutes(services.webhooks, services.events));
+      await api.register(eventStreamRoutes(db, clock));
       await api.register(paymentMethodsRoutes(services.wallet));
       await api.register(walletSessionsRoutes(services.walletSessions));
     },
