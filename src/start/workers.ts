@@ -6,14 +6,23 @@ import { startScheduler, type ScheduledJob } from '../events/scheduler.js';
 import { startDeliveryWorker, type DeliveryWorkerOptions, type Logger } from '../events/worker.js';
 import { purgeExpiredIdempotencyKeys } from '../http/idempotency.js';
 import type { Clock } from '../shared/clock.js';
+import { Acquirers } from '../acquirer/acquirers.js';
+import { PaymentLifecycleService } from '../modules/payments/lifecycle.service.js';
+import { paymentJobs } from '../modules/payments/payments.scheduler.js';
 
 export interface Workers {
   stop(): Promise<void>;
 }
 
 /** Jobs every worker process runs; modules add theirs here. */
-export function scheduledJobs(db: Database, clock: Clock): ScheduledJob[] {
-  return [{ name: 'purge-idempotency-keys', everyMs: 3_600_000, run: () => purgeExpiredIdempotencyKeys(db, clock) }];
+export function scheduledJobs(db: Database, clock: Clock, config?: Config): ScheduledJob[] {
+  const jobs: ScheduledJob[] = [{ name: 'purge-idempotency-keys', everyMs: 3_600_000, run: () => purgeExpiredIdempotencyKeys(db, clock) }];
+  if (config) {
+    // Payment expiries and settlement (src/modules/payments/payments.scheduler.ts).
+    const acquirers = new Acquirers(db, clock, { publicUrl: config.publicUrl, settlementDelaySeconds: config.testSettlementDelaySeconds });
+    jobs.push(...paymentJobs({ db, clock, acquirers, lifecycle: new PaymentLifecycleService(db, clock, acquirers) }));
+  }
+  return jobs;
 }
 
 export function startWorkers(
@@ -24,7 +33,7 @@ export function startWorkers(
   options: { delivery?: DeliveryWorkerOptions; jobs?: ScheduledJob[] } = {},
 ): Workers {
   const delivery = startDeliveryWorker(config, db, clock, logger, options.delivery);
-  const scheduler = startScheduler(options.jobs ?? scheduledJobs(db, clock), clock, logger);
+  const scheduler = startScheduler(options.jobs ?? scheduledJobs(db, clock, config), clock, logger);
   return {
     async stop() {
       await Promise.all([delivery.stop(), scheduler.stop()]);

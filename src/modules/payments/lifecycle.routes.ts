@@ -54,6 +54,15 @@ export const LinkCreated = Type.Object({
 /** Payment links live 7 days unless `expiresIn` says otherwise (DESIGN.md section 11). */
 export const LINK_DEFAULT_EXPIRES_IN = 7 * 86_400;
 
+/** A session's body, with the link's own default lifetime. */
+export const LinkBody = Type.Object(
+  {
+    ...SessionBody.properties,
+    expiresIn: Type.Optional(Type.Integer({ minimum: 60, maximum: 2_592_000, default: LINK_DEFAULT_EXPIRES_IN, description: 'seconds' })),
+  },
+  { additionalProperties: false },
+);
+
 async function dropUnknownOrderKeys(request: FastifyRequest): Promise<void> {
   const body = request.body as { order?: unknown } | null | undefined;
   if (body && typeof body === 'object' && !Array.isArray(body)) stripUnknown(Order, body.order);
@@ -66,11 +75,11 @@ async function emptyBody(request: FastifyRequest): Promise<void> {
 
 export function lifecycleRoutes(lifecycle: PaymentLifecycleService, payments: PaymentsService, sessions: PaymentSessionsService) {
   return async function routes(app: FastifyInstance): Promise<void> {
-    app.post<{ Body: Static<typeof SessionBody> }>(
+    app.post<{ Body: Static<typeof LinkBody> }>(
       '/payments/links',
       {
         preValidation: dropUnknownOrderKeys,
-        schema: { tags, summary: 'Create a payment link (a session that lives days, default 7)', body: SessionBody, response: { 201: LinkCreated } },
+        schema: { tags, summary: 'Create a payment link (a session that lives days, default 7)', body: LinkBody, response: { 201: LinkCreated } },
       },
       async (request, reply) => {
         const created = await sessions.create(merchantOf(request), request.body, { channel: 'link', defaultExpiresIn: LINK_DEFAULT_EXPIRES_IN });

@@ -159,12 +159,14 @@ export class PaymentLifecycleService {
   // ---------- cancel ----------
 
   async cancel(owner: Owner, id: string): Promise<void> {
+    // Asked before any transaction: the acquirer is never called while one is open.
+    const earlierAttempts = await attemptsOf(this.acquirers, { id, mode: owner.mode });
     const claimed = await this.db.transaction(async (trx) => {
       const p = await this.lock(trx, owner, id);
       if (CANCELLABLE_PENDING.includes(p.status)) {
         // Nothing at the acquirer to void: cancelled at once. A checkout attempt finishing later loses its
         // conditional update and voids its own authorization.
-        await this.writeCancelled(trx, p, await attemptsOfTrx(p));
+        await this.writeCancelled(trx, p, earlierAttempts);
         return null;
       }
       if (p.status !== 'transit' || !p.acquirer_authorization_id) {
@@ -306,9 +308,4 @@ export class PaymentLifecycleService {
     const rows = await this.db.kysely.selectFrom('refunds').selectAll().where('payment_id', '=', id).orderBy('created_at').orderBy('id').execute();
     return { data: rows.map(refundView), hasMore: false };
   }
-}
-
-/** A pending or failed payment has no live authorization; its failed attempts are not charged until captured. */
-async function attemptsOfTrx(_p: PaymentRow): Promise<number> {
-  return 0;
 }

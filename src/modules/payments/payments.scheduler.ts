@@ -1,0 +1,154 @@
+// Time-driven steps of a payment's life, run by the worker role's scheduler (src/start/workers.ts):
+// - sessions and payment links past `expiresAt` without payment → payment.expired;
+// - MANUAL authorizations not captured within 7 days → voided at the acquirer, payment.expired (no debit);
+// - the acquirer's settlement report → settled true, payment.settled (commission final).
+// Each job claims its rows with conditional updates, so several worker processes may run them at once.
+// Tests drive them with a ManualClock and `runPaymentSchedule(…)` instead of waiting.
+import type { Acquirers } from '../../acquirer/acquirers.js';
+import type { Database } from '../../db/database.js';
+import type { ScheduledJob } from '../../events/scheduler.js';
+import { recordEvent } from '../../events/outbox.js';
+import { payloads } from '../../events/payloads.js';
+import { addSeconds, type Clock } from '../../shared/clock.js';
+import type { Mode } from '../merchants/merchants.table.js';
+import { CLAIM_TTL_SECONDS, type PaymentLifecycleService } from './lifecycle.service.js';
+import { attemptsOf, paymentBase, settlementOf, storeOf } from './payment-events.js';
+
+/** A MANUAL authorization lives less than 7 days on the card networks (interface 3 rule 2). */
+export const AUTHORIZATION_LIFETIME_SECONDS = 7 * 86_400;
+/** The first settlement report looks this far back. */
+const FIRST_REPORT_LOOKBACK_SECONDS = 90 * 86_400;
+const BATCH = 100;
+
+export interface PaymentJobDeps {
+  db: Database;
+  clock: Clock;
+  acquirers: Acquirers;
+  lifecycle: PaymentLifecycleService;
+}
+
+/** Sessions and links whose time ran out while their payment was still waiting for the card. */
+export async function expireSessions({ db, clock }: PaymentJobDeps, now: Date): Promise<number> {
+  const due = await db.kysely.selectFrom('payment_sessions').select(['id', 'payment_id'])
+    .where('kind', '=', 'payment').where('status', '=', 'open').where('expires_at', '<=', now.toISOString())
+    .orderBy('expires_at').limit(BATCH).execute();
+  let expired = 0;
+  for (const session of due) {
+    await db.transaction(async (trx) => {
+      const at = clock.now().toISOString();
+      const res = await trx.updateTable('payment_sessions').set({ status: 'expired', completed_at: at })
+        .where('id', '=', session.id).where('status', '=', 'open').executeTakeFirst();
+      if (Number(res.numUpdatedRows) !== 1 || !session.payment_id) return;
+      const paid = await trx.updateTable('payments').set({ status: 'expired', updated_at: at })
+        .where('id', '=', session.payment_id).where('status', 'in', ['pending', 'failed']).executeTakeFirst();
+      if (Number(paid.numUpdatedRows) !== 1) return;
+      const row = await trx.selectFrom('payments').selectAll().where('id', '=', session.payment_id).executeTakeFirstOrThrow();
+      await recordEvent(trx, {
+        merchantId: row.merchant_id, mode: row.mode, paymentId: row.id, at: clock.now(),
+        ...payloads.paymentExpired(paymentBase(row, await storeOf(trx, row))),
+      });
+      expired += 1;
+    });
+  }
+  return expired;
+}
+
+/** MANUAL authorizations left uncaptured for 7 days: voided at the acquirer, payment.expired. */
+export async function expireAuthorizations({ db, clock, acquirers, lifecycle }: PaymentJobDeps, now: Date): Promise<number> {
+  const cutoff = addSeconds(now, -AUTHORIZATION_LIFETIME_SECONDS).toISOString();
+  const due = await db.kysely.selectFrom('payments').select(['id', 'mode', 'acquirer_authorization_id'])
+    .where('status', '=', 'transit').where('authorized_at', '<=', cutoff).orderBy('authorized_at').limit(BATCH).execute();
+  let expired = 0;
+  for (const candidate of due) {
+    if (candidate.mode === 'live' && !acquirers.liveConfigured()) continue;
+    const at = clock.now();
+    const stale = addSeconds(at, -CLAIM_TTL_SECONDS).toISOString();
+    const claim = await db.transaction((trx) => trx.updateTable('payments').set({ operation: 'expire', operation_at: at.toISOString() })
+      .where('id', '=', candidate.id).where('status', '=', 'transit')
+      .where((eb) => eb.or([eb('operation', 'is', null), eb('operation_at', '<', stale)]))
+      .executeTakeFirst());
+    if (Number(claim.numUpdatedRows) !== 1) continue;
+    const acquirer = acquirers.forMode(candidate.mode);
+    const authorizationId = candidate.acquirer_authorization_id;
+    const view = authorizationId ? await acquirer.getAuthorization(candidate.mode, authorizationId) : null;
+    if (view?.status === 'captured') {
+      // Charged without a capture request: still announced as captured (interface 3 rule 2).
+      await lifecycle.writeCaptured(candidate.id, view.capturedAmount, 'expire');
+      continue;
+    }
+    if (authorizationId && view?.status === 'authorized') await acquirer.cancel({ mode: candidate.mode, authorizationId });
+    await db.transaction(async (trx) => {
+      const stamp = clock.now().toISOString();
+      const res = await trx.updateTable('payments').set({ status: 'expired', operation: null, operation_at: null, updated_at: stamp })
+        .where('id', '=', candidate.id).where('status', '=', 'transit').where('operation', '=', 'expire').executeTakeFirst();
+      if (Number(res.numUpdatedRows) !== 1) return;
+      const row = await trx.selectFrom('payments').selectAll().where('id', '=', candidate.id).executeTakeFirstOrThrow();
+      await recordEvent(trx, {
+        merchantId: row.merchant_id, mode: row.mode, paymentId: row.id, at: clock.now(),
+        ...payloads.paymentExpired(paymentBase(row, await storeOf(trx, row))),
+      });
+      expired += 1;
+    });
+  }
+  return expired;
+}
+
+function cursorName(mode: Mode): string {
+  return `payments.settlement_cursor.${mode}`;
+}
+
+/** Reads the acquirer's settlement report since the last run and marks the payments it lists as settled. */
+export async function settlePayments({ db, clock, acquirers }: PaymentJobDeps, now: Date): Promise<number> {
+  const modes: Mode[] = acquirers.liveConfigured() ? ['test', 'live'] : ['test'];
+  let settled = 0;
+  for (const mode of modes) {
+    const cursor = await db.kysely.selectFrom('settings').select('value').where('name', '=', cursorName(mode)).executeTakeFirst();
+    const from = cursor ? new Date(cursor.value) : addSeconds(now, -FIRST_REPORT_LOOKBACK_SECONDS);
+    if (from >= now) continue;
+    const lines = await acquirers.forMode(mode).settlementReport({ mode, from, to: now });
+    for (const line of lines) {
+      const payment = await db.kysely.selectFrom('payments').select(['id', 'mode'])
+        .where('id', '=', line.merchantReference).where('mode', '=', mode)
+        .where('acquirer_authorization_id', '=', line.authorizationId).where('settled', '=', 0).executeTakeFirst();
+      if (!payment) continue;
+      const attempts = await attemptsOf(acquirers, payment);
+      await db.transaction(async (trx) => {
+        const res = await trx.updateTable('payments')
+          .set((eb) => ({
+            settled: 1,
+            settled_at: line.settledAt,
+            status: eb.case().when('status', '=', 'captured').then('settled' as const).else(eb.ref('status')).end(),
+            updated_at: clock.now().toISOString(),
+          }))
+          .where('id', '=', payment.id).where('settled', '=', 0).executeTakeFirst();
+        if (Number(res.numUpdatedRows) !== 1) return;
+        const row = await trx.selectFrom('payments').selectAll().where('id', '=', payment.id).executeTakeFirstOrThrow();
+        await recordEvent(trx, {
+          merchantId: row.merchant_id, mode: row.mode, paymentId: row.id, at: clock.now(),
+          ...payloads.paymentSettled({ ...paymentBase(row, await storeOf(trx, row), row.captured_amount), settlement: await settlementOf(trx, row, attempts) }),
+        });
+        settled += 1;
+      });
+    }
+    await db.transaction((trx) => trx.insertInto('settings').values({ name: cursorName(mode), value: now.toISOString() })
+      .onConflict((oc) => oc.column('name').doUpdateSet({ value: now.toISOString() })).execute());
+  }
+  return settled;
+}
+
+/** One scheduler tick of every payment job, in order; tests call this after moving a ManualClock. */
+export async function runPaymentSchedule(deps: PaymentJobDeps, now: Date = deps.clock.now()) {
+  return {
+    sessionsExpired: await expireSessions(deps, now),
+    authorizationsExpired: await expireAuthorizations(deps, now),
+    settled: await settlePayments(deps, now),
+  };
+}
+
+export function paymentJobs(deps: PaymentJobDeps): ScheduledJob[] {
+  return [
+    { name: 'expire-payment-sessions', everyMs: 5_000, run: (now) => expireSessions(deps, now) },
+    { name: 'expire-authorizations', everyMs: 60_000, run: (now) => expireAuthorizations(deps, now) },
+    { name: 'settle-payments', everyMs: 10_000, run: (now) => settlePayments(deps, now) },
+  ];
+}

@@ -1,0 +1,332 @@
+// The payment lifecycle through HTTP on every database: capture (full, partial), cancel, refunds (partial, final,
+// beyond, concurrent), expiries and settlement driven by a ManualClock, and the payload of every event.
+// Payments are authorized through the checkout's own server-side path (token endpoint, then the pay call).
+import assert from 'node:assert/strict';
+import { after, before, it } from 'node:test';
+import { Acquirers } from '../src/acquirer/acquirers.js';
+import { PaymentLifecycleService } from '../src/modules/payments/lifecycle.service.js';
+import { runPaymentSchedule } from '../src/modules/payments/payments.scheduler.js';
+import { createMerchant, createStore, type MerchantFixture } from './support/factories.js';
+import { eachDatabase, ManualClock, startApp, type TestApp } from './support/harness.js';
+import { createSession, eventsOf, paidPayment, paySession } from './support/payments.js';
+
+const DAY = 86_400_000;
+
+eachDatabase('payment lifecycle', (dialect) => {
+  let t: TestApp;
+  let m: MerchantFixture;
+  let clock: ManualClock;
+  let store: { id: string; code: string; name: string };
+  const tick = () => {
+    const acquirers = new Acquirers(t.db, clock, { publicUrl: t.config.publicUrl, settlementDelaySeconds: t.config.testSettlementDelaySeconds });
+    return runPaymentSchedule({ db: t.db, clock, acquirers, lifecycle: new PaymentLifecycleService(t.db, clock, acquirers) });
+  };
+  const get = async (id: string) => (await t.api(m.testKey, 'GET', `/api/v1/payments/${id}`)).body;
+  const post = (url: string, body?: unknown) => t.api(m.testKey, 'POST', url, body);
+
+  before(async () => {
+    clock = new ManualClock(new Date());
+    t = await startApp(dialect, { clock, env: { MOTU_TEST_SETTLEMENT_DELAY: '60' } });
+    m = await createMerchant(t);
+    store = await createStore(t, m.id, { code: 'PPT-1', name: 'Papeete centre' });
+  });
+  after(() => t.close());
+
+  it('MANUAL: authorized, then captured in full; a second capture is refused; payloads carry every field', async () => {
+    const id = await paidPayment(t, m.testKey, { captureMode: 'MANUAL', amount: 10_000, storeId: store.id });
+    assert.equal((await get(id)).status, 'transit');
+    const res = await post(`/api/v1/payments/${id}/capture`);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(res.body.status, 'captured');
+    assert.equal(res.body.capturedAmount, 10_000);
+    const again = await post(`/api/v1/payments/${id}/capture`);
+    assert.equal(again.status, 422);
+    assert.equal(again.body.code, 'PAYMENT_NOT_CAPTURABLE');
+
+    const events = await eventsOf(t, id);
+    assert.deepEqual(events.map((e) => e.type), ['payment.authorized', 'payment.captured']);
+    const [authorized, captured] = events;
+    const payment = await get(id);
+    for (const e of events) {
+      assert.equal(e.data.paymentId, id);
+      assert.match(e.data.reference, /^SPR-[A-Z2-7]{16}$/);
+      assert.equal(e.data.reference, payment.reference);
+      assert.deepEqual(e.data.order, { reference: payment.orderReference });
+      assert.equal(e.data.externalId, 'ext-1');
+      assert.equal(e.data.amount, 10_000);
+      assert.equal(e.data.currency, 'EUR');
+      assert.deepEqual(e.data.store, { id: store.id, code: 'PPT-1', name: 'Papeete centre' });
+    }
+    assert.equal(authorized!.data.status, 'transit');
+    assert.equal(authorized!.data.customerId, null);
+    assert.equal(authorized!.data.customerCreated, false);
+    assert.equal(authorized!.data.paymentMethodId, null);
+    assert.equal(authorized!.data.cardBrand, 'VISA');
+    assert.equal(authorized!.data.cardLast4, '4242');
+    assert.equal(authorized!.data.grossAmount, 10_000);
+    assert.equal(authorized!.data.originalCurrency, 'EUR');
+    assert.equal(captured!.data.status, 'captured');
+    assert.equal(captured!.data.grossAmount, 10_000);
+    assert.equal(captured!.data.originalCurrency, 'EUR');
+    // 10000 c × 2.5 % = 250 + TVA 40 = 290; fixed 25 + 4 = 29; Σ 319; net 9681
+    assert.deepEqual(
+      { ...captured!.data.settlement, detailedFees: captured!.data.settlement.detailedFees.map((l: any) => [l.id, l.totalAmount, l.totalAmountEur]) },
+      { capturedAmount: 10_000, mobupayCommission: 319, netAmount: 9681, currency: 'EUR', settled: false,
+        detailedFees: [['spirit_commission', 290, 290], ['spirit_fixed_fee', 29, 29], ['authorization_result', 0, 0]] },
+    );
+    assert.equal(authorized!.data.settlement.settled, false);
+
+    // The same events through the API.
+    const listed = await t.api(m.testKey, 'GET', `/api/v1/events?paymentId=${id}`);
+    assert.equal(listed.status, 200);
+    assert.deepEqual(listed.body.data.map((e: any) => e.type).sort(), ['payment.authorized', 'payment.captured']);
+  });
+
+  it('partial capture: only what is asked, never more than authorized; the fees follow the captured amount', async () => {
+    const id = await paidPayment(t, m.testKey, { captureMode: 'MANUAL', amount: 10_000 });
+    const tooMuch = await post(`/api/v1/payments/${id}/capture`, { amount: 10_001 });
+    assert.equal(tooMuch.status, 422);
+    assert.equal(tooMuch.body.code, 'PAYMENT_NOT_CAPTURABLE');
+    const bad = await post(`/api/v1/payments/${id}/capture`, { amount: 0 });
+    assert.equal(bad.status, 400);
+    const res = await post(`/api/v1/payments/${id}/capture`, { amount: 6000 });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(res.body.capturedAmount, 6000);
+    assert.equal(res.body.authorizedAmount, 10_000);
+    const captured = (await eventsOf(t, id)).find((e) => e.type === 'payment.captured')!;
+    assert.equal(captured.data.grossAmount, 6000);
+    assert.equal(captured.data.amount, 6000);
+    // 6000 × 2.5 % = 150 + 24 = 174; fixed 29; Σ 203; net 5797
+    assert.equal(captured.data.settlement.mobupayCommission, 203);
+    assert.equal(captured.data.settlement.netAmount, 5797);
+    const beyond = await post(`/api/v1/payments/${id}/refund`, { amountCents: 6001 });
+    assert.equal(beyond.status, 422);
+    assert.equal(beyond.body.code, 'REFUND_EXCEEDS_CAPTURED');
+  });
+
+  it('cancel: an authorized payment and a pending one; a captured one is refused', async () => {
+    const id = await paidPayment(t, m.testKey, { captureMode: 'MANUAL', amount: 2500 });
+    const res = await post(`/api/v1/payments/${id}/cancel`);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(res.body.status, 'cancelled');
+    const cancelled = (await eventsOf(t, id)).filter((e) => e.type === 'payment.cancelled');
+    assert.equal(cancelled.length, 1);
+    assert.equal(cancelled[0]!.data.cancelledBy, 'merchant_api');
+    assert.equal(cancelled[0]!.data.status, 'cancelled');
+    assert.equal(cancelled[0]!.data.settlement.capturedAmount, 0);
+    assert.equal((await post(`/api/v1/payments/${id}/cancel`)).body.code, 'PAYMENT_NOT_CANCELLABLE');
+    assert.equal((await post(`/api/v1/payments/${id}/capture`)).body.code, 'PAYMENT_NOT_CAPTURABLE');
+
+    const pending = await createSession(t, m.testKey, { amount: 1200 });
+    const p = await post(`/api/v1/payments/${pending.paymentId}/cancel`, {});
+    assert.equal(p.status, 200);
+    assert.equal(p.body.status, 'cancelled');
+    assert.deepEqual((await eventsOf(t, pending.paymentId)).map((e) => [e.type, e.data.cancelledBy]), [['payment.cancelled', 'merchant_api']]);
+
+    const auto = await paidPayment(t, m.testKey, { amount: 1200 });
+    const refused = await post(`/api/v1/payments/${auto}/cancel`);
+    assert.equal(refused.status, 422);
+    assert.equal(refused.body.code, 'PAYMENT_NOT_CANCELLABLE');
+    assert.equal((await post('/api/v1/payments/pay_doesnotexist/cancel')).status, 404);
+  });
+
+  it('XPF refunds: partial, beyond, final by default; each emits one event with the refund fields', async () => {
+    const id = await paidPayment(t, m.testKey, { amount: 1000, currency: 'XPF' });
+    const captured = (await eventsOf(t, id)).find((e) => e.type === 'payment.captured')!;
+    // 1000 XPF = 838 c; commission 21 c + 3 c → 29 XPF; fixed 29 c → 35 XPF; Σ 53 c → 63 XPF (lines: 64)
+    assert.equal(captured.data.amount, 838);
+    assert.equal(captured.data.currency, 'EUR');
+    assert.equal(captured.data.grossAmount, 1000);
+    assert.equal(captured.data.originalCurrency, 'XPF');
+    assert.equal(captured.data.settlement.currency, 'XPF');
+    assert.equal(captured.data.settlement.mobupayCommission, 63);
+    assert.equal(captured.data.settlement.netAmount, 937);
+    assert.equal(captured.data.settlement.detailedFees.reduce((s: number, l: any) => s + l.totalAmount, 0), 64);
+    assert.equal(captured.data.settlement.detailedFees.reduce((s: number, l: any) => s + l.totalAmountEur, 0), 53);
+
+    const conflict = await post(`/api/v1/payments/${id}/refund`, { amountCents: 400, amount: 300 });
+    assert.equal(conflict.status, 400);
+    assert.equal(conflict.body.code, 'VALIDATION_ERROR');
+    const unknownField = await post(`/api/v1/payments/${id}/refund`, { amountEur: 400 });
+    assert.equal(unknownField.status, 400);
+
+    const first = await post(`/api/v1/payments/${id}/refund`, { amountCents: 400, amount: 400, reason: 'damaged' });
+    assert.equal(first.status, 201, JSON.stringify(first.body));
+    assert.match(first.body.id, /^re_/);
+    assert.equal(first.body.originalAmount, 400);
+    assert.equal(first.body.originalCurrency, 'XPF');
+    assert.equal(first.body.amountCents, 335); // 400 × 0.838 = 335.2 → 335
+    const beyond = await post(`/api/v1/payments/${id}/refund`, { amount: 601 });
+    assert.equal(beyond.status, 422);
+    assert.equal(beyond.body.code, 'REFUND_EXCEEDS_CAPTURED');
+    assert.equal(beyond.body.details.refundable, 600);
+    clock.advance(1000); // refunds list oldest first: give the second one a later instant
+    const rest = await post(`/api/v1/payments/${id}/refund`, {});
+    assert.equal(rest.status, 201);
+    assert.equal(rest.body.originalAmount, 600);
+    const none = await post(`/api/v1/payments/${id}/refund`);
+    assert.equal(none.status, 422);
+    assert.equal(none.body.code, 'PAYMENT_NOT_REFUNDABLE');
+
+    const refundEvents = (await eventsOf(t, id)).filter((e) => e.type.includes('refunded'));
+    assert.deepEqual(refundEvents.map((e) => e.type), ['payment.partially_refunded', 'payment.refunded']);
+    const [partial, final] = refundEvents.map((e) => e.data);
+    assert.deepEqual(
+      [partial.refundId, partial.refundOriginalAmount, partial.totalRefundedOriginalAmount, partial.remainingOriginalAmount, partial.status],
+      [first.body.id, 400, 400, 600, 'partially_refunded'],
+    );
+    assert.deepEqual(
+      [final.refundId, final.refundOriginalAmount, final.totalRefundedOriginalAmount, final.remainingOriginalAmount, final.status],
+      [rest.body.id, 600, 1000, 0, 'refunded'],
+    );
+    assert.equal(final.originalCurrency, 'XPF');
+    assert.equal(final.amount, 838);
+    // Fees already taken stay; each refund adds its own line.
+    assert.equal(final.settlement.mobupayCommission, 63);
+    assert.deepEqual(final.settlement.detailedFees.map((l: any) => l.id), ['spirit_commission', 'spirit_fixed_fee', 'authorization_result', 'refund', 'refund']);
+    assert.equal(partial.settlement.detailedFees.length, 4);
+
+    const list = await t.api(m.testKey, 'GET', `/api/v1/payments/${id}/refunds`);
+    assert.equal(list.status, 200);
+    assert.deepEqual(list.body.data.map((r: any) => [r.id, r.amount, r.status, r.reason]), [[first.body.id, 400, 'succeeded', 'damaged'], [rest.body.id, 600, 'succeeded', null]]);
+    const detail = await get(id);
+    assert.equal(detail.status, 'refunded');
+    assert.equal(detail.refundedAmount, 1000);
+    assert.equal(detail.refunds.length, 2);
+    assert.equal(detail.settlement.mobupayCommission, 63);
+    assert.equal(detail.attempts.length, 1);
+  });
+
+  it('20 concurrent refunds never exceed the captured amount, and exactly one says refunded', async () => {
+    const id = await paidPayment(t, m.testKey, { amount: 1000 });
+    const results = await Promise.all(Array.from({ length: 20 }, () => post(`/api/v1/payments/${id}/refund`, { amountCents: 50 })));
+    assert.deepEqual(results.map((r) => r.status), Array(20).fill(201));
+    const types = (await eventsOf(t, id)).map((e) => e.type).filter((type) => type.includes('refunded'));
+    assert.equal(types.filter((type) => type === 'payment.refunded').length, 1);
+    assert.equal(types.filter((type) => type === 'payment.partially_refunded').length, 19);
+
+    const other = await paidPayment(t, m.testKey, { amount: 1000 });
+    const tries = await Promise.all(Array.from({ length: 20 }, () => post(`/api/v1/payments/${other}/refund`, { amountCents: 70 })));
+    assert.equal(tries.filter((r) => r.status === 201).length, 14);
+    assert.ok(tries.filter((r) => r.status !== 201).every((r) => r.status === 422 && r.body.code === 'REFUND_EXCEEDS_CAPTURED'));
+    const detail = await get(other);
+    assert.equal(detail.refundedAmount, 980);
+    assert.equal(detail.status, 'partially_refunded');
+    const remaining = (await eventsOf(t, other)).filter((e) => e.type === 'payment.partially_refunded').map((e) => e.data.remainingOriginalAmount).sort((a, b) => a - b);
+    assert.deepEqual(remaining, Array.from({ length: 14 }, (_, i) => 20 + 70 * i));
+  });
+
+  it('20 concurrent captures and cancels on one authorization: exactly one wins', async () => {
+    const id = await paidPayment(t, m.testKey, { captureMode: 'MANUAL', amount: 3000 });
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => post(`/api/v1/payments/${id}/${i % 2 ? 'cancel' : 'capture'}`)));
+    assert.equal(results.filter((r) => r.status === 200).length, 1, JSON.stringify(results.map((r) => r.status)));
+    assert.ok(results.filter((r) => r.status !== 200).every((r) => r.status === 422));
+    const types = (await eventsOf(t, id)).map((e) => e.type).filter((type) => type !== 'payment.authorized');
+    assert.equal(types.length, 1);
+    assert.ok(['payment.captured', 'payment.cancelled'].includes(types[0]!));
+  });
+
+  it('a session past expiresIn expires by the scheduler (payment.expired); the page is inactive', async () => {
+    const session = await createSession(t, m.testKey, { expiresIn: 60 });
+    clock.advance(59_000);
+    assert.equal((await tick()).sessionsExpired, 0);
+    clock.advance(2_000);
+    await tick();
+    const payment = await get(session.paymentId);
+    assert.equal(payment.status, 'expired');
+    const events = await eventsOf(t, session.paymentId);
+    assert.deepEqual(events.map((e) => [e.type, e.data.status, e.data.paymentId]), [['payment.expired', 'expired', session.paymentId]]);
+    assert.equal((await t.api(undefined, 'GET', `/checkout/${session.sessionId}`)).status, 302);
+    await tick();
+    assert.equal((await eventsOf(t, session.paymentId)).length, 1, 'expired once');
+  });
+
+  it('payment links live 7 days by default, then expire', async () => {
+    const res = await post('/api/v1/payments/links', {
+      order: { reference: 'LINK-1', amount: 5000, currency: 'XPF' }, redirectUrl: 'https://shop.example/r', notificationUrl: 'https://shop.example/h',
+    });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    assert.match(res.body.linkId, /^lnk_/);
+    assert.match(res.body.paymentId, /^pay_/);
+    assert.equal(res.body.linkUrl, `${t.config.publicUrl}/checkout/${res.body.sessionId}`);
+    assert.equal(res.body.expiresAt, new Date(clock.now().getTime() + 7 * DAY).toISOString());
+    assert.equal((await t.api(undefined, 'GET', new URL(res.body.linkUrl).pathname)).status, 200);
+    clock.advance(6 * DAY);
+    await tick();
+    assert.equal((await get(res.body.paymentId)).status, 'pending');
+    clock.advance(DAY + 1000);
+    await tick();
+    assert.equal((await get(res.body.paymentId)).status, 'expired');
+    assert.deepEqual((await eventsOf(t, res.body.paymentId)).map((e) => e.type), ['payment.expired']);
+  });
+
+  it('an authorization not captured within 7 days expires; the customer is not debited', async () => {
+    const id = await paidPayment(t, m.testKey, { captureMode: 'MANUAL', amount: 4200 });
+    clock.advance(7 * DAY - 1000);
+    await tick();
+    assert.equal((await get(id)).status, 'transit');
+    clock.advance(2000);
+    await tick();
+    const payment = await get(id);
+    assert.equal(payment.status, 'expired');
+    assert.equal(payment.capturedAmount, 0);
+    assert.equal(payment.attempts[0].status, 'cancelled');
+    assert.deepEqual((await eventsOf(t, id)).map((e) => e.type), ['payment.authorized', 'payment.expired']);
+    assert.equal((await post(`/api/v1/payments/${id}/capture`)).body.code, 'PAYMENT_NOT_CAPTURABLE');
+  });
+
+  it('settlement: MOTU_TEST_SETTLEMENT_DELAY after capture, settled true and payment.settled', async () => {
+    await tick(); // settle what earlier tests captured, so this one is the only news
+    const id = await paidPayment(t, m.testKey, { amount: 1000, currency: 'XPF' });
+    clock.advance(30_000);
+    await tick();
+    assert.equal((await get(id)).settled, false);
+    clock.advance(31_000);
+    await tick();
+    const payment = await get(id);
+    assert.equal(payment.settled, true);
+    assert.equal(payment.status, 'settled');
+    const settled = (await eventsOf(t, id)).filter((e) => e.type === 'payment.settled');
+    assert.equal(settled.length, 1);
+    assert.equal(settled[0]!.data.settlement.settled, true);
+    assert.equal(settled[0]!.data.settlement.mobupayCommission, 63);
+    assert.equal(settled[0]!.data.amount, 838);
+    await tick();
+    assert.equal((await eventsOf(t, id)).filter((e) => e.type === 'payment.settled').length, 1, 'settled once');
+    const refund = await post(`/api/v1/payments/${id}/refund`, { amount: 100 });
+    assert.equal(refund.status, 201);
+    const after = await get(id);
+    assert.equal(after.status, 'partially_refunded');
+    assert.equal(after.settled, true);
+  });
+
+  it('GET /payments filters: status, storeId, reference, created range', async () => {
+    const from = clock.now().toISOString();
+    clock.advance(1000);
+    const s1 = await createSession(t, m.testKey, { amount: 700, storeId: 'PPT-1' });
+    clock.advance(1000);
+    const paid = await paidPayment(t, m.testKey, { amount: 800 });
+    clock.advance(1000);
+    const to = clock.now().toISOString();
+    const ids = async (query: string) => (await t.api(m.testKey, 'GET', `/api/v1/payments?${query}`)).body.data.map((p: any) => p.id);
+    assert.deepEqual(await ids(`createdFrom=${from}&createdTo=${to}`), [paid, s1.paymentId]);
+    assert.deepEqual(await ids(`createdFrom=${from}&status=captured`), [paid]);
+    assert.deepEqual(await ids(`createdFrom=${from}&storeId=${store.id}`), [s1.paymentId]);
+    const ref = (await get(paid)).reference;
+    assert.deepEqual(await ids(`reference=${ref}`), [paid]);
+    assert.equal((await t.api(m.testKey, 'GET', '/api/v1/payments?createdFrom=yesterday')).status, 400);
+  });
+
+  it('a refused card: refusal code and message on GET /payments/{id}, payment.failed', async () => {
+    const session = await createSession(t, m.testKey, { amount: 900 });
+    await paySession(t, session.sessionId, '4000000000009995');
+    const payment = await get(session.paymentId);
+    assert.equal(payment.status, 'failed');
+    assert.equal(payment.refusalCode, 'insufficient_funds');
+    assert.ok(payment.refusalMessage);
+    assert.equal(payment.attempts[0].refusalCode, 'insufficient_funds');
+    const failed = (await eventsOf(t, session.paymentId)).find((e) => e.type === 'payment.failed')!;
+    assert.equal(failed.data.refusalCode, 'insufficient_funds');
+    assert.equal((await post(`/api/v1/payments/${session.paymentId}/refund`)).body.code, 'PAYMENT_NOT_REFUNDABLE');
+  });
+});
