@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { after, before, it } from 'node:test';
 import { startWorkers, type Workers } from '../src/start/workers.js';
+import { recordEvent } from '../src/events/outbox.js';
+import { payloads } from '../src/events/payloads.js';
 import { eachDatabase, startApp, type TestApp } from './support/harness.js';
 import { createMerchant, type MerchantFixture } from './support/factories.js';
 import { startReceiver, type Receiver } from './support/receiver.js';
@@ -163,6 +165,35 @@ eachDatabase('webhooks', (dialect) => {
     assert.equal(enabled.body.disabledReason, null);
     await customer(m, 'after');
     await rx.waitFor(() => rx.for('/down').some((r) => r.body.data.name === 'after'), 5000, 'delivery after re-enabling');
+  });
+
+  it('sends payment events to the payment’s notificationUrl too, and abandons only that event there', async () => {
+    const m = await createMerchant(t);
+    await endpoint(m, '/np-endpoint', ['payment.*']);
+    let up = false;
+    rx.on('/notify', () => ({ status: up ? 200 : 500 }));
+    const data = {
+      paymentId: 'pay_notify1', status: 'expired', reference: 'SPR-ABCDEFGHIJKLMNOP', order: { reference: 'o-1' },
+      externalId: null, amount: 1000, currency: 'EUR' as const, store: null,
+    };
+    const emit = (paymentId: string) =>
+      t.db.transaction((trx) =>
+        recordEvent(trx, { merchantId: m.id, mode: 'test', paymentId, notificationUrl: rx.url('/notify'), ...payloads.paymentExpired({ ...data, paymentId }) }),
+      );
+    const first = await emit('pay_notify1');
+    assert.equal(first.deliveryIds.length, 2);
+    await rx.waitFor(() => rx.for('/notify').length === 6 && rx.for('/np-endpoint').length === 1, 15_000, 'six attempts');
+    await new Promise((r) => setTimeout(r, 200));
+    const d = (await t.api(m.testKey, 'GET', `/api/v1/events/${first.id}/deliveries`)).body.data;
+    assert.deepEqual(d.map((x: any) => [x.target.type, x.status]).sort(), [['endpoint', 'succeeded'], ['notification_url', 'abandoned']]);
+    up = true;
+    await emit('pay_notify2');
+    await rx.waitFor(() => rx.for('/notify').length === 7, 5000, 'the next event to the same notificationUrl');
+    const listed = await t.api(m.testKey, 'GET', '/api/v1/events?paymentId=pay_notify1');
+    assert.deepEqual(listed.body.data.map((e: any) => e.id), [first.id]);
+    // Customer events never go to a notificationUrl.
+    const c = await t.db.transaction((trx) => recordEvent(trx, { merchantId: m.id, mode: 'test', paymentId: 'pay_notify1', notificationUrl: rx.url('/notify'), ...payloads.customerCreated({ id: 'cus_x' }) }));
+    assert.equal(c.deliveryIds.length, 0);
   });
 
   it('resends an event to all its targets or to one endpoint, with the same id', async () => {
