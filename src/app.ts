@@ -78,7 +78,7 @@ export function buildServices(config: Config, db: Database, clock: Clock): Servi
   };
   const wallet = new WalletService(db, clock, services.acquirers);
   const lifecycle = new PaymentLifecycleService(db, clock, services.acquirers);
-  return { ...services, wallet, walletSessions: new WalletSessionsService(db, clock, services.acquirers, config), lifecycle, checkout: new CheckoutService(db, clock, services.acquirers, config.publicUrl, wallet) };
+  return { ...services, wallet, walletSessions: new WalletSessionsService(db, clock, services.acquirers, config), lifecycle, checkout: new CheckoutService(db, clock, services.acquirers, config.publicUrl, wallet, services.customers) };
 }
 
 export { REDACTED_PATHS } from './http/logger.js';

@@ -281,6 +281,47 @@ eachDatabase('hosted checkout in a browser', (dialect) => {
     await c.context.close();
   });
 
+  it('saves the card when asked, then offers it as a one-click radio to a session created with customerId', async () => {
+    const customer = await createCustomer(t, merchant.testKey, 'oneclick@example.com');
+    const first = await payWithCard('5555555555554444', { customerId: customer.id, allowCustomerToSavePaymentMethod: true });
+    await first.page.waitForURL(`${SHOP}/**`);
+    const paid = await payment(first.s.paymentId);
+    assert.match(paid.paymentMethodId, /^pm_/);
+    const authorized = (await eventsOf(first.s.paymentId)).find((e) => e.type === 'payment.authorized')!;
+    assert.equal(authorized.data.paymentMethodId, paid.paymentMethodId);
+    assert.equal(authorized.data.customerId, customer.id);
+    await first.context.close();
+
+    const second = await session({ customerId: customer.id });
+    const { context, page } = await open(second.checkoutUrl);
+    const radio = page.getByRole('radio', { name: 'MASTERCARD •••• 4444' });
+    assert.equal(await radio.isChecked(), true);
+    assert.equal(await page.locator('#card-block').isHidden(), true);
+    await page.getByRole('button', { name: 'Pay €10.00' }).click();
+    await page.waitForURL(`${SHOP}/**`);
+    const p = await payment(second.paymentId);
+    assert.equal(p.status, 'captured');
+    assert.equal(p.cardLast4, '4444');
+    await context.close();
+
+    // Identified by email only: no saved cards on the page.
+    const byEmail = await session({ email: 'oneclick@example.com' });
+    const other = await open(byEmail.checkoutUrl);
+    assert.equal(await other.page.getByRole('radio').count(), 0);
+    await other.context.close();
+  });
+
+  it('saveCustomer creates the customer after a successful payment (customerCreated true)', async () => {
+    const { s, context, page } = await payWithCard('4242424242424242', { saveCustomer: true, email: 'new-buyer@example.com' });
+    await page.waitForURL(`${SHOP}/**`);
+    const p = await payment(s.paymentId);
+    assert.match(p.customerId, /^cus_/);
+    const authorized = (await eventsOf(s.paymentId)).find((e) => e.type === 'payment.authorized')!;
+    assert.equal(authorized.data.customerId, p.customerId);
+    assert.equal(authorized.data.customerCreated, true);
+    await context.close();
+  });
+
   it('the cancel link cancels the pending payment (cancelledBy porteur) and returns to the merchant', async () => {
     const s = await session();
     const { context, page } = await open(s.checkoutUrl);

@@ -11,11 +11,13 @@ import { recordEvent } from '../../events/outbox.js';
 import { payloads, type PaymentBase } from '../../events/payloads.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError, invalidField } from '../../shared/errors.js';
-import type { Contract, Merchant, Store } from '../merchants/merchants.table.js';
+import type { CustomersService } from '../customers/customers.service.js';
+import type { Merchant, Store } from '../merchants/merchants.table.js';
+import { attemptsOf, paymentBase, settlementOf } from '../payments/payment-events.js';
 import type { PaymentRow, PaymentSessionRow } from '../payments/payments.table.js';
 import { storeRef } from '../payments/payments.views.js';
+import { savePaymentMethod } from '../wallet/payment-methods.js';
 import { returnUrl } from './return-urls.js';
-import { settlementBlock } from './settlement.js';
 
 /** Saved cards offered for one-click payment; provided by the wallet module. */
 export interface SavedCards {
@@ -50,6 +52,8 @@ export class CheckoutService {
     private readonly acquirers: Acquirers,
     private readonly publicUrl: string,
     private readonly savedCards: SavedCards | null = null,
+    /** Creates the customer of a `saveCustomer` session after a successful payment. */
+    private readonly customers: CustomersService | null = null,
   ) {}
 
   /** The session as the page shows it, or `inactive` when it expired, completed or was cancelled. */
@@ -146,10 +150,9 @@ export class CheckoutService {
       if (Number(res.numUpdatedRows) !== 1) return;
       await trx.updateTable('payment_sessions').set({ status: 'cancelled', completed_at: now }).where('id', '=', sessionId).where('status', '=', 'open').execute();
       const payment = await trx.selectFrom('payments').selectAll().where('id', '=', ctx.payment.id).executeTakeFirstOrThrow();
-      const contract = await this.contract(trx, payment);
       await recordEvent(trx, {
         merchantId: payment.merchant_id, mode: payment.mode, paymentId: payment.id, at: this.clock.now(),
-        ...payloads.paymentCancelled({ ...this.base(payment, ctx.store), cancelledBy: 'porteur', settlement: this.settlement(payment, contract, attempts) }),
+        ...payloads.paymentCancelled({ ...this.base(payment, ctx.store), cancelledBy: 'porteur', settlement: await settlementOf(trx, payment, attempts) }),
       });
     });
     const after = await this.db.kysely.selectFrom('payments').select('status').where('id', '=', ctx.payment.id).executeTakeFirstOrThrow();
@@ -217,14 +220,14 @@ export class CheckoutService {
         acquirer_authorization_id: outcome.authorizationId, ...cardColumns(outcome.card), updated_at: now,
       }).where('id', '=', ctx.payment.id).where('status', 'in', OPEN_PAYMENT).executeTakeFirst();
       if (Number(res.numUpdatedRows) !== 1) return null;
+      await this.attachCustomerAndCard(trx, ctx.payment.id, outcome.cardRef ?? null, outcome.card);
       const row = await trx.selectFrom('payments').selectAll().where('id', '=', ctx.payment.id).executeTakeFirstOrThrow();
-      const contract = await this.contract(trx, row);
       await recordEvent(trx, {
         merchantId: row.merchant_id, mode: row.mode, paymentId: row.id, at: this.clock.now(),
         ...payloads.paymentAuthorized({
           ...this.base(row, ctx.store), status: 'transit', customerId: row.customer_id, customerCreated: row.customer_created === 1,
           paymentMethodId: row.payment_method_id, cardBrand: row.card_brand, cardLast4: row.card_last4,
-          grossAmount: row.amount, originalCurrency: row.currency, settlement: this.settlement(row, contract, attempts),
+          grossAmount: row.amount, originalCurrency: row.currency, settlement: await settlementOf(trx, row, attempts),
         }),
       });
       if (row.capture_mode === 'MANUAL') {
@@ -254,11 +257,10 @@ export class CheckoutService {
       await trx.updateTable('payment_sessions').set({ status: 'complete', completed_at: now }).where('id', '=', sessionId).execute();
       if (Number(res.numUpdatedRows) !== 1) return;
       const row = await trx.selectFrom('payments').selectAll().where('id', '=', payment.id).executeTakeFirstOrThrow();
-      const contract = await this.contract(trx, row);
       await recordEvent(trx, {
         merchantId: row.merchant_id, mode: row.mode, paymentId: row.id, at: this.clock.now(),
         ...payloads.paymentCaptured({
-          ...this.base(row, store), grossAmount: row.amount, originalCurrency: row.currency, settlement: this.settlement(row, contract, attempts),
+          ...this.base(row, store), grossAmount: row.amount, originalCurrency: row.currency, settlement: await settlementOf(trx, row, attempts),
         }),
       });
     });
@@ -272,28 +274,41 @@ export class CheckoutService {
   }
 
   private base(row: PaymentRow, store: Store | null): PaymentBase {
-    return {
-      paymentId: row.id, status: row.status, reference: row.reference, order: { reference: row.order_reference },
-      externalId: row.external_id, amount: row.amount_eur_cents, currency: 'EUR', store: storeRef(store), customerId: row.customer_id,
-      privateData: row.private_data ? JSON.parse(row.private_data) as Record<string, unknown> : null,
-    };
-  }
-
-  private async contract(trx: Trx, payment: PaymentRow): Promise<Contract> {
-    return trx.selectFrom('contracts').selectAll().where('id', '=', payment.contract_id).executeTakeFirstOrThrow();
+    return paymentBase(row, storeRef(store));
   }
 
   /** Authorization attempts so far; asked before a transaction opens (never call out while holding one). */
-  private async attempts(payment: PaymentRow): Promise<number> {
-    if (payment.mode === 'live' && !this.acquirers.liveConfigured()) return 0;
-    return (await this.acquirers.forMode(payment.mode).listAuthorizations(payment.mode, payment.id)).length;
+  private attempts(payment: PaymentRow): Promise<number> {
+    return attemptsOf(this.acquirers, payment);
   }
 
-  private settlement(payment: PaymentRow, contract: Contract, attempts: number) {
-    return settlementBlock({
-      currency: payment.currency, basisAmount: payment.captured_amount || payment.authorized_amount || payment.amount,
-      capturedAmount: payment.captured_amount, attempts, settled: payment.settled === 1,
-    }, contract);
+  /**
+   * After a successful authorization, on its transaction: a `saveCustomer` session gets its customer (an existing
+   * one with the same email is reused, `customerCreated` stays false), and a card the customer chose to save
+   * becomes a payment method (`payment_method.added` once per card, deduplicated by fingerprint).
+   */
+  private async attachCustomerAndCard(trx: Trx, paymentId: string, cardRef: string | null, card: CardInfo): Promise<void> {
+    const payment = await trx.selectFrom('payments').selectAll().where('id', '=', paymentId).executeTakeFirstOrThrow();
+    const owner = { merchantId: payment.merchant_id, mode: payment.mode };
+    let customerId = payment.customer_id;
+    if (!customerId && payment.save_customer === 1 && this.customers) {
+      const email = payment.email;
+      const existing = email
+        ? await trx.selectFrom('customers').select('id').where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode)
+          .where('email_key', '=', email.toLowerCase()).executeTakeFirst()
+        : undefined;
+      if (existing) {
+        customerId = existing.id;
+      } else {
+        customerId = (await this.customers.insert(trx, owner, { email })).id;
+        await trx.updateTable('payments').set({ customer_created: 1 }).where('id', '=', paymentId).execute();
+      }
+      await trx.updateTable('payments').set({ customer_id: customerId }).where('id', '=', paymentId).execute();
+    }
+    if (cardRef && customerId) {
+      const saved = await savePaymentMethod(trx, { owner, customerId, cardRef, card, at: this.clock.now() });
+      await trx.updateTable('payments').set({ payment_method_id: saved.paymentMethod.id }).where('id', '=', paymentId).execute();
+    }
   }
 }
 

@@ -8,6 +8,7 @@ export const CHECKOUT_CSS = `
 }
 * { box-sizing: border-box; }
 html { -webkit-text-size-adjust: 100%; }
+[hidden] { display: none !important; }
 body { margin: 0; background: var(--bg); color: var(--fg); font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
 a { color: var(--accent); }
 a:focus-visible, button:focus-visible, input:focus-visible, iframe:focus-visible { outline: 3px solid var(--focus); outline-offset: 2px; }

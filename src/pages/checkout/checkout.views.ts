@@ -67,7 +67,7 @@ ${ctx.savedCards.map((c, i) => `<label class="choice"><input type="radio" name="
 <label class="choice"><input type="radio" name="card" value="new"> ${t.newCard}</label></fieldset>`
     : '';
   const save = session.allow_save_payment_method === 1
-    ? `<div id="save-block" class="check"><input type="checkbox" id="save-card"${session.save_payment_method_default === 1 ? ' checked' : ''}><label for="save-card">${t.saveCard}</label></div>`
+    ? `<div id="save-block" class="check"${ctx.savedCards.length > 0 ? ' hidden' : ''}><input type="checkbox" id="save-card"${session.save_payment_method_default === 1 ? ' checked' : ''}><label for="save-card">${t.saveCard}</label></div>`
     : '';
   const config = {
     sessionId: session.id, lang,
@@ -83,7 +83,7 @@ ${needsEmail ? `<div class="field"><label class="label" for="email">${t.email}</
 <input type="email" id="email" name="email" autocomplete="email" required aria-describedby="email-hint email-error">
 <div class="hint" id="email-hint">${t.emailHint}</div><div class="alert" id="email-error" aria-live="polite"></div></div>` : ''}
 ${saved}
-<div id="card-block" role="group" aria-labelledby="card-title"><h2 id="card-title">${t.cardDetails}</h2>
+<div id="card-block" role="group" aria-labelledby="card-title"${ctx.savedCards.length > 0 ? ' hidden' : ''}><h2 id="card-title">${t.cardDetails}</h2>
 <div class="field"><span class="label" aria-hidden="true">${t.cardNumber}</span>${frame('number', t.cardNumber)}</div>
 <div class="row"><div class="field"><span class="label" aria-hidden="true">${t.expiry}</span>${frame('expiry', t.expiry)}</div>
 <div class="field"><span class="label" aria-hidden="true">${t.cvc}</span>${frame('cvc', t.cvc)}</div></div></div>
