@@ -33,6 +33,8 @@ import { WalletService } from './modules/wallet/wallet.service.js';
 import { paymentMethodsRoutes } from './modules/wallet/payment-methods.routes.js';
 import { WalletSessionsService } from './modules/wallet/wallet-sessions.service.js';
 import { walletSessionsRoutes } from './modules/wallet/wallet-sessions.routes.js';
+import { MerchantPaymentsService } from './modules/wallet/merchant-payments.service.js';
+import { merchantPaymentsRoutes } from './modules/wallet/merchant-payments.routes.js';
 import { walletPagesRoutes } from './pages/wallet/wallet.routes.js';
 import { SdkService } from './sdk/sdk.service.js';
 import { sdkRoutes } from './sdk/sdk.routes.js';
@@ -171,6 +173,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await api.register(eventStreamRoutes(db, clock));
       await api.register(paymentMethodsRoutes(services.wallet));
       await api.register(walletSessionsRoutes(services.walletSessions));
+      await api.register(merchantPaymentsRoutes(new MerchantPaymentsService(db, clock, services.acquirers, services.paymentSessions, services.payments, config)));
     },
     { prefix: '/api/v1' },
   );

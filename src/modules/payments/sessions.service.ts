@@ -185,7 +185,7 @@ export class PaymentSessionsService {
    * The key's store prevails; the body may repeat it (by id or code), never contradict it. An unknown,
    * inactive or physical store fails the call; it is never ignored.
    */
-  private async resolveStore(trx: Trx, owner: Owner, requested: string | undefined): Promise<Store | undefined> {
+  async resolveStore(trx: Trx, owner: Owner, requested: string | undefined): Promise<Store | undefined> {
     const byRef = (ref: string) =>
       trx
         .selectFrom('stores')
@@ -232,7 +232,7 @@ export class PaymentSessionsService {
    * both must be the same (a store without its own contract designates none, so merchantConfigId applies).
    * Otherwise the store's contract, else the merchant's active default contract.
    */
-  private async resolveContract(
+  async resolveContract(
     trx: Trx,
     owner: Owner,
     store: Store | undefined,
