@@ -39,6 +39,12 @@ try {
       await page.screenshot({ path: `docs/images/checkout-${lang}-${scheme}.png`, fullPage: true });
       await context.close();
     }
+    if (lang === 'fr') {
+      const { context, page } = await newPage(browser, { viewport: { width: 390, height: 844 } });
+      await page.goto(res.body.checkoutUrl);
+      await page.screenshot({ path: 'docs/images/checkout-fr-mobile.png', fullPage: true });
+      await context.close();
+    }
   }
 } finally {
   await browser.close();

@@ -19,7 +19,7 @@ a:focus-visible, button:focus-visible, input:focus-visible, iframe:focus-visible
 .logo { width: 40px; height: 40px; border-radius: 10px; background: var(--accent); color: var(--accent-fg); display: grid; place-items: center; font-weight: 700; font-size: 18px; }
 .merchant-name { font-weight: 700; font-size: 18px; margin: 0; }
 .store-name { color: var(--muted); font-size: 14px; margin: 0; }
-.secure { color: var(--muted); font-size: 14px; display: flex; align-items: center; gap: 6px; }
+.secure { color: var(--muted); font-size: 14px; display: flex; align-items: center; gap: 6px; white-space: nowrap; }
 .test { background: var(--warn-bg); color: var(--warn-fg); border-radius: 8px; padding: 8px 12px; font-size: 14px; margin-bottom: 16px; }
 .grid { display: grid; gap: 20px; }
 @media (min-width: 820px) { .grid { grid-template-columns: 1fr 1.1fr; align-items: start; } }
