@@ -329,4 +329,38 @@ eachDatabase('payment lifecycle', (dialect) => {
     assert.equal(failed.data.refusalCode, 'insufficient_funds');
     assert.equal((await post(`/api/v1/payments/${session.paymentId}/refund`)).body.code, 'PAYMENT_NOT_REFUNDABLE');
   });
+  it('payment.authorized of an XPF payment attached to a customer: customerId, customerCreated, paymentMethodId, amounts', async () => {
+    const created = await createSession(t, m.testKey, {
+      amount: 2000, currency: 'XPF', captureMode: 'MANUAL',
+      extra: { email: 'new.buyer@example.com', saveCustomer: true, allowCustomerToSavePaymentMethod: true },
+    });
+    await paySession(t, created.sessionId, '5555555555554444', { saveCard: true });
+    const authorized = (await eventsOf(t, created.paymentId)).find((e) => e.type === 'payment.authorized')!;
+    assert.match(authorized.data.customerId, /^cus_/);
+    assert.equal(authorized.data.customerCreated, true);
+    assert.match(authorized.data.paymentMethodId, /^pm_/);
+    assert.equal(authorized.data.cardBrand, 'MASTERCARD');
+    assert.equal(authorized.data.cardLast4, '4444');
+    assert.equal(authorized.data.amount, 1676); // 2000 × 0.838
+    assert.equal(authorized.data.currency, 'EUR');
+    assert.equal(authorized.data.grossAmount, 2000);
+    assert.equal(authorized.data.originalCurrency, 'XPF');
+    assert.equal(authorized.data.store, null);
+    assert.equal(authorized.data.settlement.currency, 'XPF');
+    // projection on the authorized amount: 1676 × 2.5 % = 41.9 → 42 c + 6.72 → 7 c = 49 c; fixed 29 c; Σ 78 c → 93.08 → 93 XPF
+    assert.equal(authorized.data.settlement.capturedAmount, 0);
+    assert.equal(authorized.data.settlement.mobupayCommission, 93);
+
+    const customerId = authorized.data.customerId;
+    const again = await createSession(t, m.testKey, { amount: 500, extra: { email: undefined, customerId } });
+    await paySession(t, again.sessionId);
+    const second = (await eventsOf(t, again.paymentId)).find((e) => e.type === 'payment.authorized')!;
+    assert.equal(second.data.customerId, customerId);
+    assert.equal(second.data.customerCreated, false);
+    assert.equal(second.data.paymentMethodId, null);
+    const captured = (await eventsOf(t, again.paymentId)).find((e) => e.type === 'payment.captured')!;
+    assert.equal(captured.data.customerId, customerId);
+    const list = await t.api(m.testKey, 'GET', `/api/v1/payments?customerId=${customerId}`);
+    assert.deepEqual(list.body.data.map((p: any) => p.id).sort(), [created.paymentId, again.paymentId].sort());
+  });
 });

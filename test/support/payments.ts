@@ -7,6 +7,8 @@ import type { TestApp } from './harness.js';
 export const CARDS = { visa: '4242424242424242', declined: '4000000000000002' } as const;
 
 export interface PayOptions {
+  /** Extra session fields (customerId, saveCustomer, allowCustomerToSavePaymentMethod…). */
+  extra?: Record<string, unknown>;
   amount?: number;
   currency?: 'EUR' | 'XPF';
   captureMode?: 'AUTO' | 'MANUAL';
@@ -25,6 +27,7 @@ export async function createSession(t: TestApp, key: string, options: PayOptions
     notificationUrl: 'https://shop.example/hook',
     ...(options.storeId ? { storeId: options.storeId } : {}),
     ...(options.expiresIn ? { expiresIn: options.expiresIn } : {}),
+    ...options.extra,
   });
   assert.equal(res.status, 201, JSON.stringify(res.body));
   return res.body as { paymentId: string; sessionId: string };
@@ -36,9 +39,9 @@ export async function tokenize(t: TestApp, number: string = CARDS.visa): Promise
   return res.body.token;
 }
 
-export async function paySession(t: TestApp, sessionId: string, card: string = CARDS.visa) {
+export async function paySession(t: TestApp, sessionId: string, card: string = CARDS.visa, extra: Record<string, unknown> = {}) {
   const token = await tokenize(t, card);
-  const res = await t.api(undefined, 'POST', `/checkout/${sessionId}/pay`, { token });
+  const res = await t.api(undefined, 'POST', `/checkout/${sessionId}/pay`, { token, ...extra });
   assert.equal(res.status, 200, JSON.stringify(res.body));
   return res.body as { next: string; url: string };
 }
