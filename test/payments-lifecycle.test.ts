@@ -363,4 +363,30 @@ eachDatabase('payment lifecycle', (dialect) => {
     const list = await t.api(m.testKey, 'GET', `/api/v1/payments?customerId=${customerId}`);
     assert.deepEqual(list.body.data.map((p: any) => p.id).sort(), [created.paymentId, again.paymentId].sort());
   });
+  it('a refund retried with the same Idempotency-Key is one refund', async () => {
+    const id = await paidPayment(t, m.testKey, { amount: 1000 });
+    const headers = { 'idempotency-key': `refund-${id}` };
+    const [a, b] = await Promise.all([
+      t.api(m.testKey, 'POST', `/api/v1/payments/${id}/refund`, { amountCents: 300 }, headers),
+      t.api(m.testKey, 'POST', `/api/v1/payments/${id}/refund`, { amountCents: 300 }, headers),
+    ]);
+    const c = await t.api(m.testKey, 'POST', `/api/v1/payments/${id}/refund`, { amountCents: 300 }, headers);
+    assert.ok([a, b].some((r) => r.status === 201));
+    assert.equal(c.status, 201);
+    assert.equal(c.body.id, (a.status === 201 ? a : b).body.id);
+    assert.equal((await get(id)).refundedAmount, 300);
+    assert.equal((await t.api(m.testKey, 'GET', `/api/v1/payments/${id}/refunds`)).body.data.length, 1);
+  });
+
+  it('live mode without an acquirer connector: 503 ACQUIRER_NOT_CONFIGURED', async () => {
+    const res = await t.api(m.liveKey, 'POST', '/api/v1/payments/sessions', {
+      order: { amount: 1000, currency: 'EUR' }, redirectUrl: 'https://shop.example/r', notificationUrl: 'https://shop.example/h',
+    });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    const capture = await t.api(m.liveKey, 'POST', `/api/v1/payments/${res.body.paymentId}/capture`);
+    assert.equal(capture.status, 503);
+    assert.equal(capture.body.code, 'ACQUIRER_NOT_CONFIGURED');
+    assert.equal((await t.api(m.liveKey, 'POST', `/api/v1/payments/${res.body.paymentId}/refund`)).body.code, 'ACQUIRER_NOT_CONFIGURED');
+    assert.equal((await t.api(m.testKey, 'POST', `/api/v1/payments/${res.body.paymentId}/capture`)).status, 404, 'a test key never sees a live payment');
+  });
 });
