@@ -75,21 +75,20 @@ function openSqlite(dataDir: string, groupCommit: boolean): Database {
 
 /**
  * Kysely prepares every query anew; parsing the SQL costs as much as running a small insert. The queries of
- * a service are few and fixed, so prepared statements are kept, the least recently used dropped past `size`.
+ * a service are few and fixed, so prepared statements are kept; past `size` distinct texts (queries built with
+ * variable-length IN lists, say) the oldest is dropped. A hit costs one Map lookup, nothing more.
  */
-function cachingStatements(native: SQLite.Database, size = 512) {
+function cachingStatements(native: SQLite.Database, size = 1024) {
   const cache = new Map<string, SQLite.Statement>();
   return {
     close: () => native.close(),
     prepare(text: string): SQLite.Statement {
       let statement = cache.get(text);
-      if (statement) {
-        cache.delete(text);
-      } else {
+      if (statement === undefined) {
         statement = native.prepare(text);
         if (cache.size >= size) cache.delete(cache.keys().next().value!);
+        cache.set(text, statement);
       }
-      cache.set(text, statement);
       return statement;
     },
   };
