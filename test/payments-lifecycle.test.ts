@@ -6,6 +6,7 @@ import { after, before, it } from 'node:test';
 import { Acquirers } from '../src/acquirer/acquirers.js';
 import { PaymentLifecycleService } from '../src/modules/payments/lifecycle.service.js';
 import { runPaymentSchedule } from '../src/modules/payments/payments.scheduler.js';
+import { startWorkers } from '../src/start/workers.js';
 import { createMerchant, createStore, type MerchantFixture } from './support/factories.js';
 import { eachDatabase, ManualClock, startApp, type TestApp } from './support/harness.js';
 import { createSession, eventsOf, paidPayment, paySession } from './support/payments.js';
@@ -388,5 +389,18 @@ eachDatabase('payment lifecycle', (dialect) => {
     assert.equal(capture.body.code, 'ACQUIRER_NOT_CONFIGURED');
     assert.equal((await t.api(m.liveKey, 'POST', `/api/v1/payments/${res.body.paymentId}/refund`)).body.code, 'ACQUIRER_NOT_CONFIGURED');
     assert.equal((await t.api(m.testKey, 'POST', `/api/v1/payments/${res.body.paymentId}/capture`)).status, 404, 'a test key never sees a live payment');
+  });
+  it('the worker role runs the payment jobs (startWorkers)', async () => {
+    const session = await createSession(t, m.testKey, { expiresIn: 60 });
+    clock.advance(61_000);
+    const silent = { info() {}, warn() {}, error() {} };
+    const workers = startWorkers(t.config, t.db, clock, silent);
+    try {
+      const deadline = Date.now() + 9000;
+      while ((await get(session.paymentId)).status !== 'expired' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    } finally {
+      await workers.stop();
+    }
+    assert.equal((await get(session.paymentId)).status, 'expired');
   });
 });
