@@ -114,6 +114,17 @@ eachDatabase('wallet', (dialect) => {
     assert.notEqual(third.result.paymentMethodId, first.result.paymentMethodId);
   });
 
+  test('the same card saved concurrently in two sessions: one pm_, one event', async () => {
+    const customerId = await createCustomer(t, m.testKey);
+    const sessions = await Promise.all([walletSession(t, m.testKey, customerId), walletSession(t, m.testKey, customerId), walletSession(t, m.testKey, customerId)]);
+    const tokens = await Promise.all(sessions.map(() => cardToken(t, CARDS.cbVisa)));
+    const results = await Promise.all(sessions.map((s, i) => t.api(undefined, 'POST', `/api/v1/sdk/sessions/${s.sessionId}/submit`, { token: tokens[i] })));
+    for (const r of results) assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.equal(new Set(results.map((r) => r.body.paymentMethodId)).size, 1);
+    const added = (await eventsOf(t, 'payment_method.added')).filter((e) => e.data.customerId === customerId);
+    assert.equal(added.length, 1);
+  });
+
   test('a refused verification: status=failed, nothing saved; an unfit browser: status=error', async () => {
     const customerId = await createCustomer(t, m.testKey);
     const { result } = await saveCard(t, m.testKey, customerId, CARDS.declined);

@@ -153,7 +153,9 @@ export class WalletSessionsService {
       throw invalidField('token', 'is unknown, expired or already used');
     }
     const at = this.clock.now();
-    const result = await this.db.transaction(async (trx) => {
+    // The same card saved concurrently in this wallet (another tab, a payment) loses on the unique index:
+    // one retry then finds the winner's payment method.
+    const result = await this.retryOnce(() => this.db.transaction(async (trx) => {
       const claimed = await trx.updateTable('payment_sessions').set({ status: 'complete', completed_at: at.toISOString() })
         .where('id', '=', session.id).where('status', '=', 'open').executeTakeFirst();
       if (Number(claimed.numUpdatedRows) !== 1) throw new AppError('SESSION_EXPIRED', 'This card registration session is no longer active');
@@ -177,13 +179,22 @@ export class WalletSessionsService {
       await trx.updateTable('wallet_sessions').set({ outcome: kind, payment_method_id: paymentMethodId, refusal_code: refusal, updated_at: at.toISOString() })
         .where('session_id', '=', session.id).execute();
       return { kind, paymentMethodId, refusal };
-    });
+    }));
     const base: RegistrationResult = {
       outcome: result.kind, paymentMethodId: result.paymentMethodId, redirectUrl: this.returnTarget(session, result.kind, result.paymentMethodId),
     };
     if (outcome.status === 'refused') return { ...base, code: 'CARD_REFUSED', message: outcome.refusalMessage };
     if (outcome.status === 'error') return { ...base, code: outcome.code, message: outcome.message };
     return base;
+  }
+
+  private async retryOnce<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      if (!this.db.isUniqueViolation(err)) throw err;
+      return fn();
+    }
   }
 
   /** returnUrl + status (+ paymentMethodId on success); our result page when the link has no return URL. */
