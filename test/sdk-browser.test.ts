@@ -172,6 +172,25 @@ eachDatabase('wallet and SDK in a browser', (dialect) => {
     await close(context);
   });
 
+  it('embarque: a failed authentication is onError PAIEMENT_REFUSE, the page stays and another card can pay', async () => {
+    const s = await paymentSession();
+    const { context, page } = await openMerchant(s.sessionId, 'embarque');
+    await fillCard(page, CARDS.challenge);
+    await page.click('#merchant-pay');
+    await page.frameLocator('.motu-component iframe[title="Authentification 3-D Secure"]').getByRole('button', { name: 'Fail authentication' }).click();
+    await page.waitForFunction(() => (sessionStorage.getItem('log') ?? '').includes('PAIEMENT_REFUSE'));
+    assert.match(new URL(page.url()).pathname, /^\/pay-/);
+    assert.equal(await page.locator('.motu-component .challenge').isHidden(), true);
+    const failed = await t.api(m.testKey, 'GET', `/api/v1/payments/${s.paymentId}`);
+    assert.equal(failed.body.status, 'failed');
+    assert.equal(failed.body.refusalCode, 'authentication_failed');
+    await fillCard(page, CARDS.visa);
+    await page.click('#merchant-pay');
+    await page.waitForURL(/\/return\?/);
+    assert.equal((await t.api(m.testKey, 'GET', `/api/v1/payments/${s.paymentId}`)).body.status, 'captured');
+    await close(context);
+  });
+
   it('defi3ds redirection: the whole page goes to the bank and comes back to redirectUrl', async () => {
     const s = await paymentSession();
     const { context, page } = await openMerchant(s.sessionId, 'redirection');
