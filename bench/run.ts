@@ -6,7 +6,8 @@
 //   `{ section: string, markdown: string }`: its markdown replaces the section `## <section>`.
 // - Every other section of docs/performance.md (written by hand, or by a benchmark not run now) is kept.
 //
-// BENCH_SECONDS (default 10) sets the measured duration of each load run.
+// BENCH_SECONDS (default 10) sets the measured duration of each load run; BENCH_ONLY=sessions,webhooks runs only
+// the benchmarks named (sessions, or a .bench.ts file's name), leaving the other sections as they are.
 import { readFileSync, readdirSync, writeFileSync, existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,6 +18,8 @@ const ROOT = path.resolve(import.meta.dirname, '..');
 const DOC = path.join(ROOT, 'docs', 'performance.md');
 const seconds = Number(process.env.BENCH_SECONDS ?? '10');
 if (!Number.isInteger(seconds) || seconds < 1) throw new Error('BENCH_SECONDS must be a whole number of seconds ≥ 1');
+const only = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((s) => s.trim())) : undefined;
+const selected = (name: string) => !only || only.has(name);
 
 function machine(): string {
   const cpus = os.cpus();
@@ -75,7 +78,8 @@ function sections(text: string): { preamble: string; parts: { title: string; bod
 async function main(): Promise<void> {
   const log = (line: string) => console.log(line);
   const results: SessionsResult[] = [];
-  results.push(
+  const replaced = new Map<string, string>([['Machine', machine()]]);
+  if (selected('sessions')) results.push(
     await runSessionsBench({
       dialect: 'sqlite',
       seconds,
@@ -86,7 +90,7 @@ async function main(): Promise<void> {
       ],
     }),
   );
-  if (process.env.DATABASE_URL) {
+  if (selected('sessions') && process.env.DATABASE_URL) {
     results.push(await runSessionsBench({ dialect: 'postgres', seconds, log, variants: [{ label: 'PostgreSQL', env: {} }] }));
   }
   for (const r of results) {
@@ -96,11 +100,8 @@ async function main(): Promise<void> {
     }
   }
 
-  const replaced = new Map<string, string>([
-    ['Machine', machine()],
-    ['Sessions', sessionsMarkdown(results)],
-  ]);
-  for (const file of readdirSync(import.meta.dirname).filter((f) => f.endsWith('.bench.ts')).sort()) {
+  if (results.length) replaced.set('Sessions', sessionsMarkdown(results));
+  for (const file of readdirSync(import.meta.dirname).filter((f) => f.endsWith('.bench.ts') && selected(f.replace(/\.bench\.ts$/, ''))).sort()) {
     const mod = (await import(pathToFileURL(path.join(import.meta.dirname, file)).href)) as {
       default: () => Promise<{ section: string; markdown: string }>;
     };
