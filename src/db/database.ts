@@ -57,7 +57,8 @@ function openSqlite(dataDir: string, groupCommit: boolean): Database {
   native.pragma('foreign_keys = ON');
   native.pragma('busy_timeout = 5000');
   const kysely = new Kysely<DB>({ dialect: new SqliteDialect({ database: cachingStatements(native) }) });
-  const committer = groupCommit ? new GroupCommitter(kysely) : undefined;
+  // The batch's savepoints run straight on the one connection, which the batch's transaction holds.
+  const committer = groupCommit ? new GroupCommitter(kysely, { exec: (statement) => native.exec(statement) }) : undefined;
   return {
     kysely,
     dialect: 'sqlite',

@@ -21,6 +21,11 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 export interface GroupCommitOptions {
   /** Upper bound of transactions per commit, so one commit never holds the writer for too long. */
   maxBatch?: number;
+  /**
+   * Runs a statement directly on the connection the batch's transaction holds (better-sqlite3's `exec`), so
+   * the savepoint statements skip Kysely's query building. Without it they go through the transaction.
+   */
+  exec?: (statement: string) => void;
 }
 
 export class GroupCommitter<DB> {
@@ -28,9 +33,12 @@ export class GroupCommitter<DB> {
   private running = false;
   private scheduled = false;
   private readonly maxBatch: number;
+  private readonly exec: ((statement: string, trx: Transaction<DB>) => Promise<unknown> | void);
 
   constructor(private readonly kysely: Kysely<DB>, options: GroupCommitOptions = {}) {
     this.maxBatch = options.maxBatch ?? 256;
+    const direct = options.exec;
+    this.exec = direct ? (statement) => direct(statement) : (statement, trx) => sql.raw(statement).execute(trx);
   }
 
   run<T>(fn: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
@@ -57,16 +65,16 @@ export class GroupCommitter<DB> {
     try {
       await this.kysely.transaction().execute(async (trx) => {
         for (const item of batch) {
-          await sql`SAVEPOINT motu_tx`.execute(trx);
+          await this.exec('SAVEPOINT motu_tx', trx);
           try {
             const value = await item.fn(trx);
-            await sql`RELEASE SAVEPOINT motu_tx`.execute(trx);
+            await this.exec('RELEASE SAVEPOINT motu_tx', trx);
             outcomes.push({ ok: true, value });
           } catch (error) {
             // Undo only this caller's writes. If even that fails, SQLite has aborted the whole
             // transaction (disk full, I/O error): let the batch fail and every caller see it.
-            await sql`ROLLBACK TO SAVEPOINT motu_tx`.execute(trx);
-            await sql`RELEASE SAVEPOINT motu_tx`.execute(trx);
+            await this.exec('ROLLBACK TO SAVEPOINT motu_tx', trx);
+            await this.exec('RELEASE SAVEPOINT motu_tx', trx);
             outcomes.push({ ok: false, error });
           }
         }
