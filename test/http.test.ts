@@ -87,6 +87,8 @@ eachDatabase('HTTP conventions', (dialect) => {
     }
     assert.ok(res.body.paths['/api/v1/customers'].post.requestBody, 'request bodies come from the route schemas');
     assert.ok(!paths.includes('/metrics') && !paths.includes('/healthz'));
+    assert.deepEqual(res.body.paths['/admin/v1/merchants'].post.security, [{ adminToken: [] }], 'admin routes take the admin token');
+    assert.ok(res.body.components.securitySchemes.secretKey);
 
     let docs = await t.api(undefined, 'GET', '/docs');
     if (docs.status >= 300 && docs.status < 400) docs = await t.api(undefined, 'GET', String(docs.headers.location));

@@ -48,49 +48,50 @@ export const KeyBody = Type.Object(
   { additionalProperties: false },
 );
 
-const tags = ['admin'];
+// Admin routes are authenticated by the operator's token, not by a merchant key (OpenAPI `security`).
+const doc = { tags: ['admin'], security: [{ adminToken: [] }] };
 
 export function merchantsRoutes(service: MerchantsService) {
   return async function routes(app: FastifyInstance): Promise<void> {
     app.post<{ Body: Static<typeof MerchantBody> }>(
       '/merchants',
-      { schema: { tags, summary: 'Create a merchant with its keys, webhook secrets and default contract', body: MerchantBody } },
+      { schema: { ...doc, summary: 'Create a merchant with its keys, webhook secrets and default contract', body: MerchantBody } },
       async (request, reply) => reply.code(201).send(await service.createMerchant(request.body)),
     );
-    app.get('/merchants', { schema: { tags, summary: 'List merchants' } }, async () => ({ data: await service.listMerchants(), hasMore: false }));
+    app.get('/merchants', { schema: { ...doc, summary: 'List merchants' } }, async () => ({ data: await service.listMerchants(), hasMore: false }));
     app.get<{ Params: Static<typeof IdParams> }>(
       '/merchants/:id',
-      { schema: { tags, summary: 'Read a merchant with its contracts and stores', params: IdParams } },
+      { schema: { ...doc, summary: 'Read a merchant with its contracts and stores', params: IdParams } },
       async (request) => service.getMerchant(request.params.id),
     );
     app.post<{ Params: Static<typeof IdParams>; Body: Static<typeof ContractBody> }>(
       '/merchants/:id/contracts',
-      { schema: { tags, summary: 'Create a collection contract', params: IdParams, body: ContractBody } },
+      { schema: { ...doc, summary: 'Create a collection contract', params: IdParams, body: ContractBody } },
       async (request, reply) => reply.code(201).send(await service.createContract(request.params.id, request.body)),
     );
     app.patch<{ Params: Static<typeof IdParams>; Body: Static<typeof ContractPatch> }>(
       '/contracts/:id',
-      { schema: { tags, summary: 'Change a contract', params: IdParams, body: ContractPatch } },
+      { schema: { ...doc, summary: 'Change a contract', params: IdParams, body: ContractPatch } },
       async (request) => service.updateContract(request.params.id, request.body),
     );
     app.post<{ Params: Static<typeof IdParams>; Body: Static<typeof StoreBody> }>(
       '/merchants/:id/stores',
-      { schema: { tags, summary: 'Create a store', params: IdParams, body: StoreBody } },
+      { schema: { ...doc, summary: 'Create a store', params: IdParams, body: StoreBody } },
       async (request, reply) => reply.code(201).send(await service.createStore(request.params.id, request.body)),
     );
     app.patch<{ Params: Static<typeof IdParams>; Body: Static<typeof StorePatch> }>(
       '/stores/:id',
-      { schema: { tags, summary: 'Change a store', params: IdParams, body: StorePatch } },
+      { schema: { ...doc, summary: 'Change a store', params: IdParams, body: StorePatch } },
       async (request) => service.updateStore(request.params.id, request.body),
     );
     app.post<{ Params: Static<typeof IdParams>; Body: Static<typeof KeyBody> }>(
       '/merchants/:id/keys',
-      { schema: { tags, summary: 'Create an API key (shown once)', params: IdParams, body: KeyBody } },
+      { schema: { ...doc, summary: 'Create an API key (shown once)', params: IdParams, body: KeyBody } },
       async (request, reply) => reply.code(201).send(await service.createKey(request.params.id, request.body)),
     );
     app.delete<{ Params: Static<typeof IdParams> }>(
       '/keys/:id',
-      { schema: { tags, summary: 'Revoke an API key', params: IdParams } },
+      { schema: { ...doc, summary: 'Revoke an API key', params: IdParams } },
       async (request) => service.revokeKey(request.params.id),
     );
   };
