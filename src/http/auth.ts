@@ -1,7 +1,8 @@
 // Merchant authentication: `Authorization: Bearer sk_test_…|sk_live_…`, looked up by SHA-256 hash.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../db/database.js';
-import type { Mode, Permission } from '../modules/merchants/merchants.table.js';
+import { CompiledQuery } from 'kysely';
+import type { ApiKey, Mode, Permission } from '../modules/merchants/merchants.table.js';
 import { AppError } from '../shared/errors.js';
 import { sha256Hex } from '../shared/hash.js';
 
@@ -29,16 +30,20 @@ export function bearerToken(request: FastifyRequest): string | undefined {
   return match?.[1];
 }
 
+type KeyRow = Pick<ApiKey, 'id' | 'merchant_id' | 'mode' | 'permission' | 'store_id' | 'revoked_at'>;
+
 export function merchantAuthHook(db: Database) {
+  // Every API request runs this query: it is built once, and only its parameter changes.
+  const lookup = db.kysely
+    .selectFrom('api_keys')
+    .select(['id', 'merchant_id', 'mode', 'permission', 'store_id', 'revoked_at'])
+    .where('key_hash', '=', '')
+    .compile();
   return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     const token = bearerToken(request);
     if (!token) throw new AppError('UNAUTHORIZED', 'Send your secret key as "Authorization: Bearer sk_test_…"');
     if (!KEY_PATTERN.test(token)) throw new AppError('UNAUTHORIZED', 'This API key is not valid');
-    const row = await db.kysely
-      .selectFrom('api_keys')
-      .select(['id', 'merchant_id', 'mode', 'permission', 'store_id', 'revoked_at'])
-      .where('key_hash', '=', sha256Hex(token))
-      .executeTakeFirst();
+    const row = (await db.kysely.executeQuery<KeyRow>(CompiledQuery.raw(lookup.sql, [sha256Hex(token)]))).rows[0];
     if (!row) throw new AppError('UNAUTHORIZED', 'This API key is not valid');
     if (row.revoked_at) throw new AppError('UNAUTHORIZED', 'This API key has been revoked');
     request.merchant = {
