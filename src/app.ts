@@ -8,8 +8,9 @@ import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { adminAuthHook } from './http/admin-auth.js';
 import { merchantAuthHook } from './http/auth.js';
-import { registerErrorHandling } from './http/errors.js';
+import { clientErrorHandler, registerErrorHandling } from './http/errors.js';
 import { registerIdempotency } from './http/idempotency.js';
+import { registerTextGuard } from './http/text-guard.js';
 import { registerMetrics } from './http/metrics.js';
 import { ErrorSchema } from './http/schemas.js';
 import { validatorCompiler } from './http/validation.js';
@@ -94,6 +95,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     bodyLimit: config.bodyLimitBytes,
     trustProxy: false,
     return503OnClosing: true,
+    clientErrorHandler,
     ajv: undefined,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   });
@@ -101,6 +103,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   app.decorateRequest('merchant', null);
   app.addSchema(ErrorSchema);
   registerErrorHandling(app);
+  registerTextGuard(app);
 
   await app.register(swagger, {
     openapi: {

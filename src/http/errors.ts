@@ -131,3 +131,25 @@ export function registerErrorHandling(app: FastifyInstance): void {
     });
   });
 }
+
+/**
+ * Errors Node's HTTP parser raises before Fastify sees a request (headers too large, malformed request line,
+ * client timeout): answered with the same {code, message} shape as every other error, then the socket closes.
+ */
+export function clientErrorHandler(error: Error & { code?: string }, socket: import('node:net').Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, code, message] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'VALIDATION_ERROR', 'Request headers are too large']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'REQUEST_TIMEOUT', 'The request took too long to arrive']
+        : [400, 'VALIDATION_ERROR', 'The request is malformed'];
+  const body = JSON.stringify({ code, message, details: { field: status === 431 ? 'headers' : 'request' } });
+  const reason = status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request';
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
+}
