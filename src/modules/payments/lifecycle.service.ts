@@ -25,7 +25,8 @@ import { attemptsOf, paymentBase, settlementOf, storeOf } from './payment-events
 import type { PaymentRow } from './payments.table.js';
 import type { RefundRow } from './refunds.table.js';
 
-type Owner = Pick<MerchantAuth, 'merchantId' | 'mode'>;
+// A key attached to a store acts only on that store's payments (docs/reliability.md, Isolation).
+type Owner = Pick<MerchantAuth, 'merchantId' | 'mode'> & { storeId?: string | null };
 
 export const CLAIM_TTL_SECONDS = 120;
 const REFUNDABLE: PaymentRow['status'][] = ['captured', 'settled', 'partially_refunded'];
@@ -68,6 +69,7 @@ export class PaymentLifecycleService {
   /** The payment row, locked until the transaction ends where other processes could write it concurrently. */
   private async lock(trx: Trx, owner: Owner, id: string): Promise<PaymentRow> {
     let q = trx.selectFrom('payments').selectAll().where('id', '=', id).where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode);
+    if (owner.storeId) q = q.where('store_id', '=', owner.storeId);
     if (this.db.caps.multiProcess) q = q.forUpdate();
     const row = await q.executeTakeFirst();
     if (!row) throw notFound('payment', id);
@@ -302,8 +304,10 @@ export class PaymentLifecycleService {
   }
 
   async listRefunds(owner: Owner, id: string) {
-    const payment = await this.db.kysely.selectFrom('payments').select('id')
-      .where('id', '=', id).where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode).executeTakeFirst();
+    let q = this.db.kysely.selectFrom('payments').select('id')
+      .where('id', '=', id).where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode);
+    if (owner.storeId) q = q.where('store_id', '=', owner.storeId);
+    const payment = await q.executeTakeFirst();
     if (!payment) throw notFound('payment', id);
     const rows = await this.db.kysely.selectFrom('refunds').selectAll().where('payment_id', '=', id).orderBy('created_at').orderBy('id').execute();
     return { data: rows.map(refundView), hasMore: false };

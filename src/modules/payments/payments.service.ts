@@ -11,7 +11,8 @@ import type { PaymentRow } from './payments.table.js';
 import { paymentView, storeRef, type StoreRef } from './payments.views.js';
 import type { PaymentListFilter } from './sessions.schemas.js';
 
-type Owner = Pick<MerchantAuth, 'merchantId' | 'mode'>;
+// A key attached to a store sees only that store's payments (docs/reliability.md, Isolation).
+type Owner = Pick<MerchantAuth, 'merchantId' | 'mode'> & { storeId?: string | null };
 
 export class PaymentsService {
   constructor(
@@ -21,11 +22,12 @@ export class PaymentsService {
   ) {}
 
   private mine(owner: Owner) {
-    return this.db.kysely
+    const q = this.db.kysely
       .selectFrom('payments')
       .selectAll()
       .where('merchant_id', '=', owner.merchantId)
       .where('mode', '=', owner.mode);
+    return owner.storeId ? q.where('store_id', '=', owner.storeId) : q;
   }
 
   async get(owner: Owner, id: string) {

@@ -175,6 +175,8 @@ export class PaymentSessionsService {
       .executeTakeFirst();
     if (!session || !session.payment_id) throw notFound('payment session', id);
     const payment = await this.db.kysely.selectFrom('payments').selectAll().where('id', '=', session.payment_id).executeTakeFirstOrThrow();
+    // A key attached to a store sees only that store's sessions (docs/reliability.md, Isolation).
+    if (owner.storeId && payment.store_id !== owner.storeId) throw notFound('payment session', id);
     const store = payment.store_id
       ? await this.db.kysely.selectFrom('stores').select(['id', 'code', 'name']).where('id', '=', payment.store_id).executeTakeFirst()
       : undefined;

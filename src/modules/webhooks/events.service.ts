@@ -55,18 +55,28 @@ export class EventsService {
   constructor(private readonly db: Database, private readonly clock: Clock) {}
 
   private find(owner: Owner, id: string) {
-    return this.db.kysely
-      .selectFrom('webhook_events')
-      .selectAll()
-      .where('id', '=', id)
-      .where('merchant_id', '=', owner.merchantId)
-      .where('mode', '=', owner.mode)
-      .executeTakeFirst();
+    return this.mine(owner).where('id', '=', id).executeTakeFirst();
+  }
+
+  /**
+   * The owner's events. A key attached to a store does not see the events of another store's payments (nor of
+   * payments without a store); events that belong to no payment (customers, saved cards) are the merchant's, shared.
+   */
+  private mine(owner: Owner & { storeId?: string | null }) {
+    const q = this.db.kysely.selectFrom('webhook_events').selectAll().where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode);
+    const storeId = owner.storeId;
+    if (!storeId) return q;
+    return q.where((eb) =>
+      eb.or([
+        eb('payment_id', 'is', null),
+        eb('payment_id', 'in', eb.selectFrom('payments').select('payments.id').where('payments.store_id', '=', storeId)),
+      ]),
+    );
   }
 
   async list(owner: Owner, filter: EventFilter) {
     const limit = filter.limit ?? 20;
-    let q = this.db.kysely.selectFrom('webhook_events').selectAll().where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode);
+    let q = this.mine(owner);
     if (filter.type) {
       q = filter.type.endsWith('.*') ? q.where('type', 'like', `${filter.type.slice(0, -1)}%`) : q.where('type', '=', filter.type);
     }

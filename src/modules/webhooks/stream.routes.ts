@@ -43,12 +43,21 @@ export function eventStreamRoutes(db: Database, clock: Clock) {
           if (busy || closed) return;
           busy = true;
           try {
-            const rows = await db.kysely
+            let q = db.kysely
               .selectFrom('webhook_events')
               .select(['id', 'type', 'body', 'created_at'])
               .where('merchant_id', '=', owner.merchantId)
               .where('mode', '=', owner.mode)
-              .where('created_at', '>=', since)
+              .where('created_at', '>=', since);
+            const storeId = owner.storeId;
+            // A key attached to a store does not see another store's payment events (docs/reliability.md, Isolation).
+            if (storeId) {
+              q = q.where((eb) => eb.or([
+                eb('payment_id', 'is', null),
+                eb('payment_id', 'in', eb.selectFrom('payments').select('payments.id').where('payments.store_id', '=', storeId)),
+              ]));
+            }
+            const rows = await q
               .orderBy('created_at')
               .orderBy('id')
               .limit(500)
