@@ -34,7 +34,8 @@ function machine(): string {
 
 function row(f: Figures, bare: Figures): string {
   const ratio = bare.requestsPerSecond ? (100 * f.requestsPerSecond) / bare.requestsPerSecond : 0;
-  return `| ${f.label} | ${f.requestsPerSecond} | ${f.p50} | ${f.p99} | ${f === bare ? '100 %' : `${ratio.toFixed(0)} %`} | ${f.non2xx + f.errors} |`;
+  const cpu = f.cpuMicrosPerRequest === undefined ? 'n/a' : String(f.cpuMicrosPerRequest);
+  return `| ${f.label} | ${f.requestsPerSecond} | ${f.p50} | ${f.p99} | ${f === bare ? '100 %' : `${ratio.toFixed(0)} %`} | ${cpu} | ${f.non2xx + f.errors} |`;
 }
 
 function sessionsMarkdown(results: SessionsResult[]): string {
@@ -46,6 +47,8 @@ function sessionsMarkdown(results: SessionsResult[]): string {
     'on the same database, doing the same key lookup (SHA-256, one indexed SELECT) and answering the same JSON, without',
     'validation, hooks, transaction or commit. Logs at `warn` for both. SQLite runs with `synchronous=FULL` throughout:',
     '"naive" is one transaction and one fsync per request (`MOTU_SQLITE_GROUP_COMMIT=false`), "group commit" the default.',
+    '"Server CPU" is the server process\'s user + system time per request during the measured run (from /proc): it',
+    'depends much less than throughput on what else the machine is doing, and bounds throughput on a quiet machine.',
     '',
   );
   if (results[0]?.route === '/api/v1/customers') {
@@ -53,7 +56,10 @@ function sessionsMarkdown(results: SessionsResult[]): string {
   }
   for (const r of results) {
     out.push(`### ${r.dialect === 'sqlite' ? 'SQLite' : 'PostgreSQL'}: POST ${r.route}`, '');
-    out.push('| Server | Requests/s | p50 (ms) | p99 (ms) | of the ceiling | non-2xx + errors |', '|---|---|---|---|---|---|');
+    out.push(
+      '| Server | Requests/s | p50 (ms) | p99 (ms) | of the ceiling | server CPU µs/request | non-2xx + errors |',
+      '|---|---|---|---|---|---|---|',
+    );
     out.push(row(r.bare, r.bare));
     for (const f of r.runs) out.push(row(f, r.bare));
     out.push('');
@@ -96,7 +102,9 @@ async function main(): Promise<void> {
   for (const r of results) {
     for (const f of [r.bare, ...r.runs]) {
       const ratio = ((100 * f.requestsPerSecond) / r.bare.requestsPerSecond).toFixed(0);
-      console.log(`${r.dialect.padEnd(8)} ${f.label.padEnd(20)} ${String(f.requestsPerSecond).padStart(6)} req/s  p50 ${f.p50} ms  p99 ${f.p99} ms  ${ratio} % of bare`);
+      console.log(
+        `${r.dialect.padEnd(8)} ${f.label.padEnd(20)} ${String(f.requestsPerSecond).padStart(6)} req/s  p50 ${f.p50} ms  p99 ${f.p99} ms  ${ratio} % of bare  CPU ${f.cpuMicrosPerRequest ?? 'n/a'} µs/req`,
+      );
     }
   }
 

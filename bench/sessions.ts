@@ -2,7 +2,7 @@
 // Fastify route with the same key lookup answering the same JSON (bench/bare.ts), in one run, 32 connections.
 // Until POST /api/v1/payments/sessions exists, POST /api/v1/customers (one unique customer per request) stands in.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -17,6 +17,8 @@ export interface Figures {
   non2xx: number;
   errors: number;
   total: number;
+  /** Server CPU time (user + system) per request, from /proc (Linux); undefined elsewhere. */
+  cpuMicrosPerRequest?: number;
 }
 
 export interface SessionsResult {
@@ -89,7 +91,17 @@ async function post(url: string, route: string, key: string): Promise<{ status: 
   return { status: res.status, text: await res.text() };
 }
 
-async function load(label: string, url: string, route: string, key: string, seconds: number): Promise<Figures> {
+/** CPU seconds (user + system) the process has used so far, or undefined without /proc. */
+function cpuSeconds(pid: number | undefined): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // clock ticks (USER_HZ = 100)
+  } catch {
+    return undefined;
+  }
+}
+
+async function load(label: string, url: string, route: string, key: string, seconds: number, pid?: number): Promise<Figures> {
   const options = {
     url: url + route,
     connections: CONNECTIONS,
@@ -98,8 +110,12 @@ async function load(label: string, url: string, route: string, key: string, seco
     requests: [{ setupRequest: (req: Record<string, unknown>) => ({ ...req, body: body(route) }) }],
   };
   await autocannon({ ...options, duration: Math.min(2, seconds) }); // warm-up, not counted
+  const cpuBefore = cpuSeconds(pid);
   const r = await autocannon({ ...options, duration: seconds });
+  const cpuAfter = cpuSeconds(pid);
   return {
+    cpuMicrosPerRequest:
+      cpuBefore === undefined || cpuAfter === undefined || !r.requests.total ? undefined : Math.round(((cpuAfter - cpuBefore) * 1e6) / r.requests.total),
     label,
     requestsPerSecond: Math.round(r.requests.average),
     p50: r.latency.p50,
@@ -175,7 +191,7 @@ export async function runSessionsBench(options: {
           sample = first.text;
         }
         log(`${options.dialect}: motu (${variant.label}) on ${route} for ${options.seconds} s…`);
-        runs.push(await load(`motu, ${variant.label}`, motu.url, route, key, options.seconds));
+        runs.push(await load(`motu, ${variant.label}`, motu.url, route, key, options.seconds, motu.child.pid));
       } finally {
         await stop(motu.child);
       }
@@ -184,7 +200,7 @@ export async function runSessionsBench(options: {
     let bare: Figures;
     try {
       log(`${options.dialect}: bare Fastify route for ${options.seconds} s…`);
-      bare = await load('bare Fastify route', bareProcess.url, route, key, options.seconds);
+      bare = await load('bare Fastify route', bareProcess.url, route, key, options.seconds, bareProcess.child.pid);
     } finally {
       await stop(bareProcess.child);
     }
