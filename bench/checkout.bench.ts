@@ -5,6 +5,7 @@
 // Reports payments/s and the share of time by stage.
 // Run alone: `node --import tsx bench/checkout.bench.ts` (SQLite; also PostgreSQL when DATABASE_URL is set),
 // or through `npm run bench`, which writes the "Checkout" section of docs/performance.md.
+import { secretBoxFor } from '../src/shared/secret-box.js';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { buildApp } from '../src/app.js';
@@ -67,7 +68,7 @@ async function runOn(dialect: Dialect): Promise<Run> {
   const app = await buildApp(config, { db, adminTokenHash: sha256Hex('bench-admin-token-0123456789'), clock: systemClock });
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
   const workers = startWorkers(config, db, systemClock, silent, { delivery: { perTarget: 64, concurrency: 256 } });
-  const merchant = await new MerchantsService(db, systemClock).createMerchant({ name: 'Bench' });
+  const merchant = await new MerchantsService(db, systemClock, secretBoxFor(config)).createMerchant({ name: 'Bench' });
   const key = merchant.testSecretKey;
 
   const post = async (url: string, body: unknown, auth?: string) => {

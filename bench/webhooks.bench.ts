@@ -2,6 +2,7 @@
 // delivered by the real worker to a loopback receiver. Reports deliveries/s and commit-to-receipt latency.
 // Run alone: `node --import tsx bench/webhooks.bench.ts` (SQLite; also PostgreSQL when DATABASE_URL is set),
 // or through `npm run bench`, which writes the "Webhooks" section of docs/performance.md.
+import { secretBoxFor } from '../src/shared/secret-box.js';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseConfig } from '../src/config.js';
@@ -56,7 +57,7 @@ async function runAt(dialect: Dialect, rate: number): Promise<Run> {
   receiver.keepAliveTimeout = 60_000;
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
   const port = (receiver.address() as AddressInfo).port;
-  const merchant = await new MerchantsService(db, systemClock).createMerchant({ name: 'Bench' });
+  const merchant = await new MerchantsService(db, systemClock, secretBoxFor(config)).createMerchant({ name: 'Bench' });
   await new WebhooksService(config, db, systemClock).createEndpoint(
     { merchantId: merchant.id, mode: 'test' },
     { url: `http://127.0.0.1:${port}/hook`, events: ['*'] },

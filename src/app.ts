@@ -15,6 +15,7 @@ import { registerMetrics } from './http/metrics.js';
 import { ErrorSchema } from './http/schemas.js';
 import { validatorCompiler } from './http/validation.js';
 import { AppError } from './shared/errors.js';
+import { sealStoredWebhookSecrets, secretBoxFor } from './shared/secret-box.js';
 import { sha256Hex } from './shared/hash.js';
 import type { Clock } from './shared/clock.js';
 import { systemClock } from './shared/clock.js';
@@ -71,7 +72,7 @@ export function buildServices(config: Config, db: Database, clock: Clock): Servi
   void config;
   const acquirers = new Acquirers(db, clock, { publicUrl: config.publicUrl, settlementDelaySeconds: config.testSettlementDelaySeconds });
   const services = {
-    merchants: new MerchantsService(db, clock),
+    merchants: new MerchantsService(db, clock, secretBoxFor(config)),
     customers: new CustomersService(db, clock),
     paymentSessions: new PaymentSessionsService(db, clock, config),
     payments: new PaymentsService(db, acquirers),
@@ -122,6 +123,10 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
 
   registerMetrics(app);
+  const secretBox = secretBoxFor(config);
+  if (secretBox.warning) app.log.warn(secretBox.warning);
+  // Rows written before webhook secrets were encrypted at rest are sealed now (no-op afterwards).
+  await sealStoredWebhookSecrets(db, secretBox);
   const services = buildServices(config, db, clock);
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
@@ -168,7 +173,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       });
       api.removeContentTypeParser('text/plain');
       api.addHook('onRequest', merchantAuthHook(db));
-      registerIdempotency(api, db, clock);
+      registerIdempotency(api, db, clock, secretBox);
       await api.register(customersRoutes(services.customers));
       await api.register(paymentsRoutes(services.paymentSessions, services.payments));
       await api.register(lifecycleRoutes(services.lifecycle, services.payments, services.paymentSessions));

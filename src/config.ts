@@ -21,6 +21,8 @@ export interface Config {
   readonly testSettlementDelaySeconds: number;
   /** SQLite only: concurrent transactions share one durable commit (MOTU_SQLITE_GROUP_COMMIT, default true). */
   readonly sqliteGroupCommit: boolean;
+  /** MOTU_SECRETS_KEY: 32 bytes (64 hex or base64) sealing webhook secrets at rest; unset: a key file in dataDir. */
+  readonly secretsKey: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -82,6 +84,13 @@ export function parseConfig(env: Env = process.env): Config {
   }
   const logLevel = (env.LOG_LEVEL ?? 'info').trim().toLowerCase();
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
+  const secretsKey = env.MOTU_SECRETS_KEY?.trim() || undefined;
+  if (secretsKey !== undefined && !/^([0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/.test(secretsKey)) {
+    throw new ConfigError('MOTU_SECRETS_KEY', 'must be 32 bytes as 64 hex characters or base64 (openssl rand -base64 32)');
+  }
+  if (secretsKey === undefined && databaseUrl && production) {
+    throw new ConfigError('MOTU_SECRETS_KEY', 'is required with DATABASE_URL in production (every process must share it): openssl rand -base64 32');
+  }
   const adminToken = env.MOTU_ADMIN_TOKEN?.trim() || undefined;
   if (adminToken !== undefined && adminToken.length < 16) {
     throw new ConfigError('MOTU_ADMIN_TOKEN', 'must be at least 16 characters');
@@ -106,5 +115,6 @@ export function parseConfig(env: Env = process.env): Config {
     bodyLimitBytes: integer(env, 'MOTU_BODY_LIMIT_BYTES', 1_048_576, 1024, 104_857_600),
     testSettlementDelaySeconds: integer(env, 'MOTU_TEST_SETTLEMENT_DELAY', 60, 0, 86_400 * 30),
     sqliteGroupCommit: boolean(env, 'MOTU_SQLITE_GROUP_COMMIT', true),
+    secretsKey,
   });
 }

@@ -8,6 +8,7 @@
 // A crashed worker's claims expire with their lease and are taken again (at-least-once). Woken within
 // milliseconds of a commit (in-process signal; LISTEN/NOTIFY on PostgreSQL), with a slow poll as fallback.
 // Concurrency is bounded globally and per target, so one slow merchant cannot take every slot.
+import { secretBoxFor } from '../shared/secret-box.js';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { Config } from '../config.js';
@@ -62,6 +63,7 @@ export function startDeliveryWorker(
   const pollMs = options.pollMs ?? 500;
   const leaseMs = config.webhookTimeoutMs + LEASE_MARGIN_MS;
   const workerId = randomBytes(6).toString('hex');
+  const box = secretBoxFor(config);
 
   let stopping = false;
   let claiming = false;
@@ -160,8 +162,8 @@ export function startDeliveryWorker(
       secretRows.map((s) => [
         `${s.merchant_id}:${s.mode}`,
         {
-          secret: s.secret,
-          previous: s.previous_secret && s.previous_valid_until && s.previous_valid_until > nowIso ? s.previous_secret : null,
+          secret: box.open(s.secret),
+          previous: s.previous_secret && s.previous_valid_until && s.previous_valid_until > nowIso ? box.open(s.previous_secret) : null,
         },
       ]),
     );

@@ -5,6 +5,10 @@ import type { Database } from '../db/database.js';
 import type { Clock } from '../shared/clock.js';
 import { AppError, invalidField } from '../shared/errors.js';
 import { sha256Hex } from '../shared/hash.js';
+import type { SecretBox } from '../shared/secret-box.js';
+
+/** An answer that carries a secret (a rotated webhook secret) is stored sealed, never in clear (docs/reliability.md). */
+const SECRET_IN_ANSWER = /whsec_|sk_(test|live)_/;
 
 const KEY_LIFETIME_MS = 24 * 3600 * 1000;
 /** An in-flight claim older than this belongs to a request that died; a retry may take it over. */
@@ -31,7 +35,7 @@ export function requestHash(request: FastifyRequest): string {
   return sha256Hex(`${request.method} ${path}\n${JSON.stringify(request.body ?? null)}`);
 }
 
-export function registerIdempotency(app: FastifyInstance, db: Database, clock: Clock): void {
+export function registerIdempotency(app: FastifyInstance, db: Database, clock: Clock, box?: SecretBox): void {
   app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
     if (request.method !== 'POST' || !request.merchant) return;
     const raw = request.headers['idempotency-key'];
@@ -94,7 +98,7 @@ export function registerIdempotency(app: FastifyInstance, db: Database, clock: C
           .code(existing.status_code)
           .header('content-type', 'application/json; charset=utf-8')
           .header('idempotent-replayed', 'true')
-          .send(existing.response_body ?? '');
+          .send(existing.response_body && box ? box.open(existing.response_body) : existing.response_body ?? '');
       }
       if (Date.now() - started > WAIT_LIMIT_MS) {
         throw new AppError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed; retry later', {
@@ -114,7 +118,8 @@ export function registerIdempotency(app: FastifyInstance, db: Database, clock: C
       await release(db, claim);
       return payload;
     }
-    const body = typeof payload === 'string' ? payload : JSON.stringify(payload);
+    const text = typeof payload === 'string' ? payload : JSON.stringify(payload);
+    const body = box && SECRET_IN_ANSWER.test(text) ? box.seal(text) : text;
     await db.transaction((trx) =>
       trx
         .updateTable('idempotency_keys')

@@ -1,4 +1,5 @@
 // Opening the database, migrating it, settling the admin token and seeding the demo merchant.
+import { secretBoxFor } from '../shared/secret-box.js';
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../config.js';
 import { openDatabase, type Database } from '../db/database.js';
@@ -62,7 +63,7 @@ export async function seedDemo(config: Config, db: Database, clock: Clock): Prom
   if (Number(claimed.numInsertedOrUpdatedRows ?? 0n) === 0) return undefined;
   const any = await db.kysely.selectFrom('merchants').select('id').limit(1).executeTakeFirst();
   if (any) return undefined;
-  const merchants = new MerchantsService(db, clock);
+  const merchants = new MerchantsService(db, clock, secretBoxFor(config));
   const merchant = await merchants.createMerchant({ name: 'Demo Shop' });
   const store = await merchants.createStore(merchant.id, { code: 'web', name: 'Demo Shop online', kind: 'online' });
   return {

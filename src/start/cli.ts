@@ -1,4 +1,5 @@
 // The `motu` command line: serve, migrate, and one command per admin API call, printing JSON.
+import { secretBoxFor } from '../shared/secret-box.js';
 import { parseArgs } from 'node:util';
 import type { TSchema } from 'typebox';
 import { ConfigError, parseConfig, type Role } from '../config.js';
@@ -125,7 +126,7 @@ export async function main(argv: string[], print: (line: string) => void = conso
 
   const db = await openMigrated(config);
   try {
-    const merchants = new MerchantsService(db, systemClock);
+    const merchants = new MerchantsService(db, systemClock, secretBoxFor(config));
     const v = values as Values;
     const run = async (): Promise<unknown> => {
       switch (`${command} ${action ?? ''}`.trim()) {

@@ -1,4 +1,5 @@
 // Operator-side rules: merchants, their contracts, stores and API keys (DESIGN.md section 4).
+import type { SecretBox } from '../../shared/secret-box.js';
 import type { Database, Trx } from '../../db/database.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError, invalidField, notFound } from '../../shared/errors.js';
@@ -75,7 +76,8 @@ export function newWebhookSecret(): string {
 }
 
 export class MerchantsService {
-  constructor(private readonly db: Database, private readonly clock: Clock) {}
+  /** `box` seals the webhook signing secrets at rest (src/shared/secret-box.ts). */
+  constructor(private readonly db: Database, private readonly clock: Clock, private readonly box: SecretBox) {}
 
   private now(): string {
     return this.clock.now().toISOString();
@@ -94,8 +96,8 @@ export class MerchantsService {
       await trx
         .insertInto('webhook_secrets')
         .values([
-          { merchant_id: id, mode: 'test', secret: testWebhookSecret, previous_secret: null, previous_valid_until: null, updated_at: now },
-          { merchant_id: id, mode: 'live', secret: liveWebhookSecret, previous_secret: null, previous_valid_until: null, updated_at: now },
+          { merchant_id: id, mode: 'test', secret: this.box.seal(testWebhookSecret), previous_secret: null, previous_valid_until: null, updated_at: now },
+          { merchant_id: id, mode: 'live', secret: this.box.seal(liveWebhookSecret), previous_secret: null, previous_valid_until: null, updated_at: now },
         ])
         .execute();
       await trx

@@ -1,5 +1,6 @@
 // Webhook configuration of a merchant: the signing secret (read, rotate) and registered endpoints
 // (merchant endpoints and an agency's declared addresses), with the URL rules and the live-mode SSRF guard.
+import { secretBoxFor } from '../../shared/secret-box.js';
 import type { Config } from '../../config.js';
 import type { Database } from '../../db/database.js';
 import { isLoopbackHost, resolvesToPublic } from '../../events/address-guard.js';
@@ -64,7 +65,7 @@ export class WebhooksService {
       .where('merchant_id', '=', owner.merchantId)
       .where('mode', '=', owner.mode)
       .executeTakeFirstOrThrow();
-    return { webhookSecret: row.secret };
+    return { webhookSecret: secretBoxFor(this.config).open(row.secret) };
   }
 
   async rotateSigningSecret(owner: Owner): Promise<{ webhookSecret: string; previousSecretValidUntil: string }> {
@@ -80,7 +81,8 @@ export class WebhooksService {
         .executeTakeFirstOrThrow();
       await trx
         .updateTable('webhook_secrets')
-        .set({ secret, previous_secret: current.secret, previous_valid_until: until, updated_at: now.toISOString() })
+        // Both stay sealed at rest: the previous one moves as stored, the new one is sealed here.
+        .set({ secret: secretBoxFor(this.config).seal(secret), previous_secret: current.secret, previous_valid_until: until, updated_at: now.toISOString() })
         .where('merchant_id', '=', owner.merchantId)
         .where('mode', '=', owner.mode)
         .execute();
