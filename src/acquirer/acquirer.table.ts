@@ -58,5 +58,17 @@ export interface AcquirerAuthorizationsTable {
   updated_at: string;
 }
 
+/** A refund at the acquirer, by the caller's idempotency reference (Motu's `re_` id). */
+export interface AcquirerRefundsTable {
+  reference: string;
+  mode: Mode;
+  authorization_id: string;
+  amount: number;
+  /** 'succeeded' | 'refused': the first call's result, returned again to any later call with this reference. */
+  status: string;
+  reason: string | null;
+  created_at: string;
+}
+
 export type AcquirerCardRow = Selectable<AcquirerCardsTable>;
 export type AcquirerAuthorizationRow = Selectable<AcquirerAuthorizationsTable>;

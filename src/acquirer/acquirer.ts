@@ -79,6 +79,28 @@ export interface OperationResult {
   reason?: string;
 }
 
+/** A refund the acquirer knows, by the caller's reference. */
+export interface RefundView {
+  reference: string;
+  authorizationId: string;
+  amount: number;
+  /** succeeded: the money went back to the card; refused: nothing was refunded (`reason` says why). */
+  status: 'succeeded' | 'refused';
+  reason: string | null;
+  createdAt: string;
+}
+
+export interface RefundInput {
+  mode: Mode;
+  authorizationId: string;
+  amount: number;
+  /**
+   * Idempotency reference (Motu's `re_` id). A second call with the same reference returns the first call's
+   * result and never refunds twice, so an interrupted refund can always be retried.
+   */
+  reference: string;
+}
+
 export interface AuthorizationView {
   id: string;
   merchantReference: string;
@@ -115,7 +137,9 @@ export interface Acquirer {
   completeChallenge(mode: Mode, authorizationId: string): Promise<AuthorizationOutcome>;
   capture(input: { mode: Mode; authorizationId: string; amount: number }): Promise<OperationResult>;
   cancel(input: { mode: Mode; authorizationId: string }): Promise<OperationResult>;
-  refund(input: { mode: Mode; authorizationId: string; amount: number }): Promise<OperationResult>;
+  refund(input: RefundInput): Promise<OperationResult>;
+  /** The refund made with this reference, or null when the acquirer never received it. */
+  getRefund(mode: Mode, reference: string): Promise<RefundView | null>;
   getAuthorization(mode: Mode, authorizationId: string): Promise<AuthorizationView | null>;
   /** Attempts made for one merchant reference (Motu payment id), oldest first. */
   listAuthorizations(mode: Mode, merchantReference: string): Promise<AuthorizationView[]>;

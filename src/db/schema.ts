@@ -6,7 +6,7 @@ import type {
 } from '../modules/merchants/merchants.table.js';
 import type { PaymentSessionsTable, PaymentsTable } from '../modules/payments/payments.table.js';
 import type { RefundsTable } from '../modules/payments/refunds.table.js';
-import type { AcquirerAuthorizationsTable, AcquirerCardsTable, AcquirerTokensTable } from '../acquirer/acquirer.table.js';
+import type { AcquirerAuthorizationsTable, AcquirerCardsTable, AcquirerRefundsTable, AcquirerTokensTable } from '../acquirer/acquirer.table.js';
 import type { CardLinksTable, PaymentMethodsTable, WalletSessionsTable } from '../modules/wallet/wallet.table.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable, WebhookEventsTable } from '../events/events.table.js';
 
@@ -25,6 +25,7 @@ export interface DB {
   acquirer_cards: AcquirerCardsTable;
   acquirer_tokens: AcquirerTokensTable;
   acquirer_authorizations: AcquirerAuthorizationsTable;
+  acquirer_refunds: AcquirerRefundsTable;
   webhook_events: WebhookEventsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;

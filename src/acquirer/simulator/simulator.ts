@@ -10,7 +10,7 @@ import { base62 } from '../../shared/ids.js';
 import { invalidField } from '../../shared/errors.js';
 import type {
   Acquirer, AuthorizationOutcome, AuthorizationView, AuthorizeInput, CardInfo, CardNetwork, CardSource,
-  OperationResult, RefusalCode, SettlementLine, TokenizeInput, TokenizeResult, VerifyOutcome,
+  OperationResult, RefundInput, RefundView, RefusalCode, SettlementLine, TokenizeInput, TokenizeResult, VerifyOutcome,
 } from '../acquirer.js';
 import type { AcquirerAuthorizationRow, AcquirerCardRow } from '../acquirer.table.js';
 import { detectBrand, digitsOnly, luhnValid, networksOf } from '../cards.js';
@@ -201,16 +201,51 @@ export class SimulatorAcquirer implements Acquirer {
     return Number(res.numUpdatedRows) === 1 ? { ok: true } : { ok: false, reason: 'not an uncaptured authorization' };
   }
 
-  async refund(input: { mode: Mode; authorizationId: string; amount: number }): Promise<OperationResult> {
-    if (!Number.isInteger(input.amount) || input.amount <= 0) return { ok: false, reason: 'amount must be a positive integer' };
+  async refund(input: RefundInput): Promise<OperationResult> {
+    if (typeof input.reference !== 'string' || input.reference === '') return { ok: false, reason: 'a refund reference is required' };
+    const earlier = await this.getRefund(input.mode, input.reference);
+    if (earlier) return resultOf(earlier);
     const now = iso(this.clock.now());
-    // One conditional UPDATE: concurrent refunds can never exceed what was captured.
-    const res = await this.db.kysely.updateTable('acquirer_authorizations')
-      .set((eb) => ({ refunded_amount: eb('refunded_amount', '+', input.amount), updated_at: now }))
-      .where('id', '=', input.authorizationId).where('mode', '=', input.mode).where('status', '=', 'captured')
-      .where((eb) => eb(eb('refunded_amount', '+', input.amount), '<=', eb.ref('captured_amount')))
-      .executeTakeFirst();
-    return Number(res.numUpdatedRows) === 1 ? { ok: true } : { ok: false, reason: 'more than captured minus refunded, or not captured' };
+    try {
+      return await this.db.transaction(async (trx) => {
+        // The reference row first: a concurrent call with the same reference waits on it (PostgreSQL) or runs
+        // after (SQLite), then fails on the primary key and reads this call's result instead.
+        await trx.insertInto('acquirer_refunds').values({
+          reference: input.reference, mode: input.mode, authorization_id: input.authorizationId, amount: input.amount,
+          status: 'refused', reason: null, created_at: now,
+        }).execute();
+        let reason: string | null = null;
+        if (!Number.isInteger(input.amount) || input.amount <= 0) {
+          reason = 'amount must be a positive integer';
+        } else {
+          // One conditional UPDATE: concurrent refunds can never exceed what was captured.
+          const res = await trx.updateTable('acquirer_authorizations')
+            .set((eb) => ({ refunded_amount: eb('refunded_amount', '+', input.amount), updated_at: now }))
+            .where('id', '=', input.authorizationId).where('mode', '=', input.mode).where('status', '=', 'captured')
+            .where((eb) => eb(eb('refunded_amount', '+', input.amount), '<=', eb.ref('captured_amount')))
+            .executeTakeFirst();
+          if (Number(res.numUpdatedRows) !== 1) reason = 'more than captured minus refunded, or not captured';
+        }
+        await trx.updateTable('acquirer_refunds').set({ status: reason ? 'refused' : 'succeeded', reason })
+          .where('reference', '=', input.reference).execute();
+        return reason ? { ok: false, reason } : { ok: true };
+      });
+    } catch (err) {
+      if (!this.db.isUniqueViolation(err)) throw err;
+      const first = await this.getRefund(input.mode, input.reference);
+      if (!first) throw err;
+      return resultOf(first);
+    }
+  }
+
+  async getRefund(mode: Mode, reference: string): Promise<RefundView | null> {
+    const row = await this.db.kysely.selectFrom('acquirer_refunds').selectAll()
+      .where('reference', '=', reference).where('mode', '=', mode).executeTakeFirst();
+    if (!row) return null;
+    return {
+      reference: row.reference, authorizationId: row.authorization_id, amount: row.amount,
+      status: row.status === 'succeeded' ? 'succeeded' : 'refused', reason: row.reason, createdAt: row.created_at,
+    };
   }
 
   async getAuthorization(mode: Mode, authorizationId: string): Promise<AuthorizationView | null> {
@@ -286,6 +321,10 @@ export class SimulatorAcquirer implements Acquirer {
     }
     return (await read())!.value;
   }
+}
+
+function resultOf(refund: RefundView): OperationResult {
+  return refund.status === 'succeeded' ? { ok: true } : { ok: false, reason: refund.reason ?? 'refused' };
 }
 
 function browserUnfit(): AuthorizationOutcome & VerifyOutcome {

@@ -93,24 +93,7 @@ export class PaymentLifecycleService {
 
   async capture(owner: Owner, id: string, amount?: number): Promise<void> {
     const acquirer = this.acquirers.forMode(owner.mode);
-    const payment = await this.db.transaction(async (trx) => {
-      const p = await this.lock(trx, owner, id);
-      if (p.status !== 'transit' || !p.acquirer_authorization_id) {
-        throw new AppError('PAYMENT_NOT_CAPTURABLE', `Payment ${id} is ${p.status}; only an authorized, uncaptured payment can be captured`, { status: p.status });
-      }
-      if (this.busy(p)) {
-        throw new AppError('PAYMENT_NOT_CAPTURABLE', `A ${p.operation} of payment ${id} is under way`, { status: p.status, operation: p.operation });
-      }
-      const toCapture = amount ?? p.authorized_amount;
-      if (toCapture > p.authorized_amount) {
-        throw new AppError('PAYMENT_NOT_CAPTURABLE', `Cannot capture ${toCapture}: only ${p.authorized_amount} ${p.currency} was authorized`, {
-          requested: toCapture, authorizedAmount: p.authorized_amount,
-        });
-      }
-      await trx.updateTable('payments').set({ operation: 'capture', operation_at: this.now() }).where('id', '=', p.id).execute();
-      return { ...p, captureAmount: toCapture };
-    });
-
+    const payment = await this.claimCapture(owner, id, amount);
     const authorizationId = payment.acquirer_authorization_id!;
     let captured: number;
     try {
@@ -130,6 +113,27 @@ export class PaymentLifecycleService {
       throw err;
     }
     await this.writeCaptured(payment.id, captured, 'capture');
+  }
+
+  /** Step 1 of a capture: checks, then the `capture` claim on the payment (one short transaction). */
+  async claimCapture(owner: Owner, id: string, amount?: number): Promise<PaymentRow & { captureAmount: number }> {
+    return this.db.transaction(async (trx) => {
+      const p = await this.lock(trx, owner, id);
+      if (p.status !== 'transit' || !p.acquirer_authorization_id) {
+        throw new AppError('PAYMENT_NOT_CAPTURABLE', `Payment ${id} is ${p.status}; only an authorized, uncaptured payment can be captured`, { status: p.status });
+      }
+      if (this.busy(p)) {
+        throw new AppError('PAYMENT_NOT_CAPTURABLE', `A ${p.operation} of payment ${id} is under way`, { status: p.status, operation: p.operation });
+      }
+      const toCapture = amount ?? p.authorized_amount;
+      if (toCapture > p.authorized_amount) {
+        throw new AppError('PAYMENT_NOT_CAPTURABLE', `Cannot capture ${toCapture}: only ${p.authorized_amount} ${p.currency} was authorized`, {
+          requested: toCapture, authorizedAmount: p.authorized_amount,
+        });
+      }
+      await trx.updateTable('payments').set({ operation: 'capture', operation_at: this.now() }).where('id', '=', p.id).execute();
+      return { ...p, captureAmount: toCapture };
+    });
   }
 
   /** Writes the capture and its event once, whoever observed it (conditional on status transit). */
@@ -161,9 +165,33 @@ export class PaymentLifecycleService {
   // ---------- cancel ----------
 
   async cancel(owner: Owner, id: string): Promise<void> {
+    const claimed = await this.claimCancel(owner, id);
+    if (!claimed) return;
+    const acquirer = this.acquirers.forMode(claimed.mode);
+    try {
+      await this.voidAuthorization(acquirer, claimed);
+    } catch (err) {
+      await this.release(claimed.id, 'cancel');
+      throw err;
+    }
+    const attempts = await attemptsOf(this.acquirers, claimed);
+    await this.db.transaction(async (trx) => {
+      const row = await trx.selectFrom('payments').selectAll().where('id', '=', claimed.id).executeTakeFirstOrThrow();
+      // The acquirer voided the authorization: the payment is cancelled even if a slow call let the recovery job
+      // release our claim meanwhile (writeCancelled is conditional on transit: recorded once).
+      if (row.status !== 'transit') return;
+      await this.writeCancelled(trx, row, attempts);
+    });
+  }
+
+  /**
+   * Step 1 of a cancel: a pending/failed payment is cancelled at once (null: nothing left to do); an authorized
+   * one gets the `cancel` claim and is returned for the acquirer call.
+   */
+  async claimCancel(owner: Owner, id: string): Promise<PaymentRow | null> {
     // Asked before any transaction: the acquirer is never called while one is open.
     const earlierAttempts = await attemptsOf(this.acquirers, { id, mode: owner.mode });
-    const claimed = await this.db.transaction(async (trx) => {
+    return this.db.transaction(async (trx) => {
       const p = await this.lock(trx, owner, id);
       if (CANCELLABLE_PENDING.includes(p.status)) {
         // Nothing at the acquirer to void: cancelled at once. A checkout attempt finishing later loses its
@@ -180,20 +208,41 @@ export class PaymentLifecycleService {
       await trx.updateTable('payments').set({ operation: 'cancel', operation_at: this.now() }).where('id', '=', p.id).execute();
       return p;
     });
-    if (!claimed) return;
-    const acquirer = this.acquirers.forMode(claimed.mode);
-    try {
-      await this.voidAuthorization(acquirer, claimed);
-    } catch (err) {
-      await this.release(claimed.id, 'cancel');
-      throw err;
+  }
+
+  /**
+   * Recovery of a capture or cancel claim abandoned by a stopped process (older than CLAIM_TTL_SECONDS): the
+   * acquirer's state decides. Captured → `payment.captured` (once); voided → `payment.cancelled` (once);
+   * still authorized → the claim is released (the request never got a 2xx; the merchant may ask again).
+   */
+  async resolveAbandonedClaim(paymentId: string): Promise<'captured' | 'cancelled' | 'released' | 'skipped'> {
+    const now = this.clock.now();
+    const stale = addSeconds(now, -CLAIM_TTL_SECONDS).toISOString();
+    const candidate = await this.db.kysely.selectFrom('payments').select(['id', 'mode', 'operation', 'acquirer_authorization_id'])
+      .where('id', '=', paymentId).where('status', '=', 'transit').where('operation', 'in', ['capture', 'cancel'])
+      .where('operation_at', '<', stale).executeTakeFirst();
+    if (!candidate?.operation || !candidate.acquirer_authorization_id) return 'skipped';
+    const operation = candidate.operation;
+    // Take the claim over (one recoverer at a time; a live owner would have finished within the TTL).
+    const taken = await this.db.transaction((trx) => trx.updateTable('payments').set({ operation_at: now.toISOString() })
+      .where('id', '=', paymentId).where('status', '=', 'transit').where('operation', '=', operation).where('operation_at', '<', stale)
+      .executeTakeFirst());
+    if (Number(taken.numUpdatedRows) !== 1) return 'skipped';
+    const view = await this.acquirers.forMode(candidate.mode).getAuthorization(candidate.mode, candidate.acquirer_authorization_id);
+    if (view?.status === 'captured') {
+      await this.writeCaptured(paymentId, view.capturedAmount, operation);
+      return 'captured';
     }
-    const attempts = await attemptsOf(this.acquirers, claimed);
-    await this.db.transaction(async (trx) => {
-      const row = await trx.selectFrom('payments').selectAll().where('id', '=', claimed.id).executeTakeFirstOrThrow();
-      if (row.status !== 'transit' || row.operation !== 'cancel') return;
-      await this.writeCancelled(trx, row, attempts);
-    });
+    if (view?.status === 'cancelled') {
+      const attempts = await attemptsOf(this.acquirers, candidate);
+      await this.db.transaction(async (trx) => {
+        const row = await trx.selectFrom('payments').selectAll().where('id', '=', paymentId).executeTakeFirstOrThrow();
+        if (row.status === 'transit') await this.writeCancelled(trx, row, attempts);
+      });
+      return 'cancelled';
+    }
+    await this.release(paymentId, operation);
+    return 'released';
   }
 
   /** Voids the authorization; fine when the acquirer already shows it voided, refused when it was captured. */
@@ -207,7 +256,9 @@ export class PaymentLifecycleService {
 
   private async writeCancelled(trx: Trx, p: PaymentRow, attempts: number): Promise<void> {
     const now = this.now();
-    await trx.updateTable('payments').set({ status: 'cancelled', operation: null, operation_at: null, updated_at: now }).where('id', '=', p.id).execute();
+    const res = await trx.updateTable('payments').set({ status: 'cancelled', operation: null, operation_at: null, updated_at: now })
+      .where('id', '=', p.id).where('status', '=', p.status).executeTakeFirst();
+    if (Number(res.numUpdatedRows) !== 1) return; // someone else moved it first: their event, not a second one
     if (p.session_id) {
       await trx.updateTable('payment_sessions').set({ status: 'cancelled', completed_at: now }).where('id', '=', p.session_id).where('status', '=', 'open').execute();
     }
@@ -222,13 +273,29 @@ export class PaymentLifecycleService {
 
   // ---------- refunds ----------
 
+  /**
+   * A refund: reserve (step 1), the acquirer (step 2), the outcome (step 3). Answers the refund when the acquirer
+   * refunded it; 422 when it refused (the reservation is released). When step 2 throws, the refund stays
+   * `pending` with its reservation: the acquirer may have refunded it, and `resolvePendingRefund` (the
+   * scheduler's recover-refunds job) settles it from the acquirer's own record of the reference.
+   */
   async refund(owner: Owner, id: string, input: RefundInput) {
+    const { payment, refund } = await this.reserveRefund(owner, id, input);
+    const done = await this.completeRefund(payment, refund);
+    if (done.status === 'failed') {
+      throw new AppError('PAYMENT_NOT_REFUNDABLE', `The acquirer refused the refund: ${done.failure_reason ?? 'refused'}`, { refundId: refund.id });
+    }
+    return refundView(done);
+  }
+
+  /** Step 1: checks, then a `pending` refund row and its amount reserved on the payment, in one short transaction. */
+  async reserveRefund(owner: Owner, id: string, input: RefundInput): Promise<{ payment: PaymentRow; refund: RefundRow }> {
     if (input.amountCents !== undefined && input.amount !== undefined && input.amountCents !== input.amount) {
       throw validationError([{ field: 'amount', message: `differs from amountCents (${input.amountCents}); give one of them, or the same value` }]);
     }
     const requested = input.amountCents ?? input.amount;
-    const acquirer = this.acquirers.forMode(owner.mode);
-    const { payment, refund } = await this.db.transaction(async (trx) => {
+    this.acquirers.forMode(owner.mode); // 503 before anything is reserved when live mode has no connector
+    return this.db.transaction(async (trx) => {
       const p = await this.lock(trx, owner, id);
       if (!REFUNDABLE.includes(p.status) || !p.acquirer_authorization_id) {
         throw new AppError('PAYMENT_NOT_REFUNDABLE', `Payment ${id} is ${p.status}; only a captured payment with an amount left to refund can be refunded`, { status: p.status });
@@ -250,28 +317,53 @@ export class PaymentLifecycleService {
       await trx.updateTable('payments').set((eb) => ({ refund_reserved: eb('refund_reserved', '+', amount) })).where('id', '=', p.id).execute();
       return { payment: p, refund: row };
     });
-
-    let failure: string | null = null;
-    try {
-      const result = await acquirer.refund({ mode: payment.mode, authorizationId: payment.acquirer_authorization_id!, amount: refund.amount });
-      if (!result.ok) failure = result.reason ?? 'refused by the acquirer';
-    } catch (err) {
-      failure = 'the acquirer could not be reached';
-      await this.finishRefund(refund, failure, 0);
-      throw err;
-    }
-    const attempts = failure ? 0 : await attemptsOf(this.acquirers, payment);
-    const done = await this.finishRefund(refund, failure, attempts);
-    if (failure) throw new AppError('PAYMENT_NOT_REFUNDABLE', `The acquirer refused the refund: ${failure}`, { refundId: refund.id });
-    return refundView(done);
   }
 
-  /** Releases the reservation and records the outcome; a success also moves the payment and emits one event. */
+  /**
+   * Steps 2 and 3: the acquirer refunds under the refund's own id as idempotency reference, then the outcome is
+   * recorded. Throws (leaving the refund pending) only when the acquirer cannot be asked.
+   */
+  async completeRefund(payment: Pick<PaymentRow, 'id' | 'mode' | 'acquirer_authorization_id'>, refund: RefundRow): Promise<RefundRow> {
+    const acquirer = this.acquirers.forMode(payment.mode);
+    const result = await acquirer.refund({
+      mode: payment.mode, authorizationId: payment.acquirer_authorization_id!, amount: refund.amount, reference: refund.id,
+    });
+    const failure = result.ok ? null : result.reason ?? 'refused by the acquirer';
+    const attempts = failure ? 0 : await attemptsOf(this.acquirers, payment);
+    return this.finishRefund(refund, failure, attempts);
+  }
+
+  /**
+   * Recovery of a refund left `pending` (the process stopped between steps 1 and 3, or the acquirer could not be
+   * reached): the acquirer's record of the reference decides. Refunded → success and its one event; refused →
+   * the reservation is released; never received → refunded now under the same reference (never twice).
+   */
+  async resolvePendingRefund(refund: RefundRow): Promise<RefundRow> {
+    const payment = await this.db.kysely.selectFrom('payments').select(['id', 'mode', 'acquirer_authorization_id'])
+      .where('id', '=', refund.payment_id).executeTakeFirstOrThrow();
+    const acquirer = this.acquirers.forMode(payment.mode);
+    const known = await acquirer.getRefund(payment.mode, refund.id);
+    if (!known) return this.completeRefund(payment, refund);
+    const failure = known.status === 'succeeded' ? null : known.reason ?? 'refused by the acquirer';
+    const attempts = failure ? 0 : await attemptsOf(this.acquirers, payment);
+    return this.finishRefund(refund, failure, attempts);
+  }
+
+  /**
+   * Releases the reservation and records the outcome; a success also moves the payment and emits one event.
+   * Conditional on the refund still being pending: whoever records it first (the request or the recovery job)
+   * does it once; the other gets the recorded row.
+   */
   private async finishRefund(refund: RefundRow, failure: string | null, attempts: number): Promise<RefundRow> {
     return this.db.transaction(async (trx) => {
       const now = this.now();
+      const claimed = await trx.updateTable('refunds')
+        .set(failure ? { status: 'failed', failure_reason: failure, updated_at: now } : { status: 'succeeded', updated_at: now })
+        .where('id', '=', refund.id).where('status', '=', 'pending').executeTakeFirst();
+      if (Number(claimed.numUpdatedRows) !== 1) {
+        return trx.selectFrom('refunds').selectAll().where('id', '=', refund.id).executeTakeFirstOrThrow();
+      }
       if (failure) {
-        await trx.updateTable('refunds').set({ status: 'failed', failure_reason: failure, updated_at: now }).where('id', '=', refund.id).execute();
         await trx.updateTable('payments').set((eb) => ({ refund_reserved: eb('refund_reserved', '-', refund.amount) })).where('id', '=', refund.payment_id).execute();
         return trx.selectFrom('refunds').selectAll().where('id', '=', refund.id).executeTakeFirstOrThrow();
       }
@@ -281,7 +373,6 @@ export class PaymentLifecycleService {
       const totalRefunded = p.refunded_amount + refund.amount;
       const remaining = p.captured_amount - totalRefunded;
       const status = remaining === 0 ? 'refunded' : 'partially_refunded';
-      await trx.updateTable('refunds').set({ status: 'succeeded', updated_at: now }).where('id', '=', refund.id).execute();
       await trx.updateTable('payments')
         .set({ refunded_amount: totalRefunded, refund_reserved: p.refund_reserved - refund.amount, status, updated_at: now })
         .where('id', '=', p.id).execute();

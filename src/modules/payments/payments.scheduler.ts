@@ -1,7 +1,9 @@
 // Time-driven steps of a payment's life, run by the worker role's scheduler (src/start/workers.ts):
 // - sessions and payment links past `expiresAt` without payment → payment.expired;
 // - MANUAL authorizations not captured within 7 days → voided at the acquirer, payment.expired (no debit);
-// - the acquirer's settlement report → settled true, payment.settled (commission final).
+// - the acquirer's settlement report → settled true, payment.settled (commission final);
+// - refunds left `pending` and capture/cancel claims left behind by a stopped process → resolved from the
+//   acquirer's own state (docs/payments.md, Recovery).
 // Each job claims its rows with conditional updates, so several worker processes may run them at once.
 // Tests drive them with a ManualClock and `runPaymentSchedule(…)` instead of waiting.
 import type { Acquirers } from '../../acquirer/acquirers.js';
@@ -93,12 +95,57 @@ export async function expireAuthorizations({ db, clock, acquirers, lifecycle }: 
   return expired;
 }
 
+/** A refund or a claim older than this is considered interrupted (its request would have finished long before). */
+export const RECOVERY_AFTER_SECONDS = CLAIM_TTL_SECONDS;
+
+/**
+ * Refunds still `pending` RECOVERY_AFTER_SECONDS after they were reserved: the process stopped between the
+ * reservation and the outcome, or the acquirer could not be reached. Each is settled from the acquirer's record
+ * of its reference (the `re_` id): refunded → success and its one event; refused → reservation released;
+ * never received → refunded now under the same reference. Idempotent at the acquirer and conditional here, so
+ * several workers (or the original request finishing late) never refund or announce twice.
+ */
+export async function recoverRefunds({ db, acquirers, lifecycle }: PaymentJobDeps, now: Date): Promise<number> {
+  const cutoff = addSeconds(now, -RECOVERY_AFTER_SECONDS).toISOString();
+  const due = await db.kysely.selectFrom('refunds').selectAll()
+    .where('status', '=', 'pending').where('created_at', '<=', cutoff).orderBy('created_at').limit(BATCH).execute();
+  let resolved = 0;
+  for (const refund of due) {
+    if (refund.mode === 'live' && !acquirers.liveConfigured()) continue;
+    try {
+      const done = await lifecycle.resolvePendingRefund(refund);
+      if (done.status !== 'pending') resolved += 1;
+    } catch {
+      // The acquirer is still unreachable: the refund stays pending and is tried again on the next run.
+    }
+  }
+  return resolved;
+}
+
+/** Capture and cancel claims abandoned by a stopped process: resolved from the acquirer's state. */
+export async function recoverClaims({ db, acquirers, lifecycle }: PaymentJobDeps, now: Date): Promise<number> {
+  const stale = addSeconds(now, -CLAIM_TTL_SECONDS).toISOString();
+  const due = await db.kysely.selectFrom('payments').select(['id', 'mode'])
+    .where('status', '=', 'transit').where('operation', 'in', ['capture', 'cancel']).where('operation_at', '<', stale)
+    .orderBy('operation_at').limit(BATCH).execute();
+  let resolved = 0;
+  for (const candidate of due) {
+    if (candidate.mode === 'live' && !acquirers.liveConfigured()) continue;
+    try {
+      if ((await lifecycle.resolveAbandonedClaim(candidate.id)) !== 'skipped') resolved += 1;
+    } catch {
+      // Tried again on the next run.
+    }
+  }
+  return resolved;
+}
+
 function cursorName(mode: Mode): string {
   return `payments.settlement_cursor.${mode}`;
 }
 
 /** Reads the acquirer's settlement report since the last run and marks the payments it lists as settled. */
-export async function settlePayments({ db, clock, acquirers }: PaymentJobDeps, now: Date): Promise<number> {
+export async function settlePayments({ db, clock, acquirers, lifecycle }: PaymentJobDeps, now: Date): Promise<number> {
   const modes: Mode[] = acquirers.liveConfigured() ? ['test', 'live'] : ['test'];
   let settled = 0;
   for (const mode of modes) {
@@ -107,10 +154,13 @@ export async function settlePayments({ db, clock, acquirers }: PaymentJobDeps, n
     if (from >= now) continue;
     const lines = await acquirers.forMode(mode).settlementReport({ mode, from, to: now });
     for (const line of lines) {
-      const payment = await db.kysely.selectFrom('payments').select(['id', 'mode'])
+      const payment = await db.kysely.selectFrom('payments').select(['id', 'mode', 'status'])
         .where('id', '=', line.merchantReference).where('mode', '=', mode)
         .where('acquirer_authorization_id', '=', line.authorizationId).where('settled', '=', 0).executeTakeFirst();
       if (!payment) continue;
+      // Captured at the acquirer but not yet recorded here (a capture interrupted between its two steps):
+      // payment.captured first, so it never reads settled while still `transit`.
+      if (payment.status === 'transit') await lifecycle.writeCaptured(payment.id, line.capturedAmount, null);
       const attempts = await attemptsOf(acquirers, payment);
       await db.transaction(async (trx) => {
         const res = await trx.updateTable('payments')
@@ -140,6 +190,8 @@ export async function settlePayments({ db, clock, acquirers }: PaymentJobDeps, n
 export async function runPaymentSchedule(deps: PaymentJobDeps, now: Date = deps.clock.now()) {
   return {
     sessionsExpired: await expireSessions(deps, now),
+    claimsRecovered: await recoverClaims(deps, now),
+    refundsRecovered: await recoverRefunds(deps, now),
     authorizationsExpired: await expireAuthorizations(deps, now),
     settled: await settlePayments(deps, now),
   };
@@ -150,5 +202,7 @@ export function paymentJobs(deps: PaymentJobDeps): ScheduledJob[] {
     { name: 'expire-payment-sessions', everyMs: 5_000, run: (now) => expireSessions(deps, now) },
     { name: 'expire-authorizations', everyMs: 60_000, run: (now) => expireAuthorizations(deps, now) },
     { name: 'settle-payments', everyMs: 10_000, run: (now) => settlePayments(deps, now) },
+    { name: 'recover-payment-claims', everyMs: 30_000, run: (now) => recoverClaims(deps, now) },
+    { name: 'recover-refunds', everyMs: 30_000, run: (now) => recoverRefunds(deps, now) },
   ];
 }
