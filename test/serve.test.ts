@@ -22,11 +22,19 @@ function childEnv(d: TestDatabase, extra: Record<string, string> = {}): NodeJS.P
   return env;
 }
 
+/** Every process started here, so that a failed test never leaves one running (it would hold the test file open). */
+const children = new Set<ChildProcess>();
+
 function startServe(d: TestDatabase): Promise<Running> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', ENTRY, 'serve'], { cwd: ROOT, env: childEnv(d), stdio: ['ignore', 'pipe', 'pipe'] });
+    children.add(child);
+    child.once('exit', () => children.delete(child));
     let out = '';
-    const timer = setTimeout(() => reject(new Error(`motu serve did not start:\n${out}`)), 30_000);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`motu serve did not start within 90 s:\n${out}`));
+    }, 90_000);
     child.stdout!.on('data', (c: Buffer) => {
       out += c.toString();
       const m = /listening on (http:\/\/\S+)/.exec(out);
@@ -76,7 +84,7 @@ eachDatabase('motu serve (child process)', (dialect) => {
     await d.db.close(); // the child process owns the database
   });
   after(async () => {
-    if (running && running.child.exitCode === null) running.child.kill('SIGKILL');
+    for (const child of children) child.kill('SIGKILL');
     await d.drop();
   });
 
@@ -138,7 +146,40 @@ eachDatabase('motu serve (child process)', (dialect) => {
 
   it('prints the credentials only once: a second start on the same database shows none', async () => {
     running = await startServe(d);
-    assert.doesNotMatch(running.output(), /Admin token|secret key|webhook secret/i);
+    assert.doesNotMatch(running.output(), /Admin token:|Demo test secret key:|Demo webhook secret:|sk_test_|whsec_|adm_/);
+    running.child.kill('SIGTERM');
+    assert.equal((await stopped(running.child)).code, 0);
+  });
+
+  it('on SIGTERM finishes the requests in flight, and every 201 it gave is still there after a restart', async () => {
+    const created = await runCli(d, ['merchants', 'create', '--name', 'Shutdown shop']);
+    assert.equal(created.code, 0, created.stderr);
+    const key = JSON.parse(created.stdout).testSecretKey as string;
+    running = await startServe(d);
+    const url = running.url;
+    const post = (i: number): Promise<{ status: number; body: { id?: string } }> =>
+      fetch(`${url}/api/v1/customers`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ externalId: `shutdown-${i}` }),
+      }).then(
+        async (res) => ({ status: res.status, body: (await res.json()) as { id?: string } }),
+        () => ({ status: 0, body: {} }), // refused once the server stopped accepting: never answered, never stored
+      );
+    const requests = Array.from({ length: 60 }, (_, i) => post(i));
+    await Promise.race(requests);
+    running.child.kill('SIGTERM');
+    const answers = await Promise.all(requests);
+    assert.deepEqual(await stopped(running.child), { code: 0, signal: null });
+    for (const a of answers) assert.ok([201, 503, 0].includes(a.status), `unexpected ${a.status} ${JSON.stringify(a.body)}`);
+    const createdIds = answers.filter((a) => a.status === 201).map((a) => a.body.id!);
+    assert.ok(createdIds.length > 0);
+
+    running = await startServe(d);
+    for (const id of createdIds) {
+      const res: Response = await fetch(`${running.url}/api/v1/customers/${id}`, { headers: { authorization: `Bearer ${key}` } });
+      assert.equal(res.status, 200, `${id} answered 201 before the shutdown, so it is stored`);
+    }
     running.child.kill('SIGTERM');
     assert.equal((await stopped(running.child)).code, 0);
   });

@@ -44,7 +44,17 @@ export async function serve(config: Config, role: Role, out: (line: string) => v
     let code = 0;
     try {
       // Stop accepting, let in-flight requests answer, then let workers finish their deliveries.
-      if (app) await app.close();
+      if (app) {
+        // close() stops accepting and closes the connections idle at that moment; a keep-alive connection whose
+        // request was in flight becomes idle only later, and would hold the process until its keep-alive timeout
+        // (72 s). Sweep those as they go idle; a connection with a request in flight is never cut.
+        const sweep = setInterval(() => app.server.closeIdleConnections(), 50);
+        try {
+          await app.close();
+        } finally {
+          clearInterval(sweep);
+        }
+      }
       await workers?.stop();
       await db.close();
       logger.info('stopped');
