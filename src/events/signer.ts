@@ -7,8 +7,13 @@
 // in X-Service-Signature-V2-Previous (and X-Mobupay-Signature-V2-Previous).
 import { createHmac } from 'node:crypto';
 
-export function hmacHex(secret: string, payload: string): string {
-  return createHmac('sha256', secret).update(payload, 'utf8').digest('hex');
+export function hmacHex(secret: string, payload: string | Buffer): string {
+  return createHmac('sha256', secret).update(payload).digest('hex');
+}
+
+/** hex HMAC-SHA256(secret, `${timestamp}.${body}`) without building the concatenation. */
+function hmacV2(secret: string, ts: string, body: string | Buffer): string {
+  return createHmac('sha256', secret).update(`${ts}.`).update(body).digest('hex');
 }
 
 export interface SigningSecrets {
@@ -17,15 +22,15 @@ export interface SigningSecrets {
   previous?: string | null;
 }
 
-export function signatureHeaders(body: string, secrets: SigningSecrets, timestampSeconds: number, eventId: string): Record<string, string> {
+export function signatureHeaders(body: string | Buffer, secrets: SigningSecrets, timestampSeconds: number, eventId: string): Record<string, string> {
   const ts = String(timestampSeconds);
   const values: Record<string, string> = {
     Signature: hmacHex(secrets.secret, body),
     Timestamp: ts,
-    'Signature-V2': hmacHex(secrets.secret, `${ts}.${body}`),
+    'Signature-V2': hmacV2(secrets.secret, ts, body),
     'Event-Id': eventId,
   };
-  if (secrets.previous) values['Signature-V2-Previous'] = hmacHex(secrets.previous, `${ts}.${body}`);
+  if (secrets.previous) values['Signature-V2-Previous'] = hmacV2(secrets.previous, ts, body);
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(values)) {
     headers[`x-service-${name.toLowerCase()}`] = value;

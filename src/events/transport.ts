@@ -27,7 +27,7 @@ export interface SendOptions {
 const EXCERPT_BYTES = 1024;
 const MAX_READ_BYTES = 1 << 20;
 
-export function postWebhook(url: string, body: string, headers: Record<string, string>, options: SendOptions): Promise<SendResult> {
+export function postWebhook(url: string, body: string | Buffer, headers: Record<string, string>, options: SendOptions): Promise<SendResult> {
   const started = performance.now();
   return new Promise((resolve) => {
     let settled = false;

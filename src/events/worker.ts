@@ -1,22 +1,29 @@
 // The delivery worker. The webhook_deliveries table is the queue:
 //   1. claim due rows in a short transaction (FOR UPDATE SKIP LOCKED on PostgreSQL, so several processes
-//      never claim the same row; SQLite has one process), stamping a claim token and a lease; commit;
-//   2. send each over HTTP outside any transaction;
-//   3. record the attempt and the outcome, guarded by the claim token: 2xx → succeeded; otherwise the next
-//      retry per config.webhookRetrySchedule; after the last retry → abandoned, and a registered endpoint is
-//      taken out of service until the merchant re-enables it.
-// A crashed worker's claims expire with their lease and are taken again (at-least-once). Woken within
-// milliseconds of a commit (in-process signal; LISTEN/NOTIFY on PostgreSQL), with a slow poll as fallback.
-// Concurrency is bounded globally and per target, so one slow merchant cannot take every slot.
+//      never claim the same row; SQLite has one process), stamping a claim token and a lease; commit. A claim
+//      takes a batch, but never more rows of one target than that target has free slots (per-target bound), so
+//      every claimed row is sent at once and a slow target cannot fill the process's slots with its backlog;
+//   2. send each over HTTP outside any transaction (keep-alive agents, transport.ts), signed with secrets
+//      cached per merchant and mode (secret-cache.ts: dropped by a rotation in this process, 5 s TTL otherwise);
+//   3. record the outcomes of many finished attempts in ONE transaction (on SQLite one fsync for the batch),
+//      each update guarded by its claim token: 2xx → succeeded; otherwise the next retry per
+//      config.webhookRetrySchedule; after the last retry → abandoned, and a registered endpoint is taken out of
+//      service until the merchant re-enables it.
+// A crashed worker's claims expire with their lease and are taken again (at-least-once); the attempt it had in
+// flight is recorded then as a failed attempt without an answer, so a receiver that hangs while workers die
+// still reaches the end of the schedule. Due retries are claimed before first attempts, so a failing target's
+// retries follow the schedule even behind a backlog. Woken within milliseconds of a commit (in-process signal;
+// LISTEN/NOTIFY on PostgreSQL), with a slow poll as fallback.
 import { secretBoxFor } from '../shared/secret-box.js';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { Config } from '../config.js';
-import type { Database } from '../db/database.js';
+import type { Database, Trx } from '../db/database.js';
 import type { Clock } from '../shared/clock.js';
 import { newId } from '../shared/ids.js';
-import type { WebhookDeliveryRow } from './events.table.js';
+import type { DeliveryStatus, WebhookAttemptsTable, WebhookDeliveryRow } from './events.table.js';
 import { OUTBOX_CHANNEL } from './outbox.js';
+import { SigningSecretCache } from './secret-cache.js';
 import { onOutboxSignal } from './signal.js';
 import { signatureHeaders, type SigningSecrets } from './signer.js';
 import { postWebhook, type SendResult } from './transport.js';
@@ -44,12 +51,22 @@ export interface DeliveryWorker {
 
 interface Claimed {
   row: WebhookDeliveryRow;
-  body: string;
-  secrets: SigningSecrets;
-  leaseUntil: number;
+  body: Buffer;
+}
+
+interface Finished {
+  c: Claimed;
+  started: Date;
+  result: SendResult;
+  done: () => void;
 }
 
 const LEASE_MARGIN_MS = 5_000;
+/** Finished attempts recorded per transaction at most. */
+const RECORD_BATCH = 512;
+/** Rows per multi-row INSERT (SQLite and PostgreSQL bound the number of parameters of one statement). */
+const INSERT_CHUNK = 200;
+export const LOST_ATTEMPT_ERROR = 'no outcome recorded: the worker stopped during the attempt';
 
 export function startDeliveryWorker(
   config: Config,
@@ -62,16 +79,15 @@ export function startDeliveryWorker(
   const perTarget = options.perTarget ?? 16;
   const pollMs = options.pollMs ?? 500;
   const leaseMs = config.webhookTimeoutMs + LEASE_MARGIN_MS;
+  const schedule = config.webhookRetrySchedule;
   const workerId = randomBytes(6).toString('hex');
-  const box = secretBoxFor(config);
+  const secrets = new SigningSecretCache(db, secretBoxFor(config));
 
   let stopping = false;
   let claiming = false;
   let again = false;
   let active = 0;
-  const busy = new Map<string, number>(); // target → sending + queued
-  const queued = new Map<string, Claimed[]>();
-  const inFlight = new Set<Promise<void>>();
+  const busy = new Map<string, number>(); // target → sends in flight (until recorded)
   let idleResolve: (() => void) | undefined;
 
   const wake = () => {
@@ -88,11 +104,11 @@ export function startDeliveryWorker(
     try {
       do {
         again = false;
-        const room = concurrency - active - queuedCount();
+        const room = concurrency - active;
         if (room <= 0 || stopping) break;
-        const claimed = await claim(room);
-        for (const c of claimed) dispatch(c);
-        if (claimed.length === room) again = true;
+        const { claimed, more } = await claim(room);
+        for (const c of claimed) run(c);
+        if (more) again = true;
       } while (again && !stopping);
     } catch (err) {
       logger.error({ err: String(err) }, 'webhook claim failed');
@@ -101,211 +117,246 @@ export function startDeliveryWorker(
     }
   }
 
-  function queuedCount(): number {
-    let n = 0;
-    for (const q of queued.values()) n += q.length;
-    return n;
-  }
-
-  async function claim(limit: number): Promise<Claimed[]> {
+  /** Claims up to `limit` due rows, at most the free slots of each target. `more`: rows were left for the bound. */
+  async function claim(limit: number): Promise<{ claimed: Claimed[]; more: boolean }> {
     const saturated = [...busy.entries()].filter(([, n]) => n >= perTarget).map(([k]) => k);
     const now = clock.now();
     const nowIso = now.toISOString();
-    const leaseUntil = now.getTime() + leaseMs;
+    const leaseUntil = new Date(now.getTime() + leaseMs).toISOString();
     const token = `${workerId}:${randomBytes(6).toString('hex')}`;
+    let more = false;
+    const bodies = new Map<string, string>();
     const rows = await db.transaction(async (trx) => {
       let q = trx
-        .selectFrom('webhook_deliveries')
-        .select('id')
+        .selectFrom('webhook_deliveries as d')
+        .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
+        .select(['d.id', 'd.target_key', 'd.status', 'd.attempt_count', 'd.event_id', 'd.updated_at', 'e.body'])
         .where((eb) =>
           eb.or([
-            eb.and([eb('status', '=', 'pending'), eb('next_attempt_at', '<=', nowIso)]),
-            eb.and([eb('status', '=', 'sending'), eb('lease_until', '<', nowIso)]),
+            eb.and([eb('d.status', '=', 'pending'), eb('d.next_attempt_at', '<=', nowIso)]),
+            eb.and([eb('d.status', '=', 'sending'), eb('d.lease_until', '<', nowIso)]),
           ]),
         )
         // A delivery to an endpoint out of service waits until it is enabled again.
         .where((eb) =>
           eb.or([
-            eb('endpoint_id', 'is', null),
-            eb('endpoint_id', 'in', eb.selectFrom('webhook_endpoints').select('id').where('enabled', '=', 1)),
+            eb('d.endpoint_id', 'is', null),
+            eb('d.endpoint_id', 'in', eb.selectFrom('webhook_endpoints').select('id').where('enabled', '=', 1)),
           ]),
         )
-        .orderBy('next_attempt_at')
+        // Retries first (the most advanced first), so a failing target reaches the end of its schedule on time.
+        .orderBy('d.attempt_count', 'desc')
+        .orderBy('d.next_attempt_at')
         .limit(limit);
-      if (saturated.length > 0) q = q.where('target_key', 'not in', saturated);
-      if (db.caps.skipLocked) q = q.forUpdate().skipLocked();
-      const ids = (await q.execute()).map((r) => r.id);
+      if (saturated.length > 0) q = q.where('d.target_key', 'not in', saturated);
+      if (db.caps.skipLocked) q = q.forUpdate('d').skipLocked();
+      const due = await q.execute();
+      // The per-target bound: no more rows of a target than it has free slots; the rest stay pending.
+      const taken = new Map<string, number>();
+      const ids: string[] = [];
+      const lost: typeof due = [];
+      for (const r of due) {
+        const n = taken.get(r.target_key) ?? busy.get(r.target_key) ?? 0;
+        if (n >= perTarget) {
+          more = true;
+          continue;
+        }
+        taken.set(r.target_key, n + 1);
+        ids.push(r.id);
+        bodies.set(r.event_id, r.body);
+        if (r.status === 'sending') lost.push(r);
+      }
       if (ids.length === 0) return [];
+      if (lost.length > 0) await recordLost(trx, lost, nowIso);
       return trx
         .updateTable('webhook_deliveries')
-        .set({ status: 'sending', claim_token: token, lease_until: new Date(leaseUntil).toISOString(), updated_at: nowIso })
+        .set({ status: 'sending', claim_token: token, lease_until: leaseUntil, updated_at: nowIso })
         .where('id', 'in', ids)
         .returningAll()
         .execute();
     });
-    if (rows.length === 0) return [];
-    const bodies = new Map(
-      (
-        await db.kysely
-          .selectFrom('webhook_events')
-          .select(['id', 'body'])
-          .where('id', 'in', [...new Set(rows.map((r) => r.event_id))])
-          .execute()
-      ).map((e) => [e.id, e.body]),
-    );
-    const secretRows = await db.kysely
-      .selectFrom('webhook_secrets')
-      .selectAll()
-      .where('merchant_id', 'in', [...new Set(rows.map((r) => r.merchant_id))])
-      .execute();
-    const secrets = new Map(
-      secretRows.map((s) => [
-        `${s.merchant_id}:${s.mode}`,
-        {
-          secret: box.open(s.secret),
-          previous: s.previous_secret && s.previous_valid_until && s.previous_valid_until > nowIso ? box.open(s.previous_secret) : null,
-        },
-      ]),
-    );
-    const out: Claimed[] = [];
-    for (const row of rows) {
-      const body = bodies.get(row.event_id);
-      const secret = secrets.get(`${row.merchant_id}:${row.mode}`);
-      if (body === undefined || !secret) {
-        logger.error({ deliveryId: row.id }, 'webhook delivery without event or secret');
-        continue;
-      }
-      out.push({ row, body, secrets: secret, leaseUntil });
-    }
-    return out;
+    if (rows.length === limit) more = true;
+    return { claimed: rows.map((row) => ({ row, body: Buffer.from(bodies.get(row.event_id)!, 'utf8') })), more };
   }
 
-  function dispatch(c: Claimed): void {
-    const key = c.row.target_key;
-    const n = busy.get(key) ?? 0;
-    busy.set(key, n + 1);
-    const sending = n - (queued.get(key)?.length ?? 0);
-    if (sending >= perTarget) {
-      const q = queued.get(key) ?? [];
-      q.push(c);
-      queued.set(key, q);
-      return;
-    }
-    run(c);
+  /**
+   * A stale claim: its worker stopped (crash, kill) between the claim and the record. The attempt it had in flight
+   * may or may not have reached the receiver; it counts as a failed attempt without an answer. The row is sent
+   * again now; if that lost attempt was the last of the schedule, this one more send decides.
+   */
+  async function recordLost(trx: Trx, lost: Array<{ id: string; event_id: string; attempt_count: number; updated_at: string }>, nowIso: string): Promise<void> {
+    const values: WebhookAttemptsTable[] = lost.map((r) => ({
+      id: newId('att'),
+      delivery_id: r.id,
+      event_id: r.event_id,
+      attempt: r.attempt_count + 1,
+      started_at: r.updated_at,
+      status_code: null,
+      latency_ms: Math.max(0, Date.parse(nowIso) - Date.parse(r.updated_at)),
+      succeeded: 0,
+      response_excerpt: null,
+      error: LOST_ATTEMPT_ERROR,
+    }));
+    for (let i = 0; i < values.length; i += INSERT_CHUNK) await trx.insertInto('webhook_attempts').values(values.slice(i, i + INSERT_CHUNK)).execute();
+    await trx
+      .updateTable('webhook_deliveries')
+      .set((eb) => ({ attempt_count: eb('attempt_count', '+', 1), last_status_code: null, last_error: LOST_ATTEMPT_ERROR }))
+      .where('id', 'in', lost.map((r) => r.id))
+      .execute();
+    logger.warn({ count: lost.length }, 'webhook claims of a stopped worker retaken; their attempts are recorded as lost');
   }
 
   function run(c: Claimed): void {
     active++;
-    const p = deliver(c)
+    const key = c.row.target_key;
+    busy.set(key, (busy.get(key) ?? 0) + 1);
+    void deliver(c)
       .catch((err) => logger.error({ err: String(err), deliveryId: c.row.id }, 'webhook delivery failed to record'))
       .finally(() => {
-        inFlight.delete(p);
         active--;
-        const key = c.row.target_key;
         const left = (busy.get(key) ?? 1) - 1;
         if (left <= 0) busy.delete(key);
         else busy.set(key, left);
-        const next = queued.get(key)?.shift();
-        if (queued.get(key)?.length === 0) queued.delete(key);
-        if (next && !stopping) run(next);
-        else if (next) void release(next);
         if (active === 0 && idleResolve) idleResolve();
         wake();
       });
-    inFlight.add(p);
   }
 
   async function deliver(c: Claimed): Promise<void> {
-    // A row that waited in the local queue renews its lease first, so no other worker retakes it mid-send.
-    if (c.leaseUntil - clock.now().getTime() < config.webhookTimeoutMs + 1000) {
-      const until = clock.now().getTime() + leaseMs;
-      const renewed = await db.kysely
-        .updateTable('webhook_deliveries')
-        .set({ lease_until: new Date(until).toISOString() })
-        .where('id', '=', c.row.id)
-        .where('claim_token', '=', c.row.claim_token)
-        .where('status', '=', 'sending')
-        .executeTakeFirst();
-      if (Number(renewed.numUpdatedRows) === 0) return;
-      c.leaseUntil = until;
+    const { merchant_id: merchantId, mode } = c.row;
+    let s: SigningSecrets | undefined;
+    for (let tries = 0; (s = secrets.cached(merchantId, mode, clock.now().getTime())) === undefined; tries++) {
+      if (tries === 3) {
+        logger.error({ deliveryId: c.row.id }, 'webhook delivery without a signing secret');
+        return;
+      }
+      await secrets.load([`${merchantId}:${mode}`]);
     }
+    // Signed right after the synchronous look-up: a rotation that has returned is never overtaken.
     const started = clock.now();
-    const headers = signatureHeaders(c.body, c.secrets, Math.floor(started.getTime() / 1000), c.row.event_id);
+    const headers = signatureHeaders(c.body, s, Math.floor(started.getTime() / 1000), c.row.event_id);
     const result = await postWebhook(c.row.url, c.body, headers, {
       timeoutMs: config.webhookTimeoutMs,
       publicOnly: c.row.mode === 'live',
     });
-    await record(c, started, result);
+    await new Promise<void>((done) => {
+      finished.push({ c, started, result, done });
+      if (!flushing) {
+        flushing = true;
+        setImmediate(() => void flush());
+      }
+    });
   }
 
-  async function record(c: Claimed, started: Date, result: SendResult): Promise<void> {
-    const ok = result.error === null && result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
-    const attempt = c.row.attempt_count + 1;
+  // Finished attempts wait here for the next record transaction; one runs at a time, so under load each one
+  // carries every attempt that finished while the previous was committing.
+  const finished: Finished[] = [];
+  let flushing = false;
+
+  async function flush(): Promise<void> {
+    try {
+      while (finished.length > 0) {
+        const batch = finished.splice(0, RECORD_BATCH);
+        try {
+          await recordBatch(batch);
+        } catch (err) {
+          // Not recorded: the rows stay claimed until their lease ends, then are retaken (at-least-once).
+          logger.error({ err: String(err), count: batch.length }, 'webhook attempts failed to record');
+        }
+        for (const f of batch) f.done();
+      }
+    } finally {
+      flushing = false;
+    }
+  }
+
+  interface Outcome {
+    f: Finished;
+    ok: boolean;
+    abandon: boolean;
+    attempt: number;
+    error: string | null;
+  }
+
+  async function recordBatch(batch: Finished[]): Promise<void> {
     const now = clock.now();
     const nowIso = now.toISOString();
-    const schedule = config.webhookRetrySchedule;
-    const retryIndex = attempt - 1; // the first send failed → retry 1 is schedule[0]
-    const abandon = !ok && retryIndex >= schedule.length;
-    const error = ok ? null : result.error ?? `HTTP ${result.statusCode}`;
-    await db.transaction(async (trx) => {
-      const updated = await trx
-        .updateTable('webhook_deliveries')
-        .set({
-          status: ok ? 'succeeded' : abandon ? 'abandoned' : 'pending',
+    // Rows that get the same update share one statement (typically: a claim's batch, all answered 2xx).
+    const groups = new Map<string, { token: string; set: Record<string, unknown>; outcomes: Outcome[] }>();
+    for (const f of batch) {
+      const { c, result } = f;
+      const ok = result.error === null && result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
+      const attempt = c.row.attempt_count + 1;
+      const retryIndex = attempt - 1; // the first send failed → retry 1 is schedule[0]
+      const abandon = !ok && retryIndex >= schedule.length;
+      const error = ok ? null : result.error ?? `HTTP ${result.statusCode}`;
+      const status: DeliveryStatus = ok ? 'succeeded' : abandon ? 'abandoned' : 'pending';
+      const next = ok || abandon ? null : new Date(now.getTime() + schedule[retryIndex]! * 1000).toISOString();
+      const key = JSON.stringify([c.row.claim_token, status, attempt, next, result.statusCode, error]);
+      let g = groups.get(key);
+      if (!g) {
+        const set: Record<string, unknown> = {
+          status,
           attempt_count: attempt,
-          next_attempt_at: ok || abandon ? c.row.next_attempt_at : new Date(now.getTime() + schedule[retryIndex]! * 1000).toISOString(),
           claim_token: null,
           lease_until: null,
           last_status_code: result.statusCode,
           last_error: error,
           updated_at: nowIso,
-        })
-        .where('id', '=', c.row.id)
-        .where('claim_token', '=', c.row.claim_token)
-        .executeTakeFirst();
-      if (Number(updated.numUpdatedRows) === 0) {
-        logger.warn({ deliveryId: c.row.id }, 'webhook claim lost before the attempt was recorded');
-        return;
+        };
+        if (next) set.next_attempt_at = next;
+        g = { token: c.row.claim_token!, set, outcomes: [] };
+        groups.set(key, g);
       }
-      await trx
-        .insertInto('webhook_attempts')
-        .values({
-          id: newId('att'),
-          delivery_id: c.row.id,
-          event_id: c.row.event_id,
-          attempt,
-          started_at: started.toISOString(),
-          status_code: result.statusCode,
-          latency_ms: result.latencyMs,
-          succeeded: ok ? 1 : 0,
-          response_excerpt: result.excerpt,
-          error,
-        })
-        .execute();
-      if (abandon && c.row.endpoint_id) {
+      g.outcomes.push({ f, ok, abandon, attempt, error });
+    }
+    const recorded: Outcome[] = [];
+    const lostClaims: Outcome[] = [];
+    await db.transaction(async (trx) => {
+      recorded.length = 0;
+      lostClaims.length = 0;
+      for (const g of groups.values()) {
+        const updated = await trx
+          .updateTable('webhook_deliveries')
+          .set(g.set)
+          .where('id', 'in', g.outcomes.map((o) => o.f.c.row.id))
+          .where('claim_token', '=', g.token)
+          .returning('id')
+          .execute();
+        const ids = new Set(updated.map((u) => u.id));
+        for (const o of g.outcomes) (ids.has(o.f.c.row.id) ? recorded : lostClaims).push(o);
+      }
+      const attempts: WebhookAttemptsTable[] = recorded.map((o) => ({
+        id: newId('att'),
+        delivery_id: o.f.c.row.id,
+        event_id: o.f.c.row.event_id,
+        attempt: o.attempt,
+        started_at: o.f.started.toISOString(),
+        status_code: o.f.result.statusCode,
+        latency_ms: o.f.result.latencyMs,
+        succeeded: o.ok ? 1 : 0,
+        response_excerpt: o.f.result.excerpt,
+        error: o.error,
+      }));
+      for (let i = 0; i < attempts.length; i += INSERT_CHUNK) await trx.insertInto('webhook_attempts').values(attempts.slice(i, i + INSERT_CHUNK)).execute();
+      const disable = [...new Set(recorded.filter((o) => o.abandon && o.f.c.row.endpoint_id).map((o) => o.f.c.row.endpoint_id!))];
+      if (disable.length > 0) {
         await trx
           .updateTable('webhook_endpoints')
           .set({ enabled: 0, disabled_reason: 'failing', disabled_at: nowIso, updated_at: nowIso })
-          .where('id', '=', c.row.endpoint_id)
+          .where('id', 'in', disable)
           .execute();
       }
     });
-    if (abandon) {
+    for (const o of lostClaims) logger.warn({ deliveryId: o.f.c.row.id }, 'webhook claim lost before the attempt was recorded');
+    for (const o of recorded) {
+      if (!o.abandon) continue;
+      const row = o.f.c.row;
       logger.warn(
-        { deliveryId: c.row.id, eventId: c.row.event_id, endpointId: c.row.endpoint_id },
-        c.row.endpoint_id ? 'webhook abandoned; endpoint taken out of service' : 'webhook to notificationUrl abandoned',
+        { deliveryId: row.id, eventId: row.event_id, endpointId: row.endpoint_id },
+        row.endpoint_id ? 'webhook abandoned; endpoint taken out of service' : 'webhook to notificationUrl abandoned',
       );
     }
-  }
-
-  /** Hands a claimed, unsent row back (on stop), so another worker takes it at once. */
-  async function release(c: Claimed): Promise<void> {
-    await db.kysely
-      .updateTable('webhook_deliveries')
-      .set({ status: 'pending', claim_token: null, lease_until: null })
-      .where('id', '=', c.row.id)
-      .where('claim_token', '=', c.row.claim_token)
-      .execute();
   }
 
   const unsubscribe = onOutboxSignal(wake);
@@ -323,11 +374,9 @@ export function startDeliveryWorker(
       clearInterval(poll);
       await listener?.close();
       while (claiming) await new Promise((r) => setTimeout(r, 5));
-      const waiting = [...queued.values()].flat();
-      queued.clear();
-      await Promise.all(waiting.map((c) => release(c).catch(() => {})));
+      // Every send in flight finishes (bounded by the timeout) and its attempt is recorded before we return.
       if (active > 0) await new Promise<void>((r) => (idleResolve = r));
-      await Promise.all([...inFlight]);
+      secrets.close();
     },
   };
 }

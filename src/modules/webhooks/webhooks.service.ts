@@ -7,6 +7,7 @@ import { isLoopbackHost, resolvesToPublic } from '../../events/address-guard.js'
 import type { EndpointKind, WebhookEndpointRow } from '../../events/events.table.js';
 import { notifyOnCommit } from '../../events/outbox.js';
 import { EVENT_TYPES, isEventType } from '../../events/payloads.js';
+import { forgetSigningSecrets } from '../../events/secret-cache.js';
 import type { MerchantAuth } from '../../http/auth.js';
 import type { Clock } from '../../shared/clock.js';
 import { invalidField, notFound } from '../../shared/errors.js';
@@ -87,6 +88,8 @@ export class WebhooksService {
         .where('mode', '=', owner.mode)
         .execute();
     });
+    // Committed: the delivery workers of this process stop signing with the old secret before we answer.
+    forgetSigningSecrets(owner.merchantId, owner.mode);
     return { webhookSecret: secret, previousSecretValidUntil: until };
   }
 
