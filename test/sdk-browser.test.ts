@@ -204,10 +204,31 @@ eachDatabase('wallet and SDK in a browser', (dialect) => {
     await close(context);
   });
 
-  it('cardNetwork() is CB for a co-badged card', async () => {
+  it('cardNetwork() is CB for a co-badged card as soon as the number shows it, before submit()', async () => {
     const s = await paymentSession();
     const { context, page } = await openMerchant(s.sessionId, 'embarque');
+    const network = () => page.evaluate(() => (window as any).controller.cardNetwork() as string | null);
+    const numberFrame = page.frameLocator('iframe[title="Numéro de carte"]');
+    const numberInput = numberFrame.getByLabel('Numéro de carte');
+    assert.equal(await network(), null, 'nothing typed yet');
+    // The brand alone is known from the first digit; the co-badged BIN needs six.
+    await numberInput.fill('4970');
+    await page.waitForFunction(() => (window as any).controller.cardNetwork() === 'VISA');
+    await numberInput.fill('497010');
+    await page.waitForFunction(() => (window as any).controller.cardNetwork() === 'CB');
+    assert.equal(await numberFrame.locator('#brand').textContent(), 'CB · VISA');
+    // A co-badged Mastercard, then a plain Visa: CB only for the co-badged ranges.
+    await numberInput.fill('5131000000000001');
+    await page.waitForFunction(() => (window as any).controller.cardNetwork() === 'CB');
+    assert.equal(await numberFrame.locator('#brand').textContent(), 'CB · MASTERCARD');
+    await numberInput.fill(CARDS.visa);
+    await page.waitForFunction(() => (window as any).controller.cardNetwork() === 'VISA');
+    assert.equal(await network(), 'VISA');
     await fillCard(page, CARDS.cbVisa);
+    await page.waitForFunction(() => (window as any).controller.cardNetwork() === 'CB');
+    assert.equal(await network(), 'CB', 'CB before submit()');
+    const badge = await page.evaluate(() => document.querySelector('.motu-component')!.shadowRoot!.querySelector('.badge')!.textContent);
+    assert.equal(badge, 'CB', 'the component shows the network it will use');
     await page.click('#merchant-pay');
     await page.waitForURL(/\/return\?/);
     const success = (await log(page)).find((e) => e[0] === 'success');

@@ -4,9 +4,15 @@
 // Each field is its own iframe. The expiry and security-code frames hand their values to the number frame
 // over a BroadcastChannel private to the fields' origin (named by a random channel id); the host page never
 // sees them. On {type:'tokenize'} from the host, the number frame posts the card to POST /acquirer/v1/tokens
-// and answers the host with only {token, brand, network, last4}.
+// and answers the host with only {token, brand, network, last4}. While typing, the number frame reports the
+// brand and the networks it detects ({type:'state', brand, networks, network}: network CB as soon as the first
+// six digits are a co-badged BIN), from the same tables the acquirer tokenizes with (CARD_RULES, embedded
+// below as JSON: one table, never copied by hand).
+import { CARD_RULES } from '../cards.js';
+
 export const FIELDS_JS = String.raw`(function () {
   'use strict';
+  var RULES = ${JSON.stringify(CARD_RULES)};
   var root = document.documentElement;
   var field = root.getAttribute('data-field');
   var channelId = root.getAttribute('data-channel');
@@ -19,6 +25,7 @@ export const FIELDS_JS = String.raw`(function () {
   var channel = new BroadcastChannel('motu-fields-' + channelId);
   var peer = { expiry: '', cvc: '' };
   var brand = 'UNKNOWN';
+  var networks = [];
   var touched = false;
 
   function digits(v) { return v.replace(/\D/g, ''); }
@@ -33,11 +40,16 @@ export const FIELDS_JS = String.raw`(function () {
     return sum % 10 === 0;
   }
   function detectBrand(n) {
-    if (/^4/.test(n)) return 'VISA';
-    if (/^(5[1-5]|2(2[2-9]|[3-6]\d|7[01]|720))/.test(n)) return 'MASTERCARD';
-    if (/^3[47]/.test(n)) return 'AMEX';
+    for (var i = 0; i < RULES.brands.length; i++) if (new RegExp(RULES.brands[i][1]).test(n)) return RULES.brands[i][0];
     return 'UNKNOWN';
   }
+  // The networks the number carries so far: none until the brand is known, CB first for a co-badged BIN.
+  function networksOf(n, b) {
+    if (b === 'UNKNOWN') return [];
+    for (var i = 0; i < RULES.cbBins.length; i++) if (n.indexOf(RULES.cbBins[i]) === 0) return ['CB', b];
+    return [b];
+  }
+  function chooseNetwork(list) { return list.indexOf('CB') >= 0 ? 'CB' : list[0] || null; }
   function parseExpiry(v) {
     var m = /^\s*(\d{1,2})\s*\/?\s*(\d{2}|\d{4})\s*$/.exec(v);
     if (!m) return null;
@@ -89,7 +101,7 @@ export const FIELDS_JS = String.raw`(function () {
   function report() {
     var error = check(input.value);
     var state = { type: 'state', empty: input.value === '', complete: complete(input.value), valid: error === '' };
-    if (field === 'number') state.brand = brand;
+    if (field === 'number') { state.brand = brand; state.networks = networks; state.network = chooseNetwork(networks); }
     toParent(state);
   }
 
@@ -113,7 +125,8 @@ export const FIELDS_JS = String.raw`(function () {
     var before = input.value;
     if (field === 'number') {
       brand = detectBrand(digits(before));
-      brandBox.textContent = brand === 'UNKNOWN' ? '' : brand;
+      networks = networksOf(digits(before), brand);
+      brandBox.textContent = networks.join(' · ');
       channel.postMessage({ type: 'brand', brand: brand });
     }
     var after = format(before);

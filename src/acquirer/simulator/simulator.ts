@@ -13,7 +13,7 @@ import type {
   OperationResult, RefundInput, RefundView, RefusalCode, SettlementLine, TokenizeInput, TokenizeResult, VerifyOutcome,
 } from '../acquirer.js';
 import type { AcquirerAuthorizationRow, AcquirerCardRow } from '../acquirer.table.js';
-import { detectBrand, digitsOnly, luhnValid, networksOf } from '../cards.js';
+import { chooseNetwork, detectBrand, digitsOnly, luhnValid, networksOf } from '../cards.js';
 import { behaviourOf, REFUSAL_MESSAGES, type Behaviour } from './test-cards.js';
 
 const TOKEN_LIFETIME_SECONDS = 30 * 60;
@@ -37,7 +37,7 @@ export class SimulatorAcquirer implements Acquirer {
   constructor(private readonly db: Database, private readonly clock: Clock, private readonly options: SimulatorOptions) {}
 
   chooseNetwork(networks: CardNetwork[]): CardNetwork {
-    return networks.includes('CB') ? 'CB' : networks[0] ?? 'VISA';
+    return chooseNetwork(networks);
   }
 
   async tokenize(input: TokenizeInput): Promise<TokenizeResult> {

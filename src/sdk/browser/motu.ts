@@ -149,6 +149,8 @@ async function mount(options: MountOptions): Promise<Controller> {
 
   // ---- messages from the secure frames and the 3-D Secure frame ----
   let brand: string | null = null;
+  /** The network the number field detects while typing (CB as soon as the number is a co-badged BIN). */
+  let detectedNetwork: string | null = null;
   let tokenNetwork: string | null = null;
   let pendingToken: ((m: { type: string; token?: string; network?: string; message?: string; code?: string }) => void) | null = null;
   let pendingChallenge: ((r: SubmitResult) => void) | null = null;
@@ -164,7 +166,9 @@ async function mount(options: MountOptions): Promise<Controller> {
       if (m.type === 'ready') { ready.add(fromFrame); if (ready.size === FIELDS.length) onAllReady?.(); }
       if (m.type === 'state' && fromFrame === 'number') {
         brand = typeof m.brand === 'string' && m.brand !== 'UNKNOWN' ? m.brand : null;
+        detectedNetwork = typeof m.network === 'string' && /^[A-Z]{2,12}$/.test(m.network) ? m.network : null;
         tokenNetwork = null;
+        networkBadge.textContent = detectedNetwork ?? '';
       }
       if (m.type === 'submit') void controller.submit();
       if ((m.type === 'token' || m.type === 'error') && fromFrame === 'number' && pendingToken) {
@@ -223,8 +227,8 @@ async function mount(options: MountOptions): Promise<Controller> {
     amount: session.intent === 'payment' ? session.amount : null,
     currency: session.currency,
     cardNetwork() {
-      if (tokenNetwork) return tokenNetwork;
-      return brand;
+      // The acquirer's answer once tokenized; before, what the number field detects (CB for a co-badged card).
+      return tokenNetwork ?? detectedNetwork ?? brand;
     },
     unmount() {
       window.removeEventListener('message', listener);
