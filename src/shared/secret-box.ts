@@ -83,7 +83,7 @@ export function secretBoxFor(config: Pick<Config, 'secretsKey' | 'dataDir' | 'da
       box = new SecretBox(parseSecretsKey(config.secretsKey)!, 'env');
     } else {
       const warning = config.databaseUrl
-        ? `MOTU_SECRETS_KEY is not set: webhook secrets are encrypted with a key kept in ${path.join(config.dataDir, SECRETS_KEY_FILE)}; ` +
+        ? `MOTU_SECRETS_KEY is not set: signing secrets are sealed with the key file ${path.join(config.dataDir, SECRETS_KEY_FILE)}; ` +
           'every process sharing this PostgreSQL database needs that same key: set MOTU_SECRETS_KEY (required in production)'
         : undefined;
       box = new SecretBox(keyFromFile(config.dataDir), 'file', warning);
