@@ -23,6 +23,8 @@ export interface Config {
   readonly sqliteGroupCommit: boolean;
   /** MOTU_SECRETS_KEY: 32 bytes (64 hex or base64) sealing webhook secrets at rest; unset: a key file in dataDir. */
   readonly secretsKey: string | undefined;
+  /** MOTU_REFUND_RECOVERY_SECONDS: a refund still pending this long was interrupted; the worker resolves it (default 120). */
+  readonly refundRecoverySeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -116,5 +118,6 @@ export function parseConfig(env: Env = process.env): Config {
     testSettlementDelaySeconds: integer(env, 'MOTU_TEST_SETTLEMENT_DELAY', 60, 0, 86_400 * 30),
     sqliteGroupCommit: boolean(env, 'MOTU_SQLITE_GROUP_COMMIT', true),
     secretsKey,
+    refundRecoverySeconds: integer(env, 'MOTU_REFUND_RECOVERY_SECONDS', 120, 5, 86_400),
   });
 }

@@ -19,6 +19,8 @@ describe('configuration', () => {
     assert.deepEqual(c.rateLimit, { max: 1000, windowMs: 60_000 });
     assert.equal(c.bodyLimitBytes, 1_048_576);
     assert.equal(c.sqliteGroupCommit, true);
+    assert.equal(c.refundRecoverySeconds, 120);
+    assert.equal(parseConfig({ MOTU_REFUND_RECOVERY_SECONDS: '10' }).refundRecoverySeconds, 10);
     assert.ok(Object.isFrozen(c));
     assert.equal(parseConfig({ PORT: '8080' }).publicUrl, 'http://localhost:8080');
   });
@@ -47,6 +49,8 @@ describe('configuration', () => {
       ['MOTU_BODY_LIMIT_BYTES', '10'],
       ['MOTU_TEST_SETTLEMENT_DELAY', 'soon'],
       ['MOTU_SQLITE_GROUP_COMMIT', 'sometimes'],
+      ['MOTU_REFUND_RECOVERY_SECONDS', '2'],
+      ['MOTU_REFUND_RECOVERY_SECONDS', 'soon'],
     ];
     for (const [name, value] of cases) {
       assert.throws(

@@ -123,6 +123,19 @@ eachDatabase('recovery of interrupted refunds, captures and cancels', (dialect) 
     assert.deepEqual(listed.body.data.map((r: any) => [r.id, r.status]), [[refund.id, 'succeeded'], [rest.body.id, 'succeeded']]);
   });
 
+  it('MOTU_REFUND_RECOVERY_SECONDS sets the threshold of the recovery job', async () => {
+    const id = await paidPayment(t, m.testKey, { amount: 10_000 });
+    const { refund } = await lifecycle.reserveRefund(owner(), id, { amountCents: 1000, reason: 'short threshold' });
+    const short = { ...deps, refundRecoverySeconds: 10 };
+    clock.advance(8_000);
+    assert.equal(await recoverRefunds(short, clock.now()), 0, 'younger than the configured threshold: left alone');
+    clock.advance(3_000);
+    assert.equal(await recoverRefunds(deps, clock.now()), 0, 'the default threshold (120 s) is not reached');
+    assert.equal(await recoverRefunds(short, clock.now()), 1);
+    assert.equal((await refundRow(refund.id)).status, 'succeeded');
+    await reconciles(id);
+  });
+
   it('a refund interrupted after the acquirer refunded, before the outcome: recorded once, never refunded twice', async () => {
     const id = await paidPayment(t, m.testKey, { amount: 10_000 });
     const { payment, refund } = await lifecycle.reserveRefund(owner(), id, { amountCents: 10_000 });

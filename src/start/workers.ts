@@ -20,7 +20,7 @@ export function scheduledJobs(db: Database, clock: Clock, config?: Config): Sche
   if (config) {
     // Payment expiries and settlement (src/modules/payments/payments.scheduler.ts).
     const acquirers = new Acquirers(db, clock, { publicUrl: config.publicUrl, settlementDelaySeconds: config.testSettlementDelaySeconds });
-    jobs.push(...paymentJobs({ db, clock, acquirers, lifecycle: new PaymentLifecycleService(db, clock, acquirers) }));
+    jobs.push(...paymentJobs({ db, clock, acquirers, lifecycle: new PaymentLifecycleService(db, clock, acquirers), refundRecoverySeconds: config.refundRecoverySeconds }));
   }
   return jobs;
 }

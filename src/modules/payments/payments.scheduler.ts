@@ -27,6 +27,8 @@ export interface PaymentJobDeps {
   clock: Clock;
   acquirers: Acquirers;
   lifecycle: PaymentLifecycleService;
+  /** Age after which a pending refund is recovered (MOTU_REFUND_RECOVERY_SECONDS); RECOVERY_AFTER_SECONDS when absent. */
+  refundRecoverySeconds?: number;
 }
 
 /** Sessions and links whose time ran out while their payment was still waiting for the card. */
@@ -105,8 +107,8 @@ export const RECOVERY_AFTER_SECONDS = CLAIM_TTL_SECONDS;
  * never received → refunded now under the same reference. Idempotent at the acquirer and conditional here, so
  * several workers (or the original request finishing late) never refund or announce twice.
  */
-export async function recoverRefunds({ db, acquirers, lifecycle }: PaymentJobDeps, now: Date): Promise<number> {
-  const cutoff = addSeconds(now, -RECOVERY_AFTER_SECONDS).toISOString();
+export async function recoverRefunds({ db, acquirers, lifecycle, refundRecoverySeconds }: PaymentJobDeps, now: Date): Promise<number> {
+  const cutoff = addSeconds(now, -(refundRecoverySeconds ?? RECOVERY_AFTER_SECONDS)).toISOString();
   const due = await db.kysely.selectFrom('refunds').selectAll()
     .where('status', '=', 'pending').where('created_at', '<=', cutoff).orderBy('created_at').limit(BATCH).execute();
   let resolved = 0;
@@ -198,11 +200,13 @@ export async function runPaymentSchedule(deps: PaymentJobDeps, now: Date = deps.
 }
 
 export function paymentJobs(deps: PaymentJobDeps): ScheduledJob[] {
+  // Looked at a few times per threshold, so a refund waits at most about 1.25 × the threshold.
+  const refundsEveryMs = Math.min(30_000, Math.max(1_000, ((deps.refundRecoverySeconds ?? RECOVERY_AFTER_SECONDS) * 1000) / 4));
   return [
     { name: 'expire-payment-sessions', everyMs: 5_000, run: (now) => expireSessions(deps, now) },
     { name: 'expire-authorizations', everyMs: 60_000, run: (now) => expireAuthorizations(deps, now) },
     { name: 'settle-payments', everyMs: 10_000, run: (now) => settlePayments(deps, now) },
     { name: 'recover-payment-claims', everyMs: 30_000, run: (now) => recoverClaims(deps, now) },
-    { name: 'recover-refunds', everyMs: 30_000, run: (now) => recoverRefunds(deps, now) },
+    { name: 'recover-refunds', everyMs: refundsEveryMs, run: (now) => recoverRefunds(deps, now) },
   ];
 }
