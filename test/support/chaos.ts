@@ -1,0 +1,206 @@
+// Shared pieces of the chaos suite (test/chaos/*.ts, `npm run test:chaos`): real `motu serve` child processes that
+// can be SIGKILLed and restarted, an HTTP caller that counts requests, the payment/refund load loop, and the
+// after-the-storm invariants. Nothing of Motu is mocked: everything goes through HTTP to real processes.
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+import type { TestDatabase } from './harness.js';
+
+const ROOT = path.resolve(import.meta.dirname, '..', '..');
+const ENTRY = path.join(ROOT, 'src', 'start', 'main.ts');
+export const CHAOS_ADMIN = 'chaos-admin-token-0123456789';
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Counts for docs/reliability.md, printed at the end of each file. */
+export const tally = { faults: 0, requests: 0, invariants: 0 };
+
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as net.AddressInfo).port;
+  await new Promise<void>((r) => server.close(() => r()));
+  return port;
+}
+
+/** One `motu serve --role <role>` child process, restartable on the same port and database. */
+export class MotuProcess {
+  child?: ChildProcess;
+  constructor(
+    private readonly d: TestDatabase,
+    readonly port: number,
+    readonly role: 'all' | 'api' | 'worker' = 'all',
+    private readonly extraEnv: Record<string, string> = {},
+  ) {}
+  get url() {
+    return `http://127.0.0.1:${this.port}`;
+  }
+  async start(): Promise<void> {
+    const env: NodeJS.ProcessEnv = {
+      ...process.env, MOTU_DATA_DIR: this.d.dataDir, PORT: String(this.port), LOG_LEVEL: this.role === 'worker' ? 'info' : 'warn',
+      MOTU_ADMIN_TOKEN: CHAOS_ADMIN, MOTU_WEBHOOK_RETRY_SCHEDULE: '1,1,1,1,1', MOTU_WEBHOOK_TIMEOUT_MS: '2000', MOTU_RATE_LIMIT_MAX: '10000000',
+      MOTU_SEED_DEMO: 'false', MOTU_PUBLIC_URL: this.url, ...this.extraEnv,
+    };
+    delete env.DATABASE_URL;
+    delete env.NODE_ENV;
+    if (this.d.databaseUrl) env.DATABASE_URL = this.d.databaseUrl;
+    const child = spawn(process.execPath, ['--import', 'tsx', ENTRY, 'serve', '--role', this.role], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child = child;
+    let out = '';
+    const keep = (c: Buffer) => (out = (out + c.toString()).slice(-8_000));
+    child.stderr!.on('data', keep);
+    // The api and all roles print "listening on" once ready; the worker role logs "motu started" (at info).
+    const ready = this.role === 'worker' ? /motu started/ : /listening on/;
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`motu serve --role ${this.role} did not start:\n${out}`)), 60_000);
+      child.stdout!.on('data', (c: Buffer) => {
+        keep(c);
+        if (ready.test(out)) {
+          clearTimeout(timer);
+          out = '';
+          resolve();
+        }
+      });
+      child.once('exit', (code) => reject(new Error(`motu serve --role ${this.role} exited with ${code}:\n${out}`)));
+    });
+    child.removeAllListeners('exit');
+  }
+  async kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    await new Promise<void>((resolve) => {
+      child.once('exit', () => resolve());
+      child.kill(signal);
+    });
+  }
+}
+
+export interface Answer {
+  status: number;
+  body: any;
+}
+
+export async function call(url: string, method: string, route: string, key: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+  tally.requests++;
+  try {
+    const res = await fetch(`${url}${route}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(20_000),
+    });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : undefined };
+  } catch {
+    return { status: 0, body: undefined }; // connection refused or reset by the kill: no answer, no claim
+  }
+}
+
+export interface Ledger {
+  payments: Set<string>;
+  captures: Map<string, number>; // 2xx captures per payment
+  refunds: Map<string, { paymentId: string; amount: number }>;
+}
+
+export const newLedger = (): Ledger => ({ payments: new Set(), captures: new Map(), refunds: new Map() });
+
+/** One client's loop: session → token → pay (AUTO or MANUAL) → capture → two partial refunds, until told to stop. */
+export async function client(url: string, key: string, notifyUrl: string, ledger: Ledger, stop: () => boolean, n: string) {
+  for (let i = 0; !stop(); i++) {
+    const manual = i % 2 === 0;
+    const session = await call(url, 'POST', '/api/v1/payments/sessions', key, {
+      order: { reference: `C${n}-${i}`, amount: 10_000, currency: 'EUR' }, captureMode: manual ? 'MANUAL' : 'AUTO', email: 'c@example.com',
+      redirectUrl: 'https://shop.example/r', notificationUrl: notifyUrl,
+    }, { 'idempotency-key': `s-${n}-${i}` });
+    if (session.status === 0) await sleep(100); // the server is down: do not spin
+    if (session.status !== 201) continue;
+    ledger.payments.add(session.body.paymentId);
+    const token = await call(url, 'POST', '/acquirer/v1/tokens', key, { mode: 'test', number: '4242424242424242', expMonth: 12, expYear: 2040, cvc: '123' });
+    if (token.status !== 201) continue;
+    const paid = await call(url, 'POST', `/checkout/${session.body.sessionId}/pay`, key, { token: token.body.token });
+    if (paid.status !== 200) continue;
+    const id = session.body.paymentId as string;
+    if (manual) {
+      const captured = await call(url, 'POST', `/api/v1/payments/${id}/capture`, key, { amount: 8_000 }, { 'idempotency-key': `c-${id}` });
+      if (captured.status === 200) ledger.captures.set(id, (ledger.captures.get(id) ?? 0) + 1);
+    }
+    for (let r = 0; r < 2; r++) {
+      const refund = await call(url, 'POST', `/api/v1/payments/${id}/refund`, key, { amountCents: 1_000 }, { 'idempotency-key': `r-${id}-${r}` });
+      if (refund.status === 201) ledger.refunds.set(refund.body.id, { paymentId: id, amount: refund.body.originalAmount ?? 1_000 });
+    }
+  }
+}
+
+/**
+ * Waits until no refund of the ledger's payments is `pending` (the worker's recover-refunds job settles those a
+ * kill interrupted, MOTU_REFUND_RECOVERY_SECONDS after they were reserved). Returns how many were pending at first.
+ */
+export async function waitForRefundRecovery(url: string, key: string, ledger: Ledger, timeoutMs: number): Promise<{ pendingAtStop: number; left: number }> {
+  const pendingOf = async (ids: Iterable<string>) => {
+    const out: string[] = [];
+    for (const id of ids) {
+      const p = await call(url, 'GET', `/api/v1/payments/${id}`, key);
+      assert.equal(p.status, 200, `payment ${id}: ${p.status}`);
+      if ((p.body.refunds as Array<{ status: string }>).some((r) => r.status === 'pending')) out.push(id);
+    }
+    return out;
+  };
+  let pending = await pendingOf(ledger.payments);
+  const pendingAtStop = pending.length;
+  const until = Date.now() + timeoutMs;
+  while (pending.length > 0 && Date.now() < until) {
+    await sleep(2_000);
+    pending = await pendingOf(pending);
+  }
+  return { pendingAtStop, left: pending.length };
+}
+
+/**
+ * The invariants after the storm, for every payment that ever got a 2xx: it is there; at most one payment.captured
+ * (and 2xx captures never more than one); refunded ≤ captured; every refund answered 201 is there and none is
+ * pending; one refund event per succeeded refund; captured − refunded equals the events' grossAmount −
+ * Σ refundOriginalAmount. Returns every event id of those payments (to check their delivery).
+ */
+export async function checkLedger(url: string, key: string, ledger: Ledger): Promise<string[]> {
+  const eventIds: string[] = [];
+  for (const id of ledger.payments) {
+    const p = await call(url, 'GET', `/api/v1/payments/${id}`, key);
+    tally.invariants++;
+    assert.equal(p.status, 200, `payment ${id} answered 201 and is gone`);
+    const events = await call(url, 'GET', `/api/v1/events?paymentId=${id}&limit=100`, key);
+    assert.equal(events.status, 200);
+    const list = events.body.data as Array<{ id: string; type: string; data: any }>;
+    eventIds.push(...list.map((e) => e.id));
+    const captured = list.filter((e) => e.type === 'payment.captured');
+    tally.invariants += 6;
+    assert.ok(captured.length <= 1, `${id} captured ${captured.length} times`);
+    assert.ok((ledger.captures.get(id) ?? 0) <= 1, `${id}: ${ledger.captures.get(id)} captures answered 200 under one key`);
+    assert.ok(p.body.refundedAmount <= p.body.capturedAmount, `${id} refunded beyond captured`);
+    const refunds = p.body.refunds as Array<{ id: string; status: string }>;
+    const refundIds = new Set(refunds.map((r) => r.id));
+    for (const [rid, r] of ledger.refunds) {
+      if (r.paymentId === id) {
+        tally.invariants++;
+        assert.ok(refundIds.has(rid), `refund ${rid} answered 201 and is gone`);
+      }
+    }
+    assert.deepEqual(refunds.filter((r) => r.status === 'pending').map((r) => r.id), [], `${id}: refunds left pending`);
+    const refundEvents = list.filter((e) => e.type === 'payment.refunded' || e.type === 'payment.partially_refunded');
+    const eventRefunded = refundEvents.reduce((s, e) => s + e.data.refundOriginalAmount, 0);
+    const eventCaptured = captured.reduce((s, e) => s + (e.data.grossAmount ?? e.data.settlement?.capturedAmount ?? 0), 0);
+    assert.equal(eventRefunded, p.body.refundedAmount, `${id}: refund events ${eventRefunded} vs refunded ${p.body.refundedAmount}`);
+    const succeeded = refunds.filter((r) => r.status === 'succeeded').length;
+    assert.equal(refundEvents.length, succeeded, `${id}: one event per succeeded refund`);
+    assert.equal(new Set(refundEvents.map((e) => e.data.refundId)).size, refundEvents.length, `${id}: a refund announced twice`);
+    if (captured.length) {
+      tally.invariants++;
+      assert.equal(eventCaptured - eventRefunded, p.body.capturedAmount - p.body.refundedAmount, `${id}: totals do not reconcile`);
+    }
+  }
+  return eventIds;
+}
+
+export function percentile(sorted: number[], q: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))]!;
+}
