@@ -25,6 +25,15 @@ export interface Config {
   readonly secretsKey: string | undefined;
   /** MOTU_REFUND_RECOVERY_SECONDS: a refund still pending this long was interrupted; the worker resolves it (default 120). */
   readonly refundRecoverySeconds: number;
+  /** MOTU_SMTP_URL + MOTU_MAIL_FROM: receipts and card-link mails are sent; unset: no mail is queued. */
+  readonly mail: MailConfig | undefined;
+}
+
+export interface MailConfig {
+  /** smtp://user:pass@host:port (STARTTLS when offered) or smtps:// (TLS from the start). Contains a password: never logged. */
+  readonly smtpUrl: string;
+  /** The From header: `Shop payments <pay@example.com>` or `pay@example.com`. */
+  readonly from: string;
 }
 
 export class ConfigError extends Error {
@@ -75,6 +84,26 @@ function url(env: Env, name: string, fallback: string): string {
   return raw.replace(/\/+$/, '');
 }
 
+/** The SMTP server's URL, checked without ever echoing it (it carries the password). */
+function mailConfig(env: Env): MailConfig | undefined {
+  const raw = env.MOTU_SMTP_URL?.trim() || undefined;
+  const from = env.MOTU_MAIL_FROM?.trim() || undefined;
+  if (from !== undefined && !/^([^<>\r\n"]{0,100}<[^\s@<>"]+@[^\s@<>"]+\.[^\s@<>"]+>|[^\s@<>"]+@[^\s@<>"]+\.[^\s@<>"]+)$/.test(from)) {
+    throw new ConfigError('MOTU_MAIL_FROM', 'must be an address, "pay@example.com" or "Shop <pay@example.com>"');
+  }
+  if (raw === undefined) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError('MOTU_SMTP_URL', 'must be a URL like smtp://user:password@host:587 (the value is not shown: it may hold a password)');
+  }
+  if (parsed.protocol !== 'smtp:' && parsed.protocol !== 'smtps:') throw new ConfigError('MOTU_SMTP_URL', 'must start with smtp:// or smtps://');
+  if (!parsed.hostname) throw new ConfigError('MOTU_SMTP_URL', 'must name a host');
+  if (from === undefined) throw new ConfigError('MOTU_MAIL_FROM', 'is required with MOTU_SMTP_URL (the sender address of receipts and card links)');
+  return Object.freeze({ smtpUrl: raw, from });
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 export function parseConfig(env: Env = process.env): Config {
@@ -119,5 +148,6 @@ export function parseConfig(env: Env = process.env): Config {
     sqliteGroupCommit: boolean(env, 'MOTU_SQLITE_GROUP_COMMIT', true),
     secretsKey,
     refundRecoverySeconds: integer(env, 'MOTU_REFUND_RECOVERY_SECONDS', 120, 5, 86_400),
+    mail: mailConfig(env),
   });
 }

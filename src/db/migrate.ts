@@ -8,6 +8,7 @@ import * as m0004 from './migrations/0004_acquirer.js';
 import * as m0005 from './migrations/0005_wallet.js';
 import * as m0006 from './migrations/0006_refunds.js';
 import * as m0007 from './migrations/0007_acquirer_refunds.js';
+import * as m0008 from './migrations/0008_mail.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_core': m0001,
@@ -17,6 +18,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0005_wallet': m0005,
   '0006_refunds': m0006,
   '0007_acquirer_refunds': m0007,
+  '0008_mail': m0008,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

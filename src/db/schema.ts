@@ -8,6 +8,7 @@ import type { PaymentSessionsTable, PaymentsTable } from '../modules/payments/pa
 import type { RefundsTable } from '../modules/payments/refunds.table.js';
 import type { AcquirerAuthorizationsTable, AcquirerCardsTable, AcquirerRefundsTable, AcquirerTokensTable } from '../acquirer/acquirer.table.js';
 import type { CardLinksTable, PaymentMethodsTable, WalletSessionsTable } from '../modules/wallet/wallet.table.js';
+import type { MailJobsTable } from '../mail/mail.table.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable, WebhookEventsTable } from '../events/events.table.js';
 
 export interface DB {
@@ -33,4 +34,5 @@ export interface DB {
   payment_methods: PaymentMethodsTable;
   card_links: CardLinksTable;
   wallet_sessions: WalletSessionsTable;
+  mail_jobs: MailJobsTable;
 }

@@ -6,6 +6,7 @@ import { returnUrl } from '../modules/checkout/return-urls.js';
 import type { PaymentRow, PaymentSessionRow } from '../modules/payments/payments.table.js';
 import type { WalletSessionsService } from '../modules/wallet/wallet-sessions.service.js';
 import { AppError } from '../shared/errors.js';
+import { displayName, themeOf, type Branded } from '../modules/merchants/branding.js';
 
 export type Defi3ds = 'embarque' | 'redirection';
 
@@ -19,6 +20,8 @@ export interface SdkSessionInfo {
   locale: string;
   merchantName: string;
   expiresAt: string;
+  /** The merchant's colours, the component's default theme (the page's `appearance` wins); null: Motu's default. */
+  theme: { colorPrimary: string; colorOnPrimary: string } | null;
 }
 
 /** The component's next step after a submission. */
@@ -43,7 +46,7 @@ export class SdkService {
       const { session, payment, merchant } = paid;
       return {
         id: session.id, intent: 'payment', amount: payment.amount, currency: payment.currency, mode: session.mode,
-        locale: session.language_code, merchantName: merchant.name, expiresAt: session.expires_at,
+        locale: session.language_code, merchantName: displayName(merchant), expiresAt: session.expires_at, theme: sdkTheme(merchant),
       };
     }
     const open = await this.wallet.loadOpen(sessionId);
@@ -51,7 +54,7 @@ export class SdkService {
     if (!open) throw new AppError('NOT_FOUND', 'Unknown session');
     return {
       id: open.session.id, intent: 'tokenization', amount: null, currency: null, mode: open.session.mode,
-      locale: open.session.language_code, merchantName: open.merchantName, expiresAt: open.session.expires_at,
+      locale: open.session.language_code, merchantName: open.merchantName, expiresAt: open.session.expires_at, theme: sdkTheme(open.merchant),
     };
   }
 
@@ -99,4 +102,9 @@ function successUrl(session: PaymentSessionRow, payment: PaymentRow): string | n
 
 function inactive(): AppError {
   return new AppError('SESSION_EXPIRED', 'This session is completed or expired; create a new one');
+}
+
+function sdkTheme(merchant: Branded): SdkSessionInfo['theme'] {
+  const theme = themeOf(merchant);
+  return theme ? { colorPrimary: theme.primary, colorOnPrimary: theme.onPrimary } : null;
 }

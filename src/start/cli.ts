@@ -6,7 +6,7 @@ import { ConfigError, parseConfig, type Role } from '../config.js';
 import { migrate } from '../db/migrate.js';
 import { schemaValidationError } from '../http/errors.js';
 import { bodyValidator } from '../http/validation.js';
-import { ContractBody, ContractPatch, KeyBody, MerchantBody, StoreBody, StorePatch } from '../modules/merchants/merchants.routes.js';
+import { ContractBody, ContractPatch, KeyBody, MerchantBody, MerchantPatch, StoreBody, StorePatch } from '../modules/merchants/merchants.routes.js';
 import { MerchantsService } from '../modules/merchants/merchants.service.js';
 import { AppError } from '../shared/errors.js';
 import { systemClock } from '../shared/clock.js';
@@ -20,6 +20,8 @@ const USAGE = `Usage: motu <command> [options]
   migrate                                  apply database migrations
   merchants create --name NAME             create a merchant (prints its keys and secrets once)
   merchants list | merchants get ID
+  merchants update ID [--name NAME] [--display-name NAME|none] [--primary-color '#rrggbb'|none]
+                   [--accent-color '#rrggbb'|none]   branding of the hosted pages and the SDK
   contracts create --merchant ID --statement-label L --commission-rate BP --fixed-fee CENTS
                    [--authorization-fee CENTS] [--tax-rate BP] [--default] [--inactive]
   contracts update ID [--statement-label L] [--commission-rate BP] [--fixed-fee CENTS]
@@ -37,6 +39,9 @@ Configuration comes from the environment (see README).`;
 const OPTIONS = {
   role: { type: 'string' },
   name: { type: 'string' },
+  'display-name': { type: 'string' },
+  'primary-color': { type: 'string' },
+  'accent-color': { type: 'string' },
   merchant: { type: 'string' },
   'statement-label': { type: 'string' },
   'commission-rate': { type: 'string' },
@@ -138,6 +143,16 @@ export async function main(argv: string[], print: (line: string) => void = conso
           return { data: await merchants.listMerchants() };
         case 'merchants get':
           return merchants.getMerchant(need(id, 'id'));
+        case 'merchants update': {
+          // `none` clears a value (back to the default look or the merchant's name).
+          const clearable = (flag: string) => {
+            const value = str(v, flag);
+            return value === 'none' ? null : value;
+          };
+          return merchants.updateMerchant(need(id, 'id'), checked(MerchantPatch, {
+            name: str(v, 'name'), displayName: clearable('display-name'), primaryColor: clearable('primary-color'), accentColor: clearable('accent-color'),
+          }));
+        }
         case 'contracts create':
           return merchants.createContract(
             need(str(v, 'merchant'), 'merchant'),

@@ -3,11 +3,22 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { IdParams } from '../../http/schemas.js';
 import type { MerchantsService } from './merchants.service.js';
+import { HEX_COLOR } from './branding.js';
 
 const Rate = Type.Integer({ minimum: 0, maximum: 10_000, description: 'basis points: 250 = 2.50 %' });
 const Cents = Type.Integer({ minimum: 0, maximum: 100_000_000, description: 'EUR cents' });
 
 export const MerchantBody = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });
+const Color = Type.String({ pattern: HEX_COLOR, description: '#rrggbb' });
+export const MerchantPatch = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    displayName: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 100 }), Type.Null()], { description: 'shown to customers; null: the name' })),
+    primaryColor: Type.Optional(Type.Union([Color, Type.Null()], { description: 'the Pay button and the SDK default theme; null: the default' })),
+    accentColor: Type.Optional(Type.Union([Color, Type.Null()], { description: 'links and focus rings; null: the primary colour' })),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
 export const ContractBody = Type.Object(
   {
     statementLabel: Type.String({ minLength: 1, maxLength: 22 }),
@@ -63,6 +74,11 @@ export function merchantsRoutes(service: MerchantsService) {
       '/merchants/:id',
       { schema: { ...doc, summary: 'Read a merchant with its contracts and stores', params: IdParams } },
       async (request) => service.getMerchant(request.params.id),
+    );
+    app.patch<{ Params: Static<typeof IdParams>; Body: Static<typeof MerchantPatch> }>(
+      '/merchants/:id',
+      { schema: { ...doc, summary: "Change a merchant's name, display name and colours", params: IdParams, body: MerchantPatch } },
+      async (request) => service.updateMerchant(request.params.id, request.body),
     );
     app.post<{ Params: Static<typeof IdParams>; Body: Static<typeof ContractBody> }>(
       '/merchants/:id/contracts',

@@ -5,7 +5,8 @@ import type { Clock } from '../../shared/clock.js';
 import { AppError, invalidField, notFound } from '../../shared/errors.js';
 import { sha256Hex } from '../../shared/hash.js';
 import { newId, randomToken } from '../../shared/ids.js';
-import type { Contract, Mode, Permission, Store, StoreKind } from './merchants.table.js';
+import type { Contract, Merchant, Mode, Permission, Store, StoreKind } from './merchants.table.js';
+import { isHexColor, themeOf } from './branding.js';
 
 export interface ContractInput {
   statementLabel: string;
@@ -75,6 +76,27 @@ export function newWebhookSecret(): string {
   return `whsec_${randomToken(32)}`;
 }
 
+export interface MerchantPatchInput {
+  name?: string;
+  displayName?: string | null;
+  primaryColor?: string | null;
+  accentColor?: string | null;
+}
+
+export function merchantView(m: Merchant) {
+  const theme = themeOf(m);
+  return {
+    id: m.id,
+    name: m.name,
+    displayName: m.display_name,
+    primaryColor: m.primary_color,
+    accentColor: m.accent_color,
+    /** The text colour drawn on primaryColor (white or dark, by contrast), null without colours. */
+    onPrimaryColor: theme?.onPrimary ?? null,
+    createdAt: m.created_at,
+  };
+}
+
 export class MerchantsService {
   /** `box` seals the webhook signing secrets at rest (src/shared/secret-box.ts). */
   constructor(private readonly db: Database, private readonly clock: Clock, private readonly box: SecretBox) {}
@@ -127,9 +149,7 @@ export class MerchantsService {
     const contracts = await this.db.kysely.selectFrom('contracts').selectAll().where('merchant_id', '=', id).orderBy('created_at').execute();
     const stores = await this.db.kysely.selectFrom('stores').selectAll().where('merchant_id', '=', id).orderBy('created_at').execute();
     return {
-      id: merchant.id,
-      name: merchant.name,
-      createdAt: merchant.created_at,
+      ...merchantView(merchant),
       contracts: contracts.map(contractView),
       stores: stores.map(storeView),
     };
@@ -137,7 +157,26 @@ export class MerchantsService {
 
   async listMerchants() {
     const rows = await this.db.kysely.selectFrom('merchants').selectAll().orderBy('created_at').execute();
-    return rows.map((m) => ({ id: m.id, name: m.name, createdAt: m.created_at }));
+    return rows.map(merchantView);
+  }
+
+  /** Name, display name and colours (`#rrggbb`; null restores the default). */
+  async updateMerchant(id: string, patch: MerchantPatchInput) {
+    for (const field of ['primaryColor', 'accentColor'] as const) {
+      const value = patch[field];
+      if (value !== undefined && value !== null && !isHexColor(value)) throw invalidField(field, 'must be a colour #rrggbb');
+    }
+    const set = {
+      ...(patch.name !== undefined ? { name: patch.name } : {}),
+      ...(patch.displayName !== undefined ? { display_name: patch.displayName } : {}),
+      ...(patch.primaryColor !== undefined ? { primary_color: patch.primaryColor?.toLowerCase() ?? null } : {}),
+      ...(patch.accentColor !== undefined ? { accent_color: patch.accentColor?.toLowerCase() ?? null } : {}),
+    };
+    if (Object.keys(set).length > 0) {
+      const res = await this.db.kysely.updateTable('merchants').set(set).where('id', '=', id).executeTakeFirst();
+      if (Number(res.numUpdatedRows) === 0) throw notFound('merchant', id);
+    }
+    return this.getMerchant(id);
   }
 
   private async requireMerchant(trx: Trx, merchantId: string): Promise<void> {

@@ -8,6 +8,12 @@ export interface MerchantsTable {
   id: string;
   name: string;
   created_at: string;
+  /** The name customers see on the hosted pages, receipts and mails (else `name`). */
+  display_name: string | null;
+  /** `#rrggbb`: the Pay button and the SDK's default theme (null: Motu's default blue). */
+  primary_color: string | null;
+  /** `#rrggbb`: links and focus rings where it reads on the page's background (null: the primary colour). */
+  accent_color: string | null;
 }
 
 export interface WebhookSecretsTable {

@@ -14,6 +14,7 @@ import type { CustomerRow } from '../customers/customers.table.js';
 import type { PaymentSessionRow } from '../payments/payments.table.js';
 import { urlProblem } from '../payments/urls.js';
 import { savePaymentMethod, type WalletOwner } from './payment-methods.js';
+import { displayName, type Branded } from '../merchants/branding.js';
 import type { CardLinkRow, WalletOutcome, WalletSessionRow } from './wallet.table.js';
 
 export const WALLET_SESSION_SECONDS = 14 * 60;
@@ -37,6 +38,8 @@ export interface OpenWalletSession {
   session: PaymentSessionRow;
   wallet: WalletSessionRow;
   merchantName: string;
+  /** Name and colours: the page's and the component's theme. */
+  merchant: Branded;
 }
 
 /** What the browser is told after a registration attempt. */
@@ -124,8 +127,9 @@ export class WalletSessionsService {
     if (!session) return null;
     if (session.status !== 'open' || session.expires_at <= this.clock.now().toISOString()) return 'inactive';
     const wallet = await this.db.kysely.selectFrom('wallet_sessions').selectAll().where('session_id', '=', sessionId).executeTakeFirstOrThrow();
-    const merchant = await this.db.kysely.selectFrom('merchants').select('name').where('id', '=', session.merchant_id).executeTakeFirstOrThrow();
-    return { session, wallet, merchantName: merchant.name };
+    const merchant = await this.db.kysely.selectFrom('merchants').select(['name', 'display_name', 'primary_color', 'accent_color'])
+      .where('id', '=', session.merchant_id).executeTakeFirstOrThrow();
+    return { session, wallet, merchantName: displayName(merchant), merchant };
   }
 
   /** Any wallet session with its outcome (result page). */

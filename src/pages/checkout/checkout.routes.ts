@@ -9,7 +9,8 @@ import { returnUrl } from '../../modules/checkout/return-urls.js';
 import { CHECKOUT_JS, RETURN_JS } from './checkout.script.js';
 import { CHECKOUT_CSS } from './checkout.style.js';
 import { langOf, TEXT } from './checkout.messages.js';
-import { checkoutPage, expiredPage, failedPage, returnPage, successPage } from './checkout.views.js';
+import { checkoutPage, expiredPage, failedPage, pageTheme, returnPage, successPage } from './checkout.views.js';
+import type { Branded } from '../../modules/merchants/branding.js';
 import { receiptPdf } from './receipt.js';
 
 const PayBody = Type.Object({
@@ -23,10 +24,13 @@ type SessionQuery = { Querystring: { sessionId?: string; lang?: string } };
 
 export function checkoutRoutes(checkout: CheckoutService, publicUrl: string): FastifyPluginAsync {
   const publicOrigin = new URL(publicUrl).origin;
-  const pageCsp = [
-    "default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self' data:", "connect-src 'self'",
+  const cspWith = (styleSource: string | null) => [
+    "default-src 'none'", "script-src 'self'", styleSource ? `style-src 'self' ${styleSource}` : "style-src 'self'", "img-src 'self' data:", "connect-src 'self'",
     `frame-src 'self' ${publicOrigin}`, "form-action 'self'", "base-uri 'none'", "frame-ancestors 'self'",
   ].join('; ');
+  const pageCsp = cspWith(null);
+  /** The merchant's inline theme sheet is allowed by its hash, nothing else inline. */
+  const themedCsp = (merchant: Branded) => cspWith(pageTheme(merchant)?.cspSource ?? null);
   const hostOrigin = (request: FastifyRequest) =>
     request.host === new URL(publicUrl).host ? publicOrigin : `${request.protocol}://${request.host}`;
   const asset = (type: string, body: string) => async (_request: FastifyRequest, reply: FastifyReply) =>
@@ -49,7 +53,7 @@ export function checkoutRoutes(checkout: CheckoutService, publicUrl: string): Fa
       if (!loaded) return sendHtml(reply, expiredPage('fr').replace(TEXT.fr.expiredTitle, TEXT.fr.notFound), pageCsp, 404);
       if ('inactive' in loaded) return expired(reply, loaded.lang);
       const lang = langOf(loaded.session.language_code);
-      return sendHtml(reply, checkoutPage(loaded, lang, hostOrigin(request)), pageCsp);
+      return sendHtml(reply, checkoutPage(loaded, lang, hostOrigin(request)), themedCsp(loaded.merchant));
     });
 
     app.post<{ Params: { sessionId: string }; Body: { token?: string; paymentMethodId?: string; email?: string; saveCard?: boolean } }>(
@@ -73,7 +77,7 @@ export function checkoutRoutes(checkout: CheckoutService, publicUrl: string): Fa
       }
       const lang = langOf(ctx.session.language_code);
       const back = ctx.session.redirect_url ? returnUrl(ctx.session.redirect_url, 'success', ctx.payment.id, ctx.payment.order_reference) : null;
-      return sendHtml(reply, successPage(ctx, lang, back, `/checkout/success/receipt.pdf?sessionId=${encodeURIComponent(ctx.session.id)}`), pageCsp);
+      return sendHtml(reply, successPage(ctx, lang, back, `/checkout/success/receipt.pdf?sessionId=${encodeURIComponent(ctx.session.id)}`), themedCsp(ctx.merchant));
     });
 
     app.get<SessionQuery>('/checkout/success/receipt.pdf', { schema: { hide: true } }, async (request, reply) => {
@@ -96,7 +100,7 @@ export function checkoutRoutes(checkout: CheckoutService, publicUrl: string): Fa
       const lang = langOf(ctx.session.language_code);
       const base = ctx.session.failure_redirect_url ?? ctx.session.redirect_url;
       const back = base ? returnUrl(base, 'failed', ctx.payment.id, ctx.payment.order_reference) : null;
-      return sendHtml(reply, failedPage(ctx, lang, checkout.isOpen(ctx.session, ctx.payment), back), pageCsp);
+      return sendHtml(reply, failedPage(ctx, lang, checkout.isOpen(ctx.session, ctx.payment), back), themedCsp(ctx.merchant));
     });
 
     // The cardholder's cancel (watched by mobile web views): a link (GET) or a form post.

@@ -1,16 +1,16 @@
 // Stylesheet of the hosted pages (/checkout/assets/checkout.css): light and dark, mobile first.
 export const CHECKOUT_CSS = `
 :root { color-scheme: light dark; --bg: #f4f5f7; --panel: #ffffff; --fg: #111827; --muted: #6b7280; --line: #e5e7eb;
-  --accent: #1d4ed8; --accent-fg: #ffffff; --focus: #2563eb; --error: #b91c1c; --ok: #15803d; --warn-bg: #fef3c7; --warn-fg: #92400e; }
+  --accent: #1d4ed8; --accent-fg: #ffffff; --link: #1d4ed8; --focus: #2563eb; --error: #b91c1c; --ok: #15803d; --warn-bg: #fef3c7; --warn-fg: #92400e; }
 @media (prefers-color-scheme: dark) {
-  :root { --bg: #0b1020; --panel: #111827; --fg: #f3f4f6; --muted: #9ca3af; --line: #263041; --accent: #3b82f6; --accent-fg: #ffffff;
+  :root { --bg: #0b1020; --panel: #111827; --fg: #f3f4f6; --muted: #9ca3af; --line: #263041; --accent: #3b82f6; --accent-fg: #ffffff; --link: #3b82f6;
     --focus: #60a5fa; --error: #fca5a5; --ok: #4ade80; --warn-bg: #3a2a05; --warn-fg: #fcd34d; }
 }
 * { box-sizing: border-box; }
 html { -webkit-text-size-adjust: 100%; }
 [hidden] { display: none !important; }
 body { margin: 0; background: var(--bg); color: var(--fg); font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
-a { color: var(--accent); }
+a { color: var(--link); }
 a:focus-visible, button:focus-visible, input:focus-visible, iframe:focus-visible { outline: 3px solid var(--focus); outline-offset: 2px; }
 .sr-only { position: absolute; width: 1px; height: 1px; padding: 0; margin: -1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
 .page { max-width: 960px; margin: 0 auto; padding: 24px 16px 48px; }
@@ -68,5 +68,5 @@ dialog iframe { display: block; width: 100%; height: 440px; border: 0; }
 .result dl { text-align: left; }
 .actions { display: flex; flex-direction: column; gap: 10px; margin-top: 20px; }
 .button { display: block; text-align: center; padding: 12px 16px; border-radius: 10px; background: var(--accent); color: var(--accent-fg); text-decoration: none; font-weight: 600; }
-.button.secondary { background: transparent; color: var(--accent); border: 1px solid var(--line); }
+.button.secondary { background: transparent; color: var(--link); border: 1px solid var(--line); }
 `;

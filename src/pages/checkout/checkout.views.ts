@@ -3,23 +3,37 @@ import { randomBytes } from 'node:crypto';
 import { esc, jsonForScript } from '../../http/html.js';
 import type { CheckoutContext } from '../../modules/checkout/checkout.service.js';
 import { formatAmount, isCurrency } from '../../shared/money.js';
+import { displayName, inlineStyle, themeCss, themeOf, type Branded, type InlineStyle } from '../../modules/merchants/branding.js';
 import { fill, TEXT, type Lang } from './checkout.messages.js';
 
 export function money(amount: number, currency: string, lang: Lang): string {
   return isCurrency(currency) ? formatAmount(amount, currency, lang) : `${amount} ${currency}`;
 }
 
-function layout(lang: Lang, title: string, body: string, scripts: string[] = []): string {
+/**
+ * The merchant's colours as an inline stylesheet after checkout.css (the Pay button, the initial's tile, buttons,
+ * and links where readable); the page's CSP allows exactly this sheet by its hash. Null: the default look.
+ */
+export function pageTheme(merchant: Branded): InlineStyle | null {
+  const theme = themeOf(merchant);
+  if (!theme) return null;
+  return inlineStyle(themeCss(theme, {
+    primary: '--accent', onPrimary: '--accent-fg',
+    links: [{ name: '--link', light: '#1d4ed8', dark: '#3b82f6' }, { name: '--focus', light: '#2563eb', dark: '#60a5fa' }],
+  }));
+}
+
+function layout(lang: Lang, title: string, body: string, scripts: string[] = [], theme: InlineStyle | null = null): string {
   return `<!doctype html>
 <html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="color-scheme" content="light dark"><meta name="robots" content="noindex">
-<title>${esc(title)}</title><link rel="stylesheet" href="/checkout/assets/checkout.css"></head>
+<title>${esc(title)}</title><link rel="stylesheet" href="/checkout/assets/checkout.css">${theme ? `<style id="merchant-theme">${theme.css}</style>` : ''}</head>
 <body>${body}${scripts.map((s) => `<script src="${s}"></script>`).join('')}</body></html>`;
 }
 
 function header(ctx: CheckoutContext, lang: Lang): string {
   const t = TEXT[lang];
-  const name = ctx.merchant.name;
+  const name = displayName(ctx.merchant);
   return `<header class="top"><div class="merchant"><div class="logo" aria-hidden="true">${esc(name.slice(0, 1).toUpperCase())}</div>
 <div><p class="merchant-name">${esc(name)}</p>${ctx.store ? `<p class="store-name">${esc(ctx.store.name)}</p>` : ''}</div></div>
 <div class="secure"><svg aria-hidden="true" viewBox="0 0 16 16"><path d="M8 1a3.5 3.5 0 0 0-3.5 3.5V7H4a1 1 0 0 0-1 1v6a1 1 0 0 0 1 1h8a1 1 0 0 0 1-1V8a1 1 0 0 0-1-1h-.5V4.5A3.5 3.5 0 0 0 8 1Zm-2 6V4.5a2 2 0 1 1 4 0V7H6Z"/></svg>${t.secure}</div></header>
@@ -97,7 +111,7 @@ ${save}
 <dialog id="challenge" aria-labelledby="challenge-title"><h2 id="challenge-title">${t.challengeTitle}</h2>
 <iframe id="challenge-frame" title="3-D Secure"></iframe></dialog>
 <script type="application/json" id="checkout-config">${jsonForScript(config)}</script>`;
-  return layout(lang, `${t.title} · ${ctx.merchant.name}`, body, ['/checkout/assets/checkout.js']);
+  return layout(lang, `${t.title} · ${displayName(ctx.merchant)}`, body, ['/checkout/assets/checkout.js'], pageTheme(ctx.merchant));
 }
 
 export function successPage(ctx: CheckoutContext, lang: Lang, backUrl: string | null, receiptUrl: string): string {
@@ -106,14 +120,14 @@ export function successPage(ctx: CheckoutContext, lang: Lang, backUrl: string | 
   const authorizedOnly = payment.status === 'transit';
   const body = `<div class="page">${header(ctx, lang)}<main class="panel result">
 <div class="icon ok" aria-hidden="true">✓</div><h1>${t.successTitle}</h1>
-<p>${esc(fill(authorizedOnly ? t.authorizedText : t.successText, { merchant: ctx.merchant.name }))}</p>
+<p>${esc(fill(authorizedOnly ? t.authorizedText : t.successText, { merchant: displayName(ctx.merchant) }))}</p>
 <dl class="sum"><dt>${t.amountPaid}</dt><dd>${esc(money(payment.amount, payment.currency, lang))}</dd>
 ${payment.card_brand ? `<dt>${t.card}</dt><dd>${esc(payment.card_brand)} •••• ${esc(payment.card_last4)}</dd>` : ''}
 <dt>${t.paymentRef}</dt><dd>${esc(payment.reference)}</dd></dl>
 <div class="actions"><a class="button" href="${esc(receiptUrl)}" download>${t.receipt}</a>
-${backUrl ? `<a class="button secondary" href="${esc(backUrl)}">${esc(fill(t.backToMerchant, { merchant: ctx.merchant.name }))}</a>` : ''}</div>
+${backUrl ? `<a class="button secondary" href="${esc(backUrl)}">${esc(fill(t.backToMerchant, { merchant: displayName(ctx.merchant) }))}</a>` : ''}</div>
 </main></div>`;
-  return layout(lang, t.successTitle, body);
+  return layout(lang, t.successTitle, body, [], pageTheme(ctx.merchant));
 }
 
 export function failedPage(ctx: CheckoutContext, lang: Lang, canRetry: boolean, backUrl: string | null): string {
@@ -123,12 +137,12 @@ export function failedPage(ctx: CheckoutContext, lang: Lang, canRetry: boolean, 
   const retryUrl = `/checkout/${encodeURIComponent(session.id)}`;
   const body = `<div class="page">${header(ctx, lang)}<main class="panel result">
 <div class="icon ko" aria-hidden="true">!</div><h1>${t.failedTitle}</h1>
-<p>${esc(fill(t.failedText, { merchant: ctx.merchant.name }))}</p>
+<p>${esc(fill(t.failedText, { merchant: displayName(ctx.merchant) }))}</p>
 <p><strong>${t.reason}</strong> ${esc(reason)}</p>
 <div class="actions">${canRetry ? `<a class="button" href="${retryUrl}">${t.retry}</a><a class="button secondary" href="${retryUrl}#card-title">${t.otherCard}</a>` : ''}
-${backUrl ? `<a class="button secondary" href="${esc(backUrl)}">${esc(fill(t.backToMerchant, { merchant: ctx.merchant.name }))}</a>` : ''}</div>
+${backUrl ? `<a class="button secondary" href="${esc(backUrl)}">${esc(fill(t.backToMerchant, { merchant: displayName(ctx.merchant) }))}</a>` : ''}</div>
 </main></div>`;
-  return layout(lang, t.failedTitle, body);
+  return layout(lang, t.failedTitle, body, [], pageTheme(ctx.merchant));
 }
 
 export function expiredPage(lang: Lang): string {

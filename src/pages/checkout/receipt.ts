@@ -3,16 +3,17 @@ import PDFDocument from 'pdfkit';
 import type { CheckoutContext } from '../../modules/checkout/checkout.service.js';
 import { TEXT, type Lang } from './checkout.messages.js';
 import { money } from './checkout.views.js';
+import { displayName } from '../../modules/merchants/branding.js';
 
 export function receiptPdf(ctx: CheckoutContext, lang: Lang): Promise<Buffer> {
   const t = TEXT[lang];
   const { payment, merchant, store } = ctx;
-  const doc = new PDFDocument({ size: 'A4', margin: 56, info: { Title: `${t.receiptTitle} ${payment.reference}`, Author: merchant.name } });
+  const doc = new PDFDocument({ size: 'A4', margin: 56, info: { Title: `${t.receiptTitle} ${payment.reference}`, Author: displayName(merchant) } });
   const chunks: Buffer[] = [];
   doc.on('data', (c: Buffer) => chunks.push(c));
   const done = new Promise<Buffer>((resolve) => doc.on('end', () => resolve(Buffer.concat(chunks))));
 
-  doc.fontSize(22).text(merchant.name);
+  doc.fontSize(22).text(displayName(merchant));
   if (store) doc.fontSize(12).fillColor('#555555').text(store.name);
   doc.moveDown(1.5).fillColor('#000000').fontSize(16).text(t.receiptTitle);
   doc.moveDown(0.5).fontSize(28).text(money(payment.amount, payment.currency, lang));

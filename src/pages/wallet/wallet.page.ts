@@ -2,6 +2,7 @@
 // our own "Save card" button calling its submit(). The outcome goes back to the merchant's returnUrl with
 // status=success|failed|error (and paymentMethodId on success), or to /wallet/{id}/done for a link without one.
 import { esc, jsonForScript } from '../../http/html.js';
+import { themeCss, themeOf, type Branded } from '../../modules/merchants/branding.js';
 
 export type WalletLang = 'fr' | 'en';
 
@@ -24,7 +25,7 @@ export const WALLET_CSS = `
 body { margin: 0; background: var(--bg); color: var(--fg); font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
 main { max-width: 460px; margin: 32px auto; padding: 24px; background: var(--panel); border: 1px solid var(--border); border-radius: 16px; }
 h1 { font-size: 22px; margin: 0 0 4px; } p.intro { color: var(--muted); margin: 0 0 16px; }
-button { width: 100%; margin-top: 16px; padding: 12px; font: inherit; font-weight: 600; border: 0; border-radius: 10px; background: var(--primary); color: #fff; cursor: pointer; }
+button { width: 100%; margin-top: 16px; padding: 12px; font: inherit; font-weight: 600; border: 0; border-radius: 10px; background: var(--primary); color: var(--on-primary, #fff); cursor: pointer; }
 button[disabled] { opacity: .6; cursor: progress; }
 button:focus-visible { outline: 3px solid var(--primary); outline-offset: 2px; }
 .alert { color: #b91c1c; min-height: 1em; margin: 8px 0 0; }
@@ -56,20 +57,24 @@ export const WALLET_JS = `(function () {
   });
 })();`;
 
-function layout(lang: WalletLang, title: string, body: string, scripts: string[]): string {
+function layout(lang: WalletLang, title: string, body: string, scripts: string[], merchant: Branded | null = null): string {
+  // The merchant's colours after wallet.css: the Save button (text white or dark by contrast); the card component
+  // takes the same colours from its session.
+  const theme = merchant ? themeOf(merchant) : null;
+  const style = theme ? `<style id="merchant-theme">${themeCss(theme, { primary: '--primary', onPrimary: '--on-primary' })}</style>` : '';
   return `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="color-scheme" content="light dark"><meta name="robots" content="noindex"><title>${esc(title)}</title>
-<link rel="stylesheet" href="/wallet/assets/wallet.css"></head><body>${body}${scripts.map((s) => `<script src="${esc(s)}"></script>`).join('')}</body></html>`;
+<link rel="stylesheet" href="/wallet/assets/wallet.css">${style}</head><body>${body}${scripts.map((s) => `<script src="${esc(s)}"></script>`).join('')}</body></html>`;
 }
 
-export function walletPage(input: { sessionId: string; merchantName: string; lang: WalletLang; mode: string }): string {
+export function walletPage(input: { sessionId: string; merchantName: string; lang: WalletLang; mode: string; merchant?: Branded }): string {
   const t = WALLET_TEXT[input.lang];
   const config = { sessionId: input.sessionId, lang: input.lang, text: { save: t.save, saving: t.saving, unavailable: t.unavailable, cardTitle: t.title } };
   const body = `<main><h1>${esc(t.title)}</h1><p class="intro">${esc(t.intro.replace('{merchant}', input.merchantName))}</p>
 <div id="card"></div><p class="alert" id="alert" role="alert" aria-live="assertive"></p>
 <button type="button" id="save">${esc(t.save)}</button></main>
 <script type="application/json" id="wallet-config">${jsonForScript(config)}</script>`;
-  return layout(input.lang, t.title, body, ['/sdk/v1/motu.js', '/wallet/assets/wallet.js']);
+  return layout(input.lang, t.title, body, ['/sdk/v1/motu.js', '/wallet/assets/wallet.js'], input.merchant ?? null);
 }
 
 export function walletDonePage(lang: WalletLang, outcome: string | null): string {

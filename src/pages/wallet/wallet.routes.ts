@@ -25,7 +25,7 @@ export function walletPagesRoutes(wallet: WalletSessionsService) {
         return reply.redirect(`/expired?lang=${walletLang(any?.session.language_code)}`, 302);
       }
       const lang = walletLang(open.session.language_code);
-      return sendHtml(reply, walletPage({ sessionId: open.session.id, merchantName: open.merchantName, lang, mode: open.session.mode }), PAGE_CSP);
+      return sendHtml(reply, walletPage({ sessionId: open.session.id, merchantName: open.merchantName, lang, mode: open.session.mode, merchant: open.merchant }), PAGE_CSP);
     });
 
     app.get<{ Params: { sessionId: string } }>('/wallet/:sessionId/done', { schema: { hide: true } }, async (request, reply) => {

@@ -31,7 +31,11 @@ export interface Controller {
   unmount(): void;
 }
 
-interface SessionInfo { id: string; intent: Intent; amount: number | null; currency: string | null; mode: string; locale: string; merchantName: string }
+interface SessionInfo {
+  id: string; intent: Intent; amount: number | null; currency: string | null; mode: string; locale: string; merchantName: string;
+  /** The merchant's colours (server-side branding): the default theme under the page's own `appearance`. */
+  theme?: { colorPrimary: string; colorOnPrimary: string } | null;
+}
 
 type SubmitResult =
   | { status: 'succeeded'; redirectUrl: string | null; paymentId?: string; paymentMethodId?: string | null; cardNetwork?: string | null }
@@ -107,6 +111,11 @@ async function mount(options: MountOptions): Promise<Controller> {
   const style = el('style');
   style.textContent = COMPONENT_CSS;
   const a = options.appearance ?? {};
+  const merchantTheme = session.theme;
+  if (merchantTheme && typeof merchantTheme.colorPrimary === 'string' && SAFE_CSS.test(merchantTheme.colorPrimary)) {
+    host.style.setProperty('--motu-primary', merchantTheme.colorPrimary);
+    if (typeof merchantTheme.colorOnPrimary === 'string' && SAFE_CSS.test(merchantTheme.colorOnPrimary)) host.style.setProperty('--motu-on-primary', merchantTheme.colorOnPrimary);
+  }
   const vars: Array<[keyof Appearance, string]> = [['colorPrimary', '--motu-primary'], ['colorBackground', '--motu-bg'], ['colorText', '--motu-text'], ['colorBorder', '--motu-border'], ['borderRadius', '--motu-radius']];
   for (const [key, cssVar] of vars) {
     const value = a[key];
