@@ -39,9 +39,9 @@ interface Started {
   output: string;
 }
 
-function startProcess(args: string[], env: Record<string, string | undefined>): Promise<Started> {
+export function startProcess(args: string[], env: Record<string, string | undefined>, nodeArgs: string[] = []): Promise<Started> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+    const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', ...args], {
       cwd: ROOT,
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -61,7 +61,7 @@ function startProcess(args: string[], env: Record<string, string | undefined>): 
   });
 }
 
-async function stop(child: ChildProcess): Promise<void> {
+export async function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null) return;
   child.removeAllListeners('exit');
   await new Promise<void>((resolve) => {
@@ -101,7 +101,7 @@ function cpuSeconds(pid: number | undefined): number | undefined {
   }
 }
 
-async function load(label: string, url: string, route: string, key: string, seconds: number, pid?: number): Promise<Figures> {
+export async function load(label: string, url: string, route: string, key: string, seconds: number, pid?: number): Promise<Figures> {
   const options = {
     url: url + route,
     connections: CONNECTIONS,

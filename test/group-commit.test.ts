@@ -2,8 +2,10 @@
 // src/db/group-commit.ts); on PostgreSQL each has its own. The contract is the same on both.
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { after, before, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import SQLite from 'better-sqlite3';
+import { Kysely, SqliteDialect } from 'kysely';
+import { GroupCommitter } from '../src/db/group-commit.js';
 import { eachDatabase, freshDatabase, type TestDatabase } from './support/harness.js';
 
 eachDatabase('concurrent transactions', (dialect) => {
@@ -98,5 +100,60 @@ eachDatabase('concurrent transactions', (dialect) => {
     );
     assert.equal(value, 'second');
     assert.deepEqual(await names('n-'), ['n-1', 'n-2']);
+  });
+});
+
+// The fsync off the event loop (SQLite): the batch's COMMIT is left unsynced and its callers wait for `sync()`.
+// The disk is the one thing stood in for here: `sync` is a promise the test settles.
+describe('group commit waiting for its fsync', () => {
+  const open = () => {
+    const native = new SQLite(':memory:');
+    native.exec('create table t (name text primary key)');
+    const kysely = new Kysely<{ t: { name: string } }>({ dialect: new SqliteDialect({ database: native }) });
+    const syncs: Array<{ resolve: () => void; reject: (e: Error) => void }> = [];
+    let deferred = 0;
+    const committer = new GroupCommitter(kysely, {
+      deferSync: () => void deferred++,
+      sync: () => new Promise<void>((resolve, reject) => syncs.push({ resolve, reject })),
+    });
+    const insert = (name: string) => committer.run((trx) => trx.insertInto('t').values({ name }).execute().then(() => name));
+    const count = () => (native.prepare('select count(*) as n from t').get() as { n: number }).n;
+    return { kysely, syncs, insert, count, deferred: () => deferred };
+  };
+  const settled = async (p: Promise<unknown>) => {
+    let done = false;
+    void p.then(() => (done = true), () => (done = true));
+    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setImmediate(r));
+    return done;
+  };
+
+  it('resolves no caller before the fsync that follows its COMMIT; the next batch commits meanwhile', async () => {
+    const { kysely, syncs, insert, count, deferred } = open();
+    const first = [insert('a'), insert('b')];
+    await new Promise((r) => setTimeout(r, 10));
+    assert.equal(count(), 2, 'committed');
+    assert.equal(deferred(), 1, 'its COMMIT was not synced by the database');
+    assert.equal(syncs.length, 1);
+    assert.equal(await settled(first[0]!), false, 'not resolved before its fsync returned');
+    const second = insert('c');
+    await new Promise((r) => setTimeout(r, 10));
+    assert.equal(count(), 3, 'the next batch ran while the first fsync was in flight');
+    assert.equal(await settled(second), false);
+    syncs[0]!.resolve();
+    assert.deepEqual(await Promise.all(first), ['a', 'b']);
+    assert.equal(await settled(second), false, 'the second batch waits for its own fsync');
+    syncs[1]!.resolve();
+    assert.equal(await second, 'c');
+    await kysely.destroy();
+  });
+
+  it('a failed fsync fails every caller of the batch', async () => {
+    const { kysely, syncs, insert } = open();
+    const calls = [insert('x'), insert('y')];
+    await new Promise((r) => setTimeout(r, 10));
+    syncs[0]!.reject(new Error('EIO'));
+    for (const c of calls) await assert.rejects(c, /EIO/);
+    await kysely.destroy();
   });
 });

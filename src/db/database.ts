@@ -1,6 +1,6 @@
 // The one place that knows which database we run on. Everything else gets a `Database`
 // and asks it for capabilities, never `if (sqlite)`.
-import { mkdirSync } from 'node:fs';
+import { closeSync, fdatasync, fdatasyncSync, fsyncSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
@@ -53,12 +53,21 @@ function openSqlite(dataDir: string, groupCommit: boolean): Database {
   const file = path.join(dataDir, 'motu.sqlite');
   const native = new SQLite(file);
   native.pragma('journal_mode = WAL');
-  native.pragma('synchronous = FULL');
+  // Durability is synchronous=FULL's, done by us (WalSync below): SQLite itself does not fsync at commit, so that the
+  // group commit can wait for its fsync off the event loop. Checkpoints still sync the WAL and the database file.
+  native.pragma('synchronous = NORMAL');
   native.pragma('foreign_keys = ON');
   native.pragma('busy_timeout = 5000');
-  const kysely = new Kysely<DB>({ dialect: new SqliteDialect({ database: cachingStatements(native) }) });
+  const wal = new WalSync(native, `${file}-wal`);
+  const kysely = new Kysely<DB>({ dialect: new SqliteDialect({ database: cachingStatements(native, wal) }) });
   // The batch's savepoints run straight on the one connection, which the batch's transaction holds.
-  const committer = groupCommit ? new GroupCommitter(kysely, { exec: (statement) => native.exec(statement) }) : undefined;
+  const committer = groupCommit
+    ? new GroupCommitter(kysely, {
+        exec: (statement) => native.exec(statement),
+        deferSync: () => wal.deferNextCommit(),
+        sync: () => wal.sync(),
+      })
+    : undefined;
   return {
     kysely,
     dialect: 'sqlite',
@@ -70,8 +79,97 @@ function openSqlite(dataDir: string, groupCommit: boolean): Database {
     ping: async () => {
       await sql`select 1`.execute(kysely);
     },
-    close: () => kysely.destroy(),
+    close: async () => {
+      await kysely.destroy();
+      wal.close();
+    },
   };
+}
+
+/**
+ * synchronous=FULL, done outside SQLite. With `synchronous=NORMAL` in WAL mode a COMMIT writes its frames to the WAL
+ * without an fsync; this makes every commit durable before anyone hears of it, as FULL would:
+ *
+ * - a statement that can end a transaction (a write in autocommit, COMMIT, END, RELEASE) is followed, once the
+ *   connection is out of any transaction, by an fdatasync of the WAL, on the event loop: exactly what FULL did inside
+ *   SQLite (Kysely's own transactions, the non-group-commit mode, migrations);
+ * - the group commit instead asks for its next COMMIT to be left unsynced (`deferNextCommit`), then awaits `sync()`,
+ *   an fdatasync in libuv's thread pool, before resolving any caller: the event loop parses the next requests
+ *   meanwhile. An fdatasync of the WAL makes every frame written before it durable, whatever statement wrote them.
+ *
+ * The WAL file is never deleted while the connection is open (only truncated after a checkpoint, whose pages SQLite
+ * has synced into the database file first), so the descriptor stays valid.
+ */
+class WalSync {
+  private fd: number | undefined;
+  private deferNext = false;
+
+  constructor(private readonly native: SQLite.Database, private readonly walPath: string) {}
+
+  /** Called after every statement that may have committed. */
+  afterStatement(): void {
+    if (this.native.inTransaction) return;
+    if (this.deferNext) {
+      this.deferNext = false; // the batch's COMMIT (or its ROLLBACK): the batch syncs it
+      return;
+    }
+    fdatasyncSync(this.descriptor());
+  }
+
+  deferNextCommit(): void {
+    this.deferNext = true;
+  }
+
+  /**
+   * Resolves once an fdatasync that started after this call has returned. Calls made while one is in flight share
+   * the next one, started as soon as the current one returns: at most one in flight and one waiting.
+   */
+  sync(): Promise<void> {
+    if (this.next) return this.next;
+    const current = this.current;
+    if (!current) return (this.current = this.fdatasync());
+    this.next = current
+      .catch(() => {})
+      .then(() => {
+        this.next = undefined;
+        return (this.current = this.fdatasync());
+      });
+    return this.next;
+  }
+
+  private current: Promise<void> | undefined;
+  private next: Promise<void> | undefined;
+
+  private fdatasync(): Promise<void> {
+    const fd = this.descriptor();
+    const done: Promise<void> = new Promise((resolve, reject) =>
+      fdatasync(fd, (err) => {
+        if (this.current === done) this.current = undefined;
+        if (err) reject(err);
+        else resolve();
+      }),
+    );
+    return done;
+  }
+
+  private descriptor(): number {
+    if (this.fd === undefined) {
+      // The WAL appears with the first write; its directory entry is made durable once, as SQLite does.
+      this.fd = openSync(this.walPath, 'r');
+      const dir = openSync(path.dirname(this.walPath), 'r');
+      try {
+        fsyncSync(dir);
+      } finally {
+        closeSync(dir);
+      }
+    }
+    return this.fd;
+  }
+
+  close(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+  }
 }
 
 /**
@@ -79,20 +177,62 @@ function openSqlite(dataDir: string, groupCommit: boolean): Database {
  * a service are few and fixed, so prepared statements are kept; past `size` distinct texts (queries built with
  * variable-length IN lists, say) the oldest is dropped. A hit costs one Map lookup, nothing more.
  */
-function cachingStatements(native: SQLite.Database, size = 1024) {
+function cachingStatements(native: SQLite.Database, wal: WalSync, size = 1024) {
   const cache = new Map<string, SQLite.Statement>();
   return {
     close: () => native.close(),
     prepare(text: string): SQLite.Statement {
       let statement = cache.get(text);
       if (statement === undefined) {
-        statement = native.prepare(text);
+        statement = durable(native.prepare(text), text, wal);
         if (cache.size >= size) cache.delete(cache.keys().next().value!);
         cache.set(text, statement);
       }
       return statement;
     },
   };
+}
+
+const ENDS_TRANSACTION = /^\s*(commit|end|release|rollback)\b/i;
+
+/** A statement that may commit (a write, or COMMIT/END/RELEASE/ROLLBACK) tells WalSync after it ran; reads stay as they are. */
+function durable(statement: SQLite.Statement, text: string, wal: WalSync): SQLite.Statement {
+  if (statement.readonly && !ENDS_TRANSACTION.test(text)) return statement;
+  const after = <T>(result: T): T => {
+    wal.afterStatement();
+    return result;
+  };
+  const fail = (error: unknown): never => {
+    wal.afterStatement(); // a failed COMMIT may still have ended the transaction
+    throw error;
+  };
+  return {
+    reader: statement.reader,
+    readonly: statement.readonly,
+    source: statement.source,
+    run: (...params: unknown[]) => {
+      try {
+        return after(statement.run(...params));
+      } catch (error) {
+        return fail(error);
+      }
+    },
+    all: (...params: unknown[]) => {
+      try {
+        return after(statement.all(...params));
+      } catch (error) {
+        return fail(error);
+      }
+    },
+    get: (...params: unknown[]) => {
+      try {
+        return after(statement.get(...params));
+      } catch (error) {
+        return fail(error);
+      }
+    },
+    iterate: (...params: unknown[]) => statement.iterate(...params),
+  } as unknown as SQLite.Statement;
 }
 
 function openPostgres(connectionString: string, max: number): Database {

@@ -8,6 +8,9 @@
 //   SAVEPOINT: a fn that throws rolls back only its savepoint and rejects only its own caller;
 // - every caller is resolved only after the COMMIT returned, so a resolved transaction is on disk
 //   (a 201 still means "stored"). If the COMMIT itself fails, every caller of the batch is rejected.
+// - with `sync` (SQLite, database.ts), the COMMIT itself does not fsync: the batch then awaits `sync()`, an fsync in
+//   libuv's thread pool, before resolving its callers. Meanwhile the event loop keeps parsing requests and the next
+//   batch may run and commit; `sync()` coalesces (one fsync in flight, at most one more queued behind it).
 import { sql, type Kysely, type Transaction } from 'kysely';
 
 interface Pending<DB> {
@@ -26,6 +29,10 @@ export interface GroupCommitOptions {
    * the savepoint statements skip Kysely's query building. Without it they go through the transaction.
    */
   exec?: (statement: string) => void;
+  /** Called at the end of the batch, just before its COMMIT: that COMMIT is not to be synced by the database. */
+  deferSync?: () => void;
+  /** Makes the deferred COMMIT durable; callers are resolved only after it resolved. */
+  sync?: () => Promise<void>;
 }
 
 export class GroupCommitter<DB> {
@@ -34,9 +41,13 @@ export class GroupCommitter<DB> {
   private scheduled = false;
   private readonly maxBatch: number;
   private readonly exec: ((statement: string, trx: Transaction<DB>) => Promise<unknown> | void);
+  private readonly deferSync: (() => void) | undefined;
+  private readonly sync: (() => Promise<void>) | undefined;
 
   constructor(private readonly kysely: Kysely<DB>, options: GroupCommitOptions = {}) {
     this.maxBatch = options.maxBatch ?? 256;
+    this.deferSync = options.sync ? options.deferSync : undefined;
+    this.sync = options.deferSync ? options.sync : undefined;
     const direct = options.exec;
     this.exec = direct ? (statement) => direct(statement) : (statement, trx) => sql.raw(statement).execute(trx);
   }
@@ -62,6 +73,8 @@ export class GroupCommitter<DB> {
     this.running = true;
     const batch = this.queue.splice(0, this.maxBatch);
     const outcomes: Outcome[] = [];
+    let synced: Promise<void> | undefined;
+    let failed = false;
     try {
       await this.kysely.transaction().execute(async (trx) => {
         for (const item of batch) {
@@ -78,15 +91,15 @@ export class GroupCommitter<DB> {
             outcomes.push({ ok: false, error });
           }
         }
+        this.deferSync?.();
       });
-      batch.forEach((item, i) => {
-        const outcome = outcomes[i]!;
-        if (outcome.ok) item.resolve(outcome.value);
-        else item.reject(outcome.error);
-      });
+      // Committed, maybe not on disk yet: the next batch may run meanwhile, but nobody hears of these rows before
+      // an fsync that started after this COMMIT has returned.
+      synced = this.sync?.();
     } catch (error) {
       // Nothing of this batch was committed: each caller fails with its own error if it had one,
       // otherwise with the error that stopped the commit.
+      failed = true;
       batch.forEach((item, i) => {
         const outcome = outcomes[i];
         item.reject(outcome && !outcome.ok ? outcome.error : error);
@@ -95,5 +108,18 @@ export class GroupCommitter<DB> {
       this.running = false;
       this.schedule();
     }
+    if (failed) return;
+    let syncError: unknown;
+    try {
+      await synced;
+    } catch (error) {
+      syncError = error ?? new Error('fsync failed');
+    }
+    batch.forEach((item, i) => {
+      const outcome = outcomes[i]!;
+      if (!outcome.ok) item.reject(outcome.error);
+      else if (syncError !== undefined) item.reject(syncError);
+      else item.resolve(outcome.value);
+    });
   }
 }
