@@ -45,6 +45,7 @@ import { Acquirers } from './acquirer/acquirers.js';
 import { fieldsRoutes } from './acquirer/fields/fields.routes.js';
 import { CheckoutService } from './modules/checkout/checkout.service.js';
 import { checkoutRoutes } from './pages/checkout/checkout.routes.js';
+import { MailOutbox } from './mail/outbox.js';
 
 export interface AppDeps {
   db: Database;
@@ -82,7 +83,12 @@ export function buildServices(config: Config, db: Database, clock: Clock): Servi
   };
   const wallet = new WalletService(db, clock, services.acquirers);
   const lifecycle = new PaymentLifecycleService(db, clock, services.acquirers);
-  return { ...services, wallet, walletSessions: new WalletSessionsService(db, clock, services.acquirers, config), lifecycle, checkout: new CheckoutService(db, clock, services.acquirers, config.publicUrl, wallet, services.customers) };
+  // Mails are queued only when a mailer is configured (MOTU_SMTP_URL); the worker role sends them.
+  const mail = config.mail ? new MailOutbox(clock) : null;
+  return {
+    ...services, wallet, walletSessions: new WalletSessionsService(db, clock, services.acquirers, config, mail), lifecycle,
+    checkout: new CheckoutService(db, clock, services.acquirers, config.publicUrl, wallet, services.customers, mail),
+  };
 }
 
 export { REDACTED_PATHS } from './http/logger.js';

@@ -3,8 +3,8 @@ import type { Mode } from '../modules/merchants/merchants.table.js';
 
 /** receipt: subject is a payment (pay_…); card_link: subject is a card link (cl_…). */
 export type MailKind = 'receipt' | 'card_link';
-/** pending (due at next_attempt_at) → sending (claimed, leased) → sent | failed (retries exhausted). */
-export type MailStatus = 'pending' | 'sending' | 'sent' | 'failed';
+/** pending (due at next_attempt_at) → sending (claimed, leased) → sent | failed (retries exhausted) | skipped (no longer due: link used or cancelled). */
+export type MailStatus = 'pending' | 'sending' | 'sent' | 'failed' | 'skipped';
 
 /** The mail outbox: written on the transaction of the state change, sent by the worker role. */
 export interface MailJobsTable {

@@ -9,18 +9,22 @@ import type { Clock } from '../shared/clock.js';
 import { Acquirers } from '../acquirer/acquirers.js';
 import { PaymentLifecycleService } from '../modules/payments/lifecycle.service.js';
 import { paymentJobs } from '../modules/payments/payments.scheduler.js';
+import { mailJobs } from '../mail/mail.worker.js';
+import { smtpMailer } from '../mail/mailer.js';
 
 export interface Workers {
   stop(): Promise<void>;
 }
 
 /** Jobs every worker process runs; modules add theirs here. */
-export function scheduledJobs(db: Database, clock: Clock, config?: Config): ScheduledJob[] {
+export function scheduledJobs(db: Database, clock: Clock, config?: Config, logger?: Logger): ScheduledJob[] {
   const jobs: ScheduledJob[] = [{ name: 'purge-idempotency-keys', everyMs: 3_600_000, run: () => purgeExpiredIdempotencyKeys(db, clock) }];
   if (config) {
     // Payment expiries and settlement (src/modules/payments/payments.scheduler.ts).
     const acquirers = new Acquirers(db, clock, { publicUrl: config.publicUrl, settlementDelaySeconds: config.testSettlementDelaySeconds });
     jobs.push(...paymentJobs({ db, clock, acquirers, lifecycle: new PaymentLifecycleService(db, clock, acquirers), refundRecoverySeconds: config.refundRecoverySeconds }));
+    // Receipts and card-link mails queued in mail_jobs (src/mail/mail.worker.ts), when MOTU_SMTP_URL is set.
+    if (config.mail) jobs.push(...mailJobs({ db, clock, mailer: smtpMailer(config.mail), publicUrl: config.publicUrl, logger }));
   }
   return jobs;
 }
@@ -33,7 +37,7 @@ export function startWorkers(
   options: { delivery?: DeliveryWorkerOptions; jobs?: ScheduledJob[] } = {},
 ): Workers {
   const delivery = startDeliveryWorker(config, db, clock, logger, options.delivery);
-  const scheduler = startScheduler(options.jobs ?? scheduledJobs(db, clock, config), clock, logger);
+  const scheduler = startScheduler(options.jobs ?? scheduledJobs(db, clock, config, logger), clock, logger);
   return {
     async stop() {
       await Promise.all([delivery.stop(), scheduler.stop()]);

@@ -18,6 +18,7 @@ import type { PaymentRow, PaymentSessionRow } from '../payments/payments.table.j
 import { storeRef } from '../payments/payments.views.js';
 import { savePaymentMethod } from '../wallet/payment-methods.js';
 import { returnUrl } from './return-urls.js';
+import { mailable, type MailOutbox } from '../../mail/outbox.js';
 
 /** Saved cards offered for one-click payment; provided by the wallet module. */
 export interface SavedCards {
@@ -54,6 +55,8 @@ export class CheckoutService {
     private readonly savedCards: SavedCards | null = null,
     /** Creates the customer of a `saveCustomer` session after a successful payment. */
     private readonly customers: CustomersService | null = null,
+    /** Queues the receipt mail with the authorization (null: no mailer, the receipt is only downloadable). */
+    private readonly mail: MailOutbox | null = null,
   ) {}
 
   /** The session as the page shows it, or `inactive` when it expired, completed or was cancelled. */
@@ -233,6 +236,7 @@ export class CheckoutService {
       if (row.capture_mode === 'MANUAL') {
         await trx.updateTable('payment_sessions').set({ status: 'complete', completed_at: now }).where('id', '=', sessionId).execute();
       }
+      await this.queueReceipt(trx, row, session);
       return row;
     });
     if (!authorized) {
@@ -243,6 +247,20 @@ export class CheckoutService {
     if (authorized.capture_mode === 'AUTO') await this.captureNow(acquirer, sessionId, authorized, ctx.store);
     const final = await this.loadAny(sessionId);
     return { next: 'redirect', url: this.afterTarget(session, final!.payment) };
+  }
+
+  /**
+   * The receipt goes by mail, on the authorization's transaction, to the customer's address: the one stored in
+   * privateData.customerEmail (given at session creation or typed on the page), else the payment's email.
+   */
+  private async queueReceipt(trx: Trx, payment: PaymentRow, session: PaymentSessionRow): Promise<void> {
+    if (!this.mail) return;
+    const privateData = payment.private_data ? JSON.parse(payment.private_data) as { customerEmail?: unknown } : {};
+    const recipient = typeof privateData.customerEmail === 'string' ? privateData.customerEmail : payment.email;
+    if (!mailable(recipient)) return;
+    await this.mail.enqueue(trx, {
+      merchantId: payment.merchant_id, mode: payment.mode, kind: 'receipt', subjectId: payment.id, recipient, locale: session.language_code,
+    });
   }
 
   /** AUTO capture: right after the authorization, the full amount. */

@@ -48,7 +48,10 @@ const CardLink = Type.Object({
   returnUrl: Nullable(Type.String()),
   locale: Type.String(),
   sendEmail: Type.Boolean(),
-  emailSent: Type.Boolean(),
+  emailSent: Type.Boolean({ description: 'true once the SMTP server accepted the invitation mail' }),
+  emailStatus: Type.Union(['not_requested', 'not_sent', 'queued', 'sent', 'failed', 'skipped'].map((v) => Type.Literal(v)), {
+    description: 'not_requested (sendEmail false); not_sent (no mailer configured or no customer email: send url yourself); queued; sent; failed (retries exhausted); skipped (link used or cancelled first)',
+  }),
   expiresAt: Type.String(),
   createdAt: Type.String(),
 });

@@ -15,6 +15,8 @@ import type { PaymentSessionRow } from '../payments/payments.table.js';
 import { urlProblem } from '../payments/urls.js';
 import { savePaymentMethod, type WalletOwner } from './payment-methods.js';
 import { displayName, type Branded } from '../merchants/branding.js';
+import { mailable, type MailOutbox } from '../../mail/outbox.js';
+import type { MailStatus } from '../../mail/mail.table.js';
 import type { CardLinkRow, WalletOutcome, WalletSessionRow } from './wallet.table.js';
 
 export const WALLET_SESSION_SECONDS = 14 * 60;
@@ -60,6 +62,8 @@ export class WalletSessionsService {
     private readonly clock: Clock,
     private readonly acquirers: Acquirers,
     private readonly config: Pick<Config, 'publicUrl' | 'allowLoopbackUrls'>,
+    /** Sends card links by mail when asked (`sendEmail`); null: no mailer, `emailSent` stays false. */
+    private readonly mail: MailOutbox | null = null,
   ) {}
 
   registrationUrl(sessionId: string): string {
@@ -95,6 +99,11 @@ export class WalletSessionsService {
         send_email: input.sendEmail ? 1 : 0, cancelled_at: null, expires_at: session.expires_at, created_at: session.created_at,
       };
       await trx.insertInto('card_links').values(link).execute();
+      if (input.sendEmail && this.mail && mailable(customer.email)) {
+        await this.mail.enqueue(trx, {
+          merchantId: owner.merchantId, mode: owner.mode, kind: 'card_link', subjectId: id, recipient: customer.email, locale: session.language_code,
+        });
+      }
       return link;
     });
     return this.cardLinkView(row);
@@ -263,6 +272,9 @@ export class WalletSessionsService {
     const wallet = await this.db.kysely.selectFrom('wallet_sessions').select(['outcome', 'payment_method_id'])
       .where('session_id', '=', link.session_id).executeTakeFirstOrThrow();
     const expired = session.status === 'open' && session.expires_at <= this.clock.now().toISOString();
+    const mail = link.send_email === 1
+      ? await this.db.kysely.selectFrom('mail_jobs').select('status').where('kind', '=', 'card_link').where('subject_id', '=', link.id).executeTakeFirst()
+      : undefined;
     const status = link.cancelled_at ? 'cancelled' : session.status === 'complete' ? 'completed' : expired || session.status === 'expired' ? 'expired' : 'open';
     return {
       id: link.id,
@@ -276,12 +288,26 @@ export class WalletSessionsService {
       returnUrl: session.redirect_url,
       locale: session.language_code,
       sendEmail: link.send_email === 1,
-      // No mailer ships yet: the merchant sends the URL itself.
-      emailSent: false,
+      // True once the SMTP server accepted the mail; emailStatus says where it stands.
+      emailSent: mail?.status === 'sent',
+      emailStatus: emailStatus(link, mail?.status),
       expiresAt: link.expires_at,
       createdAt: link.created_at,
     };
   }
+}
+
+/**
+ * Where the card link's mail stands: not_requested (sendEmail false), not_sent (no mailer configured, or the
+ * customer has no email address: send `url` yourself), queued (waiting or being retried), sent, failed (the
+ * SMTP server refused it through every retry), skipped (the link was used or cancelled before it went out).
+ */
+export type EmailStatus = 'not_requested' | 'not_sent' | 'queued' | 'sent' | 'failed' | 'skipped';
+
+function emailStatus(link: CardLinkRow, status: MailStatus | undefined): EmailStatus {
+  if (link.send_email !== 1) return 'not_requested';
+  if (status === undefined) return 'not_sent';
+  return status === 'pending' || status === 'sending' ? 'queued' : status;
 }
 
 /** The return URL with `status` (and `paymentMethodId` on success); those names are reserved, others kept. */

@@ -1,0 +1,87 @@
+// What a mail job says, composed when it is sent (outside any transaction) from the current rows: the payment
+// receipt with its PDF (the success page's generator), and the card-link invitation with its URL. Texts in
+// French and English. A subject that no longer warrants the mail (a card link cancelled or used meanwhile, a
+// payment no longer paid) gives null: the job ends `skipped`.
+import type { Database } from '../db/database.js';
+import { esc } from '../http/html.js';
+import { displayName } from '../modules/merchants/branding.js';
+import { receiptPdf } from '../pages/checkout/receipt.js';
+import { money } from '../pages/checkout/checkout.views.js';
+import type { Clock } from '../shared/clock.js';
+import type { MailJobRow } from './mail.table.js';
+import type { OutgoingMail } from './mailer.js';
+
+type Lang = 'fr' | 'en';
+
+const TEXT = {
+  fr: {
+    receiptSubject: 'Votre reçu de paiement · {merchant}',
+    receiptBody: 'Bonjour,\n\nVotre paiement de {amount} à {merchant} a été accepté.\nRéférence du paiement : {reference}\n\nVotre reçu est joint à ce message (PDF).',
+    linkSubject: '{merchant} vous invite à enregistrer une carte',
+    linkBody: "Bonjour,\n\n{merchant} vous invite à enregistrer une carte bancaire. Aucun montant ne sera débité.\n\nEnregistrer ma carte : {url}\n\nCe lien est valable jusqu'au {until}.",
+    receiptFile: 'recu',
+  },
+  en: {
+    receiptSubject: 'Your payment receipt · {merchant}',
+    receiptBody: 'Hello,\n\nYour payment of {amount} to {merchant} has been accepted.\nPayment reference: {reference}\n\nYour receipt is attached (PDF).',
+    linkSubject: '{merchant} invites you to save a card',
+    linkBody: 'Hello,\n\n{merchant} invites you to save a payment card. Nothing will be charged.\n\nSave my card: {url}\n\nThis link is valid until {until}.',
+    receiptFile: 'receipt',
+  },
+} as const;
+
+const PAID = ['transit', 'captured', 'settled', 'partially_refunded', 'refunded'];
+
+function fill(template: string, values: Record<string, string>): string {
+  return template.replace(/\{(\w+)\}/g, (_m, k: string) => values[k] ?? '');
+}
+
+/** Plain text to HTML: escaped, paragraphs, the one URL as a link. */
+function html(text: string, url?: string): string {
+  const body = text.split('\n\n').map((p) => `<p>${esc(p).replace(/\n/g, '<br>')}</p>`).join('\n');
+  return `<!doctype html><html><body style="font-family:system-ui,sans-serif;line-height:1.5">${url ? body.replace(esc(url), `<a href="${esc(url)}">${esc(url)}</a>`) : body}</body></html>`;
+}
+
+export interface ComposeDeps {
+  db: Database;
+  clock: Clock;
+  publicUrl: string;
+}
+
+export async function composeMail(deps: ComposeDeps, job: MailJobRow): Promise<OutgoingMail | null> {
+  const lang: Lang = job.locale === 'en' ? 'en' : 'fr';
+  return job.kind === 'receipt' ? receiptMail(deps, job, lang) : cardLinkMail(deps, job, lang);
+}
+
+async function receiptMail({ db }: ComposeDeps, job: MailJobRow, lang: Lang): Promise<OutgoingMail | null> {
+  const payment = await db.kysely.selectFrom('payments').selectAll().where('id', '=', job.subject_id).executeTakeFirst();
+  if (!payment || !payment.session_id || !PAID.includes(payment.status)) return null;
+  const session = await db.kysely.selectFrom('payment_sessions').selectAll().where('id', '=', payment.session_id).executeTakeFirstOrThrow();
+  const merchant = await db.kysely.selectFrom('merchants').selectAll().where('id', '=', payment.merchant_id).executeTakeFirstOrThrow();
+  const store = payment.store_id ? (await db.kysely.selectFrom('stores').selectAll().where('id', '=', payment.store_id).executeTakeFirst()) ?? null : null;
+  const pdf = await receiptPdf({ session, payment, merchant, store, savedCards: [] }, lang);
+  const t = TEXT[lang];
+  const values = { merchant: displayName(merchant), amount: money(payment.amount, payment.currency, lang), reference: payment.reference };
+  const text = fill(t.receiptBody, values);
+  return {
+    to: job.recipient,
+    subject: fill(t.receiptSubject, values),
+    text,
+    html: html(text),
+    attachments: [{ filename: `${t.receiptFile}-${payment.reference}.pdf`, content: pdf, contentType: 'application/pdf' }],
+  };
+}
+
+async function cardLinkMail({ db, clock, publicUrl }: ComposeDeps, job: MailJobRow, lang: Lang): Promise<OutgoingMail | null> {
+  const link = await db.kysely.selectFrom('card_links').selectAll().where('id', '=', job.subject_id).executeTakeFirst();
+  if (!link || link.cancelled_at) return null;
+  const session = await db.kysely.selectFrom('payment_sessions').select(['status', 'expires_at']).where('id', '=', link.session_id).executeTakeFirstOrThrow();
+  if (session.status !== 'open' || session.expires_at <= clock.now().toISOString()) return null;
+  const merchant = await db.kysely.selectFrom('merchants').selectAll().where('id', '=', link.merchant_id).executeTakeFirstOrThrow();
+  const url = `${publicUrl}/wallet/${link.session_id}`;
+  const until = new Date(link.expires_at).toLocaleString(lang === 'fr' ? 'fr-FR' : 'en-GB', { timeZone: 'UTC', dateStyle: 'long', timeStyle: 'short' }) + ' UTC';
+  const t = TEXT[lang];
+  const values = { merchant: displayName(merchant), url, until };
+  const text = fill(t.linkBody, values);
+  return { to: job.recipient, subject: fill(t.linkSubject, values), text, html: html(text, url) };
+}
