@@ -4,6 +4,7 @@
 // or through `npm run bench`, which writes the "Webhooks" section of docs/performance.md.
 import { secretBoxFor } from '../src/shared/secret-box.js';
 import http from 'node:http';
+import os from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { parseConfig } from '../src/config.js';
 import type { Dialect } from '../src/db/database.js';
@@ -28,6 +29,8 @@ interface Run {
   p50: number;
   p99: number;
   drainedMs: number;
+  /** This process's CPU time (user + system) per delivery: worker, producer and receiver together. */
+  cpuMicrosPerDelivery: number;
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -68,6 +71,7 @@ async function runAt(dialect: Dialect, rate: number): Promise<Run> {
   const total = rate * SECONDS;
   let sent = 0;
   const start = performance.now();
+  const cpuBefore = process.cpuUsage();
   firstCommit = start;
   const inFlight = new Set<Promise<void>>();
   while (sent < total) {
@@ -84,8 +88,10 @@ async function runAt(dialect: Dialect, rate: number): Promise<Run> {
   }
   await Promise.all([...inFlight]);
   const producedAt = performance.now();
+  if (process.env.BENCH_DEBUG) console.error(`produced in ${Math.round(producedAt - start)} ms; delivered so far ${latencies.length}`);
   const deadline = producedAt + 30_000;
   while (latencies.length < total && performance.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  const cpu = process.cpuUsage(cpuBefore);
   await workers.stop();
   receiver.closeAllConnections();
   await new Promise((r) => receiver.close(r));
@@ -100,17 +106,20 @@ async function runAt(dialect: Dialect, rate: number): Promise<Run> {
     p50: Math.round(percentile(latencies, 50) * 10) / 10,
     p99: Math.round(percentile(latencies, 99) * 10) / 10,
     drainedMs: Math.round(Math.max(0, lastReceipt - producedAt)),
+    cpuMicrosPerDelivery: Math.round((cpu.user + cpu.system) / Math.max(1, latencies.length)),
   };
 }
 
 export default async function bench(): Promise<{ section: string; markdown: string }> {
-  const dialects: Dialect[] = process.env.DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+  const dialects: Dialect[] = (process.env.DATABASE_URL ? ['sqlite', 'postgres'] as Dialect[] : ['sqlite'] as Dialect[]).filter(
+    (d) => !process.env.BENCH_WEBHOOK_DIALECTS || process.env.BENCH_WEBHOOK_DIALECTS.split(',').includes(d),
+  );
   const runs: Run[] = [];
   for (const dialect of dialects) {
     for (const rate of RATES) {
       const r = await runAt(dialect, rate);
       runs.push(r);
-      console.error(`webhooks ${dialect} @${rate}/s: ${r.deliveriesPerSecond} deliveries/s, p50 ${r.p50} ms, p99 ${r.p99} ms, ${r.delivered}/${r.committed}`);
+      console.error(`webhooks ${dialect} @${rate}/s: ${r.deliveriesPerSecond} deliveries/s, p50 ${r.p50} ms, p99 ${r.p99} ms, ${r.delivered}/${r.committed}, CPU ${r.cpuMicrosPerDelivery} µs/delivery, load ${os.loadavg()[0]!.toFixed(2)}`);
     }
   }
   const lines = [

@@ -235,6 +235,20 @@ function durable(statement: SQLite.Statement, text: string, wal: WalSync): SQLit
   } as unknown as SQLite.Statement;
 }
 
+const afterCommitHooks = new WeakMap<object, Array<(kysely: Kysely<DB>) => void>>();
+
+/**
+ * Runs `hook` once the transaction `trx` belongs to has committed (never if it rolls back), with the database's
+ * Kysely, outside any transaction. Returns false when this database does not run hooks (SQLite, or a transaction
+ * opened outside `Database.transaction`): the caller does its work inside the transaction instead.
+ */
+export function afterCommit(trx: Trx, hook: (kysely: Kysely<DB>) => void): boolean {
+  const hooks = afterCommitHooks.get(trx);
+  if (!hooks) return false;
+  hooks.push(hook);
+  return true;
+}
+
 function openPostgres(connectionString: string, max: number): Database {
   const pool = new pg.Pool({ connectionString, max });
   // An idle client losing its connection must not crash the process; the pool replaces it.
@@ -244,7 +258,15 @@ function openPostgres(connectionString: string, max: number): Database {
     kysely,
     dialect: 'postgres',
     caps: { skipLocked: true, multiProcess: true },
-    transaction: (fn) => kysely.transaction().execute(fn),
+    transaction: async (fn) => {
+      const hooks: Array<(kysely: Kysely<DB>) => void> = [];
+      const result = await kysely.transaction().execute((trx) => {
+        afterCommitHooks.set(trx, hooks);
+        return fn(trx);
+      });
+      for (const hook of hooks) hook(kysely);
+      return result;
+    },
     isUniqueViolation: (err) => typeof err === 'object' && err !== null && (err as { code?: unknown }).code === '23505',
     ping: async () => {
       await sql`select 1`.execute(kysely);

@@ -18,7 +18,7 @@ import { secretBoxFor } from '../shared/secret-box.js';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { Config } from '../config.js';
-import type { Database, Trx } from '../db/database.js';
+import { openDatabase, type Database, type Trx } from '../db/database.js';
 import type { Clock } from '../shared/clock.js';
 import { newId } from '../shared/ids.js';
 import type { DeliveryStatus, WebhookAttemptsTable, WebhookDeliveryRow } from './events.table.js';
@@ -41,6 +41,8 @@ export interface DeliveryWorkerOptions {
   perTarget?: number;
   /** Fallback poll when no wake-up arrives (retries falling due, other processes on SQLite). */
   pollMs?: number;
+  /** PostgreSQL: connections of the worker's own pool. */
+  poolSize?: number;
 }
 
 export interface DeliveryWorker {
@@ -70,7 +72,7 @@ export const LOST_ATTEMPT_ERROR = 'no outcome recorded: the worker stopped durin
 
 export function startDeliveryWorker(
   config: Config,
-  db: Database,
+  shared: Database,
   clock: Clock,
   logger: Logger,
   options: DeliveryWorkerOptions = {},
@@ -81,6 +83,13 @@ export function startDeliveryWorker(
   const leaseMs = config.webhookTimeoutMs + LEASE_MARGIN_MS;
   const schedule = config.webhookRetrySchedule;
   const workerId = randomBytes(6).toString('hex');
+  // On PostgreSQL the worker has its own few connections: claims and records never queue behind the API's
+  // transactions in a busy pool (nor take the API's connections).
+  const own =
+    shared.dialect === 'postgres' && config.databaseUrl
+      ? openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: options.poolSize ?? 4 })
+      : undefined;
+  const db = own ?? shared;
   const secrets = new SigningSecretCache(db, secretBoxFor(config));
 
   let stopping = false;
@@ -129,8 +138,7 @@ export function startDeliveryWorker(
     const rows = await db.transaction(async (trx) => {
       let q = trx
         .selectFrom('webhook_deliveries as d')
-        .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
-        .select(['d.id', 'd.target_key', 'd.status', 'd.attempt_count', 'd.event_id', 'd.updated_at', 'e.body'])
+        .select(['d.id', 'd.target_key', 'd.status', 'd.attempt_count', 'd.event_id', 'd.updated_at'])
         .where((eb) =>
           eb.or([
             eb.and([eb('d.status', '=', 'pending'), eb('d.next_attempt_at', '<=', nowIso)]),
@@ -149,7 +157,7 @@ export function startDeliveryWorker(
         .orderBy('d.next_attempt_at')
         .limit(limit);
       if (saturated.length > 0) q = q.where('d.target_key', 'not in', saturated);
-      if (db.caps.skipLocked) q = q.forUpdate('d').skipLocked();
+      if (db.caps.skipLocked) q = q.forUpdate().skipLocked();
       const due = await q.execute();
       // The per-target bound: no more rows of a target than it has free slots; the rest stay pending.
       const taken = new Map<string, number>();
@@ -163,17 +171,24 @@ export function startDeliveryWorker(
         }
         taken.set(r.target_key, n + 1);
         ids.push(r.id);
-        bodies.set(r.event_id, r.body);
         if (r.status === 'sending') lost.push(r);
       }
       if (ids.length === 0) return [];
       if (lost.length > 0) await recordLost(trx, lost, nowIso);
-      return trx
+      const claimed = await trx
         .updateTable('webhook_deliveries')
         .set({ status: 'sending', claim_token: token, lease_until: leaseUntil, updated_at: nowIso })
         .where('id', 'in', ids)
         .returningAll()
         .execute();
+      // The bodies only of what was claimed (joining them above would read one for every due row).
+      const events = await trx
+        .selectFrom('webhook_events')
+        .select(['id', 'body'])
+        .where('id', 'in', [...new Set(claimed.map((r) => r.event_id))])
+        .execute();
+      for (const e of events) bodies.set(e.id, e.body);
+      return claimed;
     });
     if (rows.length === limit) more = true;
     return { claimed: rows.map((row) => ({ row, body: Buffer.from(bodies.get(row.event_id)!, 'utf8') })), more };
@@ -377,6 +392,7 @@ export function startDeliveryWorker(
       // Every send in flight finishes (bounded by the timeout) and its attempt is recorded before we return.
       if (active > 0) await new Promise<void>((r) => (idleResolve = r));
       secrets.close();
+      await own?.close();
     },
   };
 }
