@@ -21,6 +21,7 @@ describe('configuration', () => {
     assert.equal(c.sqliteGroupCommit, true);
     assert.equal(c.refundRecoverySeconds, 120);
     assert.equal(parseConfig({ MOTU_REFUND_RECOVERY_SECONDS: '10' }).refundRecoverySeconds, 10);
+    assert.equal(c.mail, undefined, 'no mailer by default');
     assert.ok(Object.isFrozen(c));
     assert.equal(parseConfig({ PORT: '8080' }).publicUrl, 'http://localhost:8080');
   });
@@ -51,6 +52,10 @@ describe('configuration', () => {
       ['MOTU_SQLITE_GROUP_COMMIT', 'sometimes'],
       ['MOTU_REFUND_RECOVERY_SECONDS', '2'],
       ['MOTU_REFUND_RECOVERY_SECONDS', 'soon'],
+      ['MOTU_SMTP_URL', 'mail.example.com:587'],
+      ['MOTU_SMTP_URL', 'https://mail.example.com'],
+      ['MOTU_MAIL_FROM', 'not an address'],
+      ['MOTU_MAIL_FROM', 'a@b.example\r\nBcc: x@y.example'],
     ];
     for (const [name, value] of cases) {
       assert.throws(
@@ -58,6 +63,17 @@ describe('configuration', () => {
         (err: unknown) => err instanceof ConfigError && err.variable === name && err.message.includes(name),
         `${name}=${value}`,
       );
+    }
+  });
+
+  it('configures the mailer from MOTU_SMTP_URL and MOTU_MAIL_FROM, never echoing the URL', () => {
+    const mail = parseConfig({ MOTU_SMTP_URL: 'smtps://relay:s3cret-pass@mail.example.com:465', MOTU_MAIL_FROM: 'Shop <pay@shop.example>' }).mail;
+    assert.deepEqual(mail, { smtpUrl: 'smtps://relay:s3cret-pass@mail.example.com:465', from: 'Shop <pay@shop.example>' });
+    assert.throws(() => parseConfig({ MOTU_SMTP_URL: 'smtp://relay:s3cret-pass@mail.example.com:587' }),
+      (err: unknown) => err instanceof ConfigError && err.variable === 'MOTU_MAIL_FROM');
+    for (const bad of ['smtp//relay:s3cret-pass@x', 'http://relay:s3cret-pass@mail.example.com']) {
+      assert.throws(() => parseConfig({ MOTU_SMTP_URL: bad, MOTU_MAIL_FROM: 'pay@shop.example' }),
+        (err: unknown) => err instanceof ConfigError && err.variable === 'MOTU_SMTP_URL' && !err.message.includes('s3cret-pass'));
     }
   });
 });
