@@ -244,6 +244,38 @@ eachDatabase('payment sessions', (dialect) => {
     });
   });
 
+  // Stores and contracts are cached in the process on SQLite (src/db/reference-cache.ts): a change made after they
+  // were used, by the admin API or by another process, is seen by the very next session.
+  describe('stores and contracts changed after use', () => {
+    it('a store disabled, re-enabled, or its contract switched off through the admin API', async () => {
+      const c = await createContract(t, m.id);
+      const s = await createStore(t, m.id, { code: 'cached-shop', contractId: c.id });
+      assert.equal((await post(body({ storeId: 'cached-shop' }))).status, 201);
+      assert.equal((await t.admin('PATCH', `/admin/v1/stores/${s.id}`, { active: false })).status, 200);
+      assert.equal((await post(body({ storeId: 'cached-shop' }))).body.code, 'STORE_INACTIVE');
+      assert.equal((await t.admin('PATCH', `/admin/v1/stores/${s.id}`, { active: true })).status, 200);
+      assert.equal((await post(body({ storeId: s.id }))).status, 201);
+      assert.equal((await t.admin('PATCH', `/admin/v1/contracts/${c.id}`, { active: false })).status, 200);
+      assert.equal((await post(body({ storeId: s.id }))).body.code, 'STORE_CONTRACT_INACTIVE');
+    });
+
+    if (dialect === 'sqlite') {
+      it('a store disabled by another process (another connection to the database file)', async () => {
+        const s = await createStore(t, m.id, { code: 'other-process' });
+        assert.equal((await post(body({ storeId: 'other-process' }))).status, 201);
+        const { default: SQLite } = await import('better-sqlite3');
+        const { join } = await import('node:path');
+        const other = new SQLite(join(t.dataDir, 'motu.sqlite'));
+        try {
+          other.prepare('update stores set active = 0 where id = ?').run(s.id);
+        } finally {
+          other.close();
+        }
+        assert.equal((await post(body({ storeId: 'other-process' }))).body.code, 'STORE_INACTIVE');
+      });
+    }
+  });
+
   describe('merchantConfigId', () => {
     it('uses an active contract of this merchant', async () => {
       const c = await createContract(t, m.id);

@@ -28,6 +28,13 @@ export interface Database {
   isUniqueViolation(err: unknown): boolean;
   ping(): Promise<void>;
   close(): Promise<void>;
+  /**
+   * SQLite only: a number that changes whenever a row of `merchants`, `stores` or `contracts` may have changed, by
+   * this process (any write statement naming one of them, any rollback) or by another one (PRAGMA data_version), so
+   * that these few, rarely written rows may be cached in the process. Absent on PostgreSQL, where other processes
+   * write without telling: nothing is cached there.
+   */
+  referenceStamp?(): number;
 }
 
 export interface DatabaseOptions {
@@ -59,11 +66,15 @@ function openSqlite(dataDir: string, groupCommit: boolean): Database {
   native.pragma('foreign_keys = ON');
   native.pragma('busy_timeout = 5000');
   const wal = new WalSync(native, `${file}-wal`);
-  const kysely = new Kysely<DB>({ dialect: new SqliteDialect({ database: cachingStatements(native, wal) }) });
+  const stamp = new ReferenceStamp(native);
+  const kysely = new Kysely<DB>({ dialect: new SqliteDialect({ database: cachingStatements(native, wal, stamp) }) });
   // The batch's savepoints run straight on the one connection, which the batch's transaction holds.
   const committer = groupCommit
     ? new GroupCommitter(kysely, {
-        exec: (statement) => native.exec(statement),
+        exec: (statement) => {
+          native.exec(statement);
+          if (statement.startsWith('ROLLBACK')) stamp.bump();
+        },
         deferSync: () => wal.deferNextCommit(),
         sync: () => wal.sync(),
       })
@@ -72,6 +83,7 @@ function openSqlite(dataDir: string, groupCommit: boolean): Database {
     kysely,
     dialect: 'sqlite',
     caps: { skipLocked: false, multiProcess: false },
+    referenceStamp: () => stamp.current(),
     transaction: (fn) => (committer ? committer.run(fn) : kysely.transaction().execute(fn)),
     isUniqueViolation: (err) =>
       typeof err === 'object' && err !== null && String((err as { code?: unknown }).code).startsWith('SQLITE_CONSTRAINT_UNIQUE') ||
@@ -177,14 +189,40 @@ class WalSync {
  * a service are few and fixed, so prepared statements are kept; past `size` distinct texts (queries built with
  * variable-length IN lists, say) the oldest is dropped. A hit costs one Map lookup, nothing more.
  */
-function cachingStatements(native: SQLite.Database, wal: WalSync, size = 1024) {
+/** See Database.referenceStamp. */
+class ReferenceStamp {
+  private generation = 0;
+  private dataVersion = -1;
+  private readonly version: SQLite.Statement<[], number>;
+
+  constructor(native: SQLite.Database) {
+    this.version = native.prepare<[], number>('PRAGMA data_version').pluck();
+  }
+
+  bump(): void {
+    this.generation++;
+  }
+
+  current(): number {
+    const version = this.version.get()!;
+    if (version !== this.dataVersion) {
+      this.dataVersion = version; // another connection committed something
+      this.generation++;
+    }
+    return this.generation;
+  }
+}
+
+const REFERENCE_TABLES = /\b(merchants|stores|contracts)\b/i;
+
+function cachingStatements(native: SQLite.Database, wal: WalSync, stamp: ReferenceStamp, size = 1024) {
   const cache = new Map<string, SQLite.Statement>();
   return {
     close: () => native.close(),
     prepare(text: string): SQLite.Statement {
       let statement = cache.get(text);
       if (statement === undefined) {
-        statement = durable(native.prepare(text), text, wal);
+        statement = durable(native.prepare(text), text, wal, REFERENCE_TABLES.test(text) || /^\s*rollback/i.test(text) ? stamp : undefined);
         if (cache.size >= size) cache.delete(cache.keys().next().value!);
         cache.set(text, statement);
       }
@@ -196,13 +234,15 @@ function cachingStatements(native: SQLite.Database, wal: WalSync, size = 1024) {
 const ENDS_TRANSACTION = /^\s*(commit|end|release|rollback)\b/i;
 
 /** A statement that may commit (a write, or COMMIT/END/RELEASE/ROLLBACK) tells WalSync after it ran; reads stay as they are. */
-function durable(statement: SQLite.Statement, text: string, wal: WalSync): SQLite.Statement {
+function durable(statement: SQLite.Statement, text: string, wal: WalSync, stamp: ReferenceStamp | undefined): SQLite.Statement {
   if (statement.readonly && !ENDS_TRANSACTION.test(text)) return statement;
   const after = <T>(result: T): T => {
+    stamp?.bump(); // a write to merchants, stores or contracts, or a rollback
     wal.afterStatement();
     return result;
   };
   const fail = (error: unknown): never => {
+    stamp?.bump();
     wal.afterStatement(); // a failed COMMIT may still have ended the transaction
     throw error;
   };

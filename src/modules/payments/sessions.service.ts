@@ -3,6 +3,7 @@
 // VALIDATION_ERROR listing every invalid field, then ORDER_AMOUNT_MISMATCH.
 import type { Config } from '../../config.js';
 import type { Database, Trx } from '../../db/database.js';
+import { ReferenceCache } from '../../db/reference-cache.js';
 import type { MerchantAuth } from '../../http/auth.js';
 import { addSeconds, type Clock } from '../../shared/clock.js';
 import { AppError, notFound, validationError, type FieldError } from '../../shared/errors.js';
@@ -26,11 +27,16 @@ function storeError(code: 'UNKNOWN_STORE' | 'STORE_INACTIVE' | 'STORE_KIND_MISMA
 }
 
 export class PaymentSessionsService {
+  /** Stores and contracts as the lookups below found them (SQLite; see src/db/reference-cache.ts). */
+  private readonly reference: ReferenceCache;
+
   constructor(
     private readonly db: Database,
     private readonly clock: Clock,
     private readonly config: Pick<Config, 'publicUrl' | 'allowLoopbackUrls'>,
-  ) {}
+  ) {
+    this.reference = new ReferenceCache(db);
+  }
 
   /** `channel: 'link'` makes a payment link (lifecycle.service.ts): same rules, a `lnk_` id, another default lifetime. */
   async create(owner: Owner, input: SessionInput, options: { channel?: 'session' | 'link'; defaultExpiresIn?: number } = {}) {
@@ -189,21 +195,19 @@ export class PaymentSessionsService {
    */
   async resolveStore(trx: Trx, owner: Owner, requested: string | undefined): Promise<Store | undefined> {
     const byRef = (ref: string) =>
-      trx
+      this.reference.get(`store-ref:${owner.merchantId}:${ref}`, () => trx
         .selectFrom('stores')
         .selectAll()
         .where('merchant_id', '=', owner.merchantId)
         .where((eb) => eb.or([eb('id', '=', ref), eb('code', '=', ref)]))
         .orderBy('id')
-        .execute();
+        .execute());
     let store: Store | undefined;
     if (owner.storeId) {
-      store = await trx
-        .selectFrom('stores')
-        .selectAll()
-        .where('id', '=', owner.storeId)
-        .where('merchant_id', '=', owner.merchantId)
-        .executeTakeFirst();
+      const storeId = owner.storeId;
+      store = await this.reference.get(`store-id:${owner.merchantId}:${storeId}`, () =>
+        trx.selectFrom('stores').selectAll().where('id', '=', storeId).where('merchant_id', '=', owner.merchantId).executeTakeFirst(),
+      );
       if (!store) throw storeError('UNKNOWN_STORE', 'The store this API key is attached to no longer exists', 'storeId');
       if (requested !== undefined && requested !== store.id && requested !== store.code) {
         throw storeError(
@@ -242,7 +246,9 @@ export class PaymentSessionsService {
     fields: FieldError[],
   ): Promise<Contract | undefined> {
     const contractById = (id: string) =>
-      trx.selectFrom('contracts').selectAll().where('id', '=', id).where('merchant_id', '=', owner.merchantId).executeTakeFirst();
+      this.reference.get(`contract:${owner.merchantId}:${id}`, () =>
+        trx.selectFrom('contracts').selectAll().where('id', '=', id).where('merchant_id', '=', owner.merchantId).executeTakeFirst(),
+      );
     const storeContract = store?.contract_id ? await contractById(store.contract_id) : undefined;
     if (store?.contract_id && (!storeContract || storeContract.active !== 1)) {
       throw storeError('STORE_CONTRACT_INACTIVE', `The contract of store ${store.code} is no longer active`, 'storeId', {
@@ -271,13 +277,15 @@ export class PaymentSessionsService {
       return requested;
     }
     if (storeContract) return storeContract;
-    return trx
-      .selectFrom('contracts')
-      .selectAll()
-      .where('merchant_id', '=', owner.merchantId)
-      .where('is_default', '=', 1)
-      .where('active', '=', 1)
-      .executeTakeFirst();
+    return this.reference.get(`contract-default:${owner.merchantId}`, () =>
+      trx
+        .selectFrom('contracts')
+        .selectAll()
+        .where('merchant_id', '=', owner.merchantId)
+        .where('is_default', '=', 1)
+        .where('active', '=', 1)
+        .executeTakeFirst(),
+    );
   }
 
   /**

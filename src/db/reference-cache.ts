@@ -1,0 +1,37 @@
+// Rows that nearly every request reads and that almost never change (a merchant's stores and contracts), kept in
+// the process on SQLite while Database.referenceStamp stays the same: any write naming their tables, any rollback
+// and any commit by another process (PRAGMA data_version) changes the stamp and empties the cache. On PostgreSQL
+// (several processes, no such signal) every call loads.
+import type { Database } from './database.js';
+
+export class ReferenceCache {
+  private readonly entries = new Map<string, unknown>();
+  private stamp: number | undefined;
+
+  constructor(private readonly db: Database, private readonly maxEntries = 10_000) {}
+
+  /** The value `load` gives for `key`, from the cache when nothing it could depend on has changed since. Values are frozen. */
+  async get<T>(key: string, load: () => Promise<T>): Promise<T> {
+    const stamp = this.db.referenceStamp?.();
+    if (stamp === undefined) return load();
+    if (stamp !== this.stamp) {
+      this.entries.clear();
+      this.stamp = stamp;
+    }
+    if (this.entries.has(key)) return this.entries.get(key) as T;
+    const value = deepFreeze(await load());
+    if (this.db.referenceStamp!() === stamp) {
+      if (this.entries.size >= this.maxEntries) this.entries.clear();
+      this.entries.set(key, value);
+    }
+    return value;
+  }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
