@@ -4,6 +4,7 @@
 import type { Config } from '../../config.js';
 import type { Database, Trx } from '../../db/database.js';
 import { ReferenceCache } from '../../db/reference-cache.js';
+import { compiledInsert } from '../../db/compiled.js';
 import type { MerchantAuth } from '../../http/auth.js';
 import { addSeconds, type Clock } from '../../shared/clock.js';
 import { AppError, notFound, validationError, type FieldError } from '../../shared/errors.js';
@@ -18,6 +19,9 @@ import { MAX_AMOUNT, type SessionInput } from './sessions.schemas.js';
 import { urlProblem } from './urls.js';
 
 type Owner = Pick<MerchantAuth, 'merchantId' | 'mode' | 'storeId'>;
+
+const insertPayment = compiledInsert('payments');
+const insertSession = compiledInsert('payment_sessions');
 
 /** Serialised privateData is capped so a session row stays small. */
 const PRIVATE_DATA_MAX_BYTES = 16_384;
@@ -151,8 +155,8 @@ export class PaymentSessionsService {
         completed_at: null,
         link_id: options.channel === 'link' ? newId('lnk') : null,
       };
-      await trx.insertInto('payments').values(payment).execute();
-      await trx.insertInto('payment_sessions').values(session).execute();
+      await insertPayment(trx, payment);
+      await insertSession(trx, session);
       return {
         paymentId,
         sessionId,
