@@ -101,6 +101,31 @@ eachDatabase('webhook workers as processes', (dialect) => {
     }
   });
 
+  it('SIGTERM lets the sends in flight finish and records them before the process exits', { timeout: 60_000 }, async () => {
+    const m = await createMerchant(t, 'Graceful');
+    rx.on('/graceful', () => ({ status: 200, delayMs: 600 }));
+    const ep = await t.api(m.testKey, 'POST', '/api/v1/webhook-endpoints', { url: rx.url('/graceful'), events: ['*'] });
+    assert.equal(ep.status, 201);
+    const worker = startWorkerProcess(t);
+    children.push(worker);
+    await commitEvents(t, m, 5);
+    // Five sends in flight (each answered after 600 ms): stop the worker now.
+    await rx.waitFor(() => rx.for('/graceful').length === 5, 30_000, 'five sends in flight');
+    const signalled = Date.now();
+    worker.kill('SIGTERM');
+    await exited(worker);
+    assert.equal(worker.exitCode, 0);
+    assert.ok(Date.now() - signalled >= 300, 'the process waited for the answers');
+    const rows = await t.db.kysely
+      .selectFrom('webhook_deliveries')
+      .select(['status', 'attempt_count', 'claim_token'])
+      .where('merchant_id', '=', m.id)
+      .execute();
+    assert.equal(rows.length, 5);
+    for (const r of rows) assert.deepEqual(r, { status: 'succeeded', attempt_count: 1, claim_token: null });
+    assert.equal(rx.for('/graceful').length, 5, 'nothing sent twice');
+  });
+
   if (dialect === 'postgres') {
     it('two worker processes deliver 2,000 events with no attempt sent twice', { timeout: 120_000 }, async () => {
       const m = await createMerchant(t, 'Two workers');

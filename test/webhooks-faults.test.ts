@@ -3,6 +3,8 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, it } from 'node:test';
+import { recordEvent } from '../src/events/outbox.js';
+import { payloads } from '../src/events/payloads.js';
 import { startWorkers, type Workers } from '../src/start/workers.js';
 import { eachDatabase, startApp, type TestApp } from './support/harness.js';
 import { createMerchant, type MerchantFixture } from './support/factories.js';
@@ -86,4 +88,57 @@ eachDatabase('webhooks: faulty receivers', (dialect) => {
       }
     });
   }
+});
+
+eachDatabase('webhooks: per-endpoint bound', (dialect) => {
+  let t: TestApp;
+  let workers: Workers;
+  let rx: Receiver;
+  before(async () => {
+    t = await startApp(dialect, { env: { MOTU_WEBHOOK_RETRY_SCHEDULE: '1,1,1,1,1', MOTU_WEBHOOK_TIMEOUT_MS: '5000' } });
+    // Small bounds so the slow endpoint's backlog is many times what it may have in flight.
+    workers = startWorkers(t.config, t.db, t.clock, silent, { delivery: { concurrency: 32, perTarget: 4 } });
+    rx = await startReceiver();
+  });
+  after(async () => {
+    await workers.stop();
+    await rx.close();
+    await t.close();
+  });
+
+  it('a slow endpoint with a backlog does not delay a healthy endpoint’s deliveries', { timeout: 60_000 }, async () => {
+    const slow = await createMerchant(t, 'Slow');
+    const healthy = await createMerchant(t, 'Healthy');
+    rx.on('/slow', () => ({ status: 200, delayMs: 1_500 }));
+    for (const [m, path] of [[slow, '/slow'], [healthy, '/healthy']] as const) {
+      const res = await t.api(m.testKey, 'POST', '/api/v1/webhook-endpoints', { url: rx.url(path), events: ['*'] });
+      assert.equal(res.status, 201);
+    }
+    // Commit-to-receipt of one healthy event, from the API call's answer to the receiver reading it.
+    const healthyLatency = async (name: string) => {
+      const res = await t.api(healthy.testKey, 'POST', '/api/v1/customers', { name });
+      assert.equal(res.status, 201);
+      const at = Date.now();
+      await rx.waitFor(() => rx.for('/healthy').some((r) => r.body.data.name === name), 10_000, name);
+      return rx.for('/healthy').find((r) => r.body.data.name === name)!.at - at;
+    };
+    const alone: number[] = [];
+    for (let i = 0; i < 5; i++) alone.push(await healthyLatency(`alone${i}`));
+    // 60 events for the slow endpoint (1.5 s each, 4 at a time: 22 s of backlog), then healthy events meanwhile.
+    await t.db.transaction(async (trx) => {
+      for (let i = 0; i < 60; i++) {
+        await recordEvent(trx, { merchantId: slow.id, mode: 'test', ...payloads.customerCreated({ id: `cus_slow${i}`, name: `slow${i}` }) });
+      }
+    });
+    await rx.waitFor(() => rx.for('/slow').length >= 4, 10_000, 'the slow endpoint busy');
+    const beside: number[] = [];
+    for (let i = 0; i < 10; i++) beside.push(await healthyLatency(`beside${i}`));
+    const maxAlone = Math.max(...alone);
+    const maxBeside = Math.max(...beside);
+    // The slow endpoint had no more than its bound (4) in flight: before its first answers (1.5 s) it got only 4.
+    if (Date.now() - rx.for('/slow')[0]!.at < 1_400) assert.equal(rx.for('/slow').length, 4);
+    // Generous: a delayed healthy delivery would wait for the slow answers (1.5 s).
+    assert.ok(maxBeside < 750, `healthy latency beside the slow backlog ${JSON.stringify(beside)} ms, alone ${JSON.stringify(alone)} ms`);
+    console.log(`per-endpoint bound [${dialect}]: healthy commit-to-receipt max ${maxAlone} ms alone, ${maxBeside} ms beside a slow backlog`);
+  });
 });
