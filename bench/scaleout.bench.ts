@@ -5,6 +5,7 @@
 // Without a load balancer in front this is the simplest round-robin: each process gets its share of connections.
 // Run alone: `DATABASE_URL=postgres://… node --import tsx bench/scaleout.bench.ts`, or through `npm run bench`,
 // which writes the "Scale-out" section of docs/performance.md. Without DATABASE_URL the section is left as it is.
+// BENCH_SCALEOUT_PROCESSES (default 1,2,4) sets the process counts, in order; 4,2,1 warms every process first.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
