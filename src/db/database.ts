@@ -2,6 +2,8 @@
 // and asks it for capabilities, never `if (sqlite)`.
 import { closeSync, fdatasync, fdatasyncSync, fsyncSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { Kysely, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
@@ -65,6 +67,10 @@ function openSqlite(dataDir: string, groupCommit: boolean): Database {
   native.pragma('synchronous = NORMAL');
   native.pragma('foreign_keys = ON');
   native.pragma('busy_timeout = 5000');
+  // Checkpoints run in a thread of their own (Checkpointer): this connection never stops to copy the WAL into the
+  // database file and fsync both, which it would otherwise do inside a COMMIT every 1000 pages.
+  native.pragma('wal_autocheckpoint = 0');
+  const checkpointer = new Checkpointer(file);
   const wal = new WalSync(native, `${file}-wal`);
   const stamp = new ReferenceStamp(native);
   const kysely = new Kysely<DB>({ dialect: new SqliteDialect({ database: cachingStatements(native, wal, stamp) }) });
@@ -92,7 +98,8 @@ function openSqlite(dataDir: string, groupCommit: boolean): Database {
       await sql`select 1`.execute(kysely);
     },
     close: async () => {
-      await kysely.destroy();
+      await checkpointer.stop();
+      await kysely.destroy(); // the last connection to close checkpoints what is left
       wal.close();
     },
   };
@@ -189,6 +196,50 @@ class WalSync {
  * a service are few and fixed, so prepared statements are kept; past `size` distinct texts (queries built with
  * variable-length IN lists, say) the oldest is dropped. A hit costs one Map lookup, nothing more.
  */
+/**
+ * A second connection, in a worker thread, that runs `PRAGMA wal_checkpoint(PASSIVE)` every `intervalMs`: it copies
+ * the committed WAL frames into the database file and fsyncs (synchronous=FULL on that connection), without blocking
+ * the writer, so that the WAL is reset and stays small. A checkpoint with nothing new to copy costs next to nothing.
+ */
+class Checkpointer {
+  private readonly worker: Worker;
+  private readonly exited: Promise<void>;
+
+  constructor(file: string, intervalMs = 100) {
+    const source = `
+      const { parentPort, workerData } = require('node:worker_threads');
+      const SQLite = require(workerData.module);
+      const db = new SQLite(workerData.file);
+      db.pragma('busy_timeout = 5000');
+      db.pragma('synchronous = FULL');
+      const timer = setInterval(() => {
+        try { db.pragma('wal_checkpoint(PASSIVE)'); } catch {}
+      }, workerData.intervalMs);
+      parentPort.once('message', () => {
+        clearInterval(timer);
+        db.close();
+        parentPort.close();
+      });`;
+    this.worker = new Worker(source, {
+      eval: true,
+      workerData: { module: createRequire(import.meta.url).resolve('better-sqlite3'), file, intervalMs },
+      // Not the parent's --import hooks: plain CommonJS, nothing to load.
+      execArgv: [],
+      stdout: false,
+      stderr: false,
+    });
+    this.worker.unref();
+    this.exited = new Promise((resolve) => this.worker.once('exit', () => resolve()));
+    this.worker.on('error', () => {}); // without it the WAL grows until the next checkpoint at close
+  }
+
+  async stop(): Promise<void> {
+    this.worker.ref(); // keeps the process alive until the thread has closed its connection
+    this.worker.postMessage('stop');
+    await this.exited;
+  }
+}
+
 /** See Database.referenceStamp. */
 class ReferenceStamp {
   private generation = 0;
