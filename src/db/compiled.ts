@@ -1,13 +1,17 @@
 // Hot statements compiled once. Kysely builds and compiles every query anew (an INSERT of a 45-column row costs
 // more to build than SQLite takes to run it); for a statement whose text depends only on which columns are given,
 // the text is kept and only the parameters change. Both dialects, inside or outside a transaction.
-import { CompiledQuery, type Insertable, type Kysely } from 'kysely';
+import { CompiledQuery, type Insertable } from 'kysely';
+import type { Database, Trx } from './database.js';
 import type { DB } from './schema.js';
 
-/** `insert(db, row)`: the same INSERT as `db.insertInto(table).values(row).execute()`, compiled once per set of columns. */
+/**
+ * `insert(database, trx, row)`: the same INSERT as `trx.insertInto(table).values(row).execute()`, compiled once per set
+ * of columns; on SQLite run straight on the connection the transaction holds (Database.runInTransaction).
+ */
 export function compiledInsert<T extends keyof DB & string>(table: T) {
   const texts = new Map<string, string | null>();
-  return async (db: Kysely<DB>, row: Insertable<DB[T]>): Promise<void> => {
+  return async (database: Database, db: Trx, row: Insertable<DB[T]>): Promise<void> => {
     const record = row as Record<string, unknown>;
     const keys = Object.keys(record).filter((k) => record[k] !== undefined);
     const signature = keys.join(',');
@@ -25,6 +29,8 @@ export function compiledInsert<T extends keyof DB & string>(table: T) {
       await db.insertInto(table).values(row as never).execute();
       return;
     }
-    await db.executeQuery(CompiledQuery.raw(text, keys.map((k) => record[k])));
+    const parameters = keys.map((k) => record[k]);
+    if (database.runInTransaction) database.runInTransaction(db, text, parameters);
+    else await db.executeQuery(CompiledQuery.raw(text, parameters));
   };
 }

@@ -37,6 +37,11 @@ export interface Database {
    * write without telling: nothing is cached there.
    */
   referenceStamp?(): number;
+  /**
+   * SQLite only: runs a compiled write statement straight on the connection, from inside a `transaction` function
+   * (which holds the one connection), as `trx.executeQuery` would but without Kysely's executor. Absent on PostgreSQL.
+   */
+  runInTransaction?(trx: Trx, text: string, parameters: readonly unknown[]): void;
 }
 
 export interface DatabaseOptions {
@@ -73,12 +78,13 @@ function openSqlite(dataDir: string, groupCommit: boolean): Database {
   const checkpointer = new Checkpointer(file);
   const wal = new WalSync(native, `${file}-wal`);
   const stamp = new ReferenceStamp(native);
-  const kysely = new Kysely<DB>({ dialect: new SqliteDialect({ database: cachingStatements(native, wal, stamp) }) });
+  const statements = cachingStatements(native, wal, stamp);
+  const kysely = new Kysely<DB>({ dialect: new SqliteDialect({ database: statements }) });
   // The batch's savepoints run straight on the one connection, which the batch's transaction holds.
   const committer = groupCommit
     ? new GroupCommitter(kysely, {
         exec: (statement) => {
-          native.exec(statement);
+          statements.prepare(statement).run();
           if (statement.startsWith('ROLLBACK')) stamp.bump();
         },
         deferSync: () => wal.deferNextCommit(),
@@ -90,6 +96,10 @@ function openSqlite(dataDir: string, groupCommit: boolean): Database {
     dialect: 'sqlite',
     caps: { skipLocked: false, multiProcess: false },
     referenceStamp: () => stamp.current(),
+    runInTransaction: (_trx, text, parameters) => {
+      if (!native.inTransaction) throw new Error('runInTransaction outside a transaction');
+      statements.prepare(text).run(parameters);
+    },
     transaction: (fn) => (committer ? committer.run(fn) : kysely.transaction().execute(fn)),
     isUniqueViolation: (err) =>
       typeof err === 'object' && err !== null && String((err as { code?: unknown }).code).startsWith('SQLITE_CONSTRAINT_UNIQUE') ||

@@ -155,8 +155,8 @@ export class PaymentSessionsService {
         completed_at: null,
         link_id: options.channel === 'link' ? newId('lnk') : null,
       };
-      await insertPayment(trx, payment);
-      await insertSession(trx, session);
+      await insertPayment(this.db, trx, payment);
+      await insertSession(this.db, trx, session);
       return {
         paymentId,
         sessionId,
