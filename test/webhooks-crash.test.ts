@@ -101,6 +101,48 @@ eachDatabase('webhook workers as processes', (dialect) => {
     }
   });
 
+  it('a receiver that hangs ends out of service even when workers are killed while its attempts are in flight', { timeout: 120_000 }, async () => {
+    const m = await createMerchant(t, 'Hangs under kills');
+    rx.on('/hangs-kills', () => ({ status: 200, hang: true }));
+    const ep = await t.api(m.testKey, 'POST', '/api/v1/webhook-endpoints', { url: rx.url('/hangs-kills'), events: ['*'] });
+    assert.equal(ep.status, 201);
+    await commitEvents(t, m, 1);
+    // Twice: the worker is killed while an attempt hangs (before its 1 s timeout), so that attempt is never
+    // answered nor recorded by it; the next worker retakes the claim once its lease ends.
+    for (let k = 1; k <= 2; k++) {
+      const w = startWorkerProcess(t);
+      children.push(w);
+      await rx.waitFor(() => rx.for('/hangs-kills').length >= k, 30_000, `attempt ${k}`);
+      w.kill('SIGKILL');
+      await exited(w);
+    }
+    const last = startWorkerProcess(t);
+    children.push(last);
+    let endpoint: any;
+    const until = Date.now() + 60_000;
+    do {
+      await new Promise((r) => setTimeout(r, 200));
+      endpoint = (await t.api(m.testKey, 'GET', `/api/v1/webhook-endpoints/${ep.body.id}`)).body;
+    } while (endpoint.enabled !== false && Date.now() < until);
+    last.kill('SIGTERM');
+    await exited(last);
+    assert.equal(endpoint.enabled, false, 'the hanging endpoint is out of service');
+    assert.equal(endpoint.disabledReason, 'failing');
+    const attempts = await t.db.kysely
+      .selectFrom('webhook_attempts')
+      .innerJoin('webhook_deliveries', 'webhook_deliveries.id', 'webhook_attempts.delivery_id')
+      .select(['webhook_attempts.attempt', 'webhook_attempts.error'])
+      .where('webhook_deliveries.merchant_id', '=', m.id)
+      .orderBy('webhook_attempts.attempt')
+      .execute();
+    assert.equal(attempts.length, 6, JSON.stringify(attempts));
+    assert.deepEqual(attempts.map((a) => a.attempt), [1, 2, 3, 4, 5, 6]);
+    // The two killed attempts are recorded as lost, the others as timeouts.
+    assert.equal(attempts.filter((a) => /worker stopped during the attempt/.test(a.error!)).length, 2);
+    assert.equal(attempts.filter((a) => /timed out after 1000 ms/.test(a.error!)).length, 4);
+    assert.equal(rx.for('/hangs-kills').length, 6);
+  });
+
   it('SIGTERM lets the sends in flight finish and records them before the process exits', { timeout: 60_000 }, async () => {
     const m = await createMerchant(t, 'Graceful');
     rx.on('/graceful', () => ({ status: 200, delayMs: 600 }));
