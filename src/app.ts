@@ -14,6 +14,7 @@ import { registerTextGuard } from './http/text-guard.js';
 import { registerMetrics } from './http/metrics.js';
 import { ErrorSchema } from './http/schemas.js';
 import { validatorCompiler } from './http/validation.js';
+import { lazyChildLoggerFactory, requestLogLine } from './http/logger.js';
 import { AppError } from './shared/errors.js';
 import { sealStoredWebhookSecrets, secretBoxFor } from './shared/secret-box.js';
 import { sha256Hex } from './shared/hash.js';
@@ -105,7 +106,11 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     clientErrorHandler,
     ajv: undefined,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    // One line per request at info (requestLogLine), not Fastify's two; a request's child logger is made on first use.
+    disableRequestLogging: true,
+    childLoggerFactory: lazyChildLoggerFactory as never,
   });
+  if ((deps.logger as { isLevelEnabled?: (level: string) => boolean } | undefined)?.isLevelEnabled?.('info')) requestLogLine(app);
   app.setValidatorCompiler(validatorCompiler());
   app.decorateRequest('merchant', null);
   app.addSchema(ErrorSchema);

@@ -170,6 +170,13 @@ eachDatabase('internal failures', (dialect) => {
 
       const logged = lines.map((l) => JSON.parse(l)).find((l) => l.level === 50 && l.reqId === body.details.requestId);
       assert.ok(logged, 'the failure is logged with its request id');
+      // At info, one line per request, once answered, with the request id (not Fastify's two lines).
+      const completed = lines.map((l) => JSON.parse(l)).filter((l) => l.reqId === body.details.requestId && l.level === 30);
+      assert.equal(completed.length, 1, JSON.stringify(completed));
+      assert.equal(completed[0].msg, 'request completed');
+      assert.equal(completed[0].statusCode, 500);
+      assert.equal(completed[0].route, '/api/v1/customers');
+      assert.equal(typeof completed[0].responseTime, 'number');
       assert.ok(logged.err?.stack, 'the log, not the body, carries the stack');
       // No secret in any log line: neither the merchant key nor the admin token.
       const all = lines.join('\n');

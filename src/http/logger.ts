@@ -1,6 +1,7 @@
 // The service's logger: pino JSON lines, with the Authorization header and every secret redacted wherever
 // a log call would carry them (a request object, a thrown error's context, a created merchant).
 import pino, { type DestinationStream, type Logger } from 'pino';
+import type { FastifyInstance } from 'fastify';
 
 const SECRET_FIELDS = [
   'authorization',
@@ -29,4 +30,71 @@ export const REDACTED_PATHS = [
 
 export function createLogger(level: string, destination?: DestinationStream): Logger {
   return pino({ level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, destination);
+}
+
+type Bindings = Record<string, unknown>;
+
+/**
+ * Fastify's `childLoggerFactory`: a request's logger that becomes a pino child (bindings, redaction) only when the
+ * request logs something. At `warn`, most requests log nothing, and building a child per request was measurable.
+ */
+export function lazyChildLoggerFactory(logger: Logger, bindings: Bindings, options: Record<string, unknown>): Logger {
+  if (options.level !== undefined) return logger.child(bindings, options);
+  return new LazyChildLogger(logger, bindings) as unknown as Logger;
+}
+
+class LazyChildLogger {
+  #parent: Logger;
+  #bindings: Bindings;
+  #child: Logger | undefined;
+
+  constructor(parent: Logger, bindings: Bindings) {
+    this.#parent = parent;
+    this.#bindings = bindings;
+  }
+
+  private get real(): Logger {
+    return (this.#child ??= this.#parent.child(this.#bindings));
+  }
+
+  get level(): string {
+    return this.#child?.level ?? this.#parent.level;
+  }
+
+  isLevelEnabled(level: string): boolean {
+    return this.real.isLevelEnabled(level);
+  }
+
+  fatal(...args: unknown[]): void {
+    if (this.#parent.isLevelEnabled('fatal')) (this.real.fatal as (...a: unknown[]) => void)(...args);
+  }
+  error(...args: unknown[]): void {
+    if (this.#parent.isLevelEnabled('error')) (this.real.error as (...a: unknown[]) => void)(...args);
+  }
+  warn(...args: unknown[]): void {
+    if (this.#parent.isLevelEnabled('warn')) (this.real.warn as (...a: unknown[]) => void)(...args);
+  }
+  info(...args: unknown[]): void {
+    if (this.#parent.isLevelEnabled('info')) (this.real.info as (...a: unknown[]) => void)(...args);
+  }
+  debug(...args: unknown[]): void {
+    if (this.#parent.isLevelEnabled('debug')) (this.real.debug as (...a: unknown[]) => void)(...args);
+  }
+  trace(...args: unknown[]): void {
+    if (this.#parent.isLevelEnabled('trace')) (this.real.trace as (...a: unknown[]) => void)(...args);
+  }
+  silent(): void {}
+  child(bindings: Bindings, options?: Record<string, unknown>): Logger {
+    return this.real.child(bindings, options);
+  }
+}
+
+/** The one log line of a request, at info, once answered: method, URL, route, status and time (no headers, no body). */
+export function requestLogLine(app: FastifyInstance): void {
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      { method: request.method, url: request.url, route: request.routeOptions.url, statusCode: reply.statusCode, responseTime: reply.elapsedTime },
+      'request completed',
+    );
+  });
 }
