@@ -1,5 +1,5 @@
 // buildApp(config, deps): the Fastify factory. Nothing global: tests build as many apps as they like.
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -107,7 +107,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     ajv: undefined,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     // One line per request at info (requestLogLine), not Fastify's two; a request's child logger is made on first use.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     childLoggerFactory: lazyChildLoggerFactory as never,
   });
   if ((deps.logger as { isLevelEnabled?: (level: string) => boolean } | undefined)?.isLevelEnabled?.('info')) requestLogLine(app);
