@@ -12,7 +12,7 @@ import { readFileSync, readdirSync, writeFileSync, existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { runSessionsBench, type Figures, type SessionsResult } from './sessions.js';
+import { motuCommand, runSessionsBench, type Figures, type SessionsResult } from './sessions.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const DOC = path.join(ROOT, 'docs', 'performance.md');
@@ -20,6 +20,8 @@ const seconds = Number(process.env.BENCH_SECONDS ?? '10');
 if (!Number.isInteger(seconds) || seconds < 1) throw new Error('BENCH_SECONDS must be a whole number of seconds ≥ 1');
 const only = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((s) => s.trim())) : undefined;
 const selected = (name: string) => !only || only.has(name);
+/** Whether motu ran from the compiled build (motuCommand) rather than through tsx. */
+let compiledRun = false;
 
 function machine(): string {
   const cpus = os.cpus();
@@ -32,23 +34,34 @@ function machine(): string {
   ].join('\n');
 }
 
-function row(f: Figures, bare: Figures): string {
-  const ratio = bare.requestsPerSecond ? (100 * f.requestsPerSecond) / bare.requestsPerSecond : 0;
+function bareFor(r: SessionsResult, f: Figures): Figures | undefined {
+  return r.bares.find((b) => b.connections === f.connections);
+}
+
+function ratio(f: Figures, bare: Figures | undefined): string {
+  if (!bare?.requestsPerSecond) return 'n/a';
+  return f === bare ? '100 %' : `${((100 * f.requestsPerSecond) / bare.requestsPerSecond).toFixed(0)} %`;
+}
+
+function row(f: Figures, bare: Figures | undefined): string {
   const cpu = f.cpuMicrosPerRequest === undefined ? 'n/a' : String(f.cpuMicrosPerRequest);
-  return `| ${f.label} | ${f.requestsPerSecond} | ${f.p50} | ${f.p99} | ${f === bare ? '100 %' : `${ratio.toFixed(0)} %`} | ${cpu} | ${f.non2xx + f.errors} |`;
+  return `| ${f.label} | ${f.connections} | ${f.requestsPerSecond} | ${f.p50} | ${f.p99} | ${ratio(f, bare)} | ${cpu} | ${f.rssLoadMiB ?? 'n/a'} | ${f.non2xx + f.errors} |`;
 }
 
 function sessionsMarkdown(results: SessionsResult[]): string {
   const out: string[] = [];
   out.push(
     'Method: `npm run bench` starts the real `motu serve` as a child process on a fresh database (the demo seed gives the',
-    `key), then autocannon sends POST ${results[0]?.route ?? ''} with a unique body per request over ${results[0]?.connections ?? 32}`,
-    `connections for ${seconds} s, after a 2 s warm-up. The ceiling is a bare Fastify route (bench/bare.ts) in its own process`,
+    `key), then autocannon sends POST ${results[0]?.route ?? ''} with a unique body per request over 32, then 256,`,
+    `connections for ${seconds} s each, after a 2 s warm-up. The ceiling is a bare Fastify route (bench/bare.ts) in its own process`,
     'on the same database, doing the same key lookup (SHA-256, one indexed SELECT) and answering the same JSON, without',
-    'validation, hooks, transaction or commit. Logs at `warn` for both. SQLite runs with `synchronous=FULL` throughout:',
-    '"naive" is one transaction and one fsync per request (`MOTU_SQLITE_GROUP_COMMIT=false`), "group commit" the default.',
-    '"Server CPU" is the server process\'s user + system time per request during the measured run (from /proc): it',
-    'depends much less than throughput on what else the machine is doing, and bounds throughput on a quiet machine.',
+    'validation, hooks, transaction or commit, measured in the same run at the same connection counts ("of the ceiling"',
+    'compares rows with the same connections). Logs at `warn` for both. SQLite is durable as with `synchronous=FULL`',
+    'throughout (every commit fsynced before it is answered, see "Sessions: the profile, step by step"): "naive" is one',
+    'transaction and one fsync per request (`MOTU_SQLITE_GROUP_COMMIT=false`), "group commit" the default.',
+    '"Server CPU" is the server process\'s user + system time (all its threads) per request during the measured run (from',
+    '/proc): it depends much less than throughput on what else the machine is doing. "RSS under load" is the highest',
+    'resident set size sampled every 100 ms during the run.',
     '',
   );
   if (results[0]?.route === '/api/v1/customers') {
@@ -57,12 +70,30 @@ function sessionsMarkdown(results: SessionsResult[]): string {
   for (const r of results) {
     out.push(`### ${r.dialect === 'sqlite' ? 'SQLite' : 'PostgreSQL'}: POST ${r.route}`, '');
     out.push(
-      '| Server | Requests/s | p50 (ms) | p99 (ms) | of the ceiling | server CPU µs/request | non-2xx + errors |',
-      '|---|---|---|---|---|---|---|',
+      '| Server | Connections | Requests/s | p50 (ms) | p99 (ms) | of the ceiling | server CPU µs/request | RSS under load (MiB) | non-2xx + errors |',
+      '|---|---|---|---|---|---|---|---|---|',
     );
-    out.push(row(r.bare, r.bare));
-    for (const f of r.runs) out.push(row(f, r.bare));
+    for (const f of [...r.bares, ...r.runs].sort((a, b) => a.connections - b.connections)) out.push(row(f, bareFor(r, f)));
     out.push('');
+  }
+  out.push(
+    '### Memory and start-up',
+    '',
+    compiledRun
+      ? 'Motu runs compiled, as in production (`tsc -p tsconfig.build.json` into node_modules/.cache/motu-bench-dist, then `node …/start/main.js serve`).'
+      : 'Motu ran from its sources through tsx (`node --import tsx src/start/main.ts serve`; the build failed or BENCH_SOURCE=1): tsx adds about 40 MiB.',
+    'Start-up is from spawning the process to the first 200 of `/readyz`; the bare route (always through tsx) has no',
+    '`/readyz` (time to listening). RSS idle is read 0.5 s after that.',
+    'Target: RSS under load < 200 MiB (table above).',
+    '',
+    '| Database | Server | Start-up to /readyz (ms) | RSS idle (MiB) | RSS under load, highest (MiB) |',
+    '|---|---|---|---|---|',
+  );
+  for (const r of results) {
+    for (const st of r.starts) {
+      const loads = [...r.runs, ...r.bares].filter((f) => st.label.startsWith(f.label)).map((f) => f.rssLoadMiB ?? 0);
+      out.push(`| ${r.dialect} | ${st.label} | ${st.startupMs} | ${st.rssIdleMiB ?? 'n/a'} | ${loads.length ? Math.max(...loads) : 'n/a'} |`);
+    }
   }
   return out.join('\n').trimEnd();
 }
@@ -84,28 +115,31 @@ function sections(text: string): { preamble: string; parts: { title: string; bod
 async function main(): Promise<void> {
   const log = (line: string) => console.log(line);
   const results: SessionsResult[] = [];
+  const motu = selected('sessions') ? motuCommand(log) : undefined;
+  compiledRun = motu?.compiled ?? false;
   const replaced = new Map<string, string>([['Machine', machine()]]);
   if (selected('sessions')) results.push(
     await runSessionsBench({
       dialect: 'sqlite',
       seconds,
       log,
+      command: motu!.args,
       variants: [
-        { label: 'naive commits', env: { MOTU_SQLITE_GROUP_COMMIT: 'false' } },
+        { label: 'naive commits', env: { MOTU_SQLITE_GROUP_COMMIT: 'false' }, connections: [32] },
         { label: 'group commit', env: { MOTU_SQLITE_GROUP_COMMIT: 'true' } },
       ],
     }),
   );
   if (selected('sessions') && process.env.DATABASE_URL) {
-    results.push(await runSessionsBench({ dialect: 'postgres', seconds, log, variants: [{ label: 'PostgreSQL', env: {} }] }));
+    results.push(await runSessionsBench({ dialect: 'postgres', seconds, log, command: motu!.args, variants: [{ label: 'PostgreSQL', env: {} }] }));
   }
   for (const r of results) {
-    for (const f of [r.bare, ...r.runs]) {
-      const ratio = ((100 * f.requestsPerSecond) / r.bare.requestsPerSecond).toFixed(0);
+    for (const f of [...r.bares, ...r.runs].sort((a, b) => a.connections - b.connections)) {
       console.log(
-        `${r.dialect.padEnd(8)} ${f.label.padEnd(20)} ${String(f.requestsPerSecond).padStart(6)} req/s  p50 ${f.p50} ms  p99 ${f.p99} ms  ${ratio} % of bare  CPU ${f.cpuMicrosPerRequest ?? 'n/a'} µs/req`,
+        `${r.dialect.padEnd(8)} ${f.label.padEnd(22)} ${String(f.connections).padStart(3)} conn ${String(f.requestsPerSecond).padStart(6)} req/s  p50 ${f.p50} ms  p99 ${f.p99} ms  ${ratio(f, bareFor(r, f))} of bare  CPU ${f.cpuMicrosPerRequest ?? 'n/a'} µs/req  RSS ${f.rssLoadMiB ?? 'n/a'} MiB`,
       );
     }
+    for (const st of r.starts) console.log(`${r.dialect.padEnd(8)} start-up ${st.startupMs} ms, RSS idle ${st.rssIdleMiB ?? 'n/a'} MiB: ${st.label}`);
   }
 
   if (results.length) replaced.set('Sessions', sessionsMarkdown(results));

@@ -1,7 +1,8 @@
 // bench/sessions: throughput and latency of session creation through the real `motu serve`, against a bare
-// Fastify route with the same key lookup answering the same JSON (bench/bare.ts), in one run, 32 connections.
+// Fastify route with the same key lookup answering the same JSON (bench/bare.ts), in one run, at 32 and 256
+// connections; with each server's CPU per request, RSS idle and under load, and start-up time to /readyz.
 // Until POST /api/v1/payments/sessions exists, POST /api/v1/customers (one unique customer per request) stands in.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -19,19 +20,30 @@ export interface Figures {
   total: number;
   /** Server CPU time (user + system) per request, from /proc (Linux); undefined elsewhere. */
   cpuMicrosPerRequest?: number;
+  connections: number;
+  /** Highest resident set size seen during the measured run (sampled every 100 ms), MiB; Linux only. */
+  rssLoadMiB?: number;
+}
+
+/** One start of a server: time from spawn to the first 200 of /readyz (or to "listening" for the bare route), RSS when idle. */
+export interface StartFigures {
+  label: string;
+  startupMs: number;
+  rssIdleMiB?: number;
 }
 
 export interface SessionsResult {
   dialect: 'sqlite' | 'postgres';
   route: string;
-  connections: number;
   durationSeconds: number;
-  bare: Figures;
+  /** The bare route at each connection count. */
+  bares: Figures[];
   runs: Figures[];
+  starts: StartFigures[];
 }
 
 const ROOT = path.resolve(import.meta.dirname, '..');
-const CONNECTIONS = 32;
+export const CONNECTIONS = [32, 256];
 
 interface Started {
   child: ChildProcess;
@@ -41,7 +53,9 @@ interface Started {
 
 export function startProcess(args: string[], env: Record<string, string | undefined>, nodeArgs: string[] = []): Promise<Started> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', ...args], {
+    // A compiled entry (.js) runs as `motu` does in production; TypeScript sources through tsx.
+    const loader = args[0]?.endsWith('.js') ? [] : ['--import', 'tsx'];
+    const child = spawn(process.execPath, [...nodeArgs, ...loader, ...args], {
       cwd: ROOT,
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -91,6 +105,52 @@ async function post(url: string, route: string, key: string): Promise<{ status: 
   return { status: res.status, text: await res.text() };
 }
 
+const COMPILED = path.join(ROOT, 'node_modules', '.cache', 'motu-bench-dist');
+
+/**
+ * The command line of `motu serve` for the benchmarks: the application compiled as `npm run build` does (into
+ * node_modules/.cache/motu-bench-dist, leaving dist/ alone), so that memory and start-up are those of production,
+ * not of tsx compiling on load. BENCH_SOURCE=1, or a build that fails, runs the sources through tsx instead.
+ */
+export function motuCommand(log: (line: string) => void = () => {}): { args: string[]; compiled: boolean } {
+  if (process.env.BENCH_SOURCE !== '1') {
+    const tsc = spawnSync(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json', '--outDir', COMPILED], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
+    if (tsc.status === 0) return { args: [path.join(COMPILED, 'start', 'main.js'), 'serve'], compiled: true };
+    log(`the build failed, running the sources through tsx:\n${(tsc.stdout + tsc.stderr).slice(0, 2000)}`);
+  }
+  return { args: ['src/start/main.ts', 'serve'], compiled: false };
+}
+
+/** Resident set size of a process in MiB, from /proc (Linux); undefined elsewhere. */
+export function rssMiB(pid: number | undefined): number | undefined {
+  try {
+    const line = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return line ? Math.round(Number(line[1]) / 1024) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Starts a server and times it up to its first 200 on /readyz (`readyPath`), then reads its idle RSS. */
+async function startTimed(label: string, args: string[], env: Record<string, string | undefined>, readyPath?: string): Promise<Started & { start: StartFigures }> {
+  const t0 = performance.now();
+  const started = await startProcess(args, env);
+  if (readyPath) {
+    for (;;) {
+      const res = await fetch(started.url + readyPath).catch(() => undefined);
+      if (res?.status === 200) break;
+      if (performance.now() - t0 > 60_000) throw new Error(`${label}: ${readyPath} not ready after 60 s`);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  }
+  const startupMs = Math.round(performance.now() - t0);
+  await new Promise((r) => setTimeout(r, 500)); // idle: after start-up work settles
+  return { ...started, start: { label, startupMs, rssIdleMiB: rssMiB(started.child.pid) } };
+}
+
 /** CPU seconds (user + system) the process has used so far, or undefined without /proc. */
 function cpuSeconds(pid: number | undefined): number | undefined {
   try {
@@ -101,19 +161,31 @@ function cpuSeconds(pid: number | undefined): number | undefined {
   }
 }
 
-export async function load(label: string, url: string, route: string, key: string, seconds: number, pid?: number): Promise<Figures> {
+export async function load(label: string, url: string, route: string, key: string, seconds: number, pid?: number, connections = 32): Promise<Figures> {
   const options = {
     url: url + route,
-    connections: CONNECTIONS,
+    connections,
     method: 'POST' as const,
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
     requests: [{ setupRequest: (req: Record<string, unknown>) => ({ ...req, body: body(route) }) }],
   };
   await autocannon({ ...options, duration: Math.min(2, seconds) }); // warm-up, not counted
   const cpuBefore = cpuSeconds(pid);
-  const r = await autocannon({ ...options, duration: seconds });
+  let rssLoadMiB = rssMiB(pid);
+  const sampler = setInterval(() => {
+    const rss = rssMiB(pid);
+    if (rss !== undefined && (rssLoadMiB === undefined || rss > rssLoadMiB)) rssLoadMiB = rss;
+  }, 100);
+  let r: Awaited<ReturnType<typeof autocannon>>;
+  try {
+    r = await autocannon({ ...options, duration: seconds });
+  } finally {
+    clearInterval(sampler);
+  }
   const cpuAfter = cpuSeconds(pid);
   return {
+    connections,
+    rssLoadMiB,
     cpuMicrosPerRequest:
       cpuBefore === undefined || cpuAfter === undefined || !r.requests.total ? undefined : Math.round(((cpuAfter - cpuBefore) * 1e6) / r.requests.total),
     label,
@@ -149,6 +221,8 @@ async function freshPostgres(base: string): Promise<{ url: string; drop: () => P
 export interface Variant {
   label: string;
   env: Record<string, string>;
+  /** Connection counts to measure it at (default all of CONNECTIONS). */
+  connections?: number[];
 }
 
 export async function runSessionsBench(options: {
@@ -156,6 +230,8 @@ export async function runSessionsBench(options: {
   seconds: number;
   variants: Variant[];
   log?: (line: string) => void;
+  /** `motu serve`'s command line (motuCommand). */
+  command?: string[];
 }): Promise<SessionsResult> {
   const log = options.log ?? (() => {});
   const dataDir = mkdtempSync(path.join(tmpdir(), 'motu-bench-'));
@@ -175,8 +251,13 @@ export async function runSessionsBench(options: {
     let key = '';
     let sample = '';
     const runs: Figures[] = [];
+    const starts: StartFigures[] = [];
+    let fresh = true;
     for (const variant of options.variants) {
-      const motu = await startProcess(['src/start/main.ts', 'serve'], { ...baseEnv, ...variant.env });
+      const startLabel = `motu, ${variant.label}${fresh ? ' (fresh database: migrations and seed)' : ' (existing database)'}`;
+      fresh = false;
+      const motu = await startTimed(startLabel, options.command ?? ['src/start/main.ts', 'serve'], { ...baseEnv, ...variant.env }, '/readyz');
+      starts.push(motu.start);
       try {
         key ||= /Demo test secret key:\s+(\S+)/.exec(motu.output)?.[1] ?? '';
         if (!key) throw new Error(`no demo key printed:\n${motu.output}`);
@@ -190,21 +271,26 @@ export async function runSessionsBench(options: {
           if (first.status !== 201) throw new Error(`POST ${route} answered ${first.status}: ${first.text}`);
           sample = first.text;
         }
-        log(`${options.dialect}: motu (${variant.label}) on ${route} for ${options.seconds} s…`);
-        runs.push(await load(`motu, ${variant.label}`, motu.url, route, key, options.seconds, motu.child.pid));
+        for (const connections of variant.connections ?? CONNECTIONS) {
+          log(`${options.dialect}: motu (${variant.label}) on ${route}, ${connections} connections, ${options.seconds} s…`);
+          runs.push(await load(`motu, ${variant.label}`, motu.url, route, key, options.seconds, motu.child.pid, connections));
+        }
       } finally {
         await stop(motu.child);
       }
     }
-    const bareProcess = await startProcess(['bench/bare.ts'], { ...baseEnv, BARE_ROUTE: route, BARE_RESPONSE: sample });
-    let bare: Figures;
+    const bareProcess = await startTimed('bare Fastify route', ['bench/bare.ts'], { ...baseEnv, BARE_ROUTE: route, BARE_RESPONSE: sample });
+    starts.push(bareProcess.start);
+    const bares: Figures[] = [];
     try {
-      log(`${options.dialect}: bare Fastify route for ${options.seconds} s…`);
-      bare = await load('bare Fastify route', bareProcess.url, route, key, options.seconds, bareProcess.child.pid);
+      for (const connections of CONNECTIONS) {
+        log(`${options.dialect}: bare Fastify route, ${connections} connections, ${options.seconds} s…`);
+        bares.push(await load('bare Fastify route', bareProcess.url, route, key, options.seconds, bareProcess.child.pid, connections));
+      }
     } finally {
       await stop(bareProcess.child);
     }
-    return { dialect: options.dialect, route, connections: CONNECTIONS, durationSeconds: options.seconds, bare, runs };
+    return { dialect: options.dialect, route, durationSeconds: options.seconds, bares, runs, starts };
   } finally {
     await database?.drop().catch(() => {});
     rmSync(dataDir, { recursive: true, force: true });

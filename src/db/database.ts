@@ -72,9 +72,9 @@ function openSqlite(dataDir: string, groupCommit: boolean): Database {
   native.pragma('synchronous = NORMAL');
   native.pragma('foreign_keys = ON');
   native.pragma('busy_timeout = 5000');
-  // 32 MiB of page cache (default 2 MiB): the indexes on random identifiers outgrow 2 MiB after some ten thousand
+  // 16 MiB of page cache (default 2 MiB): the indexes on random identifiers outgrow 2 MiB after some ten thousand
   // payments, and then every insert reads its leaf page back from the OS.
-  native.pragma('cache_size = -32768');
+  native.pragma('cache_size = -16384');
   // Checkpoints run in a thread of their own (Checkpointer): this connection never stops to copy the WAL into the
   // database file and fsync both, which it would otherwise do inside a COMMIT every 1000 pages.
   native.pragma('wal_autocheckpoint = 0');
