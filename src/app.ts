@@ -108,7 +108,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     // One line per request at info (requestLogLine), not Fastify's two; a request's child logger is made on first use.
     logController: new LogController({ disableRequestLogging: true }),
-    childLoggerFactory: lazyChildLoggerFactory as never,
+    childLoggerFactory: deps.logger ? (lazyChildLoggerFactory as never) : undefined,
   });
   if ((deps.logger as { isLevelEnabled?: (level: string) => boolean } | undefined)?.isLevelEnabled?.('info')) requestLogLine(app);
   app.setValidatorCompiler(validatorCompiler());

@@ -14,7 +14,7 @@ export function compiledInsert<T extends keyof DB & string>(table: T) {
   return async (database: Database, db: Trx, row: Insertable<DB[T]>): Promise<void> => {
     const record = row as Record<string, unknown>;
     const keys = Object.keys(record).filter((k) => record[k] !== undefined);
-    const signature = keys.join(',');
+    const signature = `${database.dialect}:${keys.join(',')}`; // each dialect has its own SQL
     let text = texts.get(signature);
     if (text === undefined) {
       // Compiled with a distinct marker per column: the text is kept only if Kysely binds the values in the row's

@@ -39,7 +39,8 @@ type Bindings = Record<string, unknown>;
  * request logs something. At `warn`, most requests log nothing, and building a child per request was measurable.
  */
 export function lazyChildLoggerFactory(logger: Logger, bindings: Bindings, options: Record<string, unknown>): Logger {
-  if (options.level !== undefined) return logger.child(bindings, options);
+  // Fastify's null logger (no logger configured) has no levels: its children are itself.
+  if (options.level !== undefined || typeof (logger as Partial<Logger>).isLevelEnabled !== 'function') return logger.child(bindings, options);
   return new LazyChildLogger(logger, bindings) as unknown as Logger;
 }
 
