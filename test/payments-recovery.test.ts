@@ -7,7 +7,8 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { Acquirers } from '../src/acquirer/acquirers.js';
-import { PaymentLifecycleService } from '../src/modules/payments/lifecycle.service.js';
+import { PaymentLifecycleService, refundIdFor } from '../src/modules/payments/lifecycle.service.js';
+import { requestHash } from '../src/http/idempotency.js';
 import {
   RECOVERY_AFTER_SECONDS, recoverClaims, recoverRefunds, runPaymentSchedule, type PaymentJobDeps,
 } from '../src/modules/payments/payments.scheduler.js';
@@ -121,6 +122,53 @@ eachDatabase('recovery of interrupted refunds, captures and cancels', (dialect) 
     await reconciles(id);
     const listed = await t.api(m.testKey, 'GET', `/api/v1/payments/${id}/refunds`);
     assert.deepEqual(listed.body.data.map((r: any) => [r.id, r.status]), [[refund.id, 'succeeded'], [rest.body.id, 'succeeded']]);
+  });
+
+  /** What a refund request killed after its step 1 leaves behind: the refund reserved and its key in flight. */
+  async function killedRefundRequest(id: string, key: string, amountCents: number) {
+    const body = { amountCents };
+    const { refund } = await lifecycle.reserveRefund(owner(), id, body, key);
+    await t.db.kysely.insertInto('idempotency_keys').values({
+      merchant_id: m.id, mode: 'test', key, state: 'in_flight', status_code: null, response_body: null,
+      request_hash: requestHash({ method: 'POST', url: `/api/v1/payments/${id}/refund`, body } as never),
+      created_at: clock.now().toISOString(), expires_at: new Date(clock.now().getTime() + 86_400_000).toISOString(),
+    }).execute();
+    return refund;
+  }
+
+  it('a refund request killed mid-way and retried with its Idempotency-Key once abandoned: the same refund, once (chaos run defect)', async () => {
+    const id = await paidPayment(t, m.testKey, { amount: 10_000 });
+    const first = await killedRefundRequest(id, 'refund-once', 3000);
+    assert.equal(first.id, refundIdFor(id, 'refund-once'));
+    clock.advance(61_000); // the dead request's in-flight key is abandoned after 60 s: the retry runs the route again
+    const retry = await t.api(m.testKey, 'POST', `/api/v1/payments/${id}/refund`, { amountCents: 3000 }, { 'idempotency-key': 'refund-once' });
+    assert.equal(retry.status, 201, JSON.stringify(retry.body));
+    assert.equal(retry.body.id, first.id, 'the retry resumes the refund its first run reserved');
+    const refunds = await t.db.kysely.selectFrom('refunds').selectAll().where('payment_id', '=', id).execute();
+    assert.deepEqual(refunds.map((r) => [r.id, r.status]), [[first.id, 'succeeded']]);
+    assert.equal((await atAcquirer(id)).refundedAmount, 3000);
+    await reconciles(id);
+    // Replayed from then on; another key is another refund.
+    const replay = await t.api(m.testKey, 'POST', `/api/v1/payments/${id}/refund`, { amountCents: 3000 }, { 'idempotency-key': 'refund-once' });
+    assert.equal(replay.body.id, first.id);
+    const other = await t.api(m.testKey, 'POST', `/api/v1/payments/${id}/refund`, { amountCents: 3000 }, { 'idempotency-key': 'refund-twice' });
+    assert.equal(other.status, 201);
+    assert.notEqual(other.body.id, first.id);
+    assert.equal((await atAcquirer(id)).refundedAmount, 6000);
+    await reconciles(id);
+  });
+
+  it('a killed refund already settled by the recovery job, then retried with its Idempotency-Key: answered, not refunded again', async () => {
+    const id = await paidPayment(t, m.testKey, { amount: 10_000 });
+    const first = await killedRefundRequest(id, 'refund-recovered', 2500);
+    pastThreshold();
+    assert.equal((await runPaymentSchedule(deps)).refundsRecovered, 1);
+    const retry = await t.api(m.testKey, 'POST', `/api/v1/payments/${id}/refund`, { amountCents: 2500 }, { 'idempotency-key': 'refund-recovered' });
+    assert.equal(retry.status, 201, JSON.stringify(retry.body));
+    assert.equal(retry.body.id, first.id);
+    assert.equal((await atAcquirer(id)).refundedAmount, 2500);
+    assert.equal((await refundEvents(id)).length, 1);
+    await reconciles(id);
   });
 
   it('MOTU_REFUND_RECOVERY_SECONDS sets the threshold of the recovery job', async () => {

@@ -120,7 +120,7 @@ export function lifecycleRoutes(lifecycle: PaymentLifecycleService, payments: Pa
         preValidation: emptyBody,
         schema: { tags, summary: 'Refund a captured payment, fully or partly', params: IdParams, body: RefundBody, response: { 201: RefundView } },
       },
-      async (request, reply) => reply.code(201).send(await lifecycle.refund(merchantOf(request), request.params.id, request.body)),
+      async (request, reply) => reply.code(201).send(await lifecycle.refund(merchantOf(request), request.params.id, request.body, request.idempotency?.key)),
     );
     app.get<{ Params: Static<typeof IdParams> }>(
       '/payments/:id/refunds',

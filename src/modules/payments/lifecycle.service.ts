@@ -19,7 +19,8 @@ import { payloads } from '../../events/payloads.js';
 import type { MerchantAuth } from '../../http/auth.js';
 import { addSeconds, type Clock } from '../../shared/clock.js';
 import { AppError, notFound, validationError } from '../../shared/errors.js';
-import { newId } from '../../shared/ids.js';
+import { base62, newId } from '../../shared/ids.js';
+import { createHash } from 'node:crypto';
 import { isCurrency, toEurCents } from '../../shared/money.js';
 import { attemptsOf, paymentBase, settlementOf, storeOf } from './payment-events.js';
 import type { PaymentRow } from './payments.table.js';
@@ -278,18 +279,24 @@ export class PaymentLifecycleService {
    * refunded it; 422 when it refused (the reservation is released). When step 2 throws, the refund stays
    * `pending` with its reservation: the acquirer may have refunded it, and `resolvePendingRefund` (the
    * scheduler's recover-refunds job) settles it from the acquirer's own record of the reference.
+   * With an Idempotency-Key the refund's id is derived from it (refundIdFor), so a retry that runs again after
+   * the first request died mid-way (its in-flight key abandoned) resumes that same refund instead of refunding twice.
    */
-  async refund(owner: Owner, id: string, input: RefundInput) {
-    const { payment, refund } = await this.reserveRefund(owner, id, input);
-    const done = await this.completeRefund(payment, refund);
+  async refund(owner: Owner, id: string, input: RefundInput, idempotencyKey?: string) {
+    const { payment, refund } = await this.reserveRefund(owner, id, input, idempotencyKey);
+    const done = refund.status === 'pending' ? await this.completeRefund(payment, refund) : refund;
     if (done.status === 'failed') {
       throw new AppError('PAYMENT_NOT_REFUNDABLE', `The acquirer refused the refund: ${done.failure_reason ?? 'refused'}`, { refundId: refund.id });
     }
     return refundView(done);
   }
 
-  /** Step 1: checks, then a `pending` refund row and its amount reserved on the payment, in one short transaction. */
-  async reserveRefund(owner: Owner, id: string, input: RefundInput): Promise<{ payment: PaymentRow; refund: RefundRow }> {
+  /**
+   * Step 1: checks, then a `pending` refund row and its amount reserved on the payment, in one short transaction.
+   * Under an Idempotency-Key whose refund already exists (an earlier run of the same request), that refund is
+   * answered as it stands: nothing new is reserved.
+   */
+  async reserveRefund(owner: Owner, id: string, input: RefundInput, idempotencyKey?: string): Promise<{ payment: PaymentRow; refund: RefundRow }> {
     if (input.amountCents !== undefined && input.amount !== undefined && input.amountCents !== input.amount) {
       throw validationError([{ field: 'amount', message: `differs from amountCents (${input.amountCents}); give one of them, or the same value` }]);
     }
@@ -297,6 +304,11 @@ export class PaymentLifecycleService {
     this.acquirers.forMode(owner.mode); // 503 before anything is reserved when live mode has no connector
     return this.db.transaction(async (trx) => {
       const p = await this.lock(trx, owner, id);
+      const refundId = idempotencyKey === undefined ? newId('re') : refundIdFor(p.id, idempotencyKey);
+      if (idempotencyKey !== undefined) {
+        const earlier = await trx.selectFrom('refunds').selectAll().where('id', '=', refundId).executeTakeFirst();
+        if (earlier) return { payment: p, refund: earlier };
+      }
       if (!REFUNDABLE.includes(p.status) || !p.acquirer_authorization_id) {
         throw new AppError('PAYMENT_NOT_REFUNDABLE', `Payment ${id} is ${p.status}; only a captured payment with an amount left to refund can be refunded`, { status: p.status });
       }
@@ -309,7 +321,7 @@ export class PaymentLifecycleService {
       }
       const now = this.now();
       const row: RefundRow = {
-        id: newId('re'), payment_id: p.id, merchant_id: p.merchant_id, mode: p.mode, status: 'pending', amount,
+        id: refundId, payment_id: p.id, merchant_id: p.merchant_id, mode: p.mode, status: 'pending', amount,
         currency: p.currency, amount_eur_cents: isCurrency(p.currency) ? toEurCents(amount, p.currency) : amount,
         reason: input.reason ?? null, failure_reason: null, created_at: now, updated_at: now,
       };
@@ -403,4 +415,12 @@ export class PaymentLifecycleService {
     const rows = await this.db.kysely.selectFrom('refunds').selectAll().where('payment_id', '=', id).orderBy('created_at').orderBy('id').execute();
     return { data: rows.map(refundView), hasMore: false };
   }
+}
+
+/**
+ * The id of the refund asked under `idempotencyKey` on payment `paymentId`: `re_` + 22 base62 digits of a SHA-256
+ * of both, as uniform as a random id. The same key on the same payment always names the same refund.
+ */
+export function refundIdFor(paymentId: string, idempotencyKey: string): string {
+  return `re_${base62(createHash('sha256').update(`refund\n${paymentId}\n${idempotencyKey}`).digest().subarray(0, 16), 22)}`;
 }
