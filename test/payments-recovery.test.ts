@@ -9,6 +9,7 @@ import { after, before, it } from 'node:test';
 import { Acquirers } from '../src/acquirer/acquirers.js';
 import { PaymentLifecycleService, refundIdFor } from '../src/modules/payments/lifecycle.service.js';
 import { requestHash } from '../src/http/idempotency.js';
+import { PaymentSessionsService, sessionIdsFor } from '../src/modules/payments/sessions.service.js';
 import {
   RECOVERY_AFTER_SECONDS, recoverClaims, recoverRefunds, runPaymentSchedule, type PaymentJobDeps,
 } from '../src/modules/payments/payments.scheduler.js';
@@ -169,6 +170,29 @@ eachDatabase('recovery of interrupted refunds, captures and cancels', (dialect) 
     assert.equal((await atAcquirer(id)).refundedAmount, 2500);
     assert.equal((await refundEvents(id)).length, 1);
     await reconciles(id);
+  });
+
+  it('a session request killed mid-way and retried with its Idempotency-Key once abandoned: one payment (chaos run defect)', async () => {
+    const body = { order: { reference: 'KILLED-SESSION', amount: 4200, currency: 'EUR' }, redirectUrl: 'https://shop.example/r', notificationUrl: 'https://shop.example/n' };
+    // What the killed request left: its session committed, its key in flight, no answer stored.
+    const sessions = new PaymentSessionsService(t.db, clock, t.config);
+    const first = await sessions.create({ ...owner(), storeId: null } as never, body as never, { idempotencyKey: 'session-once' });
+    assert.equal(first.paymentId, sessionIdsFor(owner(), 'session', 'session-once').paymentId);
+    await t.db.kysely.insertInto('idempotency_keys').values({
+      merchant_id: m.id, mode: 'test', key: 'session-once', state: 'in_flight', status_code: null, response_body: null,
+      request_hash: requestHash({ method: 'POST', url: '/api/v1/payments/sessions', body } as never),
+      created_at: clock.now().toISOString(), expires_at: new Date(clock.now().getTime() + 86_400_000).toISOString(),
+    }).execute();
+    clock.advance(61_000);
+    const retry = await t.api(m.testKey, 'POST', '/api/v1/payments/sessions', body, { 'idempotency-key': 'session-once' });
+    assert.equal(retry.status, 201, JSON.stringify(retry.body));
+    assert.deepEqual(retry.body, JSON.parse(JSON.stringify(first)), 'the retry answers the session its first run created');
+    const listed = await t.api(m.testKey, 'GET', '/api/v1/payments?reference=KILLED-SESSION');
+    assert.deepEqual(listed.body.data.map((p: { id: string }) => p.id), [first.paymentId]);
+    // Another key is another session.
+    const other = await t.api(m.testKey, 'POST', '/api/v1/payments/sessions', body, { 'idempotency-key': 'session-twice' });
+    assert.equal(other.status, 201);
+    assert.notEqual(other.body.paymentId, first.paymentId);
   });
 
   it('MOTU_REFUND_RECOVERY_SECONDS sets the threshold of the recovery job', async () => {

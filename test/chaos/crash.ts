@@ -14,7 +14,7 @@ import { after, before, test } from 'node:test';
 import { eachDatabase, freshDatabase, type TestDatabase } from '../support/harness.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import {
-  call, CHAOS_ADMIN, checkLedger, client, freePort, MotuProcess, newLedger, percentile, sleep, tally, waitForRefundRecovery,
+  call, CHAOS_ADMIN, checkLedger, client, freePort, MotuProcess, newLedger, percentile, retryUnanswered, sleep, tally, waitForRefundRecovery,
 } from '../support/chaos.js';
 
 const KILLS = Number(process.env.CHAOS_KILLS ?? 10);
@@ -54,36 +54,52 @@ eachDatabase('chaos: crash', (dialect) => {
     const requestsBefore = tally.requests;
     let stopping = false;
     const clients = Array.from({ length: CLIENTS }, (_, n) => client(apiUrl, key, receiver.url('/notify'), ledger, () => stopping, `${name}${n}`));
+    let lastKill = Date.now();
     for (let k = 0; k < KILLS; k++) {
       await sleep(1_000 + Math.random() * 2_500);
       await victim.kill('SIGKILL');
+      lastKill = Date.now();
       tally.faults++;
       await sleep(Math.random() * 300);
       await victim.start();
     }
     await sleep(1_000);
     stopping = true;
+    const stoppedAt = Date.now();
     await Promise.all(clients);
     assert.ok(ledger.payments.size > KILLS, `only ${ledger.payments.size} payments under load`);
+    // The merchant's retries: every POST that got no answer, again with its Idempotency-Key, once the dead
+    // request's in-flight claim is abandoned (60 s after it; src/http/idempotency.ts).
+    const unanswered = ledger.unanswered.size;
+    if (unanswered > 0) await sleep(Math.max(0, lastKill + 62_000 - Date.now()));
+    const references = await retryUnanswered(apiUrl, key, ledger);
+    // A session created twice under one key would show as two payments with the same order reference.
+    for (const reference of references) {
+      const listed = await call(apiUrl, 'GET', `/api/v1/payments?reference=${reference}`, key);
+      tally.invariants++;
+      assert.ok(listed.body.data.length <= 1, `${listed.body.data.length} payments for the one Idempotency-Key of order ${reference}`);
+    }
     const requests = tally.requests - requestsBefore;
 
     const started = Date.now();
     const recovery = await waitForRefundRecovery(apiUrl, key, ledger, (Number(RECOVERY_SECONDS) + 60) * 1000);
     const recoveredIn = Date.now() - started;
     const invariantsBefore = tally.invariants;
-    const eventIds = await checkLedger(apiUrl, key, ledger);
+    const { eventIds, statuses } = await checkLedger(apiUrl, key, ledger);
     await receiver.waitFor((got) => {
       const seen = new Set(got.filter((r) => r.path === '/healthy').map((r) => r.body.id));
       return eventIds.every((id) => seen.has(id));
     }, 180_000, 'every event at the healthy endpoint');
+    const drainedIn = Date.now() - stoppedAt;
     tally.invariants += eventIds.length;
     const wanted = new Set(eventIds);
     const received = receiver.for('/healthy').filter((r) => wanted.has(r.body.id));
     const latencies = received.map((r) => r.at - Date.parse(r.body.createdAt)).sort((a, b) => a - b);
     report.push(
       `chaos crash [${dialect}] ${name}: ${KILLS} SIGKILLs, ${requests} requests, ${ledger.payments.size} payments, ${ledger.captures.size} captures, ` +
-      `${ledger.refunds.size} refunds answered 201, ${recovery.pendingAtStop} payments with a refund pending at the stop (recovered in ${recoveredIn} ms), ` +
-      `${eventIds.length} events (${received.length - eventIds.length} redelivered), healthy p50 ${percentile(latencies, 0.5)} ms, ` +
+      `${ledger.refunds.size} refunds answered 201, ${unanswered} unanswered POSTs retried after 62 s, ${recovery.pendingAtStop} payments with a refund pending at the stop (recovered in ${recoveredIn} ms), ` +
+      `${eventIds.length} events (${received.length - eventIds.length} redelivered), healthy p50/p99/max ${percentile(latencies, 0.5)}/${percentile(latencies, 0.99)}/${latencies.at(-1)} ms, ` +
+      `all delivered ${drainedIn} ms after the load stopped, payment statuses ${JSON.stringify(statuses)}, ` +
       `invariants ${tally.invariants - invariantsBefore}`,
     );
   }

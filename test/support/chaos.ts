@@ -100,33 +100,70 @@ export interface Ledger {
   payments: Set<string>;
   captures: Map<string, number>; // 2xx captures per payment
   refunds: Map<string, { paymentId: string; amount: number }>;
+  /** Refund Idempotency-Keys sent per payment: a payment never has more refunds than the distinct keys asked. */
+  refundKeys: Map<string, Set<string>>;
+  /** POSTs that got no answer (the server was killed under them): retried later with the same key. */
+  unanswered: Map<string, { route: string; body: unknown; paymentId?: string; reference?: string }>;
 }
 
-export const newLedger = (): Ledger => ({ payments: new Set(), captures: new Map(), refunds: new Map() });
+export const newLedger = (): Ledger => ({ payments: new Set(), captures: new Map(), refunds: new Map(), refundKeys: new Map(), unanswered: new Map() });
+
+/** Records a POST's answer in the ledger (shared by the load loop and the late retries). */
+function record(ledger: Ledger, key: string, kind: 'session' | 'capture' | 'refund', paymentId: string | undefined, answer: Answer) {
+  if (answer.status === 0) return;
+  ledger.unanswered.delete(key);
+  if (kind === 'session' && answer.status === 201) ledger.payments.add(answer.body.paymentId);
+  if (kind === 'capture' && answer.status === 200) ledger.captures.set(paymentId!, (ledger.captures.get(paymentId!) ?? 0) + 1);
+  if (kind === 'refund' && answer.status === 201) ledger.refunds.set(answer.body.id, { paymentId: paymentId!, amount: answer.body.originalAmount ?? 1_000 });
+}
+
+/**
+ * Sends again, with the same Idempotency-Key, every POST that got no answer, as a merchant's retry would once the
+ * in-flight claim of the dead request is abandoned (60 s, src/http/idempotency.ts). Returns the order references
+ * of the sessions retried.
+ */
+export async function retryUnanswered(url: string, key: string, ledger: Ledger): Promise<string[]> {
+  const entries = [...ledger.unanswered.entries()];
+  const references: string[] = [];
+  for (const [idem, r] of entries) {
+    const kind = r.route.endsWith('/refund') ? 'refund' : r.route.endsWith('/capture') ? 'capture' : 'session';
+    const answer = await call(url, 'POST', r.route, key, r.body, { 'idempotency-key': idem });
+    assert.ok(answer.status > 0 && answer.status < 500, `retry of ${idem}: ${answer.status} ${JSON.stringify(answer.body)}`);
+    record(ledger, idem, kind, r.paymentId, answer);
+    if (r.reference) references.push(r.reference);
+  }
+  return references;
+}
 
 /** One client's loop: session → token → pay (AUTO or MANUAL) → capture → two partial refunds, until told to stop. */
 export async function client(url: string, key: string, notifyUrl: string, ledger: Ledger, stop: () => boolean, n: string) {
+  const post = async (idem: string, kind: 'session' | 'capture' | 'refund', route: string, body: unknown, paymentId?: string, reference?: string) => {
+    const answer = await call(url, 'POST', route, key, body, { 'idempotency-key': idem });
+    if (answer.status === 0) ledger.unanswered.set(idem, { route, body, paymentId, reference });
+    record(ledger, idem, kind, paymentId, answer);
+    return answer;
+  };
   for (let i = 0; !stop(); i++) {
     const manual = i % 2 === 0;
-    const session = await call(url, 'POST', '/api/v1/payments/sessions', key, {
+    const sessionBody = {
       order: { reference: `C${n}-${i}`, amount: 10_000, currency: 'EUR' }, captureMode: manual ? 'MANUAL' : 'AUTO', email: 'c@example.com',
       redirectUrl: 'https://shop.example/r', notificationUrl: notifyUrl,
-    }, { 'idempotency-key': `s-${n}-${i}` });
+    };
+    const session = await post(`s-${n}-${i}`, 'session', '/api/v1/payments/sessions', sessionBody, undefined, `C${n}-${i}`);
     if (session.status === 0) await sleep(100); // the server is down: do not spin
     if (session.status !== 201) continue;
-    ledger.payments.add(session.body.paymentId);
     const token = await call(url, 'POST', '/acquirer/v1/tokens', key, { mode: 'test', number: '4242424242424242', expMonth: 12, expYear: 2040, cvc: '123' });
     if (token.status !== 201) continue;
     const paid = await call(url, 'POST', `/checkout/${session.body.sessionId}/pay`, key, { token: token.body.token });
     if (paid.status !== 200) continue;
     const id = session.body.paymentId as string;
     if (manual) {
-      const captured = await call(url, 'POST', `/api/v1/payments/${id}/capture`, key, { amount: 8_000 }, { 'idempotency-key': `c-${id}` });
-      if (captured.status === 200) ledger.captures.set(id, (ledger.captures.get(id) ?? 0) + 1);
+      await post(`c-${id}`, 'capture', `/api/v1/payments/${id}/capture`, { amount: 8_000 }, id);
     }
     for (let r = 0; r < 2; r++) {
-      const refund = await call(url, 'POST', `/api/v1/payments/${id}/refund`, key, { amountCents: 1_000 }, { 'idempotency-key': `r-${id}-${r}` });
-      if (refund.status === 201) ledger.refunds.set(refund.body.id, { paymentId: id, amount: refund.body.originalAmount ?? 1_000 });
+      const refundKey = `r-${id}-${r}`;
+      ledger.refundKeys.set(id, (ledger.refundKeys.get(id) ?? new Set()).add(refundKey));
+      await post(refundKey, 'refund', `/api/v1/payments/${id}/refund`, { amountCents: 1_000 }, id);
     }
   }
 }
@@ -159,14 +196,16 @@ export async function waitForRefundRecovery(url: string, key: string, ledger: Le
  * The invariants after the storm, for every payment that ever got a 2xx: it is there; at most one payment.captured
  * (and 2xx captures never more than one); refunded ≤ captured; every refund answered 201 is there and none is
  * pending; one refund event per succeeded refund; captured − refunded equals the events' grossAmount −
- * Σ refundOriginalAmount. Returns every event id of those payments (to check their delivery).
+ * Σ refundOriginalAmount. Returns every event id of those payments (to check their delivery) and their statuses.
  */
-export async function checkLedger(url: string, key: string, ledger: Ledger): Promise<string[]> {
+export async function checkLedger(url: string, key: string, ledger: Ledger): Promise<{ eventIds: string[]; statuses: Record<string, number> }> {
   const eventIds: string[] = [];
+  const statuses: Record<string, number> = {};
   for (const id of ledger.payments) {
     const p = await call(url, 'GET', `/api/v1/payments/${id}`, key);
     tally.invariants++;
     assert.equal(p.status, 200, `payment ${id} answered 201 and is gone`);
+    statuses[p.body.status] = (statuses[p.body.status] ?? 0) + 1;
     const events = await call(url, 'GET', `/api/v1/events?paymentId=${id}&limit=100`, key);
     assert.equal(events.status, 200);
     const list = events.body.data as Array<{ id: string; type: string; data: any }>;
@@ -177,6 +216,9 @@ export async function checkLedger(url: string, key: string, ledger: Ledger): Pro
     assert.ok((ledger.captures.get(id) ?? 0) <= 1, `${id}: ${ledger.captures.get(id)} captures answered 200 under one key`);
     assert.ok(p.body.refundedAmount <= p.body.capturedAmount, `${id} refunded beyond captured`);
     const refunds = p.body.refunds as Array<{ id: string; status: string }>;
+    tally.invariants++;
+    assert.ok(refunds.length <= (ledger.refundKeys.get(id)?.size ?? 0),
+      `${id}: ${refunds.length} refunds for ${ledger.refundKeys.get(id)?.size ?? 0} Idempotency-Keys (a retried refund ran twice)`);
     const refundIds = new Set(refunds.map((r) => r.id));
     for (const [rid, r] of ledger.refunds) {
       if (r.paymentId === id) {
@@ -197,7 +239,7 @@ export async function checkLedger(url: string, key: string, ledger: Ledger): Pro
       assert.equal(eventCaptured - eventRefunded, p.body.capturedAmount - p.body.refundedAmount, `${id}: totals do not reconcile`);
     }
   }
-  return eventIds;
+  return { eventIds, statuses };
 }
 
 export function percentile(sorted: number[], q: number): number {

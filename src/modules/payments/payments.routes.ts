@@ -29,7 +29,7 @@ export function paymentsRoutes(sessions: PaymentSessionsService, payments: Payme
           response: { 201: SessionCreated },
         },
       },
-      async (request, reply) => reply.code(201).send(await sessions.create(merchantOf(request), request.body)),
+      async (request, reply) => reply.code(201).send(await sessions.create(merchantOf(request), request.body, { idempotencyKey: request.idempotency?.key })),
     );
     app.get<{ Params: Static<typeof IdParams> }>(
       '/payments/sessions/:id',

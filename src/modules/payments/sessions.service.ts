@@ -8,7 +8,8 @@ import { compiledInsert } from '../../db/compiled.js';
 import type { MerchantAuth } from '../../http/auth.js';
 import { addSeconds, type Clock } from '../../shared/clock.js';
 import { AppError, notFound, validationError, type FieldError } from '../../shared/errors.js';
-import { newId, newPaymentReference } from '../../shared/ids.js';
+import { base62, newId, newPaymentReference } from '../../shared/ids.js';
+import { createHash } from 'node:crypto';
 import { toEurCents } from '../../shared/money.js';
 import type { CustomerRow } from '../customers/customers.table.js';
 import type { Contract, Store } from '../merchants/merchants.table.js';
@@ -42,8 +43,33 @@ export class PaymentSessionsService {
     this.reference = new ReferenceCache(db);
   }
 
-  /** `channel: 'link'` makes a payment link (lifecycle.service.ts): same rules, a `lnk_` id, another default lifetime. */
-  async create(owner: Owner, input: SessionInput, options: { channel?: 'session' | 'link'; defaultExpiresIn?: number } = {}) {
+  /**
+   * `channel: 'link'` makes a payment link (lifecycle.service.ts): same rules, a `lnk_` id, another default lifetime.
+   * With `idempotencyKey` the payment and session ids are derived from it (sessionIdsFor): a retry that runs again
+   * after the first request was killed mid-way (its in-flight key abandoned) answers the session that run created
+   * instead of creating a second payment.
+   */
+  async create(owner: Owner, input: SessionInput, options: { channel?: 'session' | 'link'; defaultExpiresIn?: number; idempotencyKey?: string } = {}) {
+    const derived = options.idempotencyKey === undefined ? undefined : sessionIdsFor(owner, options.channel ?? 'session', options.idempotencyKey);
+    if (derived) {
+      const earlier = await this.db.kysely.selectFrom('payments').selectAll().where('id', '=', derived.paymentId)
+        .where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode).executeTakeFirst();
+      const session = earlier && await this.db.kysely.selectFrom('payment_sessions').select('expires_at').where('id', '=', derived.sessionId).executeTakeFirst();
+      if (earlier && session) {
+        const store = earlier.store_id
+          ? await this.db.kysely.selectFrom('stores').select(['id', 'code', 'name']).where('id', '=', earlier.store_id).executeTakeFirst()
+          : undefined;
+        return {
+          paymentId: earlier.id,
+          sessionId: derived.sessionId,
+          checkoutUrl: checkoutUrl(this.config.publicUrl, derived.sessionId),
+          store: storeRef(store),
+          status: 'pending' as const,
+          externalId: earlier.external_id,
+          expiresAt: session.expires_at,
+        };
+      }
+    }
     const fields: FieldError[] = [];
     const policy = { mode: owner.mode, allowLoopbackUrls: this.config.allowLoopbackUrls };
     const urlChecks: Array<[string, string | undefined, 'return' | 'notification']> = [
@@ -84,8 +110,8 @@ export class PaymentSessionsService {
       const now = this.clock.now();
       const createdAt = now.toISOString();
       const expiresAt = addSeconds(now, input.expiresIn ?? options.defaultExpiresIn ?? 86_400).toISOString();
-      const paymentId = newId('pay');
-      const sessionId = newId('ses');
+      const paymentId = derived?.paymentId ?? newId('pay');
+      const sessionId = derived?.sessionId ?? newId('ses');
       const privateData = { ...(input.privateData ?? {}), ...(input.email ? { customerEmail: input.email } : {}) };
       const payment: PaymentRow = {
         id: paymentId,
@@ -325,4 +351,14 @@ export class PaymentSessionsService {
     }
     return first[1];
   }
+}
+
+/**
+ * The payment and session ids of the session asked under `idempotencyKey`: `pay_`/`ses_` + 22 base62 digits of a
+ * SHA-256 of the merchant, mode, channel and key, as uniform as random ids. The same key always names the same pair.
+ */
+export function sessionIdsFor(owner: Pick<Owner, 'merchantId' | 'mode'>, channel: string, idempotencyKey: string): { paymentId: string; sessionId: string } {
+  const digest = (kind: string) =>
+    base62(createHash('sha256').update(`${kind}\n${owner.merchantId}\n${owner.mode}\n${channel}\n${idempotencyKey}`).digest().subarray(0, 16), 22);
+  return { paymentId: `pay_${digest('pay')}`, sessionId: `ses_${digest('ses')}` };
 }
