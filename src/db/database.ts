@@ -75,9 +75,11 @@ function openSqlite(dataDir: string, groupCommit: boolean): Database {
   // 16 MiB of page cache (default 2 MiB): the indexes on random identifiers outgrow 2 MiB after some ten thousand
   // payments, and then every insert reads its leaf page back from the OS.
   native.pragma('cache_size = -16384');
-  // Checkpoints run in a thread of their own (Checkpointer): this connection never stops to copy the WAL into the
+  // Checkpoints run in a thread of their own (Checkpointer): this connection seldom stops to copy the WAL into the
   // database file and fsync both, which it would otherwise do inside a COMMIT every 1000 pages.
-  native.pragma('wal_autocheckpoint = 0');
+  // The writer still checkpoints past 4096 WAL pages (16 MiB), by then mostly copied already: under continuous writes the
+  // thread's checkpoint is always a little behind, the WAL is only reset by a checkpoint that caught up, and it grew.
+  native.pragma('wal_autocheckpoint = 4096');
   const checkpointer = new Checkpointer(file);
   const wal = new WalSync(native, `${file}-wal`);
   const stamp = new ReferenceStamp(native);
