@@ -104,4 +104,23 @@ eachDatabase('merchant authentication', (dialect) => {
     assert.equal(res.body.code, 'UNAUTHORIZED');
     assert.equal((await t.api(keys.testWrite, 'GET', '/api/v1/customers')).status, 200);
   });
+
+  if (dialect === 'sqlite') {
+    // Keys are cached in the process on SQLite (src/http/auth.ts): a revocation by another process counts at once too.
+    it('refuses a key revoked by another process (another connection to the database file) on its next request', async () => {
+      const k = await createKey(t, m.id, { mode: 'test' });
+      assert.equal((await t.api(k.secretKey, 'GET', '/api/v1/customers')).status, 200);
+      const { default: SQLite } = await import('better-sqlite3');
+      const { join } = await import('node:path');
+      const other = new SQLite(join(t.dataDir, 'motu.sqlite'));
+      try {
+        other.prepare('update api_keys set revoked_at = ? where id = ?').run(new Date().toISOString(), k.id);
+      } finally {
+        other.close();
+      }
+      const res = await t.api(k.secretKey, 'GET', '/api/v1/customers');
+      assert.equal(res.status, 401);
+      assert.equal(res.body.code, 'UNAUTHORIZED');
+    });
+  }
 });

@@ -31,9 +31,9 @@ export interface Database {
   ping(): Promise<void>;
   close(): Promise<void>;
   /**
-   * SQLite only: a number that changes whenever a row of `merchants`, `stores` or `contracts` may have changed, by
-   * this process (any write statement naming one of them, any rollback) or by another one (PRAGMA data_version), so
-   * that these few, rarely written rows may be cached in the process. Absent on PostgreSQL, where other processes
+   * SQLite only: a number that changes whenever a row of `merchants`, `stores`, `contracts` or `api_keys` may have
+   * changed, by this process (any write statement naming one of them, any rollback) or by another one (PRAGMA
+   * data_version), so that these few, rarely written rows may be cached in the process. Absent on PostgreSQL, where other processes
    * write without telling: nothing is cached there.
    */
   referenceStamp?(): number;
@@ -90,7 +90,6 @@ function openSqlite(dataDir: string, groupCommit: boolean): Database {
     ? new GroupCommitter(kysely, {
         exec: (statement) => {
           statements.prepare(statement).run();
-          if (statement.startsWith('ROLLBACK')) stamp.bump();
         },
         deferSync: () => wal.deferNextCommit(),
         sync: () => wal.sync(),
@@ -259,14 +258,26 @@ class Checkpointer {
 class ReferenceStamp {
   private generation = 0;
   private dataVersion = -1;
+  /** A write naming a reference table happened in the current transaction. */
+  private referenceWrite = false;
   private readonly version: SQLite.Statement<[], number>;
 
-  constructor(native: SQLite.Database) {
+  constructor(private readonly native: SQLite.Database) {
     this.version = native.prepare<[], number>('PRAGMA data_version').pluck();
   }
 
-  bump(): void {
-    this.generation++;
+  /**
+   * After a statement that may write or end a transaction: a write naming a reference table changes the stamp, and
+   * so does a rollback of a transaction that made one (what was read from it meanwhile is gone).
+   */
+  after(role: 'write' | 'rollback' | undefined): void {
+    if (role === 'write') {
+      this.referenceWrite = true;
+      this.generation++;
+    } else if (role === 'rollback' && this.referenceWrite) {
+      this.generation++;
+    }
+    if (!this.native.inTransaction) this.referenceWrite = false;
   }
 
   current(): number {
@@ -279,7 +290,7 @@ class ReferenceStamp {
   }
 }
 
-const REFERENCE_TABLES = /\b(merchants|stores|contracts)\b/i;
+const REFERENCE_TABLES = /\b(merchants|stores|contracts|api_keys)\b/i;
 
 function cachingStatements(native: SQLite.Database, wal: WalSync, stamp: ReferenceStamp, size = 1024) {
   const cache = new Map<string, SQLite.Statement>();
@@ -288,7 +299,8 @@ function cachingStatements(native: SQLite.Database, wal: WalSync, stamp: Referen
     prepare(text: string): SQLite.Statement {
       let statement = cache.get(text);
       if (statement === undefined) {
-        statement = durable(native.prepare(text), text, wal, REFERENCE_TABLES.test(text) || /^\s*rollback/i.test(text) ? stamp : undefined);
+        const role = /^\s*rollback/i.test(text) ? 'rollback' : REFERENCE_TABLES.test(text) ? 'write' : undefined;
+        statement = durable(native.prepare(text), text, wal, stamp, role);
         if (cache.size >= size) cache.delete(cache.keys().next().value!);
         cache.set(text, statement);
       }
@@ -300,15 +312,15 @@ function cachingStatements(native: SQLite.Database, wal: WalSync, stamp: Referen
 const ENDS_TRANSACTION = /^\s*(commit|end|release|rollback)\b/i;
 
 /** A statement that may commit (a write, or COMMIT/END/RELEASE/ROLLBACK) tells WalSync after it ran; reads stay as they are. */
-function durable(statement: SQLite.Statement, text: string, wal: WalSync, stamp: ReferenceStamp | undefined): SQLite.Statement {
+function durable(statement: SQLite.Statement, text: string, wal: WalSync, stamp: ReferenceStamp, role: 'write' | 'rollback' | undefined): SQLite.Statement {
   if (statement.readonly && !ENDS_TRANSACTION.test(text)) return statement;
   const after = <T>(result: T): T => {
-    stamp?.bump(); // a write to merchants, stores or contracts, or a rollback
+    stamp.after(role);
     wal.afterStatement();
     return result;
   };
   const fail = (error: unknown): never => {
-    stamp?.bump();
+    stamp.after(role === 'write' ? 'write' : 'rollback'); // a failed COMMIT rolls back
     wal.afterStatement(); // a failed COMMIT may still have ended the transaction
     throw error;
   };

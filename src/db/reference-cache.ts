@@ -1,4 +1,4 @@
-// Rows that nearly every request reads and that almost never change (a merchant's stores and contracts), kept in
+// Rows that nearly every request reads and that almost never change (API keys, a merchant's stores and contracts), kept in
 // the process on SQLite while Database.referenceStamp stays the same: any write naming their tables, any rollback
 // and any commit by another process (PRAGMA data_version) changes the stamp and empties the cache. On PostgreSQL
 // (several processes, no such signal) every call loads.
@@ -10,8 +10,11 @@ export class ReferenceCache {
 
   constructor(private readonly db: Database, private readonly maxEntries = 10_000) {}
 
-  /** The value `load` gives for `key`, from the cache when nothing it could depend on has changed since. Values are frozen. */
-  async get<T>(key: string, load: () => Promise<T>): Promise<T> {
+  /**
+   * The value `load` gives for `key`, from the cache when nothing it could depend on has changed since. Values are
+   * frozen. `keep` decides which values are kept (say, not an unknown key's `undefined`).
+   */
+  async get<T>(key: string, load: () => Promise<T>, keep: (value: T) => boolean = () => true): Promise<T> {
     const stamp = this.db.referenceStamp?.();
     if (stamp === undefined) return load();
     if (stamp !== this.stamp) {
@@ -20,7 +23,7 @@ export class ReferenceCache {
     }
     if (this.entries.has(key)) return this.entries.get(key) as T;
     const value = deepFreeze(await load());
-    if (this.db.referenceStamp!() === stamp) {
+    if (keep(value) && this.db.referenceStamp!() === stamp) {
       if (this.entries.size >= this.maxEntries) this.entries.clear();
       this.entries.set(key, value);
     }
