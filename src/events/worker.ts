@@ -11,8 +11,9 @@
 //      service until the merchant re-enables it.
 // A crashed worker's claims expire with their lease and are taken again (at-least-once); the attempt it had in
 // flight is recorded then as a failed attempt without an answer, so a receiver that hangs while workers die
-// still reaches the end of the schedule. Due retries are claimed before first attempts, so a failing target's
-// retries follow the schedule even behind a backlog. Woken within milliseconds of a commit (in-process signal;
+// still reaches the end of the schedule. Rows are claimed in due order (next_attempt_at): a failing target's retry
+// waits behind what fell due before it for that target, so with a backlog its time to out of service grows with the
+// backlog divided by its per-target bound. Woken within milliseconds of a commit (in-process signal;
 // LISTEN/NOTIFY on PostgreSQL), with a slow poll as fallback.
 import { secretBoxFor } from '../shared/secret-box.js';
 import { randomBytes } from 'node:crypto';
@@ -94,31 +95,42 @@ export function startDeliveryWorker(
 
   let stopping = false;
   let claiming = false;
-  let again = false;
   let active = 0;
   const busy = new Map<string, number>(); // target → sends in flight (until recorded)
   let idleResolve: (() => void) | undefined;
 
+  // Wake-ups: from outside (a commit's signal, NOTIFY, the poll) anything may be due; from a finished send, only
+  // its target got a free slot. While a claim runs they are noted, and another claim follows only if one from
+  // outside came, or a freed target still has room after the claim (else that query would only walk over the
+  // saturated target's backlog to find nothing).
+  let external = false;
+  const freed = new Set<string>();
   const wake = () => {
     if (stopping) return;
-    if (claiming) {
-      again = true;
-      return;
-    }
-    void claimLoop();
+    external = true;
+    if (!claiming) void claimLoop();
   };
+  const wakeFor = (target: string) => {
+    if (stopping) return;
+    freed.add(target);
+    if (!claiming) void claimLoop();
+  };
+  const worthClaiming = () => external || [...freed].some((k) => (busy.get(k) ?? 0) < perTarget);
 
   async function claimLoop(): Promise<void> {
     claiming = true;
     try {
-      do {
-        again = false;
+      // Let the wake-ups of this turn (a record batch frees many slots at once) gather into one claim.
+      await new Promise((r) => setImmediate(r));
+      while (worthClaiming() && !stopping) {
+        external = false;
+        freed.clear();
         const room = concurrency - active;
-        if (room <= 0 || stopping) break;
+        if (room <= 0) break;
         const { claimed, more } = await claim(room);
         for (const c of claimed) run(c);
-        if (more) again = true;
-      } while (again && !stopping);
+        if (more) external = true;
+      }
     } catch (err) {
       logger.error({ err: String(err) }, 'webhook claim failed');
     } finally {
@@ -133,32 +145,34 @@ export function startDeliveryWorker(
     const nowIso = now.toISOString();
     const leaseUntil = new Date(now.getTime() + leaseMs).toISOString();
     const token = `${workerId}:${randomBytes(6).toString('hex')}`;
-    let more = false;
+    let windowFull = false;
+    let skipped = false;
     const bodies = new Map<string, string>();
     const rows = await db.transaction(async (trx) => {
-      let q = trx
-        .selectFrom('webhook_deliveries as d')
-        .select(['d.id', 'd.target_key', 'd.status', 'd.attempt_count', 'd.event_id', 'd.updated_at'])
-        .where((eb) =>
-          eb.or([
-            eb.and([eb('d.status', '=', 'pending'), eb('d.next_attempt_at', '<=', nowIso)]),
-            eb.and([eb('d.status', '=', 'sending'), eb('d.lease_until', '<', nowIso)]),
-          ]),
-        )
-        // A delivery to an endpoint out of service waits until it is enabled again.
-        .where((eb) =>
-          eb.or([
-            eb('d.endpoint_id', 'is', null),
-            eb('d.endpoint_id', 'in', eb.selectFrom('webhook_endpoints').select('id').where('enabled', '=', 1)),
-          ]),
-        )
-        // Retries first (the most advanced first), so a failing target reaches the end of its schedule on time.
-        .orderBy('d.attempt_count', 'desc')
-        .orderBy('d.next_attempt_at')
-        .limit(limit);
-      if (saturated.length > 0) q = q.where('d.target_key', 'not in', saturated);
-      if (db.caps.skipLocked) q = q.forUpdate().skipLocked();
-      const due = await q.execute();
+      // Two index walks rather than one OR (which would sort every due row on each claim): stale claims of a
+      // stopped worker (by lease, usually none), then pending rows in due order, stopping at the limit.
+      const select = (status: 'sending' | 'pending', n: number) => {
+        let q = trx
+          .selectFrom('webhook_deliveries as d')
+          .select(['d.id', 'd.target_key', 'd.status', 'd.attempt_count', 'd.event_id', 'd.updated_at'])
+          .where('d.status', '=', status)
+          .where(status === 'sending' ? 'd.lease_until' : 'd.next_attempt_at', status === 'sending' ? '<' : '<=', nowIso)
+          // A delivery to an endpoint out of service waits until it is enabled again.
+          .where((eb) =>
+            eb.or([
+              eb('d.endpoint_id', 'is', null),
+              eb('d.endpoint_id', 'in', eb.selectFrom('webhook_endpoints').select('id').where('enabled', '=', 1)),
+            ]),
+          )
+          .orderBy(status === 'sending' ? 'd.lease_until' : 'd.next_attempt_at')
+          .limit(n);
+        if (saturated.length > 0) q = q.where('d.target_key', 'not in', saturated);
+        if (db.caps.skipLocked) q = q.forUpdate().skipLocked();
+        return q.execute();
+      };
+      const stale = await select('sending', limit);
+      const due = stale.length < limit ? [...stale, ...(await select('pending', limit - stale.length))] : stale;
+      windowFull = due.length === limit;
       // The per-target bound: no more rows of a target than it has free slots; the rest stay pending.
       const taken = new Map<string, number>();
       const ids: string[] = [];
@@ -166,7 +180,7 @@ export function startDeliveryWorker(
       for (const r of due) {
         const n = taken.get(r.target_key) ?? busy.get(r.target_key) ?? 0;
         if (n >= perTarget) {
-          more = true;
+          skipped = true;
           continue;
         }
         taken.set(r.target_key, n + 1);
@@ -190,7 +204,9 @@ export function startDeliveryWorker(
       for (const e of events) bodies.set(e.id, e.body);
       return claimed;
     });
-    if (rows.length === limit) more = true;
+    // A full window all claimed: there may be more. Rows left for the per-target bound are not a reason to query
+    // again at once (that query would skip over the saturated target's backlog): the next completion wakes us.
+    const more = windowFull && !skipped;
     return { claimed: rows.map((row) => ({ row, body: Buffer.from(bodies.get(row.event_id)!, 'utf8') })), more };
   }
 
@@ -233,7 +249,7 @@ export function startDeliveryWorker(
         if (left <= 0) busy.delete(key);
         else busy.set(key, left);
         if (active === 0 && idleResolve) idleResolve();
-        wake();
+        wakeFor(key);
       });
   }
 
