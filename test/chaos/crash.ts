@@ -71,6 +71,8 @@ eachDatabase('chaos: crash', (dialect) => {
     // The merchant's retries: every POST that got no answer, again with its Idempotency-Key, once the dead
     // request's in-flight claim is abandoned (60 s after it; src/http/idempotency.ts).
     const unanswered = ledger.unanswered.size;
+    // Refunds a kill left pending, counted now: the worker's recover-refunds job settles them from here on.
+    const pendingWhenStopped = (await waitForRefundRecovery(apiUrl, key, ledger, 0)).pendingAtStop;
     if (unanswered > 0) await sleep(Math.max(0, lastKill + 62_000 - Date.now()));
     const references = await retryUnanswered(apiUrl, key, ledger);
     // A session created twice under one key would show as two payments with the same order reference.
@@ -97,7 +99,8 @@ eachDatabase('chaos: crash', (dialect) => {
     const latencies = received.map((r) => r.at - Date.parse(r.body.createdAt)).sort((a, b) => a - b);
     report.push(
       `chaos crash [${dialect}] ${name}: ${KILLS} SIGKILLs, ${requests} requests, ${ledger.payments.size} payments, ${ledger.captures.size} captures, ` +
-      `${ledger.refunds.size} refunds answered 201, ${unanswered} unanswered POSTs retried after 62 s, ${recovery.pendingAtStop} payments with a refund pending at the stop (recovered in ${recoveredIn} ms), ` +
+      `${ledger.refunds.size} refunds answered 201, ${unanswered} POSTs cut by a kill retried after 62 s, ${pendingWhenStopped} payments with a refund pending when the load stopped ` +
+      `(${recovery.pendingAtStop} still pending after the retries, none ${recoveredIn} ms later), ` +
       `${eventIds.length} events (${received.length - eventIds.length} redelivered), healthy p50/p99/max ${percentile(latencies, 0.5)}/${percentile(latencies, 0.99)}/${latencies.at(-1)} ms, ` +
       `all delivered ${drainedIn} ms after the load stopped, payment statuses ${JSON.stringify(statuses)}, ` +
       `invariants ${tally.invariants - invariantsBefore}`,

@@ -78,6 +78,8 @@ export class MotuProcess {
 export interface Answer {
   status: number;
   body: any;
+  /** No answer, and the request never reached a server (connection refused while it was down). */
+  refused?: boolean;
 }
 
 export async function call(url: string, method: string, route: string, key: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
@@ -91,8 +93,10 @@ export async function call(url: string, method: string, route: string, key: stri
     });
     const text = await res.text();
     return { status: res.status, body: text ? JSON.parse(text) : undefined };
-  } catch {
-    return { status: 0, body: undefined }; // connection refused or reset by the kill: no answer, no claim
+  } catch (err) {
+    // Connection refused (the server was down: never sent) or reset by the kill (maybe done): no answer, no claim.
+    const code = (err as { cause?: { code?: string } }).cause?.code;
+    return { status: 0, body: undefined, refused: code === 'ECONNREFUSED' };
   }
 }
 
@@ -139,7 +143,7 @@ export async function retryUnanswered(url: string, key: string, ledger: Ledger):
 export async function client(url: string, key: string, notifyUrl: string, ledger: Ledger, stop: () => boolean, n: string) {
   const post = async (idem: string, kind: 'session' | 'capture' | 'refund', route: string, body: unknown, paymentId?: string, reference?: string) => {
     const answer = await call(url, 'POST', route, key, body, { 'idempotency-key': idem });
-    if (answer.status === 0) ledger.unanswered.set(idem, { route, body, paymentId, reference });
+    if (answer.status === 0 && !answer.refused) ledger.unanswered.set(idem, { route, body, paymentId, reference });
     record(ledger, idem, kind, paymentId, answer);
     return answer;
   };
