@@ -128,7 +128,7 @@ describe('group commit waiting for its fsync', () => {
     return done;
   };
 
-  it('resolves no caller before the fsync that follows its COMMIT; the next batch commits meanwhile', async () => {
+  it('resolves no caller before the fsync that follows its COMMIT, and lets no statement see its rows before then', async () => {
     const { kysely, syncs, insert, count, deferred } = open();
     const first = [insert('a'), insert('b')];
     await new Promise((r) => setTimeout(r, 10));
@@ -136,12 +136,18 @@ describe('group commit waiting for its fsync', () => {
     assert.equal(deferred(), 1, 'its COMMIT was not synced by the database');
     assert.equal(syncs.length, 1);
     assert.equal(await settled(first[0]!), false, 'not resolved before its fsync returned');
+    // A reader through the database's one connection waits for the fsync: nobody sees rows a power cut could take back.
+    const reader = kysely.selectFrom('t').select('name').execute();
     const second = insert('c');
     await new Promise((r) => setTimeout(r, 10));
-    assert.equal(count(), 3, 'the next batch ran while the first fsync was in flight');
+    assert.equal(await settled(reader), false, 'a read waits for the fsync in flight');
+    assert.equal(count(), 2, 'the next batch waits for the fsync in flight');
     assert.equal(await settled(second), false);
     syncs[0]!.resolve();
     assert.deepEqual(await Promise.all(first), ['a', 'b']);
+    assert.equal((await reader).length, 2);
+    await new Promise((r) => setTimeout(r, 10));
+    assert.equal(count(), 3, 'the next batch ran once the first fsync returned');
     assert.equal(await settled(second), false, 'the second batch waits for its own fsync');
     syncs[1]!.resolve();
     assert.equal(await second, 'c');

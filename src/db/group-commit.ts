@@ -10,7 +10,8 @@
 //   (a 201 still means "stored"). If the COMMIT itself fails, every caller of the batch is rejected.
 // - with `sync` (SQLite, database.ts), the COMMIT itself does not fsync: the batch then awaits `sync()`, an fsync in
 //   libuv's thread pool, before resolving its callers. Meanwhile the event loop keeps parsing requests and the next
-//   batch may run and commit; `sync()` coalesces (one fsync in flight, at most one more queued behind it).
+//   batch's statements wait for it (the batch holds the connection until then), so no reader sees rows before they are
+//   durable; the event loop meanwhile parses and validates the next requests. `sync()` coalesces.
 import { sql, type Kysely, type Transaction } from 'kysely';
 
 interface Pending<DB> {
@@ -68,34 +69,51 @@ export class GroupCommitter<DB> {
     });
   }
 
+  private async runItems(batch: Pending<DB>[], outcomes: Outcome[], trx: Transaction<DB>): Promise<void> {
+    for (const item of batch) {
+      await this.exec('SAVEPOINT motu_tx', trx);
+      try {
+        const value = await item.fn(trx);
+        await this.exec('RELEASE SAVEPOINT motu_tx', trx);
+        outcomes.push({ ok: true, value });
+      } catch (error) {
+        // Undo only this caller's writes. If even that fails, SQLite has aborted the whole
+        // transaction (disk full, I/O error): let the batch fail and every caller see it.
+        await this.exec('ROLLBACK TO SAVEPOINT motu_tx', trx);
+        await this.exec('RELEASE SAVEPOINT motu_tx', trx);
+        outcomes.push({ ok: false, error });
+      }
+    }
+  }
+
   private async runBatch(): Promise<void> {
     if (this.running || this.queue.length === 0) return;
     this.running = true;
     const batch = this.queue.splice(0, this.maxBatch);
     const outcomes: Outcome[] = [];
-    let synced: Promise<void> | undefined;
+    let syncError: unknown;
     let failed = false;
     try {
-      await this.kysely.transaction().execute(async (trx) => {
-        for (const item of batch) {
-          await this.exec('SAVEPOINT motu_tx', trx);
-          try {
-            const value = await item.fn(trx);
-            await this.exec('RELEASE SAVEPOINT motu_tx', trx);
-            outcomes.push({ ok: true, value });
-          } catch (error) {
-            // Undo only this caller's writes. If even that fails, SQLite has aborted the whole
-            // transaction (disk full, I/O error): let the batch fail and every caller see it.
-            await this.exec('ROLLBACK TO SAVEPOINT motu_tx', trx);
-            await this.exec('RELEASE SAVEPOINT motu_tx', trx);
-            outcomes.push({ ok: false, error });
-          }
+      // The batch holds the one connection from BEGIN until its COMMIT is durable: no other statement, read or
+      // write, runs before the fsync returned, so nobody sees a row that a power cut could still take back.
+      // The event loop stays free meanwhile: it parses and validates the next requests, which queue for the next batch.
+      await this.kysely.connection().execute(async (conn) => {
+        const trx = conn as unknown as Transaction<DB>;
+        await this.exec('BEGIN IMMEDIATE', trx);
+        try {
+          await this.runItems(batch, outcomes, trx);
+          this.deferSync?.();
+          await this.exec('COMMIT', trx);
+        } catch (error) {
+          await Promise.resolve(this.exec('ROLLBACK', trx)).catch(() => {});
+          throw error;
         }
-        this.deferSync?.();
+        try {
+          await this.sync?.();
+        } catch (error) {
+          syncError = error ?? new Error('fsync failed');
+        }
       });
-      // Committed, maybe not on disk yet: the next batch may run meanwhile, but nobody hears of these rows before
-      // an fsync that started after this COMMIT has returned.
-      synced = this.sync?.();
     } catch (error) {
       // Nothing of this batch was committed: each caller fails with its own error if it had one,
       // otherwise with the error that stopped the commit.
@@ -109,12 +127,6 @@ export class GroupCommitter<DB> {
       this.schedule();
     }
     if (failed) return;
-    let syncError: unknown;
-    try {
-      await synced;
-    } catch (error) {
-      syncError = error ?? new Error('fsync failed');
-    }
     batch.forEach((item, i) => {
       const outcome = outcomes[i]!;
       if (!outcome.ok) item.reject(outcome.error);
