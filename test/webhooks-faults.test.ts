@@ -1,6 +1,7 @@
 // Faulty receivers and the delivery worker's bounds: a receiver that hangs ends out of service on the schedule;
 // a slow endpoint does not delay a healthy one; SIGTERM lets the sends in flight finish and records them.
 import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
 import net from 'node:net';
 import { after, before, it } from 'node:test';
 import { recordEvent } from '../src/events/outbox.js';
@@ -140,5 +141,44 @@ eachDatabase('webhooks: per-endpoint bound', (dialect) => {
     // Generous: a delayed healthy delivery would wait for the slow answers (1.5 s).
     assert.ok(maxBeside < 750, `healthy latency beside the slow backlog ${JSON.stringify(beside)} ms, alone ${JSON.stringify(alone)} ms`);
     console.log(`per-endpoint bound [${dialect}]: healthy commit-to-receipt max ${maxAlone} ms alone, ${maxBeside} ms beside a slow backlog`);
+  });
+});
+
+eachDatabase('webhooks: signing secrets cached by the worker', (dialect) => {
+  let t: TestApp;
+  let workers: Workers;
+  let rx: Receiver;
+  before(async () => {
+    t = await startApp(dialect);
+    workers = startWorkers(t.config, t.db, t.clock, silent);
+    rx = await startReceiver();
+  });
+  after(async () => {
+    await workers.stop();
+    await rx.close();
+    await t.close();
+  });
+
+  it('an event committed right after a rotation returns is signed with the new secret, never the cached old one', async () => {
+    const m = await createMerchant(t, 'Rotating');
+    const ep = await t.api(m.testKey, 'POST', '/api/v1/webhook-endpoints', { url: rx.url('/rotating'), events: ['*'] });
+    assert.equal(ep.status, 201);
+    const hmac = (secret: string, ts: string, raw: Buffer) => createHmac('sha256', secret).update(`${ts}.`).update(raw).digest('hex');
+    let secret = m.testWebhookSecret;
+    for (let round = 0; round < 3; round++) {
+      // Delivered with the current secret: the worker now holds it.
+      assert.equal((await t.api(m.testKey, 'POST', '/api/v1/customers', { name: `before${round}` })).status, 201);
+      await rx.waitFor(() => rx.for('/rotating').some((r) => r.body.data.name === `before${round}`), 10_000);
+      const rotated = await t.api(m.testKey, 'POST', '/api/v1/webhooks/signing-secret/rotate');
+      assert.equal(rotated.status, 200);
+      const previous = secret;
+      secret = rotated.body.webhookSecret;
+      assert.equal((await t.api(m.testKey, 'POST', '/api/v1/customers', { name: `after${round}` })).status, 201);
+      await rx.waitFor(() => rx.for('/rotating').some((r) => r.body.data.name === `after${round}`), 10_000);
+      const r = rx.for('/rotating').find((x) => x.body.data.name === `after${round}`)!;
+      const ts = String(r.headers['x-service-timestamp']);
+      assert.equal(r.headers['x-service-signature-v2'], hmac(secret, ts, r.raw), `round ${round}: signed with the new secret`);
+      assert.equal(r.headers['x-service-signature-v2-previous'], hmac(previous, ts, r.raw));
+    }
   });
 });
