@@ -138,7 +138,7 @@ export function startDeliveryWorker(
     }
   }
 
-  /** Claims up to `limit` due rows, at most the free slots of each target. `more`: rows were left for the bound. */
+  /** Claims up to `limit` due rows, at most the free slots of each target. `more`: the window was full, query again. */
   async function claim(limit: number): Promise<{ claimed: Claimed[]; more: boolean }> {
     const saturated = [...busy.entries()].filter(([, n]) => n >= perTarget).map(([k]) => k);
     const now = clock.now();
