@@ -148,7 +148,8 @@ eachDatabase('hosted checkout in a browser', (dialect) => {
     await page.getByRole('button', { name: 'Pay €10.00' }).click();
     await page.waitForURL(`${SHOP}/**`);
     assert.equal((await payment(s.paymentId)).status, 'captured');
-    assert.deepEqual((await eventsOf(s.paymentId)).map((e) => e.type), ['payment.failed', 'payment.authorized', 'payment.captured']);
+    // One event per step; two written in the same millisecond have no order of their own, so compare them as a set.
+    assert.deepEqual((await eventsOf(s.paymentId)).map((e) => e.type).sort(), ['payment.authorized', 'payment.captured', 'payment.failed']);
     await context.close();
   });
 

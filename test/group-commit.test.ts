@@ -131,7 +131,8 @@ describe('group commit waiting for its fsync', () => {
   it('resolves no caller before the fsync that follows its COMMIT, and lets no statement see its rows before then', async () => {
     const { kysely, syncs, insert, count, deferred } = open();
     const first = [insert('a'), insert('b')];
-    await new Promise((r) => setTimeout(r, 10));
+    // Wait (bounded) until the batch committed and asked for its fsync: a loaded machine may take more than a few ms.
+    for (let i = 0; i < 200 && syncs.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
     assert.equal(count(), 2, 'committed');
     assert.equal(deferred(), 1, 'its COMMIT was not synced by the database');
     assert.equal(syncs.length, 1);
@@ -146,7 +147,7 @@ describe('group commit waiting for its fsync', () => {
     syncs[0]!.resolve();
     assert.deepEqual(await Promise.all(first), ['a', 'b']);
     assert.equal((await reader).length, 2);
-    await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 200 && syncs.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
     assert.equal(count(), 3, 'the next batch ran once the first fsync returned');
     assert.equal(await settled(second), false, 'the second batch waits for its own fsync');
     syncs[1]!.resolve();
