@@ -6,8 +6,8 @@ import { secretBoxFor } from '../src/shared/secret-box.js';
 import http from 'node:http';
 import os from 'node:os';
 import type { AddressInfo } from 'node:net';
-import { parseConfig } from '../src/config.js';
-import type { Dialect } from '../src/db/database.js';
+import { parseConfig, type Config } from '../src/config.js';
+import type { Database, Dialect } from '../src/db/database.js';
 import { recordEvent } from '../src/events/outbox.js';
 import { payloads } from '../src/events/payloads.js';
 import { MerchantsService } from '../src/modules/merchants/merchants.service.js';
@@ -41,6 +41,19 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
+/** Starts the loopback receiver and registers it as a merchant's endpoint for every event; returns the merchant. */
+async function listenAsEndpoint(receiver: http.Server, config: Config, db: Database) {
+  receiver.keepAliveTimeout = 60_000;
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  const port = (receiver.address() as AddressInfo).port;
+  const merchant = await new MerchantsService(db, systemClock, secretBoxFor(config)).createMerchant({ name: 'Bench' });
+  await new WebhooksService(config, db, systemClock).createEndpoint(
+    { merchantId: merchant.id, mode: 'test' },
+    { url: `http://127.0.0.1:${port}/hook`, events: ['*'] },
+  );
+  return merchant;
+}
+
 async function runAt(dialect: Dialect, rate: number): Promise<Run> {
   const database = await freshDatabase(dialect);
   const config = parseConfig({ MOTU_DATA_DIR: database.dataDir, DATABASE_URL: database.databaseUrl, LOG_LEVEL: 'silent' });
@@ -60,14 +73,7 @@ async function runAt(dialect: Dialect, rate: number): Promise<Run> {
       res.writeHead(204).end();
     });
   });
-  receiver.keepAliveTimeout = 60_000;
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-  const port = (receiver.address() as AddressInfo).port;
-  const merchant = await new MerchantsService(db, systemClock, secretBoxFor(config)).createMerchant({ name: 'Bench' });
-  await new WebhooksService(config, db, systemClock).createEndpoint(
-    { merchantId: merchant.id, mode: 'test' },
-    { url: `http://127.0.0.1:${port}/hook`, events: ['*'] },
-  );
+  const merchant = await listenAsEndpoint(receiver, config, db);
   const workers = startWorkers(config, db, systemClock, silent, { delivery: { perTarget: 64, concurrency: 256 } });
 
   // Steady rate: every 10 ms, the events due by now, each in its own transaction.
@@ -135,14 +141,7 @@ async function drain(dialect: Dialect, events: number): Promise<Drain> {
       res.writeHead(204).end();
     });
   });
-  receiver.keepAliveTimeout = 60_000;
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-  const port = (receiver.address() as AddressInfo).port;
-  const merchant = await new MerchantsService(db, systemClock, secretBoxFor(config)).createMerchant({ name: 'Bench' });
-  await new WebhooksService(config, db, systemClock).createEndpoint(
-    { merchantId: merchant.id, mode: 'test' },
-    { url: `http://127.0.0.1:${port}/hook`, events: ['*'] },
-  );
+  const merchant = await listenAsEndpoint(receiver, config, db);
   for (let i = 0; i < events; i += 100) {
     await db.transaction(async (trx) => {
       for (let j = i; j < Math.min(events, i + 100); j++) {
