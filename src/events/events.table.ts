@@ -1,7 +1,9 @@
-import type { Selectable } from 'kysely';
+import type { Generated, Selectable } from 'kysely';
 import type { Mode } from '../modules/merchants/merchants.table.js';
 
 export interface WebhookEventsTable {
+  /** Insertion sequence, assigned by the database: the order events were recorded in (migration 0009). */
+  seq: Generated<number>;
   id: string;
   merchant_id: string;
   mode: Mode;
@@ -44,6 +46,8 @@ export interface WebhookDeliveriesTable {
   endpoint_id: string | null;
   url: string;
   target_key: string;
+  /** The event's seq: rows due at the same instant are claimed in the order their events were recorded. */
+  event_seq: number;
   status: DeliveryStatus;
   /** Attempts made so far (the first send is attempt 1; retries are 2..6). */
   attempt_count: number;

@@ -54,7 +54,8 @@ export async function recordEvent<T extends EventType>(trx: Trx, input: RecordEv
   const id = newId('whe');
   const createdAt = (input.at ?? new Date()).toISOString();
   const body = JSON.stringify({ id, type: input.type, createdAt, data: input.data });
-  await trx
+  // seq: assigned by the database, the order events are recorded in (same-millisecond events included).
+  const { seq } = await trx
     .insertInto('webhook_events')
     .values({
       id,
@@ -65,7 +66,8 @@ export async function recordEvent<T extends EventType>(trx: Trx, input: RecordEv
       body,
       created_at: createdAt,
     })
-    .execute();
+    .returning('seq')
+    .executeTakeFirstOrThrow();
 
   const targets = await targetsOf(trx, input);
   const deliveryIds: string[] = [];
@@ -76,6 +78,7 @@ export async function recordEvent<T extends EventType>(trx: Trx, input: RecordEv
       return {
         id: deliveryId,
         event_id: id,
+        event_seq: seq,
         merchant_id: input.merchantId,
         mode: input.mode,
         endpoint_id: t.endpointId,
