@@ -86,12 +86,11 @@ export class EventsService {
     if (filter.startingAfter) {
       const cursor = await this.find(owner, filter.startingAfter);
       if (!cursor) throw invalidField('startingAfter', 'is not an id from this list');
-      const after = filter.startingAfter;
-      q = q.where((eb) =>
-        eb.or([eb('created_at', '<', cursor.created_at), eb.and([eb('created_at', '=', cursor.created_at), eb('id', '<', after)])]),
-      );
+      // Newest first by (created_at, seq): seq orders the events of one millisecond as they were recorded. A row
+      // value comparison, so the index (merchant_id, mode, created_at, seq) seeks straight to the cursor.
+      q = q.where((eb) => eb(eb.refTuple('created_at', 'seq'), '<', eb.tuple(cursor.created_at, cursor.seq)));
     }
-    const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+    const rows = await q.orderBy('created_at', 'desc').orderBy('seq', 'desc').limit(limit + 1).execute();
     return { data: rows.slice(0, limit).map(eventView), hasMore: rows.length > limit };
   }
 
@@ -151,6 +150,7 @@ export class EventsService {
       const rows = targets.map((t) => ({
         id: newId('del'),
         event_id: id,
+        event_seq: event.seq,
         merchant_id: owner.merchantId,
         mode: owner.mode,
         endpoint_id: t.endpointId,

@@ -59,7 +59,7 @@ export function eventStreamRoutes(db: Database, clock: Clock) {
             }
             const rows = await q
               .orderBy('created_at')
-              .orderBy('id')
+              .orderBy('seq') // same-millisecond events in the order they were recorded
               .limit(500)
               .execute();
             for (const row of rows) {
