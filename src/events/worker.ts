@@ -11,10 +11,10 @@
 //      service until the merchant re-enables it.
 // A crashed worker's claims expire with their lease and are taken again (at-least-once); the attempt it had in
 // flight is recorded then as a failed attempt without an answer, so a receiver that hangs while workers die
-// still reaches the end of the schedule. Rows are claimed in due order (next_attempt_at): a failing target's retry
-// waits behind what fell due before it for that target, so with a backlog its time to out of service grows with the
-// backlog divided by its per-target bound. Woken within milliseconds of a commit (in-process signal;
-// LISTEN/NOTIFY on PostgreSQL), with a slow poll as fallback.
+// still reaches the end of the schedule. Rows are claimed and sent in due order (next_attempt_at, then the order
+// their events were recorded in, event_seq): a failing target's retry waits behind what fell due before it for that
+// target, so with a backlog its time to out of service grows with the backlog divided by its per-target bound.
+// Woken within milliseconds of a commit (in-process signal; LISTEN/NOTIFY on PostgreSQL), with a slow poll as fallback.
 import { secretBoxFor } from '../shared/secret-box.js';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
@@ -165,6 +165,8 @@ export function startDeliveryWorker(
             ]),
           )
           .orderBy(status === 'sending' ? 'd.lease_until' : 'd.next_attempt_at')
+          // Rows due at the same instant in the order their events were recorded (the index ends with event_seq).
+          .orderBy('d.event_seq')
           .limit(n);
         if (saturated.length > 0) q = q.where('d.target_key', 'not in', saturated);
         if (db.caps.skipLocked) q = q.forUpdate().skipLocked();
@@ -189,12 +191,15 @@ export function startDeliveryWorker(
       }
       if (ids.length === 0) return [];
       if (lost.length > 0) await recordLost(trx, lost, nowIso);
-      const claimed = await trx
+      const updated = await trx
         .updateTable('webhook_deliveries')
         .set({ status: 'sending', claim_token: token, lease_until: leaseUntil, updated_at: nowIso })
         .where('id', 'in', ids)
         .returningAll()
         .execute();
+      // RETURNING comes in the table's order, not the claim's: sent in claim order (so in recording order).
+      const byId = new Map(updated.map((r) => [r.id, r]));
+      const claimed = ids.flatMap((id) => byId.get(id) ?? []);
       // The bodies only of what was claimed (joining them above would read one for every due row).
       const events = await trx
         .selectFrom('webhook_events')
