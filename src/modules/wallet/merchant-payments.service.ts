@@ -100,9 +100,11 @@ export class MerchantPaymentsService {
   private async record(paymentId: string, outcome: AuthorizationOutcome): Promise<void> {
     const before = await this.db.kysely.selectFrom('payments').selectAll().where('id', '=', paymentId).executeTakeFirstOrThrow();
     const attempts = await attemptsOf(this.acquirers, before);
-    const at = this.clock.now();
-    const now = at.toISOString();
     await this.db.transaction(async (trx) => {
+      // The events' time is read in the transaction, not before it waited for its turn (group commit, locks): a
+      // payment's events then never carry a time earlier than the one recorded before them.
+      const at = this.clock.now();
+      const now = at.toISOString();
       const event = async (row: PaymentRow) => ({ merchantId: row.merchant_id, mode: row.mode, paymentId: row.id, at, notificationUrl: row.notification_url });
       if (outcome.status !== 'authorized') {
         // A refusal, or a card the acquirer no longer knows: the payment fails with a refusal code.
