@@ -23,7 +23,7 @@ eachDatabase('merchant-initiated payments', (dialect) => {
   after(async () => t.close());
 
   const eventsFor = async (paymentId: string) => {
-    const rows = await t.db.kysely.selectFrom('webhook_events').select(['type', 'body']).where('payment_id', '=', paymentId).orderBy('created_at').orderBy('id').execute();
+    const rows = await t.db.kysely.selectFrom('webhook_events').select(['type', 'body']).where('payment_id', '=', paymentId).orderBy('created_at').orderBy('seq').execute();
     return rows.map((r) => JSON.parse(r.body));
   };
 

@@ -40,6 +40,6 @@ export async function saveCard(t: TestApp, key: string, customerId: string, numb
 }
 
 export async function eventsOf(t: TestApp, type: string): Promise<any[]> {
-  const rows = await t.db.kysely.selectFrom('webhook_events').select(['body']).where('type', '=', type).orderBy('created_at').execute();
+  const rows = await t.db.kysely.selectFrom('webhook_events').select(['body']).where('type', '=', type).orderBy('created_at').orderBy('seq').execute();
   return rows.map((r) => JSON.parse(r.body));
 }
