@@ -22,6 +22,10 @@ describe('identifiers', () => {
     assert.equal(base62(Buffer.alloc(16, 255), 22), reference(Buffer.alloc(16, 255), 22));
     assert.equal(base62(Buffer.from([0, 61]), 2), '0z');
     assert.equal(base62(Buffer.from([0, 62]), 2), '10');
+    for (let size = 1; size <= 33; size++) {
+      const bytes = randomBytes(size);
+      assert.equal(base62(bytes, 45), reference(bytes, 45), `${size} bytes`);
+    }
     for (let i = 0; i < 2000; i++) {
       const bytes = randomBytes(i % 2 ? 16 : 24);
       const length = i % 2 ? 22 : 32;

@@ -260,6 +260,8 @@ class ReferenceStamp {
   private dataVersion = -1;
   /** A write naming a reference table happened in the current transaction. */
   private referenceWrite = false;
+  /** data_version was read inside the transaction still open. */
+  private readInTransaction = false;
   private readonly version: SQLite.Statement<[], number>;
 
   constructor(private readonly native: SQLite.Database) {
@@ -277,10 +279,17 @@ class ReferenceStamp {
     } else if (role === 'rollback' && this.referenceWrite) {
       this.generation++;
     }
-    if (!this.native.inTransaction) this.referenceWrite = false;
+    if (!this.native.inTransaction) {
+      this.referenceWrite = false;
+      this.readInTransaction = false;
+    }
   }
 
   current(): number {
+    // Inside a transaction the connection's snapshot is fixed: no other connection's commit can show before it
+    // ends, so data_version (a system call's worth of work) is read once per transaction.
+    if (this.readInTransaction && this.native.inTransaction) return this.generation;
+    this.readInTransaction = this.native.inTransaction;
     const version = this.version.get()!;
     if (version !== this.dataVersion) {
       this.dataVersion = version; // another connection committed something

@@ -10,6 +10,7 @@ import * as m0006 from './migrations/0006_refunds.js';
 import * as m0007 from './migrations/0007_acquirer_refunds.js';
 import * as m0008 from './migrations/0008_mail.js';
 import * as m0009 from './migrations/0009_events_order.js';
+import * as m0010 from './migrations/0010_partial_indexes.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_core': m0001,
@@ -21,6 +22,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0007_acquirer_refunds': m0007,
   '0008_mail': m0008,
   '0009_events_order': m0009,
+  '0010_partial_indexes': m0010,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

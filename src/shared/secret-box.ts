@@ -1,7 +1,7 @@
 // Secrets at rest (webhook signing secrets): AES-256-GCM with the key of MOTU_SECRETS_KEY, or — without it — a key
 // generated once and kept in MOTU_DATA_DIR/secrets.key (mode 0600). A sealed value is `v1:` + base64(iv ‖ tag ‖ ciphertext);
 // a value without the prefix is a row written before encryption existed and is read as is (then sealed at start-up).
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config.js';
@@ -39,6 +39,11 @@ export class SecretBox {
     } catch {
       throw new Error('a stored secret cannot be decrypted: MOTU_SECRETS_KEY (or MOTU_DATA_DIR/secrets.key) is not the key it was sealed with');
     }
+  }
+
+  /** A key for `purpose` derived from the secrets key (HMAC-SHA-256): the same in every process that shares it. */
+  derivedKey(purpose: string): Buffer {
+    return createHmac('sha256', this.key).update(`motu:${purpose}`).digest();
   }
 
   static isSealed(stored: string): boolean {

@@ -71,7 +71,7 @@ export function customersRoutes(service: CustomersService) {
     app.post<{ Body: Static<typeof CustomerBody> }>(
       '/customers',
       { schema: { tags, summary: 'Create a customer', body: CustomerBody, response: { 201: Customer } } },
-      async (request, reply) => reply.code(201).send(await service.create(merchantOf(request), request.body)),
+      async (request, reply) => reply.code(201).send(await service.create(merchantOf(request), request.body, request.idempotency?.key)),
     );
     app.get<{ Querystring: Static<typeof CustomerListQuery> }>(
       '/customers',

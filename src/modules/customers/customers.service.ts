@@ -3,7 +3,7 @@ import type { Database, Trx } from '../../db/database.js';
 import type { MerchantAuth } from '../../http/auth.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError, notFound } from '../../shared/errors.js';
-import { newId } from '../../shared/ids.js';
+import { idForKeyUse, idFromKey, keyUseParts, newId } from '../../shared/ids.js';
 import { paginate, type PageRequest } from '../../shared/pagination.js';
 import type { CustomerRow } from './customers.table.js';
 import { recordEvent } from '../../events/outbox.js';
@@ -46,10 +46,10 @@ export class CustomersService {
   constructor(private readonly db: Database, private readonly clock: Clock) {}
 
   /** Inserts a customer on the caller's transaction (used by the API and by payments with saveCustomer). */
-  async insert(trx: Trx, owner: Owner, input: CustomerInput): Promise<CustomerRow> {
+  async insert(trx: Trx, owner: Owner, input: CustomerInput, id: string = newId('cus')): Promise<CustomerRow> {
     const now = this.clock.now().toISOString();
     const row: CustomerRow = {
-      id: newId('cus'),
+      id,
       merchant_id: owner.merchantId,
       mode: owner.mode,
       email: input.email ?? null,
@@ -67,11 +67,25 @@ export class CustomersService {
     return row;
   }
 
-  async create(owner: Owner, input: CustomerInput) {
+  /**
+   * With `idempotencyKey` the id is derived from it (customerIdFor): a retry that runs again after the first request
+   * was killed mid-way (its in-flight key abandoned) answers the customer that run created, not a second one (and
+   * not a 409 on its own email). Another key with the same email or externalId is still a 409.
+   */
+  async create(owner: Owner, input: CustomerInput, idempotencyKey?: string) {
+    let id: string | undefined;
+    if (idempotencyKey !== undefined) {
+      const keyed = await idForKeyUse((use) => customerIdFor(owner, idempotencyKey, use), (cid) => this.find(this.db.kysely, owner, cid), this.clock.now());
+      if (keyed.earlier) return customerView(keyed.earlier);
+      id = keyed.id;
+    }
     try {
-      const row = await this.db.transaction((trx) => this.insert(trx, owner, input));
+      const row = await this.db.transaction((trx) => this.insert(trx, owner, input, id));
       return customerView(row);
     } catch (err) {
+      // The first run committed meanwhile (it outlived its abandoned key): its customer is the answer.
+      const earlier = id && this.db.isUniqueViolation(err) ? await this.find(this.db.kysely, owner, id) : undefined;
+      if (earlier) return customerView(earlier);
       throw this.duplicate(err, input);
     }
   }
@@ -160,4 +174,9 @@ export class CustomersService {
     const field = /external_id/.test(message) ? 'externalId' : /email/.test(message) ? 'email' : input.email ? 'email' : 'externalId';
     return new AppError('ALREADY_EXISTS', `A customer with this ${field} already exists`, { field });
   }
+}
+
+/** The id of the customer created under the `use`-th use of `idempotencyKey` (idFromKey, idForKeyUse). */
+export function customerIdFor(owner: Owner, idempotencyKey: string, use = 0): string {
+  return idFromKey('cus', keyUseParts(['cus', owner.merchantId, owner.mode, idempotencyKey], use));
 }

@@ -82,7 +82,9 @@ export function lifecycleRoutes(lifecycle: PaymentLifecycleService, payments: Pa
         schema: { tags, summary: 'Create a payment link (a session that lives days, default 7)', body: LinkBody, response: { 201: LinkCreated } },
       },
       async (request, reply) => {
-        const created = await sessions.create(merchantOf(request), request.body, { channel: 'link', defaultExpiresIn: LINK_DEFAULT_EXPIRES_IN });
+        const created = await sessions.create(merchantOf(request), request.body, {
+          channel: 'link', defaultExpiresIn: LINK_DEFAULT_EXPIRES_IN, idempotencyKey: request.idempotency?.key,
+        });
         const linkId = await sessions.linkIdOf(created.sessionId);
         return reply.code(201).send({ ...created, linkId, linkUrl: created.checkoutUrl });
       },

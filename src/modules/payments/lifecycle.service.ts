@@ -19,8 +19,7 @@ import { payloads } from '../../events/payloads.js';
 import type { MerchantAuth } from '../../http/auth.js';
 import { addSeconds, type Clock } from '../../shared/clock.js';
 import { AppError, notFound, validationError } from '../../shared/errors.js';
-import { base62, newId } from '../../shared/ids.js';
-import { createHash } from 'node:crypto';
+import { idForKeyUse, idFromKey, keyUseParts, newId } from '../../shared/ids.js';
 import { isCurrency, toEurCents } from '../../shared/money.js';
 import { attemptsOf, paymentBase, settlementOf, storeOf } from './payment-events.js';
 import type { PaymentRow } from './payments.table.js';
@@ -304,10 +303,15 @@ export class PaymentLifecycleService {
     this.acquirers.forMode(owner.mode); // 503 before anything is reserved when live mode has no connector
     return this.db.transaction(async (trx) => {
       const p = await this.lock(trx, owner, id);
-      const refundId = idempotencyKey === undefined ? newId('re') : refundIdFor(p.id, idempotencyKey);
+      let refundId = newId('re');
       if (idempotencyKey !== undefined) {
-        const earlier = await trx.selectFrom('refunds').selectAll().where('id', '=', refundId).executeTakeFirst();
-        if (earlier) return { payment: p, refund: earlier };
+        const keyed = await idForKeyUse(
+          (use) => refundIdFor(p.id, idempotencyKey, use),
+          (rid) => trx.selectFrom('refunds').selectAll().where('id', '=', rid).executeTakeFirst(),
+          this.clock.now(),
+        );
+        if (keyed.earlier) return { payment: p, refund: keyed.earlier };
+        refundId = keyed.id;
       }
       if (!REFUNDABLE.includes(p.status) || !p.acquirer_authorization_id) {
         throw new AppError('PAYMENT_NOT_REFUNDABLE', `Payment ${id} is ${p.status}; only a captured payment with an amount left to refund can be refunded`, { status: p.status });
@@ -419,8 +423,9 @@ export class PaymentLifecycleService {
 
 /**
  * The id of the refund asked under `idempotencyKey` on payment `paymentId`: `re_` + 22 base62 digits of a SHA-256
- * of both, as uniform as a random id. The same key on the same payment always names the same refund.
+ * of both, as uniform as a random id. The same key on the same payment always names the same refund (within one use
+ * of the key: a key used again after its 24 hours names the next `use`'s refund, see idForKeyUse).
  */
-export function refundIdFor(paymentId: string, idempotencyKey: string): string {
-  return `re_${base62(createHash('sha256').update(`refund\n${paymentId}\n${idempotencyKey}`).digest().subarray(0, 16), 22)}`;
+export function refundIdFor(paymentId: string, idempotencyKey: string, use = 0): string {
+  return idFromKey('re', keyUseParts(['refund', paymentId, idempotencyKey], use));
 }

@@ -8,8 +8,7 @@ import { compiledInsert } from '../../db/compiled.js';
 import type { MerchantAuth } from '../../http/auth.js';
 import { addSeconds, type Clock } from '../../shared/clock.js';
 import { AppError, notFound, validationError, type FieldError } from '../../shared/errors.js';
-import { base62, newId, newPaymentReference } from '../../shared/ids.js';
-import { createHash } from 'node:crypto';
+import { idForKeyUse, idFromKey, keyUseParts, newId, newPaymentReference } from '../../shared/ids.js';
 import { toEurCents } from '../../shared/money.js';
 import type { CustomerRow } from '../customers/customers.table.js';
 import type { Contract, Store } from '../merchants/merchants.table.js';
@@ -47,22 +46,33 @@ export class PaymentSessionsService {
    * `channel: 'link'` makes a payment link (lifecycle.service.ts): same rules, a `lnk_` id, another default lifetime.
    * With `idempotencyKey` the payment and session ids are derived from it (sessionIdsFor): a retry that runs again
    * after the first request was killed mid-way (its in-flight key abandoned) answers the session that run created
-   * instead of creating a second payment.
+   * instead of creating a second payment. A link derives only its payment id (its `ses_`, the URL it publishes,
+   * stays random: unguessable) and finds its session through the payment.
    */
   async create(owner: Owner, input: SessionInput, options: { channel?: 'session' | 'link'; defaultExpiresIn?: number; idempotencyKey?: string } = {}) {
-    const derived = options.idempotencyKey === undefined ? undefined : sessionIdsFor(owner, options.channel ?? 'session', options.idempotencyKey);
-    if (derived) {
-      const earlier = await this.db.kysely.selectFrom('payments').selectAll().where('id', '=', derived.paymentId)
-        .where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode).executeTakeFirst();
-      const session = earlier && await this.db.kysely.selectFrom('payment_sessions').select('expires_at').where('id', '=', derived.sessionId).executeTakeFirst();
+    const key = options.idempotencyKey;
+    const channel = options.channel ?? 'session';
+    let derived: { paymentId: string; sessionId: string } | undefined;
+    if (key !== undefined) {
+      const keyed = await idForKeyUse(
+        (use) => sessionIdsFor(owner, channel, key, use).paymentId,
+        (id) => this.db.kysely.selectFrom('payments').select(['id', 'session_id', 'store_id', 'external_id', 'created_at']).where('id', '=', id)
+          .where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode).executeTakeFirst(),
+        this.clock.now(),
+      );
+      derived = { paymentId: keyed.id, sessionId: channel === 'link' ? newId('ses') : sessionIdsFor(owner, channel, key, keyed.use).sessionId };
+      const earlier = keyed.earlier;
+      const session = earlier?.session_id
+        ? await this.db.kysely.selectFrom('payment_sessions').select(['id', 'expires_at']).where('id', '=', earlier.session_id).executeTakeFirst()
+        : undefined;
       if (earlier && session) {
         const store = earlier.store_id
           ? await this.db.kysely.selectFrom('stores').select(['id', 'code', 'name']).where('id', '=', earlier.store_id).executeTakeFirst()
           : undefined;
         return {
           paymentId: earlier.id,
-          sessionId: derived.sessionId,
-          checkoutUrl: checkoutUrl(this.config.publicUrl, derived.sessionId),
+          sessionId: session.id,
+          checkoutUrl: checkoutUrl(this.config.publicUrl, session.id),
           store: storeRef(store),
           status: 'pending' as const,
           externalId: earlier.external_id,
@@ -355,10 +365,10 @@ export class PaymentSessionsService {
 
 /**
  * The payment and session ids of the session asked under `idempotencyKey`: `pay_`/`ses_` + 22 base62 digits of a
- * SHA-256 of the merchant, mode, channel and key, as uniform as random ids. The same key always names the same pair.
+ * SHA-256 of the merchant, mode, channel and key, as uniform as random ids. The same key always names the same pair
+ * (within one use of the key: a key used again after its 24 hours names the next `use`'s pair, see idForKeyUse).
  */
-export function sessionIdsFor(owner: Pick<Owner, 'merchantId' | 'mode'>, channel: string, idempotencyKey: string): { paymentId: string; sessionId: string } {
-  const digest = (kind: string) =>
-    base62(createHash('sha256').update(`${kind}\n${owner.merchantId}\n${owner.mode}\n${channel}\n${idempotencyKey}`).digest().subarray(0, 16), 22);
-  return { paymentId: `pay_${digest('pay')}`, sessionId: `ses_${digest('ses')}` };
+export function sessionIdsFor(owner: Pick<Owner, 'merchantId' | 'mode'>, channel: string, idempotencyKey: string, use = 0): { paymentId: string; sessionId: string } {
+  const parts = keyUseParts([owner.merchantId, owner.mode, channel, idempotencyKey], use);
+  return { paymentId: idFromKey('pay', ['pay', ...parts]), sessionId: idFromKey('ses', ['ses', ...parts]) };
 }

@@ -37,7 +37,7 @@ export function merchantPaymentsRoutes(service: MerchantPaymentsService) {
           response: { 201: PaymentView },
         },
       },
-      async (request, reply) => reply.code(201).send(await service.charge(merchantOf(request), request.body)),
+      async (request, reply) => reply.code(201).send(await service.charge(merchantOf(request), request.body, request.idempotency?.key)),
     );
   };
 }

@@ -5,7 +5,8 @@
 //
 // Never inside a transaction while the acquirer answers: the payment is written pending first, the
 // authorization asked, then its outcome written with its events in a second short transaction.
-import type { AuthorizationOutcome, CardInfo } from '../../acquirer/acquirer.js';
+import type { AuthorizationOutcome, AuthorizationView, CardInfo } from '../../acquirer/acquirer.js';
+import { REFUSAL_MESSAGES } from '../../acquirer/simulator/test-cards.js';
 import type { Acquirers } from '../../acquirer/acquirers.js';
 import type { Config } from '../../config.js';
 import type { Database } from '../../db/database.js';
@@ -14,7 +15,7 @@ import { payloads } from '../../events/payloads.js';
 import type { MerchantAuth } from '../../http/auth.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError, validationError, type FieldError } from '../../shared/errors.js';
-import { newId, newPaymentReference } from '../../shared/ids.js';
+import { idForKeyUse, idFromKey, keyUseParts, newId, newPaymentReference } from '../../shared/ids.js';
 import { toEurCents } from '../../shared/money.js';
 import { checkOrderAmount, orderFieldProblems } from '../payments/order.js';
 import { attemptsOf, paymentBase, settlementOf, storeOf } from '../payments/payment-events.js';
@@ -39,6 +40,16 @@ export interface MerchantPaymentInput {
 
 const PRIVATE_DATA_MAX_BYTES = 16_384;
 
+/** A payment written `pending` by step 1, with what the acquirer call needs. */
+export interface PendingCharge {
+  paymentId: string;
+  mode: Owner['mode'];
+  cardRef: string;
+  amount: number;
+  currency: string;
+  capture: boolean;
+}
+
 export class MerchantPaymentsService {
   constructor(
     private readonly db: Database,
@@ -49,7 +60,33 @@ export class MerchantPaymentsService {
     private readonly config: Pick<Config, 'allowLoopbackUrls'>,
   ) {}
 
-  async charge(owner: Owner, input: MerchantPaymentInput) {
+  /**
+   * With `idempotencyKey` the payment id is derived from it (merchantPaymentIdFor): a retry that runs again after the
+   * first request was killed mid-way (its in-flight key abandoned) answers the payment that run created, and finishes
+   * it when the run stopped before recording the acquirer's answer (`resume`): never a second payment.
+   */
+  async charge(owner: Owner, input: MerchantPaymentInput, idempotencyKey?: string) {
+    let derivedId: string | undefined;
+    if (idempotencyKey !== undefined) {
+      const keyed = await idForKeyUse((use) => merchantPaymentIdFor(owner, idempotencyKey, use), (id) => this.earlier(owner, id), this.clock.now());
+      if (keyed.earlier) return this.resume(owner, keyed.earlier);
+      derivedId = keyed.id;
+    }
+    let pending: PendingCharge;
+    try {
+      pending = await this.writePending(owner, input, derivedId);
+    } catch (err) {
+      // The first run committed meanwhile (it outlived its abandoned key): its payment is the answer.
+      const earlier = derivedId && this.db.isUniqueViolation(err) ? await this.earlier(owner, derivedId) : undefined;
+      if (earlier) return this.resume(owner, earlier);
+      throw err;
+    }
+    await this.authorize(pending);
+    return this.payments.get(owner, pending.paymentId);
+  }
+
+  /** Step 1: the checks, then the payment written `pending` (one short transaction). */
+  async writePending(owner: Owner, input: MerchantPaymentInput, id?: string): Promise<PendingCharge> {
     const fields: FieldError[] = [];
     const problem = urlProblem(input.notificationUrl, 'notification', { mode: owner.mode, allowLoopbackUrls: this.config.allowLoopbackUrls });
     if (problem) fields.push({ field: 'notificationUrl', message: problem });
@@ -57,9 +94,9 @@ export class MerchantPaymentsService {
     if (input.privateData && Buffer.byteLength(JSON.stringify(input.privateData)) > PRIVATE_DATA_MAX_BYTES) {
       fields.push({ field: 'privateData', message: `must not exceed ${PRIVATE_DATA_MAX_BYTES} bytes as JSON` });
     }
-    const acquirer = this.acquirers.forMode(owner.mode);
+    this.acquirers.forMode(owner.mode); // 503 before anything is written when live mode has no connector
 
-    const pending = await this.db.transaction(async (trx) => {
+    return this.db.transaction(async (trx) => {
       const store = await this.sessions.resolveStore(trx, owner, input.storeId);
       const contract = await this.sessions.resolveContract(trx, owner, store, input.merchantConfigId, fields);
       const pm = await trx.selectFrom('payment_methods').selectAll()
@@ -73,7 +110,7 @@ export class MerchantPaymentsService {
       if (!contract) throw new AppError('BUSINESS_RULE_VIOLATION', 'This merchant has no active default contract; ask the operator to set one');
       const now = this.clock.now().toISOString();
       const payment = {
-        id: newId('pay'), merchant_id: owner.merchantId, mode: owner.mode, session_id: null, status: 'pending' as const,
+        id: id ?? newId('pay'), merchant_id: owner.merchantId, mode: owner.mode, session_id: null, status: 'pending' as const,
         reference: newPaymentReference(), order_reference: input.order.reference ?? null, external_id: input.externalId ?? null,
         amount: input.order.amount, currency: input.order.currency, amount_eur_cents: toEurCents(input.order.amount, input.order.currency),
         tax_amount: 0, is_incl_tax_amount: 1, order_json: JSON.stringify(input.order), capture_mode: input.captureMode ?? 'AUTO',
@@ -86,15 +123,44 @@ export class MerchantPaymentsService {
         refund_reserved: 0, settled_at: null, created_at: now, updated_at: now,
       };
       await trx.insertInto('payments').values(payment).execute();
-      return { paymentId: payment.id, cardRef: pm.acquirer_card_ref, amount: payment.amount, currency: payment.currency, capture: payment.capture_mode === 'AUTO' };
+      return { paymentId: payment.id, mode: owner.mode, cardRef: pm.acquirer_card_ref, amount: payment.amount, currency: payment.currency, capture: payment.capture_mode === 'AUTO' };
     });
+  }
 
-    const outcome = await acquirer.authorize({
-      mode: owner.mode, source: { cardRef: pending.cardRef }, amount: pending.amount, currency: pending.currency,
+  /** Steps 2 and 3: the acquirer authorizes (no transaction open), then its answer is recorded with its events. */
+  async authorize(pending: PendingCharge): Promise<void> {
+    const outcome = await this.acquirers.forMode(pending.mode).authorize({
+      mode: pending.mode, source: { cardRef: pending.cardRef }, amount: pending.amount, currency: pending.currency,
       merchantReference: pending.paymentId, capture: pending.capture,
     });
     await this.record(pending.paymentId, outcome);
-    return this.payments.get(owner, pending.paymentId);
+  }
+
+  private earlier(owner: Owner, id: string) {
+    return this.db.kysely.selectFrom('payments').select(['id', 'mode', 'status', 'payment_method_id', 'amount', 'currency', 'capture_mode', 'created_at'])
+      .where('id', '=', id).where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode).executeTakeFirst();
+  }
+
+  /**
+   * The payment an earlier run of the same request created, as a replay answers it.
+   * Left `pending` (that run stopped between step 1 and step 3): the acquirer's attempts under its id tell whether it
+   * was authorized; its last answer is recorded, or, when it never got the call, the card is charged now.
+   */
+  private async resume(owner: Owner, earlier: NonNullable<Awaited<ReturnType<MerchantPaymentsService['earlier']>>>) {
+    if (earlier.status === 'pending') {
+      const attempts = await this.acquirers.forMode(earlier.mode).listAuthorizations(earlier.mode, earlier.id);
+      const last = attempts.at(-1);
+      if (last) {
+        await this.record(earlier.id, outcomeOf(last));
+      } else {
+        const pm = await this.db.kysely.selectFrom('payment_methods').select('acquirer_card_ref').where('id', '=', earlier.payment_method_id!).executeTakeFirstOrThrow();
+        await this.authorize({
+          paymentId: earlier.id, mode: earlier.mode, cardRef: pm.acquirer_card_ref, amount: earlier.amount, currency: earlier.currency,
+          capture: earlier.capture_mode === 'AUTO',
+        });
+      }
+    }
+    return this.payments.get(owner, earlier.id);
   }
 
   private async record(paymentId: string, outcome: AuthorizationOutcome): Promise<void> {
@@ -156,4 +222,22 @@ export class MerchantPaymentsService {
 
 function cardColumns(card: CardInfo | null) {
   return card ? { card_brand: card.brand, card_last4: card.last4, card_network: card.network } : {};
+}
+
+/** The id of the payment charged under the `use`-th use of `idempotencyKey` (idFromKey, idForKeyUse). */
+export function merchantPaymentIdFor(owner: Pick<Owner, 'merchantId' | 'mode'>, idempotencyKey: string, use = 0): string {
+  return idFromKey('pay', keyUseParts(['pay', owner.merchantId, owner.mode, 'merchant_initiated', idempotencyKey], use));
+}
+
+/** An attempt the acquirer holds, as the answer its authorize call gave. */
+function outcomeOf(view: AuthorizationView): AuthorizationOutcome {
+  if (view.status === 'authorized' || view.status === 'captured') {
+    return { status: 'authorized', authorizationId: view.id, card: view.card, captured: view.status === 'captured' };
+  }
+  if (view.status === 'refused') {
+    const code = view.refusalCode ?? 'processing_error';
+    return { status: 'refused', authorizationId: view.id, card: view.card, refusalCode: code, refusalMessage: REFUSAL_MESSAGES[code] };
+  }
+  // A challenge or a void cannot follow a merchant-initiated authorize that nobody recorded: failed, processing_error.
+  return { status: 'error', code: 'INVALID_TOKEN', message: `The acquirer holds authorization ${view.id} as ${view.status}` };
 }

@@ -68,7 +68,7 @@ export function walletSessionsRoutes(service: WalletSessionsService) {
           params: IdParams, body: WalletSessionBody, response: { 201: WalletSessionCreated },
         },
       },
-      async (request, reply) => reply.code(201).send(await service.createSession(merchantOf(request), request.params.id, request.body)),
+      async (request, reply) => reply.code(201).send(await service.createSession(merchantOf(request), request.params.id, request.body, request.idempotency?.key)),
     );
     app.post<{ Params: Static<typeof IdParams>; Body: Static<typeof CardLinkBody> }>(
       '/customers/:id/card-links',
@@ -78,7 +78,7 @@ export function walletSessionsRoutes(service: WalletSessionsService) {
           params: IdParams, body: CardLinkBody, response: { 201: CardLink },
         },
       },
-      async (request, reply) => reply.code(201).send(await service.createCardLink(merchantOf(request), request.params.id, request.body ?? {})),
+      async (request, reply) => reply.code(201).send(await service.createCardLink(merchantOf(request), request.params.id, request.body ?? {}, request.idempotency?.key)),
     );
     app.get<{ Params: Static<typeof IdParams> }>(
       '/card-links/:id',

@@ -9,7 +9,8 @@ import type { Database, Trx } from '../../db/database.js';
 import type { MerchantAuth } from '../../http/auth.js';
 import { addSeconds, type Clock } from '../../shared/clock.js';
 import { AppError, invalidField, notFound } from '../../shared/errors.js';
-import { newId } from '../../shared/ids.js';
+import { idForKeyUse, idFromKey, keyUseParts, newId } from '../../shared/ids.js';
+import { secretBoxFor } from '../../shared/secret-box.js';
 import type { CustomerRow } from '../customers/customers.table.js';
 import type { PaymentSessionRow } from '../payments/payments.table.js';
 import { urlProblem } from '../payments/urls.js';
@@ -61,7 +62,7 @@ export class WalletSessionsService {
     private readonly db: Database,
     private readonly clock: Clock,
     private readonly acquirers: Acquirers,
-    private readonly config: Pick<Config, 'publicUrl' | 'allowLoopbackUrls'>,
+    private readonly config: Pick<Config, 'publicUrl' | 'allowLoopbackUrls' | 'secretsKey' | 'dataDir' | 'databaseUrl'>,
     /** Sends card links by mail when asked (`sendEmail`); null: no mailer, `emailSent` stays false. */
     private readonly mail: MailOutbox | null = null,
   ) {}
@@ -70,27 +71,67 @@ export class WalletSessionsService {
     return `${this.config.publicUrl}/wallet/${sessionId}`;
   }
 
-  async createSession(owner: Owner, pathId: string, input: WalletSessionInput) {
+  /**
+   * With `idempotencyKey` the session id is derived from it (walletSessionIdFor): a retry that runs again after the
+   * first request was killed mid-way (its in-flight key abandoned) answers the session that run opened.
+   */
+  async createSession(owner: Owner, pathId: string, input: WalletSessionInput, idempotencyKey?: string) {
+    const answer = (session: Pick<PaymentSessionRow, 'id' | 'expires_at' | 'customer_id'>) => ({
+      redirectUrl: this.registrationUrl(session.id),
+      sessionId: session.id,
+      expiresAt: session.expires_at,
+      customerId: session.customer_id!,
+    });
+    let sessionId: string | undefined;
+    if (idempotencyKey !== undefined) {
+      const keyed = await idForKeyUse(
+        (use) => this.walletSessionIdFor(owner, idempotencyKey, use),
+        (id) => this.db.kysely.selectFrom('payment_sessions').select(['id', 'expires_at', 'customer_id', 'created_at'])
+          .where('id', '=', id).where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode).where('kind', '=', 'wallet')
+          .executeTakeFirst(),
+        this.clock.now(),
+      );
+      if (keyed.earlier) return answer(keyed.earlier);
+      sessionId = keyed.id;
+    }
     this.checkReturnUrl(owner, input.returnUrl, 'returnUrl');
     return this.db.transaction(async (trx) => {
       const customer = await this.identify(trx, owner, pathId, input);
       const { session } = await this.insertSession(trx, owner, customer, {
-        returnUrl: input.returnUrl, locale: input.locale, seconds: WALLET_SESSION_SECONDS, channel: 'session', cardLinkId: null,
+        returnUrl: input.returnUrl, locale: input.locale, seconds: WALLET_SESSION_SECONDS, channel: 'session', cardLinkId: null, id: sessionId,
       });
-      return {
-        redirectUrl: this.registrationUrl(session.id),
-        sessionId: session.id,
-        expiresAt: session.expires_at,
-        customerId: customer.id,
-      };
+      return answer(session);
     });
   }
 
-  async createCardLink(owner: Owner, customerId: string, input: CardLinkInput) {
+  /**
+   * The `ses_` of the wallet session opened under `idempotencyKey`: an HMAC under a key derived from the secrets key
+   * (MOTU_SECRETS_KEY), since a session id is the browser's only credential and must stay unguessable.
+   */
+  walletSessionIdFor(owner: Owner, idempotencyKey: string, use = 0): string {
+    return idFromKey('ses', keyUseParts(['wallet', owner.merchantId, owner.mode, idempotencyKey], use), secretBoxFor(this.config).derivedKey('id-from-key'));
+  }
+
+  /**
+   * With `idempotencyKey` the card link's id is derived from it (cardLinkIdFor; its `ses_` stays random): a retry
+   * that runs again after the first request was killed mid-way answers the link that run created (and its one mail).
+   */
+  async createCardLink(owner: Owner, customerId: string, input: CardLinkInput, idempotencyKey?: string) {
+    let derivedId: string | undefined;
+    if (idempotencyKey !== undefined) {
+      const keyed = await idForKeyUse(
+        (use) => cardLinkIdFor(owner, idempotencyKey, use),
+        (id) => this.db.kysely.selectFrom('card_links').selectAll()
+          .where('id', '=', id).where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode).executeTakeFirst(),
+        this.clock.now(),
+      );
+      if (keyed.earlier) return this.cardLinkView(keyed.earlier);
+      derivedId = keyed.id;
+    }
     if (input.returnUrl !== undefined) this.checkReturnUrl(owner, input.returnUrl, 'returnUrl');
     const row = await this.db.transaction(async (trx) => {
       const customer = await this.identify(trx, owner, customerId, {});
-      const id = newId('cl');
+      const id = derivedId ?? newId('cl');
       const { session } = await this.insertSession(trx, owner, customer, {
         returnUrl: input.returnUrl ?? null, locale: input.locale, seconds: input.expiresIn ?? CARD_LINK_DEFAULT_SECONDS, channel: 'link', cardLinkId: id,
       });
@@ -242,11 +283,11 @@ export class WalletSessionsService {
 
   private async insertSession(
     trx: Trx, owner: WalletOwner, customer: CustomerRow,
-    opts: { returnUrl: string | null; locale?: string; seconds: number; channel: 'session' | 'link'; cardLinkId: string | null },
+    opts: { returnUrl: string | null; locale?: string; seconds: number; channel: 'session' | 'link'; cardLinkId: string | null; id?: string },
   ): Promise<{ session: PaymentSessionRow }> {
     const now = this.clock.now();
     const session = {
-      id: newId('ses'), merchant_id: owner.merchantId, mode: owner.mode, kind: 'wallet' as const, status: 'open' as const,
+      id: opts.id ?? newId('ses'), merchant_id: owner.merchantId, mode: owner.mode, kind: 'wallet' as const, status: 'open' as const,
       payment_id: null, customer_id: customer.id, channel: opts.channel, redirect_url: opts.returnUrl, failure_redirect_url: null,
       success_page_mode: 'redirect', failure_page_mode: 'redirect', language_code: opts.locale ?? 'fr',
       allow_save_payment_method: 0, save_payment_method_default: 0, offer_saved_cards: 0, email: customer.email,
@@ -295,6 +336,11 @@ export class WalletSessionsService {
       createdAt: link.created_at,
     };
   }
+}
+
+/** The id of the card link created under the `use`-th use of `idempotencyKey` (idFromKey, idForKeyUse). */
+export function cardLinkIdFor(owner: Owner, idempotencyKey: string, use = 0): string {
+  return idFromKey('cl', keyUseParts(['cl', owner.merchantId, owner.mode, idempotencyKey], use));
 }
 
 /**

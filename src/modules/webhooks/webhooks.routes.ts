@@ -123,7 +123,7 @@ export function webhooksRoutes(webhooks: WebhooksService, events: EventsService)
     app.post<{ Body: Static<typeof EndpointBody> }>(
       '/webhook-endpoints',
       { schema: { tags, summary: 'Register a webhook endpoint', body: EndpointBody, response: { 201: Endpoint } } },
-      async (request, reply) => reply.code(201).send(await webhooks.createEndpoint(merchantOf(request), request.body)),
+      async (request, reply) => reply.code(201).send(await webhooks.createEndpoint(merchantOf(request), request.body, 'merchant', request.idempotency?.key)),
     );
     app.get(
       '/webhook-endpoints',
@@ -161,7 +161,7 @@ export function webhooksRoutes(webhooks: WebhooksService, events: EventsService)
       async (request, reply) =>
         reply
           .code(201)
-          .send(await webhooks.createEndpoint(merchantOf(request), { ...request.body, events: request.body.events ?? ['agency.*'] }, 'agency')),
+          .send(await webhooks.createEndpoint(merchantOf(request), { ...request.body, events: request.body.events ?? ['agency.*'] }, 'agency', request.idempotency?.key)),
     );
 
     const eventTags = ['events'];

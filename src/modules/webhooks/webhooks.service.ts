@@ -11,7 +11,7 @@ import { forgetSigningSecrets } from '../../events/secret-cache.js';
 import type { MerchantAuth } from '../../http/auth.js';
 import type { Clock } from '../../shared/clock.js';
 import { invalidField, notFound } from '../../shared/errors.js';
-import { newId } from '../../shared/ids.js';
+import { idForKeyUse, idFromKey, keyUseParts, newId } from '../../shared/ids.js';
 import { newWebhookSecret } from '../merchants/merchants.service.js';
 
 export type Owner = Pick<MerchantAuth, 'merchantId' | 'mode'>;
@@ -113,12 +113,21 @@ export class WebhooksService {
     }
   }
 
-  async createEndpoint(owner: Owner, input: EndpointInput, kind: EndpointKind = 'merchant') {
+  /**
+   * With `idempotencyKey` the id is derived from it (endpointIdFor): a retry that runs again after the first request
+   * was killed mid-way (its in-flight key abandoned) answers the endpoint that run registered instead of a second one.
+   */
+  async createEndpoint(owner: Owner, input: EndpointInput, kind: EndpointKind = 'merchant', idempotencyKey?: string) {
+    const keyed = idempotencyKey === undefined
+      ? { id: newId('we'), earlier: undefined }
+      : await idForKeyUse((use) => endpointIdFor(owner, kind, idempotencyKey, use), (eid) => this.endpointRow(owner, eid), this.clock.now());
+    if (keyed.earlier) return endpointView(keyed.earlier);
+    const id = keyed.id;
     checkFilters(input.events, kind === 'agency' ? EVENT_TYPES.filter((t) => t.startsWith('agency.')) : EVENT_TYPES);
     await this.checkUrl(owner, input.url);
     const now = this.clock.now().toISOString();
     const row: WebhookEndpointRow = {
-      id: newId('we'),
+      id,
       merchant_id: owner.merchantId,
       mode: owner.mode,
       kind,
@@ -132,8 +141,21 @@ export class WebhooksService {
       updated_at: now,
       deleted_at: null,
     };
-    await this.db.kysely.insertInto('webhook_endpoints').values(row).execute();
+    try {
+      await this.db.kysely.insertInto('webhook_endpoints').values(row).execute();
+    } catch (err) {
+      // The first run committed meanwhile (it outlived its abandoned key): its endpoint is the answer.
+      const committed = idempotencyKey !== undefined && this.db.isUniqueViolation(err) ? await this.endpointRow(owner, id) : undefined;
+      if (committed) return endpointView(committed);
+      throw err;
+    }
     return endpointView(row);
+  }
+
+  /** The endpoint with this id, deleted or not (a derived id names it even after a DELETE). */
+  private endpointRow(owner: Owner, id: string): Promise<WebhookEndpointRow | undefined> {
+    return this.db.kysely.selectFrom('webhook_endpoints').selectAll()
+      .where('id', '=', id).where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode).executeTakeFirst();
   }
 
   async listEndpoints(owner: Owner) {
@@ -203,4 +225,9 @@ export class WebhooksService {
     });
     return { id, deleted: true };
   }
+}
+
+/** The id of the endpoint registered under the `use`-th use of `idempotencyKey` (idFromKey, idForKeyUse). */
+export function endpointIdFor(owner: Owner, kind: EndpointKind, idempotencyKey: string, use = 0): string {
+  return idFromKey('we', keyUseParts(['we', owner.merchantId, owner.mode, kind, idempotencyKey], use));
 }

@@ -1,0 +1,248 @@
+// A creating POST killed mid-way and retried with the same Idempotency-Key (docs/reliability.md, Chaos). The idempotency
+// layer takes over an in-flight key older than 60 s (src/http/idempotency.ts) and runs the route again; it cannot know
+// whether the dead run committed. Each creation derives its id from the key (idFromKey), so the retry finds what the
+// dead run committed and answers it as the first request would have: same status, same id, one object.
+//
+// The dead run is reproduced faithfully: the request is made through HTTP, then its stored answer is turned back into
+// the in-flight claim it was before the answer was written, dated 61 s ago (`abandon`). Where the run dies before its
+// end (a merchant-initiated payment between its steps), the state is made by the service's own step functions.
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { buildServices } from '../src/app.js';
+import { base62, idFromKey } from '../src/shared/ids.js';
+import { refundIdFor } from '../src/modules/payments/lifecycle.service.js';
+import { sessionIdsFor } from '../src/modules/payments/sessions.service.js';
+import { MerchantPaymentsService, merchantPaymentIdFor } from '../src/modules/wallet/merchant-payments.service.js';
+import { createMerchant, type MerchantFixture } from './support/factories.js';
+import { eachDatabase, ManualClock, startApp, type TestApp } from './support/harness.js';
+import { eventsOf, paidPayment } from './support/payments.js';
+import { CARDS, createCustomer, saveCard } from './support/wallet.js';
+
+describe('ids derived from an Idempotency-Key', () => {
+  it('idFromKey has the shape of a random id, and sessionIdsFor / refundIdFor are unchanged by moving onto it', () => {
+    const id = idFromKey('cus', ['cus', 'mer_x', 'test', 'k1']);
+    assert.match(id, /^cus_[0-9A-Za-z]{22}$/);
+    assert.equal(idFromKey('cus', ['cus', 'mer_x', 'test', 'k1']), id, 'the same parts, the same id');
+    assert.notEqual(idFromKey('cus', ['cus', 'mer_x', 'test', 'k2']), id);
+    assert.notEqual(idFromKey('cus', ['cus', 'mer_x', 'test', 'k1'], Buffer.alloc(32, 7)), id, 'a secret makes another (keyed) id');
+    // The formulas sessions and refunds used before idFromKey existed (ids already stored depend on them).
+    const before = (text: string) => base62(createHash('sha256').update(text).digest().subarray(0, 16), 22);
+    for (const [merchant, mode, channel, key] of [['mer_a', 'test', 'session', 'k'], ['mer_7Hq', 'live', 'link', 'order-42/!~']] as const) {
+      assert.deepEqual(sessionIdsFor({ merchantId: merchant, mode }, channel, key), {
+        paymentId: `pay_${before(`pay\n${merchant}\n${mode}\n${channel}\n${key}`)}`,
+        sessionId: `ses_${before(`ses\n${merchant}\n${mode}\n${channel}\n${key}`)}`,
+      });
+      assert.equal(refundIdFor(`pay_${merchant}`, key), `re_${before(`refund\npay_${merchant}\n${key}`)}`);
+    }
+    assert.deepEqual(sessionIdsFor({ merchantId: 'mer_a', mode: 'test' }, 'session', 'k'), {
+      paymentId: 'pay_5xwPTZapopfvJXlAKn4kwb', sessionId: 'ses_2t8H7VMx5xVJUPOXAwlvFa',
+    });
+    assert.equal(refundIdFor('pay_x', 'k'), 're_7PqcofYuRKhdkP1UkgkHJi');
+  });
+});
+
+eachDatabase('a creating POST killed mid-way, retried with its Idempotency-Key', (dialect) => {
+  let t: TestApp;
+  let m: MerchantFixture;
+  before(async () => {
+    t = await startApp(dialect);
+    m = await createMerchant(t);
+  });
+  after(() => t.close());
+
+  /** What a request killed after its commit, before its answer was stored, leaves: its key in flight, 61 s old. */
+  async function abandon(key: string) {
+    const res = await t.db.kysely.updateTable('idempotency_keys')
+      .set({ state: 'in_flight', status_code: null, response_body: null, created_at: new Date(Date.now() - 61_000).toISOString() })
+      .where('merchant_id', '=', m.id).where('mode', '=', 'test').where('key', '=', key).executeTakeFirst();
+    assert.equal(Number(res.numUpdatedRows), 1, `the key ${key} was stored`);
+  }
+
+  /** POST with `key`, abandon, POST again: both 201 with the same body; the retry ran the route (not a replay). */
+  async function createKilledRetried(url: string, body: unknown, key: string) {
+    const first = await t.api(m.testKey, 'POST', url, body, { 'idempotency-key': key });
+    assert.equal(first.status, 201, JSON.stringify(first.body));
+    await abandon(key);
+    const retry = await t.api(m.testKey, 'POST', url, body, { 'idempotency-key': key });
+    assert.equal(retry.status, 201, JSON.stringify(retry.body));
+    assert.equal(retry.headers['idempotent-replayed'], undefined, 'the retry took the abandoned key over and ran the route');
+    assert.equal(retry.body.id ?? retry.body.sessionId, first.body.id ?? first.body.sessionId);
+    // From then on it is replayed as stored.
+    const replay = await t.api(m.testKey, 'POST', url, body, { 'idempotency-key': key });
+    assert.equal(replay.headers['idempotent-replayed'], 'true');
+    assert.deepEqual(replay.body, retry.body);
+    return { first: first.body, retry: retry.body };
+  }
+
+  const eventCount = async (type: string, field: string, value: string) => {
+    const rows = await t.db.kysely.selectFrom('webhook_events').select('body').where('type', '=', type).execute();
+    return rows.filter((r) => JSON.parse(r.body).data[field] === value).length;
+  };
+
+  it('POST /customers: one customer, answered again; its email with another key is still a 409', async () => {
+    const body = { email: 'killed@example.com', externalId: 'ext-killed', name: 'Killed Once' };
+    const { first, retry } = await createKilledRetried('/api/v1/customers', body, 'cus-key');
+    assert.deepEqual(retry, first);
+    const listed = await t.api(m.testKey, 'GET', '/api/v1/customers?email=killed@example.com');
+    assert.deepEqual(listed.body.data.map((c: { id: string }) => c.id), [first.id]);
+    assert.equal(await eventCount('customer.created', 'id', first.id), 1, 'one customer.created');
+    const other = await t.api(m.testKey, 'POST', '/api/v1/customers', body, { 'idempotency-key': 'cus-key-2' });
+    assert.equal(other.status, 409);
+    assert.equal(other.body.code, 'ALREADY_EXISTS');
+    const noKey = await t.api(m.testKey, 'POST', '/api/v1/customers', { externalId: 'ext-killed' });
+    assert.equal(noKey.status, 409);
+  });
+
+  it('POST /webhook-endpoints and /agency/webhooks: one endpoint each', async () => {
+    const body = { url: 'https://hooks.example/killed', events: ['payment.*'] };
+    const { first, retry } = await createKilledRetried('/api/v1/webhook-endpoints', body, 'we-key');
+    assert.deepEqual(retry, first);
+    const agency = await createKilledRetried('/api/v1/agency/webhooks', { url: 'https://hooks.example/agency' }, 'we-agency-key');
+    assert.deepEqual(agency.retry, agency.first);
+    assert.notEqual(agency.first.id, first.id);
+    const listed = await t.api(m.testKey, 'GET', '/api/v1/webhook-endpoints');
+    const urls = listed.body.data.map((e: { url: string }) => e.url).sort();
+    assert.deepEqual(urls, ['https://hooks.example/agency', 'https://hooks.example/killed']);
+    // Deleted since: the retry answers it as it stands instead of registering it again.
+    assert.equal((await t.api(m.testKey, 'DELETE', `/api/v1/webhook-endpoints/${first.id}`)).status, 200);
+    await abandon('we-key');
+    const late = await t.api(m.testKey, 'POST', '/api/v1/webhook-endpoints', body, { 'idempotency-key': 'we-key' });
+    assert.equal(late.status, 201);
+    assert.equal(late.body.id, first.id);
+    assert.equal((await t.api(m.testKey, 'GET', '/api/v1/webhook-endpoints')).body.data.length, 1);
+  });
+
+  it('POST /payments/links: one link, one payment', async () => {
+    const body = { order: { reference: 'KILLED-LINK', amount: 3100, currency: 'EUR' }, redirectUrl: 'https://shop.example/r', notificationUrl: 'https://shop.example/n' };
+    const { first, retry } = await createKilledRetried('/api/v1/payments/links', body, 'link-key');
+    assert.deepEqual(retry, first);
+    assert.match(first.linkId, /^lnk_/);
+    assert.notEqual(first.sessionId, sessionIdsFor({ merchantId: m.id, mode: 'test' }, 'link', 'link-key').sessionId, 'the published ses_ is not derived');
+    const listed = await t.api(m.testKey, 'GET', '/api/v1/payments?reference=KILLED-LINK');
+    assert.deepEqual(listed.body.data.map((p: { id: string }) => p.id), [first.paymentId]);
+    const sessions = await t.db.kysely.selectFrom('payment_sessions').select('id').where('payment_id', '=', first.paymentId).execute();
+    assert.equal(sessions.length, 1);
+  });
+
+  it('POST /customers/{id}/sessions (wallet): one session; its id is keyed (not computable from the key alone)', async () => {
+    const customerId = await createCustomer(t, m.testKey);
+    const { first, retry } = await createKilledRetried(`/api/v1/customers/${customerId}/sessions`, { returnUrl: 'https://shop.example/w' }, 'ws-key');
+    assert.deepEqual(retry, first);
+    assert.match(first.sessionId, /^ses_[0-9A-Za-z]{22}$/);
+    assert.notEqual(first.sessionId, idFromKey('ses', ['wallet', m.id, 'test', 'ws-key']));
+    const rows = await t.db.kysely.selectFrom('payment_sessions').select('id').where('customer_id', '=', customerId).where('kind', '=', 'wallet').execute();
+    assert.deepEqual(rows.map((r) => r.id), [first.sessionId]);
+  });
+
+  it('POST /customers/{id}/card-links: one link, one session', async () => {
+    const customerId = await createCustomer(t, m.testKey);
+    const { first, retry } = await createKilledRetried(`/api/v1/customers/${customerId}/card-links`, { locale: 'en', sendEmail: true }, 'cl-key');
+    assert.deepEqual(retry, first);
+    const links = await t.db.kysely.selectFrom('card_links').select('id').where('customer_id', '=', customerId).execute();
+    assert.deepEqual(links.map((l) => l.id), [first.id]);
+    const rows = await t.db.kysely.selectFrom('payment_sessions').select('id').where('customer_id', '=', customerId).where('kind', '=', 'wallet').execute();
+    assert.deepEqual(rows.map((r) => r.id), [first.sessionId]);
+  });
+
+  describe('POST /payments (merchant-initiated)', () => {
+    let visa: string;
+    let service: MerchantPaymentsService;
+    const owner = () => ({ merchantId: m.id, mode: 'test' as const, storeId: null });
+    before(async () => {
+      const customerId = await createCustomer(t, m.testKey);
+      visa = (await saveCard(t, m.testKey, customerId, CARDS.visa)).result.paymentMethodId;
+      const s = buildServices(t.config, t.db, t.clock);
+      service = new MerchantPaymentsService(t.db, t.clock, s.acquirers, s.paymentSessions, s.payments, t.config);
+    });
+    const body = (reference: string) => ({ paymentMethodId: visa, order: { reference, amount: 2400, currency: 'EUR' as const }, captureMode: 'AUTO' as const, notificationUrl: 'https://shop.example/n' });
+    const attempts = (id: string) => t.db.kysely.selectFrom('acquirer_authorizations').select(['id', 'status']).where('merchant_reference', '=', id).execute();
+    const events = async (id: string) =>
+      (await t.db.kysely.selectFrom('webhook_events').select('type').where('payment_id', '=', id).execute()).map((e) => e.type).sort();
+
+    it('killed after its answer was committed: the retry answers the same payment, charged once', async () => {
+      const { first, retry } = await createKilledRetried('/api/v1/payments', body('MIT-KILLED-1'), 'mit-key-1');
+      assert.equal(first.status, 'captured');
+      assert.deepEqual(retry, first);
+      assert.equal(first.id, merchantPaymentIdFor(owner(), 'mit-key-1'));
+      const listed = await t.api(m.testKey, 'GET', '/api/v1/payments?reference=MIT-KILLED-1');
+      assert.deepEqual(listed.body.data.map((p: { id: string }) => p.id), [first.id]);
+      assert.equal((await attempts(first.id)).length, 1, 'one authorization at the acquirer');
+      assert.deepEqual(await events(first.id), ['payment.authorized', 'payment.captured']);
+    });
+
+    it('killed after writing the payment, before the acquirer: the retry charges it once', async () => {
+      const id = merchantPaymentIdFor(owner(), 'mit-key-2');
+      await service.writePending(owner(), body('MIT-KILLED-2'), id);
+      assert.equal((await attempts(id)).length, 0);
+      const retry = await t.api(m.testKey, 'POST', '/api/v1/payments', body('MIT-KILLED-2'), { 'idempotency-key': 'mit-key-2' });
+      assert.equal(retry.status, 201, JSON.stringify(retry.body));
+      assert.equal(retry.body.id, id);
+      assert.equal(retry.body.status, 'captured');
+      assert.deepEqual((await attempts(id)).map((a) => a.status), ['captured']);
+      assert.deepEqual(await events(id), ['payment.authorized', 'payment.captured']);
+      const listed = await t.api(m.testKey, 'GET', '/api/v1/payments?reference=MIT-KILLED-2');
+      assert.equal(listed.body.data.length, 1);
+    });
+
+    it('killed after the acquirer charged, before recording it: the retry records that charge, never a second', async () => {
+      const id = merchantPaymentIdFor(owner(), 'mit-key-3');
+      const pending = await service.writePending(owner(), body('MIT-KILLED-3'), id);
+      // Step 2 exactly as the service makes it; the process dies before step 3.
+      const s = buildServices(t.config, t.db, t.clock);
+      const outcome = await s.acquirers.forMode('test').authorize({
+        mode: 'test', source: { cardRef: pending.cardRef }, amount: pending.amount, currency: pending.currency, merchantReference: id, capture: true,
+      });
+      assert.equal(outcome.status, 'authorized');
+      const retry = await t.api(m.testKey, 'POST', '/api/v1/payments', body('MIT-KILLED-3'), { 'idempotency-key': 'mit-key-3' });
+      assert.equal(retry.status, 201, JSON.stringify(retry.body));
+      assert.equal(retry.body.id, id);
+      assert.equal(retry.body.status, 'captured');
+      const held = await attempts(id);
+      assert.deepEqual(held.map((a) => a.id), [(outcome as { authorizationId: string }).authorizationId], 'the first charge, and no other');
+      assert.deepEqual(await events(id), ['payment.authorized', 'payment.captured']);
+      const row = await t.db.kysely.selectFrom('payments').select(['captured_amount', 'card_last4']).where('id', '=', id).executeTakeFirstOrThrow();
+      assert.equal(row.captured_amount, 2400);
+      assert.equal(row.card_last4, '4242');
+    });
+  });
+});
+
+eachDatabase('an Idempotency-Key used again after its 24 hours', (dialect) => {
+  let t: TestApp;
+  let m: MerchantFixture;
+  let clock: ManualClock;
+  before(async () => {
+    clock = new ManualClock(new Date());
+    t = await startApp(dialect, { clock });
+    m = await createMerchant(t);
+  });
+  after(() => t.close());
+  const owner = () => ({ merchantId: m.id, mode: 'test' as const });
+  const payment = (id: string) => t.db.kysely.selectFrom('payments').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+
+  it('a session or refund key used again after 24 hours names a new object; its retry after a kill finds that one', async () => {
+    const body = (reference: string) => ({ order: { reference, amount: 1000, currency: 'EUR' }, redirectUrl: 'https://shop.example/r', notificationUrl: 'https://shop.example/n' });
+    const first = await t.api(m.testKey, 'POST', '/api/v1/payments/sessions', body('REUSE-1'), { 'idempotency-key': 'reused' });
+    assert.equal(first.body.paymentId, sessionIdsFor(owner(), 'session', 'reused').paymentId);
+    clock.advance(25 * 3600 * 1000);
+    const again = await t.api(m.testKey, 'POST', '/api/v1/payments/sessions', body('REUSE-2'), { 'idempotency-key': 'reused' });
+    assert.equal(again.status, 201, JSON.stringify(again.body));
+    assert.deepEqual([again.body.paymentId, again.body.sessionId], Object.values(sessionIdsFor(owner(), 'session', 'reused', 1)));
+    // That second use killed after its commit and retried: the second use's session, not a third.
+    await t.db.kysely.updateTable('idempotency_keys').set({ state: 'in_flight', status_code: null, response_body: null, created_at: new Date(clock.now().getTime() - 61_000).toISOString() })
+      .where('merchant_id', '=', m.id).where('key', '=', 'reused').execute();
+    const retry = await t.api(m.testKey, 'POST', '/api/v1/payments/sessions', body('REUSE-2'), { 'idempotency-key': 'reused' });
+    assert.deepEqual(retry.body, again.body);
+    assert.equal((await t.api(m.testKey, 'GET', '/api/v1/payments?reference=REUSE-2')).body.data.length, 1);
+
+    const id = await paidPayment(t, m.testKey, { amount: 10_000 });
+    const r0 = await t.api(m.testKey, 'POST', `/api/v1/payments/${id}/refund`, { amountCents: 1000 }, { 'idempotency-key': 'refund-reused' });
+    assert.equal(r0.body.id, refundIdFor(id, 'refund-reused'));
+    clock.advance(25 * 3600 * 1000);
+    const r1 = await t.api(m.testKey, 'POST', `/api/v1/payments/${id}/refund`, { amountCents: 1000 }, { 'idempotency-key': 'refund-reused' });
+    assert.equal(r1.status, 201, JSON.stringify(r1.body));
+    assert.equal(r1.body.id, refundIdFor(id, 'refund-reused', 1), 'a new refund, not the day-old one answered again');
+    assert.equal((await payment(id)).refunded_amount, 2000);
+  });
+});
