@@ -83,7 +83,7 @@ export function buildServices(config: Config, db: Database, clock: Clock): Servi
     acquirers,
   };
   const wallet = new WalletService(db, clock, services.acquirers);
-  const lifecycle = new PaymentLifecycleService(db, clock, services.acquirers);
+  const lifecycle = new PaymentLifecycleService(db, clock, services.acquirers, config.operationClaimSeconds);
   // Mails are queued only when a mailer is configured (MOTU_SMTP_URL); the worker role sends them.
   const mail = config.mail ? new MailOutbox(clock) : null;
   return {

@@ -25,6 +25,11 @@ export interface Config {
   readonly secretsKey: string | undefined;
   /** MOTU_REFUND_RECOVERY_SECONDS: a refund still pending this long was interrupted; the worker resolves it (default 120). */
   readonly refundRecoverySeconds: number;
+  /**
+   * MOTU_OPERATION_CLAIM_SECONDS: a capture or cancel claim older than this was abandoned (its process stopped); a
+   * retry may take it over and the worker resolves it (default 120).
+   */
+  readonly operationClaimSeconds: number;
   /** MOTU_SMTP_URL + MOTU_MAIL_FROM: receipts and card-link mails are sent; unset: no mail is queued. */
   readonly mail: MailConfig | undefined;
 }
@@ -148,6 +153,7 @@ export function parseConfig(env: Env = process.env): Config {
     sqliteGroupCommit: boolean(env, 'MOTU_SQLITE_GROUP_COMMIT', true),
     secretsKey,
     refundRecoverySeconds: integer(env, 'MOTU_REFUND_RECOVERY_SECONDS', 120, 5, 86_400),
+    operationClaimSeconds: integer(env, 'MOTU_OPERATION_CLAIM_SECONDS', 120, 5, 86_400),
     mail: mailConfig(env),
   });
 }

@@ -21,6 +21,8 @@ describe('configuration', () => {
     assert.equal(c.sqliteGroupCommit, true);
     assert.equal(c.refundRecoverySeconds, 120);
     assert.equal(parseConfig({ MOTU_REFUND_RECOVERY_SECONDS: '10' }).refundRecoverySeconds, 10);
+    assert.equal(c.operationClaimSeconds, 120);
+    assert.equal(parseConfig({ MOTU_OPERATION_CLAIM_SECONDS: '10' }).operationClaimSeconds, 10);
     assert.equal(c.mail, undefined, 'no mailer by default');
     assert.ok(Object.isFrozen(c));
     assert.equal(parseConfig({ PORT: '8080' }).publicUrl, 'http://localhost:8080');
@@ -52,6 +54,8 @@ describe('configuration', () => {
       ['MOTU_SQLITE_GROUP_COMMIT', 'sometimes'],
       ['MOTU_REFUND_RECOVERY_SECONDS', '2'],
       ['MOTU_REFUND_RECOVERY_SECONDS', 'soon'],
+      ['MOTU_OPERATION_CLAIM_SECONDS', '2'],
+      ['MOTU_OPERATION_CLAIM_SECONDS', 'soon'],
       ['MOTU_SMTP_URL', 'mail.example.com:587'],
       ['MOTU_SMTP_URL', 'https://mail.example.com'],
       ['MOTU_MAIL_FROM', 'not an address'],

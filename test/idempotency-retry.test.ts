@@ -12,6 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { buildServices } from '../src/app.js';
 import { base62, idFromKey } from '../src/shared/ids.js';
 import { refundIdFor } from '../src/modules/payments/lifecycle.service.js';
+import { recoverClaims } from '../src/modules/payments/payments.scheduler.js';
 import { sessionIdsFor } from '../src/modules/payments/sessions.service.js';
 import { MerchantPaymentsService, merchantPaymentIdFor } from '../src/modules/wallet/merchant-payments.service.js';
 import { createMerchant, type MerchantFixture } from './support/factories.js';
@@ -244,5 +245,69 @@ eachDatabase('an Idempotency-Key used again after its 24 hours', (dialect) => {
     assert.equal(r1.status, 201, JSON.stringify(r1.body));
     assert.equal(r1.body.id, refundIdFor(id, 'refund-reused', 1), 'a new refund, not the day-old one answered again');
     assert.equal((await payment(id)).refunded_amount, 2000);
+  });
+});
+
+eachDatabase('a capture or cancel killed mid-way, with MOTU_OPERATION_CLAIM_SECONDS=5', (dialect) => {
+  let t: TestApp;
+  let m: MerchantFixture;
+  let clock: ManualClock;
+  before(async () => {
+    clock = new ManualClock(new Date());
+    t = await startApp(dialect, { clock, env: { MOTU_OPERATION_CLAIM_SECONDS: '5' } });
+    m = await createMerchant(t);
+  });
+  after(() => t.close());
+  const owner = () => ({ merchantId: m.id, mode: 'test' as const });
+  const payment = (id: string) => t.db.kysely.selectFrom('payments').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+
+  it('a capture killed mid-way: 422 with retryAfterSeconds while its claim holds, then the retry captures once', async () => {
+    const s = buildServices(t.config, t.db, clock);
+    assert.equal(s.lifecycle.claimTtlSeconds, 5);
+    const viewAt = async (id: string) => (await s.acquirers.forMode('test').getAuthorization('test', (await payment(id)).acquirer_authorization_id!))!;
+    const captured = async (id: string) => (await eventsOf(t, id)).filter((e) => e.type === 'payment.captured').length;
+    // Killed before the acquirer was called, and killed after it captured (before recording it).
+    const before = await paidPayment(t, m.testKey, { amount: 4000, captureMode: 'MANUAL' });
+    const afterAcquirer = await paidPayment(t, m.testKey, { amount: 4000, captureMode: 'MANUAL' });
+    await s.lifecycle.claimCapture({ ...owner(), storeId: null }, before);
+    const claimed = await s.lifecycle.claimCapture({ ...owner(), storeId: null }, afterAcquirer);
+    assert.equal((await s.acquirers.forMode('test').capture({ mode: 'test', authorizationId: claimed.acquirer_authorization_id!, amount: 4000 })).ok, true);
+    clock.advance(2_000);
+    for (const id of [before, afterAcquirer]) {
+      const busy = await t.api(m.testKey, 'POST', `/api/v1/payments/${id}/capture`, {}, { 'idempotency-key': `cap-${id}` });
+      assert.equal(busy.status, 422);
+      assert.equal(busy.body.code, 'PAYMENT_NOT_CAPTURABLE');
+      assert.equal(busy.body.details.operation, 'capture');
+      assert.equal(busy.body.details.retryAfterSeconds, 3);
+      assert.match(busy.body.message, /under way; this is not final: retry in 3 s/);
+      const cancel = await t.api(m.testKey, 'POST', `/api/v1/payments/${id}/cancel`);
+      assert.equal(cancel.body.code, 'PAYMENT_NOT_CANCELLABLE');
+      assert.equal(cancel.body.details.retryAfterSeconds, 3);
+    }
+    clock.advance(3_500);
+    for (const id of [before, afterAcquirer]) {
+      const retry = await t.api(m.testKey, 'POST', `/api/v1/payments/${id}/capture`, {}, { 'idempotency-key': `cap-${id}-again` });
+      assert.equal(retry.status, 200, JSON.stringify(retry.body));
+      assert.equal(retry.body.status, 'captured');
+      const view = await viewAt(id);
+      assert.equal(view.status, 'captured');
+      assert.equal(view.capturedAmount, 4000, 'captured once at the acquirer');
+      assert.equal((await payment(id)).captured_amount, 4000);
+      assert.equal(await captured(id), 1, 'one payment.captured');
+    }
+  });
+
+  it('the recovery job resolves a claim once it is older than MOTU_OPERATION_CLAIM_SECONDS', async () => {
+    const s = buildServices(t.config, t.db, clock);
+    const id = await paidPayment(t, m.testKey, { amount: 2500, captureMode: 'MANUAL' });
+    const claimed = await s.lifecycle.claimCapture({ ...owner(), storeId: null }, id);
+    await s.acquirers.forMode('test').capture({ mode: 'test', authorizationId: claimed.acquirer_authorization_id!, amount: 2500 });
+    const deps = { db: t.db, clock, acquirers: s.acquirers, lifecycle: s.lifecycle };
+    clock.advance(4_000);
+    assert.equal(await recoverClaims(deps, clock.now()), 0, 'younger than 5 s: left alone');
+    clock.advance(2_000);
+    assert.equal(await recoverClaims(deps, clock.now()), 1);
+    assert.equal((await payment(id)).status, 'captured');
+    assert.equal((await eventsOf(t, id)).filter((e) => e.type === 'payment.captured').length, 1);
   });
 });

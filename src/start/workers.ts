@@ -22,7 +22,7 @@ export function scheduledJobs(db: Database, clock: Clock, config?: Config, logge
   if (config) {
     // Payment expiries and settlement (src/modules/payments/payments.scheduler.ts).
     const acquirers = new Acquirers(db, clock, { publicUrl: config.publicUrl, settlementDelaySeconds: config.testSettlementDelaySeconds });
-    jobs.push(...paymentJobs({ db, clock, acquirers, lifecycle: new PaymentLifecycleService(db, clock, acquirers), refundRecoverySeconds: config.refundRecoverySeconds }));
+    jobs.push(...paymentJobs({ db, clock, acquirers, lifecycle: new PaymentLifecycleService(db, clock, acquirers, config.operationClaimSeconds), refundRecoverySeconds: config.refundRecoverySeconds }));
     // Receipts and card-link mails queued in mail_jobs (src/mail/mail.worker.ts), when MOTU_SMTP_URL is set.
     if (config.mail) jobs.push(...mailJobs({ db, clock, mailer: smtpMailer(config.mail), publicUrl: config.publicUrl, logger }));
   }

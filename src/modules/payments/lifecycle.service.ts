@@ -9,8 +9,8 @@
 //      claim still being ours; a refused call releases the claim.
 // So two captures never both reach the acquirer, a cancel and a capture exclude each other, and the sum of
 // refunds (done and under way) never exceeds what was captured, on both databases. A claim older than
-// CLAIM_TTL_SECONDS is considered abandoned (crash between 1 and 3) and may be taken again; the acquirer's own
-// state then tells what happened (see `settleWithAcquirer`).
+// `claimTtlSeconds` (MOTU_OPERATION_CLAIM_SECONDS, default CLAIM_TTL_SECONDS) is considered abandoned (crash between
+// 1 and 3) and may be taken again; the acquirer's own state then tells what happened (see `resolveAbandonedClaim`).
 import type { Acquirer } from '../../acquirer/acquirer.js';
 import type { Acquirers } from '../../acquirer/acquirers.js';
 import type { Database, Trx } from '../../db/database.js';
@@ -28,6 +28,7 @@ import type { RefundRow } from './refunds.table.js';
 // A key attached to a store acts only on that store's payments (docs/reliability.md, Isolation).
 type Owner = Pick<MerchantAuth, 'merchantId' | 'mode'> & { storeId?: string | null };
 
+/** Default age after which a capture or cancel claim is abandoned (MOTU_OPERATION_CLAIM_SECONDS). */
 export const CLAIM_TTL_SECONDS = 120;
 const REFUNDABLE: PaymentRow['status'][] = ['captured', 'settled', 'partially_refunded'];
 const CANCELLABLE_PENDING: PaymentRow['status'][] = ['pending', 'failed'];
@@ -60,6 +61,8 @@ export class PaymentLifecycleService {
     private readonly db: Database,
     private readonly clock: Clock,
     private readonly acquirers: Acquirers,
+    /** A capture or cancel claim older than this was abandoned by a stopped process (MOTU_OPERATION_CLAIM_SECONDS). */
+    readonly claimTtlSeconds: number = CLAIM_TTL_SECONDS,
   ) {}
 
   private now(): string {
@@ -79,7 +82,23 @@ export class PaymentLifecycleService {
   /** Another capture, cancel or expiry holds the payment (and its claim is not abandoned). */
   private busy(payment: PaymentRow): boolean {
     return payment.operation !== null && payment.operation_at !== null
-      && payment.operation_at > addSeconds(this.clock.now(), -CLAIM_TTL_SECONDS).toISOString();
+      && payment.operation_at > addSeconds(this.clock.now(), -this.claimTtlSeconds).toISOString();
+  }
+
+  /**
+   * The 422 for a payment another capture, cancel or expiry holds. Not final: that operation may still fail, or its
+   * process may have stopped (a request killed mid-way), in which case its claim is abandoned after claimTtlSeconds
+   * and the same request succeeds; `retryAfterSeconds` says when (as RATE_LIMITED does).
+   */
+  private busyError(code: 'PAYMENT_NOT_CAPTURABLE' | 'PAYMENT_NOT_CANCELLABLE', p: PaymentRow): AppError {
+    const expires = Date.parse(p.operation_at!) + this.claimTtlSeconds * 1000;
+    const retryAfterSeconds = Math.max(1, Math.ceil((expires - this.clock.now().getTime()) / 1000));
+    return new AppError(
+      code,
+      `A ${p.operation} of payment ${p.id} is under way; this is not final: retry in ${retryAfterSeconds} s ` +
+        '(if that operation was interrupted, its claim lapses then and the retry proceeds)',
+      { status: p.status, operation: p.operation, operationStartedAt: p.operation_at, retryAfterSeconds },
+    );
   }
 
   private async release(paymentId: string, operation: string): Promise<void> {
@@ -122,9 +141,7 @@ export class PaymentLifecycleService {
       if (p.status !== 'transit' || !p.acquirer_authorization_id) {
         throw new AppError('PAYMENT_NOT_CAPTURABLE', `Payment ${id} is ${p.status}; only an authorized, uncaptured payment can be captured`, { status: p.status });
       }
-      if (this.busy(p)) {
-        throw new AppError('PAYMENT_NOT_CAPTURABLE', `A ${p.operation} of payment ${id} is under way`, { status: p.status, operation: p.operation });
-      }
+      if (this.busy(p)) throw this.busyError('PAYMENT_NOT_CAPTURABLE', p);
       const toCapture = amount ?? p.authorized_amount;
       if (toCapture > p.authorized_amount) {
         throw new AppError('PAYMENT_NOT_CAPTURABLE', `Cannot capture ${toCapture}: only ${p.authorized_amount} ${p.currency} was authorized`, {
@@ -202,22 +219,20 @@ export class PaymentLifecycleService {
       if (p.status !== 'transit' || !p.acquirer_authorization_id) {
         throw new AppError('PAYMENT_NOT_CANCELLABLE', `Payment ${id} is ${p.status}; only a pending or an authorized, uncaptured payment can be cancelled (refund a captured one)`, { status: p.status });
       }
-      if (this.busy(p)) {
-        throw new AppError('PAYMENT_NOT_CANCELLABLE', `A ${p.operation} of payment ${id} is under way`, { status: p.status, operation: p.operation });
-      }
+      if (this.busy(p)) throw this.busyError('PAYMENT_NOT_CANCELLABLE', p);
       await trx.updateTable('payments').set({ operation: 'cancel', operation_at: this.now() }).where('id', '=', p.id).execute();
       return p;
     });
   }
 
   /**
-   * Recovery of a capture or cancel claim abandoned by a stopped process (older than CLAIM_TTL_SECONDS): the
+   * Recovery of a capture or cancel claim abandoned by a stopped process (older than claimTtlSeconds): the
    * acquirer's state decides. Captured → `payment.captured` (once); voided → `payment.cancelled` (once);
    * still authorized → the claim is released (the request never got a 2xx; the merchant may ask again).
    */
   async resolveAbandonedClaim(paymentId: string): Promise<'captured' | 'cancelled' | 'released' | 'skipped'> {
     const now = this.clock.now();
-    const stale = addSeconds(now, -CLAIM_TTL_SECONDS).toISOString();
+    const stale = addSeconds(now, -this.claimTtlSeconds).toISOString();
     const candidate = await this.db.kysely.selectFrom('payments').select(['id', 'mode', 'operation', 'acquirer_authorization_id'])
       .where('id', '=', paymentId).where('status', '=', 'transit').where('operation', 'in', ['capture', 'cancel'])
       .where('operation_at', '<', stale).executeTakeFirst();

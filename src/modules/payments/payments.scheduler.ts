@@ -66,7 +66,7 @@ export async function expireAuthorizations({ db, clock, acquirers, lifecycle }: 
   for (const candidate of due) {
     if (candidate.mode === 'live' && !acquirers.liveConfigured()) continue;
     const at = clock.now();
-    const stale = addSeconds(at, -CLAIM_TTL_SECONDS).toISOString();
+    const stale = addSeconds(at, -lifecycle.claimTtlSeconds).toISOString();
     const claim = await db.transaction((trx) => trx.updateTable('payments').set({ operation: 'expire', operation_at: at.toISOString() })
       .where('id', '=', candidate.id).where('status', '=', 'transit')
       .where((eb) => eb.or([eb('operation', 'is', null), eb('operation_at', '<', stale)]))
@@ -124,9 +124,9 @@ export async function recoverRefunds({ db, acquirers, lifecycle, refundRecoveryS
   return resolved;
 }
 
-/** Capture and cancel claims abandoned by a stopped process: resolved from the acquirer's state. */
+/** Capture and cancel claims abandoned by a stopped process (older than MOTU_OPERATION_CLAIM_SECONDS): resolved from the acquirer's state. */
 export async function recoverClaims({ db, acquirers, lifecycle }: PaymentJobDeps, now: Date): Promise<number> {
-  const stale = addSeconds(now, -CLAIM_TTL_SECONDS).toISOString();
+  const stale = addSeconds(now, -lifecycle.claimTtlSeconds).toISOString();
   const due = await db.kysely.selectFrom('payments').select(['id', 'mode'])
     .where('status', '=', 'transit').where('operation', 'in', ['capture', 'cancel']).where('operation_at', '<', stale)
     .orderBy('operation_at').limit(BATCH).execute();
@@ -202,11 +202,12 @@ export async function runPaymentSchedule(deps: PaymentJobDeps, now: Date = deps.
 export function paymentJobs(deps: PaymentJobDeps): ScheduledJob[] {
   // Looked at a few times per threshold, so a refund waits at most about 1.25 × the threshold.
   const refundsEveryMs = Math.min(30_000, Math.max(1_000, ((deps.refundRecoverySeconds ?? RECOVERY_AFTER_SECONDS) * 1000) / 4));
+  const claimsEveryMs = Math.min(30_000, Math.max(1_000, (deps.lifecycle.claimTtlSeconds * 1000) / 4));
   return [
     { name: 'expire-payment-sessions', everyMs: 5_000, run: (now) => expireSessions(deps, now) },
     { name: 'expire-authorizations', everyMs: 60_000, run: (now) => expireAuthorizations(deps, now) },
     { name: 'settle-payments', everyMs: 10_000, run: (now) => settlePayments(deps, now) },
-    { name: 'recover-payment-claims', everyMs: 30_000, run: (now) => recoverClaims(deps, now) },
+    { name: 'recover-payment-claims', everyMs: claimsEveryMs, run: (now) => recoverClaims(deps, now) },
     { name: 'recover-refunds', everyMs: refundsEveryMs, run: (now) => recoverRefunds(deps, now) },
   ];
 }
