@@ -92,10 +92,11 @@ class LazyChildLogger {
 
 /** The one log line of a request, at info, once answered: method, URL, route, status and time (no headers, no body). */
 export function requestLogLine(app: FastifyInstance): void {
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     request.log.info(
       { method: request.method, url: request.url, route: request.routeOptions.url, statusCode: reply.statusCode, responseTime: reply.elapsedTime },
       'request completed',
     );
+    done();
   });
 }

@@ -47,10 +47,11 @@ export function firstNul(value: unknown): Array<string | number> | undefined {
 }
 
 export function registerTextGuard(app: FastifyInstance): void {
-  app.addHook('preValidation', async (request: FastifyRequest) => {
+  app.addHook('preValidation', (request: FastifyRequest, _reply, done) => {
     for (const [part, value] of [['params', request.params], ['querystring', request.query], ['body', request.body]] as const) {
       const path = firstNul(value);
-      if (path) throw invalidField(fieldOf(path, part), 'must not contain the NUL character (U+0000)');
+      if (path) return done(invalidField(fieldOf(path, part), 'must not contain the NUL character (U+0000)'));
     }
+    done();
   });
 }
