@@ -146,6 +146,46 @@ eachDatabase('a creating POST killed mid-way, retried with its Idempotency-Key',
     assert.deepEqual(rows.map((r) => r.id), [first.sessionId]);
   });
 
+  /** POST with `key`, abandon, POST again: the retry (not a replay) answers as the first did. */
+  async function transitionKilledRetried(url: string, body: unknown, key: string, status: number) {
+    const first = await t.api(m.testKey, 'POST', url, body, { 'idempotency-key': key });
+    assert.equal(first.status, status, JSON.stringify(first.body));
+    await abandon(key);
+    const retry = await t.api(m.testKey, 'POST', url, body, { 'idempotency-key': key });
+    assert.equal(retry.status, status, JSON.stringify(retry.body));
+    assert.equal(retry.headers['idempotent-replayed'], undefined, 'the retry took the abandoned key over and ran the route');
+    return { first: first.body, retry: retry.body };
+  }
+
+  it('POST /payments/{id}/capture and /cancel that committed: the retry answers 200 with the payment, not 422', async () => {
+    const authorized = await paidPayment(t, m.testKey, { amount: 5000, captureMode: 'MANUAL' });
+    const capture = await transitionKilledRetried(`/api/v1/payments/${authorized}/capture`, { amount: 3000 }, 'capture-key', 200);
+    assert.deepEqual(capture.retry, capture.first);
+    assert.equal(capture.retry.status, 'captured');
+    assert.equal((await eventsOf(t, authorized)).filter((e) => e.type === 'payment.captured').length, 1);
+    // Not for another request: a new key, or another amount, still gets the 422.
+    const again = await t.api(m.testKey, 'POST', `/api/v1/payments/${authorized}/capture`, { amount: 3000 }, { 'idempotency-key': 'capture-key-2' });
+    assert.equal(again.status, 422);
+    const toCancel = await paidPayment(t, m.testKey, { amount: 5000, captureMode: 'MANUAL' });
+    const cancel = await transitionKilledRetried(`/api/v1/payments/${toCancel}/cancel`, {}, 'cancel-key', 200);
+    assert.deepEqual(cancel.retry, cancel.first);
+    assert.equal(cancel.retry.status, 'cancelled');
+    assert.equal((await eventsOf(t, toCancel)).filter((e) => e.type === 'payment.cancelled').length, 1);
+    assert.equal((await t.api(m.testKey, 'POST', `/api/v1/payments/${toCancel}/cancel`)).status, 422);
+  });
+
+  it('POST /webhooks/signing-secret/rotate that committed: the retry answers that rotation, not a second one', async () => {
+    const before = (await t.api(m.testKey, 'GET', '/api/v1/webhooks/signing-secret')).body.webhookSecret;
+    const { first, retry } = await transitionKilledRetried('/api/v1/webhooks/signing-secret/rotate', undefined, 'rotate-key', 200);
+    assert.deepEqual(retry, first);
+    assert.equal((await t.api(m.testKey, 'GET', '/api/v1/webhooks/signing-secret')).body.webhookSecret, first.webhookSecret);
+    const row = await t.db.kysely.selectFrom('webhook_secrets').select('previous_secret').where('merchant_id', '=', m.id).where('mode', '=', 'test').executeTakeFirstOrThrow();
+    const { secretBoxFor } = await import('../src/shared/secret-box.js');
+    assert.equal(secretBoxFor(t.config).open(row.previous_secret!), before, 'the secret the receivers verify with is still the previous one');
+    const another = await t.api(m.testKey, 'POST', '/api/v1/webhooks/signing-secret/rotate', undefined, { 'idempotency-key': 'rotate-key-2' });
+    assert.notEqual(another.body.webhookSecret, first.webhookSecret, 'a new key rotates again');
+  });
+
   describe('POST /payments (merchant-initiated)', () => {
     let visa: string;
     let service: MerchantPaymentsService;

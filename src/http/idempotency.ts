@@ -20,6 +20,12 @@ interface Claim {
   merchantId: string;
   mode: 'test' | 'live';
   key: string;
+  /**
+   * Set when this request took over the in-flight claim of an earlier run of the same request that died (abandoned):
+   * when that run started. A state transition (capture, cancel, rotation) it may have committed before dying is found
+   * by the route as the answer instead of being refused or done twice (docs/reliability.md).
+   */
+  retryOf?: string;
 }
 
 declare module 'fastify' {
@@ -47,6 +53,7 @@ export function registerIdempotency(app: FastifyInstance, db: Database, clock: C
     const claim: Claim = { merchantId: request.merchant.merchantId, mode: request.merchant.mode, key };
     const hash = requestHash(request);
     const started = Date.now();
+    let retryOf: string | undefined;
     for (;;) {
       const now = clock.now();
       try {
@@ -67,7 +74,7 @@ export function registerIdempotency(app: FastifyInstance, db: Database, clock: C
           })
           .execute(),
         );
-        request.idempotency = claim;
+        request.idempotency = retryOf === undefined ? claim : { ...claim, retryOf };
         return;
       } catch (err) {
         if (!db.isUniqueViolation(err)) throw err;
@@ -83,6 +90,8 @@ export function registerIdempotency(app: FastifyInstance, db: Database, clock: C
       const expired = existing.expires_at <= now.toISOString();
       const abandoned = existing.state === 'in_flight' && now.getTime() - Date.parse(existing.created_at) > ABANDONED_AFTER_MS;
       if (expired || abandoned) {
+        // Only a run of this very request counts as an earlier run (an expired key is a new request).
+        if (abandoned && !expired && existing.request_hash === hash) retryOf = existing.created_at;
         await release(db, claim, existing.created_at);
         continue;
       }

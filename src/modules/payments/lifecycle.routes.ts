@@ -3,6 +3,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { merchantOf } from '../../http/auth.js';
+import { AppError } from '../../shared/errors.js';
 import { IdParams, ListOf } from '../../http/schemas.js';
 import { stripUnknown } from './sessions.schemas.js';
 import type { PaymentLifecycleService } from './lifecycle.service.js';
@@ -97,7 +98,14 @@ export function lifecycleRoutes(lifecycle: PaymentLifecycleService, payments: Pa
       },
       async (request) => {
         const owner = merchantOf(request);
-        await lifecycle.capture(owner, request.params.id, request.body.amount);
+        const retryOf = request.idempotency?.retryOf;
+        try {
+          await lifecycle.capture(owner, request.params.id, request.body.amount);
+        } catch (err) {
+          // A run of this request that died after capturing (its key abandoned): answered as it would have been.
+          if (!(err instanceof AppError && err.code === 'PAYMENT_NOT_CAPTURABLE' && retryOf
+            && await lifecycle.capturedSince(owner, request.params.id, request.body.amount, retryOf))) throw err;
+        }
         return payments.get(owner, request.params.id);
       },
     );
@@ -112,7 +120,14 @@ export function lifecycleRoutes(lifecycle: PaymentLifecycleService, payments: Pa
       },
       async (request) => {
         const owner = merchantOf(request);
-        await lifecycle.cancel(owner, request.params.id);
+        const retryOf = request.idempotency?.retryOf;
+        try {
+          await lifecycle.cancel(owner, request.params.id);
+        } catch (err) {
+          // A run of this request that died after cancelling (its key abandoned): answered as it would have been.
+          if (!(err instanceof AppError && err.code === 'PAYMENT_NOT_CANCELLABLE' && retryOf
+            && await lifecycle.cancelledSince(owner, request.params.id, retryOf))) throw err;
+        }
         return payments.get(owner, request.params.id);
       },
     );

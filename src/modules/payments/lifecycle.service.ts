@@ -179,6 +179,28 @@ export class PaymentLifecycleService {
     });
   }
 
+  /**
+   * Whether payment `id` was captured as asked (`amount`, else all that was authorized) at or after `since`: what a
+   * capture request that died after committing, started at `since`, did. Its retry answers the payment instead of
+   * 422 (the route asks only when the idempotency layer took over such a dead run's key).
+   */
+  async capturedSince(owner: Owner, id: string, amount: number | undefined, since: string): Promise<boolean> {
+    const p = await this.find(owner, id);
+    return !!p && p.captured_at !== null && p.captured_at >= since && p.captured_amount === (amount ?? p.authorized_amount);
+  }
+
+  /** Whether payment `id` was cancelled at or after `since` (see capturedSince). */
+  async cancelledSince(owner: Owner, id: string, since: string): Promise<boolean> {
+    const p = await this.find(owner, id);
+    return !!p && p.status === 'cancelled' && p.updated_at >= since;
+  }
+
+  private async find(owner: Owner, id: string): Promise<PaymentRow | undefined> {
+    let q = this.db.kysely.selectFrom('payments').selectAll().where('id', '=', id).where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode);
+    if (owner.storeId) q = q.where('store_id', '=', owner.storeId);
+    return q.executeTakeFirst();
+  }
+
   // ---------- cancel ----------
 
   async cancel(owner: Owner, id: string): Promise<void> {

@@ -117,7 +117,7 @@ export function webhooksRoutes(webhooks: WebhooksService, events: EventsService)
           response: { 200: Type.Object({ webhookSecret: Type.String(), previousSecretValidUntil: Type.String() }) },
         },
       },
-      async (request) => webhooks.rotateSigningSecret(merchantOf(request)),
+      async (request) => webhooks.rotateSigningSecret(merchantOf(request), request.idempotency?.retryOf),
     );
 
     app.post<{ Body: Static<typeof EndpointBody> }>(

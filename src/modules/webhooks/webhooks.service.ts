@@ -69,7 +69,19 @@ export class WebhooksService {
     return { webhookSecret: secretBoxFor(this.config).open(row.secret) };
   }
 
-  async rotateSigningSecret(owner: Owner): Promise<{ webhookSecret: string; previousSecretValidUntil: string }> {
+  /**
+   * `retryOf`: this request took over the key of an earlier run of itself that died (src/http/idempotency.ts). When
+   * the secret was rotated since that run started, that rotation is answered (the secret in force and its grace)
+   * instead of rotating again, which would drop the secret the merchant's receivers still verify with.
+   */
+  async rotateSigningSecret(owner: Owner, retryOf?: string): Promise<{ webhookSecret: string; previousSecretValidUntil: string }> {
+    if (retryOf !== undefined) {
+      const row = await this.db.kysely.selectFrom('webhook_secrets').select(['secret', 'previous_valid_until', 'updated_at'])
+        .where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode).executeTakeFirstOrThrow();
+      if (row.previous_valid_until !== null && row.updated_at >= retryOf) {
+        return { webhookSecret: secretBoxFor(this.config).open(row.secret), previousSecretValidUntil: row.previous_valid_until };
+      }
+    }
     const now = this.clock.now();
     const until = new Date(now.getTime() + PREVIOUS_SECRET_GRACE_MS).toISOString();
     const secret = newWebhookSecret();
