@@ -140,18 +140,18 @@ describe('group commit waiting for its fsync', () => {
     // A reader through the database's one connection waits for the fsync: nobody sees rows a power cut could take back.
     const reader = kysely.selectFrom('t').select('name').execute();
     const second = insert('c');
-    await new Promise((r) => setTimeout(r, 10));
-    assert.equal(await settled(reader), false, 'a read waits for the fsync in flight');
-    assert.equal(count(), 2, 'the next batch waits for the fsync in flight');
+    for (let i = 0; i < 200 && syncs.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(count(), 3, 'the next batch commits while the first fsync runs (same hold of the connection)');
+    assert.equal(syncs.length, 2, 'and asks for an fsync of its own');
+    assert.equal(await settled(reader), false, 'a read waits for the fsyncs in flight');
     assert.equal(await settled(second), false);
     syncs[0]!.resolve();
-    assert.deepEqual(await Promise.all(first), ['a', 'b']);
-    assert.equal((await reader).length, 2);
-    for (let i = 0; i < 200 && syncs.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
-    assert.equal(count(), 3, 'the next batch ran once the first fsync returned');
+    assert.deepEqual(await Promise.all(first), ['a', 'b'], 'the first batch resolves with its own fsync');
     assert.equal(await settled(second), false, 'the second batch waits for its own fsync');
+    assert.equal(await settled(reader), false, 'the reader too: the second batch is not durable yet');
     syncs[1]!.resolve();
     assert.equal(await second, 'c');
+    assert.equal((await reader).length, 3);
     await kysely.destroy();
   });
 

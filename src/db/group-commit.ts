@@ -9,9 +9,10 @@
 // - every caller is resolved only after the COMMIT returned, so a resolved transaction is on disk
 //   (a 201 still means "stored"). If the COMMIT itself fails, every caller of the batch is rejected.
 // - with `sync` (SQLite, database.ts), the COMMIT itself does not fsync: the batch then awaits `sync()`, an fsync in
-//   libuv's thread pool, before resolving its callers. Meanwhile the event loop keeps parsing requests and the next
-//   batch's statements wait for it (the batch holds the connection until then), so no reader sees rows before they are
-//   durable; the event loop meanwhile parses and validates the next requests. `sync()` coalesces.
+//   libuv's thread pool, before resolving its callers. Meanwhile the event loop keeps parsing requests, and the ones
+//   that reach `run` form the next batch, committed in the same hold of the connection while that fsync runs. The
+//   connection is released only once every COMMIT of the hold is durable, so no reader outside a batch sees rows
+//   before they are durable. `sync()` coalesces.
 import { sql, type Kysely, type Transaction } from 'kysely';
 
 interface Pending<DB> {
@@ -89,49 +90,84 @@ export class GroupCommitter<DB> {
   private async runBatch(): Promise<void> {
     if (this.running || this.queue.length === 0) return;
     this.running = true;
-    const batch = this.queue.splice(0, this.maxBatch);
-    const outcomes: Outcome[] = [];
-    let syncError: unknown;
-    let failed = false;
+    const batches: Batch<DB>[] = [];
     try {
-      // The batch holds the one connection from BEGIN until its COMMIT is durable: no other statement, read or
-      // write, runs before the fsync returned, so nobody sees a row that a power cut could still take back.
-      // The event loop stays free meanwhile: it parses and validates the next requests, which queue for the next batch.
+      // The connection is held from the first BEGIN until every COMMIT made during the hold is durable: no other
+      // statement, read or write, runs meanwhile, so nobody outside a batch sees a row that a power cut could still take
+      // back. While the first batch's fsync runs, the requests parsed meanwhile form further batches in the same hold
+      // (their callers, too, resolve only after an fsync that started after their COMMIT): the disk's wait overlaps
+      // work. Once the first fsync returned, no new batch joins: readers get the connection after the last fsync.
       await this.kysely.connection().execute(async (conn) => {
         const trx = conn as unknown as Transaction<DB>;
-        await this.exec('BEGIN IMMEDIATE', trx);
-        try {
-          await this.runItems(batch, outcomes, trx);
-          this.deferSync?.();
-          await this.exec('COMMIT', trx);
-        } catch (error) {
-          await Promise.resolve(this.exec('ROLLBACK', trx)).catch(() => {});
-          throw error;
+        const first = await this.commitBatch(this.queue.splice(0, this.maxBatch), trx);
+        batches.push(first);
+        while (first.durable && !first.done) {
+          await Promise.race([first.durable, new Promise((resolve) => setImmediate(resolve))]);
+          if (!first.done && this.queue.length > 0) batches.push(await this.commitBatch(this.queue.splice(0, this.maxBatch), trx));
         }
-        try {
-          await this.sync?.();
-        } catch (error) {
-          syncError = error ?? new Error('fsync failed');
-        }
+        for (const batch of batches) await batch.durable;
       });
     } catch (error) {
-      // Nothing of this batch was committed: each caller fails with its own error if it had one,
-      // otherwise with the error that stopped the commit.
-      failed = true;
-      batch.forEach((item, i) => {
-        const outcome = outcomes[i];
-        item.reject(outcome && !outcome.ok ? outcome.error : error);
-      });
+      // Only the hold itself failed (the connection): whatever batch has no outcome yet fails with it.
+      for (const batch of batches) if (!batch.done) batch.settle(error);
     } finally {
       this.running = false;
       this.schedule();
     }
-    if (failed) return;
-    batch.forEach((item, i) => {
-      const outcome = outcomes[i]!;
-      if (!outcome.ok) item.reject(outcome.error);
-      else if (syncError !== undefined) item.reject(syncError);
-      else item.resolve(outcome.value);
-    });
   }
+
+  /**
+   * BEGIN, the batch's functions each in a savepoint, COMMIT; then its fsync is asked for (not awaited). The returned
+   * batch settles its callers once that fsync returned (`durable`, which never rejects), or at once if nothing committed.
+   */
+  private async commitBatch(items: Pending<DB>[], trx: Transaction<DB>): Promise<Batch<DB>> {
+    const outcomes: Outcome[] = [];
+    const batch: Batch<DB> = {
+      done: false,
+      durable: undefined,
+      settle: (commitError?: unknown, syncError?: unknown) => {
+        if (batch.done) return;
+        batch.done = true;
+        items.forEach((item, i) => {
+          const outcome = outcomes[i];
+          if (outcome && !outcome.ok) item.reject(outcome.error);
+          else if (commitError !== undefined) item.reject(commitError); // nothing of this batch was committed
+          else if (syncError !== undefined) item.reject(syncError);
+          else item.resolve(outcome!.value);
+        });
+      },
+    };
+    try {
+      await this.exec('BEGIN IMMEDIATE', trx);
+      try {
+        await this.runItems(items, outcomes, trx);
+        this.deferSync?.();
+        await this.exec('COMMIT', trx);
+      } catch (error) {
+        await Promise.resolve(this.exec('ROLLBACK', trx)).catch(() => {});
+        throw error;
+      }
+    } catch (error) {
+      // Each caller fails with its own error if it had one, otherwise with the error that stopped the commit.
+      batch.settle(error ?? new Error('commit failed'));
+      return batch;
+    }
+    if (!this.sync) {
+      batch.settle();
+      return batch;
+    }
+    batch.durable = this.sync().then(
+      () => batch.settle(),
+      (error: unknown) => batch.settle(undefined, error ?? new Error('fsync failed')),
+    );
+    return batch;
+  }
+}
+
+interface Batch<DB> {
+  /** Its callers have been settled. */
+  done: boolean;
+  /** Settles once the batch's fsync returned; absent when there is none to wait for. Never rejects. */
+  durable: Promise<void> | undefined;
+  settle(commitError?: unknown, syncError?: unknown): void;
 }

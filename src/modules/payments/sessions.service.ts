@@ -44,10 +44,11 @@ export class PaymentSessionsService {
 
   /**
    * `channel: 'link'` makes a payment link (lifecycle.service.ts): same rules, a `lnk_` id, another default lifetime.
-   * With `idempotencyKey` the payment and session ids are derived from it (sessionIdsFor): a retry that runs again
-   * after the first request was killed mid-way (its in-flight key abandoned) answers the session that run created
-   * instead of creating a second payment. A link derives only its payment id (its `ses_`, the URL it publishes,
-   * stays random: unguessable) and finds its session through the payment.
+   * With `idempotencyKey` the payment id is derived from it (sessionIdsFor): a retry that runs again after the first
+   * request was killed mid-way (its in-flight key abandoned) answers the session that run created instead of creating
+   * a second payment. The `ses_` id stays random (it is the customer's bearer capability: a merchant's idempotency
+   * keys are often order numbers, so an id derived from one would be guessable); the retry finds the session through
+   * the payment, written in the same transaction.
    */
   async create(owner: Owner, input: SessionInput, options: { channel?: 'session' | 'link'; defaultExpiresIn?: number; idempotencyKey?: string } = {}) {
     const key = options.idempotencyKey;
@@ -60,7 +61,7 @@ export class PaymentSessionsService {
           .where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode).executeTakeFirst(),
         this.clock.now(),
       );
-      derived = { paymentId: keyed.id, sessionId: channel === 'link' ? newId('ses') : sessionIdsFor(owner, channel, key, keyed.use).sessionId };
+      derived = { paymentId: keyed.id, sessionId: newId('ses') };
       const earlier = keyed.earlier;
       const session = earlier?.session_id
         ? await this.db.kysely.selectFrom('payment_sessions').select(['id', 'expires_at']).where('id', '=', earlier.session_id).executeTakeFirst()
@@ -364,11 +365,11 @@ export class PaymentSessionsService {
 }
 
 /**
- * The payment and session ids of the session asked under `idempotencyKey`: `pay_`/`ses_` + 22 base62 digits of a
- * SHA-256 of the merchant, mode, channel and key, as uniform as random ids. The same key always names the same pair
- * (within one use of the key: a key used again after its 24 hours names the next `use`'s pair, see idForKeyUse).
+ * The payment id of the session asked under `idempotencyKey`: `pay_` + 22 base62 digits of a SHA-256 of the merchant,
+ * mode, channel and key, as uniform as random ids. The same key always names the same payment (within one use of the
+ * key: a key used again after its 24 hours names the next `use`'s, see idForKeyUse). The session's `ses_` is random.
  */
-export function sessionIdsFor(owner: Pick<Owner, 'merchantId' | 'mode'>, channel: string, idempotencyKey: string, use = 0): { paymentId: string; sessionId: string } {
+export function sessionIdsFor(owner: Pick<Owner, 'merchantId' | 'mode'>, channel: string, idempotencyKey: string, use = 0): { paymentId: string } {
   const parts = keyUseParts([owner.merchantId, owner.mode, channel, idempotencyKey], use);
-  return { paymentId: idFromKey('pay', ['pay', ...parts]), sessionId: idFromKey('ses', ['ses', ...parts]) };
+  return { paymentId: idFromKey('pay', ['pay', ...parts]) };
 }
