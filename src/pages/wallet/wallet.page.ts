@@ -37,18 +37,21 @@ export const WALLET_JS = `(function () {
   var button = document.getElementById('save');
   var alertBox = document.getElementById('alert');
   var controller = null;
+  var ready = false;
   function busy(on) { button.disabled = on; button.textContent = on ? cfg.text.saving : cfg.text.save; }
+  // The button comes alive once the fields are ready AND mount() has handed over its controller (either may come first).
+  function enableWhenReady() { if (ready && controller) busy(false); }
   busy(true);
   window.Service.mount({
     session: cfg.sessionId, container: '#card', title: cfg.text.cardTitle,
-    onReady: function () { busy(false); },
+    onReady: function () { ready = true; enableWhenReady(); },
     onError: function (err) {
       if (err.redirectUrl) { window.location.assign(err.redirectUrl); return; }
       if (err.code === 'SESSION_EXPIREE') { window.location.assign('/expired?lang=' + cfg.lang); return; }
       busy(false); alertBox.textContent = err.message;
     },
     onSuccess: function () { busy(true); }
-  }).then(function (c) { controller = c; }, function () { busy(false); button.disabled = true; alertBox.textContent = alertBox.textContent || cfg.text.unavailable; });
+  }).then(function (c) { controller = c; enableWhenReady(); }, function () { busy(false); button.disabled = true; alertBox.textContent = alertBox.textContent || cfg.text.unavailable; });
   button.addEventListener('click', function () {
     if (!controller) return;
     alertBox.textContent = '';
