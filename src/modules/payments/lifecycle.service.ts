@@ -70,9 +70,14 @@ export class PaymentLifecycleService {
   }
 
   /** The payment row, locked until the transaction ends where other processes could write it concurrently. */
+  /** Payment `id` as `owner` may see it (merchant, mode and, for a store-bound key, store). */
+  private owned(db: Trx | Database['kysely'], owner: Owner, id: string) {
+    const q = db.selectFrom('payments').selectAll().where('id', '=', id).where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode);
+    return owner.storeId ? q.where('store_id', '=', owner.storeId) : q;
+  }
+
   private async lock(trx: Trx, owner: Owner, id: string): Promise<PaymentRow> {
-    let q = trx.selectFrom('payments').selectAll().where('id', '=', id).where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode);
-    if (owner.storeId) q = q.where('store_id', '=', owner.storeId);
+    let q = this.owned(trx, owner, id);
     if (this.db.caps.multiProcess) q = q.forUpdate();
     const row = await q.executeTakeFirst();
     if (!row) throw notFound('payment', id);
@@ -195,10 +200,8 @@ export class PaymentLifecycleService {
     return !!p && p.status === 'cancelled' && p.updated_at >= since;
   }
 
-  private async find(owner: Owner, id: string): Promise<PaymentRow | undefined> {
-    let q = this.db.kysely.selectFrom('payments').selectAll().where('id', '=', id).where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode);
-    if (owner.storeId) q = q.where('store_id', '=', owner.storeId);
-    return q.executeTakeFirst();
+  private find(owner: Owner, id: string): Promise<PaymentRow | undefined> {
+    return this.owned(this.db.kysely, owner, id).executeTakeFirst();
   }
 
   // ---------- cancel ----------
@@ -448,11 +451,7 @@ export class PaymentLifecycleService {
   }
 
   async listRefunds(owner: Owner, id: string) {
-    let q = this.db.kysely.selectFrom('payments').select('id')
-      .where('id', '=', id).where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode);
-    if (owner.storeId) q = q.where('store_id', '=', owner.storeId);
-    const payment = await q.executeTakeFirst();
-    if (!payment) throw notFound('payment', id);
+    if (!(await this.find(owner, id))) throw notFound('payment', id);
     const rows = await this.db.kysely.selectFrom('refunds').selectAll().where('payment_id', '=', id).orderBy('created_at').orderBy('id').execute();
     return { data: rows.map(refundView), hasMore: false };
   }

@@ -53,7 +53,7 @@ export class PaymentSessionsService {
   async create(owner: Owner, input: SessionInput, options: { channel?: 'session' | 'link'; defaultExpiresIn?: number; idempotencyKey?: string } = {}) {
     const key = options.idempotencyKey;
     const channel = options.channel ?? 'session';
-    let derived: { paymentId: string; sessionId: string } | undefined;
+    let derivedPaymentId: string | undefined;
     if (key !== undefined) {
       const keyed = await idForKeyUse(
         (use) => sessionIdsFor(owner, channel, key, use).paymentId,
@@ -61,7 +61,7 @@ export class PaymentSessionsService {
           .where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode).executeTakeFirst(),
         this.clock.now(),
       );
-      derived = { paymentId: keyed.id, sessionId: newId('ses') };
+      derivedPaymentId = keyed.id;
       const earlier = keyed.earlier;
       const session = earlier?.session_id
         ? await this.db.kysely.selectFrom('payment_sessions').select(['id', 'expires_at']).where('id', '=', earlier.session_id).executeTakeFirst()
@@ -121,8 +121,8 @@ export class PaymentSessionsService {
       const now = this.clock.now();
       const createdAt = now.toISOString();
       const expiresAt = addSeconds(now, input.expiresIn ?? options.defaultExpiresIn ?? 86_400).toISOString();
-      const paymentId = derived?.paymentId ?? newId('pay');
-      const sessionId = derived?.sessionId ?? newId('ses');
+      const paymentId = derivedPaymentId ?? newId('pay');
+      const sessionId = newId('ses');
       const privateData = { ...(input.privateData ?? {}), ...(input.email ? { customerEmail: input.email } : {}) };
       const payment: PaymentRow = {
         id: paymentId,
