@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { eachDatabase, startApp, type TestApp } from './support/harness.js';
 import { createKey, createMerchant, type MerchantFixture } from './support/factories.js';
+import { cutListener, eventually, fromAnotherProcess, listening } from './support/reference.js';
 
 eachDatabase('merchant authentication', (dialect) => {
   let t: TestApp;
@@ -121,6 +122,37 @@ eachDatabase('merchant authentication', (dialect) => {
       const res = await t.api(k.secretKey, 'GET', '/api/v1/customers');
       assert.equal(res.status, 401);
       assert.equal(res.body.code, 'UNAUTHORIZED');
+    });
+  }
+
+  if (dialect === 'postgres') {
+    // Keys are cached in the process on PostgreSQL too, emptied when another process's change is heard (NOTIFY
+    // motu_reference, src/db/database.ts): a few milliseconds after its commit.
+    const revokedElsewhere = async (keyId: string) =>
+      fromAnotherProcess(t, ['update api_keys set revoked_at = $1 where id = $2', [new Date().toISOString(), keyId]]);
+    const refused = async (secretKey: string) => (await t.api(secretKey, 'GET', '/api/v1/customers')).status === 401;
+
+    it('refuses a key revoked by another process once that commit is heard', async () => {
+      await listening(t);
+      const k = await createKey(t, m.id, { mode: 'test' });
+      assert.equal((await t.api(k.secretKey, 'GET', '/api/v1/customers')).status, 200);
+      await revokedElsewhere(k.id);
+      await eventually('the revocation is seen', () => refused(k.secretKey));
+      assert.equal((await t.api(keys.testWrite, 'GET', '/api/v1/customers')).status, 200);
+    });
+
+    it('still refuses keys revoked by another process after its listening connection was cut, and once it is back', async () => {
+      await listening(t);
+      const k = await createKey(t, m.id, { mode: 'test' });
+      assert.equal((await t.api(k.secretKey, 'GET', '/api/v1/customers')).status, 200);
+      await cutListener(t);
+      await revokedElsewhere(k.id);
+      await eventually('the revocation is seen without a listener', () => refused(k.secretKey));
+      await listening(t); // reconnected
+      const k2 = await createKey(t, m.id, { mode: 'test' });
+      assert.equal((await t.api(k2.secretKey, 'GET', '/api/v1/customers')).status, 200);
+      await revokedElsewhere(k2.id);
+      await eventually('the revocation is seen by the new listener', () => refused(k2.secretKey));
     });
   }
 });

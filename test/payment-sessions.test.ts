@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ManualClock, eachDatabase, startApp, type TestApp } from './support/harness.js';
 import { createKey, createMerchant, createStore, type MerchantFixture } from './support/factories.js';
+import { eventually, fromAnotherProcess, listening } from './support/reference.js';
 
 const START = new Date('2030-01-15T10:00:00.000Z');
 
@@ -244,8 +245,9 @@ eachDatabase('payment sessions', (dialect) => {
     });
   });
 
-  // Stores and contracts are cached in the process on SQLite (src/db/reference-cache.ts): a change made after they
-  // were used, by the admin API or by another process, is seen by the very next session.
+  // Stores and contracts are cached in the process (src/db/reference-cache.ts): a change made after they were used, by
+  // the admin API or by another process, is seen by the very next session (PostgreSQL: another process's change once
+  // its commit's notification has arrived).
   describe('stores and contracts changed after use', () => {
     it('a store disabled, re-enabled, or its contract switched off through the admin API', async () => {
       const c = await createContract(t, m.id);
@@ -272,6 +274,19 @@ eachDatabase('payment sessions', (dialect) => {
           other.close();
         }
         assert.equal((await post(body({ storeId: 'other-process' }))).body.code, 'STORE_INACTIVE');
+      });
+    }
+
+    if (dialect === 'postgres') {
+      it('a store disabled, then its contract switched off, by another process: seen once each commit is heard', async () => {
+        await listening(t);
+        const c = await createContract(t, m.id);
+        const s = await createStore(t, m.id, { code: 'other-process', contractId: c.id });
+        assert.equal((await post(body({ storeId: 'other-process' }))).status, 201);
+        await fromAnotherProcess(t, ['update stores set active = 0 where id = $1', [s.id]]);
+        await eventually('the store is seen inactive', async () => (await post(body({ storeId: 'other-process' }))).body.code === 'STORE_INACTIVE');
+        await fromAnotherProcess(t, ['update stores set active = 1 where id = $1', [s.id]], ['update contracts set active = 0 where id = $1', [c.id]]);
+        await eventually('the contract is seen inactive', async () => (await post(body({ storeId: s.id }))).body.code === 'STORE_CONTRACT_INACTIVE');
       });
     }
   });

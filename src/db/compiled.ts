@@ -1,36 +1,84 @@
 // Hot statements compiled once. Kysely builds and compiles every query anew (an INSERT of a 45-column row costs
 // more to build than SQLite takes to run it); for a statement whose text depends only on which columns are given,
 // the text is kept and only the parameters change. Both dialects, inside or outside a transaction.
-import { CompiledQuery, type Insertable } from 'kysely';
-import type { Database, Trx } from './database.js';
+import { CompiledQuery, type Insertable, type Kysely } from 'kysely';
+import type { Database } from './database.js';
 import type { DB } from './schema.js';
 
+type Table = keyof DB & string;
+
 /**
- * `insert(database, trx, row)`: the same INSERT as `trx.insertInto(table).values(row).execute()`, compiled once per set
- * of columns; on SQLite run straight on the connection the transaction holds (Database.runInTransaction).
+ * Keeps the text of a query built by `build` from rows of given columns, if Kysely binds the values in the order of
+ * the rows' columns, as `parameters` assumes (checked once per set of columns with a distinct marker per value);
+ * `null` otherwise, and every call builds its query. A text kept is also kept prepared (Database.keepPrepared).
  */
-export function compiledInsert<T extends keyof DB & string>(table: T) {
+function textCache() {
   const texts = new Map<string, string | null>();
-  return async (database: Database, db: Trx, row: Insertable<DB[T]>): Promise<void> => {
-    const record = row as Record<string, unknown>;
-    const keys = Object.keys(record).filter((k) => record[k] !== undefined);
-    const signature = `${database.dialect}:${keys.join(',')}`; // each dialect has its own SQL
+  return (database: Database, signature: string, columns: string[][], build: (probes: Record<string, string>[]) => CompiledQuery): string | null => {
     let text = texts.get(signature);
     if (text === undefined) {
-      // Compiled with a distinct marker per column: the text is kept only if Kysely binds the values in the row's
-      // key order, as assumed below; otherwise every call builds its query.
-      const probe = Object.fromEntries(keys.map((k, i) => [k, `probe-${i}`]));
-      const compiled = db.insertInto(table).values(probe as never).compile();
-      const ordered = compiled.parameters.length === keys.length && keys.every((_, i) => compiled.parameters[i] === `probe-${i}`);
+      let n = 0;
+      const markers: string[] = [];
+      const probes = columns.map((keys) => Object.fromEntries(keys.map((k) => [k, markers[markers.push(`probe-${n++}`) - 1]!])));
+      const compiled = build(probes);
+      const ordered = compiled.parameters.length === markers.length && markers.every((m, i) => compiled.parameters[i] === m);
       text = ordered ? compiled.sql : null;
       texts.set(signature, text);
     }
-    if (text === null) {
+    // Every time: the texts are shared by every Database of the process (a Map lookup on a string whose hash is kept).
+    if (text !== null) database.keepPrepared?.(text);
+    return text;
+  };
+}
+
+function given(row: object): string[] {
+  const record = row as Record<string, unknown>;
+  return Object.keys(record).filter((k) => record[k] !== undefined);
+}
+
+const valuesOf = (row: object, keys: string[]) => keys.map((k) => (row as Record<string, unknown>)[k]);
+
+/**
+ * `insert(database, db, row)`: the same INSERT as `db.insertInto(table).values(row).execute()`, compiled once per set
+ * of columns; on SQLite run straight on the connection the transaction holds (Database.runInTransaction).
+ */
+export function compiledInsert<T extends Table>(table: T) {
+  const text = textCache();
+  return async (database: Database, db: Kysely<DB>, row: Insertable<DB[T]>): Promise<void> => {
+    const keys = given(row);
+    const compiled = text(database, `${database.dialect}:${keys.join(',')}`, [keys], ([probe]) => db.insertInto(table).values(probe as never).compile());
+    if (compiled === null) {
       await db.insertInto(table).values(row as never).execute();
       return;
     }
-    const parameters = keys.map((k) => record[k]);
-    if (database.runInTransaction) database.runInTransaction(db, text, parameters);
-    else await db.executeQuery(CompiledQuery.raw(text, parameters));
+    const parameters = valuesOf(row, keys);
+    if (database.runInTransaction) database.runInTransaction(db, compiled, parameters);
+    else await db.executeQuery(CompiledQuery.raw(compiled, parameters));
+  };
+}
+
+/**
+ * `insert(database, db, first, second)`: both rows, all or none, in as few round trips as the database allows. On
+ * PostgreSQL one statement (the first INSERT in a WITH: a statement is atomic on its own, and the second row's foreign
+ * keys see the first row); on SQLite, which has no INSERT in WITH, two, inside the transaction the caller holds
+ * (Database.singleWrite).
+ */
+export function compiledInsertPair<A extends Table, B extends Table>(first: A, second: B) {
+  const insertFirst = compiledInsert(first);
+  const insertSecond = compiledInsert(second);
+  const text = textCache();
+  const build = (db: Kysely<DB>, a: object, b: object) =>
+    db.with('first_row', (qb) => qb.insertInto(first).values(a as never)).insertInto(second).values(b as never);
+  return async (database: Database, db: Kysely<DB>, a: Insertable<DB[A]>, b: Insertable<DB[B]>): Promise<void> => {
+    if (database.runInTransaction) {
+      await insertFirst(database, db, a);
+      await insertSecond(database, db, b);
+      return;
+    }
+    const keysA = given(a);
+    const keysB = given(b);
+    const compiled = text(database, `${database.dialect}:${keysA.join(',')}|${keysB.join(',')}`, [keysA, keysB], ([pa, pb]) => build(db, pa!, pb!).compile());
+    if (compiled === null) await build(db, a, b).execute();
+    else await db.executeQuery(CompiledQuery.raw(compiled, [...valuesOf(a, keysA), ...valuesOf(b, keysB)]));
   };
 }

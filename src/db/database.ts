@@ -27,21 +27,38 @@ export interface Database {
   readonly caps: Capabilities;
   /** Runs `fn` in one transaction: everything it writes commits together or not at all. */
   transaction<T>(fn: (trx: Trx) => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn`, whose reads decide the one write statement it ends with (compiledInsertPair's, say). SQLite: inside a
+   * transaction, which the group commit makes nearly free and which makes the reads and the write one step. PostgreSQL:
+   * outside any. The statement is atomic on its own, and a transaction would add two round trips (BEGIN, COMMIT)
+   * without giving the reads anything more: under READ COMMITTED each statement reads its own snapshot either way.
+   */
+  singleWrite<T>(fn: (db: Kysely<DB>) => Promise<T>): Promise<T>;
   isUniqueViolation(err: unknown): boolean;
   ping(): Promise<void>;
   close(): Promise<void>;
   /**
-   * SQLite only: a number that changes whenever a row of `merchants`, `stores`, `contracts` or `api_keys` may have
-   * changed, by this process (any write statement naming one of them, any rollback) or by another one (PRAGMA
-   * data_version), so that these few, rarely written rows may be cached in the process. Absent on PostgreSQL, where other processes
-   * write without telling: nothing is cached there.
+   * A number that changes whenever a row of `merchants`, `stores`, `contracts` or `api_keys` may have changed, so that
+   * these few, rarely written rows may be cached in the process (src/db/reference-cache.ts); `undefined` while that
+   * cannot be told, and nothing may be cached. It changes on a write naming one of them by this process (before the
+   * statement, and again when its transaction ends) and on a commit by another process: SQLite's PRAGMA data_version,
+   * read once per transaction; on PostgreSQL a NOTIFY from migration 0011's triggers, heard on a connection of its
+   * own: `undefined` until it listens and whenever it is lost. Another process's change is heard once its commit's
+   * notification has arrived (a few milliseconds; docs/performance.md).
    */
-  referenceStamp?(): number;
+  referenceStamp(): number | undefined;
   /**
    * SQLite only: runs a compiled write statement straight on the connection, from inside a `transaction` function
    * (which holds the one connection), as `trx.executeQuery` would but without Kysely's executor. Absent on PostgreSQL.
    */
-  runInTransaction?(trx: Trx, text: string, parameters: readonly unknown[]): void;
+  runInTransaction?(trx: Kysely<DB>, text: string, parameters: readonly unknown[]): void;
+  /**
+   * PostgreSQL only: `text` is a statement run often with parameters (src/db/compiled.ts). Each pooled connection
+   * prepares it once under a name and runs it by that name from then on: the server parses and analyses it once per
+   * connection instead of once per run (a 70-parameter INSERT: about a third of the server's work). At most 256 texts
+   * are kept; later ones run as before. Absent on SQLite, whose statements are all kept prepared (cachingStatements).
+   */
+  keepPrepared?(text: string): void;
 }
 
 export interface DatabaseOptions {
@@ -105,6 +122,7 @@ function openSqlite(dataDir: string, groupCommit: boolean): Database {
       statements.prepare(text).run(parameters);
     },
     transaction: (fn) => (committer ? committer.run(fn) : kysely.transaction().execute(fn)),
+    singleWrite: (fn) => (committer ? committer.run(fn) : kysely.transaction().execute(fn)),
     isUniqueViolation: (err) =>
       typeof err === 'object' && err !== null && String((err as { code?: unknown }).code).startsWith('SQLITE_CONSTRAINT_UNIQUE') ||
       (typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY'),
@@ -380,11 +398,21 @@ function openPostgres(connectionString: string, max: number): Database {
   const pool = new pg.Pool({ connectionString, max });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
+  const stamp = new PostgresReferenceStamp(connectionString);
+  const prepared = new Map<string, string>(); // statement text → name, the same on every connection
+  pool.on('connect', (client) => {
+    stamp.track(client);
+    keepPreparedOn(client, prepared);
+  });
   const kysely = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   return {
     kysely,
     dialect: 'postgres',
     caps: { skipLocked: true, multiProcess: true },
+    referenceStamp: () => stamp.current(),
+    keepPrepared: (text) => {
+      if (!prepared.has(text) && prepared.size < 256) prepared.set(text, `motu_${prepared.size + 1}`);
+    },
     transaction: async (fn) => {
       const hooks: Array<(kysely: Kysely<DB>) => void> = [];
       const result = await kysely.transaction().execute((trx) => {
@@ -394,10 +422,122 @@ function openPostgres(connectionString: string, max: number): Database {
       for (const hook of hooks) hook(kysely);
       return result;
     },
+    singleWrite: (fn) => fn(kysely),
     isUniqueViolation: (err) => typeof err === 'object' && err !== null && (err as { code?: unknown }).code === '23505',
     ping: async () => {
       await sql`select 1`.execute(kysely);
     },
-    close: () => kysely.destroy(),
+    close: async () => {
+      await stamp.close();
+      await kysely.destroy();
+    },
   };
 }
+
+/** Database.keepPrepared: Kysely's `query(text, values)` becomes `query({ name, text, values })` for the texts kept. */
+function keepPreparedOn(client: pg.PoolClient, prepared: ReadonlyMap<string, string>): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  (client as { query: unknown }).query = (...args: unknown[]) => {
+    const name = typeof args[0] === 'string' && Array.isArray(args[1]) ? prepared.get(args[0]) : undefined;
+    return name === undefined ? query(...args) : query({ name, text: args[0], values: args[1] }, ...args.slice(2));
+  };
+}
+
+/**
+ * Database.referenceStamp on PostgreSQL. Other processes' commits are heard as notifications on channel
+ * `motu_reference` (migration 0011), on one connection of its own; this process's writes are seen on the pooled
+ * connections themselves (`track`), as on SQLite, since their notification arrives only after the commit has returned.
+ */
+class PostgresReferenceStamp {
+  private generation = 0;
+  private listener: pg.Client | undefined;
+  private listening = false;
+  private closed = false;
+  private lastAttempt = 0;
+
+  constructor(private readonly connectionString: string, private readonly retryMs = 1000) {}
+
+  current(): number | undefined {
+    if (this.listening) return this.generation;
+    this.listen();
+    return undefined;
+  }
+
+  /** Wraps a pooled connection's `query`: a write naming a reference table changes the stamp as on SQLite. */
+  track(client: pg.PoolClient): void {
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    let referenceWrite = false; // in the transaction still open on this connection
+    const after = (role: 'write' | 'end' | undefined) => {
+      if (role === 'write') this.generation++;
+      else if (role === 'end' && referenceWrite) {
+        referenceWrite = false;
+        this.generation++;
+      }
+    };
+    (client as { query: unknown }).query = (...args: unknown[]) => {
+      const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: unknown } | undefined)?.text;
+      const role = typeof text !== 'string' ? undefined : ENDS_PG_TRANSACTION.test(text) ? 'end' : !/^\s*select\b/i.test(text) && REFERENCE_TABLES.test(text) ? 'write' : undefined;
+      if (role === undefined) return query(...args);
+      if (role === 'write') {
+        referenceWrite = true; // a rollback or commit to come changes the stamp again
+        this.generation++; // what other requests load from now on may be about to change
+      }
+      const callback = typeof args[args.length - 1] === 'function' ? (args[args.length - 1] as (...r: unknown[]) => void) : undefined;
+      if (callback) {
+        return query(...args.slice(0, -1), (...result: unknown[]) => {
+          after(role);
+          callback(...result);
+        });
+      }
+      return (query(...args) as Promise<unknown>).then(
+        (result) => {
+          after(role);
+          return result;
+        },
+        (error: unknown) => {
+          after(role);
+          throw error;
+        },
+      );
+    };
+  }
+
+  /** Connects the listener, at most once per `retryMs` while it fails. */
+  private listen(): void {
+    if (this.listener || this.closed || Date.now() - this.lastAttempt < this.retryMs) return;
+    this.lastAttempt = Date.now();
+    const client = new pg.Client({ connectionString: this.connectionString, application_name: 'motu-reference-listener' });
+    this.listener = client;
+    const lost = () => {
+      if (this.listener !== client) return;
+      this.listener = undefined;
+      this.listening = false;
+      this.generation++; // whatever was missed meanwhile
+      void client.end().catch(() => {});
+    };
+    client.on('error', lost);
+    client.on('end', lost);
+    client.on('notification', () => {
+      this.generation++;
+    });
+    client
+      .connect()
+      .then(() => client.query('LISTEN motu_reference'))
+      .then(() => {
+        if (this.listener !== client) return;
+        this.generation++; // commits made before LISTEN were not heard: nothing cached before now is trusted
+        this.listening = true;
+      })
+      .catch(lost);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const client = this.listener;
+    this.listener = undefined;
+    this.listening = false;
+    if (client) await client.end().catch(() => {});
+  }
+}
+
+const ENDS_PG_TRANSACTION = /^\s*(commit|end|rollback)\b/i;

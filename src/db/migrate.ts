@@ -11,6 +11,7 @@ import * as m0007 from './migrations/0007_acquirer_refunds.js';
 import * as m0008 from './migrations/0008_mail.js';
 import * as m0009 from './migrations/0009_events_order.js';
 import * as m0010 from './migrations/0010_partial_indexes.js';
+import * as m0011 from './migrations/0011_reference_notify.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_core': m0001,
@@ -23,6 +24,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0008_mail': m0008,
   '0009_events_order': m0009,
   '0010_partial_indexes': m0010,
+  '0011_reference_notify': m0011,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -1,7 +1,8 @@
 // Rows that nearly every request reads and that almost never change (API keys, a merchant's stores and contracts), kept in
-// the process on SQLite while Database.referenceStamp stays the same: any write naming their tables, any rollback
-// and any commit by another process (PRAGMA data_version) changes the stamp and empties the cache. On PostgreSQL
-// (several processes, no such signal) every call loads.
+// the process while Database.referenceStamp stays the same: any write naming their tables by this process, any rollback
+// of one, and any commit by another process (SQLite: PRAGMA data_version; PostgreSQL: NOTIFY motu_reference) changes the
+// stamp and empties the cache. While the stamp is unknown (PostgreSQL before its listener is connected, or after it was
+// lost) every call loads.
 import type { Database } from './database.js';
 
 export class ReferenceCache {
@@ -15,7 +16,7 @@ export class ReferenceCache {
    * frozen. `keep` decides which values are kept (say, not an unknown key's `undefined`).
    */
   async get<T>(key: string, load: () => Promise<T>, keep: (value: T) => boolean = () => true): Promise<T> {
-    const stamp = this.db.referenceStamp?.();
+    const stamp = this.db.referenceStamp();
     if (stamp === undefined) return load();
     if (stamp !== this.stamp) {
       this.entries.clear();
@@ -23,7 +24,7 @@ export class ReferenceCache {
     }
     if (this.entries.has(key)) return this.entries.get(key) as T;
     const value = deepFreeze(await load());
-    if (keep(value) && this.db.referenceStamp!() === stamp) {
+    if (keep(value) && this.db.referenceStamp() === stamp) {
       if (this.entries.size >= this.maxEntries) this.entries.clear();
       this.entries.set(key, value);
     }

@@ -40,14 +40,15 @@ export function merchantAuthHook(db: Database) {
     .select(['id', 'merchant_id', 'mode', 'permission', 'store_id', 'revoked_at'])
     .where('key_hash', '=', '')
     .compile();
+  db.keepPrepared?.(lookup.sql);
   const keys = new ReferenceCache(db);
   return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     const token = bearerToken(request);
     if (!token) throw new AppError('UNAUTHORIZED', 'Send your secret key as "Authorization: Bearer sk_test_…"');
     if (!KEY_PATTERN.test(token)) throw new AppError('UNAUTHORIZED', 'This API key is not valid');
     const hash = sha256Hex(token);
-    // On SQLite a known key is kept while nothing could have changed it (ReferenceCache: a revocation through the
-    // API or by another process empties the cache before the next request); unknown keys are never kept.
+    // A known key is kept while nothing could have changed it (ReferenceCache: a revocation through this process's API
+    // empties the cache before the next request, another process's once its commit is heard); unknown keys are never kept.
     const row = await keys.get(hash, async () => (await db.kysely.executeQuery<KeyRow>(CompiledQuery.raw(lookup.sql, [hash]))).rows[0], (found) => found !== undefined);
     if (!row) throw new AppError('UNAUTHORIZED', 'This API key is not valid');
     if (row.revoked_at) throw new AppError('UNAUTHORIZED', 'This API key has been revoked');

@@ -2,9 +2,11 @@
 // transaction. Precedence of failures: store codes (section 7), then an unknown customerId (404), then
 // VALIDATION_ERROR listing every invalid field, then ORDER_AMOUNT_MISMATCH.
 import type { Config } from '../../config.js';
-import type { Database, Trx } from '../../db/database.js';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/database.js';
+import type { DB } from '../../db/schema.js';
 import { ReferenceCache } from '../../db/reference-cache.js';
-import { compiledInsert } from '../../db/compiled.js';
+import { compiledInsertPair } from '../../db/compiled.js';
 import type { MerchantAuth } from '../../http/auth.js';
 import { addSeconds, type Clock } from '../../shared/clock.js';
 import { AppError, notFound, validationError, type FieldError } from '../../shared/errors.js';
@@ -20,8 +22,7 @@ import { urlProblem } from './urls.js';
 
 type Owner = Pick<MerchantAuth, 'merchantId' | 'mode' | 'storeId'>;
 
-const insertPayment = compiledInsert('payments');
-const insertSession = compiledInsert('payment_sessions');
+const insertPaymentAndSession = compiledInsertPair('payments', 'payment_sessions');
 
 /** Serialised privateData is capped so a session row stays small. */
 const PRIVATE_DATA_MAX_BYTES = 16_384;
@@ -31,7 +32,7 @@ function storeError(code: 'UNKNOWN_STORE' | 'STORE_INACTIVE' | 'STORE_KIND_MISMA
 }
 
 export class PaymentSessionsService {
-  /** Stores and contracts as the lookups below found them (SQLite; see src/db/reference-cache.ts). */
+  /** Stores and contracts as the lookups below found them (src/db/reference-cache.ts). */
   private readonly reference: ReferenceCache;
 
   constructor(
@@ -102,10 +103,12 @@ export class PaymentSessionsService {
       fields.push({ field: 'privateData', message: `must not exceed ${PRIVATE_DATA_MAX_BYTES} bytes as JSON` });
     }
 
-    return this.db.transaction(async (trx) => {
-      const store = await this.resolveStore(trx, owner, input.storeId);
-      const contract = await this.resolveContract(trx, owner, store, input.merchantConfigId, fields);
-      const customer = await this.identifyCustomer(trx, owner, input, fields);
+    // Reads, then one write (Database.singleWrite): on PostgreSQL the whole creation is a single round trip when the
+    // key, store and contract come from the reference cache.
+    return this.db.singleWrite(async (q) => {
+      const store = await this.resolveStore(q, owner, input.storeId);
+      const contract = await this.resolveContract(q, owner, store, input.merchantConfigId, fields);
+      const customer = await this.identifyCustomer(q, owner, input, fields);
       const saveCustomer = (input.saveCustomer ?? false) && !customer;
       const allowSave = input.allowCustomerToSavePaymentMethod ?? false;
       if (allowSave && !customer && !saveCustomer) {
@@ -192,8 +195,7 @@ export class PaymentSessionsService {
         completed_at: null,
         link_id: options.channel === 'link' ? newId('lnk') : null,
       };
-      await insertPayment(this.db, trx, payment);
-      await insertSession(this.db, trx, session);
+      await insertPaymentAndSession(this.db, q, payment, session);
       return {
         paymentId,
         sessionId,
@@ -234,9 +236,9 @@ export class PaymentSessionsService {
    * The key's store prevails; the body may repeat it (by id or code), never contradict it. An unknown,
    * inactive or physical store fails the call; it is never ignored.
    */
-  async resolveStore(trx: Trx, owner: Owner, requested: string | undefined): Promise<Store | undefined> {
+  async resolveStore(q: Kysely<DB>, owner: Owner, requested: string | undefined): Promise<Store | undefined> {
     const byRef = (ref: string) =>
-      this.reference.get(`store-ref:${owner.merchantId}:${ref}`, () => trx
+      this.reference.get(`store-ref:${owner.merchantId}:${ref}`, () => q
         .selectFrom('stores')
         .selectAll()
         .where('merchant_id', '=', owner.merchantId)
@@ -247,7 +249,7 @@ export class PaymentSessionsService {
     if (owner.storeId) {
       const storeId = owner.storeId;
       store = await this.reference.get(`store-id:${owner.merchantId}:${storeId}`, () =>
-        trx.selectFrom('stores').selectAll().where('id', '=', storeId).where('merchant_id', '=', owner.merchantId).executeTakeFirst(),
+        q.selectFrom('stores').selectAll().where('id', '=', storeId).where('merchant_id', '=', owner.merchantId).executeTakeFirst(),
       );
       if (!store) throw storeError('UNKNOWN_STORE', 'The store this API key is attached to no longer exists', 'storeId');
       if (requested !== undefined && requested !== store.id && requested !== store.code) {
@@ -280,7 +282,7 @@ export class PaymentSessionsService {
    * Otherwise the store's contract, else the merchant's active default contract.
    */
   async resolveContract(
-    trx: Trx,
+    q: Kysely<DB>,
     owner: Owner,
     store: Store | undefined,
     merchantConfigId: string | undefined,
@@ -288,7 +290,7 @@ export class PaymentSessionsService {
   ): Promise<Contract | undefined> {
     const contractById = (id: string) =>
       this.reference.get(`contract:${owner.merchantId}:${id}`, () =>
-        trx.selectFrom('contracts').selectAll().where('id', '=', id).where('merchant_id', '=', owner.merchantId).executeTakeFirst(),
+        q.selectFrom('contracts').selectAll().where('id', '=', id).where('merchant_id', '=', owner.merchantId).executeTakeFirst(),
       );
     const storeContract = store?.contract_id ? await contractById(store.contract_id) : undefined;
     if (store?.contract_id && (!storeContract || storeContract.active !== 1)) {
@@ -319,7 +321,7 @@ export class PaymentSessionsService {
     }
     if (storeContract) return storeContract;
     return this.reference.get(`contract-default:${owner.merchantId}`, () =>
-      trx
+      q
         .selectFrom('contracts')
         .selectAll()
         .where('merchant_id', '=', owner.merchantId)
@@ -335,8 +337,8 @@ export class PaymentSessionsService {
    * receipt email and correlation id (integrations send externalId = their own order or cart id).
    * Two identifiers that designate two different customers are a 400 on the later field.
    */
-  private async identifyCustomer(trx: Trx, owner: Owner, input: SessionInput, fields: FieldError[]): Promise<CustomerRow | undefined> {
-    const base = () => trx.selectFrom('customers').selectAll().where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode);
+  private async identifyCustomer(q: Kysely<DB>, owner: Owner, input: SessionInput, fields: FieldError[]): Promise<CustomerRow | undefined> {
+    const base = () => q.selectFrom('customers').selectAll().where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode);
     const found: Array<[string, CustomerRow]> = [];
     if (input.customerId !== undefined) {
       const byId = await base().where('id', '=', input.customerId).executeTakeFirst();
