@@ -6,7 +6,8 @@
 //   `{ section: string, markdown: string }`: its markdown replaces the section `## <section>`.
 // - Every other section of docs/performance.md (written by hand, or by a benchmark not run now) is kept.
 //
-// BENCH_SECONDS (default 10) sets the measured duration of each load run; BENCH_ONLY=sessions,webhooks runs only
+// BENCH_SECONDS (default 10) sets the measured duration of each load run, BENCH_ROUNDS (default 3) how many times the
+// sessions benchmark measures every variant and the bare route (the ratio reported is the median); BENCH_ONLY=sessions,webhooks runs only
 // the benchmarks named (sessions, or a .bench.ts file's name), leaving the other sections as they are.
 import { readFileSync, readdirSync, writeFileSync, existsSync } from 'node:fs';
 import os from 'node:os';
@@ -17,6 +18,8 @@ import { motuCommand, runSessionsBench, type Figures, type SessionsResult } from
 const ROOT = path.resolve(import.meta.dirname, '..');
 const DOC = path.join(ROOT, 'docs', 'performance.md');
 const seconds = Number(process.env.BENCH_SECONDS ?? '10');
+const rounds = Number(process.env.BENCH_ROUNDS ?? '3');
+if (!Number.isInteger(rounds) || rounds < 1) throw new Error('BENCH_ROUNDS must be a whole number ≥ 1');
 if (!Number.isInteger(seconds) || seconds < 1) throw new Error('BENCH_SECONDS must be a whole number of seconds ≥ 1');
 const only = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((s) => s.trim())) : undefined;
 const selected = (name: string) => !only || only.has(name);
@@ -35,7 +38,25 @@ function machine(): string {
 }
 
 function bareFor(r: SessionsResult, f: Figures): Figures | undefined {
-  return r.bares.find((b) => b.connections === f.connections);
+  return r.bares.find((b) => b.connections === f.connections && b.round === f.round);
+}
+
+/** Per variant and connection count: the ratio to the bare route of the same round, every round, and their median. */
+function ratioSummary(r: SessionsResult): { label: string; connections: number; ratios: number[]; median: number }[] {
+  const groups = new Map<string, { label: string; connections: number; ratios: number[] }>();
+  for (const f of r.runs) {
+    const bare = bareFor(r, f);
+    if (!bare?.requestsPerSecond) continue;
+    const id = `${f.label}|${f.connections}`;
+    const group = groups.get(id) ?? { label: f.label, connections: f.connections, ratios: [] };
+    group.ratios.push(Math.round((100 * f.requestsPerSecond) / bare.requestsPerSecond));
+    groups.set(id, group);
+  }
+  return [...groups.values()].map((g) => {
+    const sorted = [...g.ratios].sort((a, b) => a - b);
+    const mid = sorted.length >> 1;
+    return { ...g, median: sorted.length % 2 ? sorted[mid]! : Math.round((sorted[mid - 1]! + sorted[mid]!) / 2) };
+  });
 }
 
 function ratio(f: Figures, bare: Figures | undefined): string {
@@ -45,7 +66,7 @@ function ratio(f: Figures, bare: Figures | undefined): string {
 
 function row(f: Figures, bare: Figures | undefined): string {
   const cpu = f.cpuMicrosPerRequest === undefined ? 'n/a' : String(f.cpuMicrosPerRequest);
-  return `| ${f.label} | ${f.connections} | ${f.requestsPerSecond} | ${f.p50} | ${f.p99} | ${ratio(f, bare)} | ${cpu} | ${f.rssLoadMiB ?? 'n/a'} | ${f.non2xx + f.errors} |`;
+  return `| ${f.round ?? 1} | ${f.label} | ${f.connections} | ${f.requestsPerSecond} | ${f.p50} | ${f.p99} | ${ratio(f, bare)} | ${cpu} | ${f.rssLoadMiB ?? 'n/a'} | ${f.non2xx + f.errors} |`;
 }
 
 function sessionsMarkdown(results: SessionsResult[]): string {
@@ -55,8 +76,9 @@ function sessionsMarkdown(results: SessionsResult[]): string {
     `key), then autocannon sends POST ${results[0]?.route ?? ''} with a unique body per request over 32, then 256,`,
     `connections for ${seconds} s each, after a 2 s warm-up. The ceiling is a bare Fastify route (bench/bare.ts) in its own process`,
     'on the same database, doing the same key lookup (SHA-256, one indexed SELECT) and answering the same JSON, without',
-    'validation, hooks, transaction or commit, measured in the same run at the same connection counts ("of the ceiling"',
-    'compares rows with the same connections). Logs at `warn` for both. SQLite is durable as with `synchronous=FULL`',
+    `validation, hooks, transaction or commit, measured in the same run at the same connection counts. ${rounds} rounds: each`,
+    'measures every Motu variant, then the bare route ("of the ceiling" compares rows of the same round and connections;',
+    'the target is on the median of the rounds). Logs at `warn` for both. SQLite is durable as with `synchronous=FULL`',
     'throughout (every commit fsynced before it is answered, see "Sessions: the profile, step by step"): "naive" is one',
     'transaction and one fsync per request (`MOTU_SQLITE_GROUP_COMMIT=false`), "group commit" the default.',
     '"Server CPU" is the server process\'s user + system time (all its threads) per request during the measured run (from',
@@ -70,10 +92,12 @@ function sessionsMarkdown(results: SessionsResult[]): string {
   for (const r of results) {
     out.push(`### ${r.dialect === 'sqlite' ? 'SQLite' : 'PostgreSQL'}: POST ${r.route}`, '');
     out.push(
-      '| Server | Connections | Requests/s | p50 (ms) | p99 (ms) | of the ceiling | server CPU µs/request | RSS under load (MiB) | non-2xx + errors |',
-      '|---|---|---|---|---|---|---|---|---|',
+      '| Round | Server | Connections | Requests/s | p50 (ms) | p99 (ms) | of the ceiling | server CPU µs/request | RSS under load (MiB) | non-2xx + errors |',
+      '|---|---|---|---|---|---|---|---|---|---|',
     );
-    for (const f of [...r.bares, ...r.runs].sort((a, b) => a.connections - b.connections)) out.push(row(f, bareFor(r, f)));
+    for (const f of [...r.bares, ...r.runs].sort((a, b) => a.connections - b.connections || (a.round ?? 1) - (b.round ?? 1))) out.push(row(f, bareFor(r, f)));
+    out.push('', '| Server | Connections | of the ceiling, each round | median |', '|---|---|---|---|');
+    for (const g of ratioSummary(r)) out.push(`| ${g.label} | ${g.connections} | ${g.ratios.map((x) => `${x} %`).join(', ')} | **${g.median} %** |`);
     out.push('');
   }
   out.push(
@@ -122,16 +146,17 @@ async function main(): Promise<void> {
     await runSessionsBench({
       dialect: 'sqlite',
       seconds,
+      rounds,
       log,
       command: motu!.args,
       variants: [
-        { label: 'naive commits', env: { MOTU_SQLITE_GROUP_COMMIT: 'false' }, connections: [32] },
+        { label: 'naive commits', env: { MOTU_SQLITE_GROUP_COMMIT: 'false' }, connections: [32], firstRoundOnly: true },
         { label: 'group commit', env: { MOTU_SQLITE_GROUP_COMMIT: 'true' } },
       ],
     }),
   );
   if (selected('sessions') && process.env.DATABASE_URL) {
-    results.push(await runSessionsBench({ dialect: 'postgres', seconds, log, command: motu!.args, variants: [{ label: 'PostgreSQL', env: {} }] }));
+    results.push(await runSessionsBench({ dialect: 'postgres', seconds, rounds, log, command: motu!.args, variants: [{ label: 'PostgreSQL', env: {} }] }));
   }
   for (const r of results) {
     for (const f of [...r.bares, ...r.runs].sort((a, b) => a.connections - b.connections)) {
@@ -139,6 +164,7 @@ async function main(): Promise<void> {
         `${r.dialect.padEnd(8)} ${f.label.padEnd(22)} ${String(f.connections).padStart(3)} conn ${String(f.requestsPerSecond).padStart(6)} req/s  p50 ${f.p50} ms  p99 ${f.p99} ms  ${ratio(f, bareFor(r, f))} of bare  CPU ${f.cpuMicrosPerRequest ?? 'n/a'} µs/req  RSS ${f.rssLoadMiB ?? 'n/a'} MiB`,
       );
     }
+    for (const g of ratioSummary(r)) console.log(`${r.dialect.padEnd(8)} ${g.label.padEnd(22)} ${String(g.connections).padStart(3)} conn  rounds ${g.ratios.join(' / ')} % of bare, median ${g.median} %`);
     for (const st of r.starts) console.log(`${r.dialect.padEnd(8)} start-up ${st.startupMs} ms, RSS idle ${st.rssIdleMiB ?? 'n/a'} MiB: ${st.label}`);
   }
 

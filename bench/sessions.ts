@@ -21,6 +21,8 @@ export interface Figures {
   /** Server CPU time (user + system) per request, from /proc (Linux); undefined elsewhere. */
   cpuMicrosPerRequest?: number;
   connections: number;
+  /** Which round of the run (1, 2, …): each round measures every variant, then the bare route. */
+  round?: number;
   /** Highest resident set size seen during the measured run (sampled every 100 ms), MiB; Linux only. */
   rssLoadMiB?: number;
 }
@@ -223,6 +225,8 @@ export interface Variant {
   env: Record<string, string>;
   /** Connection counts to measure it at (default all of CONNECTIONS). */
   connections?: number[];
+  /** Measured in the first round only (a reference point, not part of the target). */
+  firstRoundOnly?: boolean;
 }
 
 export async function runSessionsBench(options: {
@@ -232,6 +236,11 @@ export async function runSessionsBench(options: {
   log?: (line: string) => void;
   /** `motu serve`'s command line (motuCommand). */
   command?: string[];
+  /**
+   * Rounds (default 1): each measures every variant, then the bare route, so that a ratio compares runs minutes apart
+   * at most; on a shared machine the rounds show how much the figures move.
+   */
+  rounds?: number;
 }): Promise<SessionsResult> {
   const log = options.log ?? (() => {});
   const dataDir = mkdtempSync(path.join(tmpdir(), 'motu-bench-'));
@@ -253,42 +262,46 @@ export async function runSessionsBench(options: {
     const runs: Figures[] = [];
     const starts: StartFigures[] = [];
     let fresh = true;
-    for (const variant of options.variants) {
-      const startLabel = `motu, ${variant.label}${fresh ? ' (fresh database: migrations and seed)' : ' (existing database)'}`;
-      fresh = false;
-      const motu = await startTimed(startLabel, options.command ?? ['src/start/main.ts', 'serve'], { ...baseEnv, ...variant.env }, '/readyz');
-      starts.push(motu.start);
-      try {
-        key ||= /Demo test secret key:\s+(\S+)/.exec(motu.output)?.[1] ?? '';
-        if (!key) throw new Error(`no demo key printed:\n${motu.output}`);
-        if (!sample) {
-          const probe = await post(motu.url, route, key);
-          if (probe.status === 404 && probe.text.includes('ROUTE_NOT_FOUND')) {
-            route = '/api/v1/customers';
-            log('POST /api/v1/payments/sessions does not exist yet: measuring POST /api/v1/customers instead');
+    const bares: Figures[] = [];
+    for (let round = 1; round <= (options.rounds ?? 1); round++) {
+      const tag = options.rounds && options.rounds > 1 ? ` (round ${round})` : '';
+      for (const variant of options.variants) {
+        if (variant.firstRoundOnly && round > 1) continue;
+        const startLabel = `motu, ${variant.label}${fresh ? ' (fresh database: migrations and seed)' : ' (existing database)'}`;
+        fresh = false;
+        const motu = await startTimed(startLabel, options.command ?? ['src/start/main.ts', 'serve'], { ...baseEnv, ...variant.env }, '/readyz');
+        if (round === 1) starts.push(motu.start);
+        try {
+          key ||= /Demo test secret key:\s+(\S+)/.exec(motu.output)?.[1] ?? '';
+          if (!key) throw new Error(`no demo key printed:\n${motu.output}`);
+          if (!sample) {
+            const probe = await post(motu.url, route, key);
+            if (probe.status === 404 && probe.text.includes('ROUTE_NOT_FOUND')) {
+              route = '/api/v1/customers';
+              log('POST /api/v1/payments/sessions does not exist yet: measuring POST /api/v1/customers instead');
+            }
+            const first = await post(motu.url, route, key);
+            if (first.status !== 201) throw new Error(`POST ${route} answered ${first.status}: ${first.text}`);
+            sample = first.text;
           }
-          const first = await post(motu.url, route, key);
-          if (first.status !== 201) throw new Error(`POST ${route} answered ${first.status}: ${first.text}`);
-          sample = first.text;
+          for (const connections of variant.connections ?? CONNECTIONS) {
+            log(`${options.dialect}: motu (${variant.label}) on ${route}, ${connections} connections, ${options.seconds} s${tag}…`);
+            runs.push({ ...(await load(`motu, ${variant.label}`, motu.url, route, key, options.seconds, motu.child.pid, connections)), round });
+          }
+        } finally {
+          await stop(motu.child);
         }
-        for (const connections of variant.connections ?? CONNECTIONS) {
-          log(`${options.dialect}: motu (${variant.label}) on ${route}, ${connections} connections, ${options.seconds} s…`);
-          runs.push(await load(`motu, ${variant.label}`, motu.url, route, key, options.seconds, motu.child.pid, connections));
+      }
+      const bareProcess = await startTimed('bare Fastify route', ['bench/bare.ts'], { ...baseEnv, BARE_ROUTE: route, BARE_RESPONSE: sample });
+      if (round === 1) starts.push(bareProcess.start);
+      try {
+        for (const connections of CONNECTIONS) {
+          log(`${options.dialect}: bare Fastify route, ${connections} connections, ${options.seconds} s${tag}…`);
+          bares.push({ ...(await load('bare Fastify route', bareProcess.url, route, key, options.seconds, bareProcess.child.pid, connections)), round });
         }
       } finally {
-        await stop(motu.child);
+        await stop(bareProcess.child);
       }
-    }
-    const bareProcess = await startTimed('bare Fastify route', ['bench/bare.ts'], { ...baseEnv, BARE_ROUTE: route, BARE_RESPONSE: sample });
-    starts.push(bareProcess.start);
-    const bares: Figures[] = [];
-    try {
-      for (const connections of CONNECTIONS) {
-        log(`${options.dialect}: bare Fastify route, ${connections} connections, ${options.seconds} s…`);
-        bares.push(await load('bare Fastify route', bareProcess.url, route, key, options.seconds, bareProcess.child.pid, connections));
-      }
-    } finally {
-      await stop(bareProcess.child);
     }
     return { dialect: options.dialect, route, durationSeconds: options.seconds, bares, runs, starts };
   } finally {
