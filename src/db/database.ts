@@ -454,8 +454,13 @@ class PostgresReferenceStamp {
   private listening = false;
   private closed = false;
   private lastAttempt = 0;
+  private heartbeat: NodeJS.Timeout | undefined;
 
-  constructor(private readonly connectionString: string, private readonly retryMs = 1000) {}
+  constructor(
+    private readonly connectionString: string,
+    private readonly retryMs = 1000,
+    private readonly heartbeatMs = 5000,
+  ) {}
 
   current(): number | undefined {
     if (this.listening) return this.generation;
@@ -506,14 +511,21 @@ class PostgresReferenceStamp {
   private listen(): void {
     if (this.listener || this.closed || Date.now() - this.lastAttempt < this.retryMs) return;
     this.lastAttempt = Date.now();
-    const client = new pg.Client({ connectionString: this.connectionString, application_name: 'motu-reference-listener' });
+    const client = new pg.Client({
+      connectionString: this.connectionString,
+      application_name: 'motu-reference-listener',
+      connectionTimeoutMillis: this.heartbeatMs,
+      keepAlive: true,
+    });
     this.listener = client;
     const lost = () => {
       if (this.listener !== client) return;
+      clearInterval(this.heartbeat);
       this.listener = undefined;
       this.listening = false;
       this.generation++; // whatever was missed meanwhile
       void client.end().catch(() => {});
+      (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
     };
     client.on('error', lost);
     client.on('end', lost);
@@ -527,12 +539,25 @@ class PostgresReferenceStamp {
         if (this.listener !== client) return;
         this.generation++; // commits made before LISTEN were not heard: nothing cached before now is trusted
         this.listening = true;
+        // A connection cut without a word (a network partition, a failover behind a proxy) would otherwise leave the
+        // cache trusted with nothing arriving: a query every heartbeat, and the listener is dropped when the previous
+        // one has not answered by the next (then nothing is cached until a new listener is up).
+        let waiting = false;
+        this.heartbeat = setInterval(() => {
+          if (waiting) return lost();
+          waiting = true;
+          client.query('select 1').then(() => {
+            waiting = false;
+          }, lost);
+        }, this.heartbeatMs);
+        this.heartbeat.unref();
       })
       .catch(lost);
   }
 
   async close(): Promise<void> {
     this.closed = true;
+    clearInterval(this.heartbeat);
     const client = this.listener;
     this.listener = undefined;
     this.listening = false;
