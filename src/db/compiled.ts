@@ -14,21 +14,41 @@ type Table = keyof DB & string;
  */
 function textCache() {
   const texts = new Map<string, string | null>();
-  return (database: Database, signature: string, columns: string[][], build: (probes: Record<string, string>[]) => CompiledQuery): string | null => {
-    let text = texts.get(signature);
-    if (text === undefined) {
-      let n = 0;
-      const markers: string[] = [];
-      const probes = columns.map((keys) => Object.fromEntries(keys.map((k) => [k, markers[markers.push(`probe-${n++}`) - 1]!])));
-      const compiled = build(probes);
-      const ordered = compiled.parameters.length === markers.length && markers.every((m, i) => compiled.parameters[i] === m);
-      text = ordered ? compiled.sql : null;
-      texts.set(signature, text);
+  // The columns and text of the previous call: a hot INSERT is nearly always given the same columns, and comparing
+  // them (the same interned strings) costs less than building and hashing the signature.
+  let last: { dialect: string; columns: string[][]; text: string | null } | undefined;
+  return (database: Database, columns: string[][], build: (probes: Record<string, string>[]) => CompiledQuery): string | null => {
+    let text: string | null | undefined;
+    if (last && last.dialect === database.dialect && sameColumns(last.columns, columns)) text = last.text;
+    else {
+      const signature = `${database.dialect}:${columns.map((keys) => keys.join(',')).join('|')}`;
+      text = texts.get(signature);
+      if (text === undefined) {
+        let n = 0;
+        const markers: string[] = [];
+        const probes = columns.map((keys) => Object.fromEntries(keys.map((k) => [k, markers[markers.push(`probe-${n++}`) - 1]!])));
+        const compiled = build(probes);
+        const ordered = compiled.parameters.length === markers.length && markers.every((m, i) => compiled.parameters[i] === m);
+        text = ordered ? compiled.sql : null;
+        texts.set(signature, text);
+      }
+      last = { dialect: database.dialect, columns, text };
     }
     // Every time: the texts are shared by every Database of the process (a Map lookup on a string whose hash is kept).
     if (text !== null) database.keepPrepared?.(text);
     return text;
   };
+}
+
+function sameColumns(a: string[][], b: string[][]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    const y = b[i]!;
+    if (x.length !== y.length) return false;
+    for (let j = 0; j < x.length; j++) if (x[j] !== y[j]) return false;
+  }
+  return true;
 }
 
 function given(row: object): string[] {
@@ -46,7 +66,7 @@ export function compiledInsert<T extends Table>(table: T) {
   const text = textCache();
   return async (database: Database, db: Kysely<DB>, row: Insertable<DB[T]>): Promise<void> => {
     const keys = given(row);
-    const compiled = text(database, `${database.dialect}:${keys.join(',')}`, [keys], ([probe]) => db.insertInto(table).values(probe as never).compile());
+    const compiled = text(database, [keys], ([probe]) => db.insertInto(table).values(probe as never).compile());
     if (compiled === null) {
       await db.insertInto(table).values(row as never).execute();
       return;
@@ -77,7 +97,7 @@ export function compiledInsertPair<A extends Table, B extends Table>(first: A, s
     }
     const keysA = given(a);
     const keysB = given(b);
-    const compiled = text(database, `${database.dialect}:${keysA.join(',')}|${keysB.join(',')}`, [keysA, keysB], ([pa, pb]) => build(db, pa!, pb!).compile());
+    const compiled = text(database, [keysA, keysB], ([pa, pb]) => build(db, pa!, pb!).compile());
     if (compiled === null) await build(db, a, b).execute();
     else await db.executeQuery(CompiledQuery.raw(compiled, [...valuesOf(a, keysA), ...valuesOf(b, keysB)]));
   };

@@ -481,7 +481,7 @@ class PostgresReferenceStamp {
     };
     (client as { query: unknown }).query = (...args: unknown[]) => {
       const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: unknown } | undefined)?.text;
-      const role = typeof text !== 'string' ? undefined : ENDS_PG_TRANSACTION.test(text) ? 'end' : !/^\s*select\b/i.test(text) && REFERENCE_TABLES.test(text) ? 'write' : undefined;
+      const role = typeof text === 'string' ? this.roleOf(text) : undefined;
       if (role === undefined) return query(...args);
       if (role === 'write') {
         referenceWrite = true; // a rollback or commit to come changes the stamp again
@@ -505,6 +505,17 @@ class PostgresReferenceStamp {
         },
       );
     };
+  }
+
+  /** Statement texts already classified (the same few texts run over and over; a regular expression on a 2 kB INSERT is not free). */
+  private readonly roles = new Map<string, 'write' | 'end' | undefined>();
+
+  private roleOf(text: string): 'write' | 'end' | undefined {
+    if (this.roles.has(text)) return this.roles.get(text);
+    const role = ENDS_PG_TRANSACTION.test(text) ? 'end' : !/^\s*select\b/i.test(text) && REFERENCE_TABLES.test(text) ? 'write' : undefined;
+    if (this.roles.size >= 1024) this.roles.clear();
+    this.roles.set(text, role);
+    return role;
   }
 
   /** Connects the listener, at most once per `retryMs` while it fails. */
