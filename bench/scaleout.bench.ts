@@ -12,7 +12,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import pg from 'pg';
+import { freshPostgres } from './sessions.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const SECTION = 'Scale-out';
@@ -123,17 +123,10 @@ function existingSection(): string {
 }
 
 export async function runScaleout(log: (line: string) => void = console.log): Promise<Row[]> {
-  const base = process.env.DATABASE_URL!;
-  const name = `motu_scale_${randomBytes(5).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: base });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(base);
-  url.pathname = `/${name}`;
+  const database = await freshPostgres(process.env.DATABASE_URL!, 'motu_scale');
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'motu-scale-'));
   const env = {
-    DATABASE_URL: url.toString(), MOTU_DATA_DIR: dataDir, PORT: '0', NODE_ENV: '', MOTU_ADMIN_TOKEN: '',
+    DATABASE_URL: database.url, MOTU_DATA_DIR: dataDir, PORT: '0', NODE_ENV: '', MOTU_ADMIN_TOKEN: '',
     MOTU_RATE_LIMIT_MAX: '10000000', MOTU_SECRETS_KEY: randomBytes(32).toString('hex'),
   };
   const procs: Proc[] = [];
@@ -162,10 +155,7 @@ export async function runScaleout(log: (line: string) => void = console.log): Pr
   } finally {
     for (const p of procs.reverse()) await stop(p).catch(() => {});
     rmSync(dataDir, { recursive: true, force: true });
-    const c = new pg.Client({ connectionString: base });
-    await c.connect();
-    await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
-    await c.end();
+    await database.drop().catch(() => {});
   }
 }
 

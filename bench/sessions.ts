@@ -200,8 +200,9 @@ export async function load(label: string, url: string, route: string, key: strin
   };
 }
 
-async function freshPostgres(base: string): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `motu_bench_${randomBytes(5).toString('hex')}`;
+/** A new, empty PostgreSQL database next to `base`'s, and how to drop it. */
+export async function freshPostgres(base: string, prefix = 'motu_bench'): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `${prefix}_${randomBytes(5).toString('hex')}`;
   const admin = new pg.Client({ connectionString: base });
   await admin.connect();
   await admin.query(`CREATE DATABASE ${name}`);

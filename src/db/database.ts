@@ -112,6 +112,7 @@ function openSqlite(dataDir: string, groupCommit: boolean): Database {
         sync: () => wal.sync(),
       })
     : undefined;
+  const transaction = <T>(fn: (trx: Trx) => Promise<T>): Promise<T> => (committer ? committer.run(fn) : kysely.transaction().execute(fn));
   return {
     kysely,
     dialect: 'sqlite',
@@ -121,8 +122,8 @@ function openSqlite(dataDir: string, groupCommit: boolean): Database {
       if (!native.inTransaction) throw new Error('runInTransaction outside a transaction');
       statements.prepare(text).run(parameters);
     },
-    transaction: (fn) => (committer ? committer.run(fn) : kysely.transaction().execute(fn)),
-    singleWrite: (fn) => (committer ? committer.run(fn) : kysely.transaction().execute(fn)),
+    transaction,
+    singleWrite: transaction,
     isUniqueViolation: (err) =>
       typeof err === 'object' && err !== null && String((err as { code?: unknown }).code).startsWith('SQLITE_CONSTRAINT_UNIQUE') ||
       (typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY'),
