@@ -1,11 +1,12 @@
-// Profiles `motu serve` under the sessions load: `node --import tsx bench/profile.ts` starts the server with
+// Profiles `motu serve` under the sessions load: `node --import tsx bench/profile.ts` starts the server (compiled as the
+// benchmarks run it, bench/sessions.ts's motuCommand; BENCH_SOURCE=1 for the sources through tsx) with
 // `--cpu-prof` on a fresh SQLite database (group commit, synchronous=FULL), sends POST /api/v1/payments/sessions over
 // 32 connections for PROFILE_SECONDS (default 8), stops it and prints the summary of bench/cpuprofile.ts.
 // PROFILE_DIR keeps the .cpuprofile (default a temporary directory); extra env (MOTU_*) passes through.
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { load, startProcess, stop } from './sessions.js';
+import { load, motuCommand, startProcess, stop } from './sessions.js';
 import { summarise } from './cpuprofile.js';
 
 const seconds = Number(process.env.PROFILE_SECONDS ?? '8');
@@ -14,7 +15,7 @@ const profDir = process.env.PROFILE_DIR ?? mkdtempSync(path.join(tmpdir(), 'motu
 const route = process.env.PROFILE_ROUTE ?? '/api/v1/payments/sessions';
 try {
   const motu = await startProcess(
-    ['src/start/main.ts', 'serve'],
+    motuCommand((line) => console.log(line)).args,
     { MOTU_DATA_DIR: dataDir, DATABASE_URL: process.env.PROFILE_DATABASE_URL ?? '', PORT: '0', LOG_LEVEL: 'warn', NODE_ENV: '', MOTU_SEED_DEMO: 'true', MOTU_ADMIN_TOKEN: '', MOTU_RATE_LIMIT_MAX: '10000000' },
     ['--cpu-prof', `--cpu-prof-dir=${profDir}`],
   );

@@ -46,4 +46,20 @@ describe('identifiers', () => {
     assert.ok([...ids].every((id) => id[4]! <= '7'));
     assert.match(newPaymentReference(), /^SPR-[A-Z2-7]{16}$/);
   });
+
+  it('makes SPR- references that are distinct and sort in the order they were made, within a millisecond and over a clock set back', () => {
+    const made: string[] = [];
+    const start = Date.now();
+    for (let i = 0; i < 5_000; i++) made.push(newPaymentReference(start)); // one millisecond
+    made.push(newPaymentReference(start - 60_000)); // the clock set back a minute
+    made.push(newPaymentReference(start + 1), newPaymentReference(start + 3_600_000));
+    for (const r of made) assert.match(r, /^SPR-[A-Z2-7]{16}$/);
+    assert.equal(new Set(made).size, made.length);
+    // Base32 digits in this alphabet do not sort as characters (A…Z before 2…7): compare their values.
+    const value = (r: string) => [...r.slice(4)].reduce((n, c) => n * 32n + BigInt('ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'.indexOf(c)), 0n);
+    for (let i = 1; i < made.length; i++) assert.ok(value(made[i]!) > value(made[i - 1]!), `${made[i]} after ${made[i - 1]}`);
+    // The high digits are the time: an hour later is a larger number by about 3.6e6 × 2^38.
+    const hour = value(made.at(-1)!) - value(made.at(-2)!);
+    assert.ok(hour > 3_599_000n * 2n ** 38n && hour < 3_601_000n * 2n ** 38n, String(hour));
+  });
 });

@@ -42,7 +42,8 @@ export interface Database {
    * these few, rarely written rows may be cached in the process (src/db/reference-cache.ts); `undefined` while that
    * cannot be told, and nothing may be cached. It changes on a write naming one of them by this process (before the
    * statement, and again when its transaction ends) and on a commit by another process: SQLite's PRAGMA data_version,
-   * read once per transaction; on PostgreSQL a NOTIFY from migration 0011's triggers, heard on a connection of its
+   * read once per transaction and at most once per millisecond outside one (a commit is seen by what begins a
+   * millisecond after it); on PostgreSQL a NOTIFY from migration 0011's triggers, heard on a connection of its
    * own: `undefined` until it listens and whenever it is lost. Another process's change is heard once its commit's
    * notification has arrived (a few milliseconds; docs/performance.md).
    */
@@ -83,6 +84,11 @@ function openSqlite(dataDir: string, groupCommit: boolean): Database {
   mkdirSync(dataDir, { recursive: true });
   const file = path.join(dataDir, 'motu.sqlite');
   const native = new SQLite(file);
+  // 2 KiB pages for a new database (an existing one keeps its size). A payment's random identifiers put each insert on a
+  // random leaf of each primary-key index, and every page dirtied is written whole to the WAL, fsynced, then copied by
+  // the checkpoint: with 2 KiB pages a session writes 9 KiB to the WAL instead of 17 (docs/performance.md, "Sessions on
+  // SQLite"). Rows up to about 2 KiB still fit in one page.
+  native.pragma('page_size = 2048');
   native.pragma('journal_mode = WAL');
   // Durability is synchronous=FULL's, done by us (WalSync below): SQLite itself does not fsync at commit, so that the
   // group commit can wait for its fsync off the event loop. Checkpoints still sync the WAL and the database file.
@@ -94,9 +100,9 @@ function openSqlite(dataDir: string, groupCommit: boolean): Database {
   native.pragma('cache_size = -16384');
   // Checkpoints run in a thread of their own (Checkpointer): this connection seldom stops to copy the WAL into the
   // database file and fsync both, which it would otherwise do inside a COMMIT every 1000 pages.
-  // The writer still checkpoints past 4096 WAL pages (16 MiB), by then mostly copied already: under continuous writes the
-  // thread's checkpoint is always a little behind, the WAL is only reset by a checkpoint that caught up, and it grew.
-  native.pragma('wal_autocheckpoint = 4096');
+  // The writer still checkpoints past 16 MiB of WAL, by then mostly copied already: under continuous writes the thread's
+  // checkpoint is always a little behind, the WAL is only reset by a checkpoint that caught up, and it grew.
+  native.pragma(`wal_autocheckpoint = ${(16 * 1024 * 1024) / (native.pragma('page_size', { simple: true }) as number)}`);
   const checkpointer = new Checkpointer(file);
   const wal = new WalSync(native, `${file}-wal`);
   const stamp = new ReferenceStamp(native);
@@ -281,6 +287,8 @@ class ReferenceStamp {
   private referenceWrite = false;
   /** data_version was read inside the transaction still open. */
   private readInTransaction = false;
+  /** When data_version was last read outside a transaction (performance.now()). */
+  private readAt = -Infinity;
   private readonly version: SQLite.Statement<[], number>;
 
   constructor(private readonly native: SQLite.Database) {
@@ -306,8 +314,14 @@ class ReferenceStamp {
 
   current(): number {
     // Inside a transaction the connection's snapshot is fixed: no other connection's commit can show before it
-    // ends, so data_version (a system call's worth of work) is read once per transaction.
+    // ends, so data_version is read once per transaction.
     if (this.readInTransaction && this.native.inTransaction) return this.generation;
+    // Outside one, reading it opens and closes a read transaction (file locks: a few system calls, about 4 % of a
+    // session's time on the event loop), so it is read at most once per millisecond: another process's change is
+    // seen by requests that begin at least a millisecond after its commit.
+    const now = performance.now();
+    if (!this.native.inTransaction && now - this.readAt < 1) return this.generation;
+    this.readAt = this.native.inTransaction ? -Infinity : now;
     this.readInTransaction = this.native.inTransaction;
     const version = this.version.get()!;
     if (version !== this.dataVersion) {
