@@ -158,7 +158,8 @@ describe('group commit waiting for its fsync', () => {
   it('a failed fsync fails every caller of the batch', async () => {
     const { kysely, syncs, insert } = open();
     const calls = [insert('x'), insert('y')];
-    await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 200 && syncs.length === 0; i++) await new Promise((r) => setTimeout(r, 10)); // bounded: a loaded machine is slow
+    assert.equal(syncs.length, 1, 'the batch committed and asked for its fsync');
     syncs[0]!.reject(new Error('EIO'));
     for (const c of calls) await assert.rejects(c, /EIO/);
     await kysely.destroy();
