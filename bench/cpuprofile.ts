@@ -20,14 +20,14 @@ interface Profile {
 
 function where(url: string): string {
   if (!url) return '(native)';
+  const compiled = url.indexOf('/motu-bench-dist/'); // bench/sessions.ts's motuCommand build, under node_modules/.cache
+  if (compiled >= 0) return `dist/${url.slice(compiled + '/motu-bench-dist/'.length)}`;
   const nm = url.lastIndexOf('node_modules/');
-  if (nm >= 0 && !url.includes('/motu-bench-dist/')) {
+  if (nm >= 0) {
     const rest = url.slice(nm + 'node_modules/'.length).split('/');
     return rest[0]!.startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0]!;
   }
   if (url.startsWith('node:')) return url;
-  const compiled = url.indexOf('/motu-bench-dist/'); // bench/sessions.ts's motuCommand build
-  if (compiled >= 0) return `dist/${url.slice(compiled + '/motu-bench-dist/'.length)}`;
   const src = url.indexOf('/src/');
   return src >= 0 ? url.slice(src + 1) : url.replace(/^file:\/\//, '');
 }

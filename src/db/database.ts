@@ -319,14 +319,14 @@ class ReferenceStamp {
   current(): number {
     // Inside a transaction the connection's snapshot is fixed: no other connection's commit can show before it
     // ends, so data_version is read once per transaction.
-    if (this.readInTransaction && this.native.inTransaction) return this.generation;
     // Outside one, reading it opens and closes a read transaction (file locks: a few system calls, about 4 % of a
     // session's time on the event loop), so it is read at most once per millisecond: another process's change is
     // seen by requests that begin at least a millisecond after its commit.
-    const now = performance.now();
-    if (!this.native.inTransaction && now - this.readAt < 1) return this.generation;
-    this.readAt = this.native.inTransaction ? -Infinity : now;
-    this.readInTransaction = this.native.inTransaction;
+    const inTransaction = this.native.inTransaction;
+    const now = inTransaction ? -Infinity : performance.now();
+    if (inTransaction ? this.readInTransaction : now - this.readAt < 1) return this.generation;
+    this.readInTransaction = inTransaction;
+    this.readAt = now;
     const version = this.version.get()!;
     if (version !== this.dataVersion) {
       this.dataVersion = version; // another connection committed something
