@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { eachDatabase, startApp, type TestApp } from './support/harness.js';
 import { createKey, createMerchant, type MerchantFixture } from './support/factories.js';
-import { cutListener, eventually, fromAnotherProcess, listening } from './support/reference.js';
+import { cutListener, eventually, fromAnotherProcess, listenerBackendPid, listening, settled } from './support/reference.js';
 
 eachDatabase('merchant authentication', (dialect) => {
   let t: TestApp;
@@ -11,7 +11,8 @@ eachDatabase('merchant authentication', (dialect) => {
   let other: MerchantFixture;
   let keys: Record<string, string>;
   before(async () => {
-    t = await startApp(dialect);
+    // PostgreSQL: the reference listener checks its connection every 500 ms (5 s by default), for the heartbeat test.
+    t = await startApp(dialect, { listenerHeartbeatMs: 500 });
     m = await createMerchant(t, 'Matrix');
     other = await createMerchant(t, 'Stranger');
     keys = {
@@ -152,6 +153,43 @@ eachDatabase('merchant authentication', (dialect) => {
       await revokedElsewhere(k.id);
       await eventually('the revocation is seen without a listener', () => refused(k.secretKey));
       await listening(t); // reconnected
+      const k2 = await createKey(t, m.id, { mode: 'test' });
+      assert.equal((await t.api(k2.secretKey, 'GET', '/api/v1/customers')).status, 200);
+      await revokedElsewhere(k2.id);
+      await eventually('the revocation is seen by the new listener', () => refused(k2.secretKey));
+    });
+
+    it('stops trusting its cache once the listening connection hangs without a word (heartbeat), and listens again', async (c) => {
+      await listening(t);
+      const k = await createKey(t, m.id, { mode: 'test' });
+      // The notification of the key's own creation must have arrived, or, arriving after the freeze, it would empty
+      // the cache by itself.
+      await settled(t);
+      assert.equal((await t.api(k.secretKey, 'GET', '/api/v1/customers')).status, 200);
+      // The listener's server process is stopped, not ended: its connection stays open, the TCP peer still answers, and
+      // nothing reaches the listener, notifications included: a network partition or a hung proxy, as the app sees it.
+      const pid = await listenerBackendPid(t);
+      if (pid === undefined) return c.skip('PostgreSQL does not run on this machine: its processes cannot be stopped');
+      try {
+        process.kill(pid, 'SIGSTOP');
+      } catch {
+        return c.skip('PostgreSQL server processes cannot be signalled by this user');
+      }
+      const frozenAt = Date.now();
+      try {
+        await revokedElsewhere(k.id);
+        // The notification is held with the stopped process: the key is still taken from the cache, for now. (Only
+        // checked well within the first heartbeat, which cannot have given up yet.)
+        const stale = await t.api(k.secretKey, 'GET', '/api/v1/customers');
+        if (Date.now() - frozenAt < 400) assert.equal(stale.status, 200, 'the frozen listener held the notification');
+        // The heartbeat's query gets no answer: by the next one the listener is dropped and nothing is cached.
+        await eventually('the revocation is seen once the heartbeat gave up', () => refused(k.secretKey), 5000);
+        assert.ok(Date.now() - frozenAt >= 400, 'not before a heartbeat interval');
+      } finally {
+        process.kill(pid, 'SIGCONT');
+      }
+      await listening(t); // a new listener, on a new connection
+      assert.notEqual(await listenerBackendPid(t), pid);
       const k2 = await createKey(t, m.id, { mode: 'test' });
       assert.equal((await t.api(k2.secretKey, 'GET', '/api/v1/customers')).status, 200);
       await revokedElsewhere(k2.id);

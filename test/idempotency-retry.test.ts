@@ -317,6 +317,7 @@ eachDatabase('a capture or cancel killed mid-way, with MOTU_OPERATION_CLAIM_SECO
       assert.equal(busy.body.code, 'PAYMENT_NOT_CAPTURABLE');
       assert.equal(busy.body.details.operation, 'capture');
       assert.equal(busy.body.details.retryAfterSeconds, 3);
+      assert.equal(busy.headers['retry-after'], '3');
       assert.match(busy.body.message, /under way; this is not final: retry in 3 s/);
       const cancel = await t.api(m.testKey, 'POST', `/api/v1/payments/${id}/cancel`);
       assert.equal(cancel.body.code, 'PAYMENT_NOT_CANCELLABLE');
@@ -324,7 +325,8 @@ eachDatabase('a capture or cancel killed mid-way, with MOTU_OPERATION_CLAIM_SECO
     }
     clock.advance(3_500);
     for (const id of [before, afterAcquirer]) {
-      const retry = await t.api(m.testKey, 'POST', `/api/v1/payments/${id}/capture`, {}, { 'idempotency-key': `cap-${id}-again` });
+      // The same Idempotency-Key: the 422 said to retry later, so it was not kept as that key's answer.
+      const retry = await t.api(m.testKey, 'POST', `/api/v1/payments/${id}/capture`, {}, { 'idempotency-key': `cap-${id}` });
       assert.equal(retry.status, 200, JSON.stringify(retry.body));
       assert.equal(retry.body.status, 'captured');
       const view = await viewAt(id);

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, it } from 'node:test';
 import { verifyWebhook } from '../src/events/verify.js';
 import { listen } from '../src/start/listen.js';
-import { eachDatabase, startApp, type TestApp } from './support/harness.js';
+import { eachDatabase, ManualClock, startApp, type TestApp } from './support/harness.js';
 import { createMerchant } from './support/factories.js';
 import { startReceiver, type Receiver } from './support/receiver.js';
 
@@ -53,5 +53,73 @@ eachDatabase('motu listen', (dialect) => {
   it('refuses a live key', async () => {
     const m = await createMerchant(t);
     await assert.rejects(listen({ apiUrl, secretKey: m.liveKey, forwardTo: rx.url('/x'), print: () => {} }), /test secret key/);
+  });
+});
+
+eachDatabase('GET /events/stream', (dialect) => {
+  let t: TestApp;
+  let apiUrl: string;
+  const clock = new ManualClock(new Date('2026-11-21T10:00:00.000Z'));
+  before(async () => {
+    t = await startApp(dialect, { clock });
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    apiUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+  });
+  after(async () => {
+    await t.close();
+  });
+
+  it('sends every event of a millisecond with more events than one page (500), then the next ones', async () => {
+    const m = await createMerchant(t);
+    const abort = new AbortController();
+    const res = await fetch(`${apiUrl}/api/v1/events/stream`, { headers: { authorization: `Bearer ${m.testKey}` }, signal: abort.signal });
+    assert.equal(res.status, 200);
+    const ids: string[] = [];
+    const bodies: string[] = [];
+    const reading = (async () => {
+      const decoder = new TextDecoder();
+      let buffer = '';
+      try {
+        const reader = res.body!.getReader();
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          buffer += decoder.decode(value, { stream: true });
+          let end: number;
+          while ((end = buffer.indexOf('\n\n')) >= 0) {
+            const message = buffer.slice(0, end);
+            buffer = buffer.slice(end + 2);
+            const id = /^id: (\S+)$/m.exec(message)?.[1];
+            if (id) {
+              ids.push(id);
+              bodies.push(/^data: (.*)$/m.exec(message)![1]!);
+            }
+          }
+        }
+      } catch {
+        /* aborted */
+      }
+    })();
+    // 620 customers, every one created at the same instant (the clock does not move), then one a second later.
+    const created: string[] = [];
+    for (let i = 0; i < 620; i += 20) {
+      const batch = await Promise.all(Array.from({ length: 20 }, (_, j) => t.api(m.testKey, 'POST', '/api/v1/customers', { name: `Burst ${i + j}` })));
+      for (const r of batch) {
+        assert.equal(r.status, 201);
+        created.push(r.body.id);
+      }
+    }
+    clock.advance(1000);
+    const late = await t.api(m.testKey, 'POST', '/api/v1/customers', { name: 'A second later' });
+    created.push(late.body.id);
+    const deadline = Date.now() + 10_000;
+    while (ids.length < created.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 400)); // nothing more, nothing twice
+    abort.abort();
+    await reading;
+    assert.equal(ids.length, created.length);
+    assert.equal(new Set(ids).size, ids.length);
+    const customers = bodies.map((b) => JSON.parse(b).data.object?.id ?? JSON.parse(b).data.id);
+    assert.deepEqual(new Set(customers), new Set(created));
   });
 });

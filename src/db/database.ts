@@ -69,6 +69,11 @@ export interface DatabaseOptions {
   poolSize?: number;
   /** SQLite: concurrent transactions share one durable commit (default true); see group-commit.ts. */
   groupCommit?: boolean;
+  /**
+   * PostgreSQL: how often the reference listener (PostgresReferenceStamp) checks that its connection still answers
+   * (default 5000 ms); a listener that has not answered by the next check is dropped.
+   */
+  listenerHeartbeatMs?: number;
 }
 
 // int8 (count(*), sums) arrives as a string by default; our integers stay far below 2^53.
@@ -76,7 +81,7 @@ pg.types.setTypeParser(20, (value: string) => Number(value));
 
 export function openDatabase(options: DatabaseOptions): Database {
   return options.databaseUrl
-    ? openPostgres(options.databaseUrl, options.poolSize ?? 10)
+    ? openPostgres(options.databaseUrl, options.poolSize ?? 10, options.listenerHeartbeatMs)
     : openSqlite(options.dataDir, options.groupCommit ?? true);
 }
 
@@ -413,11 +418,11 @@ export function afterCommit(trx: Trx, hook: (kysely: Kysely<DB>) => void): boole
   return true;
 }
 
-function openPostgres(connectionString: string, max: number): Database {
+function openPostgres(connectionString: string, max: number, listenerHeartbeatMs = 5000): Database {
   const pool = new pg.Pool({ connectionString, max });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
-  const stamp = new PostgresReferenceStamp(connectionString);
+  const stamp = new PostgresReferenceStamp(connectionString, 1000, listenerHeartbeatMs);
   const prepared = new Map<string, string>(); // statement text → name, the same on every connection
   pool.on('connect', (client) => {
     stamp.track(client);

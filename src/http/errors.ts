@@ -113,6 +113,10 @@ export function registerErrorHandling(app: FastifyInstance): void {
     const known = toAppError(error);
     if (known) {
       if (known.status >= 500) request.log.error({ err: error }, known.message);
+      // An answer that is not final (a rate limit, an operation under way) says when to retry, in the body and as
+      // Retry-After; the idempotency layer does not keep it as the key's answer (src/http/idempotency.ts).
+      const retryAfter = (known.details as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
+      if (typeof retryAfter === 'number' && retryAfter > 0 && !reply.hasHeader('retry-after')) reply.header('retry-after', String(retryAfter));
       return reply.code(known.status).send(known.toBody());
     }
     request.log.error({ err: error }, 'unhandled error');

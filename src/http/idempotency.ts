@@ -122,8 +122,9 @@ export function registerIdempotency(app: FastifyInstance, db: Database, clock: C
     const claim = request.idempotency;
     if (!claim) return payload;
     request.idempotency = undefined;
-    if (reply.statusCode >= 500) {
-      // A failure on our side is not an answer: the client may retry with the same key.
+    if (reply.statusCode >= 500 || reply.hasHeader('retry-after')) {
+      // A failure on our side is not an answer, nor is one that says to retry later (another capture of the payment
+      // under way): the client may retry with the same key, and that retry runs.
       await release(db, claim);
       return payload;
     }

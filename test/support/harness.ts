@@ -36,7 +36,7 @@ export interface TestDatabase {
 }
 
 /** A fresh, migrated database of the given dialect. */
-export async function freshDatabase(dialect: Dialect, options: { migrate?: boolean } = {}): Promise<TestDatabase> {
+export async function freshDatabase(dialect: Dialect, options: { migrate?: boolean; listenerHeartbeatMs?: number } = {}): Promise<TestDatabase> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'motu-test-'));
   let databaseUrl: string | undefined;
   let dropPg: (() => Promise<void>) | undefined;
@@ -58,7 +58,7 @@ export async function freshDatabase(dialect: Dialect, options: { migrate?: boole
       await c.end();
     };
   }
-  const db = openDatabase({ databaseUrl, dataDir });
+  const db = openDatabase({ databaseUrl, dataDir, listenerHeartbeatMs: options.listenerHeartbeatMs });
   if (options.migrate !== false) await migrate(db);
   let dropped = false;
   return {
@@ -93,10 +93,12 @@ export interface TestApp {
 export interface TestAppOptions {
   env?: Record<string, string>;
   clock?: Clock;
+  /** PostgreSQL: the reference listener's heartbeat (DatabaseOptions.listenerHeartbeatMs). */
+  listenerHeartbeatMs?: number;
 }
 
 export async function startApp(dialect: Dialect, options: TestAppOptions = {}): Promise<TestApp> {
-  const database = await freshDatabase(dialect);
+  const database = await freshDatabase(dialect, { listenerHeartbeatMs: options.listenerHeartbeatMs });
   const config = parseConfig({
     MOTU_DATA_DIR: database.dataDir,
     DATABASE_URL: database.databaseUrl,

@@ -28,6 +28,42 @@ export async function cutListener(t: TestApp): Promise<void> {
   ]);
 }
 
+/**
+ * The process id of the app's listener's server process, when PostgreSQL runs on this machine (its backends can then
+ * be signalled); undefined otherwise.
+ */
+export async function listenerBackendPid(t: TestApp): Promise<number | undefined> {
+  const host = new URL(t.databaseUrl!).hostname;
+  if (!['127.0.0.1', 'localhost', '::1', '[::1]', ''].includes(host)) return undefined;
+  const client = new pg.Client({ connectionString: t.databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ pid: number }>(
+      `select pid from pg_stat_activity where application_name = 'motu-reference-listener' and datname = current_database()`,
+    );
+    return rows.length === 1 ? rows[0]!.pid : undefined;
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Resolves once the app's reference stamp has not changed for `quietMs`: the notifications of the app's own recent writes
+ * (the triggers notify for every process's commits, this one's too) have arrived.
+ */
+export async function settled(t: TestApp, quietMs = 150): Promise<void> {
+  let stamp = t.db.referenceStamp();
+  let since = Date.now();
+  while (Date.now() - since < quietMs) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    const now = t.db.referenceStamp();
+    if (now !== stamp) {
+      stamp = now;
+      since = Date.now();
+    }
+  }
+}
+
 /** Polls `check` every 20 ms until it holds; fails after `timeoutMs`. */
 export async function eventually(what: string, check: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

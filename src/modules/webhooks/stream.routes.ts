@@ -12,6 +12,8 @@ const StreamQuery = Type.Object({ since: Type.Optional(Type.String({ format: 'da
 
 const POLL_MS = 250;
 const HEARTBEAT_MS = 15_000;
+/** Events read per query. */
+const PAGE = 500;
 
 export function eventStreamRoutes(db: Database, clock: Clock) {
   return async function routes(app: FastifyInstance): Promise<void> {
@@ -39,39 +41,59 @@ export function eventStreamRoutes(db: Database, clock: Clock) {
         res.write(': motu event stream\n\n');
         let closed = false;
         let busy = false;
+        // One query: the events from `since` on, or, to continue past a full page, after the last one read (created_at,
+        // seq). `since` only ever moves to an instant already read, and the ids already sent at that instant are kept,
+        // so an event committed late at that same instant is still sent, and none twice.
+        const page = (after?: { createdAt: string; seq: number }) => {
+          let q = db.kysely
+            .selectFrom('webhook_events')
+            .select(['id', 'type', 'body', 'created_at', 'seq'])
+            .where('merchant_id', '=', owner.merchantId)
+            .where('mode', '=', owner.mode)
+            .where('created_at', '>=', since);
+          if (after) {
+            q = q.where((eb) => eb.or([eb('created_at', '>', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('seq', '>', after.seq)])]));
+          }
+          const storeId = owner.storeId;
+          // A key attached to a store does not see another store's payment events (docs/reliability.md, Isolation).
+          if (storeId) {
+            q = q.where((eb) => eb.or([
+              eb('payment_id', 'is', null),
+              eb('payment_id', 'in', eb.selectFrom('payments').select('payments.id').where('payments.store_id', '=', storeId)),
+            ]));
+          }
+          return q
+            .orderBy('created_at')
+            .orderBy('seq') // same-millisecond events in the order they were recorded
+            .limit(PAGE)
+            .execute();
+        };
         const pump = async () => {
           if (busy || closed) return;
           busy = true;
           try {
-            let q = db.kysely
-              .selectFrom('webhook_events')
-              .select(['id', 'type', 'body', 'created_at'])
-              .where('merchant_id', '=', owner.merchantId)
-              .where('mode', '=', owner.mode)
-              .where('created_at', '>=', since);
-            const storeId = owner.storeId;
-            // A key attached to a store does not see another store's payment events (docs/reliability.md, Isolation).
-            if (storeId) {
-              q = q.where((eb) => eb.or([
-                eb('payment_id', 'is', null),
-                eb('payment_id', 'in', eb.selectFrom('payments').select('payments.id').where('payments.store_id', '=', storeId)),
-              ]));
+            // Page after page until one is not full: more than a page of events in one millisecond must not hold the
+            // stream at that instant.
+            let last: { createdAt: string; seq: number } | undefined;
+            const atLast = new Set<string>();
+            for (;;) {
+              const rows = await page(last);
+              for (const row of rows) {
+                if (closed) return;
+                if (!seen.has(row.id)) {
+                  seen.add(row.id);
+                  res.write(`id: ${row.id}\nevent: ${row.type}\ndata: ${row.body}\n\n`);
+                }
+                if (row.created_at !== last?.createdAt) atLast.clear();
+                atLast.add(row.id);
+                last = { createdAt: row.created_at, seq: Number(row.seq) };
+              }
+              if (rows.length < PAGE) break;
             }
-            const rows = await q
-              .orderBy('created_at')
-              .orderBy('seq') // same-millisecond events in the order they were recorded
-              .limit(500)
-              .execute();
-            for (const row of rows) {
-              if (seen.has(row.id)) continue;
-              seen.add(row.id);
-              res.write(`id: ${row.id}\nevent: ${row.type}\ndata: ${row.body}\n\n`);
-            }
-            const last = rows.at(-1);
-            if (last && last.created_at > since) {
-              since = last.created_at;
+            if (last && last.createdAt >= since) {
               // Keep only the ids at the new boundary instant: older ones can no longer come back.
-              for (const id of seen) if (!rows.some((r) => r.id === id && r.created_at === since)) seen.delete(id);
+              if (last.createdAt > since) since = last.createdAt;
+              for (const id of seen) if (!atLast.has(id)) seen.delete(id);
             }
           } catch {
             /* the next tick retries */
