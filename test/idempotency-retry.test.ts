@@ -14,7 +14,7 @@ import { base62, idFromKey } from '../src/shared/ids.js';
 import { refundIdFor } from '../src/modules/payments/lifecycle.service.js';
 import { recoverClaims } from '../src/modules/payments/payments.scheduler.js';
 import { sessionIdsFor } from '../src/modules/payments/sessions.service.js';
-import { MerchantPaymentsService, merchantPaymentIdFor } from '../src/modules/wallet/merchant-payments.service.js';
+import { MerchantPaymentsService, merchantPaymentIdFor, recoverMerchantPayments } from '../src/modules/wallet/merchant-payments.service.js';
 import { createMerchant, type MerchantFixture } from './support/factories.js';
 import { eachDatabase, ManualClock, startApp, type TestApp } from './support/harness.js';
 import { eventsOf, paidPayment } from './support/payments.js';
@@ -349,5 +349,79 @@ eachDatabase('a capture or cancel killed mid-way, with MOTU_OPERATION_CLAIM_SECO
     assert.equal(await recoverClaims(deps, clock.now()), 1);
     assert.equal((await payment(id)).status, 'captured');
     assert.equal((await eventsOf(t, id)).filter((e) => e.type === 'payment.captured').length, 1);
+  });
+
+  describe('a merchant-initiated payment left pending by its stopped request, never retried', () => {
+    let service: MerchantPaymentsService;
+    let visa: string;
+    let recover: () => Promise<number>;
+    before(async () => {
+      const customerId = await createCustomer(t, m.testKey);
+      visa = (await saveCard(t, m.testKey, customerId, CARDS.visa)).result.paymentMethodId;
+      const s = buildServices(t.config, t.db, clock);
+      service = new MerchantPaymentsService(t.db, clock, s.acquirers, s.paymentSessions, s.payments, t.config);
+      recover = () => recoverMerchantPayments({ db: t.db, acquirers: s.acquirers, service, operationClaimSeconds: 5 }, clock.now());
+    });
+    const body = (reference: string) => ({ paymentMethodId: visa, order: { reference, amount: 3100, currency: 'EUR' as const }, captureMode: 'AUTO' as const, notificationUrl: 'https://shop.example/n' });
+    const attempts = (id: string) => t.db.kysely.selectFrom('acquirer_authorizations').select(['id', 'status']).where('merchant_reference', '=', id).execute();
+    const types = async (id: string) => (await eventsOf(t, id)).map((e) => e.type).sort();
+
+    it('stopped before the acquirer: the recovery job fails it, with no charge, once older than MOTU_OPERATION_CLAIM_SECONDS', async () => {
+      const { paymentId: id } = await service.writePending({ ...owner(), storeId: null }, body('MIT-LEFT-1'));
+      clock.advance(4_000);
+      assert.equal(await recover(), 0, 'younger than 5 s: its request may still be waiting for the acquirer');
+      assert.equal((await payment(id)).status, 'pending');
+      clock.advance(2_000);
+      assert.equal(await recover(), 1);
+      const row = await payment(id);
+      assert.equal(row.status, 'failed');
+      assert.equal(row.refusal_code, 'processing_error');
+      assert.equal(row.captured_amount, 0);
+      assert.equal(row.operation, null);
+      assert.equal((await attempts(id)).length, 0, 'the card was not charged');
+      assert.deepEqual(await types(id), ['payment.failed']);
+      const seen = await t.api(m.testKey, 'GET', `/api/v1/payments/${id}`);
+      assert.equal(seen.body.status, 'failed');
+      assert.equal(await recover(), 0, 'finished once');
+      assert.deepEqual(await types(id), ['payment.failed']);
+    });
+
+    it('stopped after the acquirer charged: the recovery job records that charge and its events, once', async () => {
+      const pending = await service.writePending({ ...owner(), storeId: null }, body('MIT-LEFT-2'));
+      const s = buildServices(t.config, t.db, clock);
+      const outcome = await s.acquirers.forMode('test').authorize({
+        mode: 'test', source: { cardRef: pending.cardRef }, amount: pending.amount, currency: pending.currency, merchantReference: pending.paymentId, capture: true,
+      });
+      assert.equal(outcome.status, 'authorized');
+      clock.advance(6_000);
+      assert.equal(await recover(), 1);
+      const row = await payment(pending.paymentId);
+      assert.equal(row.status, 'captured');
+      assert.equal(row.captured_amount, 3100);
+      assert.equal(row.acquirer_authorization_id, (outcome as { authorizationId: string }).authorizationId);
+      assert.deepEqual((await attempts(pending.paymentId)).map((a) => a.status), ['captured'], 'one charge');
+      assert.deepEqual(await types(pending.paymentId), ['payment.authorized', 'payment.captured']);
+      assert.equal(await recover(), 0);
+    });
+
+    it('a retry of the request holding the payment meanwhile: the job leaves it to that retry', async () => {
+      const key = 'mit-left-3';
+      const id = merchantPaymentIdFor(owner(), key);
+      await service.writePending({ ...owner(), storeId: null }, body('MIT-LEFT-3'), id);
+      clock.advance(6_000);
+      // The retry claims the payment before charging it; the job, at the same moment, finds it claimed.
+      await t.db.kysely.updateTable('payments').set({ operation: 'authorize', operation_at: clock.now().toISOString() }).where('id', '=', id).execute();
+      assert.equal(await recover(), 0, 'claimed by the retry');
+      assert.equal((await payment(id)).status, 'pending');
+      clock.advance(6_000); // that retry stopped too: its claim lapses, the job takes over
+      assert.equal(await recover(), 1);
+      assert.equal((await payment(id)).status, 'failed');
+      // The merchant's own retry, later, answers what was decided: failed, never charged.
+      const retry = await t.api(m.testKey, 'POST', '/api/v1/payments', body('MIT-LEFT-3'), { 'idempotency-key': key });
+      assert.equal(retry.status, 201, JSON.stringify(retry.body));
+      assert.equal(retry.body.id, id);
+      assert.equal(retry.body.status, 'failed');
+      assert.equal((await attempts(id)).length, 0);
+    });
   });
 });

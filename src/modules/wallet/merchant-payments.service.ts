@@ -13,7 +13,7 @@ import type { Database } from '../../db/database.js';
 import { recordEvent } from '../../events/outbox.js';
 import { payloads } from '../../events/payloads.js';
 import type { MerchantAuth } from '../../http/auth.js';
-import type { Clock } from '../../shared/clock.js';
+import { addSeconds, type Clock } from '../../shared/clock.js';
 import { AppError, validationError, type FieldError } from '../../shared/errors.js';
 import { idForKeyUse, idFromKey, keyUseParts, newId, newPaymentReference } from '../../shared/ids.js';
 import { toEurCents } from '../../shared/money.js';
@@ -57,7 +57,7 @@ export class MerchantPaymentsService {
     private readonly acquirers: Acquirers,
     private readonly sessions: PaymentSessionsService,
     private readonly payments: PaymentsService,
-    private readonly config: Pick<Config, 'allowLoopbackUrls'>,
+    private readonly config: Pick<Config, 'allowLoopbackUrls' | 'operationClaimSeconds'>,
   ) {}
 
   /**
@@ -147,7 +147,9 @@ export class MerchantPaymentsService {
    * was authorized; its last answer is recorded, or, when it never got the call, the card is charged now.
    */
   private async resume(owner: Owner, earlier: NonNullable<Awaited<ReturnType<MerchantPaymentsService['earlier']>>>) {
-    if (earlier.status === 'pending') {
+    // The claim keeps this retry and the recovery job (recoverPending) from both finishing it: one charging the card
+    // while the other records it failed. Held by the job: answered as it stands (pending), the job finishes it.
+    if (earlier.status === 'pending' && (await this.claimPending(earlier.id, 'authorize'))) {
       const attempts = await this.acquirers.forMode(earlier.mode).listAuthorizations(earlier.mode, earlier.id);
       const last = attempts.at(-1);
       if (last) {
@@ -163,10 +165,43 @@ export class MerchantPaymentsService {
     return this.payments.get(owner, earlier.id);
   }
 
-  private async record(paymentId: string, outcome: AuthorizationOutcome): Promise<void> {
+  /**
+   * Takes the payment's claim (payments.operation) for finishing it: only while it is `pending` and nobody holds a claim
+   * younger than MOTU_OPERATION_CLAIM_SECONDS. The request that wrote it holds none (it finishes it in the same run);
+   * a retry of that request and the recovery job do.
+   */
+  private async claimPending(paymentId: string, operation: 'authorize' | 'recover'): Promise<boolean> {
+    const now = this.clock.now();
+    const stale = addSeconds(now, -this.config.operationClaimSeconds).toISOString();
+    const res = await this.db.transaction((trx) =>
+      trx.updateTable('payments').set({ operation, operation_at: now.toISOString() })
+        .where('id', '=', paymentId).where('status', '=', 'pending')
+        .where((eb) => eb.or([eb('operation', 'is', null), eb('operation_at', '<', stale)]))
+        .executeTakeFirst());
+    return Number(res.numUpdatedRows) === 1;
+  }
+
+  /**
+   * The recover-merchant-payments job's step for one payment left `pending` (its request stopped between writing it and
+   * recording the acquirer's answer, and nobody retried it): the acquirer's last attempt under its id is recorded,
+   * or, when the acquirer never got the call, the payment fails without a charge (`processing_error`): nobody is
+   * there any more to ask for one. True when this call finished it.
+   */
+  async recoverPending(paymentId: string): Promise<boolean> {
+    if (!(await this.claimPending(paymentId, 'recover'))) return false;
+    const { mode } = await this.db.kysely.selectFrom('payments').select('mode').where('id', '=', paymentId).executeTakeFirstOrThrow();
+    const last = (await this.acquirers.forMode(mode).listAuthorizations(mode, paymentId)).at(-1);
+    return this.record(paymentId, last ? outcomeOf(last) : {
+      status: 'error', code: 'INVALID_TOKEN',
+      message: 'The request that created this payment stopped before the card was charged; the card was not charged',
+    });
+  }
+
+  /** Records the acquirer's answer for a `pending` payment with its events; false (nothing written) when it no longer is. */
+  private async record(paymentId: string, outcome: AuthorizationOutcome): Promise<boolean> {
     const before = await this.db.kysely.selectFrom('payments').selectAll().where('id', '=', paymentId).executeTakeFirstOrThrow();
     const attempts = await attemptsOf(this.acquirers, before);
-    await this.db.transaction(async (trx) => {
+    return this.db.transaction(async (trx) => {
       // The events' time is read in the transaction, not before it waited for its turn (group commit, locks): a
       // payment's events then never carry a time earlier than the one recorded before them.
       const at = this.clock.now();
@@ -179,22 +214,24 @@ export class MerchantPaymentsService {
           : outcome.status === 'error' && outcome.code === 'UNKNOWN_CARD'
             ? { code: 'card_unknown', message: outcome.message }
             : { code: 'processing_error', message: outcome.status === 'error' ? outcome.message : 'The card needs its holder to authenticate' };
-        await trx.updateTable('payments').set({
+        const failed = await trx.updateTable('payments').set({
           status: 'failed', refusal_code: refusal.code, refusal_message: refusal.message,
-          ...(outcome.status === 'refused' ? cardColumns(outcome.card) : {}), updated_at: now,
+          ...(outcome.status === 'refused' ? cardColumns(outcome.card) : {}), updated_at: now, operation: null, operation_at: null,
           ...(outcome.status === 'refused' ? { acquirer_authorization_id: outcome.authorizationId } : {}),
-        }).where('id', '=', paymentId).where('status', '=', 'pending').execute();
+        }).where('id', '=', paymentId).where('status', '=', 'pending').executeTakeFirst();
+        if (Number(failed.numUpdatedRows) !== 1) return false; // recorded meanwhile by another run: its events stand
         const row = await trx.selectFrom('payments').selectAll().where('id', '=', paymentId).executeTakeFirstOrThrow();
         await recordEvent(trx, {
           ...(await event(row)),
           ...payloads.paymentFailed({ ...paymentBase(row, await storeOf(trx, row)), refusalCode: refusal.code, refusalMessage: refusal.message }),
         });
-        return;
+        return true;
       }
-      await trx.updateTable('payments').set({
+      const authorizedRows = await trx.updateTable('payments').set({
         status: 'transit', authorized_amount: before.amount, authorized_at: now, acquirer_authorization_id: outcome.authorizationId,
-        ...cardColumns(outcome.card), updated_at: now,
-      }).where('id', '=', paymentId).where('status', '=', 'pending').execute();
+        ...cardColumns(outcome.card), updated_at: now, operation: null, operation_at: null,
+      }).where('id', '=', paymentId).where('status', '=', 'pending').executeTakeFirst();
+      if (Number(authorizedRows.numUpdatedRows) !== 1) return false;
       const authorized = await trx.selectFrom('payments').selectAll().where('id', '=', paymentId).executeTakeFirstOrThrow();
       const store = await storeOf(trx, authorized);
       await recordEvent(trx, {
@@ -205,7 +242,7 @@ export class MerchantPaymentsService {
           grossAmount: authorized.amount, originalCurrency: authorized.currency, settlement: await settlementOf(trx, authorized, attempts),
         }),
       });
-      if (!outcome.captured) return;
+      if (!outcome.captured) return true;
       await trx.updateTable('payments').set({ status: 'captured', captured_amount: authorized.amount, captured_at: now, updated_at: now })
         .where('id', '=', paymentId).where('status', '=', 'transit').execute();
       const captured = await trx.selectFrom('payments').selectAll().where('id', '=', paymentId).executeTakeFirstOrThrow();
@@ -216,6 +253,7 @@ export class MerchantPaymentsService {
           settlement: await settlementOf(trx, captured, attempts),
         }),
       });
+      return true;
     });
   }
 }
@@ -240,4 +278,29 @@ function outcomeOf(view: AuthorizationView): AuthorizationOutcome {
   }
   // A challenge or a void cannot follow a merchant-initiated authorize that nobody recorded: failed, processing_error.
   return { status: 'error', code: 'INVALID_TOKEN', message: `The acquirer holds authorization ${view.id} as ${view.status}` };
+}
+
+/**
+ * The recover-merchant-payments job (worker role): merchant-initiated payments still `pending` MOTU_OPERATION_CLAIM_SECONDS
+ * after they were written, that is, whose request stopped before recording the acquirer's answer and that nobody retried
+ * since: each is finished by `recoverPending`. Several workers may run it: the claim lets one act per payment.
+ */
+export async function recoverMerchantPayments(
+  deps: { db: Database; acquirers: Acquirers; service: MerchantPaymentsService; operationClaimSeconds: number },
+  now: Date,
+): Promise<number> {
+  const cutoff = addSeconds(now, -deps.operationClaimSeconds).toISOString();
+  const due = await deps.db.kysely.selectFrom('payments').select(['id', 'mode'])
+    .where('status', '=', 'pending').where('session_id', 'is', null).where('created_at', '<', cutoff)
+    .orderBy('created_at').limit(100).execute();
+  let finished = 0;
+  for (const payment of due) {
+    if (payment.mode === 'live' && !deps.acquirers.liveConfigured()) continue;
+    try {
+      if (await deps.service.recoverPending(payment.id)) finished += 1;
+    } catch {
+      // The acquirer could not be asked: tried again on the next run (the claim lapses meanwhile).
+    }
+  }
+  return finished;
 }
