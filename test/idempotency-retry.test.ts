@@ -14,7 +14,7 @@ import { base62, idFromKey } from '../src/shared/ids.js';
 import { refundIdFor } from '../src/modules/payments/lifecycle.service.js';
 import { recoverClaims } from '../src/modules/payments/payments.scheduler.js';
 import { sessionIdsFor } from '../src/modules/payments/sessions.service.js';
-import { MerchantPaymentsService, merchantPaymentIdFor, recoverMerchantPayments } from '../src/modules/wallet/merchant-payments.service.js';
+import { MerchantPaymentsService, merchantPaymentIdFor } from '../src/modules/wallet/merchant-payments.service.js';
 import { createMerchant, type MerchantFixture } from './support/factories.js';
 import { eachDatabase, ManualClock, startApp, type TestApp } from './support/harness.js';
 import { eventsOf, paidPayment } from './support/payments.js';
@@ -360,7 +360,7 @@ eachDatabase('a capture or cancel killed mid-way, with MOTU_OPERATION_CLAIM_SECO
       visa = (await saveCard(t, m.testKey, customerId, CARDS.visa)).result.paymentMethodId;
       const s = buildServices(t.config, t.db, clock);
       service = new MerchantPaymentsService(t.db, clock, s.acquirers, s.paymentSessions, s.payments, t.config);
-      recover = () => recoverMerchantPayments({ db: t.db, acquirers: s.acquirers, service, operationClaimSeconds: 5 }, clock.now());
+      recover = () => service.recoverLeftPending(clock.now());
     });
     const body = (reference: string) => ({ paymentMethodId: visa, order: { reference, amount: 3100, currency: 'EUR' as const }, captureMode: 'AUTO' as const, notificationUrl: 'https://shop.example/n' });
     const attempts = (id: string) => t.db.kysely.selectFrom('acquirer_authorizations').select(['id', 'status']).where('merchant_reference', '=', id).execute();

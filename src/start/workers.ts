@@ -8,10 +8,10 @@ import { purgeExpiredIdempotencyKeys } from '../http/idempotency.js';
 import type { Clock } from '../shared/clock.js';
 import { Acquirers } from '../acquirer/acquirers.js';
 import { PaymentLifecycleService } from '../modules/payments/lifecycle.service.js';
-import { paymentJobs } from '../modules/payments/payments.scheduler.js';
+import { paymentJobs, recoveryEveryMs } from '../modules/payments/payments.scheduler.js';
 import { PaymentSessionsService } from '../modules/payments/sessions.service.js';
 import { PaymentsService } from '../modules/payments/payments.service.js';
-import { MerchantPaymentsService, recoverMerchantPayments } from '../modules/wallet/merchant-payments.service.js';
+import { MerchantPaymentsService } from '../modules/wallet/merchant-payments.service.js';
 import { mailJobs } from '../mail/mail.worker.js';
 import { smtpMailer } from '../mail/mailer.js';
 
@@ -27,15 +27,8 @@ export function scheduledJobs(db: Database, clock: Clock, config?: Config, logge
     const acquirers = new Acquirers(db, clock, { publicUrl: config.publicUrl, settlementDelaySeconds: config.testSettlementDelaySeconds });
     jobs.push(...paymentJobs({ db, clock, acquirers, lifecycle: new PaymentLifecycleService(db, clock, acquirers, config.operationClaimSeconds), refundRecoverySeconds: config.refundRecoverySeconds }));
     // Merchant-initiated payments left pending by a stopped request (src/modules/wallet/merchant-payments.service.ts).
-    const merchantPayments = {
-      db, acquirers, operationClaimSeconds: config.operationClaimSeconds,
-      service: new MerchantPaymentsService(db, clock, acquirers, new PaymentSessionsService(db, clock, config), new PaymentsService(db, acquirers), config),
-    };
-    jobs.push({
-      name: 'recover-merchant-payments',
-      everyMs: Math.min(30_000, Math.max(1_000, (config.operationClaimSeconds * 1000) / 4)),
-      run: (now) => recoverMerchantPayments(merchantPayments, now),
-    });
+    const merchantPayments = new MerchantPaymentsService(db, clock, acquirers, new PaymentSessionsService(db, clock, config), new PaymentsService(db, acquirers), config);
+    jobs.push({ name: 'recover-merchant-payments', everyMs: recoveryEveryMs(config.operationClaimSeconds), run: (now) => merchantPayments.recoverLeftPending(now) });
     // Receipts and card-link mails queued in mail_jobs (src/mail/mail.worker.ts), when MOTU_SMTP_URL is set.
     if (config.mail) jobs.push(...mailJobs({ db, clock, mailer: smtpMailer(config.mail), publicUrl: config.publicUrl, logger }));
   }

@@ -4,6 +4,9 @@ import assert from 'node:assert/strict';
 import pg from 'pg';
 import type { TestApp } from './harness.js';
 
+/** The app's listener's server process, in pg_stat_activity. */
+const LISTENER_BACKEND = `application_name = 'motu-reference-listener' and datname = current_database()`;
+
 /** Runs `statements` on a connection of its own, as another process would, and closes it. */
 export async function fromAnotherProcess(t: TestApp, ...statements: Array<[string, unknown[]]>): Promise<void> {
   const client = new pg.Client({ connectionString: t.databaseUrl });
@@ -23,7 +26,7 @@ export async function listening(t: TestApp): Promise<void> {
 /** Ends the app's listener connection from the server side, as a restart of PostgreSQL or a network cut would. */
 export async function cutListener(t: TestApp): Promise<void> {
   await fromAnotherProcess(t, [
-    `select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'motu-reference-listener' and datname = current_database()`,
+    `select pg_terminate_backend(pid) from pg_stat_activity where ${LISTENER_BACKEND}`,
     [],
   ]);
 }
@@ -38,9 +41,7 @@ export async function listenerBackendPid(t: TestApp): Promise<number | undefined
   const client = new pg.Client({ connectionString: t.databaseUrl });
   await client.connect();
   try {
-    const { rows } = await client.query<{ pid: number }>(
-      `select pid from pg_stat_activity where application_name = 'motu-reference-listener' and datname = current_database()`,
-    );
+    const { rows } = await client.query<{ pid: number }>(`select pid from pg_stat_activity where ${LISTENER_BACKEND}`);
     return rows.length === 1 ? rows[0]!.pid : undefined;
   } finally {
     await client.end();

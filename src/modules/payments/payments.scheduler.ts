@@ -199,10 +199,17 @@ export async function runPaymentSchedule(deps: PaymentJobDeps, now: Date = deps.
   };
 }
 
+/**
+ * How often a recovery job with the given threshold runs: a few times per threshold (every 30 s at most, every second
+ * at least), so what it recovers waits at most about 1.25 × the threshold.
+ */
+export function recoveryEveryMs(thresholdSeconds: number): number {
+  return Math.min(30_000, Math.max(1_000, (thresholdSeconds * 1000) / 4));
+}
+
 export function paymentJobs(deps: PaymentJobDeps): ScheduledJob[] {
-  // Looked at a few times per threshold, so a refund waits at most about 1.25 × the threshold.
-  const refundsEveryMs = Math.min(30_000, Math.max(1_000, ((deps.refundRecoverySeconds ?? RECOVERY_AFTER_SECONDS) * 1000) / 4));
-  const claimsEveryMs = Math.min(30_000, Math.max(1_000, (deps.lifecycle.claimTtlSeconds * 1000) / 4));
+  const refundsEveryMs = recoveryEveryMs(deps.refundRecoverySeconds ?? RECOVERY_AFTER_SECONDS);
+  const claimsEveryMs = recoveryEveryMs(deps.lifecycle.claimTtlSeconds);
   return [
     { name: 'expire-payment-sessions', everyMs: 5_000, run: (now) => expireSessions(deps, now) },
     { name: 'expire-authorizations', everyMs: 60_000, run: (now) => expireAuthorizations(deps, now) },

@@ -187,14 +187,35 @@ export class MerchantPaymentsService {
    * or, when the acquirer never got the call, the payment fails without a charge (`processing_error`): nobody is
    * there any more to ask for one. True when this call finished it.
    */
-  async recoverPending(paymentId: string): Promise<boolean> {
+  async recoverPending({ id: paymentId, mode }: { id: string; mode: Owner['mode'] }): Promise<boolean> {
     if (!(await this.claimPending(paymentId, 'recover'))) return false;
-    const { mode } = await this.db.kysely.selectFrom('payments').select('mode').where('id', '=', paymentId).executeTakeFirstOrThrow();
     const last = (await this.acquirers.forMode(mode).listAuthorizations(mode, paymentId)).at(-1);
     return this.record(paymentId, last ? outcomeOf(last) : {
       status: 'error', code: 'INVALID_TOKEN',
       message: 'The request that created this payment stopped before the card was charged; the card was not charged',
     });
+  }
+
+  /**
+   * The recover-merchant-payments job (worker role): merchant-initiated payments still `pending` MOTU_OPERATION_CLAIM_SECONDS
+   * after they were written, that is, whose request stopped before recording the acquirer's answer and that nobody
+   * retried since: each is finished by `recoverPending`. Several workers may run it: the claim lets one act per payment.
+   */
+  async recoverLeftPending(now: Date): Promise<number> {
+    const cutoff = addSeconds(now, -this.config.operationClaimSeconds).toISOString();
+    const due = await this.db.kysely.selectFrom('payments').select(['id', 'mode'])
+      .where('status', '=', 'pending').where('session_id', 'is', null).where('created_at', '<', cutoff)
+      .orderBy('created_at').limit(100).execute();
+    let finished = 0;
+    for (const payment of due) {
+      if (payment.mode === 'live' && !this.acquirers.liveConfigured()) continue;
+      try {
+        if (await this.recoverPending(payment)) finished += 1;
+      } catch {
+        // The acquirer could not be asked: tried again on the next run (the claim lapses meanwhile).
+      }
+    }
+    return finished;
   }
 
   /** Records the acquirer's answer for a `pending` payment with its events; false (nothing written) when it no longer is. */
@@ -280,27 +301,3 @@ function outcomeOf(view: AuthorizationView): AuthorizationOutcome {
   return { status: 'error', code: 'INVALID_TOKEN', message: `The acquirer holds authorization ${view.id} as ${view.status}` };
 }
 
-/**
- * The recover-merchant-payments job (worker role): merchant-initiated payments still `pending` MOTU_OPERATION_CLAIM_SECONDS
- * after they were written, that is, whose request stopped before recording the acquirer's answer and that nobody retried
- * since: each is finished by `recoverPending`. Several workers may run it: the claim lets one act per payment.
- */
-export async function recoverMerchantPayments(
-  deps: { db: Database; acquirers: Acquirers; service: MerchantPaymentsService; operationClaimSeconds: number },
-  now: Date,
-): Promise<number> {
-  const cutoff = addSeconds(now, -deps.operationClaimSeconds).toISOString();
-  const due = await deps.db.kysely.selectFrom('payments').select(['id', 'mode'])
-    .where('status', '=', 'pending').where('session_id', 'is', null).where('created_at', '<', cutoff)
-    .orderBy('created_at').limit(100).execute();
-  let finished = 0;
-  for (const payment of due) {
-    if (payment.mode === 'live' && !deps.acquirers.liveConfigured()) continue;
-    try {
-      if (await deps.service.recoverPending(payment.id)) finished += 1;
-    } catch {
-      // The acquirer could not be asked: tried again on the next run (the claim lapses meanwhile).
-    }
-  }
-  return finished;
-}

@@ -90,9 +90,9 @@ export function eventStreamRoutes(db: Database, clock: Clock) {
               }
               if (rows.length < PAGE) break;
             }
-            if (last && last.createdAt >= since) {
+            if (last) {
               // Keep only the ids at the new boundary instant: older ones can no longer come back.
-              if (last.createdAt > since) since = last.createdAt;
+              since = last.createdAt;
               for (const id of seen) if (!atLast.has(id)) seen.delete(id);
             }
           } catch {
