@@ -289,6 +289,37 @@ eachDatabase('webhooks', (dialect) => {
     assert.equal(wrong.status, 400);
   });
 
+  it('lists endpoints newest first in pages: limit, startingAfter, hasMore; a cursor from elsewhere is a 400', async () => {
+    const m = await createMerchant(t);
+    const created: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      created.push((await endpoint(m, `/page-${i}`, ['*'])).id);
+      await new Promise((resolve) => setTimeout(resolve, 3)); // creation times a few milliseconds apart: a known order
+    }
+    const gone = created[2]!;
+    assert.equal((await t.api(m.testKey, 'DELETE', `/api/v1/webhook-endpoints/${gone}`)).status, 200);
+    const expected = created.filter((id) => id !== gone).reverse();
+    const first = await t.api(m.testKey, 'GET', '/api/v1/webhook-endpoints?limit=3');
+    assert.equal(first.status, 200);
+    assert.deepEqual(first.body.data.map((e: any) => e.id), expected.slice(0, 3));
+    assert.equal(first.body.hasMore, true);
+    const last = first.body.data[2].id;
+    const second = await t.api(m.testKey, 'GET', `/api/v1/webhook-endpoints?limit=3&startingAfter=${last}`);
+    assert.deepEqual(second.body.data.map((e: any) => e.id), expected.slice(3));
+    assert.equal(second.body.hasMore, false);
+    const all = await t.api(m.testKey, 'GET', '/api/v1/webhook-endpoints');
+    assert.deepEqual(all.body.data.map((e: any) => e.id), expected);
+    const other = await createMerchant(t);
+    const foreign = await t.api(other.testKey, 'GET', `/api/v1/webhook-endpoints?startingAfter=${created[0]}`);
+    assert.equal(foreign.status, 400);
+    assert.equal(foreign.body.details.field, 'startingAfter');
+    for (const query of ['limit=0', 'limit=101', 'limit=two', 'colour=red']) {
+      const bad = await t.api(m.testKey, 'GET', `/api/v1/webhook-endpoints?${query}`);
+      assert.equal(bad.status, 400, query);
+      assert.equal(bad.body.code, 'VALIDATION_ERROR');
+    }
+  });
+
   it('lists events with filters and cursor pagination, and reads one', async () => {
     const m = await createMerchant(t);
     const start = new Date(Date.now() - 1000).toISOString();

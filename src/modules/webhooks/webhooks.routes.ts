@@ -100,6 +100,8 @@ const ResendBody = Type.Object(
   { additionalProperties: false },
 );
 
+const EndpointListQuery = Type.Object(ListQuery, { additionalProperties: false });
+
 export function webhooksRoutes(webhooks: WebhooksService, events: EventsService) {
   return async function routes(app: FastifyInstance): Promise<void> {
     const tags = ['webhooks'];
@@ -125,10 +127,10 @@ export function webhooksRoutes(webhooks: WebhooksService, events: EventsService)
       { schema: { tags, summary: 'Register a webhook endpoint', body: EndpointBody, response: { 201: Endpoint } } },
       async (request, reply) => reply.code(201).send(await webhooks.createEndpoint(merchantOf(request), request.body, 'merchant', request.idempotency?.key)),
     );
-    app.get(
+    app.get<{ Querystring: Static<typeof EndpointListQuery> }>(
       '/webhook-endpoints',
-      { schema: { tags, summary: 'List webhook endpoints', response: { 200: ListOf(Endpoint) } } },
-      async (request) => webhooks.listEndpoints(merchantOf(request)),
+      { schema: { tags, summary: 'List webhook endpoints, newest first', querystring: EndpointListQuery, response: { 200: ListOf(Endpoint) } } },
+      async (request) => webhooks.listEndpoints(merchantOf(request), request.query),
     );
     app.get<{ Params: Static<typeof IdParams> }>(
       '/webhook-endpoints/:id',

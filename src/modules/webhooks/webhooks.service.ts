@@ -12,6 +12,7 @@ import type { MerchantAuth } from '../../http/auth.js';
 import type { Clock } from '../../shared/clock.js';
 import { invalidField, notFound } from '../../shared/errors.js';
 import { idForKeyUse, idFromKey, keyUseParts, newId } from '../../shared/ids.js';
+import { paginate, type PageRequest } from '../../shared/pagination.js';
 import { newWebhookSecret } from '../merchants/merchants.service.js';
 
 export type Owner = Pick<MerchantAuth, 'merchantId' | 'mode'>;
@@ -170,17 +171,16 @@ export class WebhooksService {
       .where('id', '=', id).where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode).executeTakeFirst();
   }
 
-  async listEndpoints(owner: Owner) {
-    const rows = await this.db.kysely
+  /** Newest first, in pages (DESIGN.md section 9): `?limit=` and `?startingAfter=` an endpoint of this list. */
+  async listEndpoints(owner: Owner, page: PageRequest = {}) {
+    const query = this.db.kysely
       .selectFrom('webhook_endpoints')
       .selectAll()
       .where('merchant_id', '=', owner.merchantId)
       .where('mode', '=', owner.mode)
-      .where('deleted_at', 'is', null)
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .execute();
-    return { data: rows.map(endpointView), hasMore: false };
+      .where('deleted_at', 'is', null);
+    const rows = await paginate(query, page, (id) => this.endpointRow(owner, id));
+    return { data: rows.data.map(endpointView), hasMore: rows.hasMore };
   }
 
   async getEndpoint(owner: Owner, id: string) {
