@@ -165,4 +165,31 @@ eachDatabase('admin API', (dialect) => {
     assert.equal(res.body.code, 'VALIDATION_ERROR');
     assert.deepEqual(res.body.fields.map((f: { field: string }) => f.field).sort(), ['extra', 'name']);
   });
+
+  it('merchants, stores and contracts are permanent: a delete or an id change is refused by the database, a payment still names them', async () => {
+    const m = await createMerchant(t, 'Permanent');
+    const store = await createStore(t, m.id, { code: 'PERM' });
+    const session = await t.api(m.testKey, 'POST', '/api/v1/payments/sessions', {
+      order: { amount: 1000, currency: 'XPF' },
+      redirectUrl: 'https://shop.example/done',
+      notificationUrl: 'https://shop.example/hook',
+      storeId: store.id,
+    });
+    assert.equal(session.status, 201, JSON.stringify(session.body));
+    const attempts: Array<[string, () => Promise<unknown>]> = [
+      ['delete merchant', () => t.db.kysely.deleteFrom('merchants').where('id', '=', m.id).execute()],
+      ['delete store', () => t.db.kysely.deleteFrom('stores').where('id', '=', store.id).execute()],
+      ['delete contract', () => t.db.kysely.deleteFrom('contracts').where('id', '=', m.defaultContractId).execute()],
+      ['rename merchant', () => t.db.kysely.updateTable('merchants').set({ id: 'mer_renamed' }).where('id', '=', m.id).execute()],
+      ['rename contract', () => t.db.kysely.updateTable('contracts').set({ id: 'mcf_renamed' }).where('id', '=', m.defaultContractId).execute()],
+    ];
+    for (const [what, attempt] of attempts) await assert.rejects(attempt(), /permanent|never change/, what);
+    // A change that keeps the id goes through, and the payment still reads back with its store.
+    await t.db.kysely.updateTable('merchants').set({ name: 'Permanent renamed' }).where('id', '=', m.id).execute();
+    const payment = await t.api(m.testKey, 'GET', `/api/v1/payments/${session.body.paymentId}`);
+    assert.equal(payment.status, 200);
+    assert.equal(payment.body.store.id, store.id);
+    const row = await t.db.kysely.selectFrom('payments').select(['merchant_id', 'contract_id']).where('id', '=', session.body.paymentId).executeTakeFirstOrThrow();
+    assert.deepEqual(row, { merchant_id: m.id, contract_id: m.defaultContractId });
+  });
 });
