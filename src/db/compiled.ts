@@ -77,28 +77,108 @@ export function compiledInsert<T extends Table>(table: T) {
   };
 }
 
+/** Most pairs one batched statement carries (PostgreSQL; 64 × 70 parameters, far below its 65,535). */
+const MAX_BATCH = 64;
+
 /**
  * `insert(database, db, first, second)`: both rows, all or none, in as few round trips as the database allows. On
- * PostgreSQL one statement (the first INSERT in a WITH: a statement is atomic on its own, and the second row's foreign
- * keys see the first row); on SQLite, which has no INSERT in WITH, two, inside the transaction the caller holds
- * (Database.singleWrite).
+ * SQLite, which has no INSERT in WITH, two statements, inside the transaction the caller holds (Database.singleWrite),
+ * which the group commit shares with the other requests of the moment. On PostgreSQL one statement (the first INSERT in
+ * a WITH: a statement is atomic on its own, and the second row's foreign keys see the first row); outside a transaction,
+ * the pairs given during one turn of the event loop go in one statement together (up to MAX_BATCH, rows in the same
+ * order in both tables): one round trip, one commit and one WAL flush for all of them, where each pair alone costs
+ * PostgreSQL a statement, a commit and, under load, nearly an fsync of its own (docs/performance.md, P6). Every caller
+ * resolves once that statement has committed. If it fails, nothing of it was written (a statement is atomic), and
+ * each pair is then inserted alone, so that a pair that cannot be written (a duplicate id, say) fails only its caller.
  */
 export function compiledInsertPair<A extends Table, B extends Table>(first: A, second: B) {
   const insertFirst = compiledInsert(first);
   const insertSecond = compiledInsert(second);
   const text = textCache();
-  const build = (db: Kysely<DB>, a: object, b: object) =>
+  const build = (db: Kysely<DB>, a: object[], b: object[]) =>
     db.with('first_row', (qb) => qb.insertInto(first).values(a as never)).insertInto(second).values(b as never);
+
+  const alone = async (database: Database, db: Kysely<DB>, a: object, b: object): Promise<void> => {
+    const keysA = given(a);
+    const keysB = given(b);
+    const compiled = text(database, [keysA, keysB], ([pa, pb]) => build(db, [pa!], [pb!]).compile());
+    if (compiled === null) await build(db, [a], [b]).execute();
+    else await db.executeQuery(CompiledQuery.raw(compiled, [...valuesOf(a, keysA), ...valuesOf(b, keysB)]));
+  };
+
+  // Batches per Kysely instance (a process may open several databases), each run on the next turn of the event loop.
+  interface Pair { a: object; b: object; keysA: string[]; keysB: string[]; resolve: () => void; reject: (error: unknown) => void }
+  const queues = new Map<Kysely<DB>, { database: Database; pairs: Pair[] }>();
+  const batchTexts = new Map<string, string | null>(); // `${n}:${columns}` → text, or null when Kysely's order differs
+
+  const batchText = (database: Database, db: Kysely<DB>, group: Pair[]): string | null => {
+    const { keysA, keysB } = group[0]!;
+    const signature = `${database.dialect}:${group.length}:${keysA.join(',')}|${keysB.join(',')}`;
+    let cached = batchTexts.get(signature);
+    if (cached === undefined) {
+      let n = 0;
+      const markers: string[] = [];
+      const probe = (keys: string[]) => Object.fromEntries(keys.map((k) => [k, markers[markers.push(`probe-${n++}`) - 1]!]));
+      const rowsA = group.map(() => probe(keysA));
+      const rowsB = group.map(() => probe(keysB));
+      const compiled = build(db, rowsA, rowsB).compile();
+      const ordered = compiled.parameters.length === markers.length && markers.every((m, i) => compiled.parameters[i] === m);
+      cached = ordered ? compiled.sql : null;
+      batchTexts.set(signature, cached);
+    }
+    if (cached !== null) database.keepPrepared?.(cached);
+    return cached;
+  };
+
+  const runGroup = async (database: Database, db: Kysely<DB>, group: Pair[]): Promise<void> => {
+    const compiled = group.length > 1 ? batchText(database, db, group) : null;
+    if (compiled === null) {
+      await Promise.all(group.map((p) => alone(database, db, p.a, p.b).then(p.resolve, p.reject)));
+      return;
+    }
+    const parameters: unknown[] = [];
+    for (const p of group) for (const k of p.keysA) parameters.push((p.a as Record<string, unknown>)[k]);
+    for (const p of group) for (const k of p.keysB) parameters.push((p.b as Record<string, unknown>)[k]);
+    try {
+      await db.executeQuery(CompiledQuery.raw(compiled, parameters));
+    } catch {
+      // Nothing of the statement was written: each pair alone, each caller with its own outcome.
+      await Promise.all(group.map((p) => alone(database, db, p.a, p.b).then(p.resolve, p.reject)));
+      return;
+    }
+    for (const p of group) p.resolve();
+  };
+
+  const flush = (db: Kysely<DB>) => {
+    const queue = queues.get(db);
+    queues.delete(db);
+    if (!queue) return;
+    // Pairs given the same columns share a statement (nearly always all of them).
+    const groups: Pair[][] = [];
+    for (const pair of queue.pairs) {
+      const group = groups.find((g) => g.length < MAX_BATCH && sameColumns([g[0]!.keysA, g[0]!.keysB], [pair.keysA, pair.keysB]));
+      if (group) group.push(pair);
+      else groups.push([pair]);
+    }
+    // A settled caller ignores the second outcome.
+    for (const group of groups) runGroup(queue.database, db, group).catch((error: unknown) => group.forEach((p) => p.reject(error)));
+  };
+
   return async (database: Database, db: Kysely<DB>, a: Insertable<DB[A]>, b: Insertable<DB[B]>): Promise<void> => {
     if (database.runInTransaction) {
       await insertFirst(database, db, a);
       await insertSecond(database, db, b);
       return;
     }
-    const keysA = given(a);
-    const keysB = given(b);
-    const compiled = text(database, [keysA, keysB], ([pa, pb]) => build(db, pa!, pb!).compile());
-    if (compiled === null) await build(db, a, b).execute();
-    else await db.executeQuery(CompiledQuery.raw(compiled, [...valuesOf(a, keysA), ...valuesOf(b, keysB)]));
+    if (db.isTransaction) return alone(database, db, a, b);
+    return new Promise<void>((resolve, reject) => {
+      let queue = queues.get(db);
+      if (!queue) {
+        queue = { database, pairs: [] };
+        queues.set(db, queue);
+        setImmediate(flush, db);
+      }
+      queue.pairs.push({ a, b, keysA: given(a), keysB: given(b), resolve, reject });
+    });
   };
 }

@@ -1,0 +1,75 @@
+// Sessions created at the same moment share their write: on PostgreSQL one INSERT statement (src/db/compiled.ts,
+// compiledInsertPair), on SQLite one group commit. What a merchant sees is the same as one by one: every session
+// created, distinct, readable; and a pair that cannot be written fails only its own caller.
+import assert from 'node:assert/strict';
+import { after, before, it } from 'node:test';
+import { compiledInsertPair } from '../src/db/compiled.js';
+import type { PaymentRow, PaymentSessionRow } from '../src/modules/payments/payments.table.js';
+import { newId } from '../src/shared/ids.js';
+import { eachDatabase, startApp, type TestApp } from './support/harness.js';
+import { createMerchant, type MerchantFixture } from './support/factories.js';
+import { createSession } from './support/payments.js';
+
+eachDatabase('sessions created together', (dialect) => {
+  let t: TestApp;
+  let m: MerchantFixture;
+  before(async () => {
+    t = await startApp(dialect);
+    m = await createMerchant(t, 'Together');
+  });
+  after(async () => t.close());
+
+  it('40 concurrent POST /payments/sessions: all 201, distinct, each readable with its own amount', async () => {
+    const created = await Promise.all(Array.from({ length: 40 }, (_, i) => createSession(t, m.testKey, { amount: 1000 + i })));
+    assert.equal(new Set(created.map((c) => c.paymentId)).size, 40);
+    assert.equal(new Set(created.map((c) => c.sessionId)).size, 40);
+    for (const [i, c] of created.entries()) {
+      const payment = await t.api(m.testKey, 'GET', `/api/v1/payments/${c.paymentId}`);
+      assert.equal(payment.status, 200);
+      assert.equal(payment.body.amount, 1000 + i);
+      assert.equal(payment.body.status, 'pending');
+      const page = await t.api(undefined, 'GET', `/checkout/${c.sessionId}`);
+      assert.equal(page.status, 200, `the hosted page of session ${i}`);
+    }
+    if (dialect === 'postgres') {
+      // Rows written by one statement carry the same transaction id: the 40 were not 40 commits.
+      const { rows } = await t.db.kysely.executeQuery<{ n: number }>({
+        sql: 'select count(distinct xmin::text)::int as n from payments where id = any($1)',
+        parameters: [created.map((c) => c.paymentId)],
+        query: { kind: 'RawNode' } as never,
+        queryId: { queryId: 'batch' } as never,
+      });
+      assert.ok(rows[0]!.n < 40, `${rows[0]!.n} transactions for 40 sessions`);
+    }
+  });
+
+  it('a pair that cannot be written (a payment id already taken) fails alone; the others of its batch are written', async () => {
+    const { paymentId } = await createSession(t, m.testKey);
+    const template = (await t.db.kysely.selectFrom('payments').selectAll().where('id', '=', paymentId).executeTakeFirstOrThrow()) as PaymentRow;
+    const sessionTemplate = (await t.db.kysely.selectFrom('payment_sessions').selectAll().where('payment_id', '=', paymentId).executeTakeFirstOrThrow()) as PaymentSessionRow;
+    const insert = compiledInsertPair('payments', 'payment_sessions');
+    const pairs = Array.from({ length: 12 }, (_, i) => {
+      const id = i === 5 ? paymentId : newId('pay');
+      const sessionId = newId('ses');
+      return {
+        payment: { ...template, id, session_id: sessionId, reference: `SPR-BATCHTEST${String(i).padStart(5, '0')}`, amount: 500 + i },
+        session: { ...sessionTemplate, id: sessionId, payment_id: id },
+      };
+    });
+    const outcomes = await Promise.allSettled(pairs.map((p) => t.db.singleWrite((q) => insert(t.db, q, p.payment, p.session))));
+    for (const [i, o] of outcomes.entries()) {
+      if (i === 5) {
+        assert.equal(o.status, 'rejected');
+        assert.ok(t.db.isUniqueViolation((o as PromiseRejectedResult).reason), 'the duplicate gets the unique violation');
+      } else assert.equal(o.status, 'fulfilled', `pair ${i}: ${String((o as PromiseRejectedResult).reason)}`);
+    }
+    const written = await t.db.kysely.selectFrom('payment_sessions').select('id').where('id', 'in', pairs.map((p) => p.session.id)).execute();
+    assert.deepEqual(
+      written.map((r) => r.id).sort(),
+      pairs.filter((_, i) => i !== 5).map((p) => p.session.id).sort(),
+      'every other pair is written, and the duplicate wrote no session',
+    );
+    const original = await t.api(m.testKey, 'GET', `/api/v1/payments/${paymentId}`);
+    assert.equal(original.body.amount, 10_000, 'the payment whose id was reused is unchanged');
+  });
+});
