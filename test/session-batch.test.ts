@@ -3,6 +3,7 @@
 // created, distinct, readable; and a pair that cannot be written fails only its own caller.
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
+import { sql } from 'kysely';
 import { compiledInsertPair } from '../src/db/compiled.js';
 import type { PaymentRow, PaymentSessionRow } from '../src/modules/payments/payments.table.js';
 import { newId } from '../src/shared/ids.js';
@@ -33,12 +34,7 @@ eachDatabase('sessions created together', (dialect) => {
     }
     if (dialect === 'postgres') {
       // Rows written by one statement carry the same transaction id: the 40 were not 40 commits.
-      const { rows } = await t.db.kysely.executeQuery<{ n: number }>({
-        sql: 'select count(distinct xmin::text)::int as n from payments where id = any($1)',
-        parameters: [created.map((c) => c.paymentId)],
-        query: { kind: 'RawNode' } as never,
-        queryId: { queryId: 'batch' } as never,
-      });
+      const { rows } = await sql<{ n: number }>`select count(distinct xmin::text)::int as n from payments where id = any(${created.map((c) => c.paymentId)})`.execute(t.db.kysely);
       assert.ok(rows[0]!.n < 40, `${rows[0]!.n} transactions for 40 sessions`);
     }
   });

@@ -24,12 +24,7 @@ function textCache() {
       const signature = `${database.dialect}:${columns.map((keys) => keys.join(',')).join('|')}`;
       text = texts.get(signature);
       if (text === undefined) {
-        let n = 0;
-        const markers: string[] = [];
-        const probes = columns.map((keys) => Object.fromEntries(keys.map((k) => [k, markers[markers.push(`probe-${n++}`) - 1]!])));
-        const compiled = build(probes);
-        const ordered = compiled.parameters.length === markers.length && markers.every((m, i) => compiled.parameters[i] === m);
-        text = ordered ? compiled.sql : null;
+        text = orderedText(columns, build);
         texts.set(signature, text);
       }
       last = { dialect: database.dialect, columns, text };
@@ -38,6 +33,15 @@ function textCache() {
     if (text !== null) database.keepPrepared?.(text);
     return text;
   };
+}
+
+/** The SQL `build` makes from probe rows of `columns`, if Kysely binds their values row by row, column by column; else null. */
+function orderedText(columns: string[][], build: (probes: Record<string, string>[]) => CompiledQuery): string | null {
+  let n = 0;
+  const markers: string[] = [];
+  const probes = columns.map((keys) => Object.fromEntries(keys.map((k) => [k, markers[markers.push(`probe-${n++}`) - 1]!])));
+  const compiled = build(probes);
+  return compiled.parameters.length === markers.length && markers.every((m, i) => compiled.parameters[i] === m) ? compiled.sql : null;
 }
 
 function sameColumns(a: string[][], b: string[][]): boolean {
@@ -109,41 +113,37 @@ export function compiledInsertPair<A extends Table, B extends Table>(first: A, s
   // Batches per Kysely instance (a process may open several databases), each run on the next turn of the event loop.
   interface Pair { a: object; b: object; keysA: string[]; keysB: string[]; resolve: () => void; reject: (error: unknown) => void }
   const queues = new Map<Kysely<DB>, { database: Database; pairs: Pair[] }>();
-  const batchTexts = new Map<string, string | null>(); // `${n}:${columns}` → text, or null when Kysely's order differs
+  const batchTexts = new Map<string, string | null>(); // `${dialect}:${pairs}:${columns}` → text, or null when Kysely's order differs
 
   const batchText = (database: Database, db: Kysely<DB>, group: Pair[]): string | null => {
     const { keysA, keysB } = group[0]!;
     const signature = `${database.dialect}:${group.length}:${keysA.join(',')}|${keysB.join(',')}`;
     let cached = batchTexts.get(signature);
     if (cached === undefined) {
-      let n = 0;
-      const markers: string[] = [];
-      const probe = (keys: string[]) => Object.fromEntries(keys.map((k) => [k, markers[markers.push(`probe-${n++}`) - 1]!]));
-      const rowsA = group.map(() => probe(keysA));
-      const rowsB = group.map(() => probe(keysB));
-      const compiled = build(db, rowsA, rowsB).compile();
-      const ordered = compiled.parameters.length === markers.length && markers.every((m, i) => compiled.parameters[i] === m);
-      cached = ordered ? compiled.sql : null;
+      const columns = [...group.map(() => keysA), ...group.map(() => keysB)];
+      cached = orderedText(columns, (probes) => build(db, probes.slice(0, group.length), probes.slice(group.length)).compile());
       batchTexts.set(signature, cached);
     }
     if (cached !== null) database.keepPrepared?.(cached);
     return cached;
   };
 
+  // Each pair alone, each caller with its own outcome.
+  const eachAlone = (database: Database, db: Kysely<DB>, group: Pair[]) =>
+    Promise.all(group.map((p) => alone(database, db, p.a, p.b).then(p.resolve, p.reject)));
+
   const runGroup = async (database: Database, db: Kysely<DB>, group: Pair[]): Promise<void> => {
     const compiled = group.length > 1 ? batchText(database, db, group) : null;
     if (compiled === null) {
-      await Promise.all(group.map((p) => alone(database, db, p.a, p.b).then(p.resolve, p.reject)));
+      await eachAlone(database, db, group);
       return;
     }
-    const parameters: unknown[] = [];
-    for (const p of group) for (const k of p.keysA) parameters.push((p.a as Record<string, unknown>)[k]);
-    for (const p of group) for (const k of p.keysB) parameters.push((p.b as Record<string, unknown>)[k]);
+    const parameters = [...group.flatMap((p) => valuesOf(p.a, p.keysA)), ...group.flatMap((p) => valuesOf(p.b, p.keysB))];
     try {
       await db.executeQuery(CompiledQuery.raw(compiled, parameters));
     } catch {
-      // Nothing of the statement was written: each pair alone, each caller with its own outcome.
-      await Promise.all(group.map((p) => alone(database, db, p.a, p.b).then(p.resolve, p.reject)));
+      // Nothing of the statement was written.
+      await eachAlone(database, db, group);
       return;
     }
     for (const p of group) p.resolve();
