@@ -88,7 +88,7 @@ export function buildServices(config: Config, db: Database, clock: Clock): Servi
   const mail = config.mail ? new MailOutbox(clock) : null;
   return {
     ...services, wallet, walletSessions: new WalletSessionsService(db, clock, services.acquirers, config, mail), lifecycle,
-    checkout: new CheckoutService(db, clock, services.acquirers, config.publicUrl, wallet, services.customers, mail),
+    checkout: new CheckoutService(db, clock, services.acquirers, config, wallet, services.customers, mail),
   };
 }
 

@@ -30,6 +30,8 @@ export interface Config {
    * retry may take it over and the worker resolves it (default 120).
    */
   readonly operationClaimSeconds: number;
+  /** Cards a payment session may send to the acquirer (hosted page and card component together). */
+  readonly maxCardAttempts: number;
   /** MOTU_SMTP_URL + MOTU_MAIL_FROM: receipts and card-link mails are sent; unset: no mail is queued. */
   readonly mail: MailConfig | undefined;
 }
@@ -154,6 +156,7 @@ export function parseConfig(env: Env = process.env): Config {
     secretsKey,
     refundRecoverySeconds: integer(env, 'MOTU_REFUND_RECOVERY_SECONDS', 120, 5, 86_400),
     operationClaimSeconds: integer(env, 'MOTU_OPERATION_CLAIM_SECONDS', 120, 5, 86_400),
+    maxCardAttempts: integer(env, 'MOTU_MAX_CARD_ATTEMPTS', 10, 1, 1000),
     mail: mailConfig(env),
   });
 }

@@ -18,7 +18,8 @@ eachDatabase('hosted checkout in a browser', (dialect) => {
 
   before(async () => {
     assert.ok(chromiumAvailable(), 'Chromium is needed at /usr/bin/chromium (apt-get install -y chromium)');
-    t = await serveApp(dialect, { clock });
+    // Two cards per session (MOTU_MAX_CARD_ATTEMPTS): the card-testing limit is reached in one test below.
+    t = await serveApp(dialect, { clock, env: { MOTU_MAX_CARD_ATTEMPTS: '2' } });
     browser = await launchBrowser();
     merchant = await createMerchant(t, 'Fare Ute');
   });
@@ -151,6 +152,34 @@ eachDatabase('hosted checkout in a browser', (dialect) => {
     // One event per step, in the order they were recorded (the test clock gives them all the same createdAt: seq orders them).
     assert.deepEqual((await eventsOf(s.paymentId)).map((e) => e.type), ['payment.failed', 'payment.authorized', 'payment.captured']);
     await context.close();
+  });
+
+  it('after the last card allowed is refused: no retry, the reason, and a form still open in another tab leads there too', async () => {
+    const s = await session();
+    const first = await open(s.checkoutUrl);
+    const second = await open(s.checkoutUrl); // loaded while both attempts remain
+    await fillCard(first.page, '4000000000000002');
+    await first.page.getByRole('button', { name: 'Pay €10.00' }).click();
+    await first.page.waitForURL(/\/checkout\/failed\?/);
+    await first.page.getByRole('link', { name: 'Use another card' }).click();
+    await fillCard(first.page, '4000000000009995');
+    await first.page.getByRole('button', { name: 'Pay €10.00' }).click();
+    await first.page.getByText('Too many attempts: this payment can no longer be retried here. Return to Fare Ute to start again.').waitFor();
+    assert.equal(await first.page.getByRole('link', { name: 'Try again' }).count(), 0);
+    assert.equal(await first.page.getByRole('link', { name: 'Use another card' }).count(), 0);
+    await first.page.getByText('The card has insufficient funds.').waitFor();
+
+    // The other tab's Pay is answered 429 TOO_MANY_ATTEMPTS: its card never reaches the acquirer.
+    await fillCard(second.page, '4242424242424242');
+    await second.page.getByRole('button', { name: 'Pay €10.00' }).click();
+    await second.page.waitForURL(/\/checkout\/failed\?/);
+    await second.page.getByText('Too many attempts', { exact: false }).waitFor();
+    const p = await payment(s.paymentId);
+    assert.equal(p.status, 'failed');
+    assert.equal(p.refusalCode, 'insufficient_funds');
+    assert.deepEqual((await eventsOf(s.paymentId)).map((e) => e.type), ['payment.failed', 'payment.failed']);
+    await first.context.close();
+    await second.context.close();
   });
 
   it('4000 0000 0000 1208: the acquirer judges the browser unfit; the payment stays pending', async () => {

@@ -9,6 +9,7 @@ import type { Acquirers } from '../../acquirer/acquirers.js';
 import type { Database, Trx } from '../../db/database.js';
 import { recordEvent } from '../../events/outbox.js';
 import { payloads, type PaymentBase } from '../../events/payloads.js';
+import type { Config } from '../../config.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError, invalidField } from '../../shared/errors.js';
 import type { CustomersService } from '../customers/customers.service.js';
@@ -41,7 +42,8 @@ export type NextStep =
   | { next: 'challenge'; url: string }
   | { next: 'error'; code: string; message: string };
 
-export type Inactive = { inactive: true; lang: string };
+/** A session the page no longer takes cards for; `exhausted`: its last card was refused and no attempt is left. */
+export type Inactive = { inactive: true; lang: string; exhausted: boolean };
 
 const OPEN_PAYMENT: PaymentRow['status'][] = ['pending', 'failed'];
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -51,7 +53,7 @@ export class CheckoutService {
     private readonly db: Database,
     private readonly clock: Clock,
     private readonly acquirers: Acquirers,
-    private readonly publicUrl: string,
+    private readonly config: Pick<Config, 'publicUrl' | 'maxCardAttempts'>,
     private readonly savedCards: SavedCards | null = null,
     /** Creates the customer of a `saveCustomer` session after a successful payment. */
     private readonly customers: CustomersService | null = null,
@@ -65,7 +67,7 @@ export class CheckoutService {
       .where('id', '=', sessionId).where('kind', '=', 'payment').executeTakeFirst();
     if (!session || !session.payment_id) return null;
     const payment = await this.db.kysely.selectFrom('payments').selectAll().where('id', '=', session.payment_id).executeTakeFirstOrThrow();
-    if (!this.isOpen(session, payment)) return { inactive: true, lang: session.language_code };
+    if (!this.isOpen(session, payment)) return { inactive: true, lang: session.language_code, exhausted: this.exhausted(session, payment) };
     return this.context(session, payment);
   }
 
@@ -78,8 +80,21 @@ export class CheckoutService {
     return this.context(session, payment);
   }
 
+  /** The page still takes a card: the session is open, unexpired, its payment unpaid, and an attempt is left. */
   isOpen(session: PaymentSessionRow, payment: PaymentRow): boolean {
-    return session.status === 'open' && session.expires_at > this.clock.now().toISOString() && OPEN_PAYMENT.includes(payment.status);
+    return session.status === 'open' && session.expires_at > this.clock.now().toISOString() && OPEN_PAYMENT.includes(payment.status)
+      && this.attemptsLeft(session) > 0;
+  }
+
+  /** Open but for its attempts: every card allowed was sent (the last may still be with the acquirer). */
+  exhausted(session: PaymentSessionRow, payment: PaymentRow): boolean {
+    return session.status === 'open' && session.expires_at > this.clock.now().toISOString() && OPEN_PAYMENT.includes(payment.status)
+      && this.attemptsLeft(session) === 0;
+  }
+
+  /** Cards this session may still send to the acquirer (MOTU_MAX_CARD_ATTEMPTS). */
+  attemptsLeft(session: PaymentSessionRow): number {
+    return Math.max(this.config.maxCardAttempts - session.card_attempts, 0);
   }
 
   private async context(session: PaymentSessionRow, payment: PaymentRow): Promise<CheckoutContext> {
@@ -98,7 +113,7 @@ export class CheckoutService {
   async pay(sessionId: string, input: { token?: string; paymentMethodId?: string; email?: string; saveCard?: boolean; threeDSReturnUrl?: string }): Promise<NextStep> {
     const loaded = await this.load(sessionId);
     if (!loaded) throw new AppError('NOT_FOUND', 'Unknown session');
-    if ('inactive' in loaded) throw new AppError('SESSION_EXPIRED', 'This payment session is no longer active');
+    if ('inactive' in loaded) throw this.closedError(loaded.exhausted);
     const { session, payment } = loaded;
     const acquirer = this.acquirers.forMode(session.mode);
 
@@ -123,11 +138,32 @@ export class CheckoutService {
       throw invalidField('token', 'is required');
     }
     const saveCard = session.allow_save_payment_method === 1 && input.saveCard === true && !input.paymentMethodId;
+    await this.takeAttempt(session);
     const outcome = await acquirer.authorize({
       mode: session.mode, source, amount: payment.amount, currency: payment.currency, merchantReference: payment.id,
-      threeDSecure: { returnUrl: input.threeDSReturnUrl ?? `${this.publicUrl}/checkout/${session.id}/3ds-return` }, saveCard, // the SDK returns to its own route
+      threeDSecure: { returnUrl: input.threeDSReturnUrl ?? `${this.config.publicUrl}/checkout/${session.id}/3ds-return` }, saveCard, // the SDK returns to its own route
     });
     return this.handle(acquirer, session.id, outcome);
+  }
+
+  /**
+   * Card testing: each card sent to the acquirer first takes one of the session's attempts, by a conditional
+   * increment, so concurrent requests cannot pass MOTU_MAX_CARD_ATTEMPTS together. An attempt is spent whatever the
+   * acquirer answers (a refusal, a challenge, an error); a 3-D Secure completion is part of the attempt it follows.
+   */
+  private async takeAttempt(session: PaymentSessionRow): Promise<void> {
+    const taken = await this.db.kysely.updateTable('payment_sessions').set((eb) => ({ card_attempts: eb('card_attempts', '+', 1) }))
+      .where('id', '=', session.id).where('status', '=', 'open').where('card_attempts', '<', this.config.maxCardAttempts)
+      .executeTakeFirst();
+    if (Number(taken.numUpdatedRows) === 1) return;
+    const current = await this.loadAny(session.id);
+    throw this.closedError(current !== null && this.exhausted(current.session, current.payment));
+  }
+
+  private closedError(exhausted: boolean): AppError {
+    return exhausted
+      ? new AppError('TOO_MANY_ATTEMPTS', 'Too many card attempts for this payment; return to the merchant to start again', { maxAttempts: this.config.maxCardAttempts })
+      : new AppError('SESSION_EXPIRED', 'This payment session is no longer active');
   }
 
   /** The bank page sent the customer back: finish the authorization. */

@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import type { Generated, Selectable } from 'kysely';
 import type { Mode } from '../merchants/merchants.table.js';
 
 export type PaymentStatus =
@@ -33,6 +33,8 @@ export interface PaymentSessionsTable {
   completed_at: string | null;
   /** `lnk_…` when the session was created as a payment link (channel 'link'). */
   link_id: string | null;
+  /** Cards sent to the acquirer for this session so far (at most MOTU_MAX_CARD_ATTEMPTS; migration 0014). */
+  card_attempts: Generated<number>;
 }
 
 export interface PaymentsTable {

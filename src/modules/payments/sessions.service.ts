@@ -3,7 +3,7 @@
 // (section 7), then an unknown customerId (404), then VALIDATION_ERROR listing every invalid field, then
 // ORDER_AMOUNT_MISMATCH.
 import type { Config } from '../../config.js';
-import type { Kysely } from 'kysely';
+import type { Insertable, Kysely } from 'kysely';
 import type { Database } from '../../db/database.js';
 import type { DB } from '../../db/schema.js';
 import { ReferenceCache } from '../../db/reference-cache.js';
@@ -16,7 +16,7 @@ import { toEurCents } from '../../shared/money.js';
 import type { CustomerRow } from '../customers/customers.table.js';
 import type { Contract, Store } from '../merchants/merchants.table.js';
 import { checkOrderAmount, orderFieldProblems, taxOnTop } from './order.js';
-import type { PaymentRow, PaymentSessionRow } from './payments.table.js';
+import type { PaymentRow, PaymentSessionsTable } from './payments.table.js';
 import { checkoutUrl, sessionView, storeRef } from './payments.views.js';
 import { MAX_AMOUNT, type SessionInput } from './sessions.schemas.js';
 import { urlProblem } from './urls.js';
@@ -172,7 +172,7 @@ export class PaymentSessionsService {
         created_at: createdAt,
         updated_at: createdAt,
       };
-      const session: PaymentSessionRow = {
+      const session: Insertable<PaymentSessionsTable> = {
         id: sessionId,
         merchant_id: owner.merchantId,
         mode: owner.mode,

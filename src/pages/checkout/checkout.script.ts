@@ -63,6 +63,7 @@ export const CHECKOUT_JS = String.raw`(function () {
       setBusy(false);
       if (res.next === 'error') { say(res.code === 'NAVIGATEUR_INCOMPATIBLE' ? cfg.text.browserUnfit : res.message); return; }
       if (res.code === 'SESSION_EXPIRED') { go('/expired?lang=' + cfg.lang); return; }
+      if (res.code === 'TOO_MANY_ATTEMPTS') { go('/checkout/failed?sessionId=' + encodeURIComponent(cfg.sessionId)); return; }
       if (res.code === 'ACQUIRER_NOT_CONFIGURED') { say(cfg.text.unavailable); return; }
       if (res.details && res.details.field === 'email') { checkEmail(); emailInput && emailInput.focus(); return; }
       say(res.message || cfg.text.network);

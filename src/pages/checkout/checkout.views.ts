@@ -130,7 +130,8 @@ ${backUrl ? `<a class="button secondary" href="${esc(backUrl)}">${esc(fill(t.bac
   return layout(lang, t.successTitle, body, [], pageTheme(ctx.merchant));
 }
 
-export function failedPage(ctx: CheckoutContext, lang: Lang, canRetry: boolean, backUrl: string | null): string {
+/** `retry`: the session still takes a card, took its last one (MOTU_MAX_CARD_ATTEMPTS), or is closed. */
+export function failedPage(ctx: CheckoutContext, lang: Lang, retry: 'open' | 'exhausted' | 'closed', backUrl: string | null): string {
   const t = TEXT[lang];
   const { payment, session } = ctx;
   const reason = (payment.refusal_code && t.refusals[payment.refusal_code]) || t.refusalDefault;
@@ -139,7 +140,8 @@ export function failedPage(ctx: CheckoutContext, lang: Lang, canRetry: boolean, 
 <div class="icon ko" aria-hidden="true">!</div><h1>${t.failedTitle}</h1>
 <p>${esc(fill(t.failedText, { merchant: displayName(ctx.merchant) }))}</p>
 <p><strong>${t.reason}</strong> ${esc(reason)}</p>
-<div class="actions">${canRetry ? `<a class="button" href="${retryUrl}">${t.retry}</a><a class="button secondary" href="${retryUrl}#card-title">${t.otherCard}</a>` : ''}
+${retry === 'exhausted' ? `<p id="attempts-exhausted">${esc(fill(t.attemptsExhausted, { merchant: displayName(ctx.merchant) }))}</p>` : ''}
+<div class="actions">${retry === 'open' ? `<a class="button" href="${retryUrl}">${t.retry}</a><a class="button secondary" href="${retryUrl}#card-title">${t.otherCard}</a>` : ''}
 ${backUrl ? `<a class="button secondary" href="${esc(backUrl)}">${esc(fill(t.backToMerchant, { merchant: displayName(ctx.merchant) }))}</a>` : ''}</div>
 </main></div>`;
   return layout(lang, t.failedTitle, body, [], pageTheme(ctx.merchant));

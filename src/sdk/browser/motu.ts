@@ -97,6 +97,7 @@ async function mount(options: MountOptions): Promise<Controller> {
   try {
     const res = await api<SessionInfo & { code?: string; message?: string }>('GET', encodeURIComponent(options.session));
     if (res.status === 410) return fail({ code: 'SESSION_EXPIREE', message: res.body.message ?? TEXT.fr.expired });
+    if (res.body.code === 'TOO_MANY_ATTEMPTS') return fail({ code: 'TENTATIVES_EPUISEES', message: TEXT.fr.tooManyAttempts });
     if (res.status !== 200) return fail({ code: 'SESSION_INCONNUE', message: res.body.message ?? TEXT.fr.unknown });
     session = res.body;
   } catch {
@@ -275,6 +276,10 @@ async function mount(options: MountOptions): Promise<Controller> {
           return;
         }
         if (res.status !== 200) {
+          if (res.body.code === 'TOO_MANY_ATTEMPTS') {
+            finish({ status: 'error', code: 'TENTATIVES_EPUISEES', message: t.tooManyAttempts });
+            return;
+          }
           const code = res.status === 410 ? 'SESSION_EXPIREE' : res.body.code ?? 'ERREUR';
           finish({ status: 'error', code, message: res.body.message ?? t.network });
           return;

@@ -12,6 +12,7 @@ export const TEXT = {
     notStarted: "L'authentification n'a pas démarré. Utilisez la page de paiement hébergée.",
     unfit: "Ce navigateur n'est pas compatible avec l'authentification de votre banque. Utilisez la page de paiement hébergée.",
     expired: 'Cette session est terminée ou expirée.', unknown: 'Session inconnue.',
+    tooManyAttempts: 'Trop de tentatives : ce paiement ne peut plus être réessayé. Revenez sur le site du marchand pour recommencer.',
   },
   en: {
     titlePayment: 'Pay by card', titleTokenization: 'Save a card',
@@ -23,6 +24,7 @@ export const TEXT = {
     notStarted: 'The authentication did not start. Use the hosted payment page.',
     unfit: "This browser cannot run your bank's authentication. Use the hosted payment page.",
     expired: 'This session is completed or expired.', unknown: 'Unknown session.',
+    tooManyAttempts: "Too many attempts: this payment can no longer be retried. Return to the merchant's site to start again.",
   },
 } as const;
 
