@@ -41,7 +41,7 @@ export class SdkService {
 
   async session(sessionId: string): Promise<SdkSessionInfo> {
     const paid = await this.checkout.load(sessionId);
-    if (paid && 'inactive' in paid) throw paid.exhausted ? tooManyAttempts() : inactive();
+    if (paid && 'inactive' in paid) throw paid.state === 'exhausted' ? this.checkout.tooManyAttempts() : inactive();
     if (paid) {
       const { session, payment, merchant } = paid;
       return {
@@ -98,10 +98,6 @@ export class SdkService {
 /** 6.9 point 5: after validation the customer goes to the session's redirectUrl. */
 function successUrl(session: PaymentSessionRow, payment: PaymentRow): string | null {
   return session.redirect_url ? returnUrl(session.redirect_url, 'success', payment.id, payment.order_reference) : null;
-}
-
-function tooManyAttempts(): AppError {
-  return new AppError('TOO_MANY_ATTEMPTS', 'Too many card attempts for this payment; return to the merchant to start again');
 }
 
 function inactive(): AppError {

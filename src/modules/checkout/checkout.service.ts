@@ -42,8 +42,14 @@ export type NextStep =
   | { next: 'challenge'; url: string }
   | { next: 'error'; code: string; message: string };
 
-/** A session the page no longer takes cards for; `exhausted`: its last card was refused and no attempt is left. */
-export type Inactive = { inactive: true; lang: string; exhausted: boolean };
+/**
+ * Whether a session takes a card: `open`; `exhausted`: it would, but every card MOTU_MAX_CARD_ATTEMPTS allows was sent
+ * (the last may still be with the acquirer); `closed`: expired, completed, cancelled or paid.
+ */
+export type CardState = 'open' | 'exhausted' | 'closed';
+
+/** A session the page no longer takes cards for, and why. */
+export type Inactive = { inactive: true; lang: string; state: Exclude<CardState, 'open'> };
 
 const OPEN_PAYMENT: PaymentRow['status'][] = ['pending', 'failed'];
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -67,7 +73,8 @@ export class CheckoutService {
       .where('id', '=', sessionId).where('kind', '=', 'payment').executeTakeFirst();
     if (!session || !session.payment_id) return null;
     const payment = await this.db.kysely.selectFrom('payments').selectAll().where('id', '=', session.payment_id).executeTakeFirstOrThrow();
-    if (!this.isOpen(session, payment)) return { inactive: true, lang: session.language_code, exhausted: this.exhausted(session, payment) };
+    const state = this.cardState(session, payment);
+    if (state !== 'open') return { inactive: true, lang: session.language_code, state };
     return this.context(session, payment);
   }
 
@@ -80,21 +87,14 @@ export class CheckoutService {
     return this.context(session, payment);
   }
 
+  cardState(session: PaymentSessionRow, payment: PaymentRow): CardState {
+    if (session.status !== 'open' || session.expires_at <= this.clock.now().toISOString() || !OPEN_PAYMENT.includes(payment.status)) return 'closed';
+    return session.card_attempts < this.config.maxCardAttempts ? 'open' : 'exhausted';
+  }
+
   /** The page still takes a card: the session is open, unexpired, its payment unpaid, and an attempt is left. */
   isOpen(session: PaymentSessionRow, payment: PaymentRow): boolean {
-    return session.status === 'open' && session.expires_at > this.clock.now().toISOString() && OPEN_PAYMENT.includes(payment.status)
-      && this.attemptsLeft(session) > 0;
-  }
-
-  /** Open but for its attempts: every card allowed was sent (the last may still be with the acquirer). */
-  exhausted(session: PaymentSessionRow, payment: PaymentRow): boolean {
-    return session.status === 'open' && session.expires_at > this.clock.now().toISOString() && OPEN_PAYMENT.includes(payment.status)
-      && this.attemptsLeft(session) === 0;
-  }
-
-  /** Cards this session may still send to the acquirer (MOTU_MAX_CARD_ATTEMPTS). */
-  attemptsLeft(session: PaymentSessionRow): number {
-    return Math.max(this.config.maxCardAttempts - session.card_attempts, 0);
+    return this.cardState(session, payment) === 'open';
   }
 
   private async context(session: PaymentSessionRow, payment: PaymentRow): Promise<CheckoutContext> {
@@ -113,7 +113,7 @@ export class CheckoutService {
   async pay(sessionId: string, input: { token?: string; paymentMethodId?: string; email?: string; saveCard?: boolean; threeDSReturnUrl?: string }): Promise<NextStep> {
     const loaded = await this.load(sessionId);
     if (!loaded) throw new AppError('NOT_FOUND', 'Unknown session');
-    if ('inactive' in loaded) throw this.closedError(loaded.exhausted);
+    if ('inactive' in loaded) throw this.closedError(loaded.state);
     const { session, payment } = loaded;
     const acquirer = this.acquirers.forMode(session.mode);
 
@@ -157,13 +157,18 @@ export class CheckoutService {
       .executeTakeFirst();
     if (Number(taken.numUpdatedRows) === 1) return;
     const current = await this.loadAny(session.id);
-    throw this.closedError(current !== null && this.exhausted(current.session, current.payment));
+    throw this.closedError(current ? this.cardState(current.session, current.payment) : 'closed');
   }
 
-  private closedError(exhausted: boolean): AppError {
-    return exhausted
-      ? new AppError('TOO_MANY_ATTEMPTS', 'Too many card attempts for this payment; return to the merchant to start again', { maxAttempts: this.config.maxCardAttempts })
-      : new AppError('SESSION_EXPIRED', 'This payment session is no longer active');
+  private closedError(state: CardState): AppError {
+    return state === 'exhausted' ? this.tooManyAttempts() : new AppError('SESSION_EXPIRED', 'This payment session is no longer active');
+  }
+
+  /** 429 for a session whose every allowed card was sent (the hosted page's pay call and the card component alike). */
+  tooManyAttempts(): AppError {
+    return new AppError('TOO_MANY_ATTEMPTS', 'Too many card attempts for this payment; return to the merchant to start again', {
+      maxAttempts: this.config.maxCardAttempts,
+    });
   }
 
   /** The bank page sent the customer back: finish the authorization. */

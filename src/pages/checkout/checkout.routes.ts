@@ -53,7 +53,7 @@ export function checkoutRoutes(checkout: CheckoutService, publicUrl: string): Fa
       if (!loaded) return sendHtml(reply, expiredPage('fr').replace(TEXT.fr.expiredTitle, TEXT.fr.notFound), pageCsp, 404);
       if ('inactive' in loaded) {
         // No card attempt left: the outcome page (its reason, the way back to the merchant), not "expired".
-        return loaded.exhausted ? reply.redirect(`/checkout/failed?sessionId=${encodeURIComponent(request.params.sessionId)}`, 302) : expired(reply, loaded.lang);
+        return loaded.state === 'exhausted' ? reply.redirect(`/checkout/failed?sessionId=${encodeURIComponent(request.params.sessionId)}`, 302) : expired(reply, loaded.lang);
       }
       const lang = langOf(loaded.session.language_code);
       return sendHtml(reply, checkoutPage(loaded, lang, hostOrigin(request)), themedCsp(loaded.merchant));
@@ -103,8 +103,7 @@ export function checkoutRoutes(checkout: CheckoutService, publicUrl: string): Fa
       const lang = langOf(ctx.session.language_code);
       const base = ctx.session.failure_redirect_url ?? ctx.session.redirect_url;
       const back = base ? returnUrl(base, 'failed', ctx.payment.id, ctx.payment.order_reference) : null;
-      const retry = checkout.isOpen(ctx.session, ctx.payment) ? 'open' : checkout.exhausted(ctx.session, ctx.payment) ? 'exhausted' : 'closed';
-      return sendHtml(reply, failedPage(ctx, lang, retry, back), themedCsp(ctx.merchant));
+      return sendHtml(reply, failedPage(ctx, lang, checkout.cardState(ctx.session, ctx.payment), back), themedCsp(ctx.merchant));
     });
 
     // The cardholder's cancel (watched by mobile web views): a link (GET) or a form post.

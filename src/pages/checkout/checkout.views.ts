@@ -1,7 +1,7 @@
 // Server-rendered HTML of the hosted payment pages: checkout, success, failure, inactive session.
 import { randomBytes } from 'node:crypto';
 import { esc, jsonForScript } from '../../http/html.js';
-import type { CheckoutContext } from '../../modules/checkout/checkout.service.js';
+import type { CardState, CheckoutContext } from '../../modules/checkout/checkout.service.js';
 import { formatAmount, isCurrency } from '../../shared/money.js';
 import { displayName, inlineStyle, themeCss, themeOf, type Branded, type InlineStyle } from '../../modules/merchants/branding.js';
 import { fill, TEXT, type Lang } from './checkout.messages.js';
@@ -130,8 +130,8 @@ ${backUrl ? `<a class="button secondary" href="${esc(backUrl)}">${esc(fill(t.bac
   return layout(lang, t.successTitle, body, [], pageTheme(ctx.merchant));
 }
 
-/** `retry`: the session still takes a card, took its last one (MOTU_MAX_CARD_ATTEMPTS), or is closed. */
-export function failedPage(ctx: CheckoutContext, lang: Lang, retry: 'open' | 'exhausted' | 'closed', backUrl: string | null): string {
+/** `retry`: whether the session still takes a card (CheckoutService.cardState). */
+export function failedPage(ctx: CheckoutContext, lang: Lang, retry: CardState, backUrl: string | null): string {
   const t = TEXT[lang];
   const { payment, session } = ctx;
   const reason = (payment.refusal_code && t.refusals[payment.refusal_code]) || t.refusalDefault;
