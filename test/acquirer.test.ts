@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { sql } from 'kysely';
+import { buildServices } from '../src/app.js';
 import { eachDatabase, startApp, type TestApp } from './support/harness.js';
 
 eachDatabase('acquirer secure fields and tokens', (dialect) => {
@@ -20,6 +21,37 @@ eachDatabase('acquirer secure fields and tokens', (dialect) => {
     assert.equal(res.body.network, 'VISA');
     assert.equal(res.body.last4, '4242');
     assert.equal(JSON.stringify(res.body).includes('424242424242'), false);
+  });
+
+  it('authorizes once per idempotency reference, also for calls made at the same time', async () => {
+    const acquirer = buildServices(t.config, t.db, t.clock).acquirers.forMode('test');
+    const token = (await card('4242424242424242')).body.token as string;
+    const ask = (source: { token: string } | { cardRef: string }, reference: string | undefined, amount = 1500) =>
+      acquirer.authorize({ mode: 'test', source, amount, currency: 'EUR', merchantReference: 'pay_ref_test', reference, capture: true });
+    const first = await ask({ token }, 'pay_ref_1');
+    assert.equal(first.status, 'authorized');
+    const { authorizationId, card: info } = first as Extract<typeof first, { status: 'authorized' }>;
+    // The token is spent: without the reference the same call is refused; with it, the first answer comes back.
+    assert.equal((await ask({ token }, undefined)).status, 'error');
+    assert.deepEqual(await ask({ token }, 'pay_ref_1', 999_999), first, 'the first authorization, not a new one for another amount');
+    const ours = () => t.db.kysely.selectFrom('acquirer_authorizations').select(['id', 'reference', 'amount', 'captured_amount'])
+      .where('merchant_reference', '=', 'pay_ref_test').execute();
+    assert.deepEqual(await ours(), [{ id: authorizationId, reference: 'pay_ref_1', amount: 1500, captured_amount: 1500 }]);
+
+    // Ten calls at once on a saved card (not spent by use): one authorization, the same answer to all.
+    const saving = await acquirer.verify({ mode: 'test', token: (await card('5555555555554444')).body.token as string });
+    assert.equal(saving.status, 'verified');
+    const cardRef = (saving as Extract<typeof saving, { status: 'verified' }>).cardRef;
+    const answers = await Promise.all(Array.from({ length: 10 }, () => ask({ cardRef }, 'pay_ref_2')));
+    const ids = new Set(answers.map((a) => (a.status === 'authorized' ? a.authorizationId : a.status)));
+    assert.equal(ids.size, 1, JSON.stringify(answers));
+    assert.equal(answers[0]!.status, 'authorized');
+    assert.equal((await ours()).filter((a) => a.reference === 'pay_ref_2').length, 1);
+    // Without a reference every call is an authorization of its own (the hosted page's attempts).
+    await ask({ cardRef }, undefined);
+    await ask({ cardRef }, undefined);
+    assert.equal((await ours()).length, 4);
+    assert.equal(info.last4, '4242');
   });
 
   it('chooses the CB network for co-badged cards', async () => {

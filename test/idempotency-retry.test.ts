@@ -242,6 +242,29 @@ eachDatabase('a creating POST killed mid-way, retried with its Idempotency-Key',
       assert.equal(row.captured_amount, 2400);
       assert.equal(row.card_last4, '4242');
     });
+
+    it('a retry while the first run still waits on the acquirer: one authorization for both', async () => {
+      const key = 'mit-key-4';
+      const id = merchantPaymentIdFor(owner(), key);
+      const pending = await service.writePending(owner(), body('MIT-SLOW-4'), id);
+      // The first run's step 2 and 3 (its acquirer call outlived the claim), the merchant's retry, and two more runs of
+      // the same step, all at once: each asks the acquirer under the payment's id.
+      const [, retry] = await Promise.all([
+        service.authorize(pending),
+        t.api(m.testKey, 'POST', '/api/v1/payments', body('MIT-SLOW-4'), { 'idempotency-key': key }),
+        service.authorize(pending),
+        service.authorize(pending),
+      ]);
+      assert.equal(retry.status, 201, JSON.stringify(retry.body));
+      assert.equal(retry.body.id, id);
+      const held = await attempts(id);
+      assert.deepEqual(held.map((a) => a.status), ['captured'], 'one charge at the acquirer');
+      const row = await t.db.kysely.selectFrom('payments').select(['status', 'captured_amount', 'acquirer_authorization_id']).where('id', '=', id).executeTakeFirstOrThrow();
+      assert.deepEqual(row, { status: 'captured', captured_amount: 2400, acquirer_authorization_id: held[0]!.id });
+      assert.deepEqual(await events(id), ['payment.authorized', 'payment.captured']);
+      const seen = await t.api(m.testKey, 'GET', `/api/v1/payments/${id}`);
+      assert.equal(seen.body.status, 'captured');
+    });
   });
 });
 
@@ -362,7 +385,7 @@ eachDatabase('a capture or cancel killed mid-way, with MOTU_OPERATION_CLAIM_SECO
       service = new MerchantPaymentsService(t.db, clock, s.acquirers, s.paymentSessions, s.payments, t.config);
       recover = () => service.recoverLeftPending(clock.now());
     });
-    const body = (reference: string) => ({ paymentMethodId: visa, order: { reference, amount: 3100, currency: 'EUR' as const }, captureMode: 'AUTO' as const, notificationUrl: 'https://shop.example/n' });
+    const body = (reference: string, captureMode: 'AUTO' | 'MANUAL' = 'AUTO') => ({ paymentMethodId: visa, order: { reference, amount: 3100, currency: 'EUR' as const }, captureMode, notificationUrl: 'https://shop.example/n' });
     const attempts = (id: string) => t.db.kysely.selectFrom('acquirer_authorizations').select(['id', 'status']).where('merchant_reference', '=', id).execute();
     const types = async (id: string) => (await eventsOf(t, id)).map((e) => e.type).sort();
 
@@ -403,6 +426,30 @@ eachDatabase('a capture or cancel killed mid-way, with MOTU_OPERATION_CLAIM_SECO
       assert.deepEqual(await types(pending.paymentId), ['payment.authorized', 'payment.captured']);
       assert.equal(await recover(), 0);
     });
+
+    for (const captureMode of ['AUTO', 'MANUAL'] as const) {
+      it(`its request was only slow (${captureMode} capture): the job failed it meanwhile, and the charge that comes back is given back`, async () => {
+        const pending = await service.writePending({ ...owner(), storeId: null }, body(`MIT-LATE-${captureMode}`, captureMode));
+        clock.advance(6_000);
+        assert.equal(await recover(), 1, 'no attempt at the acquirer yet: failed without a charge');
+        assert.equal((await payment(pending.paymentId)).status, 'failed');
+        // The request's own acquirer call answers now, authorized, and finds the payment failed.
+        await service.authorize(pending);
+        const row = await payment(pending.paymentId);
+        assert.equal(row.status, 'failed', 'the merchant was told failed (payment.failed): it stays so');
+        assert.equal(row.captured_amount, 0);
+        assert.deepEqual(await types(pending.paymentId), ['payment.failed']);
+        const held = await t.db.kysely.selectFrom('acquirer_authorizations').select(['status', 'captured_amount', 'refunded_amount'])
+          .where('merchant_reference', '=', pending.paymentId).execute();
+        assert.deepEqual(held, captureMode === 'AUTO'
+          ? [{ status: 'captured', captured_amount: 3100, refunded_amount: 3100 }]
+          : [{ status: 'cancelled', captured_amount: 0, refunded_amount: 0 }], 'the money went back to the card');
+        // Another late run of the same call: the same authorization, nothing given back twice.
+        await service.authorize(pending);
+        assert.deepEqual(await t.db.kysely.selectFrom('acquirer_authorizations').select(['status', 'captured_amount', 'refunded_amount'])
+          .where('merchant_reference', '=', pending.paymentId).execute(), held);
+      });
+    }
 
     it('a retry of the request holding the payment meanwhile: the job leaves it to that retry', async () => {
       const key = 'mit-left-3';

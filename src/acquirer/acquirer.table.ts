@@ -40,6 +40,8 @@ export interface AcquirerAuthorizationsTable {
   mode: Mode;
   card_id: string;
   merchant_reference: string;
+  /** The caller's idempotency reference (AuthorizeInput.reference), unique per mode; NULL when none was given. */
+  reference: string | null;
   status: 'challenge' | 'authorized' | 'refused' | 'captured' | 'cancelled';
   amount: number;
   currency: string;

@@ -51,6 +51,13 @@ export interface AuthorizeInput {
   currency: string;
   /** Motu's payment id: the acquirer's merchant reference, for attempts and reconciliation. */
   merchantReference: string;
+  /**
+   * Idempotency reference. A second call with the same reference (in the same mode) returns the first call's
+   * authorization as it stands and never authorizes again, also while the first call is still running, so a caller
+   * that lost the answer (killed, timed out) can always ask again. A merchant-initiated payment gives its `pay_` id:
+   * it has exactly one authorization. The hosted page's attempts give none: each spends a one-time card token.
+   */
+  reference?: string;
   /** The customer is present and can take a 3-D Secure challenge; the bank page returns to this URL. */
   threeDSecure?: { returnUrl: string };
   /** Keep the card for later charges (returns `cardRef`). */

@@ -94,8 +94,42 @@ export class SimulatorAcquirer implements Acquirer {
   }
 
   async authorize(input: AuthorizeInput): Promise<AuthorizationOutcome> {
+    if (input.reference !== undefined) {
+      const earlier = await this.authorizationByReference(input.mode, input.reference);
+      if (earlier) return earlier;
+    }
+    try {
+      return await this.authorizeOnce(input);
+    } catch (err) {
+      // A concurrent call with the same reference inserted first (the unique index): its authorization is the answer.
+      if (input.reference === undefined || !this.db.isUniqueViolation(err)) throw err;
+      const first = await this.authorizationByReference(input.mode, input.reference);
+      if (!first) throw err;
+      return first;
+    }
+  }
+
+  /** The authorization made under an idempotency reference, as a repeated authorize call answers it; null if none. */
+  private async authorizationByReference(mode: Mode, reference: string): Promise<AuthorizationOutcome | null> {
+    const row = await this.db.kysely.selectFrom('acquirer_authorizations').selectAll()
+      .where('mode', '=', mode).where('reference', '=', reference).executeTakeFirst();
+    if (!row) return null;
+    const card = await this.db.kysely.selectFrom('acquirer_cards').selectAll().where('id', '=', row.card_id).executeTakeFirstOrThrow();
+    if (row.status === 'challenge') {
+      return { status: 'challenge', authorizationId: row.id, card: cardInfo(card), challengeUrl: `${this.options.publicUrl}/acquirer/v1/3ds/${row.id}` };
+    }
+    if (row.status === 'cancelled') {
+      return { status: 'error', code: 'INVALID_TOKEN', message: `Authorization ${row.id} under this reference was cancelled` };
+    }
+    return outcomeOf(row, card);
+  }
+
+  private async authorizeOnce(input: AuthorizeInput): Promise<AuthorizationOutcome> {
     const card = await this.cardOf(input.mode, input.source, 'token' in input.source);
     if (!card) {
+      // The token was spent by a concurrent call with the same reference: that call's authorization is the answer.
+      const first = input.reference === undefined ? null : await this.authorizationByReference(input.mode, input.reference);
+      if (first) return first;
       return 'token' in input.source
         ? { status: 'error', code: 'INVALID_TOKEN', message: 'The card token is unknown, expired or already used' }
         : { status: 'error', code: 'UNKNOWN_CARD', message: 'The saved card is unknown or no longer usable' };
@@ -105,7 +139,7 @@ export class SimulatorAcquirer implements Acquirer {
     const now = iso(this.clock.now());
     const id = simId('auth');
     const base = {
-      id, mode: input.mode, card_id: card.id, merchant_reference: input.merchantReference, amount: input.amount,
+      id, mode: input.mode, card_id: card.id, merchant_reference: input.merchantReference, reference: input.reference ?? null, amount: input.amount,
       currency: input.currency, captured_amount: 0, refunded_amount: 0, capture_on_auth: input.capture ? 1 : 0,
       save_card: input.saveCard ? 1 : 0, return_url: input.threeDSecure?.returnUrl ?? null, authentication: null,
       created_at: now, captured_at: null, updated_at: now,

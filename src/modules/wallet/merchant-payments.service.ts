@@ -127,13 +127,40 @@ export class MerchantPaymentsService {
     });
   }
 
-  /** Steps 2 and 3: the acquirer authorizes (no transaction open), then its answer is recorded with its events. */
+  /**
+   * Steps 2 and 3: the acquirer authorizes (no transaction open), then its answer is recorded with its events.
+   * The payment's id is the authorization's idempotency reference: a retry or the first run, both asking at once (the
+   * first run's call outlived MOTU_OPERATION_CLAIM_SECONDS), get the same single authorization.
+   */
   async authorize(pending: PendingCharge): Promise<void> {
     const outcome = await this.acquirers.forMode(pending.mode).authorize({
       mode: pending.mode, source: { cardRef: pending.cardRef }, amount: pending.amount, currency: pending.currency,
-      merchantReference: pending.paymentId, capture: pending.capture,
+      merchantReference: pending.paymentId, reference: pending.paymentId, capture: pending.capture,
     });
-    await this.record(pending.paymentId, outcome);
+    if (await this.record(pending.paymentId, outcome)) return;
+    if (outcome.status === 'authorized') await this.release(pending, outcome);
+  }
+
+  /**
+   * An authorization that came back after its payment was finished without it: the recovery job failed the payment
+   * (`processing_error`, no attempt found) while this call was still waiting on the acquirer. The payment stays failed,
+   * as its `payment.failed` event told the merchant, and the money is given back: the authorization cancelled, or,
+   * captured in the same call (AUTO), refunded in full under a reference of its own (so a repeat refunds once).
+   * Nothing to give back when the payment holds this very authorization (another run recorded it).
+   */
+  private async release(pending: PendingCharge, outcome: Extract<AuthorizationOutcome, { status: 'authorized' }>): Promise<void> {
+    const payment = await this.db.kysely.selectFrom('payments').select('acquirer_authorization_id')
+      .where('id', '=', pending.paymentId).executeTakeFirstOrThrow();
+    if (payment.acquirer_authorization_id === outcome.authorizationId) return;
+    const acquirer = this.acquirers.forMode(pending.mode);
+    const released = outcome.captured
+      ? await acquirer.refund({ mode: pending.mode, authorizationId: outcome.authorizationId, amount: pending.amount, reference: `release_${outcome.authorizationId}` })
+      : await acquirer.cancel({ mode: pending.mode, authorizationId: outcome.authorizationId });
+    if (released.ok) return;
+    const held = (await acquirer.listAuthorizations(pending.mode, pending.paymentId)).find((a) => a.id === outcome.authorizationId);
+    if (held?.status !== 'cancelled') { // a cancel not done: by another late run, it is already (a refund repeats its answer)
+      throw new Error(`Authorization ${outcome.authorizationId} of failed payment ${pending.paymentId} could not be given back: ${released.reason ?? 'refused'}`);
+    }
   }
 
   private earlier(owner: Owner, id: string) {
