@@ -34,9 +34,16 @@ eachDatabase('card attempts per payment session', (dialect) => {
 
   test(`the ${MAX}th refused card closes the session to cards: 429 TOO_MANY_ATTEMPTS after, nothing reaches the acquirer, the page says why`, async () => {
     const { sessionId, paymentId } = await createSession(t, m.testKey);
+    const seen = async () => {
+      const res = await t.api(m.testKey, 'GET', `/api/v1/payments/sessions/${sessionId}`);
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      return [res.body.cardAttempts, res.body.cardAttemptsLeft];
+    };
+    assert.deepEqual(await seen(), [0, MAX], 'the merchant sees what is left');
     for (let i = 1; i <= MAX; i++) {
       const res = await pay(sessionId, CARDS.declined);
       assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.deepEqual(await seen(), [i, MAX - i]);
       assert.equal(res.body.url, `/checkout/failed?sessionId=${sessionId}`);
       const failed = await page(res.body.url);
       assert.equal(failed.status, 200);
@@ -75,6 +82,7 @@ eachDatabase('card attempts per payment session', (dialect) => {
     assert.equal(submit.status, 429);
     assert.equal(submit.body.code, 'TOO_MANY_ATTEMPTS');
     assert.equal(await authorizations(paymentId), MAX);
+    assert.deepEqual(await seen(), [MAX, 0], 'refused calls take no attempt');
   });
 
   test('a good card within the limit pays as before, and the hosted page and the component share the count', async () => {

@@ -57,7 +57,7 @@ export function paymentView(row: PaymentRow, store: StoreRef, session: Pick<Paym
   };
 }
 
-export function sessionView(publicUrl: string, session: PaymentSessionRow, payment: PaymentRow, store: StoreRef) {
+export function sessionView(publicUrl: string, session: PaymentSessionRow, payment: PaymentRow, store: StoreRef, maxCardAttempts: number) {
   return {
     id: session.id,
     sessionId: session.id,
@@ -86,6 +86,8 @@ export function sessionView(publicUrl: string, session: PaymentSessionRow, payme
     failurePageMode: session.failure_page_mode,
     notificationUrl: payment.notification_url,
     merchantConfigId: payment.contract_id,
+    cardAttempts: session.card_attempts,
+    cardAttemptsLeft: Math.max(0, maxCardAttempts - session.card_attempts),
     createdAt: session.created_at,
     expiresAt: session.expires_at,
   };

@@ -235,6 +235,8 @@ export const SessionView = Type.Object({
   failurePageMode: Type.String(),
   notificationUrl: Type.String(),
   merchantConfigId: Type.String(),
+  cardAttempts: Type.Integer({ description: 'cards sent to the acquirer for this session (hosted page and card component)' }),
+  cardAttemptsLeft: Type.Integer({ description: 'cards it may still send (MOTU_MAX_CARD_ATTEMPTS); 0: the customer can no longer pay' }),
   createdAt: Type.String(),
   expiresAt: Type.String(),
 });

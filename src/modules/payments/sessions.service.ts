@@ -39,7 +39,7 @@ export class PaymentSessionsService {
   constructor(
     private readonly db: Database,
     private readonly clock: Clock,
-    private readonly config: Pick<Config, 'publicUrl' | 'allowLoopbackUrls'>,
+    private readonly config: Pick<Config, 'publicUrl' | 'allowLoopbackUrls' | 'maxCardAttempts'>,
   ) {
     this.reference = new ReferenceCache(db);
   }
@@ -230,7 +230,7 @@ export class PaymentSessionsService {
     const store = payment.store_id
       ? await this.db.kysely.selectFrom('stores').select(['id', 'code', 'name']).where('id', '=', payment.store_id).executeTakeFirst()
       : undefined;
-    return sessionView(this.config.publicUrl, session, payment, storeRef(store));
+    return sessionView(this.config.publicUrl, session, payment, storeRef(store), this.config.maxCardAttempts);
   }
 
   /**
