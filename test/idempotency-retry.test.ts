@@ -111,6 +111,28 @@ eachDatabase('a creating POST killed mid-way, retried with its Idempotency-Key',
     assert.equal((await t.api(m.testKey, 'GET', '/api/v1/webhook-endpoints')).body.data.length, 1);
   });
 
+  it('POST /events/{id}/resend: one new delivery per target, not two', async () => {
+    const paymentId = await paidPayment(t, m.testKey);
+    const [event] = await eventsOf(t, paymentId);
+    const deliveries = () => t.db.kysely.selectFrom('webhook_deliveries').select('id').where('event_id', '=', event!.id).orderBy('id').execute();
+    const before = (await deliveries()).length;
+    assert.ok(before >= 1, 'the event had a target');
+    const url = `/api/v1/events/${event!.id}/resend`;
+    const first = await t.api(m.testKey, 'POST', url, {}, { 'idempotency-key': 'resend-key' });
+    assert.equal(first.status, 202, JSON.stringify(first.body));
+    assert.equal(first.body.deliveries.length, before);
+    await abandon('resend-key');
+    const retry = await t.api(m.testKey, 'POST', url, {}, { 'idempotency-key': 'resend-key' });
+    assert.equal(retry.status, 202, JSON.stringify(retry.body));
+    assert.equal(retry.headers['idempotent-replayed'], undefined, 'the retry took the abandoned key over and ran the route');
+    assert.deepEqual(retry.body.deliveries.map((d: { id: string }) => d.id), first.body.deliveries.map((d: { id: string }) => d.id));
+    assert.equal((await deliveries()).length, 2 * before, 'the first resend\'s deliveries, and no more');
+    // Another key is another resend.
+    const again = await t.api(m.testKey, 'POST', url, {}, { 'idempotency-key': 'resend-key-2' });
+    assert.equal(again.status, 202);
+    assert.equal((await deliveries()).length, 3 * before);
+  });
+
   it('POST /payments/links: one link, one payment', async () => {
     const body = { order: { reference: 'KILLED-LINK', amount: 3100, currency: 'EUR' }, redirectUrl: 'https://shop.example/r', notificationUrl: 'https://shop.example/n' };
     const { first, retry } = await createKilledRetried('/api/v1/payments/links', body, 'link-key');

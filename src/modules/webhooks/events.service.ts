@@ -4,7 +4,7 @@ import type { WebhookAttemptRow, WebhookDeliveryRow, WebhookEventRow } from '../
 import { notifyOnCommit } from '../../events/outbox.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError, invalidField, notFound } from '../../shared/errors.js';
-import { newId } from '../../shared/ids.js';
+import { idFromKey, KEY_REUSE_AFTER_MS, keyUseParts, newId } from '../../shared/ids.js';
 import type { Owner } from './webhooks.service.js';
 
 export interface EventFilter {
@@ -111,11 +111,27 @@ export class EventsService {
     };
   }
 
-  /** A new delivery (attempts start from zero) to one target or every target of the event. */
-  async resend(owner: Owner, id: string, input: ResendInput) {
+  /**
+   * A new delivery (attempts start from zero) to one target or every target of the event.
+   * With `idempotencyKey` each delivery's id is derived from it and its target (resendDeliveryIdFor): a retry that runs
+   * again after the first request was killed mid-way (its in-flight key abandoned) answers the deliveries that run
+   * created, and delivers nothing more. The key used again after KEY_REUSE_AFTER_MS is a new resend.
+   */
+  async resend(owner: Owner, id: string, input: ResendInput, idempotencyKey?: string) {
+    try {
+      return await this.resendOnce(owner, id, input, idempotencyKey);
+    } catch (err) {
+      // The first run committed meanwhile (it outlived its abandoned key): the retry now finds its deliveries.
+      if (idempotencyKey === undefined || !this.db.isUniqueViolation(err)) throw err;
+      return this.resendOnce(owner, id, input, idempotencyKey);
+    }
+  }
+
+  private async resendOnce(owner: Owner, id: string, input: ResendInput, idempotencyKey: string | undefined) {
     const event = await this.find(owner, id);
     if (!event) throw notFound('event', id);
-    const now = this.clock.now().toISOString();
+    const at = this.clock.now();
+    const now = at.toISOString();
     const created = await this.db.transaction(async (trx) => {
       const targets: { endpointId: string | null; url: string }[] = [];
       if (input.endpointId) {
@@ -147,15 +163,25 @@ export class EventsService {
         }
       }
       if (targets.length === 0) throw new AppError('BUSINESS_RULE_VIOLATION', 'This event has no target to resend to', { eventId: id });
-      const rows = targets.map((t) => ({
-        id: newId('del'),
+      const targetKey = (t: { endpointId: string | null; url: string }) => t.endpointId ?? `url:${t.url}`;
+      let ids = targets.map(() => newId('del'));
+      if (idempotencyKey !== undefined) {
+        for (let use = 0; ; use++) {
+          ids = targets.map((t) => resendDeliveryIdFor(owner, idempotencyKey, id, targetKey(t), use));
+          const earlier = await trx.selectFrom('webhook_deliveries').selectAll().where('id', 'in', ids).orderBy('created_at').orderBy('id').execute();
+          if (earlier.length === 0) break;
+          if (earlier.some((d) => Date.parse(d.created_at) > at.getTime() - KEY_REUSE_AFTER_MS)) return { rows: earlier, earlier: true };
+        }
+      }
+      const rows = targets.map((t, i) => ({
+        id: ids[i]!,
         event_id: id,
         event_seq: event.seq,
         merchant_id: owner.merchantId,
         mode: owner.mode,
         endpoint_id: t.endpointId,
         url: t.url,
-        target_key: t.endpointId ?? `url:${t.url}`,
+        target_key: targetKey(t),
         status: 'pending' as const,
         attempt_count: 0,
         next_attempt_at: now,
@@ -168,8 +194,17 @@ export class EventsService {
       }));
       await trx.insertInto('webhook_deliveries').values(rows).execute();
       await notifyOnCommit(trx);
-      return rows;
+      return { rows, earlier: false };
     });
-    return { eventId: id, deliveries: created.map((r) => deliveryView(r, [])) };
+    // The deliveries an earlier run made are answered as they stand now, with their attempts so far.
+    const attempts = created.earlier
+      ? await this.db.kysely.selectFrom('webhook_attempts').selectAll().where('delivery_id', 'in', created.rows.map((r) => r.id)).orderBy('attempt').execute()
+      : [];
+    return { eventId: id, deliveries: created.rows.map((r) => deliveryView(r, attempts.filter((a) => a.delivery_id === r.id))) };
   }
+}
+
+/** The id of the delivery to `targetKey` made by the `use`-th use of `idempotencyKey` to resend event `eventId`. */
+export function resendDeliveryIdFor(owner: Owner, idempotencyKey: string, eventId: string, targetKey: string, use = 0): string {
+  return idFromKey('del', keyUseParts(['del', owner.merchantId, owner.mode, 'resend', eventId, targetKey, idempotencyKey], use));
 }

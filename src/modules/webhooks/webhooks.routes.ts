@@ -193,7 +193,7 @@ export function webhooksRoutes(webhooks: WebhooksService, events: EventsService)
           response: { 202: Type.Object({ eventId: Type.String(), deliveries: Type.Array(Delivery) }) },
         },
       },
-      async (request, reply) => reply.code(202).send(await events.resend(merchantOf(request), request.params.id, request.body ?? {})),
+      async (request, reply) => reply.code(202).send(await events.resend(merchantOf(request), request.params.id, request.body ?? {}, request.idempotency?.key)),
     );
   };
 }
