@@ -68,4 +68,34 @@ eachDatabase('sessions created together', (dialect) => {
     const original = await t.api(m.testKey, 'GET', `/api/v1/payments/${paymentId}`);
     assert.equal(original.body.amount, 10_000, 'the payment whose id was reused is unchanged');
   });
+
+  it('a batch retried pair by pair after its answer was lost: the pairs it had written count as written', { skip: dialect === 'sqlite' && 'no batched statement on SQLite (the group commit)' }, async () => {
+    // What the retry pair by pair meets when the batched statement committed and its connection dropped before the
+    // answer: its pairs already there, as given. Made here by sending the same pairs again, with new ones.
+    const { paymentId } = await createSession(t, m.testKey);
+    const template = (await t.db.kysely.selectFrom('payments').selectAll().where('id', '=', paymentId).executeTakeFirstOrThrow()) as PaymentRow;
+    const sessionTemplate = (await t.db.kysely.selectFrom('payment_sessions').selectAll().where('payment_id', '=', paymentId).executeTakeFirstOrThrow()) as PaymentSessionRow;
+    const insert = compiledInsertPair('payments', 'payment_sessions');
+    const pair = (i: number) => {
+      const id = newId('pay');
+      const sessionId = newId('ses');
+      return {
+        payment: { ...template, id, session_id: sessionId, reference: `SPR-LOSTANSWER${String(i).padStart(4, '0')}`, amount: 700 + i },
+        session: { ...sessionTemplate, id: sessionId, payment_id: id },
+      };
+    };
+    const send = (pairs: ReturnType<typeof pair>[]) => Promise.allSettled(pairs.map((p) => t.db.singleWrite((q) => insert(t.db, q, p.payment, p.session))));
+    const committed = Array.from({ length: 4 }, (_, i) => pair(i));
+    assert.deepEqual((await send(committed)).map((o) => o.status), Array(4).fill('fulfilled'));
+    const fresh = Array.from({ length: 4 }, (_, i) => pair(10 + i));
+    // The same payment id with another session is not the lost answer: still a unique violation.
+    const other = { payment: committed[0]!.payment, session: { ...pair(20).session, payment_id: committed[0]!.payment.id } };
+    const outcomes = await send([...committed, ...fresh, other]);
+    assert.deepEqual(outcomes.slice(0, 8).map((o) => o.status), Array(8).fill('fulfilled'), JSON.stringify(outcomes.map((o) => o.status === 'rejected' ? String(o.reason) : 'ok')));
+    assert.equal(outcomes[8]!.status, 'rejected');
+    assert.ok(t.db.isUniqueViolation((outcomes[8] as PromiseRejectedResult).reason));
+    const sessions = await t.db.kysely.selectFrom('payment_sessions').select('id')
+      .where('id', 'in', [...committed, ...fresh, other].map((p) => p.session.id)).execute();
+    assert.deepEqual(sessions.map((r) => r.id).sort(), [...committed, ...fresh].map((p) => p.session.id).sort(), 'each written once');
+  });
 });

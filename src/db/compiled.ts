@@ -128,9 +128,25 @@ export function compiledInsertPair<A extends Table, B extends Table>(first: A, s
     return cached;
   };
 
-  // Each pair alone, each caller with its own outcome.
-  const eachAlone = (database: Database, db: Kysely<DB>, group: Pair[]) =>
-    Promise.all(group.map((p) => alone(database, db, p.a, p.b).then(p.resolve, p.reject)));
+  /**
+   * The second row is in the table exactly as given (its id and every column given): written by the batched statement
+   * whose answer was lost (its connection dropped after the commit). Its ids are random, so nobody else wrote it.
+   */
+  const written = async (db: Kysely<DB>, b: object): Promise<boolean> => {
+    const row = b as Record<string, unknown>;
+    if (typeof row.id !== 'string') return false;
+    const found = await (db as unknown as Kysely<any>).selectFrom(second).selectAll().where('id', '=', row.id)
+      .executeTakeFirst() as Record<string, unknown> | undefined;
+    return found !== undefined && given(b).every((key) => String(found[key] ?? null) === String(row[key] ?? null));
+  };
+
+  // Each pair alone, each caller with its own outcome. After a failed batch, a pair found already written counts as
+  // written: the batch may have committed before its connection was lost.
+  const eachAlone = (database: Database, db: Kysely<DB>, group: Pair[], afterBatch = false) =>
+    Promise.all(group.map((p) => alone(database, db, p.a, p.b).then(p.resolve, async (error: unknown) => {
+      if (afterBatch && database.isUniqueViolation(error) && (await written(db, p.b).catch(() => false))) p.resolve();
+      else p.reject(error);
+    })));
 
   const runGroup = async (database: Database, db: Kysely<DB>, group: Pair[]): Promise<void> => {
     const compiled = group.length > 1 ? batchText(database, db, group) : null;
@@ -142,8 +158,8 @@ export function compiledInsertPair<A extends Table, B extends Table>(first: A, s
     try {
       await db.executeQuery(CompiledQuery.raw(compiled, parameters));
     } catch {
-      // Nothing of the statement was written.
-      await eachAlone(database, db, group);
+      // Nothing of the statement was written, or, when the connection was lost after its commit, all of it.
+      await eachAlone(database, db, group, true);
       return;
     }
     for (const p of group) p.resolve();
