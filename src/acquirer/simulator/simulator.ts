@@ -109,6 +109,11 @@ export class SimulatorAcquirer implements Acquirer {
     }
   }
 
+  /** The simulated bank page of a 3-D Secure challenge. */
+  private challengeUrl(authorizationId: string): string {
+    return `${this.options.publicUrl}/acquirer/v1/3ds/${authorizationId}`;
+  }
+
   /** The authorization made under an idempotency reference, as a repeated authorize call answers it; null if none. */
   private async authorizationByReference(mode: Mode, reference: string): Promise<AuthorizationOutcome | null> {
     const row = await this.db.kysely.selectFrom('acquirer_authorizations').selectAll()
@@ -116,7 +121,7 @@ export class SimulatorAcquirer implements Acquirer {
     if (!row) return null;
     const card = await this.db.kysely.selectFrom('acquirer_cards').selectAll().where('id', '=', row.card_id).executeTakeFirstOrThrow();
     if (row.status === 'challenge') {
-      return { status: 'challenge', authorizationId: row.id, card: cardInfo(card), challengeUrl: `${this.options.publicUrl}/acquirer/v1/3ds/${row.id}` };
+      return { status: 'challenge', authorizationId: row.id, card: cardInfo(card), challengeUrl: this.challengeUrl(row.id) };
     }
     if (row.status === 'cancelled') {
       return { status: 'error', code: 'INVALID_TOKEN', message: `Authorization ${row.id} under this reference was cancelled` };
@@ -147,7 +152,7 @@ export class SimulatorAcquirer implements Acquirer {
     // A challenge needs the customer; a merchant-initiated charge (no 3-D Secure) goes through frictionless.
     if (behaviour === 'challenge' && input.threeDSecure) {
       await this.db.kysely.insertInto('acquirer_authorizations').values({ ...base, status: 'challenge', refusal_code: null }).execute();
-      return { status: 'challenge', authorizationId: id, card: cardInfo(card), challengeUrl: `${this.options.publicUrl}/acquirer/v1/3ds/${id}` };
+      return { status: 'challenge', authorizationId: id, card: cardInfo(card), challengeUrl: this.challengeUrl(id) };
     }
     const refusal = refusalFor(behaviour, 'charge');
     if (refusal) {
@@ -198,7 +203,7 @@ export class SimulatorAcquirer implements Acquirer {
       const now = iso(this.clock.now());
       if (row.status === 'challenge') {
         if (row.authentication === null) {
-          return { status: 'challenge', authorizationId: row.id, card: cardInfo(card), challengeUrl: `${this.options.publicUrl}/acquirer/v1/3ds/${row.id}` } as const;
+          return { status: 'challenge', authorizationId: row.id, card: cardInfo(card), challengeUrl: this.challengeUrl(row.id) } as const;
         }
         if (row.authentication === 'failed') {
           await trx.updateTable('acquirer_authorizations').set({ status: 'refused', refusal_code: 'authentication_failed', updated_at: now })
