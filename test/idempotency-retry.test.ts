@@ -12,7 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { buildServices } from '../src/app.js';
 import { base62, idFromKey } from '../src/shared/ids.js';
 import { refundIdFor } from '../src/modules/payments/lifecycle.service.js';
-import { recoverClaims } from '../src/modules/payments/payments.scheduler.js';
+import { recoverClaims, recoveryEveryMs } from '../src/modules/payments/payments.scheduler.js';
 import { sessionIdsFor } from '../src/modules/payments/sessions.service.js';
 import { MerchantPaymentsService, merchantPaymentIdFor } from '../src/modules/wallet/merchant-payments.service.js';
 import { createMerchant, type MerchantFixture } from './support/factories.js';
@@ -400,12 +400,14 @@ eachDatabase('a capture or cancel killed mid-way, with MOTU_OPERATION_CLAIM_SECO
     let service: MerchantPaymentsService;
     let visa: string;
     let recover: () => Promise<number>;
+    let releaseJob: () => Promise<number>;
     before(async () => {
       const customerId = await createCustomer(t, m.testKey);
       visa = (await saveCard(t, m.testKey, customerId, CARDS.visa)).result.paymentMethodId;
       const s = buildServices(t.config, t.db, clock);
       service = new MerchantPaymentsService(t.db, clock, s.acquirers, s.paymentSessions, s.payments, t.config);
       recover = () => service.recoverLeftPending(clock.now());
+      releaseJob = () => service.releaseLateAuthorizations(clock.now(), recoveryEveryMs(5));
     });
     const body = (reference: string, captureMode: 'AUTO' | 'MANUAL' = 'AUTO') => ({ paymentMethodId: visa, order: { reference, amount: 3100, currency: 'EUR' as const }, captureMode, notificationUrl: 'https://shop.example/n' });
     const attempts = (id: string) => t.db.kysely.selectFrom('acquirer_authorizations').select(['id', 'status']).where('merchant_reference', '=', id).execute();
@@ -422,7 +424,7 @@ eachDatabase('a capture or cancel killed mid-way, with MOTU_OPERATION_CLAIM_SECO
       assert.equal(row.status, 'failed');
       assert.equal(row.refusal_code, 'processing_error');
       assert.equal(row.captured_amount, 0);
-      assert.equal(row.operation, null);
+      assert.equal(row.operation, 'release', 'watched for an authorization its stopped request may still bring');
       assert.equal((await attempts(id)).length, 0, 'the card was not charged');
       assert.deepEqual(await types(id), ['payment.failed']);
       const seen = await t.api(m.testKey, 'GET', `/api/v1/payments/${id}`);
@@ -470,8 +472,97 @@ eachDatabase('a capture or cancel killed mid-way, with MOTU_OPERATION_CLAIM_SECO
         await service.authorize(pending);
         assert.deepEqual(await t.db.kysely.selectFrom('acquirer_authorizations').select(['status', 'captured_amount', 'refunded_amount'])
           .where('merchant_reference', '=', pending.paymentId).execute(), held);
+        // Nor by the release job, which watches the payment meanwhile.
+        clock.advance(2_000);
+        assert.equal(await releaseJob(), 0);
+        assert.deepEqual(await t.db.kysely.selectFrom('acquirer_authorizations').select(['status', 'captured_amount', 'refunded_amount'])
+          .where('merchant_reference', '=', pending.paymentId).execute(), held);
+        assert.deepEqual(await types(pending.paymentId), ['payment.failed']);
       });
     }
+
+    it('its stopped request\'s call reaches the acquirer only after the job failed the payment: the release job refunds that charge, once, and stops watching after 24 h', async () => {
+      const pending = await service.writePending({ ...owner(), storeId: null }, body('MIT-LATE-DEAD'));
+      clock.advance(6_000);
+      assert.equal(await recover(), 1);
+      assert.equal(await releaseJob(), 0, 'nothing at the acquirer yet');
+      // The dead request's call lands now (nobody is left to see its answer), captured in the same call.
+      const s = buildServices(t.config, t.db, clock);
+      const late = await s.acquirers.forMode('test').authorize({
+        mode: 'test', source: { cardRef: pending.cardRef }, amount: pending.amount, currency: pending.currency,
+        merchantReference: pending.paymentId, reference: pending.paymentId, capture: true,
+      });
+      assert.equal(late.status, 'authorized');
+      const authorizationId = (late as { authorizationId: string }).authorizationId;
+      // An earlier give-back under the first reference was refused by the acquirer: its answer stands, the next reference is used.
+      const refused = await s.acquirers.forMode('test').refund({ mode: 'test', authorizationId, amount: 999_999, reference: `release_${authorizationId}` });
+      assert.equal(refused.ok, false);
+      assert.equal(await releaseJob(), 0, 'looked at a moment ago: not before the job\'s period has passed');
+      clock.advance(1_300);
+      assert.equal(await releaseJob(), 1);
+      const held = () => t.db.kysely.selectFrom('acquirer_authorizations').select(['status', 'captured_amount', 'refunded_amount'])
+        .where('merchant_reference', '=', pending.paymentId).execute();
+      assert.deepEqual(await held(), [{ status: 'captured', captured_amount: 3100, refunded_amount: 3100 }], 'the money went back to the card');
+      assert.deepEqual(await t.db.kysely.selectFrom('acquirer_refunds').select(['reference', 'amount', 'status'])
+        .where('authorization_id', '=', authorizationId).orderBy('reference').execute(), [
+        { reference: `release_${authorizationId}`, amount: 999_999, status: 'refused' },
+        { reference: `release_${authorizationId}_1`, amount: 3100, status: 'succeeded' },
+      ]);
+      const row = await payment(pending.paymentId);
+      assert.equal(row.status, 'failed');
+      assert.equal(row.captured_amount, 0);
+      assert.deepEqual(await types(pending.paymentId), ['payment.failed'], 'the merchant was told failed: no other event');
+      // Looked at again later, with growing gaps: nothing more to give back.
+      for (let hour = 1; hour < 24; hour++) {
+        clock.advance(3_600_000);
+        assert.equal(await releaseJob(), 0);
+        assert.equal((await payment(pending.paymentId)).operation, 'release', `still watched after ${hour} h`);
+      }
+      clock.advance(3_600_000);
+      assert.equal(await releaseJob(), 0);
+      assert.equal((await payment(pending.paymentId)).operation, null, 'the watch ends 24 h after the failure');
+      assert.deepEqual(await held(), [{ status: 'captured', captured_amount: 3100, refunded_amount: 3100 }]);
+      assert.equal((await payment(pending.paymentId)).updated_at, row.updated_at, 'the payment itself unchanged');
+    });
+
+    it('the acquirer down when the late charge comes back: the request still answers, and the release job gives it back once the acquirer answers', async () => {
+      const s = buildServices(t.config, t.db, clock);
+      const simulator = s.acquirers.simulator;
+      let down = false;
+      const unreachable = () => { throw new Error('acquirer unreachable'); };
+      // The acquirer is outside Motu: here it stops answering anything but the authorization already on its way.
+      const flaky = Object.assign(Object.create(simulator) as typeof simulator, {
+        cancel: (input: Parameters<typeof simulator.cancel>[0]) => (down ? unreachable() : simulator.cancel(input)),
+        refund: (input: Parameters<typeof simulator.refund>[0]) => (down ? unreachable() : simulator.refund(input)),
+        getAuthorization: (...a: Parameters<typeof simulator.getAuthorization>) => (down ? unreachable() : simulator.getAuthorization(...a)),
+        listAuthorizations: (...a: Parameters<typeof simulator.listAuthorizations>) => (down ? unreachable() : simulator.listAuthorizations(...a)),
+      });
+      const acquirers = Object.assign(Object.create(s.acquirers) as typeof s.acquirers, { forMode: () => flaky });
+      const flakyService = new MerchantPaymentsService(t.db, clock, acquirers, s.paymentSessions, s.payments, t.config);
+      const pending = await flakyService.writePending({ ...owner(), storeId: null }, body('MIT-LATE-DOWN', 'MANUAL'));
+      clock.advance(6_000);
+      assert.equal(await flakyService.recoverLeftPending(clock.now()), 1);
+      down = true;
+      await flakyService.authorize(pending); // answers; the payment as it stands is what the request returns
+      const row = await payment(pending.paymentId);
+      assert.equal(row.status, 'failed');
+      assert.equal(row.operation, 'release');
+      const held = () => t.db.kysely.selectFrom('acquirer_authorizations').select(['status']).where('merchant_reference', '=', pending.paymentId).execute();
+      assert.deepEqual(await held(), [{ status: 'authorized' }], 'still held on the card while the acquirer is down');
+      clock.advance(2_000);
+      assert.equal(await flakyService.releaseLateAuthorizations(clock.now(), 1_250), 0);
+      assert.deepEqual(await held(), [{ status: 'authorized' }]);
+      assert.equal((await payment(pending.paymentId)).operation, 'release', 'looked at again later');
+      down = false;
+      clock.advance(3_600_000);
+      assert.equal(await flakyService.releaseLateAuthorizations(clock.now(), 1_250), 1);
+      assert.deepEqual(await held(), [{ status: 'cancelled' }], 'the hold on the card released');
+      assert.deepEqual(await types(pending.paymentId), ['payment.failed']);
+      // Still held 24 h after the failure would keep it watched; given back, the watch ends then.
+      clock.advance(24 * 3_600_000);
+      assert.equal(await flakyService.releaseLateAuthorizations(clock.now(), 1_250), 0);
+      assert.equal((await payment(pending.paymentId)).operation, null);
+    });
 
     it('a retry of the request holding the payment meanwhile: the job leaves it to that retry', async () => {
       const key = 'mit-left-3';

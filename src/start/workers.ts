@@ -28,7 +28,10 @@ export function scheduledJobs(db: Database, clock: Clock, config?: Config, logge
     jobs.push(...paymentJobs({ db, clock, acquirers, lifecycle: new PaymentLifecycleService(db, clock, acquirers, config.operationClaimSeconds), refundRecoverySeconds: config.refundRecoverySeconds }));
     // Merchant-initiated payments left pending by a stopped request (src/modules/wallet/merchant-payments.service.ts).
     const merchantPayments = new MerchantPaymentsService(db, clock, acquirers, new PaymentSessionsService(db, clock, config), new PaymentsService(db, acquirers), config);
-    jobs.push({ name: 'recover-merchant-payments', everyMs: recoveryEveryMs(config.operationClaimSeconds), run: (now) => merchantPayments.recoverLeftPending(now) });
+    const recoveryEvery = recoveryEveryMs(config.operationClaimSeconds);
+    jobs.push({ name: 'recover-merchant-payments', everyMs: recoveryEvery, run: (now) => merchantPayments.recoverLeftPending(now) });
+    // …and the authorizations that reach the acquirer after that job failed their payment, given back.
+    jobs.push({ name: 'release-late-authorizations', everyMs: recoveryEvery, run: (now) => merchantPayments.releaseLateAuthorizations(now, recoveryEvery) });
     // Receipts and card-link mails queued in mail_jobs (src/mail/mail.worker.ts), when MOTU_SMTP_URL is set.
     if (config.mail) jobs.push(...mailJobs({ db, clock, mailer: smtpMailer(config.mail), publicUrl: config.publicUrl, logger }));
   }

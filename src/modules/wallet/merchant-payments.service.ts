@@ -39,6 +39,12 @@ export interface MerchantPaymentInput {
 }
 
 const PRIVATE_DATA_MAX_BYTES = 16_384;
+/** `payments.operation` of a failed payment watched for a late authorization (releaseLateAuthorizations). */
+export const RELEASE = 'release';
+/** How long after the recovery job failed a payment an authorization coming back late is still looked for. */
+export const LATE_AUTHORIZATION_WATCH_HOURS = 24;
+/** Refund references tried per authorization when giving it back (`release_<id>`, `release_<id>_1`…). */
+const MAX_RELEASE_REFERENCES = 50;
 
 /** A payment written `pending` by step 1, with what the acquirer call needs. */
 export interface PendingCharge {
@@ -144,23 +150,93 @@ export class MerchantPaymentsService {
   /**
    * An authorization that came back after its payment was finished without it: the recovery job failed the payment
    * (`processing_error`, no attempt found) while this call was still waiting on the acquirer. The payment stays failed,
-   * as its `payment.failed` event told the merchant, and the money is given back: the authorization cancelled, or,
-   * captured in the same call (AUTO), refunded in full under a reference of its own (so a repeat refunds once).
-   * Nothing to give back when the payment holds this very authorization (another run recorded it).
+   * as its `payment.failed` event told the merchant, and the money is given back (`giveBack`). Nothing to give back
+   * when the payment holds this very authorization (another run recorded it). When the acquirer refuses or fails to
+   * give it back now, the request still answers the payment as it stands (failed): the payment is watched
+   * (`operation` = 'release') and the `release-late-authorizations` job tries again.
    */
   private async release(pending: PendingCharge, outcome: Extract<AuthorizationOutcome, { status: 'authorized' }>): Promise<void> {
-    const payment = await this.db.kysely.selectFrom('payments').select('acquirer_authorization_id')
+    const payment = await this.db.kysely.selectFrom('payments').select(['status', 'acquirer_authorization_id'])
       .where('id', '=', pending.paymentId).executeTakeFirstOrThrow();
     if (payment.acquirer_authorization_id === outcome.authorizationId) return;
-    const acquirer = this.acquirers.forMode(pending.mode);
-    const released = outcome.captured
-      ? await acquirer.refund({ mode: pending.mode, authorizationId: outcome.authorizationId, amount: pending.amount, reference: `release_${outcome.authorizationId}` })
-      : await acquirer.cancel({ mode: pending.mode, authorizationId: outcome.authorizationId });
-    if (released.ok) return;
-    const held = (await acquirer.listAuthorizations(pending.mode, pending.paymentId)).find((a) => a.id === outcome.authorizationId);
-    if (held?.status !== 'cancelled') { // a cancel not done: by another late run, it is already (a refund repeats its answer)
-      throw new Error(`Authorization ${outcome.authorizationId} of failed payment ${pending.paymentId} could not be given back: ${released.reason ?? 'refused'}`);
+    let given = false;
+    try {
+      const view = await this.acquirers.forMode(pending.mode).getAuthorization(pending.mode, outcome.authorizationId);
+      given = view ? await this.giveBack(pending.mode, view) : false;
+    } catch {
+      // The acquirer could not be reached: left to the job, below.
     }
+    if (!given && payment.status === 'failed') {
+      // Watched already when the recovery job failed it; set here too for a payment failed before the watch existed.
+      await this.db.transaction((trx) => trx.updateTable('payments').set({ operation: RELEASE, operation_at: this.clock.now().toISOString() })
+        .where('id', '=', pending.paymentId).where('status', '=', 'failed').where('operation', 'is', null).execute());
+    }
+  }
+
+  /**
+   * Gives back what the acquirer holds under one authorization of a failed payment: the authorization cancelled, or,
+   * captured, what is left of it refunded. True once nothing is held (also when it already was). A refund's reference is
+   * `release_` + the authorization id, so a repeat refunds once; when an earlier refund under it was refused, the next
+   * try takes the next unused reference (`release_<id>_1`, `_2`…): the acquirer never refunds more than was captured.
+   */
+  private async giveBack(mode: Owner['mode'], view: AuthorizationView): Promise<boolean> {
+    const acquirer = this.acquirers.forMode(mode);
+    if (view.status === 'authorized') {
+      if ((await acquirer.cancel({ mode, authorizationId: view.id })).ok) return true;
+      // Cancelled meanwhile by another run: done. Still held (or captured meanwhile): the next look tries again.
+      return (await acquirer.getAuthorization(mode, view.id))?.status === 'cancelled';
+    }
+    if (view.status !== 'captured') return true; // refused, cancelled, or a challenge nobody will complete
+    const left = view.capturedAmount - view.refundedAmount;
+    if (left <= 0) return true;
+    for (let n = 0; n < MAX_RELEASE_REFERENCES; n++) {
+      const reference = n === 0 ? `release_${view.id}` : `release_${view.id}_${n}`;
+      const earlier = await acquirer.getRefund(mode, reference);
+      if (earlier) continue; // used: its answer stands (refused, or succeeded for an earlier remainder)
+      const refunded = await acquirer.refund({ mode, authorizationId: view.id, amount: left, reference });
+      if (refunded.ok) return true;
+      const after = await acquirer.getAuthorization(mode, view.id);
+      return after !== null && after.capturedAmount - after.refundedAmount <= 0;
+    }
+    return false;
+  }
+
+  /**
+   * The release-late-authorizations job (worker role): failed merchant-initiated payments watched for an authorization
+   * that comes back after the recovery job failed them (`operation` = 'release', set by that failure). Each is looked
+   * at with a growing gap (the time since its failure, between the job's period and an hour); whatever the acquirer
+   * holds under its id is given back (`giveBack`). The watch ends once LATE_AUTHORIZATION_WATCH_HOURS have passed since
+   * the failure with nothing held; while something is held and cannot be given back, it goes on. Answers how many
+   * authorizations were given back in this run.
+   */
+  async releaseLateAuthorizations(now: Date, everyMs: number): Promise<number> {
+    const watched = await this.db.kysely.selectFrom('payments').select(['id', 'mode', 'updated_at', 'operation_at'])
+      .where('operation', '=', RELEASE).where('status', '=', 'failed')
+      .where('operation_at', '<', new Date(now.getTime() - everyMs).toISOString())
+      .orderBy('operation_at').limit(100).execute();
+    let released = 0;
+    for (const payment of watched) {
+      const failedAt = Date.parse(payment.updated_at);
+      const lookedAt = Date.parse(payment.operation_at!);
+      const gap = Math.min(3_600_000, Math.max(everyMs, lookedAt - failedAt));
+      if (now.getTime() - lookedAt < gap) continue;
+      if (payment.mode === 'live' && !this.acquirers.liveConfigured()) continue;
+      let held = false;
+      try {
+        for (const view of await this.acquirers.forMode(payment.mode).listAuthorizations(payment.mode, payment.id)) {
+          if (view.status !== 'authorized' && !(view.status === 'captured' && view.capturedAmount > view.refundedAmount)) continue;
+          if (await this.giveBack(payment.mode, view)) released += 1;
+          else held = true;
+        }
+      } catch {
+        held = true; // the acquirer could not be asked: looked at again after the gap
+      }
+      const over = !held && now.getTime() - failedAt >= LATE_AUTHORIZATION_WATCH_HOURS * 3_600_000;
+      await this.db.transaction((trx) => trx.updateTable('payments')
+        .set(over ? { operation: null, operation_at: null } : { operation_at: now.toISOString() })
+        .where('id', '=', payment.id).where('operation', '=', RELEASE).where('operation_at', '=', payment.operation_at).execute());
+    }
+    return released;
   }
 
   private earlier(owner: Owner, id: string) {
@@ -217,10 +293,11 @@ export class MerchantPaymentsService {
   async recoverPending({ id: paymentId, mode }: { id: string; mode: Owner['mode'] }): Promise<boolean> {
     if (!(await this.claimPending(paymentId, 'recover'))) return false;
     const last = (await this.acquirers.forMode(mode).listAuthorizations(mode, paymentId)).at(-1);
+    // No attempt yet: failed without a charge, and watched, since the stopped request's call may still reach the acquirer.
     return this.record(paymentId, last ? outcomeOf(last) : {
       status: 'error', code: 'INVALID_TOKEN',
       message: 'The request that created this payment stopped before the card was charged; the card was not charged',
-    });
+    }, !last);
   }
 
   /**
@@ -245,9 +322,13 @@ export class MerchantPaymentsService {
     return finished;
   }
 
-  /** Records the acquirer's answer for a `pending` payment with its events; false (nothing written) when it no longer is. */
-  private async record(paymentId: string, outcome: AuthorizationOutcome): Promise<boolean> {
+  /**
+   * Records the acquirer's answer for a `pending` payment with its events; false (nothing written) when it no longer is.
+   * `watch`: a failure is watched for a late authorization (`operation` = 'release', releaseLateAuthorizations).
+   */
+  private async record(paymentId: string, outcome: AuthorizationOutcome, watch = false): Promise<boolean> {
     const before = await this.db.kysely.selectFrom('payments').selectAll().where('id', '=', paymentId).executeTakeFirstOrThrow();
+    if (before.status !== 'pending') return false; // finished by another run (checked again below, in the transaction)
     const attempts = await attemptsOf(this.acquirers, before);
     return this.db.transaction(async (trx) => {
       // The events' time is read in the transaction, not before it waited for its turn (group commit, locks): a
@@ -264,7 +345,8 @@ export class MerchantPaymentsService {
             : { code: 'processing_error', message: outcome.status === 'error' ? outcome.message : 'The card needs its holder to authenticate' };
         const failed = await trx.updateTable('payments').set({
           status: 'failed', refusal_code: refusal.code, refusal_message: refusal.message,
-          ...(outcome.status === 'refused' ? cardColumns(outcome.card) : {}), updated_at: now, operation: null, operation_at: null,
+          ...(outcome.status === 'refused' ? cardColumns(outcome.card) : {}), updated_at: now,
+          operation: watch ? RELEASE : null, operation_at: watch ? now : null,
           ...(outcome.status === 'refused' ? { acquirer_authorization_id: outcome.authorizationId } : {}),
         }).where('id', '=', paymentId).where('status', '=', 'pending').executeTakeFirst();
         if (Number(failed.numUpdatedRows) !== 1) return false; // recorded meanwhile by another run: its events stand
