@@ -6,7 +6,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { load, motuCommand, startProcess, stop } from './sessions.js';
+import { load, startMeasuredMotu, stop } from './sessions.js';
 import { summarise } from './cpuprofile.js';
 
 const seconds = Number(process.env.PROFILE_SECONDS ?? '8');
@@ -14,14 +14,9 @@ const dataDir = mkdtempSync(path.join(tmpdir(), 'motu-profile-'));
 const profDir = process.env.PROFILE_DIR ?? mkdtempSync(path.join(tmpdir(), 'motu-cpuprof-'));
 const route = process.env.PROFILE_ROUTE ?? '/api/v1/payments/sessions';
 try {
-  const motu = await startProcess(
-    motuCommand((line) => console.log(line)).args,
-    { MOTU_DATA_DIR: dataDir, DATABASE_URL: process.env.PROFILE_DATABASE_URL ?? '', PORT: '0', LOG_LEVEL: 'warn', NODE_ENV: '', MOTU_SEED_DEMO: 'true', MOTU_ADMIN_TOKEN: '', MOTU_RATE_LIMIT_MAX: '10000000' },
-    ['--cpu-prof', `--cpu-prof-dir=${profDir}`],
-  );
-  const key = /Demo test secret key:\s+(\S+)/.exec(motu.output)?.[1] ?? '';
+  const motu = await startMeasuredMotu(dataDir, ['--cpu-prof', `--cpu-prof-dir=${profDir}`], (line) => console.log(line));
   try {
-    const f = await load('profile', motu.url, route, key, seconds, motu.child.pid);
+    const f = await load('profile', motu.url, route, motu.key, seconds, motu.child.pid);
     console.log(`${f.requestsPerSecond} req/s, p50 ${f.p50} ms, p99 ${f.p99} ms, CPU ${f.cpuMicrosPerRequest} µs/request, non-2xx ${f.non2xx}, errors ${f.errors}`);
   } finally {
     await stop(motu.child);

@@ -77,6 +77,22 @@ export function startProcess(args: string[], env: Record<string, string | undefi
   });
 }
 
+/**
+ * `motu serve` as bench/profile.ts and bench/threads.ts measure it: compiled (motuCommand), on `dataDir` (SQLite, or
+ * PROFILE_DATABASE_URL), demo seed, logs at warn, no rate limit; with `nodeArgs` (e.g. --cpu-prof). Also the demo test key.
+ */
+export async function startMeasuredMotu(dataDir: string, nodeArgs: string[] = [], log: (line: string) => void = () => {}): Promise<Started & { key: string }> {
+  const motu = await startProcess(
+    motuCommand(log).args,
+    {
+      MOTU_DATA_DIR: dataDir, DATABASE_URL: process.env.PROFILE_DATABASE_URL ?? '', PORT: '0', LOG_LEVEL: 'warn', NODE_ENV: '',
+      MOTU_SEED_DEMO: 'true', MOTU_ADMIN_TOKEN: '', MOTU_RATE_LIMIT_MAX: '10000000',
+    },
+    nodeArgs,
+  );
+  return { ...motu, key: /Demo test secret key:\s+(\S+)/.exec(motu.output)?.[1] ?? '' };
+}
+
 export async function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null) return;
   child.removeAllListeners('exit');

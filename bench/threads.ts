@@ -6,7 +6,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { load, motuCommand, startProcess, stop } from './sessions.js';
+import { load, startMeasuredMotu, stop } from './sessions.js';
 
 const seconds = Number(process.env.PROFILE_SECONDS ?? '8');
 const connections = Number(process.env.CONNECTIONS ?? '32');
@@ -30,18 +30,14 @@ function threadSeconds(pid: number): Map<string, number> {
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'motu-threads-'));
 try {
-  const motu = await startProcess(motuCommand().args, {
-    MOTU_DATA_DIR: dataDir, DATABASE_URL: process.env.PROFILE_DATABASE_URL ?? '', PORT: '0', LOG_LEVEL: 'warn', NODE_ENV: '',
-    MOTU_SEED_DEMO: 'true', MOTU_ADMIN_TOKEN: '', MOTU_RATE_LIMIT_MAX: '10000000',
-  });
-  const key = /Demo test secret key:\s+(\S+)/.exec(motu.output)?.[1] ?? '';
+  const motu = await startMeasuredMotu(dataDir);
   const pid = motu.child.pid!;
   try {
     for (let i = 0; i < Number(process.env.REPEAT ?? '1'); i++) {
       const before = threadSeconds(pid);
       const ownBefore = process.cpuUsage();
       const started = performance.now();
-      const f = await load('threads', motu.url, '/api/v1/payments/sessions', key, seconds, pid, connections);
+      const f = await load('threads', motu.url, '/api/v1/payments/sessions', motu.key, seconds, pid, connections);
       const wall = (performance.now() - started) / 1000;
       const own = process.cpuUsage(ownBefore);
       const busy = [...threadSeconds(pid)].map(([name, cpu]) => `${name} ${Math.round((100 * (cpu - (before.get(name) ?? 0))) / wall)} %`);

@@ -180,15 +180,14 @@ export class MerchantPaymentsService {
    * try takes the next unused reference (`release_<id>_1`, `_2`…): the acquirer never refunds more than was captured.
    */
   private async giveBack(mode: Owner['mode'], view: AuthorizationView): Promise<boolean> {
+    if (!holds(view)) return true; // refused, cancelled, refunded, or a challenge nobody will complete
     const acquirer = this.acquirers.forMode(mode);
     if (view.status === 'authorized') {
       if ((await acquirer.cancel({ mode, authorizationId: view.id })).ok) return true;
       // Cancelled meanwhile by another run: done. Still held (or captured meanwhile): the next look tries again.
       return (await acquirer.getAuthorization(mode, view.id))?.status === 'cancelled';
     }
-    if (view.status !== 'captured') return true; // refused, cancelled, or a challenge nobody will complete
     const left = view.capturedAmount - view.refundedAmount;
-    if (left <= 0) return true;
     for (let n = 0; n < MAX_RELEASE_REFERENCES; n++) {
       const reference = n === 0 ? `release_${view.id}` : `release_${view.id}_${n}`;
       const earlier = await acquirer.getRefund(mode, reference);
@@ -224,7 +223,7 @@ export class MerchantPaymentsService {
       let held = false;
       try {
         for (const view of await this.acquirers.forMode(payment.mode).listAuthorizations(payment.mode, payment.id)) {
-          if (view.status !== 'authorized' && !(view.status === 'captured' && view.capturedAmount > view.refundedAmount)) continue;
+          if (!holds(view)) continue;
           if (await this.giveBack(payment.mode, view)) released += 1;
           else held = true;
         }
@@ -386,6 +385,11 @@ export class MerchantPaymentsService {
       return true;
     });
   }
+}
+
+/** Whether the acquirer still holds the customer's money under this authorization: uncaptured, or captured and not all refunded. */
+function holds(view: AuthorizationView): boolean {
+  return view.status === 'authorized' || (view.status === 'captured' && view.capturedAmount > view.refundedAmount);
 }
 
 function cardColumns(card: CardInfo | null) {
