@@ -11,7 +11,7 @@ import { merchantAuthHook } from './http/auth.js';
 import { clientErrorHandler, registerErrorHandling } from './http/errors.js';
 import { registerIdempotency } from './http/idempotency.js';
 import { registerTextGuard } from './http/text-guard.js';
-import { registerMetrics } from './http/metrics.js';
+import { gaugeOnScrape, registerMetrics } from './http/metrics.js';
 import { ErrorSchema } from './http/schemas.js';
 import { validatorCompiler } from './http/validation.js';
 import { lazyChildLoggerFactory, requestLogLine } from './http/logger.js';
@@ -36,7 +36,7 @@ import { WalletService } from './modules/wallet/wallet.service.js';
 import { paymentMethodsRoutes } from './modules/wallet/payment-methods.routes.js';
 import { WalletSessionsService } from './modules/wallet/wallet-sessions.service.js';
 import { walletSessionsRoutes } from './modules/wallet/wallet-sessions.routes.js';
-import { MerchantPaymentsService } from './modules/wallet/merchant-payments.service.js';
+import { LATE_AUTHORIZATION_WATCH_HOURS, MerchantPaymentsService } from './modules/wallet/merchant-payments.service.js';
 import { merchantPaymentsRoutes } from './modules/wallet/merchant-payments.routes.js';
 import { walletPagesRoutes } from './pages/wallet/wallet.routes.js';
 import { SdkService } from './sdk/sdk.service.js';
@@ -133,12 +133,19 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   });
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
 
-  registerMetrics(app);
+  const metrics = registerMetrics(app);
   const secretBox = secretBoxFor(config);
   if (secretBox.warning) app.log.warn(secretBox.warning);
   // Rows written before webhook secrets were encrypted at rest are sealed now (no-op afterwards).
   await sealStoredWebhookSecrets(db, secretBox);
   const services = buildServices(config, db, clock);
+  const merchantPayments = new MerchantPaymentsService(db, clock, services.acquirers, services.paymentSessions, services.payments, config);
+  gaugeOnScrape(metrics, 'motu_late_authorizations_watched',
+    'Failed merchant-initiated payments watched for an authorization that reached the acquirer late (docs/payments.md, Recovery)',
+    async () => (await merchantPayments.lateAuthorizationWatch(clock.now())).watched);
+  gaugeOnScrape(metrics, 'motu_late_authorizations_overdue',
+    `Of those, payments failed more than ${LATE_AUTHORIZATION_WATCH_HOURS} hours ago: the acquirer still holds an authorization Motu could not give back`,
+    async () => (await merchantPayments.lateAuthorizationWatch(clock.now())).overdue);
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
@@ -192,7 +199,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await api.register(eventStreamRoutes(db, clock));
       await api.register(paymentMethodsRoutes(services.wallet));
       await api.register(walletSessionsRoutes(services.walletSessions));
-      await api.register(merchantPaymentsRoutes(new MerchantPaymentsService(db, clock, services.acquirers, services.paymentSessions, services.payments, config)));
+      await api.register(merchantPaymentsRoutes(merchantPayments));
     },
     { prefix: '/api/v1' },
   );

@@ -553,15 +553,29 @@ eachDatabase('a capture or cancel killed mid-way, with MOTU_OPERATION_CLAIM_SECO
       assert.equal(await flakyService.releaseLateAuthorizations(clock.now(), 1_250), 0);
       assert.deepEqual(await held(), [{ status: 'authorized' }]);
       assert.equal((await payment(pending.paymentId)).operation, 'release', 'looked at again later');
+      // What an operator sees on /metrics: watched, and once still held a day after the failure, overdue.
+      const gauges = async () => {
+        const body = String((await t.api(undefined, 'GET', '/metrics')).body);
+        const read = (name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(body)?.[1]);
+        return { watched: read('motu_late_authorizations_watched'), overdue: read('motu_late_authorizations_overdue') };
+      };
+      const before = await gauges();
+      assert.ok(before.watched >= 1, `watched ${before.watched}`);
+      for (let hour = 1; hour <= 24; hour++) {
+        clock.advance(3_600_000);
+        assert.equal(await flakyService.releaseLateAuthorizations(clock.now(), 1_250), 0);
+      }
+      assert.equal((await payment(pending.paymentId)).operation, 'release', 'still held after 24 h: still watched');
+      const overdue = await gauges();
+      assert.equal(overdue.overdue, 1, 'the one payment whose authorization could not be given back for a day');
       down = false;
       clock.advance(3_600_000);
       assert.equal(await flakyService.releaseLateAuthorizations(clock.now(), 1_250), 1);
       assert.deepEqual(await held(), [{ status: 'cancelled' }], 'the hold on the card released');
       assert.deepEqual(await types(pending.paymentId), ['payment.failed']);
-      // Still held 24 h after the failure would keep it watched; given back, the watch ends then.
-      clock.advance(24 * 3_600_000);
-      assert.equal(await flakyService.releaseLateAuthorizations(clock.now(), 1_250), 0);
+      // Given back, and more than 24 h after the failure: the watch ends.
       assert.equal((await payment(pending.paymentId)).operation, null);
+      assert.deepEqual(await gauges(), { watched: overdue.watched - 1, overdue: 0 });
     });
 
     it('a retry of the request holding the payment meanwhile: the job leaves it to that retry', async () => {

@@ -1,6 +1,6 @@
 // Prometheus metrics: one registry per app, so several apps (tests) never share counters.
 import type { FastifyInstance } from 'fastify';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export function registerMetrics(app: FastifyInstance): Registry {
   const registry = new Registry();
@@ -30,4 +30,23 @@ export function registerMetrics(app: FastifyInstance): Registry {
     return registry.metrics();
   });
   return registry;
+}
+
+/**
+ * A gauge read when /metrics is scraped (`read`, a database query say). A read that fails leaves the gauge out of that
+ * scrape rather than failing it: the other metrics still answer while the database does not.
+ */
+export function gaugeOnScrape(registry: Registry, name: string, help: string, read: () => Promise<number>): void {
+  new Gauge({
+    name,
+    help,
+    registers: [registry],
+    async collect() {
+      try {
+        this.set(await read());
+      } catch {
+        this.reset();
+      }
+    },
+  });
 }

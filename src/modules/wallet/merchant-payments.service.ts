@@ -5,6 +5,7 @@
 //
 // Never inside a transaction while the acquirer answers: the payment is written pending first, the
 // authorization asked, then its outcome written with its events in a second short transaction.
+import { sql } from 'kysely';
 import type { AuthorizationOutcome, AuthorizationView, CardInfo } from '../../acquirer/acquirer.js';
 import { REFUSAL_MESSAGES } from '../../acquirer/simulator/test-cards.js';
 import type { Acquirers } from '../../acquirer/acquirers.js';
@@ -236,6 +237,23 @@ export class MerchantPaymentsService {
         .where('id', '=', payment.id).where('operation', '=', RELEASE).where('operation_at', '=', payment.operation_at).execute());
     }
     return released;
+  }
+
+  /**
+   * How many failed payments are watched for a late authorization (`operation` = 'release'), and how many of them
+   * failed more than LATE_AUTHORIZATION_WATCH_HOURS ago: a watch outlives that only while the acquirer holds something
+   * that could not be given back, which wants a person (the /metrics gauges motu_late_authorizations_watched and
+   * motu_late_authorizations_overdue).
+   */
+  async lateAuthorizationWatch(now: Date): Promise<{ watched: number; overdue: number }> {
+    const since = new Date(now.getTime() - LATE_AUTHORIZATION_WATCH_HOURS * 3_600_000).toISOString();
+    const row = await this.db.kysely.selectFrom('payments')
+      .select([
+        sql<number>`count(*)`.as('watched'),
+        sql<number>`coalesce(sum(case when updated_at < ${since} then 1 else 0 end), 0)`.as('overdue'),
+      ])
+      .where('operation', '=', RELEASE).where('status', '=', 'failed').executeTakeFirstOrThrow();
+    return { watched: Number(row.watched), overdue: Number(row.overdue) };
   }
 
   private earlier(owner: Owner, id: string) {
