@@ -11,7 +11,7 @@ import { merchantAuthHook } from './http/auth.js';
 import { clientErrorHandler, registerErrorHandling } from './http/errors.js';
 import { registerIdempotency } from './http/idempotency.js';
 import { registerTextGuard } from './http/text-guard.js';
-import { gaugeOnScrape, registerMetrics } from './http/metrics.js';
+import { gaugesOnScrape, registerMetrics } from './http/metrics.js';
 import { ErrorSchema } from './http/schemas.js';
 import { validatorCompiler } from './http/validation.js';
 import { lazyChildLoggerFactory, requestLogLine } from './http/logger.js';
@@ -140,12 +140,16 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await sealStoredWebhookSecrets(db, secretBox);
   const services = buildServices(config, db, clock);
   const merchantPayments = new MerchantPaymentsService(db, clock, services.acquirers, services.paymentSessions, services.payments, config);
-  gaugeOnScrape(metrics, 'motu_late_authorizations_watched',
-    'Failed merchant-initiated payments watched for an authorization that reached the acquirer late (docs/payments.md, Recovery)',
-    async () => (await merchantPayments.lateAuthorizationWatch(clock.now())).watched);
-  gaugeOnScrape(metrics, 'motu_late_authorizations_overdue',
-    `Of those, payments failed more than ${LATE_AUTHORIZATION_WATCH_HOURS} hours ago: the acquirer still holds an authorization Motu could not give back`,
-    async () => (await merchantPayments.lateAuthorizationWatch(clock.now())).overdue);
+  gaugesOnScrape(metrics, {
+    watched: {
+      name: 'motu_late_authorizations_watched',
+      help: 'Failed merchant-initiated payments watched for an authorization that reached the acquirer late (docs/payments.md, Recovery)',
+    },
+    overdue: {
+      name: 'motu_late_authorizations_overdue',
+      help: `Of those, payments failed more than ${LATE_AUTHORIZATION_WATCH_HOURS} hours ago: the acquirer still holds an authorization Motu could not give back`,
+    },
+  }, () => merchantPayments.lateAuthorizationWatch(clock.now()));
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {

@@ -33,20 +33,28 @@ export function registerMetrics(app: FastifyInstance): Registry {
 }
 
 /**
- * A gauge read when /metrics is scraped (`read`, a database query say). A read that fails leaves the gauge out of that
- * scrape rather than failing it: the other metrics still answer while the database does not.
+ * Gauges read when /metrics is scraped, all from one `read` (a database query, say) per scrape: the registry collects
+ * every metric at once, so the gauges share the read in flight. A read that fails leaves them out of that scrape rather
+ * than failing it: the other metrics still answer while the database does not.
  */
-export function gaugeOnScrape(registry: Registry, name: string, help: string, read: () => Promise<number>): void {
-  new Gauge({
-    name,
-    help,
-    registers: [registry],
-    async collect() {
-      try {
-        this.set(await read());
-      } catch {
-        this.reset();
-      }
-    },
-  });
+export function gaugesOnScrape<K extends string>(
+  registry: Registry,
+  gauges: Record<K, { name: string; help: string }>,
+  read: () => Promise<Record<K, number>>,
+): void {
+  let inFlight: Promise<Record<K, number>> | undefined;
+  const once = () => (inFlight ??= read().finally(() => { inFlight = undefined; }));
+  for (const key of Object.keys(gauges) as K[]) {
+    new Gauge({
+      ...gauges[key],
+      registers: [registry],
+      async collect() {
+        try {
+          this.set((await once())[key]);
+        } catch {
+          this.reset();
+        }
+      },
+    });
+  }
 }
