@@ -14,6 +14,8 @@ input[aria-invalid="true"] { border-color: var(--error); }
 input::placeholder { color: var(--muted); }
 .brand { position: absolute; right: 12px; top: 14px; font-size: 12px; font-weight: 700; color: var(--muted); letter-spacing: 0.05em; }
 html[data-field="number"] input { padding-right: 132px; }
+/* Empty, the field shows no brand: the whole width goes to the placeholder (390 px screens). */
+html[data-field] input:placeholder-shown { padding-right: 12px; }
 .err { min-height: 18px; font-size: 13px; color: var(--error); padding: 2px 2px 0; }
 .bank { max-width: 420px; margin: 24px auto; padding: 24px; border: 1px solid var(--border); border-radius: 12px; background: var(--bg); }
 .bank h1 { font-size: 20px; margin: 0 0 8px; }

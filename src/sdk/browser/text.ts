@@ -1,5 +1,7 @@
 // The component's own words, French (default) and English.
-export type Lang = 'fr' | 'en';
+import { pageLang, type Lang } from '../../shared/lang.js';
+
+export type { Lang };
 
 export const TEXT = {
   fr: {
@@ -28,9 +30,7 @@ export const TEXT = {
   },
 } as const;
 
-export function langOf(code: string | null | undefined): Lang {
-  return (code ?? '').toLowerCase().startsWith('en') ? 'en' : 'fr';
-}
+export const langOf = pageLang;
 
 export function fill(template: string, values: Record<string, string>): string {
   return template.replace(/\{(\w+)\}/g, (_, k: string) => values[k] ?? '');
