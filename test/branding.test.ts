@@ -19,10 +19,20 @@ test('text on the primary colour: white or dark, whichever reads better (WCAG lu
   assert.equal(textOn('#fde047'), '#111827');
   assert.equal(textOn('#ffffff'), '#111827');
   assert.equal(textOn('#000000'), '#ffffff');
-  // Worked by hand: #777777 has luminance 0.1845; against white (1.05/0.2345) 4.48, against #111827 (0.0129) 3.73.
-  assert.equal(textOn('#777777'), '#ffffff');
+  // Worked by hand: #777777 has luminance 0.1845; against white (1.05/0.2345) 4.48, against #111827 (0.0129) 3.73:
+  // neither reaches AA, pure black does (0.2345/0.05 = 4.69).
+  assert.equal(textOn('#777777'), '#000000');
   assert.ok(Math.abs(contrast('#777777', '#ffffff') - 4.48) < 0.01);
-  for (const c of ['#0f766e', '#fde047', '#ff0000', '#00ff00', '#808080', '#7c3aed']) assert.ok(contrast(c, textOn(c)) >= 3.9, c);
+  for (const c of ['#0f766e', '#fde047', '#ff0000', '#00ff00', '#808080', '#7c3aed']) assert.ok(contrast(c, textOn(c)) >= 4.5, c);
+});
+
+test('the text on any merchant colour reads at 4.5:1 at least (WCAG AA): every grey and a grid of colours', () => {
+  const hex = (n: number) => n.toString(16).padStart(2, '0');
+  const colours: string[] = [];
+  for (let v = 0; v < 256; v += 1) colours.push(`#${hex(v)}${hex(v)}${hex(v)}`);
+  for (let r = 0; r < 256; r += 17) for (let g = 0; g < 256; g += 17) for (let b = 0; b < 256; b += 17) colours.push(`#${hex(r)}${hex(g)}${hex(b)}`);
+  const unreadable = colours.filter((c) => contrast(c, textOn(c)) < 4.5);
+  assert.deepEqual(unreadable, []);
 });
 
 eachDatabase('merchant branding', (dialect) => {

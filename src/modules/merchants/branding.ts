@@ -46,9 +46,17 @@ export function contrast(a: string, b: string): number {
   return (hi + 0.05) / (lo + 0.05);
 }
 
-/** White or dark text on `background`, whichever has the higher contrast. */
+/** WCAG AA for normal text. */
+export const AA = 4.5;
+
+/**
+ * White or dark text on `background`, whichever has the higher contrast; for the mid-tones where neither reaches
+ * 4.5:1 (near #757575), pure black, which always does with white as the other choice.
+ */
 export function textOn(background: string): string {
-  return contrast(background, LIGHT_TEXT) >= contrast(background, DARK_TEXT) ? LIGHT_TEXT : DARK_TEXT;
+  const best = contrast(background, LIGHT_TEXT) >= contrast(background, DARK_TEXT) ? LIGHT_TEXT : DARK_TEXT;
+  if (contrast(background, best) >= AA) return best;
+  return contrast(background, '#000000') > contrast(background, LIGHT_TEXT) ? '#000000' : LIGHT_TEXT;
 }
 
 /** The merchant's theme, or null for Motu's default look. */
@@ -57,7 +65,7 @@ export function themeOf(merchant: Branded): Theme | null {
   const accent = isHexColor(merchant.accent_color) ? merchant.accent_color.toLowerCase() : null;
   if (!primary && !accent) return null;
   const linkColor = accent ?? primary!;
-  const readable = (bg: string) => (contrast(linkColor, bg) >= 4.5 ? linkColor : null);
+  const readable = (bg: string) => (contrast(linkColor, bg) >= AA ? linkColor : null);
   return {
     primary: primary ?? accent!,
     onPrimary: textOn(primary ?? accent!),

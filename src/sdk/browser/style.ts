@@ -4,7 +4,7 @@ export const COMPONENT_CSS = `
 :host { all: initial; display: block; --motu-primary: #2563eb; --motu-bg: #ffffff; --motu-text: #111827; --motu-muted: #6b7280;
   --motu-border: #e5e7eb; --motu-error: #b91c1c; --motu-radius: 12px; }
 @media (prefers-color-scheme: dark) {
-  :host(:not([data-fixed-colors])) { --motu-bg: #111827; --motu-text: #f3f4f6; --motu-muted: #9ca3af; --motu-border: #374151; --motu-error: #fca5a5; }
+  :host(:not([data-fixed-colors])) { --motu-primary: #60a5fa; --motu-bg: #111827; --motu-text: #f3f4f6; --motu-muted: #9ca3af; --motu-border: #374151; --motu-error: #fca5a5; }
 }
 .motu { box-sizing: border-box; font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--motu-text);
   background: var(--motu-bg); border: 1px solid var(--motu-border); border-radius: var(--motu-radius); padding: 16px; color-scheme: light dark; }
