@@ -373,11 +373,11 @@ eachDatabase('hosted checkout in a browser', (dialect) => {
     await context.close();
   });
 
-  it('shows the inactive-session page for a completed and for an expired session', async () => {
+  it('shows the already-paid page for a paid session and the inactive-session page for an expired one', async () => {
     const paid = await payWithCard('4242424242424242');
     await paid.page.waitForURL(`${SHOP}/**`);
     await paid.page.goto(paid.s.checkoutUrl);
-    await paid.page.getByRole('heading', { name: 'This payment page is no longer active' }).waitFor();
+    await paid.page.getByRole('heading', { name: 'This order is already paid' }).waitFor();
     await paid.context.close();
 
     const s = await session({ expiresIn: 60, languageCode: 'fr' });

@@ -156,7 +156,7 @@ eachDatabase('wallet and SDK in a browser', (dialect) => {
     await fillCard(page, CARDS.challenge);
     await page.click('#merchant-pay');
     const bank = page.frameLocator('.motu-component iframe[title="Authentification 3-D Secure"]');
-    await bank.getByRole('button', { name: 'Authenticate' }).click();
+    await bank.getByRole('button', { name: 'Authentifier' }).click();
     await page.waitForURL(/\/return\?/);
     const url = new URL(page.url());
     assert.equal(url.searchParams.get('status'), 'success');
@@ -177,7 +177,7 @@ eachDatabase('wallet and SDK in a browser', (dialect) => {
     const { context, page } = await openMerchant(s.sessionId, 'embarque');
     await fillCard(page, CARDS.challenge);
     await page.click('#merchant-pay');
-    await page.frameLocator('.motu-component iframe[title="Authentification 3-D Secure"]').getByRole('button', { name: 'Fail authentication' }).click();
+    await page.frameLocator('.motu-component iframe[title="Authentification 3-D Secure"]').getByRole('button', { name: "Faire échouer l'authentification" }).click();
     await page.waitForFunction(() => (sessionStorage.getItem('log') ?? '').includes('PAIEMENT_REFUSE'));
     assert.match(new URL(page.url()).pathname, /^\/pay-/);
     assert.equal(await page.locator('.motu-component .challenge').isHidden(), true);
@@ -191,15 +191,19 @@ eachDatabase('wallet and SDK in a browser', (dialect) => {
     await close(context);
   });
 
-  it('defi3ds redirection: the whole page goes to the bank and comes back to redirectUrl', async () => {
+  it('defi3ds redirection: the whole page goes to the bank and comes back to redirectUrl through /checkout/success', async () => {
     const s = await paymentSession();
     const { context, page } = await openMerchant(s.sessionId, 'redirection');
+    const visited: string[] = [];
+    page.on('framenavigated', (frame) => { if (frame === page.mainFrame()) visited.push(new URL(frame.url()).pathname); });
     await fillCard(page, CARDS.challenge);
     await page.click('#merchant-pay');
     await page.waitForURL(/\/acquirer\/v1\/3ds\//);
-    await page.getByRole('button', { name: 'Authenticate' }).click();
+    await page.getByRole('button', { name: 'Authentifier' }).click();
     await page.waitForURL(/\/return\?/);
     assert.equal(new URL(page.url()).searchParams.get('status'), 'success');
+    // The path a mobile app's web view watches comes before the merchant's page.
+    assert.ok(visited.indexOf('/checkout/success') >= 0 && visited.indexOf('/checkout/success') < visited.indexOf('/return'), visited.join(' → '));
     assert.equal((await t.api(m.testKey, 'GET', `/api/v1/payments/${s.paymentId}`)).body.status, 'captured');
     await close(context);
   });

@@ -2,8 +2,7 @@
 // mounts on, submit a card token, and finish a 3-D Secure challenge. A completed or expired session is refused.
 // Payment sessions go through the hosted checkout's use cases; wallet sessions through card registration.
 import type { CheckoutService } from '../modules/checkout/checkout.service.js';
-import { returnUrl } from '../modules/checkout/return-urls.js';
-import type { PaymentRow, PaymentSessionRow } from '../modules/payments/payments.table.js';
+import type { PaymentRow } from '../modules/payments/payments.table.js';
 import type { WalletSessionsService } from '../modules/wallet/wallet-sessions.service.js';
 import { AppError } from '../shared/errors.js';
 import { displayName, themeOf, type Branded } from '../modules/merchants/branding.js';
@@ -86,18 +85,13 @@ export class SdkService {
     if (!ctx) throw new AppError('NOT_FOUND', 'Unknown session');
     const { session, payment } = ctx;
     if (PAID.includes(payment.status)) {
-      return { status: 'succeeded', redirectUrl: successUrl(session, payment), paymentId: payment.id, cardNetwork: payment.card_network };
+      return { status: 'succeeded', redirectUrl: `${this.publicUrl}${this.checkout.successTarget(session)}`, paymentId: payment.id, cardNetwork: payment.card_network };
     }
     if (payment.status === 'failed') {
       return { status: 'failed', code: 'PAIEMENT_REFUSE', message: payment.refusal_message ?? 'The card was refused' };
     }
     return { status: 'error', code: 'SESSION_EXPIRED', message: 'This session is no longer active' };
   }
-}
-
-/** 6.9 point 5: after validation the customer goes to the session's redirectUrl. */
-function successUrl(session: PaymentSessionRow, payment: PaymentRow): string | null {
-  return session.redirect_url ? returnUrl(session.redirect_url, 'success', payment.id, payment.order_reference) : null;
 }
 
 function inactive(): AppError {

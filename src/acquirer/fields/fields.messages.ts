@@ -1,9 +1,9 @@
 // Texts of the secure fields and the simulated bank page, in English and French.
+import { pageLang } from '../../shared/lang.js';
+
 export type Lang = 'en' | 'fr';
 
-export function langOf(code: string | undefined | null): Lang {
-  return (code ?? '').toLowerCase().startsWith('en') ? 'en' : 'fr';
-}
+export const langOf = pageLang;
 
 export const FIELD_TEXT = {
   en: {
@@ -31,6 +31,6 @@ export const BANK_TEXT = {
   },
   fr: {
     title: 'Authentification 3-D Secure', tag: 'Mode test : banque simulée', intro: 'Votre banque vous demande de confirmer ce paiement.',
-    amount: 'Montant', card: 'Carte', authenticate: 'Authenticate', fail: 'Fail authentication', done: 'Cette authentification est déjà terminée.',
+    amount: 'Montant', card: 'Carte', authenticate: 'Authentifier', fail: "Faire échouer l'authentification", done: 'Cette authentification est déjà terminée.',
   },
 } as const;

@@ -205,21 +205,31 @@ export class CheckoutService {
     return back ? returnUrl(back, 'cancelled', ctx.payment.id, ctx.payment.order_reference) : null;
   }
 
-  /** Where the customer goes once the payment succeeded (successPageMode). */
-  successTarget(session: PaymentSessionRow, payment: PaymentRow): string {
-    const redirect = session.redirect_url ? returnUrl(session.redirect_url, 'success', payment.id, payment.order_reference) : null;
-    const mode = session.success_page_mode;
-    const emailKnown = Boolean(session.email);
-    if (redirect && (mode === 'redirect' || (mode === 'auto' && emailKnown))) return redirect;
+  /**
+   * Where the customer goes once the payment succeeded: always /checkout/success (a mobile app's web view watches
+   * that path), which moves on to the merchant when successPageMode says so (successOnward).
+   */
+  successTarget(session: PaymentSessionRow, _payment?: PaymentRow): string {
     return `/checkout/success?sessionId=${encodeURIComponent(session.id)}`;
   }
 
-  /** Where the customer goes after a refusal (failurePageMode; show when no valid return URL exists). */
-  failureTarget(session: PaymentSessionRow, payment: PaymentRow): string {
+  /** The merchant's return URL /checkout/success moves on to without showing itself (successPageMode), or null. */
+  successOnward(session: PaymentSessionRow, payment: PaymentRow): string | null {
+    const redirect = session.redirect_url ? returnUrl(session.redirect_url, 'success', payment.id, payment.order_reference) : null;
+    const mode = session.success_page_mode;
+    return redirect && (mode === 'redirect' || (mode === 'auto' && Boolean(session.email))) ? redirect : null;
+  }
+
+  /** Where the customer goes after a refusal: always /checkout/failed, which moves on per failurePageMode. */
+  failureTarget(session: PaymentSessionRow, _payment?: PaymentRow): string {
+    return `/checkout/failed?sessionId=${encodeURIComponent(session.id)}`;
+  }
+
+  /** The merchant's failure URL /checkout/failed moves on to (failurePageMode redirect with a valid URL), or null. */
+  failureOnward(session: PaymentSessionRow, payment: PaymentRow): string | null {
     const base = session.failure_redirect_url ?? session.redirect_url;
     const redirect = base ? returnUrl(base, 'failed', payment.id, payment.order_reference) : null;
-    if (session.failure_page_mode === 'redirect' && redirect) return redirect;
-    return `/checkout/failed?sessionId=${encodeURIComponent(session.id)}`;
+    return session.failure_page_mode === 'redirect' ? redirect : null;
   }
 
   private async rememberEmail(payment: PaymentRow, email: string): Promise<void> {

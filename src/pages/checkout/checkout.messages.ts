@@ -1,9 +1,8 @@
 // Every text of the hosted payment pages, in French (the default) and English.
-export type Lang = 'fr' | 'en';
+import { pageLang, type Lang } from '../../shared/lang.js';
 
-export function langOf(code: string | null | undefined): Lang {
-  return (code ?? '').toLowerCase().startsWith('en') ? 'en' : 'fr';
-}
+export type { Lang };
+export const langOf = pageLang;
 
 const en = {
   title: 'Payment', secure: 'Secure payment', payByCard: 'Pay by card', testMode: 'Test mode: no real payment is made', order: 'Your order',
@@ -12,7 +11,8 @@ const en = {
   cardDetails: 'Card details', savedCards: 'Your saved cards', newCard: 'Use another card',
   cardNumber: 'Card number', expiry: 'Expiry date', cvc: 'Security code', saveCard: 'Save my card',
   pay: 'Pay', processing: 'Processing…', cancel: 'Cancel and return to the merchant',
-  challengeTitle: 'Confirm the payment with your bank', fieldsError: 'Check the card details',
+  challengeTitle: 'Confirm the payment with your bank', challengeClose: 'Close the authentication and return to the card form',
+  challengeCancelled: 'The authentication was cancelled. You can pay again with this card or another one.', fieldsError: 'Check the card details',
   network: 'The connection failed. Check your connection and try again.',
   browserUnfit: 'Your bank cannot authenticate the payment in this browser. Try another browser or another card.',
   unavailable: 'Card payments are not available on this service for the moment.',
@@ -24,7 +24,9 @@ const en = {
   retry: 'Try again', otherCard: 'Use another card',
   attemptsExhausted: 'Too many attempts: this payment can no longer be retried here. Return to {merchant} to start again.',
   expiredTitle: 'This payment page is no longer active',
-  expiredText: 'The payment session has expired or is already complete. If you still want to pay, return to the merchant and start again.',
+  expiredText: 'The payment session has expired or was cancelled. If you still want to pay, return to the merchant and start again.',
+  paidTitle: 'This order is already paid', paidText: 'Your payment to {merchant} has been accepted; there is nothing more to pay.',
+  continue: 'Continue',
   notFound: 'Unknown payment page', receiptTitle: 'Payment receipt', poweredBy: 'Payments by Motu',
   refusals: {
     card_declined: 'Your bank declined the card.', insufficient_funds: 'The card has insufficient funds.',
@@ -41,7 +43,8 @@ const fr: typeof en = {
   cardDetails: 'Informations de la carte', savedCards: 'Vos cartes enregistrées', newCard: 'Utiliser une autre carte',
   cardNumber: 'Numéro de carte', expiry: "Date d'expiration", cvc: 'Cryptogramme', saveCard: 'Enregistrer ma carte',
   pay: 'Payer', processing: 'Traitement…', cancel: 'Annuler et revenir chez le marchand',
-  challengeTitle: 'Confirmez le paiement auprès de votre banque', fieldsError: 'Vérifiez les informations de la carte',
+  challengeTitle: 'Confirmez le paiement auprès de votre banque', challengeClose: "Fermer l'authentification et revenir au formulaire de carte",
+  challengeCancelled: "L'authentification a été annulée. Vous pouvez payer à nouveau avec cette carte ou une autre.", fieldsError: 'Vérifiez les informations de la carte',
   network: 'La connexion a échoué. Vérifiez votre connexion et réessayez.',
   browserUnfit: "Votre banque ne peut pas authentifier le paiement dans ce navigateur. Essayez un autre navigateur ou une autre carte.",
   unavailable: "Le paiement par carte n'est pas disponible sur ce service pour le moment.",
@@ -53,7 +56,9 @@ const fr: typeof en = {
   retry: 'Réessayer', otherCard: 'Utiliser une autre carte',
   attemptsExhausted: 'Trop de tentatives : ce paiement ne peut plus être réessayé ici. Revenez sur {merchant} pour recommencer.',
   expiredTitle: "Cette page de paiement n'est plus active",
-  expiredText: 'La session de paiement a expiré ou est déjà terminée. Pour payer, revenez chez le marchand et recommencez.',
+  expiredText: 'La session de paiement a expiré ou a été annulée. Pour payer, revenez chez le marchand et recommencez.',
+  paidTitle: 'Cette commande est déjà payée', paidText: "Votre paiement à {merchant} a été accepté ; il n'y a plus rien à payer.",
+  continue: 'Continuer',
   notFound: 'Page de paiement inconnue', receiptTitle: 'Reçu de paiement', poweredBy: 'Paiements par Motu',
   refusals: {
     card_declined: 'Votre banque a refusé la carte.', insufficient_funds: 'Le solde de la carte est insuffisant.',

@@ -9,7 +9,8 @@ import { returnUrl } from '../../modules/checkout/return-urls.js';
 import { CHECKOUT_JS, RETURN_JS } from './checkout.script.js';
 import { CHECKOUT_CSS } from './checkout.style.js';
 import { langOf, TEXT } from './checkout.messages.js';
-import { checkoutPage, expiredPage, failedPage, pageTheme, returnPage, successPage } from './checkout.views.js';
+import { checkoutPage, expiredPage, failedPage, pageTheme, paidPage, returnPage, successPage } from './checkout.views.js';
+import { isPaid } from '../../modules/payments/payment-status.js';
 import type { Branded } from '../../modules/merchants/branding.js';
 import { receiptPdf } from './receipt.js';
 
@@ -53,7 +54,15 @@ export function checkoutRoutes(checkout: CheckoutService, publicUrl: string): Fa
       if (!loaded) return sendHtml(reply, expiredPage('fr').replace(TEXT.fr.expiredTitle, TEXT.fr.notFound), pageCsp, 404);
       if ('inactive' in loaded) {
         // No card attempt left: the outcome page (its reason, the way back to the merchant), not "expired".
-        return loaded.state === 'exhausted' ? reply.redirect(`/checkout/failed?sessionId=${encodeURIComponent(request.params.sessionId)}`, 302) : expired(reply, loaded.lang);
+        if (loaded.state === 'exhausted') return reply.redirect(`/checkout/failed?sessionId=${encodeURIComponent(request.params.sessionId)}`, 302);
+        // Paid already: say so, with the way back, never "start again" (a second payment).
+        const ctx = await checkout.loadAny(request.params.sessionId);
+        if (ctx && isPaid(ctx.payment.status)) {
+          const lang = langOf(ctx.session.language_code);
+          const back = ctx.session.redirect_url ? returnUrl(ctx.session.redirect_url, 'success', ctx.payment.id, ctx.payment.order_reference) : null;
+          return sendHtml(reply, paidPage(ctx, lang, back), themedCsp(ctx.merchant));
+        }
+        return expired(reply, loaded.lang);
       }
       const lang = langOf(loaded.session.language_code);
       return sendHtml(reply, checkoutPage(loaded, lang, hostOrigin(request)), themedCsp(loaded.merchant));
@@ -69,7 +78,8 @@ export function checkoutRoutes(checkout: CheckoutService, publicUrl: string): Fa
       '/checkout/:sessionId/3ds-return', { schema: { hide: true } }, async (request, reply) => {
         const next = await checkout.completeChallenge(request.params.sessionId, request.query.authorizationId ?? '');
         const url = next.next === 'redirect' ? next.url : `/checkout/${encodeURIComponent(request.params.sessionId)}`;
-        return sendHtml(reply, returnPage(url), pageCsp);
+        const ctx = await checkout.loadAny(request.params.sessionId);
+        return sendHtml(reply, returnPage(url, langOf(ctx?.session.language_code)), pageCsp);
       });
 
     app.get<SessionQuery>('/checkout/success', { schema: { hide: true } }, async (request, reply) => {
@@ -79,6 +89,8 @@ export function checkoutRoutes(checkout: CheckoutService, publicUrl: string): Fa
         return checkout.isOpen(ctx.session, ctx.payment) ? reply.redirect(`/checkout/${ctx.session.id}`, 302) : expired(reply, ctx.session.language_code);
       }
       const lang = langOf(ctx.session.language_code);
+      const onward = checkout.successOnward(ctx.session, ctx.payment);
+      if (onward) return sendHtml(reply, returnPage(onward, lang), pageCsp);
       const back = ctx.session.redirect_url ? returnUrl(ctx.session.redirect_url, 'success', ctx.payment.id, ctx.payment.order_reference) : null;
       return sendHtml(reply, successPage(ctx, lang, back, `/checkout/success/receipt.pdf?sessionId=${encodeURIComponent(ctx.session.id)}`), themedCsp(ctx.merchant));
     });
@@ -101,6 +113,8 @@ export function checkoutRoutes(checkout: CheckoutService, publicUrl: string): Fa
         return checkout.isOpen(ctx.session, ctx.payment) ? reply.redirect(`/checkout/${ctx.session.id}`, 302) : expired(reply, ctx.session.language_code);
       }
       const lang = langOf(ctx.session.language_code);
+      const onward = checkout.failureOnward(ctx.session, ctx.payment);
+      if (onward) return sendHtml(reply, returnPage(onward, lang), pageCsp);
       const base = ctx.session.failure_redirect_url ?? ctx.session.redirect_url;
       const back = base ? returnUrl(base, 'failed', ctx.payment.id, ctx.payment.order_reference) : null;
       return sendHtml(reply, failedPage(ctx, lang, checkout.cardState(ctx.session, ctx.payment), back), themedCsp(ctx.merchant));

@@ -72,12 +72,28 @@ export const CHECKOUT_JS = String.raw`(function () {
     xhr.send(JSON.stringify(body));
   }
 
+  var challengeOpen = false;
   function openChallenge(url) {
+    challengeOpen = true;
     challengeFrame.src = url + (url.indexOf('?') < 0 ? '?' : '&') + 'lang=' + cfg.lang;
     if (typeof dialog.showModal === 'function') dialog.showModal(); else dialog.setAttribute('open', '');
-    challengeFrame.focus();
+    // Focus starts on our close button, in this document: Escape then closes the dialog (keys typed inside the
+    // bank's frame stay in that frame).
+    document.getElementById('challenge-close').focus();
   }
-  dialog.addEventListener('cancel', function (e) { e.preventDefault(); });
+  // Escape or the close button: this attempt is abandoned (the bank page is unloaded, nothing was paid) and the
+  // customer is back on the card form, free to pay again.
+  function abandonChallenge() {
+    if (!challengeOpen) return;
+    challengeOpen = false;
+    challengeFrame.src = 'about:blank';
+    if (dialog.open && typeof dialog.close === 'function') dialog.close(); else dialog.removeAttribute('open');
+    setBusy(false);
+    say(cfg.text.challengeCancelled);
+    if (cardBlock && !cardBlock.hidden) numberFrame.focus(); else button.focus();
+  }
+  dialog.addEventListener('close', abandonChallenge);
+  document.getElementById('challenge-close').addEventListener('click', abandonChallenge);
 
   window.addEventListener('message', function (e) {
     if (e.origin !== window.location.origin) return;

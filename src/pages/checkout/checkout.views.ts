@@ -19,7 +19,7 @@ export function pageTheme(merchant: Branded): InlineStyle | null {
   if (!theme) return null;
   return inlineStyle(themeCss(theme, {
     primary: '--accent', onPrimary: '--accent-fg',
-    links: [{ name: '--link', light: '#1d4ed8', dark: '#3b82f6' }, { name: '--focus', light: '#2563eb', dark: '#60a5fa' }],
+    links: [{ name: '--link', light: '#1d4ed8', dark: '#60a5fa' }, { name: '--focus', light: '#2563eb', dark: '#60a5fa' }],
   }));
 }
 
@@ -39,6 +39,10 @@ function header(ctx: CheckoutContext, lang: Lang): string {
 <div class="secure"><svg aria-hidden="true" viewBox="0 0 16 16"><path d="M8 1a3.5 3.5 0 0 0-3.5 3.5V7H4a1 1 0 0 0-1 1v6a1 1 0 0 0 1 1h8a1 1 0 0 0 1-1V8a1 1 0 0 0-1-1h-.5V4.5A3.5 3.5 0 0 0 8 1Zm-2 6V4.5a2 2 0 1 1 4 0V7H6Z"/></svg>${t.secure}</div></header>
 ${ctx.session.mode === 'test' ? `<p class="test">${t.testMode}</p>` : ''}`;
 }
+
+const CLOSE_ICON = '<svg aria-hidden="true" focusable="false" viewBox="0 0 16 16"><path d="M3.5 3.5l9 9m0-9l-9 9" stroke="currentColor" stroke-width="2" stroke-linecap="round"/></svg>';
+/** A clock (the session ran out of time), drawn, hidden from assistive technology: the heading says it. */
+const CLOCK_ICON = '<svg aria-hidden="true" focusable="false" viewBox="0 0 24 24" width="28" height="28"><circle cx="12" cy="12" r="9" fill="none" stroke="currentColor" stroke-width="2"/><path d="M12 7v5l3 2" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round"/></svg>';
 
 interface OrderItem { product?: string; description?: string; unitPrice: number; quantity: number; discount?: number }
 
@@ -86,7 +90,7 @@ ${ctx.savedCards.map((c, i) => `<label class="choice"><input type="radio" name="
   const config = {
     sessionId: session.id, lang,
     text: { processing: t.processing, payLabel, emailInvalid: t.emailInvalid, browserUnfit: t.browserUnfit, unavailable: t.unavailable,
-      network: t.network, fieldsError: t.fieldsError },
+      network: t.network, fieldsError: t.fieldsError, challengeCancelled: t.challengeCancelled },
   };
   const body = `<div class="page">${header(ctx, lang)}
 <main class="grid">
@@ -108,7 +112,8 @@ ${save}
 <a class="cancel" rel="nofollow" href="/api/internal/checkout-cancel?sessionId=${encodeURIComponent(session.id)}">${t.cancel}</a>
 </section></main>
 <p class="foot">${t.poweredBy}</p></div>
-<dialog id="challenge" aria-labelledby="challenge-title"><h2 id="challenge-title">${t.challengeTitle}</h2>
+<dialog id="challenge" aria-labelledby="challenge-title"><div class="dialog-head"><h2 id="challenge-title">${t.challengeTitle}</h2>
+<button type="button" class="close" id="challenge-close" aria-label="${esc(t.challengeClose)}">${CLOSE_ICON}</button></div>
 <iframe id="challenge-frame" title="3-D Secure"></iframe></dialog>
 <script type="application/json" id="checkout-config">${jsonForScript(config)}</script>`;
   return layout(lang, `${t.title} · ${displayName(ctx.merchant)}`, body, ['/checkout/assets/checkout.js'], pageTheme(ctx.merchant));
@@ -149,11 +154,27 @@ ${backUrl ? `<a class="button secondary" href="${esc(backUrl)}">${esc(fill(t.bac
 
 export function expiredPage(lang: Lang): string {
   const t = TEXT[lang];
-  return layout(lang, t.expiredTitle, `<div class="page"><main class="panel result"><div class="icon ko" aria-hidden="true">⏱</div>
+  return layout(lang, t.expiredTitle, `<div class="page"><main class="panel result"><div class="icon ko" aria-hidden="true">${CLOCK_ICON}</div>
 <h1>${t.expiredTitle}</h1><p>${t.expiredText}</p></main></div>`);
 }
 
-export function returnPage(url: string): string {
-  return `<!doctype html><html><head><meta charset="utf-8"><title>…</title></head>
-<body><a id="next" href="${esc(url)}" target="_top">Continue</a><script src="/checkout/assets/return.js"></script></body></html>`;
+/**
+ * A page that moves the whole window on to `url` (after 3-D Secure, and from the outcome pages to the merchant):
+ * loaded for real, so a mobile web view watching /checkout/success or /checkout/failed sees it.
+ */
+export function returnPage(url: string, lang: Lang = 'fr'): string {
+  return `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${TEXT[lang].continue}</title></head>
+<body><main><a id="next" href="${esc(url)}" target="_top">${TEXT[lang].continue}</a></main><script src="/checkout/assets/return.js"></script></body></html>`;
+}
+
+/** The page of a session already paid, opened again: nothing to pay, the way back to the merchant. */
+export function paidPage(ctx: CheckoutContext, lang: Lang, backUrl: string | null): string {
+  const t = TEXT[lang];
+  const name = displayName(ctx.merchant);
+  const body = `<div class="page">${header(ctx, lang)}<main class="panel result">
+<div class="icon ok" aria-hidden="true">✓</div><h1>${t.paidTitle}</h1>
+<p>${esc(fill(t.paidText, { merchant: name }))}</p>
+${backUrl ? `<div class="actions"><a class="button" href="${esc(backUrl)}">${esc(fill(t.backToMerchant, { merchant: name }))}</a></div>` : ''}
+</main></div>`;
+  return layout(lang, t.paidTitle, body, [], pageTheme(ctx.merchant));
 }

@@ -2,6 +2,7 @@
 // our own "Save card" button calling its submit(). The outcome goes back to the merchant's returnUrl with
 // status=success|failed|error (and paymentMethodId on success), or to /wallet/{id}/done for a link without one.
 import { esc, jsonForScript } from '../../http/html.js';
+import { pageLang } from '../../shared/lang.js';
 import { themeCss, themeOf, type Branded } from '../../modules/merchants/branding.js';
 
 export type WalletLang = 'fr' | 'en';
@@ -9,26 +10,24 @@ export type WalletLang = 'fr' | 'en';
 export const WALLET_TEXT = {
   fr: { title: 'Enregistrer une carte', intro: '{merchant} vous invite à enregistrer une carte. Aucun montant ne sera débité.', save: 'Enregistrer la carte',
     saving: 'Vérification…', doneOk: 'Votre carte est enregistrée.', doneFailed: "Votre carte n'a pas pu être vérifiée.", doneError: "L'enregistrement n'a pas abouti.",
-    test: 'Mode test', unavailable: 'Le formulaire de carte ne peut pas se charger.' },
+    test: 'Mode test', unavailable: 'Le formulaire de carte ne peut pas se charger.', cardTitle: 'Votre carte' },
   en: { title: 'Save a card', intro: '{merchant} invites you to save a card. Nothing will be charged.', save: 'Save card',
     saving: 'Verifying…', doneOk: 'Your card is saved.', doneFailed: 'Your card could not be verified.', doneError: 'The registration did not complete.',
-    test: 'Test mode', unavailable: 'The card form cannot load.' },
+    test: 'Test mode', unavailable: 'The card form cannot load.', cardTitle: 'Your card' },
 } as const;
 
-export function walletLang(code: string | null | undefined): WalletLang {
-  return (code ?? '').toLowerCase().startsWith('en') ? 'en' : 'fr';
-}
+export const walletLang: (code: string | null | undefined) => WalletLang = pageLang;
 
 export const WALLET_CSS = `
-:root { color-scheme: light dark; --bg: #f3f4f6; --panel: #fff; --fg: #111827; --muted: #6b7280; --primary: #2563eb; --border: #e5e7eb; }
-@media (prefers-color-scheme: dark) { :root { --bg: #030712; --panel: #111827; --fg: #f3f4f6; --muted: #9ca3af; --primary: #60a5fa; --border: #374151; } }
-body { margin: 0; background: var(--bg); color: var(--fg); font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
+:root { color-scheme: light dark; --bg: #f3f4f6; --panel: #fff; --fg: #111827; --muted: #4b5563; --primary: #2563eb; --focus: #2563eb; --border: #e5e7eb; --error: #b91c1c; }
+@media (prefers-color-scheme: dark) { :root { --bg: #030712; --panel: #111827; --fg: #f3f4f6; --muted: #9ca3af; --primary: #2563eb; --focus: #60a5fa; --border: #374151; --error: #fca5a5; } }
+body { margin: 0; padding: 0 16px; background: var(--bg); color: var(--fg); font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
 main { max-width: 460px; margin: 32px auto; padding: 24px; background: var(--panel); border: 1px solid var(--border); border-radius: 16px; }
 h1 { font-size: 22px; margin: 0 0 4px; } p.intro { color: var(--muted); margin: 0 0 16px; }
 button { width: 100%; margin-top: 16px; padding: 12px; font: inherit; font-weight: 600; border: 0; border-radius: 10px; background: var(--primary); color: var(--on-primary, #fff); cursor: pointer; }
 button[disabled] { opacity: .6; cursor: progress; }
-button:focus-visible { outline: 3px solid var(--primary); outline-offset: 2px; }
-.alert { color: #b91c1c; min-height: 1em; margin: 8px 0 0; }
+button:focus-visible { outline: 3px solid var(--focus); outline-offset: 2px; }
+.alert { color: var(--error); min-height: 1em; margin: 8px 0 0; }
 `;
 
 export const WALLET_JS = `(function () {
@@ -72,7 +71,7 @@ function layout(lang: WalletLang, title: string, body: string, scripts: string[]
 
 export function walletPage(input: { sessionId: string; merchantName: string; lang: WalletLang; mode: string; merchant?: Branded }): string {
   const t = WALLET_TEXT[input.lang];
-  const config = { sessionId: input.sessionId, lang: input.lang, text: { save: t.save, saving: t.saving, unavailable: t.unavailable, cardTitle: t.title } };
+  const config = { sessionId: input.sessionId, lang: input.lang, text: { save: t.save, saving: t.saving, unavailable: t.unavailable, cardTitle: t.cardTitle } };
   const body = `<main><h1>${esc(t.title)}</h1><p class="intro">${esc(t.intro.replace('{merchant}', input.merchantName))}</p>
 <div id="card"></div><p class="alert" id="alert" role="alert" aria-live="assertive"></p>
 <button type="button" id="save">${esc(t.save)}</button></main>
