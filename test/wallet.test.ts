@@ -59,6 +59,27 @@ eachDatabase('wallet', (dialect) => {
     assert.equal(loop.status, 201);
   });
 
+  test('wallet sessions and card links take an HTTPS returnUrl only: an app scheme is 400 and creates nothing', async () => {
+    const customerId = await createCustomer(t, m.testKey);
+    const before = await t.db.kysely.selectFrom('payment_sessions').select('id').execute();
+    for (const returnUrl of ['myapp://cards', 'com.example.app:/callback']) {
+      const session = await t.api(m.testKey, 'POST', `/api/v1/customers/${customerId}/sessions`, { returnUrl });
+      assert.equal(session.status, 400, returnUrl);
+      assert.equal(session.body.code, 'VALIDATION_ERROR');
+      assert.equal(session.body.details.field, 'returnUrl');
+      const link = await t.api(m.testKey, 'POST', `/api/v1/customers/${customerId}/card-links`, { returnUrl });
+      assert.equal(link.status, 400, returnUrl);
+      assert.equal(link.body.code, 'VALIDATION_ERROR');
+      assert.equal(link.body.details.field, 'returnUrl');
+    }
+    assert.equal((await t.db.kysely.selectFrom('payment_sessions').select('id').execute()).length, before.length);
+    // A payment session's redirectUrl keeps its app schemes (mobile apps).
+    const pay = await t.api(m.testKey, 'POST', '/api/v1/payments/sessions', {
+      order: { amount: 1000, currency: 'EUR' }, redirectUrl: 'myapp://paid', notificationUrl: 'https://shop.example/hook',
+    });
+    assert.equal(pay.status, 201, JSON.stringify(pay.body));
+  });
+
   test('registering a card: zero-amount verification, a pm_ with brand, network, last4, expiry, fingerprint, never the number', async () => {
     const customerId = await createCustomer(t, m.testKey);
     const { session, result } = await saveCard(t, m.testKey, customerId, CARDS.cbVisa);

@@ -257,8 +257,13 @@ export class WalletSessionsService {
     return walletReturnUrl(session.redirect_url, outcome, paymentMethodId);
   }
 
+  /**
+   * HTTPS (http to this machine in test mode when allowed), as for every other URL: unlike a payment session's
+   * redirectUrl, a card registration's return takes no app scheme (docs/wallet.md says why).
+   */
   private checkReturnUrl(owner: Owner, url: string, field: string): void {
-    const problem = urlProblem(url, 'return', { mode: owner.mode, allowLoopbackUrls: this.config.allowLoopbackUrls });
+    const problem = urlProblem(url, 'return', { mode: owner.mode, allowLoopbackUrls: this.config.allowLoopbackUrls })
+      ?? (/^https?:/i.test(url) ? undefined : 'must use https (app schemes are accepted only for a payment session\'s redirectUrl)');
     if (problem) throw invalidField(field, problem);
   }
 
