@@ -1,3 +1,5 @@
+import { canonicalTimeZone } from './shared/timezone.js';
+
 // Configuration: parsed once from the environment, validated, frozen, then passed down.
 // Nothing reads process.env at import time; a wrong value stops the start naming the variable.
 
@@ -34,6 +36,8 @@ export interface Config {
   readonly maxCardAttempts: number;
   /** MOTU_SMTP_URL + MOTU_MAIL_FROM: receipts and card-link mails are sent; unset: no mail is queued. */
   readonly mail: MailConfig | undefined;
+  /** MOTU_TIMEZONE: the IANA time zone of receipts for a merchant without its own (default Pacific/Tahiti). */
+  readonly timezone: string;
 }
 
 export interface MailConfig {
@@ -41,6 +45,11 @@ export interface MailConfig {
   readonly smtpUrl: string;
   /** The From header: `Shop payments <pay@example.com>` or `pay@example.com`. */
   readonly from: string;
+  /**
+   * MOTU_TEST_MAIL_ALLOWLIST: the only addresses (`a@shop.example`) and domains (`shop.example`) a test-mode
+   * receipt is mailed to, lower-cased; empty (the default): test-mode receipts are never mailed.
+   */
+  readonly testAllowlist: readonly string[];
 }
 
 export class ConfigError extends Error {
@@ -108,7 +117,24 @@ function mailConfig(env: Env): MailConfig | undefined {
   if (parsed.protocol !== 'smtp:' && parsed.protocol !== 'smtps:') throw new ConfigError('MOTU_SMTP_URL', 'must start with smtp:// or smtps://');
   if (!parsed.hostname) throw new ConfigError('MOTU_SMTP_URL', 'must name a host');
   if (from === undefined) throw new ConfigError('MOTU_MAIL_FROM', 'is required with MOTU_SMTP_URL (the sender address of receipts and card links)');
-  return Object.freeze({ smtpUrl: raw, from });
+  return Object.freeze({ smtpUrl: raw, from, testAllowlist: testAllowlist(env) });
+}
+
+function testAllowlist(env: Env): string[] {
+  const entries = (env.MOTU_TEST_MAIL_ALLOWLIST ?? '').split(',').map((e) => e.trim().toLowerCase()).filter((e) => e !== '');
+  for (const entry of entries) {
+    if (!/^([^\s@<>",;]+@)?[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(entry)) {
+      throw new ConfigError('MOTU_TEST_MAIL_ALLOWLIST', `must list addresses or domains separated by commas, got "${entry}"`);
+    }
+  }
+  return Object.freeze(entries) as string[];
+}
+
+function timezone(env: Env): string {
+  const raw = env.MOTU_TIMEZONE?.trim() || 'Pacific/Tahiti';
+  const canonical = canonicalTimeZone(raw);
+  if (!canonical) throw new ConfigError('MOTU_TIMEZONE', `must be an IANA time zone such as Pacific/Tahiti or Europe/Paris, got "${raw}"`);
+  return canonical;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -158,5 +184,6 @@ export function parseConfig(env: Env = process.env): Config {
     operationClaimSeconds: integer(env, 'MOTU_OPERATION_CLAIM_SECONDS', 120, 5, 86_400),
     maxCardAttempts: integer(env, 'MOTU_MAX_CARD_ATTEMPTS', 10, 1, 1000),
     mail: mailConfig(env),
+    timezone: timezone(env),
   });
 }

@@ -72,7 +72,7 @@ describe('configuration', () => {
 
   it('configures the mailer from MOTU_SMTP_URL and MOTU_MAIL_FROM, never echoing the URL', () => {
     const mail = parseConfig({ MOTU_SMTP_URL: 'smtps://relay:s3cret-pass@mail.example.com:465', MOTU_MAIL_FROM: 'Shop <pay@shop.example>' }).mail;
-    assert.deepEqual(mail, { smtpUrl: 'smtps://relay:s3cret-pass@mail.example.com:465', from: 'Shop <pay@shop.example>' });
+    assert.deepEqual(mail, { smtpUrl: 'smtps://relay:s3cret-pass@mail.example.com:465', from: 'Shop <pay@shop.example>', testAllowlist: [] });
     assert.throws(() => parseConfig({ MOTU_SMTP_URL: 'smtp://relay:s3cret-pass@mail.example.com:587' }),
       (err: unknown) => err instanceof ConfigError && err.variable === 'MOTU_MAIL_FROM');
     for (const bad of ['smtp//relay:s3cret-pass@x', 'http://relay:s3cret-pass@mail.example.com']) {

@@ -40,7 +40,8 @@ eachDatabase('mail', (dialect) => {
   beforeEach(async (ctx) => {
     await t?.close();
     clock = new ManualClock(new Date('2026-03-02T10:00:00.000Z'));
-    t = await startApp(dialect, { clock, env: { MOTU_SMTP_URL: smtp.url, MOTU_MAIL_FROM: FROM } });
+    // Test-mode receipts go only to the allow-listed (MOTU_TEST_MAIL_ALLOWLIST): every address here is example.com.
+    t = await startApp(dialect, { clock, env: { MOTU_SMTP_URL: smtp.url, MOTU_MAIL_FROM: FROM, MOTU_TEST_MAIL_ALLOWLIST: 'example.com' } });
     key = (await createMerchant(t, 'Fare Ute')).testKey;
     smtp.received.length = 0;
     void ctx;
@@ -145,7 +146,7 @@ eachDatabase('mail', (dialect) => {
   test('a relay that is down is retried on the schedule until it accepts', async () => {
     const down = await fakeSmtp({ start: false });
     await t.close();
-    t = await startApp(dialect, { clock, env: { MOTU_SMTP_URL: down.url, MOTU_MAIL_FROM: FROM } });
+    t = await startApp(dialect, { clock, env: { MOTU_SMTP_URL: down.url, MOTU_MAIL_FROM: FROM, MOTU_TEST_MAIL_ALLOWLIST: 'example.com' } });
     key = (await createMerchant(t)).testKey;
     try {
       const session = await createSession(t, key, { extra: { email: 'retry@example.com' } });

@@ -25,6 +25,8 @@ export interface MailJobDeps {
   clock: Clock;
   mailer: Mailer;
   publicUrl: string;
+  /** MOTU_TIMEZONE: receipts of a merchant without its own time zone. */
+  timezone: string;
   logger?: Logger;
 }
 

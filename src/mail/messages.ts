@@ -5,7 +5,7 @@
 import type { Database } from '../db/database.js';
 import { esc } from '../http/html.js';
 import { displayName } from '../modules/merchants/branding.js';
-import { receiptPdf } from '../pages/checkout/receipt.js';
+import { receiptFacts, receiptPdf } from '../pages/checkout/receipt.js';
 import { money } from '../pages/checkout/checkout.views.js';
 import type { Clock } from '../shared/clock.js';
 import type { MailJobRow } from './mail.table.js';
@@ -46,6 +46,8 @@ export interface ComposeDeps {
   db: Database;
   clock: Clock;
   publicUrl: string;
+  /** MOTU_TIMEZONE: receipts of a merchant without its own time zone. */
+  timezone: string;
 }
 
 export async function composeMail(deps: ComposeDeps, job: MailJobRow): Promise<OutgoingMail | null> {
@@ -53,13 +55,13 @@ export async function composeMail(deps: ComposeDeps, job: MailJobRow): Promise<O
   return job.kind === 'receipt' ? receiptMail(deps, job, lang) : cardLinkMail(deps, job, lang);
 }
 
-async function receiptMail({ db }: ComposeDeps, job: MailJobRow, lang: Lang): Promise<OutgoingMail | null> {
+async function receiptMail({ db, timezone }: ComposeDeps, job: MailJobRow, lang: Lang): Promise<OutgoingMail | null> {
   const payment = await db.kysely.selectFrom('payments').selectAll().where('id', '=', job.subject_id).executeTakeFirst();
   if (!payment || !payment.session_id || !PAID.includes(payment.status)) return null;
   const session = await db.kysely.selectFrom('payment_sessions').selectAll().where('id', '=', payment.session_id).executeTakeFirstOrThrow();
   const merchant = await db.kysely.selectFrom('merchants').selectAll().where('id', '=', payment.merchant_id).executeTakeFirstOrThrow();
   const store = payment.store_id ? (await db.kysely.selectFrom('stores').selectAll().where('id', '=', payment.store_id).executeTakeFirst()) ?? null : null;
-  const pdf = await receiptPdf({ session, payment, merchant, store, savedCards: [] }, lang);
+  const pdf = await receiptPdf({ session, payment, merchant, store, savedCards: [] }, lang, await receiptFacts(db, payment, merchant, timezone));
   const t = TEXT[lang];
   const values = { merchant: displayName(merchant), amount: money(payment.amount, payment.currency, lang), reference: payment.reference };
   const text = fill(t.receiptBody, values);

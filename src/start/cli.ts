@@ -22,6 +22,7 @@ const USAGE = `Usage: motu <command> [options]
   merchants list | merchants get ID
   merchants update ID [--name NAME] [--display-name NAME|none] [--primary-color '#rrggbb'|none]
                    [--accent-color '#rrggbb'|none]   branding of the hosted pages and the SDK
+                   [--timezone Pacific/Tahiti|none]   local time on receipts (none: MOTU_TIMEZONE)
   contracts create --merchant ID --statement-label L --commission-rate BP --fixed-fee CENTS
                    [--authorization-fee CENTS] [--tax-rate BP] [--default] [--inactive]
   contracts update ID [--statement-label L] [--commission-rate BP] [--fixed-fee CENTS]
@@ -42,6 +43,7 @@ const OPTIONS = {
   'display-name': { type: 'string' },
   'primary-color': { type: 'string' },
   'accent-color': { type: 'string' },
+  timezone: { type: 'string' },
   merchant: { type: 'string' },
   'statement-label': { type: 'string' },
   'commission-rate': { type: 'string' },
@@ -151,6 +153,7 @@ export async function main(argv: string[], print: (line: string) => void = conso
           };
           return merchants.updateMerchant(need(id, 'id'), checked(MerchantPatch, {
             name: str(v, 'name'), displayName: clearable('display-name'), primaryColor: clearable('primary-color'), accentColor: clearable('accent-color'),
+            timezone: clearable('timezone'),
           }));
         }
         case 'contracts create':

@@ -33,7 +33,7 @@ export function scheduledJobs(db: Database, clock: Clock, config?: Config, logge
     // …and the authorizations that reach the acquirer after that job failed their payment, given back.
     jobs.push({ name: 'release-late-authorizations', everyMs: recoveryEvery, run: (now) => merchantPayments.releaseLateAuthorizations(now, recoveryEvery) });
     // Receipts and card-link mails queued in mail_jobs (src/mail/mail.worker.ts), when MOTU_SMTP_URL is set.
-    if (config.mail) jobs.push(...mailJobs({ db, clock, mailer: smtpMailer(config.mail), publicUrl: config.publicUrl, logger }));
+    if (config.mail) jobs.push(...mailJobs({ db, clock, mailer: smtpMailer(config.mail), publicUrl: config.publicUrl, timezone: config.timezone, logger }));
   }
   return jobs;
 }

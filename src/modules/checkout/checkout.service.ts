@@ -9,7 +9,8 @@ import type { Acquirers } from '../../acquirer/acquirers.js';
 import type { Database, Trx } from '../../db/database.js';
 import { recordEvent } from '../../events/outbox.js';
 import { payloads, type PaymentBase } from '../../events/payloads.js';
-import type { Config } from '../../config.js';
+import type { Config, MailConfig } from '../../config.js';
+import { receiptFacts, type ReceiptFacts } from '../../pages/checkout/receipt.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError, invalidField } from '../../shared/errors.js';
 import type { CustomersService } from '../customers/customers.service.js';
@@ -59,7 +60,7 @@ export class CheckoutService {
     private readonly db: Database,
     private readonly clock: Clock,
     private readonly acquirers: Acquirers,
-    private readonly config: Pick<Config, 'publicUrl' | 'maxCardAttempts'>,
+    private readonly config: Pick<Config, 'publicUrl' | 'maxCardAttempts' | 'timezone'> & { mail?: Pick<MailConfig, 'testAllowlist'> },
     private readonly savedCards: SavedCards | null = null,
     /** Creates the customer of a `saveCustomer` session after a successful payment. */
     private readonly customers: CustomersService | null = null,
@@ -107,6 +108,25 @@ export class CheckoutService {
       ? await this.savedCards.list(session.merchant_id, session.mode, session.customer_id)
       : [];
     return { session, payment, merchant, store, savedCards };
+  }
+
+  /** The receipt's time zone and statement label. */
+  receiptFacts(ctx: CheckoutContext): Promise<ReceiptFacts> {
+    return receiptFacts(this.db, ctx.payment, ctx.merchant, this.config.timezone);
+  }
+
+  /**
+   * Whether a receipt of this mode goes out by mail: a mailer is configured, and in test mode only to the
+   * addresses of MOTU_TEST_MAIL_ALLOWLIST (`recipient` unknown yet: whether any address could receive one).
+   */
+  mailsReceipt(mode: string, recipient?: string): boolean {
+    if (!this.mail) return false;
+    if (mode !== 'test') return true;
+    const allow = this.config.mail?.testAllowlist ?? [];
+    if (recipient === undefined) return allow.length > 0;
+    const address = recipient.toLowerCase();
+    const domain = address.slice(address.lastIndexOf('@') + 1);
+    return allow.some((entry) => entry === address || entry === domain);
   }
 
   /** The customer pressed Pay: a one-time token from the secure fields, or a saved card. */
@@ -308,7 +328,7 @@ export class CheckoutService {
     if (!this.mail) return;
     const privateData = payment.private_data ? JSON.parse(payment.private_data) as { customerEmail?: unknown } : {};
     const recipient = typeof privateData.customerEmail === 'string' ? privateData.customerEmail : payment.email;
-    if (!mailable(recipient)) return;
+    if (!mailable(recipient) || !this.mailsReceipt(payment.mode, recipient)) return;
     await this.mail.enqueue(trx, {
       merchantId: payment.merchant_id, mode: payment.mode, kind: 'receipt', subjectId: payment.id, recipient, locale: session.language_code,
     });

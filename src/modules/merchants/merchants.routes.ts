@@ -16,6 +16,7 @@ export const MerchantPatch = Type.Object(
     displayName: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 100 }), Type.Null()], { description: 'shown to customers; null: the name' })),
     primaryColor: Type.Optional(Type.Union([Color, Type.Null()], { description: 'the Pay button and the SDK default theme; null: the default' })),
     accentColor: Type.Optional(Type.Union([Color, Type.Null()], { description: 'links and focus rings; null: the primary colour' })),
+    timezone: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 64 }), Type.Null()], { description: 'IANA time zone of receipts (Pacific/Tahiti); null: MOTU_TIMEZONE' })),
   },
   { additionalProperties: false, minProperties: 1 },
 );

@@ -7,6 +7,7 @@ import { sha256Hex } from '../../shared/hash.js';
 import { newId, randomToken } from '../../shared/ids.js';
 import type { Contract, Merchant, Mode, Permission, Store, StoreKind } from './merchants.table.js';
 import { isHexColor, themeOf } from './branding.js';
+import { canonicalTimeZone } from '../../shared/timezone.js';
 
 export interface ContractInput {
   statementLabel: string;
@@ -81,6 +82,7 @@ export interface MerchantPatchInput {
   displayName?: string | null;
   primaryColor?: string | null;
   accentColor?: string | null;
+  timezone?: string | null;
 }
 
 export function merchantView(m: Merchant) {
@@ -91,6 +93,8 @@ export function merchantView(m: Merchant) {
     displayName: m.display_name,
     primaryColor: m.primary_color,
     accentColor: m.accent_color,
+    /** IANA time zone of the receipts; null: the service's default (MOTU_TIMEZONE). */
+    timezone: m.timezone,
     /** The text colour drawn on primaryColor (white or dark, by contrast), null without colours. */
     onPrimaryColor: theme?.onPrimary ?? null,
     createdAt: m.created_at,
@@ -166,7 +170,13 @@ export class MerchantsService {
       const value = patch[field];
       if (value !== undefined && value !== null && !isHexColor(value)) throw invalidField(field, 'must be a colour #rrggbb');
     }
+    let timezone: string | null | undefined = patch.timezone;
+    if (typeof timezone === 'string') {
+      timezone = canonicalTimeZone(timezone);
+      if (!timezone) throw invalidField('timezone', 'must be an IANA time zone such as Pacific/Tahiti or Europe/Paris');
+    }
     const set = {
+      ...(timezone !== undefined ? { timezone } : {}),
       ...(patch.name !== undefined ? { name: patch.name } : {}),
       ...(patch.displayName !== undefined ? { display_name: patch.displayName } : {}),
       ...(patch.primaryColor !== undefined ? { primary_color: patch.primaryColor?.toLowerCase() ?? null } : {}),

@@ -14,6 +14,8 @@ export interface MerchantsTable {
   primary_color: string | null;
   /** `#rrggbb`: links and focus rings where it reads on the page's background (null: the primary colour). */
   accent_color: string | null;
+  /** IANA time zone of the receipts' local time (null: MOTU_TIMEZONE). */
+  timezone: string | null;
 }
 
 export interface WebhookSecretsTable {

@@ -28,6 +28,7 @@ const en = {
   paidTitle: 'This order is already paid', paidText: 'Your payment to {merchant} has been accepted; there is nothing more to pay.',
   continue: 'Continue',
   notFound: 'Unknown payment page', receiptTitle: 'Payment receipt', poweredBy: 'Payments by Motu',
+  discount: 'Discount', orderDiscount: 'Order discount', statementAs: 'This payment appears on your card statement as “{label}”.',
   refusals: {
     card_declined: 'Your bank declined the card.', insufficient_funds: 'The card has insufficient funds.',
     expired_card: 'The card has expired.', incorrect_cvc: 'The security code is incorrect.',
@@ -60,6 +61,7 @@ const fr: typeof en = {
   paidTitle: 'Cette commande est déjà payée', paidText: "Votre paiement à {merchant} a été accepté ; il n'y a plus rien à payer.",
   continue: 'Continuer',
   notFound: 'Page de paiement inconnue', receiptTitle: 'Reçu de paiement', poweredBy: 'Paiements par Motu',
+  discount: 'Remise', orderDiscount: 'Remise sur la commande', statementAs: 'Ce paiement apparaît sur votre relevé de carte sous le libellé « {label} ».',
   refusals: {
     card_declined: 'Votre banque a refusé la carte.', insufficient_funds: 'Le solde de la carte est insuffisant.',
     expired_card: 'La carte est expirée.', incorrect_cvc: 'Le cryptogramme est incorrect.',

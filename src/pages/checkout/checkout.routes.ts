@@ -65,7 +65,8 @@ export function checkoutRoutes(checkout: CheckoutService, publicUrl: string): Fa
         return expired(reply, loaded.lang);
       }
       const lang = langOf(loaded.session.language_code);
-      return sendHtml(reply, checkoutPage(loaded, lang, hostOrigin(request)), themedCsp(loaded.merchant));
+      const page = checkoutPage(loaded, lang, hostOrigin(request), checkout.mailsReceipt(loaded.session.mode));
+      return sendHtml(reply, page, themedCsp(loaded.merchant));
     });
 
     app.post<{ Params: { sessionId: string }; Body: { token?: string; paymentMethodId?: string; email?: string; saveCard?: boolean } }>(
@@ -100,7 +101,7 @@ export function checkoutRoutes(checkout: CheckoutService, publicUrl: string): Fa
       if (!ctx || !['transit', 'captured', 'settled', 'partially_refunded', 'refunded'].includes(ctx.payment.status)) {
         return reply.code(404).send({ code: 'NOT_FOUND', message: 'No receipt for this session' });
       }
-      const pdf = await receiptPdf(ctx, langOf(ctx.session.language_code));
+      const pdf = await receiptPdf(ctx, langOf(ctx.session.language_code), await checkout.receiptFacts(ctx));
       return reply.header('content-type', 'application/pdf')
         .header('content-disposition', `attachment; filename="receipt-${ctx.payment.reference}.pdf"`)
         .header('cache-control', 'no-store').send(pdf);

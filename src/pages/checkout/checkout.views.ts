@@ -70,7 +70,8 @@ function formatRate(basisPoints: number, lang: Lang): string {
   return lang === 'fr' ? `${text}\u00a0%` : `${text}%`;
 }
 
-export function checkoutPage(ctx: CheckoutContext, lang: Lang, hostOrigin: string): string {
+/** `mailsReceipt`: a receipt will go out by mail, so the email field may promise one. */
+export function checkoutPage(ctx: CheckoutContext, lang: Lang, hostOrigin: string, mailsReceipt = false): string {
   const t = TEXT[lang];
   const { session, payment } = ctx;
   const amount = money(payment.amount, payment.currency, lang);
@@ -98,8 +99,8 @@ ${orderSummary(ctx, lang)}
 <section class="panel" aria-labelledby="pay-title"><h1 id="pay-title">${t.payByCard}</h1>
 <form id="pay-form" novalidate>
 ${needsEmail ? `<div class="field"><label class="label" for="email">${t.email}</label>
-<input type="email" id="email" name="email" autocomplete="email" required aria-describedby="email-hint email-error">
-<div class="hint" id="email-hint">${t.emailHint}</div><div class="alert" id="email-error" aria-live="polite"></div></div>` : ''}
+<input type="email" id="email" name="email" autocomplete="email" required aria-describedby="${mailsReceipt ? 'email-hint ' : ''}email-error">
+${mailsReceipt ? `<div class="hint" id="email-hint">${t.emailHint}</div>` : ''}<div class="alert" id="email-error" aria-live="polite"></div></div>` : ''}
 ${saved}
 <div id="card-block" role="group" aria-labelledby="card-title"${ctx.savedCards.length > 0 ? ' hidden' : ''}><h2 id="card-title">${t.cardDetails}</h2>
 <div class="field"><span class="label" aria-hidden="true">${t.cardNumber}</span>${frame('number', t.cardNumber)}</div>

@@ -1,38 +1,99 @@
-// The payment receipt as a PDF (pdfkit): merchant, store, amount, card, references, date.
+// The payment receipt as a PDF (pdfkit): merchant, store, the order's lines adding up to the amount paid, card,
+// references, the merchant's local time, the label on the card statement, and TEST on a test-mode receipt.
+// Text is set in DejaVu Sans, embedded (subset) in every receipt: the PDF's standard fonts know only Latin-1,
+// which garbles Tahitian (ʻokina, macrons) and the amounts sharing their line.
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import PDFDocument from 'pdfkit';
+import type { Database } from '../../db/database.js';
+import type { Merchant } from '../../modules/merchants/merchants.table.js';
+import type { PaymentRow } from '../../modules/payments/payments.table.js';
 import type { CheckoutContext } from '../../modules/checkout/checkout.service.js';
-import { TEXT, type Lang } from './checkout.messages.js';
+import { fill, TEXT, type Lang } from './checkout.messages.js';
 import { money } from './checkout.views.js';
 import { displayName } from '../../modules/merchants/branding.js';
 
-export function receiptPdf(ctx: CheckoutContext, lang: Lang): Promise<Buffer> {
+const FONT_DIR = path.join(path.dirname(createRequire(import.meta.url).resolve('dejavu-fonts-ttf/package.json')), 'ttf');
+const REGULAR = path.join(FONT_DIR, 'DejaVuSans.ttf');
+const BOLD = path.join(FONT_DIR, 'DejaVuSans-Bold.ttf');
+
+/** What the receipt needs beyond the session and payment. */
+export interface ReceiptFacts {
+  /** IANA time zone of the dates: the merchant's, else MOTU_TIMEZONE. */
+  timezone: string;
+  /** The contract's statementLabel (what the card statement shows), or null. */
+  statementLabel: string | null;
+}
+
+/** The receipt's facts from the rows: the merchant's time zone (else `defaultTimezone`), the contract's label. */
+export async function receiptFacts(db: Database, payment: PaymentRow, merchant: Merchant, defaultTimezone: string): Promise<ReceiptFacts> {
+  const contract = await db.kysely.selectFrom('contracts').select('statement_label').where('id', '=', payment.contract_id).executeTakeFirst();
+  return { timezone: merchant.timezone ?? defaultTimezone, statementLabel: contract?.statement_label || null };
+}
+
+interface OrderLine { product?: string; description?: string; unitPrice: number; quantity: number; discount?: number }
+interface Order { reference?: string; discount?: number; items?: OrderLine[] }
+
+const LEFT = 56;
+const WIDTH = 595.28 - 2 * LEFT;
+const AMOUNT_WIDTH = 150;
+
+export function receiptPdf(ctx: CheckoutContext, lang: Lang, facts: ReceiptFacts): Promise<Buffer> {
   const t = TEXT[lang];
-  const { payment, merchant, store } = ctx;
-  const doc = new PDFDocument({ size: 'A4', margin: 56, info: { Title: `${t.receiptTitle} ${payment.reference}`, Author: displayName(merchant) } });
+  const { payment, merchant, store, session } = ctx;
+  const name = displayName(merchant);
+  const doc = new PDFDocument({ size: 'A4', margin: LEFT, font: REGULAR, info: { Title: `${t.receiptTitle} ${payment.reference}`, Author: name } });
+  doc.registerFont('regular', REGULAR);
+  doc.registerFont('bold', BOLD);
   const chunks: Buffer[] = [];
   doc.on('data', (c: Buffer) => chunks.push(c));
   const done = new Promise<Buffer>((resolve) => doc.on('end', () => resolve(Buffer.concat(chunks))));
+  const amount = (value: number) => money(value, payment.currency, lang);
+  /** A label on the left and its amount right-aligned on the same baseline. */
+  const row = (label: string, value: string, font: 'regular' | 'bold' = 'regular') => {
+    const y = doc.y;
+    doc.font(font).text(label, LEFT, y, { width: WIDTH - AMOUNT_WIDTH - 12 });
+    const after = doc.y;
+    doc.text(value, LEFT + WIDTH - AMOUNT_WIDTH, y, { width: AMOUNT_WIDTH, align: 'right' });
+    doc.x = LEFT;
+    doc.y = Math.max(after, doc.y) + 4;
+  };
 
-  doc.fontSize(22).text(displayName(merchant));
-  if (store) doc.fontSize(12).fillColor('#555555').text(store.name);
-  doc.moveDown(1.5).fillColor('#000000').fontSize(16).text(t.receiptTitle);
-  doc.moveDown(0.5).fontSize(28).text(money(payment.amount, payment.currency, lang));
-  doc.moveDown(1).fontSize(11);
-  const order = JSON.parse(payment.order_json) as { reference?: string; items?: Array<{ product?: string; description?: string; unitPrice: number; quantity: number }> };
-  for (const item of order.items ?? []) {
-    doc.text(`${item.product ?? item.description ?? ''} × ${item.quantity}    ${money(item.unitPrice * item.quantity, payment.currency, lang)}`);
+  if (session.mode === 'test') {
+    doc.font('bold').fontSize(12).fillColor('#92400e').text(`TEST · ${t.testMode}`);
+    doc.moveDown(0.5);
   }
-  if (payment.is_incl_tax_amount === 0) doc.text(`${t.taxes}    ${money(payment.tax_amount, payment.currency, lang)}`);
+  doc.font('bold').fontSize(22).fillColor('#000000').text(name);
+  if (store) doc.font('regular').fontSize(12).fillColor('#4b5563').text(store.name);
+  doc.moveDown(1.5).font('bold').fillColor('#000000').fontSize(16).text(t.receiptTitle);
+  doc.moveDown(0.5).fontSize(28).text(amount(payment.amount));
+  doc.moveDown(1).font('regular').fontSize(11);
+
+  // The lines add up to the amount: items less their discounts, the order's discount, taxes added on top.
+  const order = JSON.parse(payment.order_json) as Order;
+  for (const item of order.items ?? []) {
+    row(`${item.product ?? item.description ?? ''} × ${item.quantity}`, amount(item.unitPrice * item.quantity));
+    if (item.discount) row(`    ${t.discount}`, amount(-item.discount));
+  }
+  if (order.discount) row(t.orderDiscount, amount(-order.discount));
+  if (payment.is_incl_tax_amount === 0) row(t.taxes, amount(payment.tax_amount));
+  if ((order.items ?? []).length > 0 || order.discount || payment.is_incl_tax_amount === 0) row(t.total, amount(payment.amount), 'bold');
   doc.moveDown(1);
+
   const when = payment.captured_at ?? payment.authorized_at ?? payment.updated_at;
-  const rows: Array<[string, string]> = [
-    [t.date, new Date(when).toLocaleString(lang === 'fr' ? 'fr-FR' : 'en-GB', { timeZone: 'UTC', dateStyle: 'long', timeStyle: 'short' }) + ' UTC'],
+  const local = new Date(when).toLocaleString(lang === 'fr' ? 'fr-FR' : 'en-GB', { timeZone: facts.timezone, dateStyle: 'long', timeStyle: 'short' });
+  const rows: Array<[string, string]> = [];
+  if (order.reference) rows.push([t.reference, order.reference]);
+  rows.push(
+    [t.date, `${local} (${facts.timezone})`],
     [t.card, payment.card_brand ? `${payment.card_brand} •••• ${payment.card_last4}` : '-'],
     [t.paymentRef, payment.reference],
-  ];
-  if (order.reference) rows.push([t.reference, order.reference]);
-  for (const [label, value] of rows) doc.fillColor('#555555').text(label, { continued: true }).fillColor('#000000').text(`   ${value}`);
-  doc.moveDown(2).fontSize(9).fillColor('#777777').text(t.poweredBy);
+  );
+  for (const [label, value] of rows) {
+    doc.font('regular').fillColor('#4b5563').text(label, { continued: true }).fillColor('#000000').text(`   ${value}`);
+  }
+  if (facts.statementLabel) doc.moveDown(0.5).fillColor('#000000').text(fill(t.statementAs, { label: facts.statementLabel }));
+  doc.moveDown(2).fontSize(9).fillColor('#4b5563').text(t.poweredBy);
   doc.end();
   return done;
 }
