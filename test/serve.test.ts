@@ -192,6 +192,17 @@ eachDatabase('motu serve (child process)', (dialect) => {
     assert.match(merchant.testSecretKey, /^sk_test_/);
     assert.match(merchant.defaultContractId, /^mcf_/);
 
+    // The receipts' local time: a merchant's time zone is an IANA name, set and cleared from the CLI.
+    const zoned = await runCli(d, ['merchants', 'update', merchant.id, '--timezone', 'Pacific/Noumea']);
+    assert.equal(zoned.code, 0, zoned.stderr);
+    assert.equal(JSON.parse(zoned.stdout).timezone, 'Pacific/Noumea');
+    const badZone = await runCli(d, ['merchants', 'update', merchant.id, '--timezone', 'Mars/Olympus']);
+    assert.equal(badZone.code, 1);
+    assert.equal(JSON.parse(badZone.stdout).details.field, 'timezone');
+    const cleared = await runCli(d, ['merchants', 'update', merchant.id, '--timezone', 'none']);
+    assert.equal(cleared.code, 0, cleared.stderr);
+    assert.equal(JSON.parse(cleared.stdout).timezone, null);
+
     const store = await runCli(d, ['stores', 'create', '--merchant', merchant.id, '--code', 'kiosk', '--name', 'Kiosk', '--kind', 'physical']);
     assert.equal(store.code, 0, store.stderr);
     assert.equal(JSON.parse(store.stdout).kind, 'physical');
