@@ -57,4 +57,18 @@ eachDatabase('hardening: payments and existing integrations', (dialect) => {
     assert.equal(back.status, 303);
     assert.match(String(back.headers.location), /^https:\/\/shop\.example\/return/, String(back.headers.location));
   });
+  it('a refund of a fully refunded payment is beyond what is left: 422 REFUND_EXCEEDS_CAPTURED, refundable 0', async () => {
+    const id = await paidPayment(t, m.testKey, { amount: 1_500, currency: 'XPF' });
+    assert.equal((await post(`/api/v1/payments/${id}/refund`, {})).status, 201);
+    for (const body of [undefined, {}, { amount: 1 }, { amountCents: 1_500 }]) {
+      const res = await post(`/api/v1/payments/${id}/refund`, body);
+      assert.equal(res.status, 422, JSON.stringify(res.body));
+      assert.equal(res.body.code, 'REFUND_EXCEEDS_CAPTURED', JSON.stringify(body));
+      assert.equal(res.body.details.refundable, 0);
+      assert.equal(res.body.details.capturedAmount, 1_500);
+      assert.equal(res.body.details.refundedAmount, 1_500);
+    }
+    const refunds = (await t.api(m.testKey, 'GET', `/api/v1/payments/${id}/refunds`)).body.data;
+    assert.equal(refunds.length, 1, 'nothing was reserved by the refused requests');
+  });
 });

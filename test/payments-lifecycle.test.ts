@@ -167,7 +167,7 @@ eachDatabase('payment lifecycle', (dialect) => {
     assert.equal(rest.body.originalAmount, 600);
     const none = await post(`/api/v1/payments/${id}/refund`);
     assert.equal(none.status, 422);
-    assert.equal(none.body.code, 'PAYMENT_NOT_REFUNDABLE');
+    assert.equal(none.body.code, 'REFUND_EXCEEDS_CAPTURED');
 
     const refundEvents = (await eventsOf(t, id)).filter((e) => e.type.includes('refunded'));
     assert.deepEqual(refundEvents.map((e) => e.type), ['payment.partially_refunded', 'payment.refunded']);
