@@ -71,4 +71,33 @@ eachDatabase('hardening: payments and existing integrations', (dialect) => {
     const refunds = (await t.api(m.testKey, 'GET', `/api/v1/payments/${id}/refunds`)).body.data;
     assert.equal(refunds.length, 1, 'nothing was reserved by the refused requests');
   });
+  it('`[]` (PHP json_encode of an empty array) is `{}` on capture, cancel and refund, one request for the Idempotency-Key', async () => {
+    const manual = await paidPayment(t, m.testKey, { captureMode: 'MANUAL', amount: 3_000 });
+    const captured = await post(`/api/v1/payments/${manual}/capture`, []);
+    assert.equal(captured.status, 200, JSON.stringify(captured.body));
+    assert.equal(captured.body.capturedAmount, 3_000);
+
+    const refund = await t.api(m.testKey, 'POST', `/api/v1/payments/${manual}/refund`, [], { 'idempotency-key': 'php-refund-1' });
+    assert.equal(refund.status, 201, JSON.stringify(refund.body));
+    assert.equal(refund.body.originalAmount, 3_000);
+    for (const same of [{}, [], undefined]) {
+      const replay = await t.api(m.testKey, 'POST', `/api/v1/payments/${manual}/refund`, same, { 'idempotency-key': 'php-refund-1' });
+      assert.equal(replay.status, 201, `${JSON.stringify(same)}: ${JSON.stringify(replay.body)}`);
+      assert.equal(replay.body.id, refund.body.id);
+    }
+    assert.equal((await t.api(m.testKey, 'GET', `/api/v1/payments/${manual}/refunds`)).body.data.length, 1);
+
+    const toCancel = await paidPayment(t, m.testKey, { captureMode: 'MANUAL', amount: 1_000 });
+    const cancelled = await post(`/api/v1/payments/${toCancel}/cancel`, []);
+    assert.equal(cancelled.status, 200, JSON.stringify(cancelled.body));
+    assert.equal(cancelled.body.status, 'cancelled');
+
+    const other = await paidPayment(t, m.testKey, { amount: 1_000 });
+    for (const bad of [[1], [{ amount: 1 }], 'x']) {
+      const res = await post(`/api/v1/payments/${other}/refund`, bad);
+      assert.equal(res.status, 400, JSON.stringify(bad));
+      assert.equal(res.body.code, 'VALIDATION_ERROR');
+    }
+    assert.equal((await get(other)).refundedAmount, 0);
+  });
 });

@@ -69,9 +69,14 @@ async function dropUnknownOrderKeys(request: FastifyRequest): Promise<void> {
   if (body && typeof body === 'object' && !Array.isArray(body)) stripUnknown(Order, body.order);
 }
 
-/** A POST without a body is an empty object (capture and cancel take an optional one). */
+/**
+ * A POST without a body is an empty object (capture, cancel and refund take an optional one). So is `[]`: PHP's
+ * `json_encode([])` of an empty options array, which the PHP client sends for a full refund. Done before validation
+ * and before the Idempotency-Key's request hash, so no body, `{}` and `[]` are one and the same request.
+ */
 async function emptyBody(request: FastifyRequest): Promise<void> {
-  if (request.body === undefined || request.body === null) request.body = {};
+  const body = request.body;
+  if (body === undefined || body === null || (Array.isArray(body) && body.length === 0)) request.body = {};
 }
 
 export function lifecycleRoutes(lifecycle: PaymentLifecycleService, payments: PaymentsService, sessions: PaymentSessionsService) {
