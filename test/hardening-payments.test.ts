@@ -100,4 +100,36 @@ eachDatabase('hardening: payments and existing integrations', (dialect) => {
     }
     assert.equal((await get(other)).refundedAmount, 0);
   });
+  it('a payment link with only an order: 201, no redirectUrl or notificationUrl, the customer stays on the success page, events go to the endpoints', async () => {
+    const endpoint = await post('/api/v1/webhook-endpoints', { url: 'https://hooks.example/motu', events: ['payment.*'] });
+    assert.equal(endpoint.status, 201, JSON.stringify(endpoint.body));
+    const link = await post('/api/v1/payments/links', { order: { reference: 'APP-1', amount: 2_500, currency: 'XPF' } });
+    assert.equal(link.status, 201, JSON.stringify(link.body));
+    assert.match(link.body.linkId, /^lnk_/);
+    const session = (await t.api(m.testKey, 'GET', `/api/v1/payments/sessions/${link.body.sessionId}`)).body;
+    assert.equal(session.redirectUrl, null);
+    assert.equal(session.failureRedirectUrl, null);
+    assert.equal(session.notificationUrl, null);
+
+    const next = await paySession(t, link.body.sessionId, CARDS.visa, { email: 'app.buyer@example.com' });
+    assert.equal(next.next, 'redirect');
+    assert.equal(next.url, `/checkout/success?sessionId=${link.body.sessionId}`);
+    assert.equal((await get(link.body.paymentId)).status, 'captured');
+    const events = await eventsOf(t, link.body.paymentId);
+    assert.deepEqual(events.map((e) => e.type), ['payment.authorized', 'payment.captured']);
+    const deliveries = await t.db.kysely.selectFrom('webhook_deliveries').select(['url', 'endpoint_id'])
+      .where('event_id', 'in', events.map((e) => e.id)).execute();
+    assert.equal(deliveries.length, 2, JSON.stringify(deliveries));
+    for (const d of deliveries) {
+      assert.equal(d.endpoint_id, endpoint.body.id);
+      assert.equal(d.url, 'https://hooks.example/motu');
+    }
+
+    // A session keeps both URLs required.
+    const bare = await post('/api/v1/payments/sessions', { order: { reference: 'APP-2', amount: 2_500, currency: 'XPF' } });
+    assert.equal(bare.status, 400);
+    assert.equal(bare.body.code, 'VALIDATION_ERROR');
+    const fields = (bare.body.fields as Array<{ field: string }>).map((f) => f.field).join(' ');
+    assert.match(fields + JSON.stringify(bare.body.details ?? {}), /redirectUrl|notificationUrl/);
+  });
 });

@@ -55,10 +55,16 @@ export const LinkCreated = Type.Object({
 /** Payment links live 7 days unless `expiresIn` says otherwise (DESIGN.md section 11). */
 export const LINK_DEFAULT_EXPIRES_IN = 7 * 86_400;
 
-/** A session's body, with the link's own default lifetime. */
+/**
+ * A session's body, with the link's own default lifetime and both URLs optional: a link is often sent from an app or
+ * a back office with no page to return to (the customer then stays on the success page) and no per-payment hook
+ * (events still go to the registered endpoints).
+ */
 export const LinkBody = Type.Object(
   {
     ...SessionBody.properties,
+    redirectUrl: Type.Optional(SessionBody.properties.redirectUrl),
+    notificationUrl: Type.Optional(SessionBody.properties.notificationUrl),
     expiresIn: Type.Optional(Type.Integer({ minimum: 60, maximum: 2_592_000, default: LINK_DEFAULT_EXPIRES_IN, description: 'seconds' })),
   },
   { additionalProperties: false },

@@ -64,6 +64,7 @@ export interface PaymentsTable {
   customer_created: number;
   email: string | null;
   save_customer: number;
+  /** '' when none was given (a payment link may leave it out). */
   notification_url: string;
   /** JSON text; holds customerEmail for the receipt. */
   private_data: string | null;
