@@ -4,6 +4,9 @@
 // payment links with only an order, and `[]` bodies. Everything through HTTP, on every database.
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
+import { Acquirers } from '../src/acquirer/acquirers.js';
+import { PaymentLifecycleService } from '../src/modules/payments/lifecycle.service.js';
+import { runPaymentSchedule } from '../src/modules/payments/payments.scheduler.js';
 import { createMerchant, type MerchantFixture } from './support/factories.js';
 import { eachDatabase, ManualClock, startApp, type TestApp } from './support/harness.js';
 import { CARDS, createSession, eventsOf, paidPayment, paySession, tokenize } from './support/payments.js';
@@ -16,6 +19,15 @@ eachDatabase('hardening: payments and existing integrations', (dialect) => {
   let clock: ManualClock;
   const get = async (id: string) => (await t.api(m.testKey, 'GET', `/api/v1/payments/${id}`)).body;
   const post = (url: string, body?: unknown) => t.api(m.testKey, 'POST', url, body);
+  const tick = () => {
+    const acquirers = new Acquirers(t.db, clock, { publicUrl: t.config.publicUrl, settlementDelaySeconds: t.config.testSettlementDelaySeconds });
+    return runPaymentSchedule({ db: t.db, clock, acquirers, lifecycle: new PaymentLifecycleService(t.db, clock, acquirers) });
+  };
+  /** Settles what was captured so far (the simulator settles MOTU_TEST_SETTLEMENT_DELAY = 60 s after a capture). */
+  const settleAll = async () => {
+    clock.advance(61_000);
+    await tick();
+  };
 
   before(async () => {
     clock = new ManualClock(new Date());
@@ -131,5 +143,74 @@ eachDatabase('hardening: payments and existing integrations', (dialect) => {
     assert.equal(bare.body.code, 'VALIDATION_ERROR');
     const fields = (bare.body.fields as Array<{ field: string }>).map((f) => f.field).join(' ');
     assert.match(fields + JSON.stringify(bare.body.details ?? {}), /redirectUrl|notificationUrl/);
+  });
+  it('nothing captured, nothing billed but the authorization fee: the settlement block of every payment event (XPF and EUR)', async () => {
+    // A merchant whose contract bills 2.50 % + 0.25 € + 0.10 € per authorization attempt, TVA 16 %.
+    const feeMerchant = await createMerchant(t, 'Fare Moni');
+    const contract = await t.admin('POST', `/admin/v1/merchants/${feeMerchant.id}/contracts`, {
+      statementLabel: 'FARE MONI', commissionRate: 250, fixedFee: 25, authorizationFee: 10, taxRate: 1600, isDefault: true,
+    });
+    assert.equal(contract.status, 201, JSON.stringify(contract.body));
+    const key = feeMerchant.testKey;
+    const fees = (e: { data: any }) => ({
+      capturedAmount: e.data.settlement.capturedAmount, mobupayCommission: e.data.settlement.mobupayCommission,
+      netAmount: e.data.settlement.netAmount, currency: e.data.settlement.currency,
+      lines: e.data.settlement.detailedFees.map((l: any) => [l.id, l.totalAmount, l.totalAmountEur]),
+    });
+    // Authorization fee: 10 c + 16 % = 11.6 → 12 c = 14.32 → 14 XPF.
+    const uncaptured = {
+      XPF: { capturedAmount: 0, mobupayCommission: 14, netAmount: -14, currency: 'XPF',
+        lines: [['spirit_commission', 0, 0], ['spirit_fixed_fee', 0, 0], ['authorization_result', 14, 12]] },
+      EUR: { capturedAmount: 0, mobupayCommission: 12, netAmount: -12, currency: 'EUR',
+        lines: [['spirit_commission', 0, 0], ['spirit_fixed_fee', 0, 0], ['authorization_result', 12, 12]] },
+    };
+    // Captured 10,000: XPF 8,380 c → commission 210 + 34 = 244 c (291 XPF), fixed 29 c (35 XPF), authorization 12 c
+    // (14 XPF); Σ 285 c → 340 XPF, net 9,660. EUR: 290 + 29 + 12 = 331, net 9,669.
+    const captured = {
+      XPF: { capturedAmount: 10_000, mobupayCommission: 340, netAmount: 9_660, currency: 'XPF',
+        lines: [['spirit_commission', 291, 244], ['spirit_fixed_fee', 35, 29], ['authorization_result', 14, 12]] },
+      EUR: { capturedAmount: 10_000, mobupayCommission: 331, netAmount: 9_669, currency: 'EUR',
+        lines: [['spirit_commission', 290, 290], ['spirit_fixed_fee', 29, 29], ['authorization_result', 12, 12]] },
+    };
+    for (const currency of ['XPF', 'EUR'] as const) {
+      // Authorized, then cancelled by the merchant: both events bill the authorization alone.
+      const cancelled = await paidPayment(t, key, { captureMode: 'MANUAL', amount: 10_000, currency });
+      assert.equal((await t.api(key, 'POST', `/api/v1/payments/${cancelled}/cancel`)).status, 200);
+      const cancelledEvents = await eventsOf(t, cancelled);
+      assert.deepEqual(cancelledEvents.map((e) => e.type).sort(), ['payment.authorized', 'payment.cancelled']);
+      for (const e of cancelledEvents) assert.deepEqual(fees(e), uncaptured[currency], `${currency} ${e.type} (authorized, then cancelled)`);
+
+      // Never authorized (one refused attempt), then cancelled: the attempt's fee only.
+      const refused = await createSession(t, key, { amount: 10_000, currency });
+      await paySession(t, refused.sessionId, CARDS.declined);
+      assert.equal((await t.api(key, 'POST', `/api/v1/payments/${refused.paymentId}/cancel`)).status, 200);
+      const refusedCancel = (await eventsOf(t, refused.paymentId)).find((e) => e.type === 'payment.cancelled')!;
+      assert.deepEqual(fees(refusedCancel), uncaptured[currency], `${currency} payment.cancelled of a never-authorized payment`);
+
+      // Never tried at all: nothing billed.
+      const untried = await createSession(t, key, { amount: 10_000, currency });
+      assert.equal((await t.api(key, 'POST', `/api/v1/payments/${untried.paymentId}/cancel`)).status, 200);
+      const untriedCancel = (await eventsOf(t, untried.paymentId)).find((e) => e.type === 'payment.cancelled')!;
+      assert.equal(untriedCancel.data.settlement.mobupayCommission, 0);
+      assert.equal(untriedCancel.data.settlement.netAmount, 0);
+
+      // Captured, partially refunded, refunded, settled: the whole fees on what was captured.
+      const paid = await paidPayment(t, key, { captureMode: 'MANUAL', amount: 10_000, currency });
+      assert.equal((await t.api(key, 'GET', `/api/v1/payments/${paid}`)).body.settlement.netAmount, uncaptured[currency].netAmount);
+      assert.equal((await t.api(key, 'POST', `/api/v1/payments/${paid}/capture`)).status, 200);
+      assert.equal((await t.api(key, 'POST', `/api/v1/payments/${paid}/refund`, { amount: 4_000 })).status, 201);
+      clock.advance(1_000);
+      assert.equal((await t.api(key, 'POST', `/api/v1/payments/${paid}/refund`, {})).status, 201);
+      await settleAll();
+      const events = await eventsOf(t, paid);
+      assert.deepEqual(events.map((e) => e.type).sort(),
+        ['payment.authorized', 'payment.captured', 'payment.partially_refunded', 'payment.refunded', 'payment.settled']);
+      for (const e of events) {
+        const expected = e.type === 'payment.authorized' ? uncaptured[currency] : captured[currency];
+        const got = fees(e);
+        got.lines = got.lines.filter((l: any[]) => l[0] !== 'refund');
+        assert.deepEqual(got, expected, `${currency} ${e.type}`);
+      }
+    }
   });
 });

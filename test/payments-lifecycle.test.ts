@@ -348,9 +348,10 @@ eachDatabase('payment lifecycle', (dialect) => {
     assert.equal(authorized.data.originalCurrency, 'XPF');
     assert.equal(authorized.data.store, null);
     assert.equal(authorized.data.settlement.currency, 'XPF');
-    // projection on the authorized amount: 1676 × 2.5 % = 41.9 → 42 c + 6.72 → 7 c = 49 c; fixed 29 c; Σ 78 c → 93.08 → 93 XPF
+    // nothing captured yet: no commission nor fixed fee, and this contract has no authorization fee
     assert.equal(authorized.data.settlement.capturedAmount, 0);
-    assert.equal(authorized.data.settlement.mobupayCommission, 93);
+    assert.equal(authorized.data.settlement.mobupayCommission, 0);
+    assert.equal(authorized.data.settlement.netAmount, 0);
 
     const customerId = authorized.data.customerId;
     const again = await createSession(t, m.testKey, { amount: 500, extra: { email: undefined, customerId } });
