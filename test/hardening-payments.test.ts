@@ -7,6 +7,7 @@ import { after, before, it } from 'node:test';
 import { Acquirers } from '../src/acquirer/acquirers.js';
 import { PaymentLifecycleService } from '../src/modules/payments/lifecycle.service.js';
 import { runPaymentSchedule } from '../src/modules/payments/payments.scheduler.js';
+import { up as settledIsNotAStatus } from '../src/db/migrations/0018_payments_hardening.js';
 import { createMerchant, type MerchantFixture } from './support/factories.js';
 import { eachDatabase, ManualClock, startApp, type TestApp } from './support/harness.js';
 import { CARDS, createSession, eventsOf, paidPayment, paySession, tokenize } from './support/payments.js';
@@ -212,5 +213,41 @@ eachDatabase('hardening: payments and existing integrations', (dialect) => {
         assert.deepEqual(got, expected, `${currency} ${e.type}`);
       }
     }
+  });
+  it('settled is not a status: after settlement GET answers captured with settled true and settledAt; refunds still work; payment.settled is sent', async () => {
+    await settleAll(); // what earlier tests captured
+    const id = await paidPayment(t, m.testKey, { amount: 5_000 });
+    const before = await get(id);
+    assert.equal(before.status, 'captured');
+    assert.equal(before.settled, false);
+    assert.equal(before.settledAt, null);
+    await settleAll();
+    const payment = await get(id);
+    assert.equal(payment.status, 'captured');
+    assert.equal(payment.settled, true);
+    assert.ok(payment.settledAt && !Number.isNaN(Date.parse(payment.settledAt)), String(payment.settledAt));
+    const listed = (await t.api(m.testKey, 'GET', `/api/v1/payments?reference=${payment.reference}`)).body.data;
+    assert.deepEqual(listed.map((p: any) => [p.id, p.status, p.settled, p.settledAt]), [[id, 'captured', true, payment.settledAt]]);
+    const settled = (await eventsOf(t, id)).filter((e) => e.type === 'payment.settled');
+    assert.equal(settled.length, 1);
+    assert.equal(settled[0]!.data.status, 'captured');
+    assert.equal(settled[0]!.data.settlement.settled, true);
+    assert.equal((await t.api(m.testKey, 'GET', '/api/v1/payments?status=settled')).status, 400);
+
+    const refund = await post(`/api/v1/payments/${id}/refund`, { amount: 1_000 });
+    assert.equal(refund.status, 201, JSON.stringify(refund.body));
+    const refunded = await get(id);
+    assert.equal(refunded.status, 'partially_refunded');
+    assert.equal(refunded.settled, true);
+
+    // A payment an earlier version left `settled` reads `captured` after the migration.
+    const old = await paidPayment(t, m.testKey, { amount: 700 });
+    await settleAll();
+    await t.db.kysely.updateTable('payments').set({ status: 'settled' as never }).where('id', '=', old).execute();
+    await settledIsNotAStatus(t.db.kysely);
+    const migrated = await get(old);
+    assert.equal(migrated.status, 'captured');
+    assert.equal(migrated.settled, true);
+    assert.equal((await post(`/api/v1/payments/${old}/refund`, {})).status, 201);
   });
 });

@@ -286,7 +286,7 @@ eachDatabase('payment lifecycle', (dialect) => {
     await tick();
     const payment = await get(id);
     assert.equal(payment.settled, true);
-    assert.equal(payment.status, 'settled');
+    assert.equal(payment.status, 'captured');
     const settled = (await eventsOf(t, id)).filter((e) => e.type === 'payment.settled');
     assert.equal(settled.length, 1);
     assert.equal(settled[0]!.data.settlement.settled, true);

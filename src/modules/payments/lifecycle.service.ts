@@ -31,7 +31,7 @@ type Owner = Pick<MerchantAuth, 'merchantId' | 'mode'> & { storeId?: string | nu
 /** Default age after which a capture or cancel claim is abandoned (MOTU_OPERATION_CLAIM_SECONDS). */
 export const CLAIM_TTL_SECONDS = 120;
 // A fully refunded payment stays here: a refund of it is one beyond what is left (REFUND_EXCEEDS_CAPTURED).
-const REFUNDABLE: PaymentRow['status'][] = ['captured', 'settled', 'partially_refunded', 'refunded'];
+const REFUNDABLE: PaymentRow['status'][] = ['captured', 'partially_refunded', 'refunded'];
 const CANCELLABLE_PENDING: PaymentRow['status'][] = ['pending', 'failed'];
 
 export interface RefundInput {

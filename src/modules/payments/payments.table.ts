@@ -2,7 +2,7 @@ import type { Generated, Selectable } from 'kysely';
 import type { Mode } from '../merchants/merchants.table.js';
 
 export type PaymentStatus =
-  | 'pending' | 'transit' | 'captured' | 'settled' | 'failed' | 'cancelled' | 'expired'
+  | 'pending' | 'transit' | 'captured' | 'failed' | 'cancelled' | 'expired'
   | 'partially_refunded' | 'refunded';
 
 export type SessionKind = 'payment' | 'wallet';

@@ -247,7 +247,7 @@ export const PaymentListQuery = Type.Object(
   {
     ...ListQuery,
     status: Type.Optional(
-      Type.Enum(['pending', 'transit', 'captured', 'settled', 'failed', 'cancelled', 'expired', 'partially_refunded', 'refunded']),
+      Type.Enum(['pending', 'transit', 'captured', 'failed', 'cancelled', 'expired', 'partially_refunded', 'refunded']),
     ),
     storeId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     customerId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
