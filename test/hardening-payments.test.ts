@@ -7,10 +7,11 @@ import { after, before, it } from 'node:test';
 import { Acquirers } from '../src/acquirer/acquirers.js';
 import { PaymentLifecycleService } from '../src/modules/payments/lifecycle.service.js';
 import { runPaymentSchedule } from '../src/modules/payments/payments.scheduler.js';
-import { up as settledIsNotAStatus } from '../src/db/migrations/0018_payments_hardening.js';
+import { settledBackToCaptured as settledIsNotAStatus } from '../src/db/migrations/0018_payments_hardening.js';
 import { createMerchant, type MerchantFixture } from './support/factories.js';
 import { eachDatabase, ManualClock, startApp, type TestApp } from './support/harness.js';
 import { CARDS, createSession, eventsOf, paidPayment, paySession, tokenize } from './support/payments.js';
+import { createCustomer as createWalletCustomer, saveCard } from './support/wallet.js';
 
 const CHALLENGE = '4000000000003220';
 
@@ -249,5 +250,32 @@ eachDatabase('hardening: payments and existing integrations', (dialect) => {
     assert.equal(migrated.status, 'captured');
     assert.equal(migrated.settled, true);
     assert.equal((await post(`/api/v1/payments/${old}/refund`, {})).status, 201);
+  });
+  it("the contract's statementLabel goes to the acquirer with every authorization: hosted page, card component, merchant-initiated", async () => {
+    const labelOf = async (paymentId: string) => (await t.db.kysely.selectFrom('acquirer_authorizations').select('statement_label')
+      .where('merchant_reference', '=', paymentId).execute()).map((r) => r.statement_label);
+    const other = await t.admin('POST', `/admin/v1/merchants/${m.id}/contracts`, { statementLabel: 'MONI PPT', commissionRate: 250, fixedFee: 25 });
+    assert.equal(other.status, 201, JSON.stringify(other.body));
+
+    const hosted = await paidPayment(t, m.testKey, { amount: 1_000 });
+    assert.deepEqual(await labelOf(hosted), ['FARE UTE'], 'the default contract: the merchant name, upper case');
+    const chosen = await paidPayment(t, m.testKey, { amount: 1_000, extra: { merchantConfigId: other.body.id } });
+    assert.deepEqual(await labelOf(chosen), ['MONI PPT']);
+
+    const component = await createSession(t, m.testKey, { amount: 1_000, extra: { merchantConfigId: other.body.id } });
+    const submitted = await t.api(undefined, 'POST', `/api/v1/sdk/sessions/${component.sessionId}/submit`, { token: await tokenize(t, CARDS.declined) });
+    assert.equal(submitted.body.status, 'failed', JSON.stringify(submitted.body));
+    const retried = await t.api(undefined, 'POST', `/api/v1/sdk/sessions/${component.sessionId}/submit`, { token: await tokenize(t, CARDS.visa) });
+    assert.equal(retried.body.status, 'succeeded', JSON.stringify(retried.body));
+    assert.deepEqual(await labelOf(component.paymentId), ['MONI PPT', 'MONI PPT'], 'a refused attempt carries it too');
+
+    const customerId = await createWalletCustomer(t, m.testKey);
+    const pm = (await saveCard(t, m.testKey, customerId, CARDS.visa)).result.paymentMethodId;
+    const mit = await post('/api/v1/payments', {
+      paymentMethodId: pm, order: { reference: 'SUB-9', amount: 1_200, currency: 'XPF' }, notificationUrl: 'https://shop.example/hook',
+      merchantConfigId: other.body.id,
+    });
+    assert.equal(mit.status, 201, JSON.stringify(mit.body));
+    assert.deepEqual(await labelOf(mit.body.id), ['MONI PPT']);
   });
 });

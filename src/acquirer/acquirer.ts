@@ -64,6 +64,11 @@ export interface AuthorizeInput {
   saveCard?: boolean;
   /** Capture the full amount in the same call (AUTO capture). */
   capture?: boolean;
+  /**
+   * What the cardholder's bank statement shows for this charge: the contract's `statementLabel` (1–22 characters).
+   * Every authorization Motu asks for carries it (hosted page, card component, merchant-initiated payments).
+   */
+  statementLabel?: string;
 }
 
 export type AuthorizationOutcome =

@@ -16,6 +16,7 @@ import type { CustomersService } from '../customers/customers.service.js';
 import type { Merchant, Store } from '../merchants/merchants.table.js';
 import { attemptsOf, paymentBase, settlementOf } from '../payments/payment-events.js';
 import { isPaid } from '../payments/payment-status.js';
+import { statementLabelOf } from '../payments/statement-label.js';
 import type { PaymentRow, PaymentSessionRow } from '../payments/payments.table.js';
 import { storeRef } from '../payments/payments.views.js';
 import { savePaymentMethod } from '../wallet/payment-methods.js';
@@ -139,9 +140,10 @@ export class CheckoutService {
       throw invalidField('token', 'is required');
     }
     const saveCard = session.allow_save_payment_method === 1 && input.saveCard === true && !input.paymentMethodId;
+    const statementLabel = await statementLabelOf(this.db.kysely, payment.contract_id);
     await this.takeAttempt(session);
     const outcome = await acquirer.authorize({
-      mode: session.mode, source, amount: payment.amount, currency: payment.currency, merchantReference: payment.id,
+      mode: session.mode, source, amount: payment.amount, currency: payment.currency, merchantReference: payment.id, statementLabel,
       threeDSecure: { returnUrl: input.threeDSReturnUrl ?? `${this.config.publicUrl}/checkout/${session.id}/3ds-return` }, saveCard, // the SDK returns to its own route
     });
     return this.handle(acquirer, session.id, outcome);
