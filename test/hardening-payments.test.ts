@@ -11,9 +11,11 @@ import { settledBackToCaptured as settledIsNotAStatus } from '../src/db/migratio
 import { createMerchant, type MerchantFixture } from './support/factories.js';
 import { eachDatabase, ManualClock, startApp, type TestApp } from './support/harness.js';
 import { CARDS, createSession, eventsOf, paidPayment, paySession, tokenize } from './support/payments.js';
-import { createCustomer as createWalletCustomer, saveCard } from './support/wallet.js';
+import { createCustomer as createWalletCustomer, eventsOf as eventsOfType, saveCard } from './support/wallet.js';
 
 const CHALLENGE = '4000000000003220';
+/** Saved by a zero-amount verification; every later charge is refused `card_unknown`. */
+const UNKNOWN_LATER = '4000000000005126';
 
 eachDatabase('hardening: payments and existing integrations', (dialect) => {
   let t: TestApp;
@@ -277,5 +279,50 @@ eachDatabase('hardening: payments and existing integrations', (dialect) => {
     });
     assert.equal(mit.status, 201, JSON.stringify(mit.body));
     assert.deepEqual(await labelOf(mit.body.id), ['MONI PPT']);
+  });
+  it('a charge refused card_unknown removes the saved card (unknown_at_acquirer) with the failure: merchant-initiated and hosted one-click', async () => {
+    const removedEvents = async (pm: string) => (await eventsOfType(t, 'payment_method.removed')).filter((e) => e.data.id === pm);
+    const customerId = await createWalletCustomer(t, m.testKey);
+    const saved = await saveCard(t, m.testKey, customerId, UNKNOWN_LATER);
+    assert.equal(saved.result.status, 'succeeded', 'the verification of 5126 succeeds');
+    const pm = saved.result.paymentMethodId;
+
+    const mit = await post('/api/v1/payments', {
+      paymentMethodId: pm, order: { reference: 'SUB-U1', amount: 900, currency: 'EUR' }, notificationUrl: 'https://shop.example/hook',
+    });
+    assert.equal(mit.status, 201, JSON.stringify(mit.body));
+    assert.equal(mit.body.status, 'failed');
+    assert.equal(mit.body.refusalCode, 'card_unknown');
+    const card = await t.api(m.testKey, 'GET', `/api/v1/payment-methods/${pm}`);
+    assert.equal(card.body.status, 'removed');
+    assert.equal(card.body.removedReason, 'unknown_at_acquirer');
+    const removed = await removedEvents(pm);
+    assert.equal(removed.length, 1);
+    assert.equal(removed[0].data.reason, 'unknown_at_acquirer');
+    assert.equal(removed[0].data.customerId, customerId);
+    const failed = (await eventsOf(t, mit.body.id)).find((e) => e.type === 'payment.failed')!;
+    assert.equal(failed.data.refusalCode, 'card_unknown');
+    assert.equal(removed[0].createdAt, failed.createdAt, 'written with the failure');
+    const again = await post('/api/v1/payments', {
+      paymentMethodId: pm, order: { reference: 'SUB-U2', amount: 900, currency: 'EUR' }, notificationUrl: 'https://shop.example/hook',
+    });
+    assert.equal(again.status, 400, 'a removed card is not charged again');
+    const listed = (await t.api(m.testKey, 'GET', `/api/v1/customers/${customerId}/payment-methods`)).body.data;
+    assert.equal(listed.filter((p: any) => p.id === pm && p.status === 'active').length, 0);
+
+    // Hosted one-click: the customer picks the saved card on the page.
+    const other = await createWalletCustomer(t, m.testKey);
+    const oneClick = (await saveCard(t, m.testKey, other, UNKNOWN_LATER)).result.paymentMethodId;
+    const session = await createSession(t, m.testKey, { amount: 1_100, extra: { customerId: other, email: undefined } });
+    const res = await t.api(undefined, 'POST', `/checkout/${session.sessionId}/pay`, { paymentMethodId: oneClick });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal((await get(session.paymentId)).refusalCode, 'card_unknown');
+    const gone = await t.api(m.testKey, 'GET', `/api/v1/payment-methods/${oneClick}`);
+    assert.equal(gone.body.status, 'removed');
+    assert.equal(gone.body.removedReason, 'unknown_at_acquirer');
+    assert.equal((await removedEvents(oneClick)).length, 1);
+    // The page no longer offers it: paying with it again is refused before the acquirer.
+    const retry = await t.api(undefined, 'POST', `/checkout/${session.sessionId}/pay`, { paymentMethodId: oneClick });
+    assert.equal(retry.status, 400, JSON.stringify(retry.body));
   });
 });

@@ -12,7 +12,9 @@ export type CardNetwork = 'VISA' | 'MASTERCARD' | 'CB' | 'AMEX';
 /** Refusal codes the acquirer reports (DESIGN.md section 5). */
 export type RefusalCode =
   | 'card_declined' | 'insufficient_funds' | 'expired_card' | 'incorrect_cvc' | 'processing_error'
-  | 'authentication_failed';
+  | 'authentication_failed'
+  /** The issuer no longer knows the card (closed, replaced): a saved card with this refusal is removed. */
+  | 'card_unknown';
 
 /** What Motu may know about a card. Never the number or the security code. */
 export interface CardInfo {

@@ -374,6 +374,7 @@ function browserUnfit(): AuthorizationOutcome & VerifyOutcome {
 function refusalFor(behaviour: Behaviour, operation: 'verify' | 'charge'): RefusalCode | null {
   if (behaviour.startsWith('refuse:')) return behaviour.slice('refuse:'.length) as RefusalCode;
   if (behaviour === 'save_then_decline' && operation === 'charge') return 'card_declined';
+  if (behaviour === 'save_then_unknown' && operation === 'charge') return 'card_unknown';
   return null;
 }
 

@@ -19,7 +19,7 @@ import { isPaid } from '../payments/payment-status.js';
 import { statementLabelOf } from '../payments/statement-label.js';
 import type { PaymentRow, PaymentSessionRow } from '../payments/payments.table.js';
 import { storeRef } from '../payments/payments.views.js';
-import { savePaymentMethod } from '../wallet/payment-methods.js';
+import { removeUnknownCard, savePaymentMethod } from '../wallet/payment-methods.js';
 import { returnUrl } from './return-urls.js';
 import { mailable, type MailOutbox } from '../../mail/outbox.js';
 
@@ -146,7 +146,7 @@ export class CheckoutService {
       mode: session.mode, source, amount: payment.amount, currency: payment.currency, merchantReference: payment.id, statementLabel,
       threeDSecure: { returnUrl: input.threeDSReturnUrl ?? `${this.config.publicUrl}/checkout/${session.id}/3ds-return` }, saveCard, // the SDK returns to its own route
     });
-    return this.handle(acquirer, session.id, outcome);
+    return this.handle(acquirer, session.id, outcome, input.paymentMethodId);
   }
 
   /**
@@ -232,7 +232,8 @@ export class CheckoutService {
       .where('id', '=', payment.id).execute();
   }
 
-  private async handle(acquirer: Acquirer, sessionId: string, outcome: AuthorizationOutcome): Promise<NextStep> {
+  /** `savedCardId`: the saved card a one-click payment used (removed when the acquirer no longer knows it). */
+  private async handle(acquirer: Acquirer, sessionId: string, outcome: AuthorizationOutcome, savedCardId?: string): Promise<NextStep> {
     if (outcome.status === 'error') return { next: 'error', code: outcome.code, message: outcome.message };
     if (outcome.status === 'challenge') return { next: 'challenge', url: outcome.challengeUrl };
     const ctx = await this.loadAny(sessionId);
@@ -252,6 +253,7 @@ export class CheckoutService {
             merchantId: row.merchant_id, mode: row.mode, paymentId: row.id, at: this.clock.now(),
             ...payloads.paymentFailed({ ...this.base(row, ctx.store), refusalCode: outcome.refusalCode, refusalMessage: outcome.refusalMessage }),
           });
+          if (outcome.refusalCode === 'card_unknown') await removeUnknownCard(trx, savedCardId ?? null, this.clock.now());
         }
         return row;
       });

@@ -19,6 +19,7 @@ import { AppError, validationError, type FieldError } from '../../shared/errors.
 import { idForKeyUse, idFromKey, keyUseParts, newId, newPaymentReference } from '../../shared/ids.js';
 import { toEurCents } from '../../shared/money.js';
 import { checkOrderAmount, orderFieldProblems } from '../payments/order.js';
+import { removeUnknownCard } from './payment-methods.js';
 import { statementLabelOf } from '../payments/statement-label.js';
 import { attemptsOf, paymentBase, settlementOf, storeOf } from '../payments/payment-events.js';
 import type { PaymentsService } from '../payments/payments.service.js';
@@ -375,6 +376,7 @@ export class MerchantPaymentsService {
           ...(await event(row)),
           ...payloads.paymentFailed({ ...paymentBase(row, await storeOf(trx, row)), refusalCode: refusal.code, refusalMessage: refusal.message }),
         });
+        if (refusal.code === 'card_unknown') await removeUnknownCard(trx, row.payment_method_id, at);
         return true;
       }
       const authorizedRows = await trx.updateTable('payments').set({
