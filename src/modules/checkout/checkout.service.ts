@@ -347,9 +347,12 @@ export class CheckoutService {
   }
 
   /**
-   * After a successful authorization, on its transaction: a `saveCustomer` session gets its customer (an existing
-   * one with the same email is reused, `customerCreated` stays false), and a card the customer chose to save
+   * After a successful authorization, on its transaction: a `saveCustomer` session gets its customer, created from
+   * the payment's email, and a card the customer chose to save
    * becomes a payment method (`payment_method.added` once per card, deduplicated by fingerprint).
+   * An email that already belongs to a customer proves nothing about the payer (anyone can type it on the page): the
+   * payment is then attached to nobody, no customer is created (the email is taken) and no card is saved, so a stranger
+   * can never add a card to someone else's wallet. `customerCreated` stays false and `customerId` null.
    */
   private async attachCustomerAndCard(trx: Trx, paymentId: string, cardRef: string | null, card: CardInfo): Promise<void> {
     const payment = await trx.selectFrom('payments').selectAll().where('id', '=', paymentId).executeTakeFirstOrThrow();
@@ -357,17 +360,14 @@ export class CheckoutService {
     let customerId = payment.customer_id;
     if (!customerId && payment.save_customer === 1 && this.customers) {
       const email = payment.email;
-      const existing = email
+      const taken = email
         ? await trx.selectFrom('customers').select('id').where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode)
           .where('email_key', '=', email.toLowerCase()).executeTakeFirst()
         : undefined;
-      if (existing) {
-        customerId = existing.id;
-      } else {
+      if (!taken) {
         customerId = (await this.customers.insert(trx, owner, { email })).id;
-        await trx.updateTable('payments').set({ customer_created: 1 }).where('id', '=', paymentId).execute();
+        await trx.updateTable('payments').set({ customer_id: customerId, customer_created: 1 }).where('id', '=', paymentId).execute();
       }
-      await trx.updateTable('payments').set({ customer_id: customerId }).where('id', '=', paymentId).execute();
     }
     if (cardRef && customerId) {
       const saved = await savePaymentMethod(trx, { owner, customerId, cardRef, card, at: this.clock.now() });
