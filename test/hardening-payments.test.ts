@@ -325,4 +325,71 @@ eachDatabase('hardening: payments and existing integrations', (dialect) => {
     const retry = await t.api(undefined, 'POST', `/checkout/${session.sessionId}/pay`, { paymentMethodId: oneClick });
     assert.equal(retry.status, 400, JSON.stringify(retry.body));
   });
+  it("a card typed by a payer who gives an existing customer's email is never saved to that customer's wallet, nor the payment attached", async () => {
+    const victim = await t.api(m.testKey, 'POST', '/api/v1/customers', { email: 'victim@example.pf', name: 'Victim' });
+    assert.equal(victim.status, 201, JSON.stringify(victim.body));
+    const customersBefore = await t.db.kysely.selectFrom('customers').select('id').where('merchant_id', '=', m.id).execute();
+    const session = await createSession(t, m.testKey, {
+      captureMode: 'MANUAL', extra: { email: undefined, saveCustomer: true, allowCustomerToSavePaymentMethod: true },
+    });
+    await paySession(t, session.sessionId, '5555555555554444', { email: 'Victim@Example.PF', saveCard: true });
+    const payment = await get(session.paymentId);
+    assert.equal(payment.status, 'transit', 'the payment itself goes through');
+    assert.equal(payment.customerId, null);
+    const authorized = (await eventsOf(t, session.paymentId)).find((e) => e.type === 'payment.authorized')!;
+    assert.equal(authorized.data.customerId, null);
+    assert.equal(authorized.data.customerCreated, false);
+    assert.equal(authorized.data.paymentMethodId, null);
+    const wallet = (await t.api(m.testKey, 'GET', `/api/v1/customers/${victim.body.id}/payment-methods`)).body.data;
+    assert.deepEqual(wallet, [], "nothing added to the existing customer's wallet");
+    assert.equal((await eventsOfType(t, 'payment_method.added')).filter((e) => e.data.customerId === victim.body.id).length, 0);
+    const customersAfter = await t.db.kysely.selectFrom('customers').select('id').where('merchant_id', '=', m.id).execute();
+    assert.equal(customersAfter.length, customersBefore.length, 'no second customer with the same email');
+
+    // A one-click session of that customer offers nothing the stranger typed.
+    const oneClick = await createSession(t, m.testKey, { extra: { email: undefined, customerId: victim.body.id } });
+    const offered = await t.api(undefined, 'POST', `/checkout/${oneClick.sessionId}/pay`, { paymentMethodId: 'pm_anything' });
+    assert.equal(offered.status, 400);
+
+    // A new email still creates its customer and saves the card (customerCreated true).
+    const fresh = await createSession(t, m.testKey, {
+      captureMode: 'MANUAL', extra: { email: undefined, saveCustomer: true, allowCustomerToSavePaymentMethod: true },
+    });
+    await paySession(t, fresh.sessionId, '5555555555554444', { email: 'first.time@example.pf', saveCard: true });
+    const created = (await eventsOf(t, fresh.paymentId)).find((e) => e.type === 'payment.authorized')!;
+    assert.match(created.data.customerId, /^cus_/);
+    assert.equal(created.data.customerCreated, true);
+    assert.match(created.data.paymentMethodId, /^pm_/);
+  });
+
+  it("saveCustomer with order.buyer creates the customer with the buyer's name, phone and billing address; customer.created carries them", async () => {
+    const session = await createSession(t, m.testKey, {
+      extra: {
+        email: 'hina.t@example.pf', saveCustomer: true,
+        order: {
+          reference: 'ODOO-42', amount: 4_200, currency: 'XPF',
+          buyer: {
+            id: 'res.partner-7', email: 'hina.t@example.pf', phone: '+689 87 12 34 56', firstName: 'Hina', lastName: 'Teriitahi',
+            billingAddress: { streetNumber: '12', street: 'Rue des Remparts', city: 'Papeete', postalCode: '98714', country: 'PF', firstName: 'Hina', lastName: 'Teriitahi' },
+          },
+        },
+      },
+    });
+    await paySession(t, session.sessionId);
+    const authorized = (await eventsOf(t, session.paymentId)).find((e) => e.type === 'payment.authorized')!;
+    assert.equal(authorized.data.customerCreated, true);
+    const customerId = authorized.data.customerId;
+    const expected = {
+      id: customerId, email: 'hina.t@example.pf', name: 'Hina Teriitahi', phone: '+689 87 12 34 56',
+      address: { streetNumber: '12', street: 'Rue des Remparts', city: 'Papeete', postalCode: '98714', country: 'PF' },
+    };
+    const created = (await eventsOfType(t, 'customer.created')).find((e) => e.data.id === customerId)!;
+    assert.ok(created, 'customer.created sent');
+    assert.deepEqual(
+      { id: created.data.id, email: created.data.email, name: created.data.name, phone: created.data.phone, address: created.data.address },
+      expected,
+    );
+    const read = (await t.api(m.testKey, 'GET', `/api/v1/customers/${customerId}`)).body;
+    assert.deepEqual({ id: read.id, email: read.email, name: read.name, phone: read.phone, address: read.address }, expected);
+  });
 });

@@ -18,6 +18,8 @@ import { attemptsOf, paymentBase, settlementOf } from '../payments/payment-event
 import { isPaid } from '../payments/payment-status.js';
 import { statementLabelOf } from '../payments/statement-label.js';
 import type { PaymentRow, PaymentSessionRow } from '../payments/payments.table.js';
+import type { OrderInput } from '../payments/sessions.schemas.js';
+import { customerFromBuyer } from '../customers/from-buyer.js';
 import { storeRef } from '../payments/payments.views.js';
 import { removeUnknownCard, savePaymentMethod } from '../wallet/payment-methods.js';
 import { returnUrl } from './return-urls.js';
@@ -348,7 +350,7 @@ export class CheckoutService {
 
   /**
    * After a successful authorization, on its transaction: a `saveCustomer` session gets its customer, created from
-   * the payment's email, and a card the customer chose to save
+   * the payment's email and the order's buyer (name, phone, billing address), and a card the customer chose to save
    * becomes a payment method (`payment_method.added` once per card, deduplicated by fingerprint).
    * An email that already belongs to a customer proves nothing about the payer (anyone can type it on the page): the
    * payment is then attached to nobody, no customer is created (the email is taken) and no card is saved, so a stranger
@@ -365,7 +367,8 @@ export class CheckoutService {
           .where('email_key', '=', email.toLowerCase()).executeTakeFirst()
         : undefined;
       if (!taken) {
-        customerId = (await this.customers.insert(trx, owner, { email })).id;
+        const order = JSON.parse(payment.order_json) as Pick<OrderInput, 'buyer'>;
+        customerId = (await this.customers.insert(trx, owner, { email, ...customerFromBuyer(order) })).id;
         await trx.updateTable('payments').set({ customer_id: customerId, customer_created: 1 }).where('id', '=', paymentId).execute();
       }
     }
