@@ -14,7 +14,7 @@ describe('settlement block fees', () => {
     // fixed fee: 25, tax 25 × 16 % = 4 → 4; total 29
     // authorization: 0 € × 1 attempt = 0
     // Σ EUR = 319 → commission 319, net 10000 − 319 = 9681
-    const s = settlementBlock({ currency: 'EUR', basisAmount: 10000, capturedAmount: 10000, attempts: 1, settled: false }, DEFAULT);
+    const s = settlementBlock({ currency: 'EUR', capturedAmount: 10000, attempts: 1, settled: false }, DEFAULT);
     assert.deepEqual(s, {
       capturedAmount: 10000,
       mobupayCommission: 319,
@@ -40,7 +40,7 @@ describe('settlement block fees', () => {
     // authorization: 10 × 2 attempts = 20; tax 20 × 16 % = 3.2 → 3; total 23
     // Σ EUR = 58 + 29 + 23 = 110; net 1999 − 110 = 1889
     const s = settlementBlock(
-      { currency: 'EUR', basisAmount: 1999, capturedAmount: 1999, attempts: 2, settled: true },
+      { currency: 'EUR', capturedAmount: 1999, attempts: 2, settled: true },
       { ...DEFAULT, authorization_fee: 10 },
     );
     assert.equal(s.detailedFees[0]!.amountEur, 50);
@@ -60,7 +60,7 @@ describe('settlement block fees', () => {
     // authorization: 0
     // Σ EUR = 24 + 29 = 53 c → commission 53 × 1000 / 838 = 63.25 → 63 XPF, while the lines add up to 29 + 35 = 64
     // net = 1000 − 63 = 937 XPF
-    const s = settlementBlock({ currency: 'XPF', basisAmount: 1000, capturedAmount: 1000, attempts: 1, settled: false }, DEFAULT);
+    const s = settlementBlock({ currency: 'XPF', capturedAmount: 1000, attempts: 1, settled: false }, DEFAULT);
     const [commission, fixed, auth] = s.detailedFees;
     assert.deepEqual(commission, {
       id: 'spirit_commission', label: 'Commission', type: 'PERCENTAGE', rate: 250,
@@ -81,7 +81,7 @@ describe('settlement block fees', () => {
     // 10000 XPF = 8380 c; commission 8380 × 2.5 % = 209.5 → 210 c; tax 210 × 16 % = 33.6 → 34 c; total 244 c
     //   XPF: 210 → 250.60 → 251; 34 → 40.57 → 41; 244 → 291.17 → 291
     // fixed fee 29 c → 35 XPF; Σ EUR 273 c → 325.78 → 326 XPF = 291 + 35; net 10000 − 326 = 9674
-    const s = settlementBlock({ currency: 'XPF', basisAmount: 10000, capturedAmount: 10000, attempts: 1, settled: false }, DEFAULT);
+    const s = settlementBlock({ currency: 'XPF', capturedAmount: 10000, attempts: 1, settled: false }, DEFAULT);
     assert.equal(s.detailedFees[0]!.amount, 251);
     assert.equal(s.detailedFees[0]!.taxAmount, 41);
     assert.equal(s.detailedFees[0]!.totalAmount, 291);
@@ -90,9 +90,9 @@ describe('settlement block fees', () => {
   });
 
   it('a refund adds its own line and returns no fee', () => {
-    const before = settlementBlock({ currency: 'XPF', basisAmount: 1000, capturedAmount: 1000, attempts: 1, settled: false }, DEFAULT);
+    const before = settlementBlock({ currency: 'XPF', capturedAmount: 1000, attempts: 1, settled: false }, DEFAULT);
     const after = settlementBlock(
-      { currency: 'XPF', basisAmount: 1000, capturedAmount: 1000, attempts: 1, settled: false, refunds: [{ id: 're_1', amount: 400 }] },
+      { currency: 'XPF', capturedAmount: 1000, attempts: 1, settled: false, refunds: [{ id: 're_1', amount: 400 }] },
       DEFAULT,
     );
     assert.equal(after.detailedFees.length, 4);

@@ -167,7 +167,7 @@ eachDatabase('payment lifecycle', (dialect) => {
     assert.equal(rest.body.originalAmount, 600);
     const none = await post(`/api/v1/payments/${id}/refund`);
     assert.equal(none.status, 422);
-    assert.equal(none.body.code, 'PAYMENT_NOT_REFUNDABLE');
+    assert.equal(none.body.code, 'REFUND_EXCEEDS_CAPTURED');
 
     const refundEvents = (await eventsOf(t, id)).filter((e) => e.type.includes('refunded'));
     assert.deepEqual(refundEvents.map((e) => e.type), ['payment.partially_refunded', 'payment.refunded']);
@@ -286,7 +286,7 @@ eachDatabase('payment lifecycle', (dialect) => {
     await tick();
     const payment = await get(id);
     assert.equal(payment.settled, true);
-    assert.equal(payment.status, 'settled');
+    assert.equal(payment.status, 'captured');
     const settled = (await eventsOf(t, id)).filter((e) => e.type === 'payment.settled');
     assert.equal(settled.length, 1);
     assert.equal(settled[0]!.data.settlement.settled, true);
@@ -348,9 +348,10 @@ eachDatabase('payment lifecycle', (dialect) => {
     assert.equal(authorized.data.originalCurrency, 'XPF');
     assert.equal(authorized.data.store, null);
     assert.equal(authorized.data.settlement.currency, 'XPF');
-    // projection on the authorized amount: 1676 × 2.5 % = 41.9 → 42 c + 6.72 → 7 c = 49 c; fixed 29 c; Σ 78 c → 93.08 → 93 XPF
+    // nothing captured yet: no commission nor fixed fee, and this contract has no authorization fee
     assert.equal(authorized.data.settlement.capturedAmount, 0);
-    assert.equal(authorized.data.settlement.mobupayCommission, 93);
+    assert.equal(authorized.data.settlement.mobupayCommission, 0);
+    assert.equal(authorized.data.settlement.netAmount, 0);
 
     const customerId = authorized.data.customerId;
     const again = await createSession(t, m.testKey, { amount: 500, extra: { email: undefined, customerId } });

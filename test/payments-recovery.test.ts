@@ -295,7 +295,8 @@ eachDatabase('recovery of interrupted refunds, captures and cancels', (dialect) 
     assert.equal(tick.claimsRecovered, 0);
     assert.ok(tick.settled >= 1);
     const p = await row(id);
-    assert.equal(p.status, 'settled');
+    assert.equal(p.status, 'captured');
+    assert.equal(p.settled, 1);
     assert.equal(p.captured_amount, 2000);
     assert.equal(p.operation, null);
     const types = (await eventsOf(t, id)).map((e) => e.type);

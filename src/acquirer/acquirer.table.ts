@@ -55,6 +55,8 @@ export interface AcquirerAuthorizationsTable {
   return_url: string | null;
   /** 3-D Secure result chosen on the bank page: 'authenticated' | 'failed'. */
   authentication: string | null;
+  /** The statement label the authorization was asked with (what the cardholder's bank statement would show). */
+  statement_label: string | null;
   created_at: string;
   captured_at: string | null;
   updated_at: string;

@@ -12,7 +12,9 @@ export type CardNetwork = 'VISA' | 'MASTERCARD' | 'CB' | 'AMEX';
 /** Refusal codes the acquirer reports (DESIGN.md section 5). */
 export type RefusalCode =
   | 'card_declined' | 'insufficient_funds' | 'expired_card' | 'incorrect_cvc' | 'processing_error'
-  | 'authentication_failed';
+  | 'authentication_failed'
+  /** The issuer no longer knows the card (closed, replaced): a saved card with this refusal is removed. */
+  | 'card_unknown';
 
 /** What Motu may know about a card. Never the number or the security code. */
 export interface CardInfo {
@@ -64,6 +66,11 @@ export interface AuthorizeInput {
   saveCard?: boolean;
   /** Capture the full amount in the same call (AUTO capture). */
   capture?: boolean;
+  /**
+   * What the cardholder's bank statement shows for this charge: the contract's `statementLabel` (1–22 characters).
+   * Every authorization Motu asks for carries it (hosted page, card component, merchant-initiated payments).
+   */
+  statementLabel?: string;
 }
 
 export type AuthorizationOutcome =

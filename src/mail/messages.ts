@@ -9,6 +9,7 @@ import { receiptFacts, receiptPdf } from '../pages/checkout/receipt.js';
 import { money } from '../pages/checkout/checkout.views.js';
 import type { Clock } from '../shared/clock.js';
 import type { MailJobRow } from './mail.table.js';
+import { isPaid } from '../modules/payments/payment-status.js';
 import type { OutgoingMail } from './mailer.js';
 
 type Lang = 'fr' | 'en';
@@ -29,8 +30,6 @@ const TEXT = {
     receiptFile: 'receipt',
   },
 } as const;
-
-const PAID = ['transit', 'captured', 'settled', 'partially_refunded', 'refunded'];
 
 function fill(template: string, values: Record<string, string>): string {
   return template.replace(/\{(\w+)\}/g, (_m, k: string) => values[k] ?? '');
@@ -57,7 +56,7 @@ export async function composeMail(deps: ComposeDeps, job: MailJobRow): Promise<O
 
 async function receiptMail({ db, timezone }: ComposeDeps, job: MailJobRow, lang: Lang): Promise<OutgoingMail | null> {
   const payment = await db.kysely.selectFrom('payments').selectAll().where('id', '=', job.subject_id).executeTakeFirst();
-  if (!payment || !payment.session_id || !PAID.includes(payment.status)) return null;
+  if (!payment || !payment.session_id || !isPaid(payment.status)) return null;
   const session = await db.kysely.selectFrom('payment_sessions').selectAll().where('id', '=', payment.session_id).executeTakeFirstOrThrow();
   const merchant = await db.kysely.selectFrom('merchants').selectAll().where('id', '=', payment.merchant_id).executeTakeFirstOrThrow();
   const store = payment.store_id ? (await db.kysely.selectFrom('stores').selectAll().where('id', '=', payment.store_id).executeTakeFirst()) ?? null : null;

@@ -3,6 +3,7 @@
 // Payment sessions go through the hosted checkout's use cases; wallet sessions through card registration.
 import type { CheckoutService } from '../modules/checkout/checkout.service.js';
 import type { PaymentRow } from '../modules/payments/payments.table.js';
+import { isPaid } from '../modules/payments/payment-status.js';
 import type { WalletSessionsService } from '../modules/wallet/wallet-sessions.service.js';
 import { AppError } from '../shared/errors.js';
 import { displayName, themeOf, type Branded } from '../modules/merchants/branding.js';
@@ -29,7 +30,6 @@ export type SdkResult =
   | { status: 'challenge'; challengeUrl: string }
   | { status: 'failed' | 'error'; code: string; message: string; redirectUrl?: string | null };
 
-const PAID: PaymentRow['status'][] = ['transit', 'captured', 'settled'];
 
 export class SdkService {
   constructor(
@@ -84,7 +84,7 @@ export class SdkService {
     const ctx = await this.checkout.loadAny(sessionId);
     if (!ctx) throw new AppError('NOT_FOUND', 'Unknown session');
     const { session, payment } = ctx;
-    if (PAID.includes(payment.status)) {
+    if (isPaid(payment.status)) {
       return { status: 'succeeded', redirectUrl: `${this.publicUrl}${this.checkout.successTarget(session)}`, paymentId: payment.id, cardNetwork: payment.card_network };
     }
     if (payment.status === 'failed') {

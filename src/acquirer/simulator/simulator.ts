@@ -147,6 +147,7 @@ export class SimulatorAcquirer implements Acquirer {
       id, mode: input.mode, card_id: card.id, merchant_reference: input.merchantReference, reference: input.reference ?? null, amount: input.amount,
       currency: input.currency, captured_amount: 0, refunded_amount: 0, capture_on_auth: input.capture ? 1 : 0,
       save_card: input.saveCard ? 1 : 0, return_url: input.threeDSecure?.returnUrl ?? null, authentication: null,
+      statement_label: input.statementLabel ?? null,
       created_at: now, captured_at: null, updated_at: now,
     };
     // A challenge needs the customer; a merchant-initiated charge (no 3-D Secure) goes through frictionless.
@@ -373,6 +374,7 @@ function browserUnfit(): AuthorizationOutcome & VerifyOutcome {
 function refusalFor(behaviour: Behaviour, operation: 'verify' | 'charge'): RefusalCode | null {
   if (behaviour.startsWith('refuse:')) return behaviour.slice('refuse:'.length) as RefusalCode;
   if (behaviour === 'save_then_decline' && operation === 'charge') return 'card_declined';
+  if (behaviour === 'save_then_unknown' && operation === 'charge') return 'card_unknown';
   return null;
 }
 

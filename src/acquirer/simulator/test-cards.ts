@@ -6,6 +6,7 @@ export type Behaviour =
   | 'approve'
   | 'challenge'
   | 'save_then_decline'
+  | 'save_then_unknown'
   | 'browser_unfit'
   | `refuse:${RefusalCode}`;
 
@@ -17,6 +18,7 @@ const TEST_CARDS: Record<string, Behaviour> = {
   '4000000000000127': 'refuse:incorrect_cvc',
   '4000000000000119': 'refuse:processing_error',
   '4000000000000341': 'save_then_decline',
+  '4000000000005126': 'save_then_unknown',
   '4000000000001208': 'browser_unfit',
 };
 
@@ -32,4 +34,5 @@ export const REFUSAL_MESSAGES: Record<RefusalCode, string> = {
   incorrect_cvc: 'The security code is incorrect',
   processing_error: 'An error occurred while processing the card',
   authentication_failed: 'The 3-D Secure authentication failed',
+  card_unknown: 'The issuing bank no longer knows this card',
 };

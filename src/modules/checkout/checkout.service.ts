@@ -16,9 +16,13 @@ import { AppError, invalidField } from '../../shared/errors.js';
 import type { CustomersService } from '../customers/customers.service.js';
 import type { Merchant, Store } from '../merchants/merchants.table.js';
 import { attemptsOf, paymentBase, settlementOf } from '../payments/payment-events.js';
+import { isPaid } from '../payments/payment-status.js';
+import { statementLabelOf } from '../payments/statement-label.js';
 import type { PaymentRow, PaymentSessionRow } from '../payments/payments.table.js';
+import type { OrderInput } from '../payments/sessions.schemas.js';
+import { customerFromBuyer } from '../customers/from-buyer.js';
 import { storeRef } from '../payments/payments.views.js';
-import { savePaymentMethod } from '../wallet/payment-methods.js';
+import { removeUnknownCard, savePaymentMethod } from '../wallet/payment-methods.js';
 import { returnUrl } from './return-urls.js';
 import { mailable, type MailOutbox } from '../../mail/outbox.js';
 
@@ -158,12 +162,13 @@ export class CheckoutService {
       throw invalidField('token', 'is required');
     }
     const saveCard = session.allow_save_payment_method === 1 && input.saveCard === true && !input.paymentMethodId;
+    const statementLabel = await statementLabelOf(this.db.kysely, payment.contract_id);
     await this.takeAttempt(session);
     const outcome = await acquirer.authorize({
-      mode: session.mode, source, amount: payment.amount, currency: payment.currency, merchantReference: payment.id,
+      mode: session.mode, source, amount: payment.amount, currency: payment.currency, merchantReference: payment.id, statementLabel,
       threeDSecure: { returnUrl: input.threeDSReturnUrl ?? `${this.config.publicUrl}/checkout/${session.id}/3ds-return` }, saveCard, // the SDK returns to its own route
     });
-    return this.handle(acquirer, session.id, outcome);
+    return this.handle(acquirer, session.id, outcome, input.paymentMethodId);
   }
 
   /**
@@ -259,7 +264,8 @@ export class CheckoutService {
       .where('id', '=', payment.id).execute();
   }
 
-  private async handle(acquirer: Acquirer, sessionId: string, outcome: AuthorizationOutcome): Promise<NextStep> {
+  /** `savedCardId`: the saved card a one-click payment used (removed when the acquirer no longer knows it). */
+  private async handle(acquirer: Acquirer, sessionId: string, outcome: AuthorizationOutcome, savedCardId?: string): Promise<NextStep> {
     if (outcome.status === 'error') return { next: 'error', code: outcome.code, message: outcome.message };
     if (outcome.status === 'challenge') return { next: 'challenge', url: outcome.challengeUrl };
     const ctx = await this.loadAny(sessionId);
@@ -279,6 +285,7 @@ export class CheckoutService {
             merchantId: row.merchant_id, mode: row.mode, paymentId: row.id, at: this.clock.now(),
             ...payloads.paymentFailed({ ...this.base(row, ctx.store), refusalCode: outcome.refusalCode, refusalMessage: outcome.refusalMessage }),
           });
+          if (outcome.refusalCode === 'card_unknown') await removeUnknownCard(trx, savedCardId ?? null, this.clock.now());
         }
         return row;
       });
@@ -357,7 +364,7 @@ export class CheckoutService {
 
   /** Outcome of a payment no longer open to this attempt: success page for a paid one, else the failure route. */
   private afterTarget(session: PaymentSessionRow, payment: PaymentRow): string {
-    if (['transit', 'captured', 'settled'].includes(payment.status)) return this.successTarget(session, payment);
+    if (isPaid(payment.status)) return this.successTarget(session, payment);
     if (payment.status === 'failed') return this.failureTarget(session, payment);
     return '/expired';
   }
@@ -372,9 +379,12 @@ export class CheckoutService {
   }
 
   /**
-   * After a successful authorization, on its transaction: a `saveCustomer` session gets its customer (an existing
-   * one with the same email is reused, `customerCreated` stays false), and a card the customer chose to save
+   * After a successful authorization, on its transaction: a `saveCustomer` session gets its customer, created from
+   * the payment's email and the order's buyer (name, phone, billing address), and a card the customer chose to save
    * becomes a payment method (`payment_method.added` once per card, deduplicated by fingerprint).
+   * An email that already belongs to a customer proves nothing about the payer (anyone can type it on the page): the
+   * payment is then attached to nobody, no customer is created (the email is taken) and no card is saved, so a stranger
+   * can never add a card to someone else's wallet. `customerCreated` stays false and `customerId` null.
    */
   private async attachCustomerAndCard(trx: Trx, paymentId: string, cardRef: string | null, card: CardInfo): Promise<void> {
     const payment = await trx.selectFrom('payments').selectAll().where('id', '=', paymentId).executeTakeFirstOrThrow();
@@ -382,17 +392,15 @@ export class CheckoutService {
     let customerId = payment.customer_id;
     if (!customerId && payment.save_customer === 1 && this.customers) {
       const email = payment.email;
-      const existing = email
+      const taken = email
         ? await trx.selectFrom('customers').select('id').where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode)
           .where('email_key', '=', email.toLowerCase()).executeTakeFirst()
         : undefined;
-      if (existing) {
-        customerId = existing.id;
-      } else {
-        customerId = (await this.customers.insert(trx, owner, { email })).id;
-        await trx.updateTable('payments').set({ customer_created: 1 }).where('id', '=', paymentId).execute();
+      if (!taken) {
+        const order = JSON.parse(payment.order_json) as Pick<OrderInput, 'buyer'>;
+        customerId = (await this.customers.insert(trx, owner, { email, ...customerFromBuyer(order) })).id;
+        await trx.updateTable('payments').set({ customer_id: customerId, customer_created: 1 }).where('id', '=', paymentId).execute();
       }
-      await trx.updateTable('payments').set({ customer_id: customerId }).where('id', '=', paymentId).execute();
     }
     if (cardRef && customerId) {
       const saved = await savePaymentMethod(trx, { owner, customerId, cardRef, card, at: this.clock.now() });

@@ -1,15 +1,15 @@
 // The `settlement` block of payment events (interface 6.1 rule 8, DESIGN.md section 7): Motu's fees on a payment.
 //
-// Note to the checkout work (src/modules/checkout/settlement.ts): this is the one fee computation of the payment
-// lifecycle. `settlementBlock(input, contract)` takes the same input as yours (plus optional `refunds`), so
-// settlement.ts can become `export { settlementBlock } from '../payments/fees.js'`.
+// The one fee computation of every payment event that carries the block.
 //
 // Rules, all on exact integers with half-up rounding (src/shared/money.ts):
 // - each line is computed exactly in EUR cents, its tax (contract taxRate) rounded separately, and
 //   `totalAmountEur` = amount + tax;
-//   · spirit_commission (PERCENTAGE, full line with its taxes): commissionRate of the basis amount in EUR cents;
-//   · spirit_fixed_fee (simple line): fixedFee;
+//   · spirit_commission (PERCENTAGE, full line with its taxes): commissionRate of the captured amount in EUR cents;
+//   · spirit_fixed_fee (simple line): fixedFee, once something was captured;
 //   · authorization_result (simple line): authorizationFee per authorization attempt;
+//   nothing is billed on an amount not captured: before capture, and for a payment cancelled or expired uncaptured,
+//   commission and fixed fee are 0 and only the authorization attempts are billed (netAmount = −that fee);
 //   · one `refund` line per refund (simple line, 0: the contract charges nothing for a refund, and the fees
 //     already taken are not returned, so the other lines do not change when a refund happens);
 // - each line is then converted to the original currency and rounded on its own (amount, tax and total each);
@@ -24,8 +24,7 @@ export type FeeContract = Pick<Contract, 'commission_rate' | 'fixed_fee' | 'auth
 export interface SettlementInput {
   /** The payment's original currency. */
   currency: string;
-  /** What the commission is computed on, original currency: captured, or authorized as a projection. */
-  basisAmount: number;
+  /** What was captured (original currency): the commission's basis; 0 before capture. */
   capturedAmount: number;
   /** Authorization attempts made for this payment (authorization_result is charged per attempt). */
   attempts: number;
@@ -62,11 +61,14 @@ function simpleLine(id: string, label: string, amountEur: number, taxRate: numbe
 export function settlementBlock(input: SettlementInput, contract: FeeContract): Settlement {
   if (!isCurrency(input.currency)) throw new RangeError(`Unknown currency ${input.currency}`);
   const currency = input.currency;
-  const basisEur = toEurCents(input.basisAmount, currency);
+  const captured = input.capturedAmount > 0;
+  const capturedEur = toEurCents(input.capturedAmount, currency);
+  // A capture implies its authorization, even when the acquirer's attempts could not be listed.
+  const attempts = captured ? Math.max(1, input.attempts) : input.attempts;
   const lines: FeeLine[] = [
-    taxedLine('spirit_commission', 'Commission', percentOf(basisEur, contract.commission_rate), contract.tax_rate, currency, contract.commission_rate),
-    simpleLine('spirit_fixed_fee', 'Fixed fee', contract.fixed_fee, contract.tax_rate, currency),
-    simpleLine('authorization_result', 'Authorization', contract.authorization_fee * Math.max(1, input.attempts), contract.tax_rate, currency),
+    taxedLine('spirit_commission', 'Commission', percentOf(capturedEur, contract.commission_rate), contract.tax_rate, currency, contract.commission_rate),
+    simpleLine('spirit_fixed_fee', 'Fixed fee', captured ? contract.fixed_fee : 0, contract.tax_rate, currency),
+    simpleLine('authorization_result', 'Authorization', contract.authorization_fee * attempts, contract.tax_rate, currency),
   ];
   for (const refund of input.refunds ?? []) {
     lines.push({ id: 'refund', label: `Refund ${refund.id} of ${refund.amount} ${currency}: fees already taken are not returned`, totalAmount: 0, totalAmountEur: 0 });

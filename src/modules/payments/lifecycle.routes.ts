@@ -55,10 +55,16 @@ export const LinkCreated = Type.Object({
 /** Payment links live 7 days unless `expiresIn` says otherwise (DESIGN.md section 11). */
 export const LINK_DEFAULT_EXPIRES_IN = 7 * 86_400;
 
-/** A session's body, with the link's own default lifetime. */
+/**
+ * A session's body, with the link's own default lifetime and both URLs optional: a link is often sent from an app or
+ * a back office with no page to return to (the customer then stays on the success page) and no per-payment hook
+ * (events still go to the registered endpoints).
+ */
 export const LinkBody = Type.Object(
   {
     ...SessionBody.properties,
+    redirectUrl: Type.Optional(SessionBody.properties.redirectUrl),
+    notificationUrl: Type.Optional(SessionBody.properties.notificationUrl),
     expiresIn: Type.Optional(Type.Integer({ minimum: 60, maximum: 2_592_000, default: LINK_DEFAULT_EXPIRES_IN, description: 'seconds' })),
   },
   { additionalProperties: false },
@@ -69,9 +75,14 @@ async function dropUnknownOrderKeys(request: FastifyRequest): Promise<void> {
   if (body && typeof body === 'object' && !Array.isArray(body)) stripUnknown(Order, body.order);
 }
 
-/** A POST without a body is an empty object (capture and cancel take an optional one). */
+/**
+ * A POST without a body is an empty object (capture, cancel and refund take an optional one). So is `[]`: PHP's
+ * `json_encode([])` of an empty options array, which the PHP client sends for a full refund. Done before validation
+ * and before the Idempotency-Key's request hash, so no body, `{}` and `[]` are one and the same request.
+ */
 async function emptyBody(request: FastifyRequest): Promise<void> {
-  if (request.body === undefined || request.body === null) request.body = {};
+  const body = request.body;
+  if (body === undefined || body === null || (Array.isArray(body) && body.length === 0)) request.body = {};
 }
 
 export function lifecycleRoutes(lifecycle: PaymentLifecycleService, payments: PaymentsService, sessions: PaymentSessionsService) {

@@ -30,7 +30,8 @@ type Owner = Pick<MerchantAuth, 'merchantId' | 'mode'> & { storeId?: string | nu
 
 /** Default age after which a capture or cancel claim is abandoned (MOTU_OPERATION_CLAIM_SECONDS). */
 export const CLAIM_TTL_SECONDS = 120;
-const REFUNDABLE: PaymentRow['status'][] = ['captured', 'settled', 'partially_refunded'];
+// A fully refunded payment stays here: a refund of it is one beyond what is left (REFUND_EXCEEDS_CAPTURED).
+const REFUNDABLE: PaymentRow['status'][] = ['captured', 'partially_refunded', 'refunded'];
 const CANCELLABLE_PENDING: PaymentRow['status'][] = ['pending', 'failed'];
 
 export interface RefundInput {
@@ -354,7 +355,7 @@ export class PaymentLifecycleService {
         refundId = keyed.id;
       }
       if (!REFUNDABLE.includes(p.status) || !p.acquirer_authorization_id) {
-        throw new AppError('PAYMENT_NOT_REFUNDABLE', `Payment ${id} is ${p.status}; only a captured payment with an amount left to refund can be refunded`, { status: p.status });
+        throw new AppError('PAYMENT_NOT_REFUNDABLE', `Payment ${id} is ${p.status}; only a captured payment can be refunded`, { status: p.status });
       }
       const refundable = p.captured_amount - p.refunded_amount - p.refund_reserved;
       const amount = requested ?? refundable;

@@ -57,7 +57,6 @@ export async function settlementOf(trx: Kysely<DB>, payment: PaymentRow, attempt
   return settlementBlock(
     {
       currency: payment.currency,
-      basisAmount: payment.captured_amount || payment.authorized_amount || payment.amount,
       capturedAmount: payment.captured_amount,
       attempts,
       settled: payment.settled === 1,

@@ -166,12 +166,8 @@ export async function settlePayments({ db, clock, acquirers, lifecycle }: Paymen
       const attempts = await attemptsOf(acquirers, payment);
       await db.transaction(async (trx) => {
         const res = await trx.updateTable('payments')
-          .set((eb) => ({
-            settled: 1,
-            settled_at: line.settledAt,
-            status: eb.case().when('status', '=', 'captured').then('settled' as const).else(eb.ref('status')).end(),
-            updated_at: clock.now().toISOString(),
-          }))
+          // The status does not change: a settled payment stays `captured` (or refunded), `settled` says the rest.
+          .set({ settled: 1, settled_at: line.settledAt, updated_at: clock.now().toISOString() })
           .where('id', '=', payment.id).where('settled', '=', 0).executeTakeFirst();
         if (Number(res.numUpdatedRows) !== 1) return;
         const row = await trx.selectFrom('payments').selectAll().where('id', '=', payment.id).executeTakeFirstOrThrow();

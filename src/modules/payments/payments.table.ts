@@ -2,7 +2,7 @@ import type { Generated, Selectable } from 'kysely';
 import type { Mode } from '../merchants/merchants.table.js';
 
 export type PaymentStatus =
-  | 'pending' | 'transit' | 'captured' | 'settled' | 'failed' | 'cancelled' | 'expired'
+  | 'pending' | 'transit' | 'captured' | 'failed' | 'cancelled' | 'expired'
   | 'partially_refunded' | 'refunded';
 
 export type SessionKind = 'payment' | 'wallet';
@@ -64,6 +64,7 @@ export interface PaymentsTable {
   customer_created: number;
   email: string | null;
   save_customer: number;
+  /** '' when none was given (a payment link may leave it out). */
   notification_url: string;
   /** JSON text; holds customerEmail for the receipt. */
   private_data: string | null;

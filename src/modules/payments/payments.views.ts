@@ -84,7 +84,7 @@ export function sessionView(publicUrl: string, session: PaymentSessionRow, payme
     failureRedirectUrl: session.failure_redirect_url,
     successPageMode: session.success_page_mode,
     failurePageMode: session.failure_page_mode,
-    notificationUrl: payment.notification_url,
+    notificationUrl: payment.notification_url || null, // '': a link created without one
     merchantConfigId: payment.contract_id,
     cardAttempts: session.card_attempts,
     cardAttemptsLeft: Math.max(0, maxCardAttempts - session.card_attempts),

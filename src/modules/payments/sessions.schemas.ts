@@ -135,7 +135,9 @@ export const SessionBody = Type.Object(
   },
   { additionalProperties: false },
 );
-export type SessionInput = Static<typeof SessionBody>;
+/** What a session or a link is created from: a link may leave out both URLs (LinkBody), a session may not. */
+export type SessionInput = Omit<Static<typeof SessionBody>, 'redirectUrl' | 'notificationUrl'>
+  & Partial<Pick<Static<typeof SessionBody>, 'redirectUrl' | 'notificationUrl'>>;
 export type OrderInput = Static<typeof Order>;
 
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
@@ -233,7 +235,7 @@ export const SessionView = Type.Object({
   failureRedirectUrl: Nullable(Type.String()),
   successPageMode: Type.String(),
   failurePageMode: Type.String(),
-  notificationUrl: Type.String(),
+  notificationUrl: Nullable(Type.String()),
   merchantConfigId: Type.String(),
   cardAttempts: Type.Integer({ description: 'cards sent to the acquirer for this session (hosted page and card component)' }),
   cardAttemptsLeft: Type.Integer({ description: 'cards it may still send (MOTU_MAX_CARD_ATTEMPTS); 0: the customer can no longer pay' }),
@@ -245,7 +247,7 @@ export const PaymentListQuery = Type.Object(
   {
     ...ListQuery,
     status: Type.Optional(
-      Type.Enum(['pending', 'transit', 'captured', 'settled', 'failed', 'cancelled', 'expired', 'partially_refunded', 'refunded']),
+      Type.Enum(['pending', 'transit', 'captured', 'failed', 'cancelled', 'expired', 'partially_refunded', 'refunded']),
     ),
     storeId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     customerId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),

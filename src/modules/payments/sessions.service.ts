@@ -150,7 +150,8 @@ export class PaymentSessionsService {
         customer_created: 0,
         email: input.email ?? customer?.email ?? null,
         save_customer: saveCustomer ? 1 : 0,
-        notification_url: input.notificationUrl,
+        // '' is "none" (a link without one): the column predates optional URLs and stays NOT NULL.
+        notification_url: input.notificationUrl ?? '',
         private_data: Object.keys(privateData).length > 0 ? JSON.stringify(privateData) : null,
         authorized_amount: 0,
         captured_amount: 0,
@@ -181,9 +182,9 @@ export class PaymentSessionsService {
         payment_id: paymentId,
         customer_id: customer?.id ?? null,
         channel: options.channel ?? 'session',
-        redirect_url: input.redirectUrl,
-        // Stored resolved: the failure return defaults to redirectUrl (interface 4.2).
-        failure_redirect_url: input.failureRedirectUrl ?? input.redirectUrl,
+        redirect_url: input.redirectUrl ?? null,
+        // Stored resolved: the failure return defaults to redirectUrl.
+        failure_redirect_url: input.failureRedirectUrl ?? input.redirectUrl ?? null,
         success_page_mode: input.successPageMode ?? 'auto',
         failure_page_mode: input.failurePageMode ?? 'show',
         language_code: input.languageCode ?? 'fr',

@@ -19,6 +19,8 @@ import { AppError, validationError, type FieldError } from '../../shared/errors.
 import { idForKeyUse, idFromKey, keyUseParts, newId, newPaymentReference } from '../../shared/ids.js';
 import { toEurCents } from '../../shared/money.js';
 import { checkOrderAmount, orderFieldProblems } from '../payments/order.js';
+import { removeUnknownCard } from './payment-methods.js';
+import { statementLabelOf } from '../payments/statement-label.js';
 import { attemptsOf, paymentBase, settlementOf, storeOf } from '../payments/payment-events.js';
 import type { PaymentsService } from '../payments/payments.service.js';
 import type { PaymentRow } from '../payments/payments.table.js';
@@ -55,6 +57,8 @@ export interface PendingCharge {
   amount: number;
   currency: string;
   capture: boolean;
+  /** The contract's statement label, passed to the acquirer. */
+  statementLabel?: string;
 }
 
 export class MerchantPaymentsService {
@@ -130,7 +134,7 @@ export class MerchantPaymentsService {
         refund_reserved: 0, settled_at: null, created_at: now, updated_at: now,
       };
       await trx.insertInto('payments').values(payment).execute();
-      return { paymentId: payment.id, mode: owner.mode, cardRef: pm.acquirer_card_ref, amount: payment.amount, currency: payment.currency, capture: payment.capture_mode === 'AUTO' };
+      return { paymentId: payment.id, mode: owner.mode, cardRef: pm.acquirer_card_ref, amount: payment.amount, currency: payment.currency, capture: payment.capture_mode === 'AUTO', statementLabel: contract.statement_label || undefined };
     });
   }
 
@@ -142,7 +146,7 @@ export class MerchantPaymentsService {
   async authorize(pending: PendingCharge): Promise<void> {
     const outcome = await this.acquirers.forMode(pending.mode).authorize({
       mode: pending.mode, source: { cardRef: pending.cardRef }, amount: pending.amount, currency: pending.currency,
-      merchantReference: pending.paymentId, reference: pending.paymentId, capture: pending.capture,
+      merchantReference: pending.paymentId, reference: pending.paymentId, capture: pending.capture, statementLabel: pending.statementLabel,
     });
     if (await this.record(pending.paymentId, outcome)) return;
     if (outcome.status === 'authorized') await this.release(pending, outcome);
@@ -257,7 +261,7 @@ export class MerchantPaymentsService {
   }
 
   private earlier(owner: Owner, id: string) {
-    return this.db.kysely.selectFrom('payments').select(['id', 'mode', 'status', 'payment_method_id', 'amount', 'currency', 'capture_mode', 'created_at'])
+    return this.db.kysely.selectFrom('payments').select(['id', 'mode', 'status', 'payment_method_id', 'amount', 'currency', 'capture_mode', 'contract_id', 'created_at'])
       .where('id', '=', id).where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode).executeTakeFirst();
   }
 
@@ -278,7 +282,7 @@ export class MerchantPaymentsService {
         const pm = await this.db.kysely.selectFrom('payment_methods').select('acquirer_card_ref').where('id', '=', earlier.payment_method_id!).executeTakeFirstOrThrow();
         await this.authorize({
           paymentId: earlier.id, mode: earlier.mode, cardRef: pm.acquirer_card_ref, amount: earlier.amount, currency: earlier.currency,
-          capture: earlier.capture_mode === 'AUTO',
+          capture: earlier.capture_mode === 'AUTO', statementLabel: await statementLabelOf(this.db.kysely, earlier.contract_id),
         });
       }
     }
@@ -372,6 +376,7 @@ export class MerchantPaymentsService {
           ...(await event(row)),
           ...payloads.paymentFailed({ ...paymentBase(row, await storeOf(trx, row)), refusalCode: refusal.code, refusalMessage: refusal.message }),
         });
+        if (refusal.code === 'card_unknown') await removeUnknownCard(trx, row.payment_method_id, at);
         return true;
       }
       const authorizedRows = await trx.updateTable('payments').set({

@@ -109,3 +109,14 @@ export async function removePaymentMethod(trx: Trx, row: PaymentMethodRow, reaso
   });
   return removed;
 }
+
+/**
+ * The acquirer refused a charge of a saved card as unknown (`card_unknown`): the card can never be charged again, so
+ * it leaves the wallet (`payment_method.removed`, reason `unknown_at_acquirer`) on the transaction that records the
+ * payment's failure. Nothing when the charge used no saved card or the card was already removed.
+ */
+export async function removeUnknownCard(trx: Trx, paymentMethodId: string | null, at: Date): Promise<void> {
+  if (!paymentMethodId) return;
+  const row = await trx.selectFrom('payment_methods').selectAll().where('id', '=', paymentMethodId).executeTakeFirst();
+  if (row) await removePaymentMethod(trx, row, 'unknown_at_acquirer', at);
+}

@@ -6,11 +6,11 @@ import { Type } from 'typebox';
 import { sendHtml } from '../../http/html.js';
 import type { CheckoutService } from '../../modules/checkout/checkout.service.js';
 import { returnUrl } from '../../modules/checkout/return-urls.js';
+import { isPaid } from '../../modules/payments/payment-status.js';
 import { CHECKOUT_JS, RETURN_JS } from './checkout.script.js';
 import { CHECKOUT_CSS } from './checkout.style.js';
 import { langOf, TEXT } from './checkout.messages.js';
 import { checkoutPage, expiredPage, failedPage, pageTheme, paidPage, returnPage, successPage } from './checkout.views.js';
-import { isPaid } from '../../modules/payments/payment-status.js';
 import type { Branded } from '../../modules/merchants/branding.js';
 import { receiptPdf } from './receipt.js';
 
@@ -86,7 +86,7 @@ export function checkoutRoutes(checkout: CheckoutService, publicUrl: string): Fa
     app.get<SessionQuery>('/checkout/success', { schema: { hide: true } }, async (request, reply) => {
       const ctx = request.query.sessionId ? await checkout.loadAny(request.query.sessionId) : null;
       if (!ctx) return expired(reply, request.query.lang ?? 'fr');
-      if (!['transit', 'captured', 'settled', 'partially_refunded', 'refunded'].includes(ctx.payment.status)) {
+      if (!isPaid(ctx.payment.status)) {
         return checkout.isOpen(ctx.session, ctx.payment) ? reply.redirect(`/checkout/${ctx.session.id}`, 302) : expired(reply, ctx.session.language_code);
       }
       const lang = langOf(ctx.session.language_code);
@@ -98,7 +98,7 @@ export function checkoutRoutes(checkout: CheckoutService, publicUrl: string): Fa
 
     app.get<SessionQuery>('/checkout/success/receipt.pdf', { schema: { hide: true } }, async (request, reply) => {
       const ctx = request.query.sessionId ? await checkout.loadAny(request.query.sessionId) : null;
-      if (!ctx || !['transit', 'captured', 'settled', 'partially_refunded', 'refunded'].includes(ctx.payment.status)) {
+      if (!ctx || !isPaid(ctx.payment.status)) {
         return reply.code(404).send({ code: 'NOT_FOUND', message: 'No receipt for this session' });
       }
       const pdf = await receiptPdf(ctx, langOf(ctx.session.language_code), await checkout.receiptFacts(ctx));
