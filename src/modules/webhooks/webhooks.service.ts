@@ -3,7 +3,7 @@
 import { secretBoxFor } from '../../shared/secret-box.js';
 import type { Config } from '../../config.js';
 import type { Database } from '../../db/database.js';
-import { isLoopbackHost, resolvesToPublic } from '../../events/address-guard.js';
+import { addressPolicy, resolvesToAllowed, targetProblem } from '../../events/address-guard.js';
 import type { EndpointKind, WebhookEndpointRow } from '../../events/events.table.js';
 import { notifyOnCommit } from '../../events/outbox.js';
 import { EVENT_TYPES, isEventType } from '../../events/payloads.js';
@@ -106,22 +106,15 @@ export class WebhooksService {
     return { webhookSecret: secret, previousSecretValidUntil: until };
   }
 
-  /** HTTPS only; loopback http only in test mode when allowed; live targets must resolve to public addresses. */
+  /**
+   * The address rules of every webhook target (targetProblem, shared with notificationUrl); a live endpoint's host
+   * name must also resolve to allowed addresses now (and is checked again at each connection).
+   */
   async checkUrl(owner: Owner, raw: string, field = 'url'): Promise<void> {
-    let url: URL;
-    try {
-      url = new URL(raw);
-    } catch {
-      throw invalidField(field, 'must be an absolute URL');
-    }
-    if (url.username || url.password) throw invalidField(field, 'must not carry credentials');
-    const loopback = isLoopbackHost(url.hostname);
-    const loopbackAllowed = owner.mode === 'test' && this.config.allowLoopbackUrls;
-    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback && loopbackAllowed)) {
-      throw invalidField(field, 'must be an HTTPS URL');
-    }
-    if (loopback && !loopbackAllowed) throw invalidField(field, 'must not point to this machine');
-    if (owner.mode === 'live' && !(await resolvesToPublic(url.hostname))) {
+    const policy = addressPolicy(owner.mode, this.config.allowLoopbackUrls);
+    const problem = targetProblem(raw, policy);
+    if (problem) throw invalidField(field, problem);
+    if (owner.mode === 'live' && !(await resolvesToAllowed(new URL(raw).hostname, policy))) {
       throw invalidField(field, 'must resolve to a public address (not private, loopback or link-local)');
     }
   }
