@@ -20,6 +20,10 @@ declare module 'fastify' {
   interface FastifyRequest {
     merchant: MerchantAuth | null;
   }
+  interface FastifyContextConfig {
+    /** The route answers a secret (the webhook signing secret): refused to read-only keys, even on GET. */
+    readsSecret?: boolean;
+  }
 }
 
 const KEY_PATTERN = /^sk_(test|live)_[0-9A-Za-z]{32}$/;
@@ -61,6 +65,10 @@ export function merchantAuthHook(db: Database) {
     };
     if (row.permission === 'read' && request.method !== 'GET' && request.method !== 'HEAD') {
       throw new AppError('PERMISSION_DENIED', 'This key can only read; use a key with write permission');
+    }
+    // A read key is for reporting: with the signing secret it could forge the webhooks the merchant trusts.
+    if (row.permission === 'read' && request.routeOptions.config?.readsSecret) {
+      throw new AppError('PERMISSION_DENIED', 'A read-only key cannot read secrets; use a key with write permission');
     }
   };
 }
