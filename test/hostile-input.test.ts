@@ -376,6 +376,9 @@ eachDatabase('hostile input', (dialect) => {
 
   test('webhook targets on private or disguised loopback addresses, on every route that takes one', async () => {
     const live = (await createKey(t, fx.ids.merchant!, { mode: 'live' })).secretKey;
+    // An endpoint of its own to PATCH (the fuzzing above may have deleted the fixture's).
+    const endpoint = await t.api(fx.key, 'POST', '/api/v1/webhook-endpoints', { url: 'https://shop.example/targets', events: ['*'] });
+    assert.equal(endpoint.status, 201, JSON.stringify(endpoint.body));
     // Never a target, whatever the mode; several written so that only URL parsing reveals the address.
     const privateTargets = [
       'https://10.0.0.1/x', 'https://167772161/x', 'https://0x0a.0.0.1/x', 'https://012.0.0.1/x', 'https://172.31.255.255/x',
@@ -395,7 +398,7 @@ eachDatabase('hostile input', (dialect) => {
       ['POST', '/api/v1/payments/links', (url) => ({ ...SESSION, notificationUrl: url }), 'notificationUrl', true],
       ['POST', '/api/v1/payments', (url) => ({ ...VALID_BODIES['POST /api/v1/payments'], notificationUrl: url }), 'notificationUrl', false],
       ['POST', '/api/v1/webhook-endpoints', (url) => ({ url, events: ['*'] }), 'url', true],
-      ['PATCH', `/api/v1/webhook-endpoints/${fx.ids.endpoint}`, (url) => ({ url }), 'url', false], // a test endpoint
+      ['PATCH', `/api/v1/webhook-endpoints/${endpoint.body.id}`, (url) => ({ url }), 'url', false], // a test endpoint
       ['POST', '/api/v1/agency/webhooks', (url) => ({ url }), 'url', true],
     ];
     for (const [method, path, body, field, liveToo] of routes) {
