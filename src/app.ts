@@ -7,7 +7,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { adminAuthHook } from './http/admin-auth.js';
-import { merchantAuthHook } from './http/auth.js';
+import { merchantAuthHooks, rateLimitKey } from './http/auth.js';
 import { clientErrorHandler, registerErrorHandling } from './http/errors.js';
 import { registerIdempotency } from './http/idempotency.js';
 import { registerTextGuard } from './http/text-guard.js';
@@ -17,7 +17,6 @@ import { validatorCompiler } from './http/validation.js';
 import { lazyChildLoggerFactory, requestLogLine } from './http/logger.js';
 import { AppError } from './shared/errors.js';
 import { sealStoredWebhookSecrets, secretBoxFor } from './shared/secret-box.js';
-import { sha256Hex } from './shared/hash.js';
 import type { Clock } from './shared/clock.js';
 import { systemClock } from './shared/clock.js';
 import { customersRoutes } from './modules/customers/customers.routes.js';
@@ -113,6 +112,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   if ((deps.logger as { isLevelEnabled?: (level: string) => boolean } | undefined)?.isLevelEnabled?.('info')) requestLogLine(app);
   app.setValidatorCompiler(validatorCompiler());
   app.decorateRequest('merchant', null);
+  app.decorateRequest('authFailure', null);
   app.addSchema(ErrorSchema);
   registerErrorHandling(app);
   registerTextGuard(app);
@@ -181,10 +181,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await api.register(rateLimit, {
         max: config.rateLimit.max,
         timeWindow: config.rateLimit.windowMs,
-        keyGenerator: (request) => {
-          const auth = request.headers.authorization;
-          return typeof auth === 'string' ? `key:${sha256Hex(auth)}` : `ip:${request.ip}`;
-        },
+        // Runs after auth.identify (route-level hooks follow the instance's): keyed on the key's id, not the header's text.
+        keyGenerator: rateLimitKey,
         errorResponseBuilder: (_request, context) => {
           const error = new AppError('RATE_LIMITED', `Too many requests; retry in ${Math.ceil(context.ttl / 1000)} s`, {
             retryAfterSeconds: Math.ceil(context.ttl / 1000),
@@ -194,7 +192,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
         },
       });
       api.removeContentTypeParser('text/plain');
-      api.addHook('onRequest', merchantAuthHook(db));
+      const auth = merchantAuthHooks(db);
+      api.addHook('onRequest', auth.identify);
+      api.addHook('preParsing', auth.enforce);
       registerIdempotency(api, db, clock, secretBox);
       await api.register(customersRoutes(services.customers));
       await api.register(paymentsRoutes(services.paymentSessions, services.payments));

@@ -62,6 +62,27 @@ eachDatabase('merchant authentication', (dialect) => {
     assert.equal(unchanged.body.name, null);
   });
 
+  it('refuses the signing secret to read keys (403 PERMISSION_DENIED), and no GET route answers them a secret', async () => {
+    for (const key of [keys.testRead, keys.liveRead]) {
+      const res = await t.api(key, 'GET', '/api/v1/webhooks/signing-secret');
+      assert.equal(res.status, 403, JSON.stringify(res.body));
+      assert.equal(res.body.code, 'PERMISSION_DENIED');
+      assert.ok(!JSON.stringify(res.body).includes('whsec_'));
+    }
+    assert.equal((await t.api(keys.testWrite, 'GET', '/api/v1/webhooks/signing-secret')).body.webhookSecret, m.testWebhookSecret);
+    // Every other GET route of the API, as the read key sees it: no secret anywhere.
+    const doc = (await t.api(undefined, 'GET', '/api/v1/openapi.json')).body;
+    let walked = 0;
+    for (const [path, methods] of Object.entries<Record<string, unknown>>(doc.paths)) {
+      if (!path.startsWith('/api/v1/') || !('get' in methods) || path === '/api/v1/events/stream') continue;
+      const res = await t.api(keys.testRead, 'GET', path.replace('{id}', 'x_0000000000000000000000'));
+      walked++;
+      const text = JSON.stringify(res.body);
+      assert.ok(!/whsec_|sk_(test|live)_/.test(text), `GET ${path} answers a secret to a read key`);
+    }
+    assert.ok(walked > 10);
+  });
+
   it('separates test and live, and merchants, completely: an object is 404 to every other key', async () => {
     const testObj = await t.api(keys.testWrite, 'POST', '/api/v1/customers', { externalId: 'mode-t', email: 'mode@example.pf' });
     const liveObj = await t.api(keys.liveWrite, 'POST', '/api/v1/customers', { externalId: 'mode-l' });

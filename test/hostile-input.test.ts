@@ -374,6 +374,49 @@ eachDatabase('hostile input', (dialect) => {
     );
   });
 
+  test('webhook targets on private or disguised loopback addresses, on every route that takes one', async () => {
+    const live = (await createKey(t, fx.ids.merchant!, { mode: 'live' })).secretKey;
+    // An endpoint of its own to PATCH (the fuzzing above may have deleted the fixture's).
+    const endpoint = await t.api(fx.key, 'POST', '/api/v1/webhook-endpoints', { url: 'https://shop.example/targets', events: ['*'] });
+    assert.equal(endpoint.status, 201, JSON.stringify(endpoint.body));
+    // Never a target, whatever the mode; several written so that only URL parsing reveals the address.
+    const privateTargets = [
+      'https://10.0.0.1/x', 'https://167772161/x', 'https://0x0a.0.0.1/x', 'https://012.0.0.1/x', 'https://172.31.255.255/x',
+      'https://192.168.0.1/x', 'https://169.254.169.254/latest/meta-data/', 'https://100.64.0.1/x', 'https://0.0.0.0/x',
+      'https://0/x', 'https://[::]/x', 'https://[fd12:3456::1]/x', 'https://[fe80::1]/x', 'https://[::ffff:169.254.169.254]/x',
+      'https://[::ffff:a00:1]/x', 'https://[64:ff9b::a00:1]/x', 'https://[::10.0.0.1]/x', 'https://224.0.0.1/x', 'https://255.255.255.255/x',
+      'https://shop.example@10.0.0.1/x',
+    ];
+    // This machine: refused with a live key.
+    const loopbackTargets = [
+      'https://127.0.0.1/x', 'https://2130706433/x', 'https://0x7f000001/x', 'https://0177.0.0.1/x', 'https://127.1/x',
+      'https://[::1]/x', 'https://[::ffff:127.0.0.1]/x', 'https://[0:0:0:0:0:ffff:7f00:1]/x', 'https://localhost/x',
+      'https://LOCALHOST./x', 'https://api.localhost/x', 'http://127.0.0.1:3000/x',
+    ];
+    const routes: Array<[string, string, (url: string) => unknown, string, boolean]> = [
+      ['POST', '/api/v1/payments/sessions', (url) => ({ ...SESSION, notificationUrl: url }), 'notificationUrl', true],
+      ['POST', '/api/v1/payments/links', (url) => ({ ...SESSION, notificationUrl: url }), 'notificationUrl', true],
+      ['POST', '/api/v1/payments', (url) => ({ ...VALID_BODIES['POST /api/v1/payments'], notificationUrl: url }), 'notificationUrl', false],
+      ['POST', '/api/v1/webhook-endpoints', (url) => ({ url, events: ['*'] }), 'url', true],
+      ['PATCH', `/api/v1/webhook-endpoints/${endpoint.body.id}`, (url) => ({ url }), 'url', false], // a test endpoint
+      ['POST', '/api/v1/agency/webhooks', (url) => ({ url }), 'url', true],
+    ];
+    for (const [method, path, body, field, liveToo] of routes) {
+      const cases: Array<[string, string]> = privateTargets.map((u) => [fx.key, u]);
+      // A live merchant-initiated payment stops earlier without an acquirer (503), and the endpoint is a test one.
+      if (liveToo) cases.push(...[...privateTargets, ...loopbackTargets].map((u): [string, string] => [live, u]));
+      for (const [key, url] of cases) {
+        await checker.check(`${method} ${path} ${field}=${url}`, async () => {
+          const res = await t.api(key, method, path, body(url));
+          assert.equal(res.status, 400, `${method} ${path} ${url} (${key === live ? 'live' : 'test'}) → ${res.status} ${JSON.stringify(res.body)}`);
+          assert.equal(res.body.code, 'VALIDATION_ERROR');
+          assert.equal(res.body.details.field, field);
+          return res;
+        });
+      }
+    }
+  });
+
   test('oversize headers over a real socket get the error shape', async () => {
     const address = await t.app.listen({ port: 0, host: '127.0.0.1' });
     const port = (t.app.server.address() as AddressInfo).port;

@@ -139,6 +139,33 @@ eachDatabase('rate limiting', (dialect) => {
     const list = await t.api(m.liveKey, 'GET', '/api/v1/customers?externalId=limited');
     assert.equal(list.status, 200);
   });
+
+  it('one key has one budget however "Bearer" is written', async () => {
+    const m = await createMerchant(t);
+    const spellings = [`Bearer ${m.testKey}`, `bearer  ${m.testKey}`, `BEARER ${m.testKey}  `, `bEaReR\t${m.testKey}`, `Bearer   ${m.testKey}`];
+    const statuses = [];
+    for (const authorization of spellings) {
+      const res = await t.api(undefined, 'GET', '/api/v1/customers', undefined, { authorization });
+      statuses.push(res.status);
+    }
+    assert.deepEqual(statuses, [200, 200, 200, 429, 429]);
+  });
+
+  it('requests that fail authentication are limited per client address', async () => {
+    const statuses = [];
+    for (let i = 0; i < 6; i++) {
+      // Each a different unknown key, or none at all: neither gets a fresh budget.
+      const headers: Record<string, string> = i % 2 ? {} : { authorization: `Bearer sk_test_${String(i).repeat(32)}` };
+      const res = await t.api(undefined, 'GET', '/api/v1/customers', undefined, headers);
+      statuses.push(res.status);
+      if (res.status === 429) assert.equal(res.body.code, 'RATE_LIMITED');
+      else assert.equal(res.body.code, 'UNAUTHORIZED');
+    }
+    assert.deepEqual(statuses, [401, 401, 401, 429, 429, 429]);
+    // A real key still has its own budget.
+    const m = await createMerchant(t);
+    assert.equal((await t.api(m.testKey, 'GET', '/api/v1/customers')).status, 200);
+  });
 });
 
 eachDatabase('internal failures', (dialect) => {

@@ -219,7 +219,7 @@ eachDatabase('isolation matrix', (dialect) => {
 
   test("a store-bound key works on its own store's payments and on the merchant's shared objects", async () => {
     const own = await paidPayment(t, v.storeKey, { captureMode: 'MANUAL' });
-    for (const url of [`/api/v1/payments/${own}`, `/api/v1/payments/${own}/refunds`, `/api/v1/customers/${v.ids.customer}`, `/api/v1/webhook-endpoints/${v.ids.endpoint}`]) {
+    for (const url of [`/api/v1/payments/${own}`, `/api/v1/payments/${own}/refunds`, `/api/v1/customers/${v.ids.customer}`]) {
       const res = await t.api(v.storeKey, 'GET', url);
       checked++;
       assert.equal(res.status, 200, `${url} → ${res.status} ${JSON.stringify(res.body)}`);
@@ -235,6 +235,83 @@ eachDatabase('isolation matrix', (dialect) => {
     const event = await t.api(v.storeKey, 'GET', `/api/v1/events/${events.body.data[0].id}`);
     assert.equal(event.status, 200);
     checked += 5;
+  });
+
+  test("a store-bound key's endpoints get only its store's events; it rotates no secret and touches no endpoint of another scope", async () => {
+    const merchantKey = v.key;
+    const store2Key = (await createKey(t, v.ids.merchant!, { mode: 'test', storeId: v.ids.store2 })).secretKey;
+    const register = async (key: string, path: string) => {
+      const res = await t.api(key, 'POST', '/api/v1/webhook-endpoints', { url: `https://shop.example${path}`, events: ['*'] });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      return res.body.id as string;
+    };
+    const e1 = await register(v.storeKey, '/store-1');
+    const e2 = await register(store2Key, '/store-2');
+    const agency = await t.api(v.storeKey, 'POST', '/api/v1/agency/webhooks', { url: 'https://shop.example/agency-1' });
+    assert.equal(agency.status, 201);
+    const e0 = v.ids.endpoint!;
+    /** The endpoints an event was sent to, as the merchant-wide key sees them. */
+    const sentTo = async (eventId: string) => {
+      const res = await t.api(merchantKey, 'GET', `/api/v1/events/${eventId}/deliveries`);
+      assert.equal(res.status, 200);
+      return new Set(res.body.data.map((d: any) => d.target.endpointId).filter(Boolean));
+    };
+    const firstEvent = async (key: string, paymentId: string) => {
+      const res = await t.api(key, 'GET', `/api/v1/events?paymentId=${paymentId}&limit=100`);
+      return res.body.data.at(-1).id as string;
+    };
+
+    // Payment events: a store's endpoint only for that store's payments; merchant-wide endpoints for all.
+    const inStore1 = await paidPayment(t, v.storeKey);
+    const inStore2 = await paidPayment(t, merchantKey, { storeId: v.ids.store2 });
+    const noStore = await paidPayment(t, merchantKey);
+    const s1 = await sentTo(await firstEvent(merchantKey, inStore1));
+    assert.ok(s1.has(e0) && s1.has(e1) && !s1.has(e2), `store 1 payment → ${[...s1]}`);
+    const s2 = await sentTo(await firstEvent(merchantKey, inStore2));
+    assert.ok(s2.has(e0) && s2.has(e2) && !s2.has(e1), `store 2 payment → ${[...s2]}`);
+    const none = await sentTo(await firstEvent(merchantKey, noStore));
+    assert.ok(none.has(e0) && !none.has(e1) && !none.has(e2), `payment without store → ${[...none]}`);
+    // An event of no payment (a customer) is the merchant's: every endpoint that asked for it.
+    const customer = await t.api(merchantKey, 'POST', '/api/v1/customers', { name: 'Shared' });
+    const customerEvent = (await t.api(merchantKey, 'GET', '/api/v1/events?type=customer.created&limit=1')).body.data[0];
+    assert.equal(customerEvent.data.id, customer.body.id);
+    const c = await sentTo(customerEvent.id);
+    assert.ok(c.has(e0) && c.has(e1) && c.has(e2), `customer event → ${[...c]}`);
+
+    // Endpoints of another scope are absent to a store's key; its own are listed and work.
+    const list = await t.api(v.storeKey, 'GET', '/api/v1/webhook-endpoints?limit=100');
+    assert.deepEqual(list.body.data.map((e: any) => e.id).sort(), [e1, agency.body.id].sort());
+    for (const [id, owner] of [[e0, 'merchant-wide'], [e2, 'store 2']]) {
+      for (const [method, body] of [['GET', undefined], ['PATCH', { enabled: false }], ['DELETE', undefined]] as const) {
+        const res = await t.api(v.storeKey, method, `/api/v1/webhook-endpoints/${id}`, body);
+        checked++;
+        assert.equal(res.status, 404, `store key ${method} ${owner} endpoint → ${res.status}`);
+        assert.equal(res.body.code, 'NOT_FOUND');
+      }
+      const resend = await t.api(v.storeKey, 'POST', `/api/v1/events/${await firstEvent(v.storeKey, inStore1)}/resend`, { endpointId: id });
+      assert.equal(resend.status, 404, `store key resend to ${owner} endpoint`);
+    }
+    assert.equal((await t.api(store2Key, 'GET', `/api/v1/webhook-endpoints/${e1}`)).status, 404);
+    assert.equal((await t.api(v.storeKey, 'GET', `/api/v1/webhook-endpoints/${e1}`)).status, 200);
+    for (const id of [e0, e2]) assert.equal((await t.api(merchantKey, 'GET', `/api/v1/webhook-endpoints/${id}`)).body.enabled, true);
+    const all = await t.api(merchantKey, 'GET', '/api/v1/webhook-endpoints?limit=100');
+    for (const id of [e0, e1, e2]) assert.ok(all.body.data.some((e: any) => e.id === id), 'a key attached to no store sees every endpoint');
+
+    // Deliveries and resends of its own events: the notificationUrl and its own endpoints only.
+    const own = await firstEvent(v.storeKey, inStore1);
+    const deliveries = await t.api(v.storeKey, 'GET', `/api/v1/events/${own}/deliveries`);
+    assert.deepEqual(new Set(deliveries.body.data.map((d: any) => d.target.endpointId ?? 'url')), new Set(['url', e1]));
+    const resent = await t.api(v.storeKey, 'POST', `/api/v1/events/${own}/resend`, {});
+    assert.equal(resent.status, 202, JSON.stringify(resent.body));
+    assert.deepEqual(new Set(resent.body.deliveries.map((d: any) => d.target.endpointId ?? 'url')), new Set(['url', e1]));
+
+    // The merchant's signing secret is not a store's to rotate.
+    const secret = (await t.api(merchantKey, 'GET', '/api/v1/webhooks/signing-secret')).body.webhookSecret;
+    const rotate = await t.api(v.storeKey, 'POST', '/api/v1/webhooks/signing-secret/rotate', {});
+    assert.equal(rotate.status, 403, JSON.stringify(rotate.body));
+    assert.equal(rotate.body.code, 'PERMISSION_DENIED');
+    assert.equal((await t.api(merchantKey, 'GET', '/api/v1/webhooks/signing-secret')).body.webhookSecret, secret);
+    checked += 12;
     console.log(`isolation [${dialect}]: ${checked} checks`);
   });
 });

@@ -16,6 +16,7 @@ import * as m0012 from './migrations/0012_pending_merchant_payments.js';
 import * as m0013 from './migrations/0013_permanent_references.js';
 import * as m0014 from './migrations/0014_card_attempts.js';
 import * as m0015 from './migrations/0015_authorization_reference.js';
+import * as m0016 from './migrations/0016_endpoint_store.js';
 import * as m0018 from './migrations/0018_payments_hardening.js';
 import * as m0019 from './migrations/0019_merchant_timezone.js';
 
@@ -35,6 +36,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0013_permanent_references': m0013,
   '0014_card_attempts': m0014,
   '0015_authorization_reference': m0015,
+  '0016_endpoint_store': m0016,
   '0018_payments_hardening': m0018,
   '0019_merchant_timezone': m0019,
 };

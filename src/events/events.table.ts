@@ -21,6 +21,8 @@ export interface WebhookEndpointsTable {
   merchant_id: string;
   mode: Mode;
   kind: EndpointKind;
+  /** Registered by a key attached to this store: receives only its events, seen only by its keys and unbound ones. */
+  store_id: string | null;
   url: string;
   /** JSON array of filters: exact types, `prefix.*`, or `*`. */
   events: string;

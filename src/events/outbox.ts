@@ -15,7 +15,7 @@
 // recordEvent writes, on the caller's transaction, the event row (`whe_…`, its exact JSON body) and one
 // delivery row per target: the payment's notificationUrl for `payment.*`/`refund.*` events of that payment
 // (read from the payments table, or given as `notificationUrl`), plus every enabled endpoint of the merchant
-// and mode whose filter matches. If the transaction rolls back, nothing is sent; once it commits, the delivery
+// and mode whose filter matches (an endpoint of a store only for that store's payments and for events of no payment). If the transaction rolls back, nothing is sent; once it commits, the delivery
 // worker picks the rows up within milliseconds (in-process wake-up, and NOTIFY on PostgreSQL). A request
 // handler never sends HTTP itself.
 import { PostgresAdapter, sql, type Kysely } from 'kysely';
@@ -108,20 +108,26 @@ interface Target {
 
 async function targetsOf(trx: Trx, input: RecordEventInput<EventType>): Promise<Target[]> {
   const targets: Target[] = [];
-  if (input.paymentId && goesToNotificationUrl(input.type)) {
-    let url = input.notificationUrl;
-    if (url === undefined) {
-      const payment = await trx
-        .selectFrom('payments')
-        .select('notification_url')
-        .where('id', '=', input.paymentId)
-        .executeTakeFirst();
-      url = payment?.notification_url ?? null;
-    }
-    if (url) targets.push({ endpointId: null, url });
-  }
   const endpoints = await enabledEndpoints(trx, input.merchantId, input.mode);
+  const toUrl = Boolean(input.paymentId && goesToNotificationUrl(input.type));
+  // The payment's store matters only when an endpoint belongs to a store; read with its notificationUrl if needed.
+  const storeBound = Boolean(input.paymentId) && endpoints.some((e) => e.store_id !== null);
+  let url = toUrl ? input.notificationUrl : null;
+  let paymentStore: string | null = null;
+  if ((toUrl && url === undefined) || storeBound) {
+    const payment = await trx
+      .selectFrom('payments')
+      .select(['notification_url', 'store_id'])
+      .where('id', '=', input.paymentId!)
+      .executeTakeFirst();
+    if (url === undefined) url = payment?.notification_url ?? null;
+    paymentStore = payment?.store_id ?? null;
+  }
+  if (url) targets.push({ endpointId: null, url });
   for (const e of endpoints) {
+    // A store's endpoint: that store's payment events, and the merchant's events that belong to no payment (what a key
+    // of that store reads through GET /events); never another store's payments, nor payments without a store.
+    if (e.store_id !== null && input.paymentId && e.store_id !== paymentStore) continue;
     if (filterMatches(JSON.parse(e.events) as string[], input.type)) targets.push({ endpointId: e.id, url: e.url });
   }
   return targets;
@@ -130,7 +136,7 @@ async function targetsOf(trx: Trx, input: RecordEventInput<EventType>): Promise<
 export function enabledEndpoints(trx: Trx, merchantId: string, mode: Mode) {
   return trx
     .selectFrom('webhook_endpoints')
-    .select(['id', 'url', 'events'])
+    .select(['id', 'url', 'events', 'store_id'])
     .where('merchant_id', '=', merchantId)
     .where('mode', '=', mode)
     .where('enabled', '=', 1)

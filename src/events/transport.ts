@@ -1,14 +1,19 @@
 // One HTTP POST of a webhook, outside any transaction: bounded by a timeout, keeping the first 1 KiB of the
-// answer. Redirects are not followed (a 3xx is a failure, as any non-2xx).
+// answer. Redirects are not followed (a 3xx is a failure, as any non-2xx). A target the address guard refuses is
+// never connected to: the send fails at once like a refused connection (no status, no answer), so the worker records
+// a failed attempt and follows the retry schedule as for any other failure.
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
-import { guardedLookup, isPrivateAddress } from './address-guard.js';
+import { guardedLookup, isLoopbackName, refusedAddress, type AddressPolicy } from './address-guard.js';
 
-const agents = {
+const newAgents = () => ({
   http: new http.Agent({ keepAlive: true, maxSockets: 512 }),
   https: new https.Agent({ keepAlive: true, maxSockets: 512 }),
-};
+});
+// A kept-alive socket is reused without a new lookup: sockets opened where loopback is allowed (test mode, local
+// development) must never carry a send that forbids it, so each policy has its own pool.
+const pools = { strict: newAgents(), loopback: newAgents(), unguarded: newAgents() };
 
 export interface SendResult {
   statusCode: number | null;
@@ -20,8 +25,8 @@ export interface SendResult {
 
 export interface SendOptions {
   timeoutMs: number;
-  /** Refuse private, loopback and link-local addresses (live mode). */
-  publicOnly: boolean;
+  /** Where the worker may send (address-guard.ts); null only for `motu listen`, forwarding to the developer's own URL. */
+  guard: AddressPolicy | null;
 }
 
 const EXCERPT_BYTES = 1024;
@@ -34,6 +39,8 @@ export function postWebhook(url: string, body: string | Buffer, headers: Record<
     let statusCode: number | null = null;
     const chunks: Buffer[] = [];
     let kept = 0;
+    // Declared before anything can finish: a target refused before the request starts finishes at once.
+    let timer: NodeJS.Timeout | undefined;
     const finish = (error: string | null) => {
       if (settled) return;
       settled = true;
@@ -47,8 +54,13 @@ export function postWebhook(url: string, body: string | Buffer, headers: Record<
     } catch {
       return finish('invalid URL');
     }
+    if (target.protocol !== 'https:' && target.protocol !== 'http:') return finish('refused: not an http(s) URL');
     const host = target.hostname.replace(/^\[|\]$/g, '');
-    if (options.publicOnly && isIP(host) && isPrivateAddress(host)) return finish(`${host} is a private address; refused`);
+    // An address in the URL is never looked up (the lookup below is not called for it): judged here.
+    const refused = options.guard && isIP(host) ? refusedAddress(host, options.guard) : undefined;
+    if (refused) return finish(`refused: the target address ${refused}`);
+    if (options.guard && !options.guard.allowLoopback && isLoopbackName(host)) return finish('refused: the target address is this machine (loopback)');
+    const agents = !options.guard ? pools.unguarded : options.guard.allowLoopback ? pools.loopback : pools.strict;
     const isHttps = target.protocol === 'https:';
     const req = (isHttps ? https : http).request(
       target,
@@ -61,7 +73,7 @@ export function postWebhook(url: string, body: string | Buffer, headers: Record<
           'user-agent': 'Motu-Webhooks/1.0',
           ...headers,
         },
-        ...(options.publicOnly ? { lookup: guardedLookup as never } : {}),
+        ...(options.guard ? { lookup: guardedLookup(options.guard) as never } : {}),
       },
       (res) => {
         statusCode = res.statusCode ?? null;
@@ -79,7 +91,7 @@ export function postWebhook(url: string, body: string | Buffer, headers: Record<
         res.on('error', (err) => finish(err.message));
       },
     );
-    const timer = setTimeout(() => {
+    timer = setTimeout(() => {
       const err = `timed out after ${options.timeoutMs} ms`;
       finish(err);
       req.destroy(new Error(err));

@@ -5,8 +5,12 @@
 //   if (!result.ok) return reply.code(400).send(result.reason);
 //   const event = result.event;            // {id, type, createdAt, data}; deduplicate on event.id
 //
-// V2 (HMAC of `<timestamp>.<raw body>`, timestamp within the tolerance) is preferred; V1 (HMAC of the raw
-// body) is accepted when no V2 header is present. Comparisons are constant-time. No dependency beyond node:crypto.
+// During a rotation pass both secrets, new first: verifyWebhook(rawBody, headers, [newSecret, oldSecret]).
+// V2 (HMAC of `<timestamp>.<raw body>`, timestamp within the tolerance, 5 minutes by default) is required: a request
+// carrying any V2 header (signature, previous-secret signature or timestamp) is judged on V2 alone, so stripping the
+// timestamp never turns it into a V1 request replayable forever. V1 (HMAC of the raw body, no timestamp) is accepted
+// only with `allowV1: true`, for senders that sign V1 alone. Comparisons are constant-time; no dependency beyond
+// node:crypto.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 export type HeaderBag =
@@ -18,7 +22,12 @@ export interface VerifyOptions {
   toleranceSeconds?: number;
   /** "Now" in epoch seconds, for tests. */
   nowSeconds?: number;
-  /** Refuse requests carrying only the V1 signature (default false: V1 accepted). */
+  /**
+   * Accept a request carrying only the V1 signature (no timestamp, so no replay protection). Default false. Only a
+   * request without any V2 header can pass as V1.
+   */
+  allowV1?: boolean;
+  /** @deprecated V2 is required unless `allowV1` is true; kept so older callers still compile. */
   requireV2?: boolean;
 }
 
@@ -31,7 +40,10 @@ export interface WebhookEvent<D = Record<string, unknown>> {
 
 export type VerifyResult =
   | { ok: true; version: 'v1' | 'v2'; event: WebhookEvent }
-  | { ok: false; reason: 'missing_signature' | 'invalid_signature' | 'timestamp_out_of_tolerance' | 'invalid_body' };
+  | {
+    ok: false;
+    reason: 'missing_signature' | 'missing_timestamp' | 'v1_not_allowed' | 'invalid_signature' | 'timestamp_out_of_tolerance' | 'invalid_body';
+  };
 
 function header(headers: HeaderBag, name: string): string | undefined {
   if (typeof (headers as { get?: unknown }).get === 'function') {
@@ -59,25 +71,33 @@ function same(expected: Buffer, given: string): boolean {
 
 /**
  * Verifies a webhook over its raw body (the exact bytes received: a Buffer or the unparsed string, never a
- * re-serialized object) and returns the parsed event.
+ * re-serialized object) with one secret or several (during a rotation: the new and the previous one), and returns
+ * the parsed event. A signature made with any of the secrets, in `X-Service-Signature-V2` or in
+ * `X-Service-Signature-V2-Previous` (sent for 24 h after a rotation), is accepted.
  */
-export function verifyWebhook(rawBody: Buffer | string, headers: HeaderBag, secret: string, options: VerifyOptions = {}): VerifyResult {
+export function verifyWebhook(rawBody: Buffer | string, headers: HeaderBag, secrets: string | readonly string[], options: VerifyOptions = {}): VerifyResult {
+  const keys = (typeof secrets === 'string' ? [secrets] : [...secrets]).filter((k) => typeof k === 'string' && k.length > 0);
+  if (keys.length === 0) throw new TypeError('verifyWebhook needs the webhook signing secret (or a list of secrets)');
   const raw = typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : rawBody;
   const tolerance = options.toleranceSeconds ?? 300;
-  const v2 = either(headers, 'signature-v2');
+  const v2 = [either(headers, 'signature-v2'), either(headers, 'signature-v2-previous')].filter((v): v is string => v !== undefined);
   const timestamp = either(headers, 'timestamp');
   let version: 'v1' | 'v2';
-  if (v2 !== undefined && timestamp !== undefined) {
+  if (v2.length > 0 || timestamp !== undefined) {
+    // Any V2 header: judged on V2 alone; a V1 signature alongside never rescues it.
+    if (v2.length === 0) return { ok: false, reason: 'missing_signature' };
+    if (timestamp === undefined) return { ok: false, reason: 'missing_timestamp' };
     if (!/^\d{1,12}$/.test(timestamp.trim())) return { ok: false, reason: 'timestamp_out_of_tolerance' };
     const now = options.nowSeconds ?? Math.floor(Date.now() / 1000);
     if (Math.abs(now - Number(timestamp.trim())) > tolerance) return { ok: false, reason: 'timestamp_out_of_tolerance' };
-    const expected = hmacHex(secret, Buffer.concat([Buffer.from(`${timestamp.trim()}.`, 'utf8'), raw]));
-    if (!same(expected, v2)) return { ok: false, reason: 'invalid_signature' };
+    const signed = Buffer.concat([Buffer.from(`${timestamp.trim()}.`, 'utf8'), raw]);
+    if (!matchesAny(keys.map((k) => hmacHex(k, signed)), v2)) return { ok: false, reason: 'invalid_signature' };
     version = 'v2';
   } else {
     const v1 = either(headers, 'signature');
-    if (v1 === undefined || options.requireV2) return { ok: false, reason: 'missing_signature' };
-    if (!same(hmacHex(secret, raw), v1)) return { ok: false, reason: 'invalid_signature' };
+    if (v1 === undefined) return { ok: false, reason: 'missing_signature' };
+    if (!options.allowV1) return { ok: false, reason: 'v1_not_allowed' };
+    if (!matchesAny(keys.map((k) => hmacHex(k, raw)), [v1])) return { ok: false, reason: 'invalid_signature' };
     version = 'v1';
   }
   try {
@@ -87,4 +107,11 @@ export function verifyWebhook(rawBody: Buffer | string, headers: HeaderBag, secr
   } catch {
     return { ok: false, reason: 'invalid_body' };
   }
+}
+
+/** Every pair is compared (no early exit on a match), each in constant time. */
+function matchesAny(expected: Buffer[], given: string[]): boolean {
+  let ok = false;
+  for (const e of expected) for (const g of given) ok = same(e, g) || ok;
+  return ok;
 }

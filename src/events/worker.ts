@@ -23,6 +23,7 @@ import { openDatabase, type Database, type Trx } from '../db/database.js';
 import type { Clock } from '../shared/clock.js';
 import { newId } from '../shared/ids.js';
 import type { DeliveryStatus, WebhookAttemptsTable, WebhookDeliveryRow } from './events.table.js';
+import { addressPolicy } from './address-guard.js';
 import { OUTBOX_CHANNEL } from './outbox.js';
 import { SigningSecretCache } from './secret-cache.js';
 import { onOutboxSignal } from './signal.js';
@@ -273,7 +274,7 @@ export function startDeliveryWorker(
     const headers = signatureHeaders(c.body, s, Math.floor(started.getTime() / 1000), c.row.event_id);
     const result = await postWebhook(c.row.url, c.body, headers, {
       timeoutMs: config.webhookTimeoutMs,
-      publicOnly: c.row.mode === 'live',
+      guard: addressPolicy(c.row.mode, config.allowLoopbackUrls),
     });
     await new Promise<void>((done) => {
       finished.push({ c, started, result, done });

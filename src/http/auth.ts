@@ -19,6 +19,12 @@ export interface MerchantAuth {
 declare module 'fastify' {
   interface FastifyRequest {
     merchant: MerchantAuth | null;
+    /** Why authentication failed, answered once the rate limit has counted the request (merchantAuthHooks). */
+    authFailure: AppError | null;
+  }
+  interface FastifyContextConfig {
+    /** The route answers a secret (the webhook signing secret): refused to read-only keys, even on GET. */
+    readsSecret?: boolean;
   }
 }
 
@@ -33,7 +39,36 @@ export function bearerToken(request: FastifyRequest): string | undefined {
 
 type KeyRow = Pick<ApiKey, 'id' | 'merchant_id' | 'mode' | 'permission' | 'store_id' | 'revoked_at'>;
 
-export function merchantAuthHook(db: Database) {
+/**
+ * Authentication in two steps around the rate limit (a route-level onRequest hook, so it runs between them):
+ * `identify` (onRequest) finds the key, or keeps why it failed; the limit then counts the request against the key's
+ * id, or against the client address when no key was identified; `enforce` (preParsing) answers a kept failure. So
+ * however "Bearer" is spelled, one key has one budget, and failed attempts are limited too.
+ */
+export function merchantAuthHooks(db: Database) {
+  const authenticate = merchantAuthHook(db);
+  return {
+    async identify(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+      try {
+        await authenticate(request, reply);
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        request.authFailure = err;
+      }
+    },
+    async enforce(request: FastifyRequest, _reply: FastifyReply, payload: unknown): Promise<unknown> {
+      if (request.authFailure) throw request.authFailure;
+      return payload;
+    },
+  };
+}
+
+/** The rate limit's bucket: the authenticated key, else the client address. */
+export function rateLimitKey(request: FastifyRequest): string {
+  return request.merchant ? `key:${request.merchant.keyId}` : `ip:${request.ip}`;
+}
+
+function merchantAuthHook(db: Database) {
   // Every API request runs this query: it is built once, and only its parameter changes.
   const lookup = db.kysely
     .selectFrom('api_keys')
@@ -61,6 +96,10 @@ export function merchantAuthHook(db: Database) {
     };
     if (row.permission === 'read' && request.method !== 'GET' && request.method !== 'HEAD') {
       throw new AppError('PERMISSION_DENIED', 'This key can only read; use a key with write permission');
+    }
+    // A read key is for reporting: with the signing secret it could forge the webhooks the merchant trusts.
+    if (row.permission === 'read' && request.routeOptions.config?.readsSecret) {
+      throw new AppError('PERMISSION_DENIED', 'A read-only key cannot read secrets; use a key with write permission');
     }
   };
 }

@@ -41,7 +41,7 @@ export async function listen(options: ListenOptions): Promise<void> {
           const event = JSON.parse(data) as { id: string; type: string; createdAt: string };
           since = event.createdAt;
           const headers = signatureHeaders(data, { secret: webhookSecret }, Math.floor(Date.now() / 1000), event.id);
-          const result = await postWebhook(forwardTo, data, headers, { timeoutMs: options.timeoutMs ?? 10_000, publicOnly: false });
+          const result = await postWebhook(forwardTo, data, headers, { timeoutMs: options.timeoutMs ?? 10_000, guard: null });
           const outcome = result.error ? `error: ${result.error}` : String(result.statusCode);
           print(`${event.createdAt}  ${event.type.padEnd(28)} ${event.id}  → ${outcome} (${result.latencyMs} ms)`);
         }

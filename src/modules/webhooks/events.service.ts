@@ -5,7 +5,7 @@ import { notifyOnCommit } from '../../events/outbox.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError, invalidField, notFound } from '../../shared/errors.js';
 import { idFromKey, KEY_REUSE_AFTER_MS, keyUseParts, newId } from '../../shared/ids.js';
-import type { Owner } from './webhooks.service.js';
+import { inScope, type Owner } from './webhooks.service.js';
 
 export interface EventFilter {
   type?: string;
@@ -103,7 +103,16 @@ export class EventsService {
   async deliveries(owner: Owner, id: string) {
     const event = await this.find(owner, id);
     if (!event) throw notFound('event', id);
-    const rows = await this.db.kysely.selectFrom('webhook_deliveries').selectAll().where('event_id', '=', id).orderBy('created_at').orderBy('id').execute();
+    // A store's key sees the deliveries to the notificationUrl and to its own endpoints, not those of other scopes.
+    let q = this.db.kysely.selectFrom('webhook_deliveries').selectAll().where('event_id', '=', id);
+    const storeId = owner.storeId;
+    if (storeId) {
+      q = q.where((eb) => eb.or([
+        eb('endpoint_id', 'is', null),
+        eb('endpoint_id', 'in', eb.selectFrom('webhook_endpoints').select('webhook_endpoints.id').where('webhook_endpoints.store_id', '=', storeId)),
+      ]));
+    }
+    const rows = await q.orderBy('created_at').orderBy('id').execute();
     const attempts = await this.db.kysely.selectFrom('webhook_attempts').selectAll().where('event_id', '=', id).orderBy('attempt').execute();
     return {
       data: rows.map((d) => deliveryView(d, attempts.filter((a) => a.delivery_id === d.id))),
@@ -135,13 +144,13 @@ export class EventsService {
     const created = await this.db.transaction(async (trx) => {
       const targets: { endpointId: string | null; url: string }[] = [];
       if (input.endpointId) {
-        const endpoint = await trx
+        const endpoint = await inScope(trx
           .selectFrom('webhook_endpoints')
           .select(['id', 'url'])
           .where('id', '=', input.endpointId)
           .where('merchant_id', '=', owner.merchantId)
           .where('mode', '=', owner.mode)
-          .where('deleted_at', 'is', null)
+          .where('deleted_at', 'is', null), owner)
           .executeTakeFirst();
         if (!endpoint) throw notFound('webhook endpoint', input.endpointId);
         targets.push({ endpointId: endpoint.id, url: endpoint.url });
@@ -149,13 +158,14 @@ export class EventsService {
         const previous = await trx
           .selectFrom('webhook_deliveries')
           .leftJoin('webhook_endpoints', 'webhook_endpoints.id', 'webhook_deliveries.endpoint_id')
-          .select(['webhook_deliveries.endpoint_id', 'webhook_deliveries.url', 'webhook_endpoints.url as endpoint_url', 'webhook_endpoints.deleted_at'])
+          .select(['webhook_deliveries.endpoint_id', 'webhook_deliveries.url', 'webhook_endpoints.url as endpoint_url', 'webhook_endpoints.deleted_at', 'webhook_endpoints.store_id'])
           .where('webhook_deliveries.event_id', '=', id)
           .execute();
         const seen = new Set<string>();
         for (const p of previous) {
           if (input.target === 'notification_url' && p.endpoint_id) continue;
           if (p.endpoint_id && p.deleted_at) continue;
+          if (p.endpoint_id && owner.storeId && p.store_id !== owner.storeId) continue; // another scope's endpoint
           const key = p.endpoint_id ?? `url:${p.url}`;
           if (seen.has(key)) continue;
           seen.add(key);

@@ -107,12 +107,13 @@ export function webhooksRoutes(webhooks: WebhooksService, events: EventsService)
     const tags = ['webhooks'];
     app.get(
       '/webhooks/signing-secret',
-      { schema: { tags, summary: 'The webhook signing secret of this environment', response: { 200: Type.Object({ webhookSecret: Type.String() }) } } },
+      { config: { readsSecret: true }, schema: { tags, summary: 'The webhook signing secret of this environment', response: { 200: Type.Object({ webhookSecret: Type.String() }) } } },
       async (request) => webhooks.signingSecret(merchantOf(request)),
     );
     app.post(
       '/webhooks/signing-secret/rotate',
       {
+        config: { readsSecret: true },
         schema: {
           tags,
           summary: 'Rotate the signing secret; for 24 h the old one also signs, in X-Service-Signature-V2-Previous',

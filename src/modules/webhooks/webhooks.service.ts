@@ -3,19 +3,19 @@
 import { secretBoxFor } from '../../shared/secret-box.js';
 import type { Config } from '../../config.js';
 import type { Database } from '../../db/database.js';
-import { isLoopbackHost, resolvesToPublic } from '../../events/address-guard.js';
+import { addressPolicy, resolvesToAllowed, targetProblem } from '../../events/address-guard.js';
 import type { EndpointKind, WebhookEndpointRow } from '../../events/events.table.js';
 import { notifyOnCommit } from '../../events/outbox.js';
 import { EVENT_TYPES, isEventType } from '../../events/payloads.js';
 import { forgetSigningSecrets } from '../../events/secret-cache.js';
 import type { MerchantAuth } from '../../http/auth.js';
 import type { Clock } from '../../shared/clock.js';
-import { invalidField, notFound } from '../../shared/errors.js';
+import { AppError, invalidField, notFound } from '../../shared/errors.js';
 import { idForKeyUse, idFromKey, keyUseParts, newId } from '../../shared/ids.js';
 import { paginate, type PageRequest } from '../../shared/pagination.js';
 import { newWebhookSecret } from '../merchants/merchants.service.js';
 
-export type Owner = Pick<MerchantAuth, 'merchantId' | 'mode'>;
+export type Owner = Pick<MerchantAuth, 'merchantId' | 'mode'> & { readonly storeId?: string | null };
 
 /** After a rotation the previous secret's V2 signature is still sent this long. */
 export const PREVIOUS_SECRET_GRACE_MS = 24 * 3600 * 1000;
@@ -57,6 +57,14 @@ export function checkFilters(events: string[], allowed: readonly string[] = EVEN
   });
 }
 
+/**
+ * The endpoints a key may see and change: a key attached to a store only that store's, a key attached to none all of
+ * the merchant's (in its mode). Anything else is answered as absent.
+ */
+export function inScope<Q extends { where: (...args: any[]) => Q }>(query: Q, owner: Owner, column = 'store_id'): Q {
+  return owner.storeId ? query.where(column, '=', owner.storeId) : query;
+}
+
 export class WebhooksService {
   constructor(private readonly config: Config, private readonly db: Database, private readonly clock: Clock) {}
 
@@ -76,6 +84,8 @@ export class WebhooksService {
    * instead of rotating again, which would drop the secret the merchant's receivers still verify with.
    */
   async rotateSigningSecret(owner: Owner, retryOf?: string): Promise<{ webhookSecret: string; previousSecretValidUntil: string }> {
+    // The secret signs every store's webhooks: one store's key must not change what all the others verify with.
+    if (owner.storeId) throw new AppError('PERMISSION_DENIED', 'A key attached to a store cannot rotate the merchant\'s signing secret; use a key attached to no store');
     if (retryOf !== undefined) {
       const row = await this.db.kysely.selectFrom('webhook_secrets').select(['secret', 'previous_valid_until', 'updated_at'])
         .where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode).executeTakeFirstOrThrow();
@@ -106,22 +116,15 @@ export class WebhooksService {
     return { webhookSecret: secret, previousSecretValidUntil: until };
   }
 
-  /** HTTPS only; loopback http only in test mode when allowed; live targets must resolve to public addresses. */
+  /**
+   * The address rules of every webhook target (targetProblem, shared with notificationUrl); a live endpoint's host
+   * name must also resolve to allowed addresses now (and is checked again at each connection).
+   */
   async checkUrl(owner: Owner, raw: string, field = 'url'): Promise<void> {
-    let url: URL;
-    try {
-      url = new URL(raw);
-    } catch {
-      throw invalidField(field, 'must be an absolute URL');
-    }
-    if (url.username || url.password) throw invalidField(field, 'must not carry credentials');
-    const loopback = isLoopbackHost(url.hostname);
-    const loopbackAllowed = owner.mode === 'test' && this.config.allowLoopbackUrls;
-    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback && loopbackAllowed)) {
-      throw invalidField(field, 'must be an HTTPS URL');
-    }
-    if (loopback && !loopbackAllowed) throw invalidField(field, 'must not point to this machine');
-    if (owner.mode === 'live' && !(await resolvesToPublic(url.hostname))) {
+    const policy = addressPolicy(owner.mode, this.config.allowLoopbackUrls);
+    const problem = targetProblem(raw, policy);
+    if (problem) throw invalidField(field, problem);
+    if (owner.mode === 'live' && !(await resolvesToAllowed(new URL(raw).hostname, policy))) {
       throw invalidField(field, 'must resolve to a public address (not private, loopback or link-local)');
     }
   }
@@ -144,6 +147,7 @@ export class WebhooksService {
       merchant_id: owner.merchantId,
       mode: owner.mode,
       kind,
+      store_id: owner.storeId ?? null,
       url: input.url,
       events: JSON.stringify(input.events),
       description: input.description ?? null,
@@ -167,18 +171,18 @@ export class WebhooksService {
 
   /** The endpoint with this id, deleted or not (a derived id names it even after a DELETE). */
   private endpointRow(owner: Owner, id: string): Promise<WebhookEndpointRow | undefined> {
-    return this.db.kysely.selectFrom('webhook_endpoints').selectAll()
-      .where('id', '=', id).where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode).executeTakeFirst();
+    return inScope(this.db.kysely.selectFrom('webhook_endpoints').selectAll()
+      .where('id', '=', id).where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode), owner).executeTakeFirst();
   }
 
   /** Newest first, in pages (DESIGN.md section 9): `?limit=` and `?startingAfter=` an endpoint of this list. */
   async listEndpoints(owner: Owner, page: PageRequest = {}) {
-    const query = this.db.kysely
+    const query = inScope(this.db.kysely
       .selectFrom('webhook_endpoints')
       .selectAll()
       .where('merchant_id', '=', owner.merchantId)
       .where('mode', '=', owner.mode)
-      .where('deleted_at', 'is', null);
+      .where('deleted_at', 'is', null), owner);
     const rows = await paginate(query, page, (id) => this.endpointRow(owner, id));
     return { data: rows.data.map(endpointView), hasMore: rows.hasMore };
   }
@@ -188,13 +192,13 @@ export class WebhooksService {
   }
 
   private async findEndpoint(owner: Owner, id: string): Promise<WebhookEndpointRow> {
-    const row = await this.db.kysely
+    const row = await inScope(this.db.kysely
       .selectFrom('webhook_endpoints')
       .selectAll()
       .where('id', '=', id)
       .where('merchant_id', '=', owner.merchantId)
       .where('mode', '=', owner.mode)
-      .where('deleted_at', 'is', null)
+      .where('deleted_at', 'is', null), owner)
       .executeTakeFirst();
     if (!row) throw notFound('webhook endpoint', id);
     return row;
