@@ -11,6 +11,7 @@ import { merchantAuthHook } from './http/auth.js';
 import { clientErrorHandler, registerErrorHandling } from './http/errors.js';
 import { registerIdempotency } from './http/idempotency.js';
 import { registerTextGuard } from './http/text-guard.js';
+import { registerJsonBodyParser } from './http/json-limits.js';
 import { gaugesOnScrape, registerMetrics } from './http/metrics.js';
 import { ErrorSchema } from './http/schemas.js';
 import { validatorCompiler } from './http/validation.js';
@@ -115,6 +116,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   app.decorateRequest('merchant', null);
   app.addSchema(ErrorSchema);
   registerErrorHandling(app);
+  registerJsonBodyParser(app);
   registerTextGuard(app);
 
   await app.register(swagger, {

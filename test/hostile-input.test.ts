@@ -17,6 +17,8 @@ interface Operation {
   path: string;
   query: string[];
   bodyKeys: string[];
+  /** Paths (`order.platformConfig`) of the body's free-form JSON fields: the schema marks them with x-json-limits. */
+  freeJson: string[];
 }
 
 interface Fixtures {
@@ -42,10 +44,26 @@ async function operations(t: TestApp): Promise<Operation[]> {
         path,
         query: (op.parameters ?? []).filter((p: any) => p.in === 'query').map((p: any) => p.name),
         bodyKeys: Object.keys(schema?.properties ?? {}),
+        freeJson: schema ? freeJsonPaths(schema) : [],
       });
     }
   }
   return ops;
+}
+
+function freeJsonPaths(schema: any, prefix = ''): string[] {
+  if (schema?.['x-json-limits']) return [prefix];
+  const out: string[] = [];
+  for (const branch of schema?.anyOf ?? []) out.push(...freeJsonPaths(branch, prefix));
+  for (const [key, child] of Object.entries<any>(schema?.properties ?? {})) out.push(...freeJsonPaths(child, prefix ? `${prefix}.${key}` : key));
+  return [...new Set(out)];
+}
+
+/** `body` with `value` set at `path` (`order.platformConfig`), the objects on the way copied. */
+function withValueAt(body: Record<string, unknown>, path: string, value: unknown): Record<string, unknown> {
+  const [head, ...rest] = path.split('.') as [string, ...string[]];
+  if (rest.length === 0) return { ...body, [head]: value };
+  return { ...body, [head]: withValueAt((body[head] as Record<string, unknown> | undefined) ?? {}, rest.join('.'), value) };
 }
 
 async function fixtures(t: TestApp): Promise<Fixtures> {
@@ -348,6 +366,41 @@ eachDatabase('hostile input', (dialect) => {
         for (const value of [nested(3_000, 1, false), nested(3_000, 1, true), 'é'.repeat(300_000), Array.from({ length: 50_000 }, () => ({}))]) {
           await checker.check(`${route} ${key}=${describeValue(value)}`, () => call(op, { body: { ...valid, [key]: value } }));
         }
+      }
+    }
+  });
+
+  test('free-form JSON fields (x-json-limits in the document) refuse more than 16 levels or 100 keys, naming the field', async () => {
+    const withFree = ops.filter((op) => op.freeJson.length > 0);
+    const paths = withFree.flatMap((op) => op.freeJson.map((p) => `${op.method} ${op.path} ${p}`));
+    for (const expected of ['POST /api/v1/payments/sessions privateData', 'POST /api/v1/payments/sessions order.platformConfig',
+      'POST /api/v1/payments/links privateData', 'POST /api/v1/payments privateData', 'POST /api/v1/customers metadata', 'PATCH /api/v1/customers/{id} metadata']) {
+      assert.ok(paths.includes(expected), `${expected} not found among ${paths.join(', ')}`);
+    }
+    const wide = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`k${i}`, i]));
+    for (const op of withFree) {
+      const valid = VALID_BODIES[`${op.method} ${op.path}`];
+      assert.ok(valid, `no valid body for ${op.method} ${op.path}`);
+      for (const field of op.freeJson) {
+        for (const value of [{ a: nested(16, 1, false) }, { a: nested(16, 1, true) }, { a: wide }]) {
+          const body = withValueAt(valid, field, value);
+          let answer: Outcome | undefined;
+          await checker.check(`${op.method} ${op.path} ${field}=${describeValue(value)}`, async () => (answer = await call(op, { body })));
+          assert.equal(answer!.status, 400, `${op.method} ${op.path} ${field}: ${JSON.stringify(answer!.body)}`);
+          assert.equal(answer!.body.details.field, field);
+        }
+      }
+    }
+  });
+
+  test('a raw body nesting deeper than 32 levels is 400 VALIDATION_ERROR on every route with a body', async () => {
+    for (const op of ops.filter((o) => o.method === 'POST' || o.method === 'PATCH')) {
+      for (const raw of ['['.repeat(33) + ']'.repeat(33), `{"x":${'{"a":'.repeat(40)}1${'}'.repeat(40)}}`, '['.repeat(5_000) + ']'.repeat(5_000)]) {
+        let answer: Outcome | undefined;
+        await checker.check(`${op.method} ${op.path} raw ${describeValue(raw)}`, async () =>
+          (answer = await call(op, { raw, headers: { 'idempotency-key': `deep-${raw.length}` } })));
+        assert.equal(answer!.status, 400, `${op.method} ${op.path}: ${JSON.stringify(answer!.body)}`);
+        assert.equal(answer!.body.code, 'VALIDATION_ERROR');
       }
     }
   });

@@ -3,6 +3,7 @@
 import AjvModule from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
+import { JSON_LIMITS_KEYWORD, jsonLimitProblem, type JsonLimits } from './json-limits.js';
 
 const Ajv = AjvModule.default;
 
@@ -15,6 +16,16 @@ function makeAjv(coerce: boolean): InstanceType<typeof Ajv> {
     strict: false,
   });
   addFormats.default(ajv);
+  ajv.addKeyword({
+    keyword: JSON_LIMITS_KEYWORD,
+    schemaType: 'object',
+    errors: true,
+    validate: function check(limits: JsonLimits, value: unknown) {
+      const problem = jsonLimitProblem(value, limits);
+      (check as { errors?: unknown[] }).errors = problem ? [{ keyword: JSON_LIMITS_KEYWORD, message: problem, params: {} }] : [];
+      return problem === undefined;
+    },
+  });
   return ajv;
 }
 
