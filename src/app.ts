@@ -162,7 +162,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       return reply.code(503).send({ code: 'SERVICE_UNAVAILABLE', message: 'The database is not reachable' });
     }
   });
-  await app.register(fieldsRoutes(services.acquirers, config.publicUrl));
+  await app.register(fieldsRoutes(services.acquirers, config.publicUrl, config.tokensPerMinute));
   await app.register(checkoutRoutes(services.checkout, config.publicUrl));
   await app.register(walletPagesRoutes(services.walletSessions));
   await app.register(sdkRoutes(new SdkService(services.checkout, services.walletSessions, config.publicUrl)));

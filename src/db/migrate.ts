@@ -16,7 +16,7 @@ import * as m0012 from './migrations/0012_pending_merchant_payments.js';
 import * as m0013 from './migrations/0013_permanent_references.js';
 import * as m0014 from './migrations/0014_card_attempts.js';
 import * as m0015 from './migrations/0015_authorization_reference.js';
-import * as m0017 from './migrations/0017_idempotency_scope.js';
+import * as m0017 from './migrations/0017_input_hardening.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_core': m0001,
@@ -34,7 +34,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0013_permanent_references': m0013,
   '0014_card_attempts': m0014,
   '0015_authorization_reference': m0015,
-  '0017_idempotency_scope': m0017,
+  '0017_input_hardening': m0017,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

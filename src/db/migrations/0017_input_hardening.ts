@@ -1,10 +1,16 @@
 import { sql, type Kysely } from 'kysely';
 
-// Idempotency keys belong to the merchant, the mode and the sending key's store: `scope` is the store id of a
+// Two changes of the input hardening.
+//
+// 1. Idempotency keys belong to the merchant, the mode and the sending key's store: `scope` is the store id of a
 // store-bound API key, '' for the merchant's unbound keys (which share theirs, so a retry after a key rotation still
 // replays). The scope joins the primary key: two stores sending the same key (their order numbers) each get their
-// own answer. The table is rebuilt (SQLite cannot change a primary key in place); its rows, all of them the
-// unbound scope's as far as anyone can tell, are kept: a retry across the upgrade still replays.
+// own answer. The table is rebuilt (SQLite cannot change a primary key in place); its rows are kept and given the
+// unbound scope (which API key sent them was not recorded): a retry across the upgrade still replays.
+//
+// 2. The test-mode acquirer's card tokens never used are deleted with their cards once expired
+// (SimulatorAcquirer.purgeUnusedTokens, a scheduled job); this partial index finds them without reading the tokens
+// that were used.
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('idempotency_keys_scoped')
@@ -27,4 +33,6 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.dropTable('idempotency_keys').execute();
   await db.schema.alterTable('idempotency_keys_scoped').renameTo('idempotency_keys').execute();
   await db.schema.createIndex('idempotency_keys_expiry').on('idempotency_keys').column('expires_at').execute();
+  await db.schema.createIndex('acquirer_tokens_unused').on('acquirer_tokens').column('expires_at')
+    .where(sql.ref('used_at'), 'is', null).execute();
 }
