@@ -8,7 +8,7 @@ import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { adminAuthHook } from './http/admin-auth.js';
 import { merchantAuthHook } from './http/auth.js';
-import { clientErrorHandler, registerErrorHandling } from './http/errors.js';
+import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/errors.js';
 import { registerIdempotency } from './http/idempotency.js';
 import { registerTextGuard } from './http/text-guard.js';
 import { registerJsonBodyParser } from './http/json-limits.js';
@@ -105,6 +105,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     trustProxy: false,
     return503OnClosing: true,
     clientErrorHandler,
+    frameworkErrors,
     ajv: undefined,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     // One line per request at info (requestLogLine), not Fastify's two; a request's child logger is made on first use.

@@ -19,6 +19,8 @@ interface Operation {
   bodyKeys: string[];
   /** Paths (`order.platformConfig`) of the body's free-form JSON fields: the schema marks them with x-json-limits. */
   freeJson: string[];
+  /** Query parameters in the date-time format. */
+  dateQuery: string[];
 }
 
 interface Fixtures {
@@ -26,8 +28,9 @@ interface Fixtures {
   ids: Record<string, string>;
 }
 
-/** The SSE stream answers 200 and stays open by design; it cannot be driven by inject and is left out. */
+/** The SSE stream answers 200 and stays open by design; it cannot be driven by inject and is left out (but its refusals are tried). */
 const NOT_FUZZED = new Set(['GET /api/v1/events/stream']);
+const STREAM = { method: 'GET', path: '/api/v1/events/stream', query: ['since'], bodyKeys: [], freeJson: [], dateQuery: ['since'] };
 
 const RUNS = Number(process.env.HOSTILE_RUNS ?? 150);
 
@@ -45,6 +48,7 @@ async function operations(t: TestApp): Promise<Operation[]> {
         query: (op.parameters ?? []).filter((p: any) => p.in === 'query').map((p: any) => p.name),
         bodyKeys: Object.keys(schema?.properties ?? {}),
         freeJson: schema ? freeJsonPaths(schema) : [],
+        dateQuery: (op.parameters ?? []).filter((p: any) => p.in === 'query' && p.schema?.format === 'date-time').map((p: any) => p.name),
       });
     }
   }
@@ -402,6 +406,33 @@ eachDatabase('hostile input', (dialect) => {
         assert.equal(answer!.status, 400, `${op.method} ${op.path}: ${JSON.stringify(answer!.body)}`);
         assert.equal(answer!.body.code, 'VALIDATION_ERROR');
       }
+    }
+  });
+
+  test('a leap second, or a date a Date cannot hold, in every date-time query parameter is 400 naming it', async () => {
+    const withDates = [...ops, STREAM].filter((op) => op.dateQuery.length > 0);
+    assert.ok(withDates.length >= 3, withDates.map((o) => o.path).join(', '));
+    for (const op of withDates) {
+      for (const name of op.dateQuery) {
+        for (const value of ['2016-12-31T23:59:60Z', '2016-12-31T23:59:60.999-10:00', '2021-02-29T12:00:00Z', '2021-04-31T00:00:00Z']) {
+          let answer: Outcome | undefined;
+          await checker.check(`${op.method} ${op.path} ${name}=${value}`, async () => (answer = await call(op, { query: `${name}=${pct(value)}` })));
+          assert.equal(answer!.status, 400, `${op.path} ${name}=${value}: ${JSON.stringify(answer!.body)}`);
+          assert.equal(answer!.body.details.field, name);
+        }
+      }
+    }
+  });
+
+  test('a path that does not decode (bad percent-encoding) answers the error shape on every route', async () => {
+    for (const op of [...ops, STREAM]) {
+      const bad = op.path.includes('{id}') ? op.path.replace('{id}', '%FF') : `${op.path}/%E0%A4%A`;
+      const body = op.method === 'POST' || op.method === 'PATCH' ? '{}' : undefined;
+      let answer: Outcome | undefined;
+      await checker.check(`${op.method} ${bad}`, async () =>
+        (answer = await t.api(authFor(op.path, fx.key), op.method, bad, body, body ? { 'content-type': 'application/json' } : {})));
+      assert.equal(answer!.status, 400, `${op.method} ${bad}: ${JSON.stringify(answer!.body)}`);
+      assert.equal(answer!.body.details?.field, 'url', JSON.stringify(answer!.body));
     }
   });
 
