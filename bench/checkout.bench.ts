@@ -62,7 +62,7 @@ async function runOn(dialect: Dialect): Promise<Run> {
 
   const config = parseConfig({
     MOTU_DATA_DIR: database.dataDir, DATABASE_URL: database.databaseUrl, LOG_LEVEL: 'silent',
-    MOTU_ADMIN_TOKEN: 'bench-admin-token-0123456789', MOTU_RATE_LIMIT_MAX: '10000000', PORT: '0',
+    MOTU_ADMIN_TOKEN: 'bench-admin-token-0123456789', MOTU_RATE_LIMIT_MAX: '10000000', MOTU_TOKENS_PER_MINUTE: '10000000', PORT: '0',
   });
   const db = database.db;
   const app = await buildApp(config, { db, adminTokenHash: sha256Hex('bench-admin-token-0123456789'), clock: systemClock });

@@ -127,7 +127,7 @@ export async function runScaleout(log: (line: string) => void = console.log): Pr
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'motu-scale-'));
   const env = {
     DATABASE_URL: database.url, MOTU_DATA_DIR: dataDir, PORT: '0', NODE_ENV: '', MOTU_ADMIN_TOKEN: '',
-    MOTU_RATE_LIMIT_MAX: '10000000', MOTU_SECRETS_KEY: randomBytes(32).toString('hex'),
+    MOTU_RATE_LIMIT_MAX: '10000000', MOTU_TOKENS_PER_MINUTE: '10000000', MOTU_SECRETS_KEY: randomBytes(32).toString('hex'),
   };
   const procs: Proc[] = [];
   try {

@@ -86,7 +86,7 @@ export async function startMeasuredMotu(dataDir: string, nodeArgs: string[] = []
     motuCommand(log).args,
     {
       MOTU_DATA_DIR: dataDir, DATABASE_URL: process.env.PROFILE_DATABASE_URL ?? '', PORT: '0', LOG_LEVEL: 'warn', NODE_ENV: '',
-      MOTU_SEED_DEMO: 'true', MOTU_ADMIN_TOKEN: '', MOTU_RATE_LIMIT_MAX: '10000000',
+      MOTU_SEED_DEMO: 'true', MOTU_ADMIN_TOKEN: '', MOTU_RATE_LIMIT_MAX: '10000000', MOTU_TOKENS_PER_MINUTE: '10000000',
     },
     nodeArgs,
   );
@@ -270,7 +270,7 @@ export async function runSessionsBench(options: {
     NODE_ENV: '',
     MOTU_SEED_DEMO: 'true',
     MOTU_ADMIN_TOKEN: '',
-    MOTU_RATE_LIMIT_MAX: '10000000',
+    MOTU_RATE_LIMIT_MAX: '10000000', MOTU_TOKENS_PER_MINUTE: '10000000',
   };
   try {
     let route = '/api/v1/payments/sessions';

@@ -8,9 +8,10 @@ import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { adminAuthHook } from './http/admin-auth.js';
 import { merchantAuthHooks, rateLimitKey } from './http/auth.js';
-import { clientErrorHandler, registerErrorHandling } from './http/errors.js';
+import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/errors.js';
 import { registerIdempotency } from './http/idempotency.js';
 import { registerTextGuard } from './http/text-guard.js';
+import { registerJsonBodyParser } from './http/json-limits.js';
 import { gaugesOnScrape, registerMetrics } from './http/metrics.js';
 import { ErrorSchema } from './http/schemas.js';
 import { validatorCompiler } from './http/validation.js';
@@ -103,6 +104,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     trustProxy: false,
     return503OnClosing: true,
     clientErrorHandler,
+    frameworkErrors,
     ajv: undefined,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     // One line per request at info (requestLogLine), not Fastify's two; a request's child logger is made on first use.
@@ -115,6 +117,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   app.decorateRequest('authFailure', null);
   app.addSchema(ErrorSchema);
   registerErrorHandling(app);
+  registerJsonBodyParser(app);
   registerTextGuard(app);
 
   await app.register(swagger, {
@@ -160,7 +163,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       return reply.code(503).send({ code: 'SERVICE_UNAVAILABLE', message: 'The database is not reachable' });
     }
   });
-  await app.register(fieldsRoutes(services.acquirers, config.publicUrl));
+  await app.register(fieldsRoutes(services.acquirers, config.publicUrl, config.tokensPerMinute));
   await app.register(checkoutRoutes(services.checkout, config.publicUrl));
   await app.register(walletPagesRoutes(services.walletSessions));
   await app.register(sdkRoutes(new SdkService(services.checkout, services.walletSessions, config.publicUrl)));

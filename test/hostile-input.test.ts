@@ -17,6 +17,10 @@ interface Operation {
   path: string;
   query: string[];
   bodyKeys: string[];
+  /** Paths (`order.platformConfig`) of the body's free-form JSON fields: the schema marks them with x-json-limits. */
+  freeJson: string[];
+  /** Query parameters in the date-time format. */
+  dateQuery: string[];
 }
 
 interface Fixtures {
@@ -24,8 +28,9 @@ interface Fixtures {
   ids: Record<string, string>;
 }
 
-/** The SSE stream answers 200 and stays open by design; it cannot be driven by inject and is left out. */
+/** The SSE stream answers 200 and stays open by design; it cannot be driven by inject and is left out (but its refusals are tried). */
 const NOT_FUZZED = new Set(['GET /api/v1/events/stream']);
+const STREAM = { method: 'GET', path: '/api/v1/events/stream', query: ['since'], bodyKeys: [], freeJson: [], dateQuery: ['since'] };
 
 const RUNS = Number(process.env.HOSTILE_RUNS ?? 150);
 
@@ -42,10 +47,27 @@ async function operations(t: TestApp): Promise<Operation[]> {
         path,
         query: (op.parameters ?? []).filter((p: any) => p.in === 'query').map((p: any) => p.name),
         bodyKeys: Object.keys(schema?.properties ?? {}),
+        freeJson: schema ? freeJsonPaths(schema) : [],
+        dateQuery: (op.parameters ?? []).filter((p: any) => p.in === 'query' && p.schema?.format === 'date-time').map((p: any) => p.name),
       });
     }
   }
   return ops;
+}
+
+function freeJsonPaths(schema: any, prefix = ''): string[] {
+  if (schema?.['x-json-limits']) return [prefix];
+  const out: string[] = [];
+  for (const branch of schema?.anyOf ?? []) out.push(...freeJsonPaths(branch, prefix));
+  for (const [key, child] of Object.entries<any>(schema?.properties ?? {})) out.push(...freeJsonPaths(child, prefix ? `${prefix}.${key}` : key));
+  return [...new Set(out)];
+}
+
+/** `body` with `value` set at `path` (`order.platformConfig`), the objects on the way copied. */
+function withValueAt(body: Record<string, unknown>, path: string, value: unknown): Record<string, unknown> {
+  const [head, ...rest] = path.split('.') as [string, ...string[]];
+  if (rest.length === 0) return { ...body, [head]: value };
+  return { ...body, [head]: withValueAt((body[head] as Record<string, unknown> | undefined) ?? {}, rest.join('.'), value) };
 }
 
 async function fixtures(t: TestApp): Promise<Fixtures> {
@@ -349,6 +371,68 @@ eachDatabase('hostile input', (dialect) => {
           await checker.check(`${route} ${key}=${describeValue(value)}`, () => call(op, { body: { ...valid, [key]: value } }));
         }
       }
+    }
+  });
+
+  test('free-form JSON fields (x-json-limits in the document) refuse more than 16 levels or 100 keys, naming the field', async () => {
+    const withFree = ops.filter((op) => op.freeJson.length > 0);
+    const paths = withFree.flatMap((op) => op.freeJson.map((p) => `${op.method} ${op.path} ${p}`));
+    for (const expected of ['POST /api/v1/payments/sessions privateData', 'POST /api/v1/payments/sessions order.platformConfig',
+      'POST /api/v1/payments/links privateData', 'POST /api/v1/payments privateData', 'POST /api/v1/customers metadata', 'PATCH /api/v1/customers/{id} metadata']) {
+      assert.ok(paths.includes(expected), `${expected} not found among ${paths.join(', ')}`);
+    }
+    const wide = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`k${i}`, i]));
+    for (const op of withFree) {
+      const valid = VALID_BODIES[`${op.method} ${op.path}`];
+      assert.ok(valid, `no valid body for ${op.method} ${op.path}`);
+      for (const field of op.freeJson) {
+        for (const value of [{ a: nested(16, 1, false) }, { a: nested(16, 1, true) }, { a: wide }]) {
+          const body = withValueAt(valid, field, value);
+          let answer: Outcome | undefined;
+          await checker.check(`${op.method} ${op.path} ${field}=${describeValue(value)}`, async () => (answer = await call(op, { body })));
+          assert.equal(answer!.status, 400, `${op.method} ${op.path} ${field}: ${JSON.stringify(answer!.body)}`);
+          assert.equal(answer!.body.details.field, field);
+        }
+      }
+    }
+  });
+
+  test('a raw body nesting deeper than 32 levels is 400 VALIDATION_ERROR on every route with a body', async () => {
+    for (const op of ops.filter((o) => o.method === 'POST' || o.method === 'PATCH')) {
+      for (const raw of ['['.repeat(33) + ']'.repeat(33), `{"x":${'{"a":'.repeat(40)}1${'}'.repeat(40)}}`, '['.repeat(5_000) + ']'.repeat(5_000)]) {
+        let answer: Outcome | undefined;
+        await checker.check(`${op.method} ${op.path} raw ${describeValue(raw)}`, async () =>
+          (answer = await call(op, { raw, headers: { 'idempotency-key': `deep-${raw.length}` } })));
+        assert.equal(answer!.status, 400, `${op.method} ${op.path}: ${JSON.stringify(answer!.body)}`);
+        assert.equal(answer!.body.code, 'VALIDATION_ERROR');
+      }
+    }
+  });
+
+  test('a leap second, or a date a Date cannot hold, in every date-time query parameter is 400 naming it', async () => {
+    const withDates = [...ops, STREAM].filter((op) => op.dateQuery.length > 0);
+    assert.ok(withDates.length >= 3, withDates.map((o) => o.path).join(', '));
+    for (const op of withDates) {
+      for (const name of op.dateQuery) {
+        for (const value of ['2016-12-31T23:59:60Z', '2016-12-31T23:59:60.999-10:00', '2021-02-29T12:00:00Z', '2021-04-31T00:00:00Z']) {
+          let answer: Outcome | undefined;
+          await checker.check(`${op.method} ${op.path} ${name}=${value}`, async () => (answer = await call(op, { query: `${name}=${pct(value)}` })));
+          assert.equal(answer!.status, 400, `${op.path} ${name}=${value}: ${JSON.stringify(answer!.body)}`);
+          assert.equal(answer!.body.details.field, name);
+        }
+      }
+    }
+  });
+
+  test('a path that does not decode (bad percent-encoding) answers the error shape on every route', async () => {
+    for (const op of [...ops, STREAM]) {
+      const bad = op.path.includes('{id}') ? op.path.replace('{id}', '%FF') : `${op.path}/%E0%A4%A`;
+      const body = op.method === 'POST' || op.method === 'PATCH' ? '{}' : undefined;
+      let answer: Outcome | undefined;
+      await checker.check(`${op.method} ${bad}`, async () =>
+        (answer = await t.api(authFor(op.path, fx.key), op.method, bad, body, body ? { 'content-type': 'application/json' } : {})));
+      assert.equal(answer!.status, 400, `${op.method} ${bad}: ${JSON.stringify(answer!.body)}`);
+      assert.equal(answer!.body.details?.field, 'url', JSON.stringify(answer!.body));
     }
   });
 

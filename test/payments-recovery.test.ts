@@ -130,7 +130,7 @@ eachDatabase('recovery of interrupted refunds, captures and cancels', (dialect) 
     const body = { amountCents };
     const { refund } = await lifecycle.reserveRefund(owner(), id, body, key);
     await t.db.kysely.insertInto('idempotency_keys').values({
-      merchant_id: m.id, mode: 'test', key, state: 'in_flight', status_code: null, response_body: null,
+      merchant_id: m.id, mode: 'test', scope: '', key, state: 'in_flight', status_code: null, response_body: null,
       request_hash: requestHash({ method: 'POST', url: `/api/v1/payments/${id}/refund`, body } as never),
       created_at: clock.now().toISOString(), expires_at: new Date(clock.now().getTime() + 86_400_000).toISOString(),
     }).execute();
@@ -179,7 +179,7 @@ eachDatabase('recovery of interrupted refunds, captures and cancels', (dialect) 
     const first = await sessions.create({ ...owner(), storeId: null } as never, body as never, { idempotencyKey: 'session-once' });
     assert.equal(first.paymentId, sessionIdsFor(owner(), 'session', 'session-once').paymentId);
     await t.db.kysely.insertInto('idempotency_keys').values({
-      merchant_id: m.id, mode: 'test', key: 'session-once', state: 'in_flight', status_code: null, response_body: null,
+      merchant_id: m.id, mode: 'test', scope: '', key: 'session-once', state: 'in_flight', status_code: null, response_body: null,
       request_hash: requestHash({ method: 'POST', url: '/api/v1/payments/sessions', body } as never),
       created_at: clock.now().toISOString(), expires_at: new Date(clock.now().getTime() + 86_400_000).toISOString(),
     }).execute();

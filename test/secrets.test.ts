@@ -53,6 +53,7 @@ async function start(dialect: 'sqlite' | 'postgres'): Promise<Run> {
     MOTU_ADMIN_TOKEN: ADMIN_TOKEN,
     MOTU_PUBLIC_URL: 'http://localhost:3000',
     MOTU_RATE_LIMIT_MAX: '100000',
+    MOTU_TOKENS_PER_MINUTE: '100000',
     MOTU_WEBHOOK_RETRY_SCHEDULE: '1,1,1,1,1',
     LOG_LEVEL: 'trace',
   });

@@ -1,6 +1,6 @@
 // The one place that knows which database we run on. Everything else gets a `Database`
 // and asks it for capabilities, never `if (sqlite)`.
-import { closeSync, fdatasync, fdatasyncSync, fsyncSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, fdatasync, fdatasyncSync, fsyncSync, openSync } from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
@@ -9,6 +9,7 @@ import pg from 'pg';
 import { Kysely, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
 import type { DB } from './schema.js';
 import { GroupCommitter } from './group-commit.js';
+import { ensurePrivateDir, ensurePrivateFile, tightenIfPresent } from '../shared/private-files.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -86,8 +87,13 @@ export function openDatabase(options: DatabaseOptions): Database {
 }
 
 function openSqlite(dataDir: string, groupCommit: boolean): Database {
-  mkdirSync(dataDir, { recursive: true });
+  ensurePrivateDir(dataDir);
   const file = path.join(dataDir, 'motu.sqlite');
+  // SQLite gives its -wal and -shm files the database file's mode: a database file made 0600 first keeps all three
+  // private (an empty file is a new database to SQLite).
+  ensurePrivateFile(file);
+  tightenIfPresent(`${file}-wal`);
+  tightenIfPresent(`${file}-shm`);
   const native = new SQLite(file);
   // 2 KiB pages for a new database (an existing one keeps its size). A payment's random identifiers put each insert on a
   // random leaf of each primary-key index, and every page dirtied is written whole to the WAL, fsynced, then copied by

@@ -17,6 +17,7 @@ import * as m0013 from './migrations/0013_permanent_references.js';
 import * as m0014 from './migrations/0014_card_attempts.js';
 import * as m0015 from './migrations/0015_authorization_reference.js';
 import * as m0016 from './migrations/0016_endpoint_store.js';
+import * as m0017 from './migrations/0017_input_hardening.js';
 import * as m0018 from './migrations/0018_payments_hardening.js';
 import * as m0019 from './migrations/0019_merchant_timezone.js';
 
@@ -37,6 +38,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0014_card_attempts': m0014,
   '0015_authorization_reference': m0015,
   '0016_endpoint_store': m0016,
+  '0017_input_hardening': m0017,
   '0018_payments_hardening': m0018,
   '0019_merchant_timezone': m0019,
 };

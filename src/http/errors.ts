@@ -137,6 +137,15 @@ export function registerErrorHandling(app: FastifyInstance): void {
 }
 
 /**
+ * Fastify's `frameworkErrors`: what its router refuses before any route or hook runs (a path that does not decode,
+ * `/payments/%FF`; a failed async constraint) is answered in the same shape as every other error, not Fastify's own.
+ */
+export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const known = toAppError(error) ?? new AppError('VALIDATION_ERROR', 'The request is malformed', { field: 'request' });
+  void reply.code(known.status).send(known.toBody());
+}
+
+/**
  * Errors Node's HTTP parser raises before Fastify sees a request (headers too large, malformed request line,
  * client timeout): answered with the same {code, message} shape as every other error, then the socket closes.
  */

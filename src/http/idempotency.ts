@@ -19,6 +19,15 @@ const WAIT_LIMIT_MS = 15_000;
 interface Claim {
   merchantId: string;
   mode: 'test' | 'live';
+  /** The sending key's store, '' for the merchant's unbound keys: a store never sees another scope's keys or answers. */
+  scope: string;
+  /** The Idempotency-Key header as sent. */
+  sentKey: string;
+  /**
+   * The key as routes see it, to derive the ids of what they create (idFromKey): the key itself for an unbound key,
+   * the key and its store for a store-bound one, so that two stores sending the same key never name the same object.
+   * A space never appears in a sent key, so no unbound key can spell a store-bound one.
+   */
   key: string;
   /**
    * Set when this request took over the in-flight claim of an earlier run of the same request that died (abandoned):
@@ -50,7 +59,8 @@ export function registerIdempotency(app: FastifyInstance, db: Database, clock: C
     if (!key || key.length > 255 || !/^[\x21-\x7e]+$/.test(key)) {
       throw invalidField('Idempotency-Key', 'must be 1 to 255 printable ASCII characters');
     }
-    const claim: Claim = { merchantId: request.merchant.merchantId, mode: request.merchant.mode, key };
+    const scope = request.merchant.storeId ?? '';
+    const claim: Claim = { merchantId: request.merchant.merchantId, mode: request.merchant.mode, scope, sentKey: key, key: scope ? `${key} ${scope}` : key };
     const hash = requestHash(request);
     const started = Date.now();
     let retryOf: string | undefined;
@@ -64,6 +74,7 @@ export function registerIdempotency(app: FastifyInstance, db: Database, clock: C
           .values({
             merchant_id: claim.merchantId,
             mode: claim.mode,
+            scope: claim.scope,
             key,
             request_hash: hash,
             state: 'in_flight',
@@ -84,6 +95,7 @@ export function registerIdempotency(app: FastifyInstance, db: Database, clock: C
         .selectAll()
         .where('merchant_id', '=', claim.merchantId)
         .where('mode', '=', claim.mode)
+        .where('scope', '=', claim.scope)
         .where('key', '=', key)
         .executeTakeFirst();
       if (!existing) continue; // released between our insert and read: try again
@@ -136,7 +148,8 @@ export function registerIdempotency(app: FastifyInstance, db: Database, clock: C
         .set({ state: 'done', status_code: reply.statusCode, response_body: body })
         .where('merchant_id', '=', claim.merchantId)
         .where('mode', '=', claim.mode)
-        .where('key', '=', claim.key)
+        .where('scope', '=', claim.scope)
+        .where('key', '=', claim.sentKey)
         .execute(),
     );
     return payload;
@@ -149,7 +162,8 @@ async function release(db: Database, claim: Claim, createdAt?: string): Promise<
       .deleteFrom('idempotency_keys')
       .where('merchant_id', '=', claim.merchantId)
       .where('mode', '=', claim.mode)
-      .where('key', '=', claim.key);
+      .where('scope', '=', claim.scope)
+      .where('key', '=', claim.sentKey);
     if (createdAt) q = q.where('created_at', '=', createdAt);
     await q.execute();
   });

@@ -90,11 +90,20 @@ class LazyChildLogger {
   }
 }
 
+/**
+ * A session id (`ses_…`) is a bearer capability: whoever holds it can pay the session or manage the customer's
+ * saved cards. It travels in URLs (/checkout/ses_…, /api/v1/sdk/sessions/ses_…, ?sessionId=ses_…), so logged URLs
+ * show only its prefix, as the Authorization header is redacted.
+ */
+export function redactUrl(url: string): string {
+  return url.replace(/ses_[0-9A-Za-z]+/g, 'ses_[redacted]');
+}
+
 /** The one log line of a request, at info, once answered: method, URL, route, status and time (no headers, no body). */
 export function requestLogLine(app: FastifyInstance): void {
   app.addHook('onResponse', (request, reply, done) => {
     request.log.info(
-      { method: request.method, url: request.url, route: request.routeOptions.url, statusCode: reply.statusCode, responseTime: reply.elapsedTime },
+      { method: request.method, url: redactUrl(request.url), route: request.routeOptions.url, statusCode: reply.statusCode, responseTime: reply.elapsedTime },
       'request completed',
     );
     done();

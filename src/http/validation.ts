@@ -2,7 +2,9 @@
 // one for query strings and path parameters, where everything arrives as text and is coerced.
 import AjvModule from 'ajv';
 import addFormats from 'ajv-formats';
+import { fullFormats } from 'ajv-formats/dist/formats.js';
 import type { FastifySchemaCompiler } from 'fastify';
+import { JSON_LIMITS_KEYWORD, jsonLimitProblem, type JsonLimits } from './json-limits.js';
 
 const Ajv = AjvModule.default;
 
@@ -15,7 +17,28 @@ function makeAjv(coerce: boolean): InstanceType<typeof Ajv> {
     strict: false,
   });
   addFormats.default(ajv);
+  ajv.addFormat('date-time', { type: 'string', validate: isDateTime });
+  ajv.addKeyword({
+    keyword: JSON_LIMITS_KEYWORD,
+    schemaType: 'object',
+    errors: true,
+    validate: function check(limits: JsonLimits, value: unknown) {
+      const problem = jsonLimitProblem(value, limits);
+      (check as { errors?: unknown[] }).errors = problem ? [{ keyword: JSON_LIMITS_KEYWORD, message: problem, params: {} }] : [];
+      return problem === undefined;
+    },
+  });
   return ajv;
+}
+
+const rfc3339 = fullFormats['date-time'] as { validate: (value: string) => boolean };
+
+/**
+ * RFC 3339 date-time that a Date can hold: ajv-formats accepts a leap second (`23:59:60`), which `new Date` turns into
+ * an Invalid Date, and the query then failed on our side. Such a time is refused like any other malformed one.
+ */
+function isDateTime(value: string): boolean {
+  return rfc3339.validate(value) && !Number.isNaN(Date.parse(value));
 }
 
 let strictBody: InstanceType<typeof Ajv> | undefined;

@@ -2,7 +2,8 @@
 // generated once and kept in MOTU_DATA_DIR/secrets.key (mode 0600). A sealed value is `v1:` + base64(iv ‖ tag ‖ ciphertext);
 // a value without the prefix is a row written before encryption existed and is read as is (then sealed at start-up).
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { ensurePrivateDir } from './private-files.js';
 import path from 'node:path';
 import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
@@ -60,7 +61,7 @@ export function parseSecretsKey(raw: string): Buffer | undefined {
 }
 
 function keyFromFile(dataDir: string): Buffer {
-  mkdirSync(dataDir, { recursive: true });
+  ensurePrivateDir(dataDir);
   const file = path.join(dataDir, SECRETS_KEY_FILE);
   try {
     // 'wx': only the first process creates it; a concurrent one gets EEXIST and reads the winner's key.

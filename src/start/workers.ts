@@ -25,6 +25,8 @@ export function scheduledJobs(db: Database, clock: Clock, config?: Config, logge
   if (config) {
     // Payment expiries and settlement (src/modules/payments/payments.scheduler.ts).
     const acquirers = new Acquirers(db, clock, { publicUrl: config.publicUrl, settlementDelaySeconds: config.testSettlementDelaySeconds });
+    // Card tokens never used, and their cards, deleted once expired (the token endpoint is anonymous).
+    jobs.push({ name: 'purge-card-tokens', everyMs: 600_000, run: (now) => acquirers.simulator.purgeUnusedTokens(now) });
     jobs.push(...paymentJobs({ db, clock, acquirers, lifecycle: new PaymentLifecycleService(db, clock, acquirers, config.operationClaimSeconds), refundRecoverySeconds: config.refundRecoverySeconds }));
     // Merchant-initiated payments left pending by a stopped request (src/modules/wallet/merchant-payments.service.ts).
     const merchantPayments = new MerchantPaymentsService(db, clock, acquirers, new PaymentSessionsService(db, clock, config), new PaymentsService(db, acquirers), config);

@@ -38,7 +38,7 @@ export class MotuProcess {
   async start(): Promise<void> {
     const env: NodeJS.ProcessEnv = {
       ...process.env, MOTU_DATA_DIR: this.d.dataDir, PORT: String(this.port), LOG_LEVEL: this.role === 'worker' ? 'info' : 'warn',
-      MOTU_ADMIN_TOKEN: CHAOS_ADMIN, MOTU_WEBHOOK_RETRY_SCHEDULE: '1,1,1,1,1', MOTU_WEBHOOK_TIMEOUT_MS: '2000', MOTU_RATE_LIMIT_MAX: '10000000',
+      MOTU_ADMIN_TOKEN: CHAOS_ADMIN, MOTU_WEBHOOK_RETRY_SCHEDULE: '1,1,1,1,1', MOTU_WEBHOOK_TIMEOUT_MS: '2000', MOTU_RATE_LIMIT_MAX: '10000000', MOTU_TOKENS_PER_MINUTE: '10000000',
       MOTU_SEED_DEMO: 'false', MOTU_PUBLIC_URL: this.url, ...this.extraEnv,
     };
     delete env.DATABASE_URL;

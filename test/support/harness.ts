@@ -105,6 +105,7 @@ export async function startApp(dialect: Dialect, options: TestAppOptions = {}): 
     MOTU_ADMIN_TOKEN: ADMIN_TOKEN,
     MOTU_PUBLIC_URL: 'http://localhost:3000',
     MOTU_RATE_LIMIT_MAX: '100000',
+    MOTU_TOKENS_PER_MINUTE: '100000',
     ...options.env,
   });
   const clock = options.clock ?? systemClock;

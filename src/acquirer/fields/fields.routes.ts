@@ -2,8 +2,10 @@
 // the token endpoint the fields post card data to, and the simulated 3-D Secure bank page.
 // Card data arrives only at POST /acquirer/v1/tokens and leaves only as a one-time token.
 import type { FastifyPluginAsync } from 'fastify';
+import rateLimit from '@fastify/rate-limit';
 import { Type } from 'typebox';
 import { esc, jsonForScript, sendHtml } from '../../http/html.js';
+import { AppError } from '../../shared/errors.js';
 import type { Mode } from '../../modules/merchants/merchants.table.js';
 import { formatAmount, isCurrency } from '../../shared/money.js';
 import type { Acquirers } from '../acquirers.js';
@@ -38,9 +40,22 @@ function safeOrigin(raw: unknown, fallback: string): string {
   }
 }
 
-export function fieldsRoutes(acquirers: Acquirers, publicUrl: string): FastifyPluginAsync {
+export function fieldsRoutes(acquirers: Acquirers, publicUrl: string, tokensPerMinute: number): FastifyPluginAsync {
   const ownOrigin = new URL(publicUrl).origin;
   return async (app) => {
+    // The token endpoint is anonymous (the card frames call it before any payment exists) and each call writes a
+    // card and a token: bounded per client address, beyond which 429 RATE_LIMITED with Retry-After. Unused tokens and
+    // their cards are deleted once expired (SimulatorAcquirer.purgeUnusedTokens).
+    await app.register(rateLimit, {
+      global: false,
+      errorResponseBuilder: (_request, context) => {
+        const seconds = Math.max(1, Math.ceil(context.ttl / 1000));
+        return new AppError('RATE_LIMITED', `Too many card tokens from this address; retry in ${seconds} s`, {
+          retryAfterSeconds: seconds,
+          limit: context.max,
+        }) as unknown as object;
+      },
+    });
     // The bank page's buttons post a plain HTML form (encapsulated: only these routes parse forms).
     app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
       done(null, Object.fromEntries(new URLSearchParams(body as string)));
@@ -83,7 +98,10 @@ ${field === 'number' ? '<span class="brand" id="brand" aria-live="polite"></span
 
     // The only place card data is accepted. Never logged: the body is not in any log line.
     app.post<{ Body: { mode: Mode; number: string; expMonth: number; expYear: number; cvc: string } }>(
-      '/acquirer/v1/tokens', { schema: { hide: true, body: TokenBody }, logLevel: 'warn' }, async (request, reply) => {
+      '/acquirer/v1/tokens', {
+        schema: { hide: true, body: TokenBody }, logLevel: 'warn',
+        config: { rateLimit: { max: tokensPerMinute, timeWindow: 60_000, keyGenerator: (request) => request.ip } },
+      }, async (request, reply) => {
         const acquirer = acquirers.forMode(request.body.mode);
         const result = await acquirer.tokenize(request.body);
         reply.header('cache-control', 'no-store');

@@ -78,6 +78,29 @@ export class SimulatorAcquirer implements Acquirer {
     return { token, ...card };
   }
 
+  /**
+   * Deletes the tokens never used that are past their lifetime, and their cards (the purge-card-tokens job): the token
+   * endpoint is anonymous, and without this every call would leave two rows for good. Each token has its own card,
+   * written with it; a token never used never backed an authorization nor a verification (both use it up), so its card
+   * is kept by nothing (`saved = 0` checked all the same). Batches of `batchSize`, each its own transaction: other
+   * writes interleave, and a purge stopped half-way leaves nothing behind that the next run does not find.
+   */
+  async purgeUnusedTokens(now: Date, batchSize = 500): Promise<number> {
+    let purged = 0;
+    for (;;) {
+      const deleted = await this.db.transaction(async (trx) => {
+        const tokens = await trx.selectFrom('acquirer_tokens').select(['id', 'card_id'])
+          .where('used_at', 'is', null).where('expires_at', '<', iso(now)).orderBy('expires_at').limit(batchSize).execute();
+        if (tokens.length === 0) return 0;
+        await trx.deleteFrom('acquirer_tokens').where('id', 'in', tokens.map((t) => t.id)).where('used_at', 'is', null).execute();
+        await trx.deleteFrom('acquirer_cards').where('id', 'in', tokens.map((t) => t.card_id)).where('saved', '=', 0).execute();
+        return tokens.length;
+      });
+      purged += deleted;
+      if (deleted < batchSize) return purged;
+    }
+  }
+
   async describe(mode: Mode, source: CardSource): Promise<CardInfo | null> {
     const card = await this.cardOf(mode, source, false);
     return card ? cardInfo(card) : null;

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { merchantOf } from '../../http/auth.js';
+import { FreeJson } from '../../http/json-limits.js';
 import { IdParams, ListOf, ListQuery } from '../../http/schemas.js';
 import type { CustomersService } from './customers.service.js';
 
@@ -19,7 +20,7 @@ const Address = Type.Object(
   },
   { additionalProperties: false },
 );
-const Metadata = Type.Record(Type.String({ maxLength: 40 }), Type.Unknown(), { maxProperties: 50 });
+const Metadata = FreeJson({ keyMaxLength: 40, maxProperties: 50 });
 
 export const CustomerBody = Type.Object(
   {

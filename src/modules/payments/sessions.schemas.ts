@@ -3,6 +3,7 @@
 // (stripUnknown, interface 2.2), so what remains is exactly what the schema describes.
 import { Type, type Static, type TSchema } from 'typebox';
 import { ListQuery } from '../../http/schemas.js';
+import { FreeJson } from '../../http/json-limits.js';
 
 /** Largest amount in minor units: fits a signed 32-bit column with room to add tax and sum refunds. */
 export const MAX_AMOUNT = 999_999_999;
@@ -67,7 +68,7 @@ export const Order = Type.Object(
         { additionalProperties: false },
       ),
     ),
-    platformConfig: Type.Optional(Type.Record(Type.String({ maxLength: 100 }), Type.Unknown(), { description: 'kept as given' })),
+    platformConfig: Type.Optional(FreeJson({ keyMaxLength: 100, description: 'kept as given' })),
     delivery: Type.Optional(
       Type.Object(
         {
@@ -131,7 +132,7 @@ export const SessionBody = Type.Object(
     successPageMode: Type.Optional(Type.Enum(['auto', 'show', 'redirect'], { default: 'auto' })),
     notificationUrl: UrlText,
     expiresIn: Type.Optional(Type.Integer({ minimum: 60, maximum: 2_592_000, default: 86_400, description: 'seconds' })),
-    privateData: Type.Optional(Type.Record(Type.String({ maxLength: 100 }), Type.Unknown(), { maxProperties: 100 })),
+    privateData: Type.Optional(FreeJson({ keyMaxLength: 100 })),
   },
   { additionalProperties: false },
 );

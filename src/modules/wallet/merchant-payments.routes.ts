@@ -2,6 +2,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { merchantOf } from '../../http/auth.js';
+import { FreeJson } from '../../http/json-limits.js';
 import { Order, PaymentView, stripUnknown } from '../payments/sessions.schemas.js';
 import type { MerchantPaymentsService } from './merchant-payments.service.js';
 
@@ -13,7 +14,7 @@ const MerchantPaymentBody = Type.Object(
     storeId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     merchantConfigId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     notificationUrl: Type.String({ minLength: 1, maxLength: 2048 }),
-    privateData: Type.Optional(Type.Record(Type.String({ maxLength: 100 }), Type.Unknown())),
+    privateData: Type.Optional(FreeJson({ keyMaxLength: 100 })),
     externalId: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
   },
   { additionalProperties: false },
