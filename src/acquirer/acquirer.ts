@@ -9,7 +9,7 @@ export type CardBrand = 'VISA' | 'MASTERCARD' | 'AMEX' | 'UNKNOWN';
 /** The network an operation is routed on. CB is chosen for co-badged cards. */
 export type CardNetwork = 'VISA' | 'MASTERCARD' | 'CB' | 'AMEX';
 
-/** Refusal codes the acquirer reports (DESIGN.md section 5). */
+/** Refusal codes the acquirer reports (each has a test card, docs/checkout.md). */
 export type RefusalCode =
   | 'card_declined' | 'insufficient_funds' | 'expired_card' | 'incorrect_cvc' | 'processing_error'
   | 'authentication_failed'

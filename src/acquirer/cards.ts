@@ -30,7 +30,7 @@ const BRAND_PATTERNS: ReadonlyArray<readonly [Exclude<CardBrand, 'UNKNOWN'>, str
   ['AMEX', '^3[47]'],
 ];
 
-/** Ranges the simulator treats as co-badged with Cartes Bancaires (test BINs of DESIGN.md section 5). */
+/** Ranges the simulator treats as co-badged with Cartes Bancaires (the BINs of the co-badged test cards). */
 const CB_BINS: readonly string[] = ['497010', '513100'];
 
 /** The tables above as JSON-safe data, for the secure number field's script. */

@@ -1,4 +1,4 @@
-// Every event type Motu emits and the shape of its `data`, in one place (interface 6.3–6.8, DESIGN.md 8 and 11).
+// Every event type Motu emits and the shape of its `data`, in one place (docs/webhooks.md, docs/payments.md).
 // Producers build `data` with the function named after the event (payloads.paymentAuthorized(…), …) and hand
 // the result to recordEvent(trx, {…, ...built}). The compiler checks each type gets its own payload shape.
 
@@ -8,7 +8,7 @@ export interface StoreRef {
   name: string;
 }
 
-// ---------- settlement block (interface 6.1 rule 8) ----------
+// ---------- settlement block (authorized, captured, settled, refunded, partially_refunded, cancelled) ----------
 
 export interface FeeTax {
   id: string;
@@ -43,9 +43,9 @@ export interface Settlement {
   detailedFees: FeeLine[];
 }
 
-// ---------- payment events (6.3) ----------
+// ---------- payment events ----------
 
-/** Fields every payment event's data carries (interface 6.1, DESIGN.md 11). */
+/** Fields every payment event's data carries (the existing integrations read them). */
 export interface PaymentBase {
   paymentId: string;
   status: string;
@@ -99,7 +99,7 @@ export interface PaymentCancelledData extends PaymentBase {
   settlement: Settlement;
 }
 
-// ---------- invoicing (6.4): identifiers, status, amounts, amount remaining due; never lines nor customer identity ----------
+// ---------- invoicing: identifiers, status, amounts, amount remaining due; never lines nor customer identity ----------
 
 export interface InvoiceData {
   invoiceId: string;
@@ -111,7 +111,7 @@ export interface InvoiceData {
   amountDue: number;
 }
 
-// ---------- subscriptions (6.5) ----------
+// ---------- subscriptions ----------
 
 export interface SubscriptionData {
   subscriptionId: string;
@@ -126,7 +126,7 @@ export interface SubscriptionMandateData extends SubscriptionData {
   reason: string;
 }
 
-// ---------- account (6.6): the full object as known to the merchant ----------
+// ---------- account: the full object as known to the merchant ----------
 
 export type CustomerData = Record<string, unknown> & { id: string };
 export type CustomerUpdatedData = CustomerData & { updatedFields: string[] };
@@ -158,7 +158,7 @@ export interface DisputeData {
 }
 export type DisputeUpdatedData = DisputeData & { previousStatus: string };
 
-// ---------- platform (6.7) and agency (6.8) ----------
+// ---------- platform (marketplaces) and agency ----------
 
 export interface MerchantPlatformData {
   merchantId?: string;

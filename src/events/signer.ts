@@ -1,4 +1,4 @@
-// Webhook signatures (interface 5, DESIGN.md 8 and 11), over the exact bytes sent:
+// Webhook signatures (how to verify them: docs/webhooks.md), over the exact bytes sent:
 //   X-Service-Signature     hex HMAC-SHA256(secret, body)                     (V1, kept for compatibility)
 //   X-Service-Timestamp     epoch seconds
 //   X-Service-Signature-V2  hex HMAC-SHA256(secret, `${timestamp}.${body}`)

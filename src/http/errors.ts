@@ -80,7 +80,7 @@ function toAppError(error: FastifyError & { validation?: AjvError[]; validationC
       return new AppError('VALIDATION_ERROR', 'The body is empty; send a JSON object', { field: 'body' }, [
         { field: 'body', message: 'is required' },
       ]);
-    // DESIGN.md section 9: an oversize body or a body that is not JSON is a 400 VALIDATION_ERROR like any other bad input.
+    // An oversize body or a body that is not JSON is a 400 VALIDATION_ERROR like any other bad input: one error shape.
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return tooLarge();
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':

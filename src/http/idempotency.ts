@@ -1,4 +1,4 @@
-// Idempotency-Key on every POST (DESIGN.md section 9). The key is stored with an in-flight state before the
+// Idempotency-Key on every POST. The key is stored with an in-flight state before the
 // handler runs, so a concurrent duplicate waits for the first answer and replays it instead of running twice.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../db/database.js';

@@ -1,6 +1,6 @@
 import { createHash, createHmac, randomBytes, randomFillSync } from 'node:crypto';
 
-// Identifiers: prefix + 22 base62 characters from 128 random bits (DESIGN.md section 3).
+// Identifiers: prefix + 22 base62 characters from 128 random bits (unguessable: a session id is a bearer capability).
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 
@@ -75,7 +75,7 @@ export function idFromKey(prefix: IdPrefix, parts: readonly string[], secret?: U
 
 /**
  * An object created under an Idempotency-Key more than this long ago belongs to an earlier use of the key: keys live
- * 24 hours (DESIGN.md section 9), after which the same key is a new request and names a new object. Half the
+ * 24 hours, after which the same key is a new request and names a new object. Half the
  * lifetime leaves hours of margin both ways (a retry comes within minutes; an earlier use ended ≥ 24 h ago).
  */
 export const KEY_REUSE_AFTER_MS = 12 * 3600 * 1000;

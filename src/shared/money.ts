@@ -1,6 +1,6 @@
 // Money: integers of minor units with their currency, converted and rounded here and nowhere else.
 // XPF has no minor unit (1 XPF = 1); EUR counts cents. XPF is pegged: 1,000 XPF = 8.38 EUR exactly.
-// Every rounding is half up on exact integers (BigInt), never floating point (DESIGN.md section 7).
+// Every rounding is half up on exact integers (BigInt), never floating point: a cent is never lost or invented.
 
 export const CURRENCIES = ['XPF', 'EUR'] as const;
 export type Currency = (typeof CURRENCIES)[number];

@@ -1,4 +1,4 @@
-// The test-mode acquirer: behaves like a real one for every test card of DESIGN.md section 5, and keeps
+// The test-mode acquirer: behaves like a real one for every test card of docs/checkout.md, and keeps
 // in its own tables only what the simulation needs (a keyed fingerprint, brand, networks, last four digits,
 // expiry and the behaviour the number selected). The number and the security code are never stored.
 import { createHmac, randomBytes } from 'node:crypto';

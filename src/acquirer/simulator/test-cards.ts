@@ -1,4 +1,4 @@
-// The test cards of DESIGN.md section 5. The simulator keeps only the behaviour a number selects,
+// The test cards (listed for merchants in docs/checkout.md). The simulator keeps only the behaviour a number selects,
 // never the number itself.
 import type { RefusalCode } from '../acquirer.js';
 

@@ -107,7 +107,8 @@ export class CheckoutService {
     const store = payment.store_id
       ? (await this.db.kysely.selectFrom('stores').selectAll().where('id', '=', payment.store_id).executeTakeFirst()) ?? null
       : null;
-    // One-click cards only for a session created with customerId (interface 4.2).
+    // Saved cards only when the session was created with customerId: a payer who merely types an email must not
+    // see someone's cards.
     const savedCards = this.savedCards && session.offer_saved_cards === 1 && session.customer_id
       ? await this.savedCards.list(session.merchant_id, session.mode, session.customer_id)
       : [];

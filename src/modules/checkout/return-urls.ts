@@ -1,4 +1,4 @@
-// Where the customer goes back to (interface 4.2): the reserved names status, paymentId and reference are
+// Where the customer goes back to: the reserved names status, paymentId and reference are
 // replaced, every other parameter of the merchant's URL is kept, and the refusal code is never added.
 export type ReturnStatus = 'success' | 'failed' | 'cancelled';
 

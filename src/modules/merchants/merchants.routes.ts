@@ -1,4 +1,4 @@
-// Operator admin API, /admin/v1 (DESIGN.md section 4). Authenticated by the admin token.
+// Operator admin API, /admin/v1; each call is also a `motu` command (README.md). Authenticated by the admin token.
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { IdParams } from '../../http/schemas.js';

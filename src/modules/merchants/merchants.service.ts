@@ -1,4 +1,4 @@
-// Operator-side rules: merchants, their contracts, stores and API keys (DESIGN.md section 4).
+// Operator-side rules: merchants, their contracts, stores and API keys.
 import type { SecretBox } from '../../shared/secret-box.js';
 import type { Database, Trx } from '../../db/database.js';
 import type { Clock } from '../../shared/clock.js';

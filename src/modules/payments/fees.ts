@@ -1,4 +1,4 @@
-// The `settlement` block of payment events (interface 6.1 rule 8, DESIGN.md section 7): Motu's fees on a payment.
+// The `settlement` block of payment events: Motu's fees on a payment (docs/payments.md, Fees).
 //
 // The one fee computation of every payment event that carries the block.
 //

@@ -1,4 +1,4 @@
-// The merchant's lifecycle operations on a payment (DESIGN.md sections 6 and 11): capture, cancel, refund, the
+// The merchant's lifecycle operations on a payment (docs/payments.md, Lifecycle): capture, cancel, refund, the
 // refunds list, and payment links. Thin: the rules live in lifecycle.service.ts.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
@@ -52,7 +52,7 @@ export const LinkCreated = Type.Object({
   externalId: Type.Union([Type.String(), Type.Null()]),
 });
 
-/** Payment links live 7 days unless `expiresIn` says otherwise (DESIGN.md section 11). */
+/** Payment links live 7 days unless `expiresIn` says otherwise: an invitation sent to a customer lives days. */
 export const LINK_DEFAULT_EXPIRES_IN = 7 * 86_400;
 
 /**

@@ -1,6 +1,6 @@
-// The merchant's side of a payment's life: capture, cancel, refund (DESIGN.md section 6).
+// The merchant's side of a payment's life: capture, cancel, refund (rules in docs/payments.md, Lifecycle).
 //
-// Serialization without holding a transaction across the acquirer call (STYLE habit 2):
+// Serialization without holding a transaction across the acquirer call (a slow acquirer must never keep rows locked):
 //   1. a short transaction locks the payment row (FOR UPDATE where several processes share the database;
 //      SQLite runs write transactions one at a time already), checks the state and writes a claim:
 //      `operation` for a capture or cancel, a pending refund row plus `refund_reserved` for a refund;
@@ -126,7 +126,8 @@ export class PaymentLifecycleService {
       if (result.ok) {
         captured = payment.captureAmount;
       } else {
-        // Already captured at the acquirer (a charge without our request still yields payment.captured, interface 3 rule 2)?
+        // Already captured at the acquirer? A charge made without our capture request is still announced as
+        // payment.captured.
         const view = await acquirer.getAuthorization(payment.mode, authorizationId);
         if (view?.status !== 'captured') {
           throw new AppError('PAYMENT_NOT_CAPTURABLE', `The acquirer refused the capture: ${result.reason ?? 'unknown reason'}`, { acquirerStatus: view?.status ?? null });

@@ -1,4 +1,5 @@
-// The order's arithmetic: the amount rule of DESIGN.md section 11 and taxes added on top (isInclTaxAmount false).
+// The order's arithmetic: given items must add up to `amount` (Σ(unitPrice × quantity − item discount) − discount,
+// else ORDER_AMOUNT_MISMATCH), and taxes added on top (isInclTaxAmount false).
 import { AppError, type FieldError } from '../../shared/errors.js';
 import { percentOf } from '../../shared/money.js';
 import { MAX_AMOUNT, type OrderInput } from './sessions.schemas.js';

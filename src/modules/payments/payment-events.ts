@@ -1,5 +1,5 @@
-// What every payment event of the lifecycle carries (interface 6.1 rules 4–8, DESIGN.md section 11): the base
-// fields, and the settlement block computed from the payment's contract, its authorization attempts and its
+// What every payment event of the lifecycle carries (docs/payments.md, Events): the base fields the existing
+// integrations read, and the settlement block computed from the payment's contract, its authorization attempts and its
 // refunds. Read on the caller's transaction so the event shows the state written with it.
 import type { Acquirers } from '../../acquirer/acquirers.js';
 import type { Kysely } from 'kysely';

@@ -10,7 +10,11 @@ import type { PaymentSessionsService } from './sessions.service.js';
 
 const tags = ['payments'];
 
-/** Unknown keys inside `order` are dropped silently (interface 2.2); unknown top-level fields stay and are refused. */
+/**
+ * Unknown keys inside `order` are dropped silently (Odoo sends keys of its own there, docs/compatibility.md);
+ * unknown top-level fields stay and are refused: dropping one could move money (a misnamed refund amount becoming a
+ * full refund).
+ */
 async function dropUnknownOrderKeys(request: FastifyRequest): Promise<void> {
   const body = request.body as { order?: unknown } | null | undefined;
   if (body && typeof body === 'object' && !Array.isArray(body)) stripUnknown(Order, body.order);

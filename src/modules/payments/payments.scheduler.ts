@@ -16,7 +16,7 @@ import type { Mode } from '../merchants/merchants.table.js';
 import { CLAIM_TTL_SECONDS, type PaymentLifecycleService } from './lifecycle.service.js';
 import { attemptsOf, paymentBase, settlementOf, storeOf } from './payment-events.js';
 
-/** A MANUAL authorization lives less than 7 days on the card networks (interface 3 rule 2). */
+/** A MANUAL authorization lives less than 7 days on the card networks; uncaptured by then, it expires undebited. */
 export const AUTHORIZATION_LIFETIME_SECONDS = 7 * 86_400;
 /** The first settlement report looks this far back. */
 const FIRST_REPORT_LOOKBACK_SECONDS = 90 * 86_400;
@@ -76,7 +76,7 @@ export async function expireAuthorizations({ db, clock, acquirers, lifecycle }: 
     const authorizationId = candidate.acquirer_authorization_id;
     const view = authorizationId ? await acquirer.getAuthorization(candidate.mode, authorizationId) : null;
     if (view?.status === 'captured') {
-      // Charged without a capture request: still announced as captured (interface 3 rule 2).
+      // Charged without a capture request: still announced as captured, so the merchant learns money was taken.
       await lifecycle.writeCaptured(candidate.id, view.capturedAmount, 'expire');
       continue;
     }

@@ -25,7 +25,8 @@ export interface PaymentSessionsTable {
   language_code: string;
   allow_save_payment_method: number;
   save_payment_method_default: number;
-  /** 1 when the session was created with `customerId`: only then does the page offer saved cards (interface 4.2). */
+  /** 1 when the session was created with `customerId`: only then does the page offer saved cards
+   * (a payer who merely types an email must not see someone's cards). */
   offer_saved_cards: number;
   email: string | null;
   expires_at: string;
@@ -50,7 +51,7 @@ export interface PaymentsTable {
   /** Amount to pay in the original currency's minor unit, taxes included. */
   amount: number;
   currency: string;
-  /** The same amount in EUR cents (XPF converted per DESIGN.md section 7). */
+  /** The same amount in EUR cents (XPF at the peg, 1,000 XPF = 8.38 EUR, rounded half up). */
   amount_eur_cents: number;
   /** Taxes added on top when isInclTaxAmount was false, else 0. */
   tax_amount: number;

@@ -1,5 +1,5 @@
-// Rows → API objects. `reference` is the SPR-… payment reference, as in every payment event (DESIGN.md
-// section 11); the merchant's own order reference is `orderReference` and `order.reference`.
+// Rows → API objects. `reference` is the SPR-… payment reference, as in every payment event (where the
+// existing integrations read it); the merchant's own order reference is `orderReference` and `order.reference`.
 import type { Store } from '../merchants/merchants.table.js';
 import type { PaymentRow, PaymentSessionRow } from './payments.table.js';
 

@@ -1,6 +1,7 @@
 // Route schemas of payment sessions and payments: one TypeBox schema drives validation, types and OpenAPI.
 // The `order` schemas are strict on purpose: unknown keys inside `order` are removed before validation
-// (stripUnknown, interface 2.2), so what remains is exactly what the schema describes.
+// (stripUnknown: the API drops them silently, docs/compatibility.md), so what remains is exactly what the schema
+// describes.
 import { Type, type Static, type TSchema } from 'typebox';
 import { ListQuery } from '../../http/schemas.js';
 import { FreeJson } from '../../http/json-limits.js';

@@ -1,7 +1,7 @@
-// Payment sessions: every rule of interface 4.2, then the session and its pending payment written together
-// (Database.singleWrite: one transaction on SQLite, one statement on PostgreSQL). Precedence of failures: store codes
-// (section 7), then an unknown customerId (404), then VALIDATION_ERROR listing every invalid field, then
-// ORDER_AMOUNT_MISMATCH.
+// Payment sessions: every rule of the session request (docs/payments.md), then the session and its pending payment
+// written together (Database.singleWrite: one transaction on SQLite, one statement on PostgreSQL). Precedence of
+// failures: store codes (UNKNOWN_STORE, STORE_…), then an unknown customerId (404), then VALIDATION_ERROR listing
+// every invalid field, then ORDER_AMOUNT_MISMATCH.
 import type { Config } from '../../config.js';
 import type { Insertable, Kysely } from 'kysely';
 import type { Database } from '../../db/database.js';

@@ -53,7 +53,7 @@ export function paymentMethodView(row: PaymentMethodRow) {
 
 export type PaymentMethodView = ReturnType<typeof paymentMethodView>;
 
-/** The `payment_method.*` event data: the full object as known to the merchant, plus the names 6.1 uses. */
+/** The `payment_method.*` event data: the full object as known to the merchant, plus the card names payment events use. */
 function eventData(row: PaymentMethodRow) {
   return { ...paymentMethodView(row), cardBrand: row.brand, cardLast4: row.last4 };
 }

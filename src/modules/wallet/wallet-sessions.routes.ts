@@ -1,4 +1,5 @@
-// Merchant API of card registration: wallet sessions (interface 4.1) and card links (4.3).
+// Merchant API of card registration: wallet sessions (14 minutes, for a component mounted at once) and card links
+// (an invitation that lives days). See docs/wallet.md.
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { merchantOf } from '../../http/auth.js';

@@ -1,4 +1,4 @@
-// Card registration: wallet sessions (14 minutes, interface 4.1) and card links (days, interface 4.3). Both are
+// Card registration: wallet sessions (14 minutes, mounted at once) and card links (days, an invitation). Both are
 // a `payment_sessions` row of kind 'wallet' (ses_ id: the browser's only credential) plus its wallet_sessions row
 // that records how it ended. The card is verified at zero amount (ACCOUNT_VERIFICATION) through the Acquirer:
 // no authorization, nothing to refund; a card already in the wallet (same fingerprint) keeps its pm_.

@@ -175,7 +175,7 @@ export class WebhooksService {
       .where('id', '=', id).where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode), owner).executeTakeFirst();
   }
 
-  /** Newest first, in pages (DESIGN.md section 9): `?limit=` and `?startingAfter=` an endpoint of this list. */
+  /** Newest first, in pages like every list of the API: `?limit=` and `?startingAfter=` an endpoint of this list. */
   async listEndpoints(owner: Owner, page: PageRequest = {}) {
     const query = inScope(this.db.kysely
       .selectFrom('webhook_endpoints')

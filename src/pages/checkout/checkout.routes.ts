@@ -1,6 +1,6 @@
-// Hosted payment pages (DESIGN.md section 11 paths): /checkout/{sessionId}, /checkout/success,
-// /checkout/failed, /api/internal/checkout-cancel, /expired, plus the page's own pay and 3-D Secure return calls.
-// The session id is the browser's only credential.
+// Hosted payment pages, on paths a mobile app's web view watches (docs/checkout.md): /checkout/{sessionId},
+// /checkout/success, /checkout/failed, /api/internal/checkout-cancel, /expired, plus the page's own pay and 3-D Secure
+// return calls. The session id is the browser's only credential.
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { sendHtml } from '../../http/html.js';

@@ -1,4 +1,4 @@
-// Motu web SDK (interface 6.9): `Service.mount(options)` renders the card component, whose three card fields
+// Motu web SDK (docs/sdk.md): `Service.mount(options)` renders the card component, whose three card fields
 // are the acquirer's secure frames; the page around them (the merchant's) never sees card data, only a
 // one-time token that goes straight to Motu with the session id, the browser's only credential.
 import { COMPONENT_CSS } from './style.js';
@@ -42,7 +42,7 @@ type SubmitResult =
   | { status: 'challenge'; challengeUrl: string }
   | { status: 'failed' | 'error'; code: string; message: string; redirectUrl?: string | null };
 
-/** 6.9 point 6: the page must have left the site this long after submit() in redirection mode. */
+/** In redirection mode the page must have left the site this long after submit(), else AUTHENTIFICATION_NON_DEMARREE. */
 const REDIRECT_TIMEOUT_MS = 90_000;
 const READY_TIMEOUT_MS = 20_000;
 const FIELDS = ['number', 'expiry', 'cvc'] as const;
