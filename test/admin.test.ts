@@ -1,4 +1,4 @@
-// The operator's admin API (/admin/v1, DESIGN.md section 4), through HTTP on each database.
+// The operator's admin API (/admin/v1), through HTTP on each database.
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { eachDatabase, startApp, type TestApp } from './support/harness.js';

@@ -1,4 +1,4 @@
-// Merchant authentication (interface section 5, DESIGN.md section 4): the permission and mode-separation matrix.
+// Merchant authentication (Bearer key; its prefix picks test or live): the permission and mode-separation matrix.
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { eachDatabase, startApp, type TestApp } from './support/harness.js';

@@ -1,4 +1,4 @@
-// Configuration fails fast, naming the variable (STYLE.md habit 9), and the defaults are DESIGN.md section 2's.
+// Configuration fails fast, naming the variable (a wrong value stops the start), and the defaults are those of README.md (Configuration).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ConfigError, parseConfig } from '../src/config.js';

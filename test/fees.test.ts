@@ -1,4 +1,4 @@
-// Fees of the settlement block against worked examples computed by hand (DESIGN.md section 7:
+// Fees of the settlement block against worked examples computed by hand (docs/payments.md, Fees:
 // each line exact in EUR cents with its own tax rounded half up, converted line by line; the commission
 // is the exact EUR total converted once). The HTTP-level checks of the same numbers in events are in
 // test/payments-lifecycle.test.ts.

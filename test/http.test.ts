@@ -1,4 +1,4 @@
-// Transport behaviour on every route: the error shape of DESIGN.md section 9, internal failures, rate limits,
+// Transport behaviour on every route: the one error shape {code, message, details?}, internal failures, rate limits,
 // the OpenAPI document, /docs, health, readiness and metrics.
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';

@@ -1,4 +1,4 @@
-// Idempotency-Key on POST (DESIGN.md section 9): replay, conflict, scope, lifetime, and the concurrent case.
+// Idempotency-Key on POST: replay, conflict, scope, lifetime, and the concurrent case.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { eachDatabase, ManualClock, startApp, type TestApp } from './support/harness.js';

@@ -1,4 +1,4 @@
-// Identifiers (DESIGN.md section 3): prefix + 22 base62 characters from 128 random bits; SPR- references.
+// Identifiers: prefix + 22 base62 characters from 128 random bits; SPR- references.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';

@@ -1,4 +1,4 @@
-// Money arithmetic with worked examples computed by hand (DESIGN.md section 7: 1,000 XPF = 8.38 EUR).
+// Money arithmetic with worked examples computed by hand (XPF is pegged: 1,000 XPF = 8.38 EUR).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {

@@ -1,5 +1,5 @@
-// Payment sessions and payments through HTTP, on every database: interface 4.2, section 7 store codes,
-// DESIGN.md sections 6, 7, 9 and 11.
+// Payment sessions and payments through HTTP, on every database: the session request, the store codes, the
+// lifecycle, money, API conventions and the existing integrations' requests (docs/payments.md, docs/compatibility.md).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ManualClock, eachDatabase, startApp, type TestApp } from './support/harness.js';
@@ -148,7 +148,7 @@ eachDatabase('payment sessions', (dialect) => {
     });
   });
 
-  describe('stores (interface section 7)', () => {
+  describe('stores (the STORE_… codes)', () => {
     let online: { id: string; code: string; name: string };
     before(async () => {
       online = await createStore(t, m.id, { code: 'papeete', name: 'Papeete' });
@@ -616,7 +616,7 @@ eachDatabase('payment sessions', (dialect) => {
     });
   });
 
-  describe('requests of the existing integrations (DESIGN.md section 11)', () => {
+  describe('requests of the existing integrations (docs/compatibility.md)', () => {
     it('Medusa: order {reference, amount, currency}, redirectUrl, notificationUrl, externalId = its session id', async () => {
       const res = await post({
         order: { reference: 'payses_01J', amount: 2500, currency: 'EUR' },

@@ -1,4 +1,4 @@
-// Wallet API: wallet sessions (interface 4.1), card links, payment methods, dedup by fingerprint, removal events.
+// Wallet API (docs/wallet.md): wallet sessions, card links, payment methods, dedup by fingerprint, removal events.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { eachDatabase, ManualClock, startApp, type TestApp } from './support/harness.js';

@@ -10,7 +10,7 @@ import { startReceiver, type Receiver } from './support/receiver.js';
 
 const silent = { info() {}, warn() {}, error() {} };
 
-// An implementation independent of src/events/signer.ts: interface section 5, word for word.
+// An implementation independent of src/events/signer.ts: the verification of docs/webhooks.md, word for word.
 function hmac(secret: string, bytes: Buffer | string): string {
   return createHmac('sha256', Buffer.from(secret, 'utf8')).update(bytes).digest('hex');
 }
