@@ -1,24 +1,14 @@
-// Merchant authentication: `Authorization: Bearer sk_test_…|sk_live_…`, looked up by SHA-256 hash.
+// Merchant authentication on the transport: the `Authorization: Bearer sk_…` header to the request's principal
+// (the key lookup itself belongs to the merchants module), and what a key's permission allows on this route.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../db/database.js';
-import { CompiledQuery } from 'kysely';
-import type { ApiKey, Mode, Permission } from '../modules/merchants/merchants.table.js';
+import { apiKeyAuthenticator } from '../modules/merchants/api-keys.js';
+import type { Principal } from '../modules/merchants/principal.js';
 import { AppError } from '../shared/errors.js';
-import { sha256Hex } from '../shared/hash.js';
-import { ReferenceCache } from '../db/reference-cache.js';
-
-export interface MerchantAuth {
-  readonly merchantId: string;
-  readonly mode: Mode;
-  readonly keyId: string;
-  readonly permission: Permission;
-  /** The store the key is attached to; it prevails over the body's storeId. */
-  readonly storeId: string | null;
-}
 
 declare module 'fastify' {
   interface FastifyRequest {
-    merchant: MerchantAuth | null;
+    merchant: Principal | null;
     /** Why authentication failed, answered once the rate limit has counted the request (merchantAuthHooks). */
     authFailure: AppError | null;
   }
@@ -28,16 +18,12 @@ declare module 'fastify' {
   }
 }
 
-const KEY_PATTERN = /^sk_(test|live)_[0-9A-Za-z]{32}$/;
-
 export function bearerToken(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
   if (typeof header !== 'string') return undefined;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   return match?.[1];
 }
-
-type KeyRow = Pick<ApiKey, 'id' | 'merchant_id' | 'mode' | 'permission' | 'store_id' | 'revoked_at'>;
 
 /**
  * Authentication in two steps around the rate limit (a route-level onRequest hook, so it runs between them):
@@ -69,43 +55,24 @@ export function rateLimitKey(request: FastifyRequest): string {
 }
 
 function merchantAuthHook(db: Database) {
-  // Every API request runs this query: it is built once, and only its parameter changes.
-  const lookup = db.kysely
-    .selectFrom('api_keys')
-    .select(['id', 'merchant_id', 'mode', 'permission', 'store_id', 'revoked_at'])
-    .where('key_hash', '=', '')
-    .compile();
-  db.keepPrepared?.(lookup.sql);
-  const keys = new ReferenceCache(db);
-  return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+  const authenticate = apiKeyAuthenticator(db);
+  return async function authenticateRequest(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     const token = bearerToken(request);
     if (!token) throw new AppError('UNAUTHORIZED', 'Send your secret key as "Authorization: Bearer sk_test_…"');
-    if (!KEY_PATTERN.test(token)) throw new AppError('UNAUTHORIZED', 'This API key is not valid');
-    const hash = sha256Hex(token);
-    // A known key is kept while nothing could have changed it (ReferenceCache: a revocation through this process's API
-    // empties the cache before the next request, another process's once its commit is heard); unknown keys are never kept.
-    const row = await keys.get(hash, async () => (await db.kysely.executeQuery<KeyRow>(CompiledQuery.raw(lookup.sql, [hash]))).rows[0], (found) => found !== undefined);
-    if (!row) throw new AppError('UNAUTHORIZED', 'This API key is not valid');
-    if (row.revoked_at) throw new AppError('UNAUTHORIZED', 'This API key has been revoked');
-    request.merchant = {
-      merchantId: row.merchant_id,
-      mode: row.mode,
-      keyId: row.id,
-      permission: row.permission,
-      storeId: row.store_id,
-    };
-    if (row.permission === 'read' && request.method !== 'GET' && request.method !== 'HEAD') {
+    const principal = await authenticate(token);
+    request.merchant = principal;
+    if (principal.permission === 'read' && request.method !== 'GET' && request.method !== 'HEAD') {
       throw new AppError('PERMISSION_DENIED', 'This key can only read; use a key with write permission');
     }
     // A read key is for reporting: with the signing secret it could forge the webhooks the merchant trusts.
-    if (row.permission === 'read' && request.routeOptions.config?.readsSecret) {
+    if (principal.permission === 'read' && request.routeOptions.config?.readsSecret) {
       throw new AppError('PERMISSION_DENIED', 'A read-only key cannot read secrets; use a key with write permission');
     }
   };
 }
 
 /** The authenticated merchant of a request on a secret-key route. */
-export function merchantOf(request: FastifyRequest): MerchantAuth {
+export function merchantOf(request: FastifyRequest): Principal {
   if (!request.merchant) throw new AppError('UNAUTHORIZED', 'Authentication required');
   return request.merchant;
 }

@@ -1,6 +1,6 @@
 // Customers: created by the API or by a payment (saveCustomer); email and externalId unique per merchant and mode.
 import type { Database, Trx } from '../../db/database.js';
-import type { MerchantAuth } from '../../http/auth.js';
+import type { Owner } from '../merchants/principal.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError, notFound } from '../../shared/errors.js';
 import { idForKeyUse, idFromKey, keyUseParts, newId } from '../../shared/ids.js';
@@ -18,7 +18,6 @@ export interface CustomerInput {
   metadata?: Record<string, unknown> | null;
 }
 
-export type Owner = Pick<MerchantAuth, 'merchantId' | 'mode'>;
 
 export function customerView(row: CustomerRow) {
   return {

@@ -16,7 +16,7 @@ import type { Acquirers } from '../../acquirer/acquirers.js';
 import type { Database, Trx } from '../../db/database.js';
 import { recordEvent } from '../../events/outbox.js';
 import { payloads } from '../../events/payloads.js';
-import type { MerchantAuth } from '../../http/auth.js';
+import type { Owner } from '../merchants/principal.js';
 import { addSeconds, type Clock } from '../../shared/clock.js';
 import { AppError, notFound, validationError } from '../../shared/errors.js';
 import { idForKeyUse, idFromKey, keyUseParts, newId } from '../../shared/ids.js';
@@ -26,7 +26,6 @@ import type { PaymentRow } from './payments.table.js';
 import type { RefundRow } from './refunds.table.js';
 
 // A key attached to a store acts only on that store's payments (docs/reliability.md, Isolation).
-type Owner = Pick<MerchantAuth, 'merchantId' | 'mode'> & { storeId?: string | null };
 
 /** Default age after which a capture or cancel claim is abandoned (MOTU_OPERATION_CLAIM_SECONDS). */
 export const CLAIM_TTL_SECONDS = 120;

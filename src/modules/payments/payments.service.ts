@@ -2,7 +2,7 @@
 // payments do not exist for the caller (404).
 import type { Acquirers } from '../../acquirer/acquirers.js';
 import type { Database } from '../../db/database.js';
-import type { MerchantAuth } from '../../http/auth.js';
+import type { Owner } from '../merchants/principal.js';
 import { notFound } from '../../shared/errors.js';
 import { paginate } from '../../shared/pagination.js';
 import { refundView } from './lifecycle.service.js';
@@ -12,7 +12,6 @@ import { paymentView, storeRef, type StoreRef } from './payments.views.js';
 import type { PaymentListFilter } from './sessions.schemas.js';
 
 // A key attached to a store sees only that store's payments (docs/reliability.md, Isolation).
-type Owner = Pick<MerchantAuth, 'merchantId' | 'mode'> & { storeId?: string | null };
 
 export class PaymentsService {
   constructor(

@@ -8,7 +8,7 @@ import type { Database } from '../../db/database.js';
 import type { DB } from '../../db/schema.js';
 import { ReferenceCache } from '../../db/reference-cache.js';
 import { compiledInsertPair } from '../../db/compiled.js';
-import type { MerchantAuth } from '../../http/auth.js';
+import type { Owner } from '../merchants/principal.js';
 import { addSeconds, type Clock } from '../../shared/clock.js';
 import { AppError, notFound, validationError, type FieldError } from '../../shared/errors.js';
 import { idForKeyUse, idFromKey, keyUseParts, newId, newPaymentReference } from '../../shared/ids.js';
@@ -21,7 +21,6 @@ import { checkoutUrl, sessionView, storeRef } from './payments.views.js';
 import { MAX_AMOUNT, type SessionInput } from './sessions.schemas.js';
 import { urlProblem } from './urls.js';
 
-type Owner = Pick<MerchantAuth, 'merchantId' | 'mode' | 'storeId'>;
 
 const insertPaymentAndSession = compiledInsertPair('payments', 'payment_sessions');
 

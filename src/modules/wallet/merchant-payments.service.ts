@@ -13,7 +13,7 @@ import type { Config } from '../../config.js';
 import type { Database } from '../../db/database.js';
 import { recordEvent } from '../../events/outbox.js';
 import { payloads } from '../../events/payloads.js';
-import type { MerchantAuth } from '../../http/auth.js';
+import type { Owner } from '../merchants/principal.js';
 import { addSeconds, type Clock } from '../../shared/clock.js';
 import { AppError, validationError, type FieldError } from '../../shared/errors.js';
 import { idForKeyUse, idFromKey, keyUseParts, newId, newPaymentReference } from '../../shared/ids.js';
@@ -28,7 +28,6 @@ import type { OrderInput } from '../payments/sessions.schemas.js';
 import type { PaymentSessionsService } from '../payments/sessions.service.js';
 import { urlProblem } from '../payments/urls.js';
 
-type Owner = Pick<MerchantAuth, 'merchantId' | 'mode' | 'storeId'>;
 
 export interface MerchantPaymentInput {
   paymentMethodId: string;

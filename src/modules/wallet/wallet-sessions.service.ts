@@ -6,7 +6,7 @@ import type { Acquirers } from '../../acquirer/acquirers.js';
 import type { VerifyOutcome } from '../../acquirer/acquirer.js';
 import type { Config } from '../../config.js';
 import type { Database, Trx } from '../../db/database.js';
-import type { MerchantAuth } from '../../http/auth.js';
+import type { Owner } from '../merchants/principal.js';
 import { addSeconds, type Clock } from '../../shared/clock.js';
 import { AppError, invalidField, notFound } from '../../shared/errors.js';
 import { idForKeyUse, idFromKey, keyUseParts, newId } from '../../shared/ids.js';
@@ -55,7 +55,6 @@ export interface RegistrationResult {
   message?: string;
 }
 
-type Owner = Pick<MerchantAuth, 'merchantId' | 'mode'>;
 
 export class WalletSessionsService {
   constructor(

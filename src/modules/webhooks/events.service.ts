@@ -5,7 +5,8 @@ import { notifyOnCommit } from '../../events/outbox.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError, invalidField, notFound } from '../../shared/errors.js';
 import { idFromKey, KEY_REUSE_AFTER_MS, keyUseParts, newId } from '../../shared/ids.js';
-import { inScope, type Owner } from './webhooks.service.js';
+import type { Owner } from '../merchants/principal.js';
+import { inScope } from './webhooks.service.js';
 
 export interface EventFilter {
   type?: string;

@@ -8,14 +8,13 @@ import type { EndpointKind, WebhookEndpointRow } from '../../events/events.table
 import { notifyOnCommit } from '../../events/outbox.js';
 import { EVENT_TYPES, isEventType } from '../../events/payloads.js';
 import { forgetSigningSecrets } from '../../events/secret-cache.js';
-import type { MerchantAuth } from '../../http/auth.js';
+import type { Owner } from '../merchants/principal.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError, invalidField, notFound } from '../../shared/errors.js';
 import { idForKeyUse, idFromKey, keyUseParts, newId } from '../../shared/ids.js';
 import { paginate, type PageRequest } from '../../shared/pagination.js';
 import { newWebhookSecret } from '../merchants/merchants.service.js';
 
-export type Owner = Pick<MerchantAuth, 'merchantId' | 'mode'> & { readonly storeId?: string | null };
 
 /** After a rotation the previous secret's V2 signature is still sent this long. */
 export const PREVIOUS_SECRET_GRACE_MS = 24 * 3600 * 1000;

@@ -1,0 +1,20 @@
+// Who is asking, as the services see it: a merchant's environment, the key that spoke for it and what that key may
+// do. The transport builds it (today from a secret key; a back-office user or an agency acting for its client are
+// other ways in), and services take it without knowing any HTTP type.
+import type { Mode, Permission } from './merchants.table.js';
+
+export interface Principal {
+  readonly merchantId: string;
+  readonly mode: Mode;
+  /** The API key that authenticated the call (the rate limit and idempotency count on it). */
+  readonly keyId: string;
+  readonly permission: Permission;
+  /** The store the key is attached to; it prevails over a body's storeId and narrows what the key sees. */
+  readonly storeId: string | null;
+}
+
+/**
+ * What a query is scoped to: a merchant's environment, narrowed to one store when the caller is bound to one. A
+ * principal is one; jobs and pages that act for a merchant without a key build one from the row they work on.
+ */
+export type Owner = Pick<Principal, 'merchantId' | 'mode'> & { readonly storeId?: string | null };
