@@ -44,7 +44,6 @@ import { sdkRoutes } from './sdk/sdk.routes.js';
 import { WebhooksService } from './modules/webhooks/webhooks.service.js';
 import { Acquirers } from './acquirer/acquirers.js';
 import { fieldsRoutes } from './acquirer/fields/fields.routes.js';
-import { cardTokenBudget } from './modules/checkout/card-token-budget.js';
 import { CheckoutService } from './modules/checkout/checkout.service.js';
 import { checkoutRoutes } from './pages/checkout/checkout.routes.js';
 import { MailOutbox } from './mail/outbox.js';
@@ -164,10 +163,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       return reply.code(503).send({ code: 'SERVICE_UNAVAILABLE', message: 'The database is not reachable' });
     }
   });
-  await app.register(fieldsRoutes(services.acquirers, {
-    publicUrl: config.publicUrl, tokensPerMinute: config.tokensPerMinute,
-    takeCardToken: cardTokenBudget(db, clock, config.tokensPerSession),
-  }));
+  await app.register(fieldsRoutes(services.acquirers, config.publicUrl, config.tokensPerMinute));
   await app.register(checkoutRoutes(services.checkout, config.publicUrl));
   await app.register(walletPagesRoutes(services.walletSessions));
   await app.register(sdkRoutes(new SdkService(services.checkout, services.walletSessions, config.publicUrl)));

@@ -36,8 +36,6 @@ export interface Config {
   readonly maxCardAttempts: number;
   /** MOTU_TOKENS_PER_MINUTE: card tokens one client address may ask the token endpoint for per minute. */
   readonly tokensPerMinute: number;
-  /** MOTU_TOKENS_PER_SESSION: card tokens the fields of one payment or wallet session may ask for, in all. */
-  readonly tokensPerSession: number;
   /** MOTU_SMTP_URL + MOTU_MAIL_FROM: receipts and card-link mails are sent; unset: no mail is queued. */
   readonly mail: MailConfig | undefined;
   /** MOTU_TIMEZONE: the IANA time zone of receipts for a merchant without its own (default Pacific/Tahiti). */
@@ -188,7 +186,6 @@ export function parseConfig(env: Env = process.env): Config {
     operationClaimSeconds: integer(env, 'MOTU_OPERATION_CLAIM_SECONDS', 120, 5, 86_400),
     maxCardAttempts: integer(env, 'MOTU_MAX_CARD_ATTEMPTS', 10, 1, 1000),
     tokensPerMinute: integer(env, 'MOTU_TOKENS_PER_MINUTE', 30, 1, 10_000_000),
-    tokensPerSession: integer(env, 'MOTU_TOKENS_PER_SESSION', 50, 1, 10_000),
     mail: mailConfig(env),
     timezone: timezone(env),
   });

@@ -4,23 +4,14 @@ import { after, before, it } from 'node:test';
 import { sql } from 'kysely';
 import { buildServices } from '../src/app.js';
 import { eachDatabase, startApp, type TestApp } from './support/harness.js';
-import { createMerchant } from './support/factories.js';
-import { createSession } from './support/payments.js';
 
 eachDatabase('acquirer secure fields and tokens', (dialect) => {
   let t: TestApp;
-  let key: string;
-  before(async () => {
-    t = await startApp(dialect);
-    key = (await createMerchant(t)).testKey;
-  });
+  before(async () => { t = await startApp(dialect); });
   after(async () => { await t.close(); });
 
-  /** A card typed in the fields of a new payment session (each session has its own token budget). */
-  const card = async (number: string, extra: Record<string, unknown> = {}) => {
-    const { sessionId } = await createSession(t, key);
-    return t.api(undefined, 'POST', '/acquirer/v1/tokens', { mode: 'test', session: sessionId, number, expMonth: 12, expYear: 2034, cvc: '123', ...extra });
-  };
+  const card = (number: string, extra: Record<string, unknown> = {}) =>
+    t.api(undefined, 'POST', '/acquirer/v1/tokens', { mode: 'test', number, expMonth: 12, expYear: 2034, cvc: '123', ...extra });
 
   it('tokenizes a card and answers only a one-time token with brand, network and last four digits', async () => {
     const res = await card('4242424242424242');

@@ -18,7 +18,6 @@ export const FIELDS_JS = String.raw`(function () {
   var channelId = root.getAttribute('data-channel');
   var parentOrigin = root.getAttribute('data-origin');
   var mode = root.getAttribute('data-mode');
-  var session = root.getAttribute('data-session');
   var msgs = JSON.parse(document.getElementById('motu-messages').textContent);
   var input = document.getElementById('f');
   var errorBox = document.getElementById('err');
@@ -186,7 +185,7 @@ export const FIELDS_JS = String.raw`(function () {
       }
     };
     xhr.onerror = function () { toParent({ type: 'error', code: 'NETWORK_ERROR', message: msgs.network }); };
-    xhr.send(JSON.stringify({ mode: mode, session: session, number: digits(input.value), expMonth: expiry.month, expYear: expiry.year, cvc: cvc }));
+    xhr.send(JSON.stringify({ mode: mode, number: digits(input.value), expMonth: expiry.month, expYear: expiry.year, cvc: cvc }));
   }
 
   report();

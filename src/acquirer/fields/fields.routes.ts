@@ -21,12 +21,8 @@ const FIELD_CSP = [
   "form-action 'none'", "base-uri 'none'", 'frame-ancestors *',
 ].join('; ');
 
-const SESSION_ID = /^ses_[0-9A-Za-z]{22}$/;
-
 const TokenBody = Type.Object({
   mode: Type.Union([Type.Literal('test'), Type.Literal('live')]),
-  /** The payment or wallet session the fields are mounted for: each token spends one of its budget. */
-  session: Type.String({ pattern: SESSION_ID.source }),
   number: Type.String({ minLength: 12, maxLength: 23 }),
   expMonth: Type.Integer({ minimum: 1, maximum: 12 }),
   expYear: Type.Integer({ minimum: 0, maximum: 9999 }),
@@ -44,21 +40,12 @@ function safeOrigin(raw: unknown, fallback: string): string {
   }
 }
 
-export interface FieldsOptions {
-  publicUrl: string;
-  /** Card tokens per client address and minute. */
-  tokensPerMinute: number;
-  /** Spends one token of a session's budget, or throws why not (the sessions live outside the acquirer). */
-  takeCardToken: (sessionId: string, mode: Mode) => Promise<void>;
-}
-
-export function fieldsRoutes(acquirers: Acquirers, { publicUrl, tokensPerMinute, takeCardToken }: FieldsOptions): FastifyPluginAsync {
+export function fieldsRoutes(acquirers: Acquirers, publicUrl: string, tokensPerMinute: number): FastifyPluginAsync {
   const ownOrigin = new URL(publicUrl).origin;
   return async (app) => {
     // The token endpoint is anonymous (the card frames call it before any payment exists) and each call writes a
-    // card and a token: bounded per client address (429 RATE_LIMITED with Retry-After) and per session (each call
-    // names the session its fields serve and spends one of its tokens). Unused tokens and their cards are deleted once
-    // expired (SimulatorAcquirer.purgeUnusedTokens).
+    // card and a token: bounded per client address, beyond which 429 RATE_LIMITED with Retry-After. Unused tokens and
+    // their cards are deleted once expired (SimulatorAcquirer.purgeUnusedTokens).
     await app.register(rateLimit, {
       global: false,
       errorResponseBuilder: (_request, context) => {
@@ -87,7 +74,6 @@ export function fieldsRoutes(acquirers: Acquirers, { publicUrl, tokensPerMinute,
         const t = FIELD_TEXT[lang];
         const channel = /^[A-Za-z0-9_-]{8,64}$/.test(q.channel ?? '') ? q.channel! : 'default';
         const mode: Mode = q.mode === 'live' ? 'live' : 'test';
-        const session = SESSION_ID.test(q.session ?? '') ? q.session! : '';
         const origin = safeOrigin(q.origin, request.host === new URL(publicUrl).host ? ownOrigin : `${request.protocol}://${request.host}`);
         const attrs = {
           number: { label: t.number, placeholder: t.numberPlaceholder, autocomplete: 'cc-number', maxlength: 23 },
@@ -97,7 +83,7 @@ export function fieldsRoutes(acquirers: Acquirers, { publicUrl, tokensPerMinute,
         const messages = { required: t.required, invalidNumber: t.invalidNumber, invalidExpiry: t.invalidExpiry, pastExpiry: t.pastExpiry,
           invalidCvc: t.invalidCvc, incomplete: t.incomplete, network: t.network, unavailable: t.unavailable };
         const page = `<!doctype html>
-<html lang="${lang}" data-field="${field}" data-channel="${esc(channel)}" data-origin="${esc(origin)}" data-mode="${mode}" data-session="${esc(session)}">
+<html lang="${lang}" data-field="${field}" data-channel="${esc(channel)}" data-origin="${esc(origin)}" data-mode="${mode}">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${esc(attrs.label)}</title>
 <link rel="stylesheet" href="/acquirer/v1/assets/fields.css"></head>
 <body><div class="wrap">
@@ -111,15 +97,13 @@ ${field === 'number' ? '<span class="brand" id="brand" aria-live="polite"></span
       });
 
     // The only place card data is accepted. Never logged: the body is not in any log line.
-    app.post<{ Body: { mode: Mode; session: string; number: string; expMonth: number; expYear: number; cvc: string } }>(
+    app.post<{ Body: { mode: Mode; number: string; expMonth: number; expYear: number; cvc: string } }>(
       '/acquirer/v1/tokens', {
         schema: { hide: true, body: TokenBody }, logLevel: 'warn',
         config: { rateLimit: { max: tokensPerMinute, timeWindow: 60_000, keyGenerator: (request) => request.ip } },
       }, async (request, reply) => {
-        const { session, ...card } = request.body;
-        const acquirer = acquirers.forMode(card.mode);
-        await takeCardToken(session, card.mode);
-        const result = await acquirer.tokenize(card);
+        const acquirer = acquirers.forMode(request.body.mode);
+        const result = await acquirer.tokenize(request.body);
         reply.header('cache-control', 'no-store');
         return reply.code(201).send({
           token: result.token, brand: result.brand, network: result.network, networks: result.networks, last4: result.last4,

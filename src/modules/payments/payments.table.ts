@@ -36,8 +36,6 @@ export interface PaymentSessionsTable {
   link_id: string | null;
   /** Cards sent to the acquirer for this session so far (at most MOTU_MAX_CARD_ATTEMPTS; migration 0014). */
   card_attempts: Generated<number>;
-  /** Card tokens the session's fields asked the acquirer for (at most MOTU_TOKENS_PER_SESSION; migration 0020). */
-  card_tokens: Generated<number>;
 }
 
 export interface PaymentsTable {

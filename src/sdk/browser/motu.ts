@@ -135,7 +135,7 @@ async function mount(options: MountOptions): Promise<Controller> {
   const fieldBox = (field: typeof FIELDS[number]) => {
     const wrap = el('div');
     wrap.append(el('span', { class: 'label', 'aria-hidden': 'true' }, labels[field]));
-    const q = new URLSearchParams({ lang, channel, mode: session.mode, session: options.session, origin: window.location.origin });
+    const q = new URLSearchParams({ lang, channel, mode: session.mode, origin: window.location.origin });
     const frame = el('iframe', { class: 'field', title: labels[field], src: `${BASE}/acquirer/v1/fields/${field}?${q}`, allowtransparency: 'true' });
     frames[field] = frame;
     wrap.append(frame);
