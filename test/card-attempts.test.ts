@@ -113,8 +113,10 @@ eachDatabase('card attempts per payment session', (dialect) => {
 
   test('an expired session still answers SESSION_EXPIRED, not TOO_MANY_ATTEMPTS', async () => {
     const { sessionId } = await createSession(t, m.testKey);
+    // A token made while it was open (its fields get none once it has expired).
+    const token = await tokenize(t, sessionId, CARDS.visa);
     await t.db.kysely.updateTable('payment_sessions').set({ status: 'expired' }).where('id', '=', sessionId).execute();
-    const res = await pay(sessionId, CARDS.visa);
+    const res = await t.api(undefined, 'POST', `/checkout/${sessionId}/pay`, { token });
     assert.equal(res.status, 410);
     assert.equal(res.body.code, 'SESSION_EXPIRED');
   });

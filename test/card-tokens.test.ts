@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Acquirers } from '../src/acquirer/acquirers.js';
+import { parseConfig } from '../src/config.js';
 import { scheduledJobs } from '../src/start/workers.js';
 import { eachDatabase, ManualClock, startApp, type TestApp } from './support/harness.js';
 import { createMerchant, type MerchantFixture } from './support/factories.js';
@@ -15,6 +16,13 @@ const CARD = { mode: 'test', number: '4242424242424242', expMonth: 12, expYear: 
 
 const count = async (t: TestApp, table: 'acquirer_tokens' | 'acquirer_cards') =>
   Number((await t.db.kysely.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+
+test('MOTU_TOKENS_PER_SESSION: three tokens per card attempt by default, 1 to 10000', () => {
+  assert.equal(parseConfig({}).tokensPerSession, 30);
+  assert.equal(parseConfig({ MOTU_MAX_CARD_ATTEMPTS: '4' }).tokensPerSession, 12);
+  assert.equal(parseConfig({ MOTU_TOKENS_PER_SESSION: '5' }).tokensPerSession, 5);
+  for (const bad of ['0', '10001', 'many', '-3']) assert.throws(() => parseConfig({ MOTU_TOKENS_PER_SESSION: bad }), /MOTU_TOKENS_PER_SESSION/);
+});
 
 eachDatabase('card tokens', (dialect) => {
   describe('bound per client address', () => {
