@@ -101,7 +101,7 @@ async function runOn(dialect: Dialect): Promise<Run> {
           order: { reference: `B-${i}`, amount: 1000 + (i % 5000), currency: i % 2 ? 'XPF' : 'EUR' },
           captureMode: 'MANUAL', email: 'buyer@example.com', redirectUrl: 'https://shop.example/return', notificationUrl: hook,
         }, key));
-        const token = await timed('tokenize', () => post('/acquirer/v1/tokens', { mode: 'test', number: '4242424242424242', expMonth: 12, expYear: 2040, cvc: '123' }));
+        const token = await timed('tokenize', () => post('/acquirer/v1/tokens', { mode: 'test', number: '4242424242424242', expMonth: 12, expYear: 2040, cvc: '123', session: session.sessionId }));
         await timed('authorize', () => post(`/checkout/${session.sessionId}/pay`, { token: token.token }));
         await timed('capture', () => post(`/api/v1/payments/${session.paymentId}/capture`, {}, key));
         capturedAt.set(session.paymentId, performance.now());

@@ -44,6 +44,7 @@ import { sdkRoutes } from './sdk/sdk.routes.js';
 import { WebhooksService } from './modules/webhooks/webhooks.service.js';
 import { Acquirers } from './acquirer/acquirers.js';
 import { fieldsRoutes } from './acquirer/fields/fields.routes.js';
+import { sessionTokenBudget } from './modules/payments/token-budget.js';
 import { CheckoutService } from './modules/checkout/checkout.service.js';
 import { checkoutRoutes } from './pages/checkout/checkout.routes.js';
 import { MailOutbox } from './mail/outbox.js';
@@ -163,7 +164,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       return reply.code(503).send({ code: 'SERVICE_UNAVAILABLE', message: 'The database is not reachable' });
     }
   });
-  await app.register(fieldsRoutes(services.acquirers, config.publicUrl, config.tokensPerMinute));
+  await app.register(fieldsRoutes(services.acquirers, config.publicUrl, {
+    perMinute: config.tokensPerMinute, takeTokenSlot: sessionTokenBudget(db, clock, config.tokensPerSession),
+  }));
   await app.register(checkoutRoutes(services.checkout, config.publicUrl));
   await app.register(walletPagesRoutes(services.walletSessions));
   await app.register(sdkRoutes(new SdkService(services.checkout, services.walletSessions, config.publicUrl)));

@@ -36,6 +36,8 @@ export interface Config {
   readonly maxCardAttempts: number;
   /** MOTU_TOKENS_PER_MINUTE: card tokens one client address may ask the token endpoint for per minute. */
   readonly tokensPerMinute: number;
+  /** Card tokens one payment or wallet session may ask for, ever (MOTU_TOKENS_PER_SESSION). */
+  readonly tokensPerSession: number;
   /** MOTU_SMTP_URL + MOTU_MAIL_FROM: receipts and card-link mails are sent; unset: no mail is queued. */
   readonly mail: MailConfig | undefined;
   /** MOTU_TIMEZONE: the IANA time zone of receipts for a merchant without its own (default Pacific/Tahiti). */
@@ -161,6 +163,7 @@ export function parseConfig(env: Env = process.env): Config {
   if (adminToken !== undefined && adminToken.length < 16) {
     throw new ConfigError('MOTU_ADMIN_TOKEN', 'must be at least 16 characters');
   }
+  const maxCardAttempts = integer(env, 'MOTU_MAX_CARD_ATTEMPTS', 10, 1, 1000);
   return Object.freeze({
     port,
     host: env.HOST?.trim() || '127.0.0.1',
@@ -184,7 +187,10 @@ export function parseConfig(env: Env = process.env): Config {
     secretsKey,
     refundRecoverySeconds: integer(env, 'MOTU_REFUND_RECOVERY_SECONDS', 120, 5, 86_400),
     operationClaimSeconds: integer(env, 'MOTU_OPERATION_CLAIM_SECONDS', 120, 5, 86_400),
-    maxCardAttempts: integer(env, 'MOTU_MAX_CARD_ATTEMPTS', 10, 1, 1000),
+    maxCardAttempts,
+    // A session's card tokens: every card sent needs one, and a payer may mistype (refused numbers count) or change
+    // card before sending, hence three per attempt by default. The budget never refills.
+    tokensPerSession: integer(env, 'MOTU_TOKENS_PER_SESSION', 3 * maxCardAttempts, 1, 10_000),
     tokensPerMinute: integer(env, 'MOTU_TOKENS_PER_MINUTE', 30, 1, 10_000_000),
     mail: mailConfig(env),
     timezone: timezone(env),

@@ -4,14 +4,21 @@ import { after, before, it } from 'node:test';
 import { sql } from 'kysely';
 import { buildServices } from '../src/app.js';
 import { eachDatabase, startApp, type TestApp } from './support/harness.js';
+import { createMerchant } from './support/factories.js';
+import { createSession } from './support/payments.js';
 
 eachDatabase('acquirer secure fields and tokens', (dialect) => {
   let t: TestApp;
-  before(async () => { t = await startApp(dialect); });
+  let sessionId: string;
+  before(async () => {
+    t = await startApp(dialect);
+    // The fields are mounted for a session: every token request names it.
+    sessionId = (await createSession(t, (await createMerchant(t)).testKey)).sessionId;
+  });
   after(async () => { await t.close(); });
 
   const card = (number: string, extra: Record<string, unknown> = {}) =>
-    t.api(undefined, 'POST', '/acquirer/v1/tokens', { mode: 'test', number, expMonth: 12, expYear: 2034, cvc: '123', ...extra });
+    t.api(undefined, 'POST', '/acquirer/v1/tokens', { mode: 'test', number, expMonth: 12, expYear: 2034, cvc: '123', session: sessionId, ...extra });
 
   it('tokenizes a card and answers only a one-time token with brand, network and last four digits', async () => {
     const res = await card('4242424242424242');

@@ -20,13 +20,13 @@ eachDatabase('card attempts per payment session', (dialect) => {
   let t: TestApp;
   let m: MerchantFixture;
   before(async () => {
-    t = await startApp(dialect, { env: { MOTU_MAX_CARD_ATTEMPTS: String(MAX) } });
+    t = await startApp(dialect, { env: { MOTU_MAX_CARD_ATTEMPTS: String(MAX), MOTU_TOKENS_PER_SESSION: '50' } });
     m = await createMerchant(t);
   });
   after(async () => t.close());
 
   const pay = async (sessionId: string, card: string) =>
-    t.api(undefined, 'POST', `/checkout/${sessionId}/pay`, { token: await tokenize(t, card) });
+    t.api(undefined, 'POST', `/checkout/${sessionId}/pay`, { token: await tokenize(t, sessionId, card) });
   /** What the acquirer was asked for this payment (the simulator's own record). */
   const authorizations = async (paymentId: string) =>
     (await t.db.kysely.selectFrom('acquirer_authorizations').select('id').where('merchant_reference', '=', paymentId).execute()).length;
@@ -78,7 +78,7 @@ eachDatabase('card attempts per payment session', (dialect) => {
     const sdk = await page(`/api/v1/sdk/sessions/${sessionId}`);
     assert.equal(sdk.status, 429);
     assert.equal(sdk.body.code, 'TOO_MANY_ATTEMPTS');
-    const submit = await t.api(undefined, 'POST', `/api/v1/sdk/sessions/${sessionId}/submit`, { token: await tokenize(t, CARDS.visa) });
+    const submit = await t.api(undefined, 'POST', `/api/v1/sdk/sessions/${sessionId}/submit`, { token: await tokenize(t, sessionId, CARDS.visa) });
     assert.equal(submit.status, 429);
     assert.equal(submit.body.code, 'TOO_MANY_ATTEMPTS');
     assert.equal(await authorizations(paymentId), MAX);
@@ -88,7 +88,7 @@ eachDatabase('card attempts per payment session', (dialect) => {
   test('a good card within the limit pays as before, and the hosted page and the component share the count', async () => {
     const { sessionId, paymentId } = await createSession(t, m.testKey);
     assert.equal((await pay(sessionId, CARDS.declined)).status, 200);
-    const viaSdk = await t.api(undefined, 'POST', `/api/v1/sdk/sessions/${sessionId}/submit`, { token: await tokenize(t, CARDS.declined) });
+    const viaSdk = await t.api(undefined, 'POST', `/api/v1/sdk/sessions/${sessionId}/submit`, { token: await tokenize(t, sessionId, CARDS.declined) });
     assert.equal(viaSdk.status, 200);
     assert.equal(viaSdk.body.code, 'PAIEMENT_REFUSE');
     const paid = await pay(sessionId, CARDS.visa);
@@ -101,7 +101,7 @@ eachDatabase('card attempts per payment session', (dialect) => {
 
   test(`20 cards sent together: ${MAX} reach the acquirer, the others are 429`, async () => {
     const { sessionId, paymentId } = await createSession(t, m.testKey);
-    const tokens = await Promise.all(Array.from({ length: 20 }, () => tokenize(t, CARDS.declined)));
+    const tokens = await Promise.all(Array.from({ length: 20 }, () => tokenize(t, sessionId, CARDS.declined)));
     const answers = await Promise.all(tokens.map((token) => t.api(undefined, 'POST', `/checkout/${sessionId}/pay`, { token })));
     const statuses = answers.map((a) => a.status).sort();
     assert.deepEqual(statuses, [...Array(MAX).fill(200), ...Array(20 - MAX).fill(429)], JSON.stringify(answers.map((a) => a.body)));
@@ -113,8 +113,10 @@ eachDatabase('card attempts per payment session', (dialect) => {
 
   test('an expired session still answers SESSION_EXPIRED, not TOO_MANY_ATTEMPTS', async () => {
     const { sessionId } = await createSession(t, m.testKey);
+    // A token made while it was open (its fields get none once it has expired).
+    const token = await tokenize(t, sessionId, CARDS.visa);
     await t.db.kysely.updateTable('payment_sessions').set({ status: 'expired' }).where('id', '=', sessionId).execute();
-    const res = await pay(sessionId, CARDS.visa);
+    const res = await t.api(undefined, 'POST', `/checkout/${sessionId}/pay`, { token });
     assert.equal(res.status, 410);
     assert.equal(res.body.code, 'SESSION_EXPIRED');
   });

@@ -43,7 +43,7 @@ eachDatabase('hardening: payments and existing integrations', (dialect) => {
   /** A 3-D Secure challenge left open, the same session paid by another card meanwhile, then refunded in full. */
   async function paidThenRefundedWhileChallenged(start: (sessionId: string, token: string) => Promise<string>) {
     const session = await createSession(t, m.testKey, { amount: 2_000 });
-    const authorizationId = await start(session.sessionId, await tokenize(t, CHALLENGE));
+    const authorizationId = await start(session.sessionId, await tokenize(t, session.sessionId, CHALLENGE));
     await paySession(t, session.sessionId, CARDS.visa);
     const refund = await post(`/api/v1/payments/${session.paymentId}/refund`, {});
     assert.equal(refund.status, 201, JSON.stringify(refund.body));
@@ -265,9 +265,9 @@ eachDatabase('hardening: payments and existing integrations', (dialect) => {
     assert.deepEqual(await labelOf(chosen), ['MONI PPT']);
 
     const component = await createSession(t, m.testKey, { amount: 1_000, extra: { merchantConfigId: other.body.id } });
-    const submitted = await t.api(undefined, 'POST', `/api/v1/sdk/sessions/${component.sessionId}/submit`, { token: await tokenize(t, CARDS.declined) });
+    const submitted = await t.api(undefined, 'POST', `/api/v1/sdk/sessions/${component.sessionId}/submit`, { token: await tokenize(t, component.sessionId, CARDS.declined) });
     assert.equal(submitted.body.status, 'failed', JSON.stringify(submitted.body));
-    const retried = await t.api(undefined, 'POST', `/api/v1/sdk/sessions/${component.sessionId}/submit`, { token: await tokenize(t, CARDS.visa) });
+    const retried = await t.api(undefined, 'POST', `/api/v1/sdk/sessions/${component.sessionId}/submit`, { token: await tokenize(t, component.sessionId, CARDS.visa) });
     assert.equal(retried.body.status, 'succeeded', JSON.stringify(retried.body));
     assert.deepEqual(await labelOf(component.paymentId), ['MONI PPT', 'MONI PPT'], 'a refused attempt carries it too');
 

@@ -109,8 +109,8 @@ async function fullFlow(run: Run): Promise<void> {
   const customer = await t.api(key, 'POST', '/api/v1/customers', { email: 'card@example.com' });
   ok(customer, 201);
 
-  const token = async (number: string) => {
-    const res = await t.api(undefined, 'POST', '/acquirer/v1/tokens', { mode: 'test', number, expMonth: 12, expYear: 2040, cvc: '123' });
+  const token = async (number: string, session: string) => {
+    const res = await t.api(undefined, 'POST', '/acquirer/v1/tokens', { mode: 'test', number, expMonth: 12, expYear: 2040, cvc: '123', session });
     ok(res, 201);
     return res.body.token as string;
   };
@@ -127,7 +127,7 @@ async function fullFlow(run: Run): Promise<void> {
       privateData: { note: 'no card here' },
     }, { 'idempotency-key': `session-${i}` });
     ok(session, 201);
-    const paid = await t.api(undefined, 'POST', `/checkout/${session.body.sessionId}/pay`, { token: await token(pan), saveCard: true });
+    const paid = await t.api(undefined, 'POST', `/checkout/${session.body.sessionId}/pay`, { token: await token(pan, session.body.sessionId), saveCard: true });
     assert.ok(paid.status < 500, JSON.stringify(paid.body));
     payments.push(session.body.paymentId);
   }
@@ -137,9 +137,11 @@ async function fullFlow(run: Run): Promise<void> {
   // A card saved through a wallet session (zero-amount verification).
   const wallet = await t.api(key, 'POST', `/api/v1/customers/${customer.body.id}/sessions`, { returnUrl: 'https://shop.example/w' });
   ok(wallet, 201);
-  ok(await t.api(undefined, 'POST', `/api/v1/sdk/sessions/${wallet.body.sessionId}/submit`, { token: await token(PANS[1]!) }), 200);
+  ok(await t.api(undefined, 'POST', `/api/v1/sdk/sessions/${wallet.body.sessionId}/submit`, { token: await token(PANS[1]!, wallet.body.sessionId) }), 200);
 
   // Failures that carry card data: a Luhn-invalid number, a number in the wrong field, a bad expiry.
+  const open = await t.api(key, 'POST', `/api/v1/customers/${customer.body.id}/sessions`, { returnUrl: 'https://shop.example/w' });
+  ok(open, 201);
   for (const body of [
     { mode: 'test', number: '4242424242424241', expMonth: 12, expYear: 2040, cvc: '123' },
     { mode: 'test', number: PANS[0], expMonth: 13, expYear: 2040, cvc: '123' },
@@ -147,7 +149,7 @@ async function fullFlow(run: Run): Promise<void> {
     { mode: 'test', number: PANS[0], expMonth: 12, expYear: 2040, cvc: '123', extra: PANS[2] },
     { mode: 'nope', number: PANS[2], expMonth: 12, expYear: 2040, cvc: '123' },
   ]) {
-    const res = await t.api(undefined, 'POST', '/acquirer/v1/tokens', body);
+    const res = await t.api(undefined, 'POST', '/acquirer/v1/tokens', { ...body, session: open.body.sessionId });
     assert.ok(res.status >= 400 && res.status < 500, JSON.stringify(res.body));
     for (const pan of PANS) assert.ok(!JSON.stringify(res.body).includes(pan), `error answer echoes a card number: ${JSON.stringify(res.body)}`);
   }

@@ -133,7 +133,7 @@ eachDatabase('chaos: crash', (dialect) => {
     const s = await call(server.url, 'POST', '/api/v1/payments/sessions', key, {
       order: { reference: 'RACE', amount: 10_000, currency: 'EUR' }, captureMode: 'MANUAL', email: 'race@example.com', redirectUrl: 'https://shop.example/r', notificationUrl: receiver.url('/notify'),
     });
-    const token = await call(server.url, 'POST', '/acquirer/v1/tokens', key, { mode: 'test', number: '4242424242424242', expMonth: 12, expYear: 2040, cvc: '123' });
+    const token = await call(server.url, 'POST', '/acquirer/v1/tokens', key, { mode: 'test', number: '4242424242424242', expMonth: 12, expYear: 2040, cvc: '123', session: s.body.sessionId });
     const paid = await call(server.url, 'POST', `/checkout/${s.body.sessionId}/pay`, key, { token: token.body.token });
     assert.equal(paid.status, 200, JSON.stringify(paid.body));
     const id = s.body.paymentId as string;

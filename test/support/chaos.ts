@@ -156,7 +156,7 @@ export async function client(url: string, key: string, notifyUrl: string, ledger
     const session = await post(`s-${n}-${i}`, 'session', '/api/v1/payments/sessions', sessionBody, undefined, `C${n}-${i}`);
     if (session.status === 0) await sleep(100); // the server is down: do not spin
     if (session.status !== 201) continue;
-    const token = await call(url, 'POST', '/acquirer/v1/tokens', key, { mode: 'test', number: '4242424242424242', expMonth: 12, expYear: 2040, cvc: '123' });
+    const token = await call(url, 'POST', '/acquirer/v1/tokens', key, { mode: 'test', number: '4242424242424242', expMonth: 12, expYear: 2040, cvc: '123', session: session.body.sessionId });
     if (token.status !== 201) continue;
     const paid = await call(url, 'POST', `/checkout/${session.body.sessionId}/pay`, key, { token: token.body.token });
     if (paid.status !== 200) continue;

@@ -33,14 +33,15 @@ export async function createSession(t: TestApp, key: string, options: PayOptions
   return res.body as { paymentId: string; sessionId: string };
 }
 
-export async function tokenize(t: TestApp, number: string = CARDS.visa): Promise<string> {
-  const res = await t.api(undefined, 'POST', '/acquirer/v1/tokens', { mode: 'test', number, expMonth: 12, expYear: 2040, cvc: '123' });
+/** A card token as the secure fields mounted for `sessionId` ask for it (each takes one of the session's tokens). */
+export async function tokenize(t: TestApp, sessionId: string, number: string = CARDS.visa): Promise<string> {
+  const res = await t.api(undefined, 'POST', '/acquirer/v1/tokens', { mode: 'test', number, expMonth: 12, expYear: 2040, cvc: '123', session: sessionId });
   assert.equal(res.status, 201, JSON.stringify(res.body));
   return res.body.token;
 }
 
 export async function paySession(t: TestApp, sessionId: string, card: string = CARDS.visa, extra: Record<string, unknown> = {}) {
-  const token = await tokenize(t, card);
+  const token = await tokenize(t, sessionId, card);
   const res = await t.api(undefined, 'POST', `/checkout/${sessionId}/pay`, { token, ...extra });
   assert.equal(res.status, 200, JSON.stringify(res.body));
   return res.body as { next: string; url: string };

@@ -3,9 +3,9 @@
 //
 // Each field is its own iframe. The expiry and security-code frames hand their values to the number frame
 // over a BroadcastChannel private to the fields' origin (named by a random channel id); the host page never
-// sees them. On {type:'tokenize'} from the host, the number frame posts the card to POST /acquirer/v1/tokens
-// and answers the host with only {token, brand, network, last4}. While typing, the number frame reports the
-// brand and the networks it detects ({type:'state', brand, networks, network}: network CB as soon as the first
+// sees them. On {type:'tokenize'} from the host, the number frame posts the card, with the session the frames
+// are mounted for (data-session), to POST /acquirer/v1/tokens and answers the host with only {token, brand,
+// network, last4}. While typing, the number frame reports the brand and the networks it detects ({type:'state', brand, networks, network}: network CB as soon as the first
 // six digits are a co-badged BIN), from the same tables the acquirer tokenizes with (CARD_RULES, embedded
 // below as JSON: one table, never copied by hand).
 import { CARD_RULES } from '../cards.js';
@@ -18,6 +18,7 @@ export const FIELDS_JS = String.raw`(function () {
   var channelId = root.getAttribute('data-channel');
   var parentOrigin = root.getAttribute('data-origin');
   var mode = root.getAttribute('data-mode');
+  var session = root.getAttribute('data-session');
   var msgs = JSON.parse(document.getElementById('motu-messages').textContent);
   var input = document.getElementById('f');
   var errorBox = document.getElementById('err');
@@ -181,11 +182,11 @@ export const FIELDS_JS = String.raw`(function () {
       } else {
         var f = body.details && body.details.field;
         if (f === 'number') show('invalidNumber');
-        toParent({ type: 'error', code: body.code || 'ERROR', invalidField: f === 'expMonth' || f === 'expYear' ? 'expiry' : f || null, message: body.code === 'ACQUIRER_NOT_CONFIGURED' ? msgs.unavailable : msgs.incomplete });
+        toParent({ type: 'error', code: body.code || 'ERROR', invalidField: f === 'expMonth' || f === 'expYear' ? 'expiry' : f || null, message: body.code === 'ACQUIRER_NOT_CONFIGURED' ? msgs.unavailable : body.code === 'TOO_MANY_ATTEMPTS' ? msgs.tooMany : body.code === 'SESSION_EXPIRED' || body.code === 'NOT_FOUND' ? msgs.expired : msgs.incomplete });
       }
     };
     xhr.onerror = function () { toParent({ type: 'error', code: 'NETWORK_ERROR', message: msgs.network }); };
-    xhr.send(JSON.stringify({ mode: mode, number: digits(input.value), expMonth: expiry.month, expYear: expiry.year, cvc: cvc }));
+    xhr.send(JSON.stringify({ mode: mode, number: digits(input.value), expMonth: expiry.month, expYear: expiry.year, cvc: cvc, session: session }));
   }
 
   report();

@@ -13,6 +13,8 @@ export const FIELD_TEXT = {
     pastExpiry: 'This card has expired', invalidCvc: 'Enter the security code on the back of the card',
     incomplete: 'Check the card details', network: 'The connection failed; try again',
     unavailable: 'Card payments are not available on this service',
+    tooMany: 'Too many cards entered for this payment; return to the merchant to start again',
+    expired: 'This payment page is no longer active',
   },
   fr: {
     number: 'Numéro de carte', expiry: "Date d'expiration", cvc: 'Cryptogramme',
@@ -21,6 +23,8 @@ export const FIELD_TEXT = {
     pastExpiry: 'Cette carte est expirée', invalidCvc: 'Saisissez le cryptogramme au dos de la carte',
     incomplete: 'Vérifiez les informations de la carte', network: 'La connexion a échoué ; réessayez',
     unavailable: "Le paiement par carte n'est pas disponible sur ce service",
+    tooMany: 'Trop de cartes saisies pour ce paiement ; revenez chez le marchand pour recommencer',
+    expired: "Cette page de paiement n'est plus active",
   },
 } as const;
 

@@ -27,7 +27,19 @@ const TokenBody = Type.Object({
   expMonth: Type.Integer({ minimum: 1, maximum: 12 }),
   expYear: Type.Integer({ minimum: 0, maximum: 9999 }),
   cvc: Type.String({ minLength: 3, maxLength: 4 }),
+  /** The payment or wallet session the fields are mounted for (`ses_…`): its token budget is spent. */
+  session: Type.String({ minLength: 1, maxLength: 100 }),
 }, { additionalProperties: false });
+
+/** Takes one of the session's card tokens, or throws (unknown session, closed session, budget spent). */
+export type TakeTokenSlot = (sessionId: string, mode: Mode) => Promise<void>;
+
+export interface TokenLimits {
+  /** Per client address and minute (MOTU_TOKENS_PER_MINUTE). */
+  perMinute: number;
+  /** Per session, injected: the sessions are Motu's, not the acquirer's. */
+  takeTokenSlot: TakeTokenSlot;
+}
 
 function safeOrigin(raw: unknown, fallback: string): string {
   if (typeof raw !== 'string' || raw === '') return fallback;
@@ -40,12 +52,13 @@ function safeOrigin(raw: unknown, fallback: string): string {
   }
 }
 
-export function fieldsRoutes(acquirers: Acquirers, publicUrl: string, tokensPerMinute: number): FastifyPluginAsync {
+export function fieldsRoutes(acquirers: Acquirers, publicUrl: string, limits: TokenLimits): FastifyPluginAsync {
   const ownOrigin = new URL(publicUrl).origin;
   return async (app) => {
-    // The token endpoint is anonymous (the card frames call it before any payment exists) and each call writes a
-    // card and a token: bounded per client address, beyond which 429 RATE_LIMITED with Retry-After. Unused tokens and
-    // their cards are deleted once expired (SimulatorAcquirer.purgeUnusedTokens).
+    // The token endpoint is anonymous (the card frames call it before a card is sent for a payment) and each call
+    // writes a card and a token: bounded per client address (429 RATE_LIMITED with Retry-After) and per open session
+    // (MOTU_TOKENS_PER_SESSION, 429 TOO_MANY_ATTEMPTS, never refilled). Unused tokens and their cards are deleted
+    // once expired (SimulatorAcquirer.purgeUnusedTokens).
     await app.register(rateLimit, {
       global: false,
       errorResponseBuilder: (_request, context) => {
@@ -74,6 +87,7 @@ export function fieldsRoutes(acquirers: Acquirers, publicUrl: string, tokensPerM
         const t = FIELD_TEXT[lang];
         const channel = /^[A-Za-z0-9_-]{8,64}$/.test(q.channel ?? '') ? q.channel! : 'default';
         const mode: Mode = q.mode === 'live' ? 'live' : 'test';
+        const session = /^ses_[A-Za-z0-9]{1,64}$/.test(q.session ?? '') ? q.session! : '';
         const origin = safeOrigin(q.origin, request.host === new URL(publicUrl).host ? ownOrigin : `${request.protocol}://${request.host}`);
         const attrs = {
           number: { label: t.number, placeholder: t.numberPlaceholder, autocomplete: 'cc-number', maxlength: 23 },
@@ -81,9 +95,10 @@ export function fieldsRoutes(acquirers: Acquirers, publicUrl: string, tokensPerM
           cvc: { label: t.cvc, placeholder: t.cvcPlaceholder, autocomplete: 'cc-csc', maxlength: 4 },
         }[field];
         const messages = { required: t.required, invalidNumber: t.invalidNumber, invalidExpiry: t.invalidExpiry, pastExpiry: t.pastExpiry,
-          invalidCvc: t.invalidCvc, incomplete: t.incomplete, network: t.network, unavailable: t.unavailable };
+          invalidCvc: t.invalidCvc, incomplete: t.incomplete, network: t.network, unavailable: t.unavailable,
+          tooMany: t.tooMany, expired: t.expired };
         const page = `<!doctype html>
-<html lang="${lang}" data-field="${field}" data-channel="${esc(channel)}" data-origin="${esc(origin)}" data-mode="${mode}">
+<html lang="${lang}" data-field="${field}" data-channel="${esc(channel)}" data-origin="${esc(origin)}" data-mode="${mode}" data-session="${esc(session)}">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${esc(attrs.label)}</title>
 <link rel="stylesheet" href="/acquirer/v1/assets/fields.css"></head>
 <body><div class="wrap">
@@ -97,13 +112,17 @@ ${field === 'number' ? '<span class="brand" id="brand" aria-live="polite"></span
       });
 
     // The only place card data is accepted. Never logged: the body is not in any log line.
-    app.post<{ Body: { mode: Mode; number: string; expMonth: number; expYear: number; cvc: string } }>(
+    app.post<{ Body: { mode: Mode; number: string; expMonth: number; expYear: number; cvc: string; session: string } }>(
       '/acquirer/v1/tokens', {
         schema: { hide: true, body: TokenBody }, logLevel: 'warn',
-        config: { rateLimit: { max: tokensPerMinute, timeWindow: 60_000, keyGenerator: (request) => request.ip } },
+        config: { rateLimit: { max: limits.perMinute, timeWindow: 60_000, keyGenerator: (request) => request.ip } },
       }, async (request, reply) => {
-        const acquirer = acquirers.forMode(request.body.mode);
-        const result = await acquirer.tokenize(request.body);
+        const { session, ...card } = request.body;
+        const acquirer = acquirers.forMode(card.mode);
+        // Before anything is written: a refused session leaves no row behind. A slot is spent whatever the acquirer
+        // then answers (a number it refuses included): a card tester's tries count.
+        await limits.takeTokenSlot(session, card.mode);
+        const result = await acquirer.tokenize(card);
         reply.header('cache-control', 'no-store');
         return reply.code(201).send({
           token: result.token, brand: result.brand, network: result.network, networks: result.networks, last4: result.last4,

@@ -36,6 +36,8 @@ export interface PaymentSessionsTable {
   link_id: string | null;
   /** Cards sent to the acquirer for this session so far (at most MOTU_MAX_CARD_ATTEMPTS; migration 0014). */
   card_attempts: Generated<number>;
+  /** Card tokens asked for this session so far (at most MOTU_TOKENS_PER_SESSION; migration 0020). */
+  tokens_issued: Generated<number>;
 }
 
 export interface PaymentsTable {

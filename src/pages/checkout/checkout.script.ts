@@ -102,6 +102,7 @@ export const CHECKOUT_JS = String.raw`(function () {
     if (m.type === 'submit') { form.requestSubmit ? form.requestSubmit() : submit(); }
     if (m.type === 'token' && pendingToken) { pendingToken = null; payWith({ token: m.token }); }
     if (m.type === 'error' && pendingToken) {
+      if (m.code === 'SESSION_EXPIRED') { go('/expired?lang=' + cfg.lang); return; }
       pendingToken = null; setBusy(false); say(m.message || cfg.text.fieldsError);
       var target = document.getElementById('frame-' + (m.invalidField || 'number'));
       if (target) target.focus();

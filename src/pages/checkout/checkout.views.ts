@@ -78,7 +78,7 @@ export function checkoutPage(ctx: CheckoutContext, lang: Lang, hostOrigin: strin
   const payLabel = `${t.pay} ${amount}`;
   const channel = randomBytes(12).toString('hex');
   const frame = (field: 'number' | 'expiry' | 'cvc', title: string) =>
-    `<iframe class="secure-frame" id="frame-${field}" title="${esc(title)}" src="/acquirer/v1/fields/${field}?lang=${lang}&amp;channel=${channel}&amp;mode=${session.mode}&amp;origin=${encodeURIComponent(hostOrigin)}"></iframe>`;
+    `<iframe class="secure-frame" id="frame-${field}" title="${esc(title)}" src="/acquirer/v1/fields/${field}?lang=${lang}&amp;channel=${channel}&amp;mode=${session.mode}&amp;session=${encodeURIComponent(session.id)}&amp;origin=${encodeURIComponent(hostOrigin)}"></iframe>`;
   const needsEmail = !session.email && !payment.email;
   const saved = ctx.savedCards.length > 0
     ? `<fieldset class="saved"><legend>${t.savedCards}</legend>

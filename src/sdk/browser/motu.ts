@@ -135,7 +135,7 @@ async function mount(options: MountOptions): Promise<Controller> {
   const fieldBox = (field: typeof FIELDS[number]) => {
     const wrap = el('div');
     wrap.append(el('span', { class: 'label', 'aria-hidden': 'true' }, labels[field]));
-    const q = new URLSearchParams({ lang, channel, mode: session.mode, origin: window.location.origin });
+    const q = new URLSearchParams({ lang, channel, mode: session.mode, session: session.id, origin: window.location.origin });
     const frame = el('iframe', { class: 'field', title: labels[field], src: `${BASE}/acquirer/v1/fields/${field}?${q}`, allowtransparency: 'true' });
     frames[field] = frame;
     wrap.append(frame);
@@ -263,7 +263,10 @@ async function mount(options: MountOptions): Promise<Controller> {
           frames.number!.contentWindow?.postMessage({ type: 'tokenize' }, BASE);
         });
         if (tokenMessage.type !== 'token' || !tokenMessage.token) {
-          finish({ status: 'error', code: tokenMessage.code === 'INVALID_CARD' ? 'CARTE_INVALIDE' : tokenMessage.code ?? 'CARTE_INVALIDE', message: tokenMessage.message ?? t.invalidCard });
+          // The session's own refusals keep the codes the submit call would give.
+          if (tokenMessage.code === 'TOO_MANY_ATTEMPTS') finish({ status: 'error', code: 'TENTATIVES_EPUISEES', message: t.tooManyAttempts });
+          else if (tokenMessage.code === 'SESSION_EXPIRED') finish({ status: 'error', code: 'SESSION_EXPIREE', message: t.expired });
+          else finish({ status: 'error', code: tokenMessage.code === 'INVALID_CARD' ? 'CARTE_INVALIDE' : tokenMessage.code ?? 'CARTE_INVALIDE', message: tokenMessage.message ?? t.invalidCard });
           return;
         }
         tokenNetwork = tokenMessage.network ?? null;

@@ -1,0 +1,32 @@
+// The card-token budget of a payment or wallet session. The card fields are mounted for one session and name it
+// with every token request; the token endpoint (acquirer module) takes a slot here before the acquirer writes the card
+// and its token, so an anonymous caller cannot create rows beyond what the session's payer could need.
+import type { Database } from '../../db/database.js';
+import type { Clock } from '../../shared/clock.js';
+import { iso } from '../../shared/clock.js';
+import { AppError } from '../../shared/errors.js';
+import type { TakeTokenSlot } from '../../acquirer/fields/fields.routes.js';
+
+/** Takes one of the session's card tokens, or throws NOT_FOUND, SESSION_EXPIRED or TOO_MANY_ATTEMPTS. */
+export function sessionTokenBudget(db: Database, clock: Clock, tokensPerSession: number): TakeTokenSlot {
+  return async (sessionId, mode) => {
+    const now = iso(clock.now());
+    // One conditional increment: concurrent requests of one session are serialized on its row (a row lock on
+    // PostgreSQL, the single writer on SQLite), so together they never pass the bound.
+    const taken = await db.kysely.updateTable('payment_sessions').set((eb) => ({ tokens_issued: eb('tokens_issued', '+', 1) }))
+      .where('id', '=', sessionId).where('mode', '=', mode).where('status', '=', 'open').where('expires_at', '>', now)
+      .where('tokens_issued', '<', tokensPerSession)
+      .executeTakeFirst();
+    if (Number(taken.numUpdatedRows) === 1) return;
+    const session = await db.kysely.selectFrom('payment_sessions').select(['status', 'expires_at', 'tokens_issued'])
+      .where('id', '=', sessionId).where('mode', '=', mode).executeTakeFirst();
+    if (!session) throw new AppError('NOT_FOUND', 'Unknown session: the card fields must be mounted for an open session');
+    if (session.status !== 'open' || session.expires_at <= now) {
+      throw new AppError('SESSION_EXPIRED', 'This session is no longer active');
+    }
+    // No Retry-After: a session's budget never refills; the payer starts again from the merchant.
+    throw new AppError('TOO_MANY_ATTEMPTS', 'Too many cards entered for this session; return to the merchant to start again', {
+      maxTokens: tokensPerSession,
+    });
+  };
+}
