@@ -21,6 +21,7 @@ import * as m0017 from './migrations/0017_input_hardening.js';
 import * as m0018 from './migrations/0018_payments_hardening.js';
 import * as m0019 from './migrations/0019_merchant_timezone.js';
 import * as m0020 from './migrations/0020_session_tokens.js';
+import * as m0021 from './migrations/0021_authorization_attempts.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_core': m0001,
@@ -43,6 +44,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0018_payments_hardening': m0018,
   '0019_merchant_timezone': m0019,
   '0020_session_tokens': m0020,
+  '0021_authorization_attempts': m0021,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

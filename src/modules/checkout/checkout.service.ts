@@ -7,21 +7,18 @@
 import type { Acquirer, AuthorizationOutcome, CardInfo, CardSource } from '../../acquirer/acquirer.js';
 import type { Acquirers } from '../../acquirer/acquirers.js';
 import type { Database, Trx } from '../../db/database.js';
-import { recordEvent } from '../../events/outbox.js';
-import { payloads, type PaymentBase } from '../../events/payloads.js';
 import type { Config, MailConfig } from '../../config.js';
 import { receiptFacts, type ReceiptFacts } from '../../pages/checkout/receipt.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError, invalidField } from '../../shared/errors.js';
 import type { CustomersService } from '../customers/customers.service.js';
 import type { Merchant, Store } from '../merchants/merchants.table.js';
-import { attemptsOf, paymentBase, settlementOf } from '../payments/payment-events.js';
+import * as transitions from '../payment-transitions/transitions.js';
 import { isPaid } from '../payments/payment-status.js';
 import { statementLabelOf } from '../payments/statement-label.js';
 import type { PaymentRow, PaymentSessionRow } from '../payments/payments.table.js';
 import type { OrderInput } from '../payments/sessions.schemas.js';
 import { customerFromBuyer } from '../customers/from-buyer.js';
-import { storeRef } from '../payments/payments.views.js';
 import { removeUnknownCard, savePaymentMethod } from '../wallet/payment-methods.js';
 import { returnUrl } from './return-urls.js';
 import { mailable, type MailOutbox } from '../../mail/outbox.js';
@@ -56,7 +53,7 @@ export type CardState = 'open' | 'exhausted' | 'closed';
 /** A session the page no longer takes cards for, and why. */
 export type Inactive = { inactive: true; lang: string; state: Exclude<CardState, 'open'> };
 
-const OPEN_PAYMENT: PaymentRow['status'][] = ['pending', 'failed'];
+const OPEN_PAYMENT = transitions.AWAITING_CARD;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export class CheckoutService {
@@ -169,7 +166,11 @@ export class CheckoutService {
       mode: session.mode, source, amount: payment.amount, currency: payment.currency, merchantReference: payment.id, statementLabel,
       threeDSecure: { returnUrl: input.threeDSReturnUrl ?? `${this.config.publicUrl}/checkout/${session.id}/3ds-return` }, saveCard, // the SDK returns to its own route
     });
-    return this.handle(acquirer, session.id, outcome, input.paymentMethodId);
+    if (outcome.status === 'challenge') {
+      // Its answer comes back through completeChallenge, as the end of this same attempt.
+      await this.db.transaction((trx) => transitions.countAttempt(trx, payment.id));
+    }
+    return this.handle(acquirer, session.id, outcome, true, input.paymentMethodId);
   }
 
   /**
@@ -205,26 +206,14 @@ export class CheckoutService {
     const view = await acquirer.getAuthorization(ctx.session.mode, authorizationId);
     if (!view || view.merchantReference !== ctx.payment.id) throw new AppError('NOT_FOUND', 'Unknown authentication');
     const outcome = await acquirer.completeChallenge(ctx.session.mode, authorizationId);
-    return this.handle(acquirer, sessionId, outcome);
+    return this.handle(acquirer, sessionId, outcome, false);
   }
 
   /** The cardholder's cancel link: a pending payment becomes cancelled (cancelledBy "porteur"). */
   async cancel(sessionId: string): Promise<string | null> {
     const ctx = await this.loadAny(sessionId);
     if (!ctx) return null;
-    const now = this.clock.now().toISOString();
-    const attempts = await this.attempts(ctx.payment);
-    await this.db.transaction(async (trx) => {
-      const res = await trx.updateTable('payments').set({ status: 'cancelled', updated_at: now })
-        .where('id', '=', ctx.payment.id).where('status', 'in', OPEN_PAYMENT).executeTakeFirst();
-      if (Number(res.numUpdatedRows) !== 1) return;
-      await trx.updateTable('payment_sessions').set({ status: 'cancelled', completed_at: now }).where('id', '=', sessionId).where('status', '=', 'open').execute();
-      const payment = await trx.selectFrom('payments').selectAll().where('id', '=', ctx.payment.id).executeTakeFirstOrThrow();
-      await recordEvent(trx, {
-        merchantId: payment.merchant_id, mode: payment.mode, paymentId: payment.id, at: this.clock.now(),
-        ...payloads.paymentCancelled({ ...this.base(payment, ctx.store), cancelledBy: 'porteur', settlement: await settlementOf(trx, payment, attempts) }),
-      });
-    });
+    await this.db.transaction((trx) => transitions.cancel(trx, { paymentId: ctx.payment.id, from: OPEN_PAYMENT, by: 'porteur', at: this.clock.now() }));
     const after = await this.db.kysely.selectFrom('payments').select('status').where('id', '=', ctx.payment.id).executeTakeFirstOrThrow();
     if (after.status !== 'cancelled') return null; // already paid, refused for good or expired: nothing to cancel
     const back = ctx.session.redirect_url;
@@ -265,8 +254,11 @@ export class CheckoutService {
       .where('id', '=', payment.id).execute();
   }
 
-  /** `savedCardId`: the saved card a one-click payment used (removed when the acquirer no longer knows it). */
-  private async handle(acquirer: Acquirer, sessionId: string, outcome: AuthorizationOutcome, savedCardId?: string): Promise<NextStep> {
+  /**
+   * `newAttempt`: the outcome is a new authorization at the acquirer (false: the end of a 3-D Secure challenge).
+   * `savedCardId`: the saved card a one-click payment used (removed when the acquirer no longer knows it).
+   */
+  private async handle(acquirer: Acquirer, sessionId: string, outcome: AuthorizationOutcome, newAttempt: boolean, savedCardId?: string): Promise<NextStep> {
     if (outcome.status === 'error') return { next: 'error', code: outcome.code, message: outcome.message };
     if (outcome.status === 'challenge') return { next: 'challenge', url: outcome.challengeUrl };
     const ctx = await this.loadAny(sessionId);
@@ -275,47 +267,26 @@ export class CheckoutService {
 
     if (outcome.status === 'refused') {
       const payment = await this.db.transaction(async (trx) => {
-        const now = this.clock.now().toISOString();
-        const res = await trx.updateTable('payments').set({
-          status: 'failed', refusal_code: outcome.refusalCode, refusal_message: outcome.refusalMessage,
-          ...cardColumns(outcome.card), updated_at: now,
-        }).where('id', '=', ctx.payment.id).where('status', 'in', OPEN_PAYMENT).executeTakeFirst();
-        const row = await trx.selectFrom('payments').selectAll().where('id', '=', ctx.payment.id).executeTakeFirstOrThrow();
-        if (Number(res.numUpdatedRows) === 1) {
-          await recordEvent(trx, {
-            merchantId: row.merchant_id, mode: row.mode, paymentId: row.id, at: this.clock.now(),
-            ...payloads.paymentFailed({ ...this.base(row, ctx.store), refusalCode: outcome.refusalCode, refusalMessage: outcome.refusalMessage }),
-          });
-          if (outcome.refusalCode === 'card_unknown') await removeUnknownCard(trx, savedCardId ?? null, this.clock.now());
-        }
-        return row;
+        const failed = await transitions.fail(trx, {
+          paymentId: ctx.payment.id, from: OPEN_PAYMENT, refusalCode: outcome.refusalCode, refusalMessage: outcome.refusalMessage,
+          card: outcome.card, at: this.clock.now(), newAttempt,
+        });
+        if (failed && outcome.refusalCode === 'card_unknown') await removeUnknownCard(trx, savedCardId ?? null, this.clock.now());
+        if (!failed && newAttempt) await transitions.countAttempt(trx, ctx.payment.id);
+        return failed ?? trx.selectFrom('payments').selectAll().where('id', '=', ctx.payment.id).executeTakeFirstOrThrow();
       });
       return { next: 'redirect', url: payment.status === 'failed' ? this.failureTarget(session, payment) : this.afterTarget(session, payment) };
     }
 
     // Authorized: claim the payment; a concurrent attempt that already won makes ours void.
-    const attempts = await this.attempts(ctx.payment);
     const authorized = await this.db.transaction(async (trx) => {
-      const now = this.clock.now().toISOString();
-      const res = await trx.updateTable('payments').set({
-        status: 'transit', authorized_amount: ctx.payment.amount, authorized_at: now, refusal_code: null, refusal_message: null,
-        acquirer_authorization_id: outcome.authorizationId, ...cardColumns(outcome.card), updated_at: now,
-      }).where('id', '=', ctx.payment.id).where('status', 'in', OPEN_PAYMENT).executeTakeFirst();
-      if (Number(res.numUpdatedRows) !== 1) return null;
-      await this.attachCustomerAndCard(trx, ctx.payment.id, outcome.cardRef ?? null, outcome.card);
-      const row = await trx.selectFrom('payments').selectAll().where('id', '=', ctx.payment.id).executeTakeFirstOrThrow();
-      await recordEvent(trx, {
-        merchantId: row.merchant_id, mode: row.mode, paymentId: row.id, at: this.clock.now(),
-        ...payloads.paymentAuthorized({
-          ...this.base(row, ctx.store), status: 'transit', customerId: row.customer_id, customerCreated: row.customer_created === 1,
-          paymentMethodId: row.payment_method_id, cardBrand: row.card_brand, cardLast4: row.card_last4,
-          grossAmount: row.amount, originalCurrency: row.currency, settlement: await settlementOf(trx, row, attempts),
-        }),
+      const row = await transitions.authorize(trx, {
+        paymentId: ctx.payment.id, from: OPEN_PAYMENT, authorizationId: outcome.authorizationId, card: outcome.card,
+        at: this.clock.now(), newAttempt, claimCapture: ctx.payment.capture_mode === 'AUTO',
+        beforeEvent: () => this.attachCustomerAndCard(trx, ctx.payment.id, outcome.cardRef ?? null, outcome.card),
       });
-      if (row.capture_mode === 'MANUAL') {
-        await trx.updateTable('payment_sessions').set({ status: 'complete', completed_at: now }).where('id', '=', sessionId).execute();
-      }
-      await this.queueReceipt(trx, row, session);
+      if (row) await this.queueReceipt(trx, row, session);
+      else if (newAttempt) await transitions.countAttempt(trx, ctx.payment.id); // voided below, but asked all the same
       return row;
     });
     if (!authorized) {
@@ -323,7 +294,7 @@ export class CheckoutService {
       const current = await this.loadAny(sessionId);
       return { next: 'redirect', url: this.afterTarget(session, current!.payment) };
     }
-    if (authorized.capture_mode === 'AUTO') await this.captureNow(acquirer, sessionId, authorized, ctx.store);
+    if (authorized.capture_mode === 'AUTO') await this.captureNow(acquirer, authorized);
     const final = await this.loadAny(sessionId);
     return { next: 'redirect', url: this.afterTarget(session, final!.payment) };
   }
@@ -342,25 +313,24 @@ export class CheckoutService {
     });
   }
 
-  /** AUTO capture: right after the authorization, the full amount. */
-  private async captureNow(acquirer: Acquirer, sessionId: string, payment: PaymentRow, store: Store | null): Promise<void> {
-    const result = await acquirer.capture({ mode: payment.mode, authorizationId: payment.acquirer_authorization_id!, amount: payment.amount });
-    if (!result.ok) return; // stays in transit; the lifecycle's capture can retry
-    const attempts = await this.attempts(payment);
-    await this.db.transaction(async (trx) => {
-      const now = this.clock.now().toISOString();
-      const res = await trx.updateTable('payments').set({ status: 'captured', captured_amount: payment.amount, captured_at: now, updated_at: now })
-        .where('id', '=', payment.id).where('status', '=', 'transit').executeTakeFirst();
-      await trx.updateTable('payment_sessions').set({ status: 'complete', completed_at: now }).where('id', '=', sessionId).execute();
-      if (Number(res.numUpdatedRows) !== 1) return;
-      const row = await trx.selectFrom('payments').selectAll().where('id', '=', payment.id).executeTakeFirstOrThrow();
-      await recordEvent(trx, {
-        merchantId: row.merchant_id, mode: row.mode, paymentId: row.id, at: this.clock.now(),
-        ...payloads.paymentCaptured({
-          ...this.base(row, store), grossAmount: row.amount, originalCurrency: row.currency, settlement: await settlementOf(trx, row, attempts),
-        }),
-      });
-    });
+  /**
+   * AUTO capture: right after the authorization, the full amount, under the capture claim the authorization took (a
+   * merchant's capture or cancel meanwhile waits for it, and a stopped process leaves it to the recovery job).
+   */
+  private async captureNow(acquirer: Acquirer, payment: PaymentRow): Promise<void> {
+    const release = () => this.db.transaction((trx) => transitions.releaseClaim(trx, payment.id, 'capture'));
+    let ok: boolean;
+    try {
+      ok = (await acquirer.capture({ mode: payment.mode, authorizationId: payment.acquirer_authorization_id!, amount: payment.amount })).ok;
+    } catch (err) {
+      await release();
+      throw err;
+    }
+    if (!ok) {
+      await release(); // stays in transit; the lifecycle's capture can retry
+      return;
+    }
+    await this.db.transaction((trx) => transitions.capture(trx, { paymentId: payment.id, amount: payment.amount, operation: 'capture', at: this.clock.now() }));
   }
 
   /** Outcome of a payment no longer open to this attempt: success page for a paid one, else the failure route. */
@@ -368,15 +338,6 @@ export class CheckoutService {
     if (isPaid(payment.status)) return this.successTarget(session, payment);
     if (payment.status === 'failed') return this.failureTarget(session, payment);
     return '/expired';
-  }
-
-  private base(row: PaymentRow, store: Store | null): PaymentBase {
-    return paymentBase(row, storeRef(store));
-  }
-
-  /** Authorization attempts so far; asked before a transaction opens (never call out while holding one). */
-  private attempts(payment: PaymentRow): Promise<number> {
-    return attemptsOf(this.acquirers, payment);
   }
 
   /**
@@ -408,8 +369,4 @@ export class CheckoutService {
       await trx.updateTable('payments').set({ payment_method_id: saved.paymentMethod.id }).where('id', '=', paymentId).execute();
     }
   }
-}
-
-function cardColumns(card: CardInfo | null) {
-  return card ? { card_brand: card.brand, card_last4: card.last4, card_network: card.network } : {};
 }

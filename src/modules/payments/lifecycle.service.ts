@@ -14,14 +14,12 @@
 import type { Acquirer } from '../../acquirer/acquirer.js';
 import type { Acquirers } from '../../acquirer/acquirers.js';
 import type { Database, Trx } from '../../db/database.js';
-import { recordEvent } from '../../events/outbox.js';
-import { payloads } from '../../events/payloads.js';
 import type { Owner } from '../merchants/principal.js';
 import { addSeconds, type Clock } from '../../shared/clock.js';
 import { AppError, notFound, validationError } from '../../shared/errors.js';
 import { idForKeyUse, idFromKey, keyUseParts, newId } from '../../shared/ids.js';
 import { isCurrency, toEurCents } from '../../shared/money.js';
-import { attemptsOf, paymentBase, settlementOf, storeOf } from './payment-events.js';
+import * as transitions from '../payment-transitions/transitions.js';
 import type { PaymentRow } from './payments.table.js';
 import type { RefundRow } from './refunds.table.js';
 
@@ -30,8 +28,8 @@ import type { RefundRow } from './refunds.table.js';
 /** Default age after which a capture or cancel claim is abandoned (MOTU_OPERATION_CLAIM_SECONDS). */
 export const CLAIM_TTL_SECONDS = 120;
 // A fully refunded payment stays here: a refund of it is one beyond what is left (REFUND_EXCEEDS_CAPTURED).
-const REFUNDABLE: PaymentRow['status'][] = ['captured', 'partially_refunded', 'refunded'];
-const CANCELLABLE_PENDING: PaymentRow['status'][] = ['pending', 'failed'];
+const REFUNDABLE = transitions.REFUNDABLE;
+const CANCELLABLE_PENDING = transitions.AWAITING_CARD;
 
 export interface RefundInput {
   amountCents?: number;
@@ -107,10 +105,7 @@ export class PaymentLifecycleService {
   }
 
   private async release(paymentId: string, operation: string): Promise<void> {
-    await this.db.transaction(async (trx) => {
-      await trx.updateTable('payments').set({ operation: null, operation_at: null })
-        .where('id', '=', paymentId).where('operation', '=', operation).execute();
-    });
+    await this.db.transaction((trx) => transitions.releaseClaim(trx, paymentId, operation));
   }
 
   // ---------- capture ----------
@@ -161,28 +156,7 @@ export class PaymentLifecycleService {
 
   /** Writes the capture and its event once, whoever observed it (conditional on status transit). */
   async writeCaptured(paymentId: string, amount: number, operation: string | null): Promise<void> {
-    const attempts = await attemptsOf(this.acquirers, (await this.db.kysely.selectFrom('payments').select(['id', 'mode']).where('id', '=', paymentId).executeTakeFirstOrThrow()));
-    await this.db.transaction(async (trx) => {
-      const now = this.now();
-      const res = await trx.updateTable('payments')
-        .set({ status: 'captured', captured_amount: amount, captured_at: now, operation: null, operation_at: null, updated_at: now })
-        .where('id', '=', paymentId).where('status', '=', 'transit').executeTakeFirst();
-      if (operation) {
-        await trx.updateTable('payments').set({ operation: null, operation_at: null }).where('id', '=', paymentId).where('operation', '=', operation).execute();
-      }
-      if (Number(res.numUpdatedRows) !== 1) return;
-      const row = await trx.selectFrom('payments').selectAll().where('id', '=', paymentId).executeTakeFirstOrThrow();
-      if (row.session_id) {
-        await trx.updateTable('payment_sessions').set({ status: 'complete', completed_at: now }).where('id', '=', row.session_id).where('status', '=', 'open').execute();
-      }
-      await recordEvent(trx, {
-        merchantId: row.merchant_id, mode: row.mode, paymentId: row.id, at: this.clock.now(),
-        ...payloads.paymentCaptured({
-          ...paymentBase(row, await storeOf(trx, row), row.captured_amount),
-          grossAmount: row.captured_amount, originalCurrency: row.currency, settlement: await settlementOf(trx, row, attempts),
-        }),
-      });
-    });
+    await this.db.transaction((trx) => transitions.capture(trx, { paymentId, amount, operation, at: this.clock.now() }));
   }
 
   /**
@@ -217,14 +191,9 @@ export class PaymentLifecycleService {
       await this.release(claimed.id, 'cancel');
       throw err;
     }
-    const attempts = await attemptsOf(this.acquirers, claimed);
-    await this.db.transaction(async (trx) => {
-      const row = await trx.selectFrom('payments').selectAll().where('id', '=', claimed.id).executeTakeFirstOrThrow();
-      // The acquirer voided the authorization: the payment is cancelled even if a slow call let the recovery job
-      // release our claim meanwhile (writeCancelled is conditional on transit: recorded once).
-      if (row.status !== 'transit') return;
-      await this.writeCancelled(trx, row, attempts);
-    });
+    // The acquirer voided the authorization: the payment is cancelled even if a slow call let the recovery job
+    // release our claim meanwhile (conditional on transit: recorded once).
+    await this.db.transaction((trx) => this.writeCancelled(trx, claimed.id, 'transit'));
   }
 
   /**
@@ -232,14 +201,12 @@ export class PaymentLifecycleService {
    * one gets the `cancel` claim and is returned for the acquirer call.
    */
   async claimCancel(owner: Owner, id: string): Promise<PaymentRow | null> {
-    // Asked before any transaction: the acquirer is never called while one is open.
-    const earlierAttempts = await attemptsOf(this.acquirers, { id, mode: owner.mode });
     return this.db.transaction(async (trx) => {
       const p = await this.lock(trx, owner, id);
       if (CANCELLABLE_PENDING.includes(p.status)) {
         // Nothing at the acquirer to void: cancelled at once. A checkout attempt finishing later loses its
         // conditional update and voids its own authorization.
-        await this.writeCancelled(trx, p, earlierAttempts);
+        await this.writeCancelled(trx, p.id, p.status);
         return null;
       }
       if (p.status !== 'transit' || !p.acquirer_authorization_id) {
@@ -275,11 +242,7 @@ export class PaymentLifecycleService {
       return 'captured';
     }
     if (view?.status === 'cancelled') {
-      const attempts = await attemptsOf(this.acquirers, candidate);
-      await this.db.transaction(async (trx) => {
-        const row = await trx.selectFrom('payments').selectAll().where('id', '=', paymentId).executeTakeFirstOrThrow();
-        if (row.status === 'transit') await this.writeCancelled(trx, row, attempts);
-      });
+      await this.db.transaction((trx) => this.writeCancelled(trx, paymentId, 'transit'));
       return 'cancelled';
     }
     await this.release(paymentId, operation);
@@ -295,21 +258,9 @@ export class PaymentLifecycleService {
     throw new AppError('PAYMENT_NOT_CANCELLABLE', `The acquirer refused the cancellation: ${result.reason ?? 'unknown reason'}`, { acquirerStatus: view?.status ?? null });
   }
 
-  private async writeCancelled(trx: Trx, p: PaymentRow, attempts: number): Promise<void> {
-    const now = this.now();
-    const res = await trx.updateTable('payments').set({ status: 'cancelled', operation: null, operation_at: null, updated_at: now })
-      .where('id', '=', p.id).where('status', '=', p.status).executeTakeFirst();
-    if (Number(res.numUpdatedRows) !== 1) return; // someone else moved it first: their event, not a second one
-    if (p.session_id) {
-      await trx.updateTable('payment_sessions').set({ status: 'cancelled', completed_at: now }).where('id', '=', p.session_id).where('status', '=', 'open').execute();
-    }
-    const row = await trx.selectFrom('payments').selectAll().where('id', '=', p.id).executeTakeFirstOrThrow();
-    await recordEvent(trx, {
-      merchantId: row.merchant_id, mode: row.mode, paymentId: row.id, at: this.clock.now(),
-      ...payloads.paymentCancelled({
-        ...paymentBase(row, await storeOf(trx, row)), cancelledBy: 'merchant_api', settlement: await settlementOf(trx, row, attempts),
-      }),
-    });
+  /** Cancelled by the merchant, from `from` (someone else moved it first: their event, not a second one). */
+  private async writeCancelled(trx: Trx, paymentId: string, from: PaymentRow['status']): Promise<void> {
+    await transitions.cancel(trx, { paymentId, from: [from], by: 'merchant_api', at: this.clock.now() });
   }
 
   // ---------- refunds ----------
@@ -386,8 +337,7 @@ export class PaymentLifecycleService {
       mode: payment.mode, authorizationId: payment.acquirer_authorization_id!, amount: refund.amount, reference: refund.id,
     });
     const failure = result.ok ? null : result.reason ?? 'refused by the acquirer';
-    const attempts = failure ? 0 : await attemptsOf(this.acquirers, payment);
-    return this.finishRefund(refund, failure, attempts);
+    return this.finishRefund(refund, failure);
   }
 
   /**
@@ -402,8 +352,7 @@ export class PaymentLifecycleService {
     const known = await acquirer.getRefund(payment.mode, refund.id);
     if (!known) return this.completeRefund(payment, refund);
     const failure = known.status === 'succeeded' ? null : known.reason ?? 'refused by the acquirer';
-    const attempts = failure ? 0 : await attemptsOf(this.acquirers, payment);
-    return this.finishRefund(refund, failure, attempts);
+    return this.finishRefund(refund, failure);
   }
 
   /**
@@ -411,7 +360,7 @@ export class PaymentLifecycleService {
    * Conditional on the refund still being pending: whoever records it first (the request or the recovery job)
    * does it once; the other gets the recorded row.
    */
-  private async finishRefund(refund: RefundRow, failure: string | null, attempts: number): Promise<RefundRow> {
+  private async finishRefund(refund: RefundRow, failure: string | null): Promise<RefundRow> {
     return this.db.transaction(async (trx) => {
       const now = this.now();
       const claimed = await trx.updateTable('refunds')
@@ -424,29 +373,7 @@ export class PaymentLifecycleService {
         await trx.updateTable('payments').set((eb) => ({ refund_reserved: eb('refund_reserved', '-', refund.amount) })).where('id', '=', refund.payment_id).execute();
         return trx.selectFrom('refunds').selectAll().where('id', '=', refund.id).executeTakeFirstOrThrow();
       }
-      let q = trx.selectFrom('payments').selectAll().where('id', '=', refund.payment_id);
-      if (this.db.caps.multiProcess) q = q.forUpdate();
-      const p = await q.executeTakeFirstOrThrow();
-      const totalRefunded = p.refunded_amount + refund.amount;
-      const remaining = p.captured_amount - totalRefunded;
-      const status = remaining === 0 ? 'refunded' : 'partially_refunded';
-      await trx.updateTable('payments')
-        .set({ refunded_amount: totalRefunded, refund_reserved: p.refund_reserved - refund.amount, status, updated_at: now })
-        .where('id', '=', p.id).execute();
-      const row = await trx.selectFrom('payments').selectAll().where('id', '=', p.id).executeTakeFirstOrThrow();
-      const data = {
-        ...paymentBase(row, await storeOf(trx, row)),
-        refundId: refund.id,
-        refundOriginalAmount: refund.amount,
-        totalRefundedOriginalAmount: totalRefunded,
-        remainingOriginalAmount: remaining,
-        originalCurrency: row.currency,
-        settlement: await settlementOf(trx, row, attempts),
-      };
-      await recordEvent(trx, {
-        merchantId: row.merchant_id, mode: row.mode, paymentId: row.id, at: this.clock.now(),
-        ...(remaining === 0 ? payloads.paymentRefunded(data) : payloads.paymentPartiallyRefunded(data)),
-      });
+      await transitions.refundApplied(trx, { paymentId: refund.payment_id, refundId: refund.id, amount: refund.amount, at: this.clock.now() });
       return trx.selectFrom('refunds').selectAll().where('id', '=', refund.id).executeTakeFirstOrThrow();
     });
   }

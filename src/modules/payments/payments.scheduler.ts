@@ -9,12 +9,10 @@
 import type { Acquirers } from '../../acquirer/acquirers.js';
 import type { Database } from '../../db/database.js';
 import type { ScheduledJob } from '../../events/scheduler.js';
-import { recordEvent } from '../../events/outbox.js';
-import { payloads } from '../../events/payloads.js';
 import { addSeconds, type Clock } from '../../shared/clock.js';
 import type { Mode } from '../merchants/merchants.table.js';
 import { CLAIM_TTL_SECONDS, type PaymentLifecycleService } from './lifecycle.service.js';
-import { attemptsOf, paymentBase, settlementOf, storeOf } from './payment-events.js';
+import * as transitions from '../payment-transitions/transitions.js';
 
 /** A MANUAL authorization lives less than 7 days on the card networks; uncaptured by then, it expires undebited. */
 export const AUTHORIZATION_LIFETIME_SECONDS = 7 * 86_400;
@@ -43,15 +41,8 @@ export async function expireSessions({ db, clock }: PaymentJobDeps, now: Date): 
       const res = await trx.updateTable('payment_sessions').set({ status: 'expired', completed_at: at })
         .where('id', '=', session.id).where('status', '=', 'open').executeTakeFirst();
       if (Number(res.numUpdatedRows) !== 1 || !session.payment_id) return;
-      const paid = await trx.updateTable('payments').set({ status: 'expired', updated_at: at })
-        .where('id', '=', session.payment_id).where('status', 'in', ['pending', 'failed']).executeTakeFirst();
-      if (Number(paid.numUpdatedRows) !== 1) return;
-      const row = await trx.selectFrom('payments').selectAll().where('id', '=', session.payment_id).executeTakeFirstOrThrow();
-      await recordEvent(trx, {
-        merchantId: row.merchant_id, mode: row.mode, paymentId: row.id, at: clock.now(),
-        ...payloads.paymentExpired(paymentBase(row, await storeOf(trx, row))),
-      });
-      expired += 1;
+      const paid = await transitions.expire(trx, { paymentId: session.payment_id, from: transitions.AWAITING_CARD, at: clock.now() });
+      if (paid) expired += 1;
     });
   }
   return expired;
@@ -82,16 +73,8 @@ export async function expireAuthorizations({ db, clock, acquirers, lifecycle }: 
     }
     if (authorizationId && view?.status === 'authorized') await acquirer.cancel({ mode: candidate.mode, authorizationId });
     await db.transaction(async (trx) => {
-      const stamp = clock.now().toISOString();
-      const res = await trx.updateTable('payments').set({ status: 'expired', operation: null, operation_at: null, updated_at: stamp })
-        .where('id', '=', candidate.id).where('status', '=', 'transit').where('operation', '=', 'expire').executeTakeFirst();
-      if (Number(res.numUpdatedRows) !== 1) return;
-      const row = await trx.selectFrom('payments').selectAll().where('id', '=', candidate.id).executeTakeFirstOrThrow();
-      await recordEvent(trx, {
-        merchantId: row.merchant_id, mode: row.mode, paymentId: row.id, at: clock.now(),
-        ...payloads.paymentExpired(paymentBase(row, await storeOf(trx, row))),
-      });
-      expired += 1;
+      const row = await transitions.expire(trx, { paymentId: candidate.id, from: ['transit'], operation: 'expire', at: clock.now() });
+      if (row) expired += 1;
     });
   }
   return expired;
@@ -163,19 +146,9 @@ export async function settlePayments({ db, clock, acquirers, lifecycle }: Paymen
       // Captured at the acquirer but not yet recorded here (a capture interrupted between its two steps):
       // payment.captured first, so it never reads settled while still `transit`.
       if (payment.status === 'transit') await lifecycle.writeCaptured(payment.id, line.capturedAmount, null);
-      const attempts = await attemptsOf(acquirers, payment);
       await db.transaction(async (trx) => {
-        const res = await trx.updateTable('payments')
-          // The status does not change: a settled payment stays `captured` (or refunded), `settled` says the rest.
-          .set({ settled: 1, settled_at: line.settledAt, updated_at: clock.now().toISOString() })
-          .where('id', '=', payment.id).where('settled', '=', 0).executeTakeFirst();
-        if (Number(res.numUpdatedRows) !== 1) return;
-        const row = await trx.selectFrom('payments').selectAll().where('id', '=', payment.id).executeTakeFirstOrThrow();
-        await recordEvent(trx, {
-          merchantId: row.merchant_id, mode: row.mode, paymentId: row.id, at: clock.now(),
-          ...payloads.paymentSettled({ ...paymentBase(row, await storeOf(trx, row), row.captured_amount), settlement: await settlementOf(trx, row, attempts) }),
-        });
-        settled += 1;
+        const row = await transitions.settle(trx, { paymentId: payment.id, settledAt: line.settledAt, at: clock.now() });
+        if (row) settled += 1;
       });
     }
     await db.transaction((trx) => trx.insertInto('settings').values({ name: cursorName(mode), value: now.toISOString() })

@@ -6,7 +6,7 @@ import type { Owner } from '../merchants/principal.js';
 import { notFound } from '../../shared/errors.js';
 import { paginate } from '../../shared/pagination.js';
 import { refundView } from './lifecycle.service.js';
-import { settlementOf } from './payment-events.js';
+import { settlementOf } from '../payment-transitions/payment-events.js';
 import type { PaymentRow } from './payments.table.js';
 import { paymentView, storeRef, type StoreRef } from './payments.views.js';
 import type { PaymentListFilter } from './sessions.schemas.js';

@@ -90,6 +90,8 @@ export interface PaymentsTable {
   operation_at: string | null;
   /** Sum of refunds under way (pending at the acquirer), so concurrent refunds never exceed what was captured. */
   refund_reserved: number;
+  /** Authorizations asked of the acquirer for this payment (each billed on the fee lines); kept by the payment transitions. */
+  authorization_attempts: Generated<number>;
   settled_at: string | null;
   created_at: string;
   updated_at: string;

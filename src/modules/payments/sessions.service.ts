@@ -165,6 +165,7 @@ export class PaymentSessionsService {
         operation: null,
         operation_at: null,
         refund_reserved: 0,
+        authorization_attempts: 0,
         settled_at: null,
         authorized_at: null,
         captured_at: null,

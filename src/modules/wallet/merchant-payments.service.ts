@@ -11,8 +11,6 @@ import { REFUSAL_MESSAGES } from '../../acquirer/simulator/test-cards.js';
 import type { Acquirers } from '../../acquirer/acquirers.js';
 import type { Config } from '../../config.js';
 import type { Database } from '../../db/database.js';
-import { recordEvent } from '../../events/outbox.js';
-import { payloads } from '../../events/payloads.js';
 import type { Owner } from '../merchants/principal.js';
 import { addSeconds, type Clock } from '../../shared/clock.js';
 import { AppError, validationError, type FieldError } from '../../shared/errors.js';
@@ -21,7 +19,7 @@ import { toEurCents } from '../../shared/money.js';
 import { checkOrderAmount, orderFieldProblems } from '../payments/order.js';
 import { removeUnknownCard } from './payment-methods.js';
 import { statementLabelOf } from '../payments/statement-label.js';
-import { attemptsOf, paymentBase, settlementOf, storeOf } from '../payments/payment-events.js';
+import * as transitions from '../payment-transitions/transitions.js';
 import type { PaymentsService } from '../payments/payments.service.js';
 import type { PaymentRow } from '../payments/payments.table.js';
 import type { OrderInput } from '../payments/sessions.schemas.js';
@@ -147,7 +145,7 @@ export class MerchantPaymentsService {
       mode: pending.mode, source: { cardRef: pending.cardRef }, amount: pending.amount, currency: pending.currency,
       merchantReference: pending.paymentId, reference: pending.paymentId, capture: pending.capture, statementLabel: pending.statementLabel,
     });
-    if (await this.record(pending.paymentId, outcome)) return;
+    if (await this.record(pending.paymentId, outcome, outcome.status !== 'error')) return;
     if (outcome.status === 'authorized') await this.release(pending, outcome);
   }
 
@@ -163,6 +161,8 @@ export class MerchantPaymentsService {
     const payment = await this.db.kysely.selectFrom('payments').select(['status', 'acquirer_authorization_id'])
       .where('id', '=', pending.paymentId).executeTakeFirstOrThrow();
     if (payment.acquirer_authorization_id === outcome.authorizationId) return;
+    // An authorization the payment never recorded: asked all the same (the fee lines bill it).
+    await this.db.transaction((trx) => transitions.countAttempt(trx, pending.paymentId));
     let given = false;
     try {
       const view = await this.acquirers.forMode(pending.mode).getAuthorization(pending.mode, outcome.authorizationId);
@@ -276,7 +276,7 @@ export class MerchantPaymentsService {
       const attempts = await this.acquirers.forMode(earlier.mode).listAuthorizations(earlier.mode, earlier.id);
       const last = attempts.at(-1);
       if (last) {
-        await this.record(earlier.id, outcomeOf(last));
+        await this.record(earlier.id, outcomeOf(last), true);
       } else {
         const pm = await this.db.kysely.selectFrom('payment_methods').select('acquirer_card_ref').where('id', '=', earlier.payment_method_id!).executeTakeFirstOrThrow();
         await this.authorize({
@@ -317,7 +317,7 @@ export class MerchantPaymentsService {
     return this.record(paymentId, last ? outcomeOf(last) : {
       status: 'error', code: 'INVALID_TOKEN',
       message: 'The request that created this payment stopped before the card was charged; the card was not charged',
-    }, !last);
+    }, !!last, !last);
   }
 
   /**
@@ -344,18 +344,16 @@ export class MerchantPaymentsService {
 
   /**
    * Records the acquirer's answer for a `pending` payment with its events; false (nothing written) when it no longer is.
+   * `attempted`: the acquirer holds an authorization for this answer (counted once, by whichever run records it).
    * `watch`: a failure is watched for a late authorization (`operation` = 'release', releaseLateAuthorizations).
    */
-  private async record(paymentId: string, outcome: AuthorizationOutcome, watch = false): Promise<boolean> {
-    const before = await this.db.kysely.selectFrom('payments').selectAll().where('id', '=', paymentId).executeTakeFirstOrThrow();
+  private async record(paymentId: string, outcome: AuthorizationOutcome, attempted: boolean, watch = false): Promise<boolean> {
+    const before = await this.db.kysely.selectFrom('payments').select('status').where('id', '=', paymentId).executeTakeFirstOrThrow();
     if (before.status !== 'pending') return false; // finished by another run (checked again below, in the transaction)
-    const attempts = await attemptsOf(this.acquirers, before);
     return this.db.transaction(async (trx) => {
       // The events' time is read in the transaction, not before it waited for its turn (group commit, locks): a
       // payment's events then never carry a time earlier than the one recorded before them.
       const at = this.clock.now();
-      const now = at.toISOString();
-      const event = async (row: PaymentRow) => ({ merchantId: row.merchant_id, mode: row.mode, paymentId: row.id, at, notificationUrl: row.notification_url });
       if (outcome.status !== 'authorized') {
         // A refusal, or a card the acquirer no longer knows: the payment fails with a refusal code.
         const refusal = outcome.status === 'refused'
@@ -363,47 +361,21 @@ export class MerchantPaymentsService {
           : outcome.status === 'error' && outcome.code === 'UNKNOWN_CARD'
             ? { code: 'card_unknown', message: outcome.message }
             : { code: 'processing_error', message: outcome.status === 'error' ? outcome.message : 'The card needs its holder to authenticate' };
-        const failed = await trx.updateTable('payments').set({
-          status: 'failed', refusal_code: refusal.code, refusal_message: refusal.message,
-          ...(outcome.status === 'refused' ? cardColumns(outcome.card) : {}), updated_at: now,
-          operation: watch ? RELEASE : null, operation_at: watch ? now : null,
-          ...(outcome.status === 'refused' ? { acquirer_authorization_id: outcome.authorizationId } : {}),
-        }).where('id', '=', paymentId).where('status', '=', 'pending').executeTakeFirst();
-        if (Number(failed.numUpdatedRows) !== 1) return false; // recorded meanwhile by another run: its events stand
-        const row = await trx.selectFrom('payments').selectAll().where('id', '=', paymentId).executeTakeFirstOrThrow();
-        await recordEvent(trx, {
-          ...(await event(row)),
-          ...payloads.paymentFailed({ ...paymentBase(row, await storeOf(trx, row)), refusalCode: refusal.code, refusalMessage: refusal.message }),
+        const row = await transitions.fail(trx, {
+          paymentId, from: ['pending'], refusalCode: refusal.code, refusalMessage: refusal.message, at, newAttempt: attempted,
+          operation: watch ? RELEASE : null,
+          ...(outcome.status === 'refused' ? { card: outcome.card, authorizationId: outcome.authorizationId } : {}),
         });
+        if (!row) return false; // recorded meanwhile by another run: its events stand
         if (refusal.code === 'card_unknown') await removeUnknownCard(trx, row.payment_method_id, at);
         return true;
       }
-      const authorizedRows = await trx.updateTable('payments').set({
-        status: 'transit', authorized_amount: before.amount, authorized_at: now, acquirer_authorization_id: outcome.authorizationId,
-        ...cardColumns(outcome.card), updated_at: now, operation: null, operation_at: null,
-      }).where('id', '=', paymentId).where('status', '=', 'pending').executeTakeFirst();
-      if (Number(authorizedRows.numUpdatedRows) !== 1) return false;
-      const authorized = await trx.selectFrom('payments').selectAll().where('id', '=', paymentId).executeTakeFirstOrThrow();
-      const store = await storeOf(trx, authorized);
-      await recordEvent(trx, {
-        ...(await event(authorized)),
-        ...payloads.paymentAuthorized({
-          ...paymentBase(authorized, store), status: 'transit', customerId: authorized.customer_id, customerCreated: false,
-          paymentMethodId: authorized.payment_method_id, cardBrand: authorized.card_brand, cardLast4: authorized.card_last4,
-          grossAmount: authorized.amount, originalCurrency: authorized.currency, settlement: await settlementOf(trx, authorized, attempts),
-        }),
+      const authorized = await transitions.authorize(trx, {
+        paymentId, from: ['pending'], authorizationId: outcome.authorizationId, card: outcome.card, at, newAttempt: attempted,
       });
-      if (!outcome.captured) return true;
-      await trx.updateTable('payments').set({ status: 'captured', captured_amount: authorized.amount, captured_at: now, updated_at: now })
-        .where('id', '=', paymentId).where('status', '=', 'transit').execute();
-      const captured = await trx.selectFrom('payments').selectAll().where('id', '=', paymentId).executeTakeFirstOrThrow();
-      await recordEvent(trx, {
-        ...(await event(captured)),
-        ...payloads.paymentCaptured({
-          ...paymentBase(captured, store), grossAmount: captured.amount, originalCurrency: captured.currency,
-          settlement: await settlementOf(trx, captured, attempts),
-        }),
-      });
+      if (!authorized) return false;
+      // Authorized and captured in one call (AUTO): both events, in that order.
+      if (outcome.captured) await transitions.capture(trx, { paymentId, amount: authorized.amount, operation: null, at });
       return true;
     });
   }
@@ -412,10 +384,6 @@ export class MerchantPaymentsService {
 /** Whether the acquirer still holds the customer's money under this authorization: uncaptured, or captured and not all refunded. */
 function holds(view: AuthorizationView): boolean {
   return view.status === 'authorized' || (view.status === 'captured' && view.capturedAmount > view.refundedAmount);
-}
-
-function cardColumns(card: CardInfo | null) {
-  return card ? { card_brand: card.brand, card_last4: card.last4, card_network: card.network } : {};
 }
 
 /** The id of the payment charged under the `use`-th use of `idempotencyKey` (idFromKey, idForKeyUse). */

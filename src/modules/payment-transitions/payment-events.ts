@@ -1,15 +1,14 @@
 // What every payment event of the lifecycle carries (docs/payments.md, Events): the base fields the existing
-// integrations read, and the settlement block computed from the payment's contract, its authorization attempts and its
-// refunds. Read on the caller's transaction so the event shows the state written with it.
-import type { Acquirers } from '../../acquirer/acquirers.js';
+// integrations read, and the settlement block computed from the payment's contract, its authorization attempts (kept on
+// the payment, never asked of the acquirer) and its refunds. Read on the caller's transaction so the event shows the state written with it.
 import type { Kysely } from 'kysely';
 import type { Trx } from '../../db/database.js';
 import type { DB } from '../../db/schema.js';
 import type { PaymentBase, Settlement } from '../../events/payloads.js';
 import { isCurrency, toEurCents } from '../../shared/money.js';
-import { settlementBlock } from './fees.js';
-import type { PaymentRow } from './payments.table.js';
-import { storeRef, type StoreRef } from './payments.views.js';
+import { settlementBlock } from '../payments/fees.js';
+import type { PaymentRow } from '../payments/payments.table.js';
+import { storeRef, type StoreRef } from '../payments/payments.views.js';
 
 export async function storeOf(trx: Trx, payment: PaymentRow): Promise<StoreRef> {
   if (!payment.store_id) return null;
@@ -34,13 +33,8 @@ export function paymentBase(payment: PaymentRow, store: StoreRef, originalAmount
   };
 }
 
-/** Authorization attempts of a payment, asked of the acquirer before any transaction opens. */
-export async function attemptsOf(acquirers: Acquirers, payment: Pick<PaymentRow, 'id' | 'mode'>): Promise<number> {
-  if (payment.mode === 'live' && !acquirers.liveConfigured()) return 0;
-  return (await acquirers.forMode(payment.mode).listAuthorizations(payment.mode, payment.id)).length;
-}
-
-export async function settlementOf(trx: Kysely<DB>, payment: PaymentRow, attempts: number): Promise<Settlement> {
+/** `attempts`: the payment's own count unless the caller has the acquirer's list at hand (the payment's detail view). */
+export async function settlementOf(trx: Kysely<DB>, payment: PaymentRow, attempts = payment.authorization_attempts): Promise<Settlement> {
   const contract = await trx
     .selectFrom('contracts')
     .select(['commission_rate', 'fixed_fee', 'authorization_fee', 'tax_rate'])

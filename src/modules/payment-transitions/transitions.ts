@@ -1,0 +1,272 @@
+// Every change of a payment's status, and every `payment.*` event, happens here (docs/payments.md, "Where a payment's
+// status changes"). One function per transition, each on the caller's transaction, each doing in order:
+//   1. the conditional update: applied only while the payment is in one of the statuses the caller expects, so of two
+//      writers racing for the same payment exactly one moves it (the other gets null and records nothing);
+//   2. the session change that goes with it;
+//   3. the ledger postings (the marked spot; none are written yet);
+//   4. the event, through the outbox, built from the row as just written (settlement block included).
+// The acquirer is never called here: the caller asks it before or after, with no transaction open, and passes its answer.
+import { sql } from 'kysely';
+import type { CardInfo } from '../../acquirer/acquirer.js';
+import type { Trx } from '../../db/database.js';
+import { recordEvent, type RecordEventInput } from '../../events/outbox.js';
+import { payloads, type EventType } from '../../events/payloads.js';
+import type { PaymentRow, PaymentStatus } from '../payments/payments.table.js';
+import { paymentBase, settlementOf, storeOf } from './payment-events.js';
+
+/** A payment still waiting for a card: the checkout may authorize it, the cardholder or the merchant cancel it. */
+export const AWAITING_CARD: readonly PaymentStatus[] = ['pending', 'failed'];
+/** Captured, in whole or after refunds: a refund may apply. */
+export const REFUNDABLE: readonly PaymentStatus[] = ['captured', 'partially_refunded', 'refunded'];
+
+function reload(trx: Trx, paymentId: string): Promise<PaymentRow> {
+  return trx.selectFrom('payments').selectAll().where('id', '=', paymentId).executeTakeFirstOrThrow();
+}
+
+function applied(res: { numUpdatedRows: bigint }): boolean {
+  return Number(res.numUpdatedRows) === 1;
+}
+
+async function emit<T extends EventType>(trx: Trx, row: PaymentRow, at: Date, event: Pick<RecordEventInput<T>, 'type' | 'data'>): Promise<void> {
+  await recordEvent(trx, {
+    merchantId: row.merchant_id, mode: row.mode, paymentId: row.id, notificationUrl: row.notification_url, at, ...event,
+  });
+}
+
+function cardColumns(card: CardInfo | null | undefined) {
+  return card ? { card_brand: card.brand, card_last4: card.last4, card_network: card.network } : {};
+}
+
+/**
+ * One more authorization asked of the acquirer for this payment (the fee lines bill each). `authorize` and `fail` count
+ * the answer they record; a caller counts here a new authorization that moves nothing (a 3-D Secure challenge, or an
+ * answer that lost to a concurrent attempt: a transition that returns null counted nothing).
+ */
+export async function countAttempt(trx: Trx, paymentId: string): Promise<void> {
+  await trx.updateTable('payments').set((eb) => ({ authorization_attempts: eb('authorization_attempts', '+', 1) }))
+    .where('id', '=', paymentId).execute();
+}
+
+export interface AuthorizeInput {
+  paymentId: string;
+  /** The statuses it may be authorized from. */
+  from: readonly PaymentStatus[];
+  authorizationId: string;
+  card: CardInfo | null;
+  at: Date;
+  /** The answer is a new authorization at the acquirer (false: the end of a 3-D Secure challenge, counted already). */
+  newAttempt: boolean;
+  /** Takes the capture claim in the same write: a capture of the whole amount follows at once (AUTO). */
+  claimCapture?: boolean;
+  /** Runs on the transaction after the update and before the event (the checkout attaches the customer and card). */
+  beforeEvent?: (row: PaymentRow) => Promise<void>;
+}
+
+/** pending/failed → transit, with `payment.authorized`. Null when the payment was no longer in `from`. */
+export async function authorize(trx: Trx, input: AuthorizeInput): Promise<PaymentRow | null> {
+  const now = input.at.toISOString();
+  const res = await trx.updateTable('payments').set((eb) => ({
+    status: 'transit', authorized_amount: eb.ref('amount'), authorized_at: now, refusal_code: null, refusal_message: null,
+    acquirer_authorization_id: input.authorizationId, ...cardColumns(input.card), updated_at: now,
+    operation: input.claimCapture ? 'capture' : null, operation_at: input.claimCapture ? now : null,
+    ...(input.newAttempt ? { authorization_attempts: eb('authorization_attempts', '+', 1) } : {}),
+  })).where('id', '=', input.paymentId).where('status', 'in', input.from).executeTakeFirst();
+  if (!applied(res)) return null;
+  if (input.beforeEvent) await input.beforeEvent(await reload(trx, input.paymentId));
+  const row = await reload(trx, input.paymentId);
+  // Ledger postings of the authorization: here, on this transaction.
+  await emit(trx, row, input.at, payloads.paymentAuthorized({
+    ...paymentBase(row, await storeOf(trx, row)), status: 'transit', customerId: row.customer_id, customerCreated: row.customer_created === 1,
+    paymentMethodId: row.payment_method_id, cardBrand: row.card_brand, cardLast4: row.card_last4,
+    grossAmount: row.amount, originalCurrency: row.currency, settlement: await settlementOf(trx, row),
+  }));
+  // A MANUAL payment's session is done once authorized; an AUTO one's once captured.
+  if (row.session_id && row.capture_mode === 'MANUAL') {
+    await trx.updateTable('payment_sessions').set({ status: 'complete', completed_at: now }).where('id', '=', row.session_id).execute();
+  }
+  return row;
+}
+
+export interface FailInput {
+  paymentId: string;
+  from: readonly PaymentStatus[];
+  refusalCode: string;
+  refusalMessage: string;
+  /** The card the acquirer refused, when it said. */
+  card?: CardInfo | null;
+  /** The refused authorization, kept on the payment when given. */
+  authorizationId?: string;
+  /** A claim left on the failed payment (a watch for a late authorization); none when absent. */
+  operation?: string | null;
+  at: Date;
+  /** The refusal is a new authorization at the acquirer (false: none was made, or a 3-D Secure challenge counted already). */
+  newAttempt: boolean;
+}
+
+/** → failed with its refusal code, and `payment.failed`. Null when the payment was no longer in `from`. */
+export async function fail(trx: Trx, input: FailInput): Promise<PaymentRow | null> {
+  const now = input.at.toISOString();
+  const res = await trx.updateTable('payments').set((eb) => ({
+    status: 'failed', refusal_code: input.refusalCode, refusal_message: input.refusalMessage, ...cardColumns(input.card), updated_at: now,
+    operation: input.operation ?? null, operation_at: input.operation ? now : null,
+    ...(input.authorizationId !== undefined ? { acquirer_authorization_id: input.authorizationId } : {}),
+    ...(input.newAttempt ? { authorization_attempts: eb('authorization_attempts', '+', 1) } : {}),
+  })).where('id', '=', input.paymentId).where('status', 'in', input.from).executeTakeFirst();
+  if (!applied(res)) return null;
+  const row = await reload(trx, input.paymentId);
+  // Ledger postings of a failure: here (none expected: nothing was authorized).
+  await emit(trx, row, input.at, payloads.paymentFailed({
+    ...paymentBase(row, await storeOf(trx, row)), refusalCode: input.refusalCode, refusalMessage: input.refusalMessage,
+  }));
+  return row;
+}
+
+export interface CaptureInput {
+  paymentId: string;
+  /** What the acquirer captured (original currency). */
+  amount: number;
+  /** The claim the capture ran under, released whether or not this call moved the payment; null: none. */
+  operation: string | null;
+  at: Date;
+}
+
+/**
+ * transit → captured, its session complete, and `payment.captured`, once whoever observed the capture (the request,
+ * the recovery job, the expiry job, the settlement report). Null when it was no longer in transit.
+ */
+export async function capture(trx: Trx, input: CaptureInput): Promise<PaymentRow | null> {
+  const now = input.at.toISOString();
+  const res = await trx.updateTable('payments')
+    .set({ status: 'captured', captured_amount: input.amount, captured_at: now, operation: null, operation_at: null, updated_at: now })
+    .where('id', '=', input.paymentId).where('status', '=', 'transit').executeTakeFirst();
+  if (input.operation) await releaseClaim(trx, input.paymentId, input.operation);
+  if (!applied(res)) return null;
+  const row = await reload(trx, input.paymentId);
+  if (row.session_id) {
+    await trx.updateTable('payment_sessions').set({ status: 'complete', completed_at: now }).where('id', '=', row.session_id).where('status', '=', 'open').execute();
+  }
+  // Ledger postings of the capture: here, on this transaction.
+  await emit(trx, row, input.at, payloads.paymentCaptured({
+    ...paymentBase(row, await storeOf(trx, row), row.captured_amount),
+    grossAmount: row.captured_amount, originalCurrency: row.currency, settlement: await settlementOf(trx, row),
+  }));
+  return row;
+}
+
+export interface CancelInput {
+  paymentId: string;
+  from: readonly PaymentStatus[];
+  /** 'merchant_api': the merchant's cancel; 'porteur': the cardholder's cancel link on the hosted page. */
+  by: 'merchant_api' | 'porteur';
+  at: Date;
+}
+
+/** → cancelled (any claim released), its open session cancelled, and `payment.cancelled`. Null when no longer in `from`. */
+export async function cancel(trx: Trx, input: CancelInput): Promise<PaymentRow | null> {
+  const now = input.at.toISOString();
+  const res = await trx.updateTable('payments').set({ status: 'cancelled', operation: null, operation_at: null, updated_at: now })
+    .where('id', '=', input.paymentId).where('status', 'in', input.from).executeTakeFirst();
+  if (!applied(res)) return null;
+  const row = await reload(trx, input.paymentId);
+  if (row.session_id) {
+    await trx.updateTable('payment_sessions').set({ status: 'cancelled', completed_at: now }).where('id', '=', row.session_id).where('status', '=', 'open').execute();
+  }
+  // Ledger postings of a cancellation (the authorization fees): here, on this transaction.
+  await emit(trx, row, input.at, payloads.paymentCancelled({
+    ...paymentBase(row, await storeOf(trx, row)), cancelledBy: input.by, settlement: await settlementOf(trx, row),
+  }));
+  return row;
+}
+
+export interface ExpireInput {
+  paymentId: string;
+  from: readonly PaymentStatus[];
+  /** The expiry's claim: the update applies only under it, and releases it. */
+  operation?: string;
+  at: Date;
+}
+
+/**
+ * → expired, and `payment.expired`: a session that ran out (the caller expired the session first), or an authorization
+ * left uncaptured too long. Null when no longer in `from` (or the claim was lost).
+ */
+export async function expire(trx: Trx, input: ExpireInput): Promise<PaymentRow | null> {
+  const now = input.at.toISOString();
+  let q = trx.updateTable('payments')
+    .set(input.operation ? { status: 'expired', operation: null, operation_at: null, updated_at: now } : { status: 'expired', updated_at: now })
+    .where('id', '=', input.paymentId).where('status', 'in', input.from);
+  if (input.operation) q = q.where('operation', '=', input.operation);
+  if (!applied(await q.executeTakeFirst())) return null;
+  const row = await reload(trx, input.paymentId);
+  // Ledger postings of an expiry: here, on this transaction.
+  await emit(trx, row, input.at, payloads.paymentExpired(paymentBase(row, await storeOf(trx, row))));
+  return row;
+}
+
+export interface SettleInput {
+  paymentId: string;
+  /** When the acquirer settled it (its report). */
+  settledAt: string;
+  at: Date;
+}
+
+/**
+ * Settled by the acquirer, and `payment.settled` (commission final). The status does not change: a settled payment
+ * stays `captured` (or refunded), `settled` says the rest. Null when it was settled already.
+ */
+export async function settle(trx: Trx, input: SettleInput): Promise<PaymentRow | null> {
+  const res = await trx.updateTable('payments').set({ settled: 1, settled_at: input.settledAt, updated_at: input.at.toISOString() })
+    .where('id', '=', input.paymentId).where('settled', '=', 0).executeTakeFirst();
+  if (!applied(res)) return null;
+  const row = await reload(trx, input.paymentId);
+  // Ledger postings of the settlement (the payout to the merchant): here, on this transaction.
+  await emit(trx, row, input.at, payloads.paymentSettled({
+    ...paymentBase(row, await storeOf(trx, row), row.captured_amount), settlement: await settlementOf(trx, row),
+  }));
+  return row;
+}
+
+export interface RefundAppliedInput {
+  paymentId: string;
+  /** The refund the acquirer made, already recorded as succeeded on this transaction. */
+  refundId: string;
+  amount: number;
+  at: Date;
+}
+
+/**
+ * A refund the acquirer made: its reservation becomes refunded, the payment partially_refunded or refunded, and the
+ * event of that name. One arithmetic update, so concurrent refunds add up without reading the row first. Null when the
+ * payment was not refundable (cannot happen once a refund was reserved).
+ */
+export async function refundApplied(trx: Trx, input: RefundAppliedInput): Promise<PaymentRow | null> {
+  const res = await trx.updateTable('payments').set((eb) => ({
+    refunded_amount: eb('refunded_amount', '+', input.amount),
+    refund_reserved: eb('refund_reserved', '-', input.amount),
+    status: sql<PaymentStatus>`case when captured_amount = refunded_amount + ${input.amount} then 'refunded' else 'partially_refunded' end`,
+    updated_at: input.at.toISOString(),
+  })).where('id', '=', input.paymentId).where('status', 'in', REFUNDABLE).executeTakeFirst();
+  if (!applied(res)) return null;
+  const row = await reload(trx, input.paymentId);
+  const remaining = row.captured_amount - row.refunded_amount;
+  const data = {
+    ...paymentBase(row, await storeOf(trx, row)),
+    refundId: input.refundId,
+    refundOriginalAmount: input.amount,
+    totalRefundedOriginalAmount: row.refunded_amount,
+    remainingOriginalAmount: remaining,
+    originalCurrency: row.currency,
+    settlement: await settlementOf(trx, row),
+  };
+  // Ledger postings of the refund: here, on this transaction.
+  await emit(trx, row, input.at, remaining === 0 ? payloads.paymentRefunded(data) : payloads.paymentPartiallyRefunded(data));
+  return row;
+}
+
+// Disputes (chargebacks) will be one more transition here, written the same way.
+
+/** Releases a capture, cancel or expiry claim held under `operation` (the acquirer refused, or the caller is done). */
+export async function releaseClaim(trx: Trx, paymentId: string, operation: string): Promise<void> {
+  await trx.updateTable('payments').set({ operation: null, operation_at: null })
+    .where('id', '=', paymentId).where('operation', '=', operation).execute();
+}
