@@ -6,9 +6,9 @@ import { after, before, describe, test } from 'node:test';
 import { Acquirers } from '../src/acquirer/acquirers.js';
 import { scheduledJobs } from '../src/start/workers.js';
 import { eachDatabase, ManualClock, startApp, type TestApp } from './support/harness.js';
-import { createMerchant, type MerchantFixture } from './support/factories.js';
+import { createMerchant, type MerchantFixture, createCustomer } from './support/factories.js';
 import { paidPayment } from './support/payments.js';
-import { cardToken, createCustomer, saveCard } from './support/wallet.js';
+import { cardToken, saveCard } from './support/wallet.js';
 
 const CARD = { mode: 'test', number: '4242424242424242', expMonth: 12, expYear: 2040, cvc: '123' };
 
