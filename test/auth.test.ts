@@ -1,6 +1,6 @@
 // Merchant authentication (Bearer key; its prefix picks test or live): the permission and mode-separation matrix.
 import assert from 'node:assert/strict';
-import { after, before, it } from 'node:test';
+import { before, it } from 'node:test';
 import { eachDatabase } from './support/harness.js';
 import { withMerchantApp } from './support/merchant-app.js';
 import { createKey, createMerchant, type MerchantFixture } from './support/factories.js';

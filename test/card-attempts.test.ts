@@ -1,7 +1,7 @@
 // Card testing: a payment session sends at most MOTU_MAX_CARD_ATTEMPTS cards to the acquirer, through the hosted
 // page's pay call and the card component's submit alike, also when the requests arrive together.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { parseConfig } from '../src/config.js';
 import { eachDatabase } from './support/harness.js';
 import { withMerchantApp } from './support/merchant-app.js';

@@ -8,7 +8,7 @@
 // end (a merchant-initiated payment between its steps), the state is made by the service's own step functions.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { buildServices } from '../src/app.js';
 import { base62, idFromKey } from '../src/shared/ids.js';
 import { refundIdFor } from '../src/modules/payments/lifecycle.service.js';

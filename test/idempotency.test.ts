@@ -1,6 +1,6 @@
 // Idempotency-Key on POST: replay, conflict, scope, lifetime, and the concurrent case.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { eachDatabase, ManualClock } from './support/harness.js';
 import { withMerchantApp } from './support/merchant-app.js';
 import { createKey, createMerchant, createStore } from './support/factories.js';

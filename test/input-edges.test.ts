@@ -5,7 +5,7 @@ import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { buildApp } from '../src/app.js';
 import { parseConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/database.js';

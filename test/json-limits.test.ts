@@ -2,7 +2,7 @@
 // deep, 100 keys per object, 16 KB as JSON (docs/payments.md, "Free-form JSON"). A raw body nested deeper than any
 // route accepts is refused before parsing, on every route. What is stored can always be served.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { before, test } from 'node:test';
 import { ADMIN_TOKEN, eachDatabase } from './support/harness.js';
 import { withMerchantApp } from './support/merchant-app.js';
 import { paySession } from './support/payments.js';

@@ -1,6 +1,6 @@
 // Merchant-initiated payments (POST /api/v1/payments) and CORS on every route family.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { before, test } from 'node:test';
 import { eachDatabase } from './support/harness.js';
 import { withMerchantApp } from './support/merchant-app.js';
 import { createKey, createMerchant, createStore, createCustomer } from './support/factories.js';

@@ -1,7 +1,7 @@
 // Payment sessions and payments through HTTP, on every database: the session request, the store codes, the
 // lifecycle, money, API conventions and the existing integrations' requests (docs/payments.md, docs/compatibility.md).
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { ManualClock, eachDatabase, startApp, type TestApp } from './support/harness.js';
 import { withMerchantApp } from './support/merchant-app.js';
 import { createKey, createMerchant, createStore } from './support/factories.js';

@@ -3,7 +3,7 @@
 // customers created from the buyer, the statement label at the acquirer, settled payments keeping `captured`,
 // payment links with only an order, and `[]` bodies. Everything through HTTP, on every database.
 import assert from 'node:assert/strict';
-import { after, before, it } from 'node:test';
+import { it } from 'node:test';
 import { Acquirers } from '../src/acquirer/acquirers.js';
 import { PaymentLifecycleService } from '../src/modules/payments/lifecycle.service.js';
 import { runPaymentSchedule } from '../src/modules/payments/payments.scheduler.js';
@@ -16,7 +16,6 @@ import { saveCard } from './support/wallet.js';
 import { CARDS } from './support/cards.js';
 import { paymentEvents, eventsOfType } from './support/events.js';
 
-const CHALLENGE = '4000000000003220';
 /** Saved by a zero-amount verification; every later charge is refused `card_unknown`. */
 const UNKNOWN_LATER = '4000000000005126';
 
@@ -37,7 +36,7 @@ eachDatabase('hardening: payments and existing integrations', (dialect) => {
   /** A 3-D Secure challenge left open, the same session paid by another card meanwhile, then refunded in full. */
   async function paidThenRefundedWhileChallenged(start: (sessionId: string, token: string) => Promise<string>) {
     const session = await createSession(t, m.testKey, { amount: 2_000 });
-    const authorizationId = await start(session.sessionId, await tokenize(t, CHALLENGE));
+    const authorizationId = await start(session.sessionId, await tokenize(t, CARDS.challenge));
     await paySession(t, session.sessionId, CARDS.visa);
     const refund = await post(`/api/v1/payments/${session.paymentId}/refund`, {});
     assert.equal(refund.status, 201, JSON.stringify(refund.body));

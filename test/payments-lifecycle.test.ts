@@ -2,7 +2,7 @@
 // beyond, concurrent), expiries and settlement driven by a ManualClock, and the payload of every event.
 // Payments are authorized through the checkout's own server-side path (token endpoint, then the pay call).
 import assert from 'node:assert/strict';
-import { after, before, it } from 'node:test';
+import { before, it } from 'node:test';
 import { Acquirers } from '../src/acquirer/acquirers.js';
 import { PaymentLifecycleService } from '../src/modules/payments/lifecycle.service.js';
 import { runPaymentSchedule } from '../src/modules/payments/payments.scheduler.js';

@@ -5,7 +5,7 @@
 // reconciles (Motu's refunded/reserved amounts against the acquirer's), exactly one event, never a second refund
 // or capture at the acquirer.
 import assert from 'node:assert/strict';
-import { after, before, it } from 'node:test';
+import { before, it } from 'node:test';
 import { Acquirers } from '../src/acquirer/acquirers.js';
 import { PaymentLifecycleService, refundIdFor } from '../src/modules/payments/lifecycle.service.js';
 import { requestHash } from '../src/http/idempotency.js';

@@ -2,7 +2,7 @@
 // compiledInsertPair), on SQLite one group commit. What a merchant sees is the same as one by one: every session
 // created, distinct, readable; and a pair that cannot be written fails only its own caller.
 import assert from 'node:assert/strict';
-import { after, before, it } from 'node:test';
+import { it } from 'node:test';
 import { sql } from 'kysely';
 import { compiledInsertPair } from '../src/db/compiled.js';
 import type { PaymentRow, PaymentSessionRow } from '../src/modules/payments/payments.table.js';

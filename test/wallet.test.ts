@@ -1,6 +1,6 @@
 // Wallet API (docs/wallet.md): wallet sessions, card links, payment methods, dedup by fingerprint, removal events.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { eachDatabase, ManualClock } from './support/harness.js';
 import { withMerchantApp } from './support/merchant-app.js';
 import { createMerchant, createCustomer } from './support/factories.js';
