@@ -1,19 +1,18 @@
 // Merchant authentication (Bearer key; its prefix picks test or live): the permission and mode-separation matrix.
 import assert from 'node:assert/strict';
-import { after, before, it } from 'node:test';
-import { eachDatabase, startApp, type TestApp } from './support/harness.js';
+import { before, it } from 'node:test';
+import { eachDatabase } from './support/harness.js';
+import { withMerchantApp } from './support/merchant-app.js';
 import { createKey, createMerchant, type MerchantFixture } from './support/factories.js';
-import { cutListener, eventually, fromAnotherProcess, listenerBackendPid, listening, settled } from './support/reference.js';
+import { cutListener, fromAnotherProcess, listenerBackendPid, listening, settled } from './support/reference.js';
+import { eventually } from './support/wait.js';
 
 eachDatabase('merchant authentication', (dialect) => {
-  let t: TestApp;
-  let m: MerchantFixture;
   let other: MerchantFixture;
   let keys: Record<string, string>;
+  // PostgreSQL: the reference listener checks its connection every 500 ms (5 s by default), for the heartbeat test.
+  const { t, m } = withMerchantApp(dialect, { listenerHeartbeatMs: 500, merchantName: 'Matrix' });
   before(async () => {
-    // PostgreSQL: the reference listener checks its connection every 500 ms (5 s by default), for the heartbeat test.
-    t = await startApp(dialect, { listenerHeartbeatMs: 500 });
-    m = await createMerchant(t, 'Matrix');
     other = await createMerchant(t, 'Stranger');
     keys = {
       testWrite: m.testKey,
@@ -24,7 +23,6 @@ eachDatabase('merchant authentication', (dialect) => {
       otherLive: other.liveKey,
     };
   });
-  after(async () => t.close());
 
   it('answers 401 without a key, with a malformed or unknown key, and with a non-Bearer scheme', async () => {
     const cases: [string, Record<string, string>][] = [

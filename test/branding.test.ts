@@ -8,10 +8,9 @@ import { after, before, it, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { contrast, textOn } from '../src/modules/merchants/branding.js';
 import { chromiumAvailable, freePort, launchBrowser, newPage, serveApp, type ServedApp } from './support/browser.js';
-import { createMerchant } from './support/factories.js';
+import { createMerchant, createCustomer } from './support/factories.js';
 import { eachDatabase, startApp, type TestApp } from './support/harness.js';
 import { createSession } from './support/payments.js';
-import { createCustomer } from './support/wallet.js';
 
 test('text on the primary colour: white or dark, whichever reads better (WCAG luminance)', () => {
   assert.equal(textOn('#0f766e'), '#ffffff');

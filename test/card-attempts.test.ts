@@ -1,11 +1,13 @@
 // Card testing: a payment session sends at most MOTU_MAX_CARD_ATTEMPTS cards to the acquirer, through the hosted
 // page's pay call and the card component's submit alike, also when the requests arrive together.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { parseConfig } from '../src/config.js';
-import { eachDatabase, startApp, type TestApp } from './support/harness.js';
-import { createMerchant, type MerchantFixture } from './support/factories.js';
-import { CARDS, createSession, eventsOf, tokenize } from './support/payments.js';
+import { eachDatabase } from './support/harness.js';
+import { withMerchantApp } from './support/merchant-app.js';
+import { createSession, tokenize } from './support/payments.js';
+import { CARDS } from './support/cards.js';
+import { paymentEvents } from './support/events.js';
 
 const MAX = 3;
 
@@ -17,13 +19,7 @@ test('MOTU_MAX_CARD_ATTEMPTS: 10 by default, 1 to 1000', () => {
 });
 
 eachDatabase('card attempts per payment session', (dialect) => {
-  let t: TestApp;
-  let m: MerchantFixture;
-  before(async () => {
-    t = await startApp(dialect, { env: { MOTU_MAX_CARD_ATTEMPTS: String(MAX), MOTU_TOKENS_PER_SESSION: '50' } });
-    m = await createMerchant(t);
-  });
-  after(async () => t.close());
+  const { t, m } = withMerchantApp(dialect, { env: { MOTU_MAX_CARD_ATTEMPTS: String(MAX), MOTU_TOKENS_PER_SESSION: '50' } });
 
   const pay = async (sessionId: string, card: string) =>
     t.api(undefined, 'POST', `/checkout/${sessionId}/pay`, { token: await tokenize(t, sessionId, card) });
@@ -56,7 +52,7 @@ eachDatabase('card attempts per payment session', (dialect) => {
         assert.match(failed.body, /https:\/\/shop\.example\/return\?/, 'the way back to the merchant stays');
       }
     }
-    const events = await eventsOf(t, paymentId);
+    const events = await paymentEvents(t, paymentId);
 
     // Even a good card is not sent now.
     const refused = await pay(sessionId, CARDS.visa);
@@ -68,7 +64,7 @@ eachDatabase('card attempts per payment session', (dialect) => {
     const payment = await t.api(m.testKey, 'GET', `/api/v1/payments/${paymentId}`);
     assert.equal(payment.body.status, 'failed');
     assert.equal(payment.body.refusalCode, 'card_declined');
-    assert.deepEqual(await eventsOf(t, paymentId), events, 'the refused attempt wrote no event');
+    assert.deepEqual(await paymentEvents(t, paymentId), events, 'the refused attempt wrote no event');
     assert.deepEqual(events.map((e) => e.type), Array(MAX).fill('payment.failed'));
 
     // The page and the card component both know the session is spent.

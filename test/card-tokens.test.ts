@@ -8,9 +8,9 @@ import { Acquirers } from '../src/acquirer/acquirers.js';
 import { parseConfig } from '../src/config.js';
 import { scheduledJobs } from '../src/start/workers.js';
 import { eachDatabase, ManualClock, startApp, type TestApp } from './support/harness.js';
-import { createMerchant, type MerchantFixture } from './support/factories.js';
+import { createMerchant, type MerchantFixture, createCustomer } from './support/factories.js';
 import { createSession, paidPayment, paySession } from './support/payments.js';
-import { cardToken, createCustomer, saveCard, walletSession } from './support/wallet.js';
+import { cardToken, saveCard, walletSession } from './support/wallet.js';
 
 const CARD = { mode: 'test', number: '4242424242424242', expMonth: 12, expYear: 2040, cvc: '123' };
 

@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { chromiumAvailable, launchBrowser, newPage, serveApp, type ServedApp } from './support/browser.js';
-import { createCustomer } from './support/checkout.js';
-import { createMerchant, type MerchantFixture } from './support/factories.js';
+import { createCustomer, createMerchant, type MerchantFixture } from './support/factories.js';
+import { paymentEvents } from './support/events.js';
 import { eachDatabase, ManualClock } from './support/harness.js';
 
 const SHOP = 'https://shop.example';
@@ -61,11 +61,6 @@ eachDatabase('hosted checkout in a browser', (dialect) => {
     return res.body;
   }
 
-  async function eventsOf(paymentId: string) {
-    const rows = await t.db.kysely.selectFrom('webhook_events').select(['type', 'body']).where('payment_id', '=', paymentId).orderBy('created_at').orderBy('seq').execute();
-    return rows.map((r) => ({ type: r.type, data: JSON.parse(r.body).data }));
-  }
-
   async function payWithCard(number: string, overrides: Record<string, unknown> = {}) {
     const s = await session(overrides);
     const { context, page } = await open(s.checkoutUrl);
@@ -87,7 +82,7 @@ eachDatabase('hosted checkout in a browser', (dialect) => {
     assert.equal(p.cardBrand, 'VISA');
     assert.equal(p.cardLast4, '4242');
     assert.equal(p.capturedAmount, 1000);
-    const events = await eventsOf(s.paymentId);
+    const events = await paymentEvents(t, s.paymentId);
     assert.deepEqual(events.map((e) => e.type), ['payment.authorized', 'payment.captured']);
     assert.equal(events[0].data.status, 'transit');
     assert.equal(events[0].data.cardLast4, '4242');
@@ -134,7 +129,7 @@ eachDatabase('hosted checkout in a browser', (dialect) => {
       const p = await payment(s.paymentId);
       assert.equal(p.status, 'failed');
       assert.equal(p.refusalCode, code);
-      const events = await eventsOf(s.paymentId);
+      const events = await paymentEvents(t, s.paymentId);
       assert.deepEqual(events.map((e) => e.type), ['payment.failed']);
       assert.equal(events[0].data.refusalCode, code);
       await context.close();
@@ -150,7 +145,7 @@ eachDatabase('hosted checkout in a browser', (dialect) => {
     await page.waitForURL(`${SHOP}/**`);
     assert.equal((await payment(s.paymentId)).status, 'captured');
     // One event per step, in the order they were recorded (the test clock gives them all the same createdAt: seq orders them).
-    assert.deepEqual((await eventsOf(s.paymentId)).map((e) => e.type), ['payment.failed', 'payment.authorized', 'payment.captured']);
+    assert.deepEqual((await paymentEvents(t, s.paymentId)).map((e) => e.type), ['payment.failed', 'payment.authorized', 'payment.captured']);
     await context.close();
   });
 
@@ -177,7 +172,7 @@ eachDatabase('hosted checkout in a browser', (dialect) => {
     const p = await payment(s.paymentId);
     assert.equal(p.status, 'failed');
     assert.equal(p.refusalCode, 'insufficient_funds');
-    assert.deepEqual((await eventsOf(s.paymentId)).map((e) => e.type), ['payment.failed', 'payment.failed']);
+    assert.deepEqual((await paymentEvents(t, s.paymentId)).map((e) => e.type), ['payment.failed', 'payment.failed']);
     await first.context.close();
     await second.context.close();
   });
@@ -186,7 +181,7 @@ eachDatabase('hosted checkout in a browser', (dialect) => {
     const { s, context, page } = await payWithCard('4000000000001208');
     await page.getByRole('alert').filter({ hasText: 'cannot authenticate the payment in this browser' }).waitFor();
     assert.equal((await payment(s.paymentId)).status, 'pending');
-    assert.deepEqual(await eventsOf(s.paymentId), []);
+    assert.deepEqual(await paymentEvents(t, s.paymentId), []);
     await context.close();
   });
 
@@ -230,7 +225,7 @@ eachDatabase('hosted checkout in a browser', (dialect) => {
     const p = await payment(s.paymentId);
     assert.equal(p.status, 'transit');
     assert.equal(p.capturedAmount, 0);
-    assert.deepEqual((await eventsOf(s.paymentId)).map((e) => e.type), ['payment.authorized']);
+    assert.deepEqual((await paymentEvents(t, s.paymentId)).map((e) => e.type), ['payment.authorized']);
     await context.close();
   });
 
@@ -302,7 +297,7 @@ eachDatabase('hosted checkout in a browser', (dialect) => {
   });
 
   it('the save-my-card checkbox follows savePaymentMethodCheckedByDefault', async () => {
-    const customer = await createCustomer(t, merchant.testKey, 'saver@example.com');
+    const customer = { id: await createCustomer(t, merchant.testKey, { email: 'saver@example.com' }) };
     const on = await session({ customerId: customer.id, allowCustomerToSavePaymentMethod: true });
     const a = await open(on.checkoutUrl);
     assert.equal(await a.page.getByRole('checkbox', { name: 'Save my card' }).isChecked(), true);
@@ -318,12 +313,12 @@ eachDatabase('hosted checkout in a browser', (dialect) => {
   });
 
   it('saves the card when asked, then offers it as a one-click radio to a session created with customerId', async () => {
-    const customer = await createCustomer(t, merchant.testKey, 'oneclick@example.com');
+    const customer = { id: await createCustomer(t, merchant.testKey, { email: 'oneclick@example.com' }) };
     const first = await payWithCard('5555555555554444', { customerId: customer.id, allowCustomerToSavePaymentMethod: true });
     await first.page.waitForURL(`${SHOP}/**`);
     const paid = await payment(first.s.paymentId);
     assert.match(paid.paymentMethodId, /^pm_/);
-    const authorized = (await eventsOf(first.s.paymentId)).find((e) => e.type === 'payment.authorized')!;
+    const authorized = (await paymentEvents(t, first.s.paymentId)).find((e) => e.type === 'payment.authorized')!;
     assert.equal(authorized.data.paymentMethodId, paid.paymentMethodId);
     assert.equal(authorized.data.customerId, customer.id);
     await first.context.close();
@@ -352,7 +347,7 @@ eachDatabase('hosted checkout in a browser', (dialect) => {
     await page.waitForURL(`${SHOP}/**`);
     const p = await payment(s.paymentId);
     assert.match(p.customerId, /^cus_/);
-    const authorized = (await eventsOf(s.paymentId)).find((e) => e.type === 'payment.authorized')!;
+    const authorized = (await paymentEvents(t, s.paymentId)).find((e) => e.type === 'payment.authorized')!;
     assert.equal(authorized.data.customerId, p.customerId);
     assert.equal(authorized.data.customerCreated, true);
     await context.close();
@@ -365,7 +360,7 @@ eachDatabase('hosted checkout in a browser', (dialect) => {
     await page.waitForURL(`${SHOP}/**`);
     assert.equal(new URL(page.url()).searchParams.get('status'), 'cancelled');
     assert.equal((await payment(s.paymentId)).status, 'cancelled');
-    const events = await eventsOf(s.paymentId);
+    const events = await paymentEvents(t, s.paymentId);
     assert.deepEqual(events.map((e) => e.type), ['payment.cancelled']);
     assert.equal(events[0].data.cancelledBy, 'porteur');
     await page.goto(s.checkoutUrl);

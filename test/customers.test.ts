@@ -1,16 +1,11 @@
 import assert from 'node:assert/strict';
-import { after, before, it } from 'node:test';
-import { eachDatabase, startApp, type TestApp } from './support/harness.js';
-import { createMerchant, createKey, type MerchantFixture } from './support/factories.js';
+import { it } from 'node:test';
+import { eachDatabase } from './support/harness.js';
+import { withMerchantApp } from './support/merchant-app.js';
+import { createMerchant, createKey } from './support/factories.js';
 
 eachDatabase('customers', (dialect) => {
-  let t: TestApp;
-  let m: MerchantFixture;
-  before(async () => {
-    t = await startApp(dialect);
-    m = await createMerchant(t);
-  });
-  after(async () => t.close());
+  const { t, m } = withMerchantApp(dialect);
 
   it('creates, reads and lists a customer', async () => {
     const created = await t.api(m.testKey, 'POST', '/api/v1/customers', { email: 'Hina@Example.pf', externalId: 'crm-1', name: 'Hina' });

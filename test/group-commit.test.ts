@@ -7,6 +7,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import { GroupCommitter } from '../src/db/group-commit.js';
 import { eachDatabase, freshDatabase, type TestDatabase } from './support/harness.js';
+import { eventually } from './support/wait.js';
 
 eachDatabase('concurrent transactions', (dialect) => {
   let d: TestDatabase;
@@ -132,7 +133,7 @@ describe('group commit waiting for its fsync', () => {
     const { kysely, syncs, insert, count, deferred } = open();
     const first = [insert('a'), insert('b')];
     // Wait (bounded) until the batch committed and asked for its fsync: a loaded machine may take more than a few ms.
-    for (let i = 0; i < 200 && syncs.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    await eventually('the batch asks for its fsync', () => syncs.length > 0, 2000, 10);
     assert.equal(count(), 2, 'committed');
     assert.equal(deferred(), 1, 'its COMMIT was not synced by the database');
     assert.equal(syncs.length, 1);
@@ -140,7 +141,7 @@ describe('group commit waiting for its fsync', () => {
     // A reader through the database's one connection waits for the fsync: nobody sees rows a power cut could take back.
     const reader = kysely.selectFrom('t').select('name').execute();
     const second = insert('c');
-    for (let i = 0; i < 200 && syncs.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+    await eventually('the next batch asks for its fsync', () => syncs.length >= 2, 2000, 10);
     assert.equal(count(), 3, 'the next batch commits while the first fsync runs (same hold of the connection)');
     assert.equal(syncs.length, 2, 'and asks for an fsync of its own');
     assert.equal(await settled(reader), false, 'a read waits for the fsyncs in flight');
@@ -158,7 +159,7 @@ describe('group commit waiting for its fsync', () => {
   it('a failed fsync fails every caller of the batch', async () => {
     const { kysely, syncs, insert } = open();
     const calls = [insert('x'), insert('y')];
-    for (let i = 0; i < 200 && syncs.length === 0; i++) await new Promise((r) => setTimeout(r, 10)); // bounded: a loaded machine is slow
+    await eventually('the batch asks for its fsync', () => syncs.length > 0, 2000, 10); // a loaded machine is slow
     assert.equal(syncs.length, 1, 'the batch committed and asked for its fsync');
     syncs[0]!.reject(new Error('EIO'));
     for (const c of calls) await assert.rejects(c, /EIO/);

@@ -8,7 +8,8 @@ import { parseConfig } from '../src/config.js';
 import { createLogger } from '../src/http/logger.js';
 import { sha256Hex } from '../src/shared/hash.js';
 import { ADMIN_TOKEN, eachDatabase, freshDatabase, startApp, type TestApp } from './support/harness.js';
-import { createMerchant, type MerchantFixture } from './support/factories.js';
+import { withMerchantApp } from './support/merchant-app.js';
+import { createMerchant } from './support/factories.js';
 
 function isErrorShape(body: any): void {
   assert.equal(typeof body, 'object');
@@ -19,13 +20,7 @@ function isErrorShape(body: any): void {
 }
 
 eachDatabase('HTTP conventions', (dialect) => {
-  let t: TestApp;
-  let m: MerchantFixture;
-  before(async () => {
-    t = await startApp(dialect);
-    m = await createMerchant(t);
-  });
-  after(async () => t.close());
+  const { t, m } = withMerchantApp(dialect);
 
   it('answers unknown routes with 404 and the error shape', async () => {
     for (const [method, url] of [

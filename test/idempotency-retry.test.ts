@@ -8,17 +8,20 @@
 // end (a merchant-initiated payment between its steps), the state is made by the service's own step functions.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { buildServices } from '../src/app.js';
 import { base62, idFromKey } from '../src/shared/ids.js';
 import { refundIdFor } from '../src/modules/payments/lifecycle.service.js';
 import { recoverClaims, recoveryEveryMs } from '../src/modules/payments/payments.scheduler.js';
 import { sessionIdsFor } from '../src/modules/payments/sessions.service.js';
 import { MerchantPaymentsService, merchantPaymentIdFor } from '../src/modules/wallet/merchant-payments.service.js';
-import { createMerchant, type MerchantFixture } from './support/factories.js';
-import { eachDatabase, ManualClock, startApp, type TestApp } from './support/harness.js';
-import { eventsOf, paidPayment } from './support/payments.js';
-import { CARDS, createCustomer, saveCard } from './support/wallet.js';
+import { eachDatabase } from './support/harness.js';
+import { withMerchantApp } from './support/merchant-app.js';
+import { paidPayment } from './support/payments.js';
+import { saveCard } from './support/wallet.js';
+import { CARDS } from './support/cards.js';
+import { paymentEvents } from './support/events.js';
+import { createCustomer } from './support/factories.js';
 
 describe('ids derived from an Idempotency-Key', () => {
   it('idFromKey has the shape of a random id, and sessionIdsFor / refundIdFor are unchanged by moving onto it', () => {
@@ -41,13 +44,7 @@ describe('ids derived from an Idempotency-Key', () => {
 });
 
 eachDatabase('a creating POST killed mid-way, retried with its Idempotency-Key', (dialect) => {
-  let t: TestApp;
-  let m: MerchantFixture;
-  before(async () => {
-    t = await startApp(dialect);
-    m = await createMerchant(t);
-  });
-  after(() => t.close());
+  const { t, m } = withMerchantApp(dialect);
 
   /** What a request killed after its commit, before its answer was stored, leaves: its key in flight, 61 s old. */
   async function abandon(key: string) {
@@ -113,7 +110,7 @@ eachDatabase('a creating POST killed mid-way, retried with its Idempotency-Key',
 
   it('POST /events/{id}/resend: one new delivery per target, not two', async () => {
     const paymentId = await paidPayment(t, m.testKey);
-    const [event] = await eventsOf(t, paymentId);
+    const [event] = await paymentEvents(t, paymentId);
     const deliveries = () => t.db.kysely.selectFrom('webhook_deliveries').select('id').where('event_id', '=', event!.id).orderBy('id').execute();
     const before = (await deliveries()).length;
     assert.ok(before >= 1, 'the event had a target');
@@ -180,7 +177,7 @@ eachDatabase('a creating POST killed mid-way, retried with its Idempotency-Key',
     const capture = await transitionKilledRetried(`/api/v1/payments/${authorized}/capture`, { amount: 3000 }, 'capture-key', 200);
     assert.deepEqual(capture.retry, capture.first);
     assert.equal(capture.retry.status, 'captured');
-    assert.equal((await eventsOf(t, authorized)).filter((e) => e.type === 'payment.captured').length, 1);
+    assert.equal((await paymentEvents(t, authorized)).filter((e) => e.type === 'payment.captured').length, 1);
     // Not for another request: a new key, or another amount, still gets the 422.
     const again = await t.api(m.testKey, 'POST', `/api/v1/payments/${authorized}/capture`, { amount: 3000 }, { 'idempotency-key': 'capture-key-2' });
     assert.equal(again.status, 422);
@@ -188,7 +185,7 @@ eachDatabase('a creating POST killed mid-way, retried with its Idempotency-Key',
     const cancel = await transitionKilledRetried(`/api/v1/payments/${toCancel}/cancel`, {}, 'cancel-key', 200);
     assert.deepEqual(cancel.retry, cancel.first);
     assert.equal(cancel.retry.status, 'cancelled');
-    assert.equal((await eventsOf(t, toCancel)).filter((e) => e.type === 'payment.cancelled').length, 1);
+    assert.equal((await paymentEvents(t, toCancel)).filter((e) => e.type === 'payment.cancelled').length, 1);
     assert.equal((await t.api(m.testKey, 'POST', `/api/v1/payments/${toCancel}/cancel`)).status, 422);
   });
 
@@ -291,15 +288,7 @@ eachDatabase('a creating POST killed mid-way, retried with its Idempotency-Key',
 });
 
 eachDatabase('an Idempotency-Key used again after its 24 hours', (dialect) => {
-  let t: TestApp;
-  let m: MerchantFixture;
-  let clock: ManualClock;
-  before(async () => {
-    clock = new ManualClock(new Date());
-    t = await startApp(dialect, { clock });
-    m = await createMerchant(t);
-  });
-  after(() => t.close());
+  const { t, m, clock } = withMerchantApp(dialect, { clock: 'now' });
   const owner = () => ({ merchantId: m.id, mode: 'test' as const });
   const payment = (id: string) => t.db.kysely.selectFrom('payments').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
@@ -332,15 +321,7 @@ eachDatabase('an Idempotency-Key used again after its 24 hours', (dialect) => {
 });
 
 eachDatabase('a capture or cancel killed mid-way, with MOTU_OPERATION_CLAIM_SECONDS=5', (dialect) => {
-  let t: TestApp;
-  let m: MerchantFixture;
-  let clock: ManualClock;
-  before(async () => {
-    clock = new ManualClock(new Date());
-    t = await startApp(dialect, { clock, env: { MOTU_OPERATION_CLAIM_SECONDS: '5' } });
-    m = await createMerchant(t);
-  });
-  after(() => t.close());
+  const { t, m, clock } = withMerchantApp(dialect, { clock: 'now', env: { MOTU_OPERATION_CLAIM_SECONDS: '5' } });
   const owner = () => ({ merchantId: m.id, mode: 'test' as const });
   const payment = (id: string) => t.db.kysely.selectFrom('payments').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
@@ -348,7 +329,7 @@ eachDatabase('a capture or cancel killed mid-way, with MOTU_OPERATION_CLAIM_SECO
     const s = buildServices(t.config, t.db, clock);
     assert.equal(s.lifecycle.claimTtlSeconds, 5);
     const viewAt = async (id: string) => (await s.acquirers.forMode('test').getAuthorization('test', (await payment(id)).acquirer_authorization_id!))!;
-    const captured = async (id: string) => (await eventsOf(t, id)).filter((e) => e.type === 'payment.captured').length;
+    const captured = async (id: string) => (await paymentEvents(t, id)).filter((e) => e.type === 'payment.captured').length;
     // Killed before the acquirer was called, and killed after it captured (before recording it).
     const before = await paidPayment(t, m.testKey, { amount: 4000, captureMode: 'MANUAL' });
     const afterAcquirer = await paidPayment(t, m.testKey, { amount: 4000, captureMode: 'MANUAL' });
@@ -393,7 +374,7 @@ eachDatabase('a capture or cancel killed mid-way, with MOTU_OPERATION_CLAIM_SECO
     clock.advance(2_000);
     assert.equal(await recoverClaims(deps, clock.now()), 1);
     assert.equal((await payment(id)).status, 'captured');
-    assert.equal((await eventsOf(t, id)).filter((e) => e.type === 'payment.captured').length, 1);
+    assert.equal((await paymentEvents(t, id)).filter((e) => e.type === 'payment.captured').length, 1);
   });
 
   describe('a merchant-initiated payment left pending by its stopped request, never retried', () => {
@@ -411,7 +392,7 @@ eachDatabase('a capture or cancel killed mid-way, with MOTU_OPERATION_CLAIM_SECO
     });
     const body = (reference: string, captureMode: 'AUTO' | 'MANUAL' = 'AUTO') => ({ paymentMethodId: visa, order: { reference, amount: 3100, currency: 'EUR' as const }, captureMode, notificationUrl: 'https://shop.example/n' });
     const attempts = (id: string) => t.db.kysely.selectFrom('acquirer_authorizations').select(['id', 'status']).where('merchant_reference', '=', id).execute();
-    const types = async (id: string) => (await eventsOf(t, id)).map((e) => e.type).sort();
+    const types = async (id: string) => (await paymentEvents(t, id)).map((e) => e.type).sort();
 
     it('stopped before the acquirer: the recovery job fails it, with no charge, once older than MOTU_OPERATION_CLAIM_SECONDS', async () => {
       const { paymentId: id } = await service.writePending({ ...owner(), storeId: null }, body('MIT-LEFT-1'));

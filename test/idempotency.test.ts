@@ -1,18 +1,13 @@
 // Idempotency-Key on POST: replay, conflict, scope, lifetime, and the concurrent case.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { eachDatabase, ManualClock, startApp, type TestApp } from './support/harness.js';
-import { createKey, createMerchant, createStore, type MerchantFixture } from './support/factories.js';
+import { before, describe, it } from 'node:test';
+import { eachDatabase, ManualClock } from './support/harness.js';
+import { withMerchantApp } from './support/merchant-app.js';
+import { createKey, createMerchant, createStore } from './support/factories.js';
 
 eachDatabase('idempotency', (dialect) => {
-  let t: TestApp;
-  let m: MerchantFixture;
   const clock = new ManualClock(new Date('2026-03-01T10:00:00Z'));
-  before(async () => {
-    t = await startApp(dialect, { clock });
-    m = await createMerchant(t);
-  });
-  after(async () => t.close());
+  const { t, m } = withMerchantApp(dialect, { clock });
 
   const countByExternalId = async (key: string, externalId: string) =>
     (await t.api(key, 'GET', `/api/v1/customers?externalId=${externalId}`)).body.data.length as number;

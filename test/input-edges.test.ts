@@ -5,27 +5,22 @@ import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { buildApp } from '../src/app.js';
 import { parseConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/database.js';
 import { migrate } from '../src/db/migrate.js';
 import { createLogger } from '../src/http/logger.js';
 import { sha256Hex } from '../src/shared/hash.js';
-import { ADMIN_TOKEN, eachDatabase, freshDatabase, startApp, type TestApp } from './support/harness.js';
-import { createMerchant, type MerchantFixture } from './support/factories.js';
+import { ADMIN_TOKEN, eachDatabase, freshDatabase, type TestApp } from './support/harness.js';
+import { withMerchantApp } from './support/merchant-app.js';
+import { createMerchant } from './support/factories.js';
 import { createSession } from './support/payments.js';
 
 const LEAP = '2016-12-31T23:59:60Z';
 
 eachDatabase('input edges', (dialect) => {
-  let t: TestApp;
-  let m: MerchantFixture;
-  before(async () => {
-    t = await startApp(dialect);
-    m = await createMerchant(t);
-  });
-  after(async () => t.close());
+  const { t, m } = withMerchantApp(dialect);
 
   test('a leap second (or any time a Date cannot hold) in a date filter is 400 VALIDATION_ERROR naming the filter', async () => {
     const filters: Array<[string, string]> = [

@@ -4,9 +4,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { eachDatabase, startApp, type TestApp } from './support/harness.js';
-import { createKey, createMerchant, createStore } from './support/factories.js';
+import { createKey, createMerchant, createStore, createCustomer } from './support/factories.js';
 import { createSession, paidPayment } from './support/payments.js';
-import { createCustomer, saveCard } from './support/wallet.js';
+import { saveCard } from './support/wallet.js';
 import { rowCounts, tableNames } from './support/tables.js';
 
 interface Victim {

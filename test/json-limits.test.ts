@@ -2,12 +2,13 @@
 // deep, 100 keys per object, 16 KB as JSON (docs/payments.md, "Free-form JSON"). A raw body nested deeper than any
 // route accepts is refused before parsing, on every route. What is stored can always be served.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { ADMIN_TOKEN, eachDatabase, startApp, type TestApp } from './support/harness.js';
-import { createMerchant, type MerchantFixture } from './support/factories.js';
+import { before, test } from 'node:test';
+import { ADMIN_TOKEN, eachDatabase } from './support/harness.js';
+import { withMerchantApp } from './support/merchant-app.js';
 import { paySession } from './support/payments.js';
 import { rowCounts, tableNames } from './support/tables.js';
-import { createCustomer, saveCard } from './support/wallet.js';
+import { saveCard } from './support/wallet.js';
+import { createCustomer } from './support/factories.js';
 
 /** A value nesting `depth` containers (objects and arrays alternating), the value itself the first. */
 function nested(depth: number): unknown {
@@ -20,19 +21,15 @@ const ORDER = { reference: 'ORD-J', amount: 1000, currency: 'EUR' };
 const SESSION = { order: ORDER, redirectUrl: 'https://shop.example/r', notificationUrl: 'https://shop.example/n' };
 
 eachDatabase('free-form JSON limits', (dialect) => {
-  let t: TestApp;
-  let m: MerchantFixture;
   let customerId: string;
   let paymentMethodId: string;
   let tables: string[];
+  const { t, m } = withMerchantApp(dialect);
   before(async () => {
-    t = await startApp(dialect);
-    m = await createMerchant(t);
     customerId = await createCustomer(t, m.testKey);
     paymentMethodId = (await saveCard(t, m.testKey, customerId)).result.paymentMethodId;
     tables = await tableNames(t.db);
   });
-  after(async () => t.close());
 
   /** Every free-form field of every route, with a body holding `value` in it. */
   const cases = (value: unknown): Array<[string, string, string, unknown]> => [

@@ -5,10 +5,9 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, test } from 'node:test';
 import { scheduledJobs } from '../src/start/workers.js';
 import { eachDatabase, ManualClock, startApp, type TestApp } from './support/harness.js';
-import { createMerchant } from './support/factories.js';
+import { createMerchant, createCustomer } from './support/factories.js';
 import { createSession, paySession } from './support/payments.js';
 import { decodePart, fakeSmtp, mimeParts, subjectOf, type FakeSmtp } from './support/smtp.js';
-import { createCustomer } from './support/wallet.js';
 
 const FROM = 'Motu payments <pay@motu.example>';
 

@@ -1,31 +1,25 @@
 // Merchant-initiated payments (POST /api/v1/payments) and CORS on every route family.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { eachDatabase, startApp, type TestApp } from './support/harness.js';
-import { createKey, createMerchant, createStore, type MerchantFixture } from './support/factories.js';
-import { CARDS, createCustomer, saveCard } from './support/wallet.js';
+import { before, test } from 'node:test';
+import { eachDatabase } from './support/harness.js';
+import { withMerchantApp } from './support/merchant-app.js';
+import { createKey, createMerchant, createStore, createCustomer } from './support/factories.js';
+import { saveCard } from './support/wallet.js';
+import { CARDS } from './support/cards.js';
+import { paymentEvents } from './support/events.js';
 
 const NOTIFY = 'https://merchant.example/hooks';
 
 eachDatabase('merchant-initiated payments', (dialect) => {
-  let t: TestApp;
-  let m: MerchantFixture;
   let customerId: string;
   let visa: string;
   let saveThenDecline: string;
+  const { t, m } = withMerchantApp(dialect);
   before(async () => {
-    t = await startApp(dialect);
-    m = await createMerchant(t);
     customerId = await createCustomer(t, m.testKey);
     visa = (await saveCard(t, m.testKey, customerId, CARDS.visa)).result.paymentMethodId;
     saveThenDecline = (await saveCard(t, m.testKey, customerId, CARDS.saveThenDecline)).result.paymentMethodId;
   });
-  after(async () => t.close());
-
-  const eventsFor = async (paymentId: string) => {
-    const rows = await t.db.kysely.selectFrom('webhook_events').select(['type', 'body']).where('payment_id', '=', paymentId).orderBy('created_at').orderBy('seq').execute();
-    return rows.map((r) => JSON.parse(r.body));
-  };
 
   test('AUTO: 201, captured, payment.authorized then payment.captured to the notificationUrl', async () => {
     const res = await t.api(m.testKey, 'POST', '/api/v1/payments', {
@@ -35,7 +29,7 @@ eachDatabase('merchant-initiated payments', (dialect) => {
     assert.equal(res.body.status, 'captured');
     assert.equal(res.body.paymentMethodId, visa);
     assert.equal(res.body.customerId, customerId);
-    const events = await eventsFor(res.body.id);
+    const events = await paymentEvents(t, res.body.id);
     assert.deepEqual(events.map((e) => e.type).sort(), ['payment.authorized', 'payment.captured']);
     const auth = events.find((e) => e.type === 'payment.authorized').data;
     assert.equal(auth.status, 'transit');
@@ -56,7 +50,7 @@ eachDatabase('merchant-initiated payments', (dialect) => {
     });
     assert.equal(res.status, 201);
     assert.equal(res.body.status, 'transit');
-    const events = await eventsFor(res.body.id);
+    const events = await paymentEvents(t, res.body.id);
     assert.deepEqual(events.map((e) => e.type), ['payment.authorized']);
     assert.equal(events[0].data.amount, 838);
     assert.equal(events[0].data.grossAmount, 1000);
@@ -70,7 +64,7 @@ eachDatabase('merchant-initiated payments', (dialect) => {
     assert.equal(res.status, 201, JSON.stringify(res.body));
     assert.equal(res.body.status, 'failed');
     assert.equal(res.body.refusalCode, 'card_declined');
-    const events = await eventsFor(res.body.id);
+    const events = await paymentEvents(t, res.body.id);
     assert.deepEqual(events.map((e) => e.type), ['payment.failed']);
     assert.equal(events[0].data.refusalCode, 'card_declined');
     const read = await t.api(m.testKey, 'GET', `/api/v1/payments/${res.body.id}`);
@@ -107,7 +101,7 @@ eachDatabase('merchant-initiated payments', (dialect) => {
     const ok = await t.api(m.testKey, 'POST', '/api/v1/payments', { paymentMethodId: visa, order: { amount: 100, currency: 'EUR' }, notificationUrl: NOTIFY, storeId: 'PPT-WEB' });
     assert.equal(ok.status, 201);
     assert.deepEqual(ok.body.store, { id: online.id, code: 'PPT-WEB', name: 'Papeete web' });
-    const [ev] = await eventsFor(ok.body.id);
+    const [ev] = await paymentEvents(t, ok.body.id);
     assert.deepEqual(ev.data.store, { id: online.id, code: 'PPT-WEB', name: 'Papeete web' });
 
     const body = (extra: Record<string, unknown>) => ({ paymentMethodId: visa, order: { amount: 100, currency: 'EUR' }, notificationUrl: NOTIFY, ...extra });
@@ -142,13 +136,7 @@ eachDatabase('merchant-initiated payments', (dialect) => {
 });
 
 eachDatabase('CORS by route family', (dialect) => {
-  let t: TestApp;
-  let m: MerchantFixture;
-  before(async () => {
-    t = await startApp(dialect);
-    m = await createMerchant(t);
-  });
-  after(async () => t.close());
+  const { t, m } = withMerchantApp(dialect);
   const origin = { origin: 'https://shop.example' };
   const preflight = { ...origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' };
 

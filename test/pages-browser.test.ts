@@ -6,9 +6,8 @@ import { after, before, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { axeViolations } from './support/axe.js';
 import { chromiumAvailable, launchBrowser, newPage, serveApp, type ServedApp } from './support/browser.js';
-import { createMerchant, type MerchantFixture } from './support/factories.js';
+import { createMerchant, type MerchantFixture, createCustomer } from './support/factories.js';
 import { eachDatabase, ManualClock } from './support/harness.js';
-import { createCustomer } from './support/wallet.js';
 
 const SHOP = 'https://shop.example';
 const PHONE = { width: 390, height: 844 };

@@ -1,10 +1,12 @@
 // Payment sessions and payments through HTTP, on every database: the session request, the store codes, the
 // lifecycle, money, API conventions and the existing integrations' requests (docs/payments.md, docs/compatibility.md).
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { ManualClock, eachDatabase, startApp, type TestApp } from './support/harness.js';
-import { createKey, createMerchant, createStore, type MerchantFixture } from './support/factories.js';
-import { eventually, fromAnotherProcess, listening } from './support/reference.js';
+import { withMerchantApp } from './support/merchant-app.js';
+import { createKey, createMerchant, createStore } from './support/factories.js';
+import { fromAnotherProcess, listening } from './support/reference.js';
+import { eventually } from './support/wait.js';
 
 const START = new Date('2030-01-15T10:00:00.000Z');
 
@@ -33,16 +35,9 @@ function assertValidation(res: { status: number; body: any }, field: string) {
 }
 
 eachDatabase('payment sessions', (dialect) => {
-  let t: TestApp;
-  let m: MerchantFixture;
   const clock = new ManualClock(START);
   const post = (b: unknown, key = m.testKey, headers?: Record<string, string>) => t.api(key, 'POST', '/api/v1/payments/sessions', b, headers);
-
-  before(async () => {
-    t = await startApp(dialect, { clock });
-    m = await createMerchant(t);
-  });
-  after(async () => t.close());
+  const { t, m } = withMerchantApp(dialect, { clock });
 
   describe('creation and reads', () => {
     it('creates a session and its pending payment, answering the documented fields', async () => {

@@ -2,21 +2,22 @@
 // beyond, concurrent), expiries and settlement driven by a ManualClock, and the payload of every event.
 // Payments are authorized through the checkout's own server-side path (token endpoint, then the pay call).
 import assert from 'node:assert/strict';
-import { after, before, it } from 'node:test';
+import { before, it } from 'node:test';
 import { Acquirers } from '../src/acquirer/acquirers.js';
 import { PaymentLifecycleService } from '../src/modules/payments/lifecycle.service.js';
 import { runPaymentSchedule } from '../src/modules/payments/payments.scheduler.js';
 import { startWorkers } from '../src/start/workers.js';
-import { createMerchant, createStore, type MerchantFixture } from './support/factories.js';
-import { eachDatabase, ManualClock, startApp, type TestApp } from './support/harness.js';
-import { createSession, eventsOf, paidPayment, paySession } from './support/payments.js';
+import { createStore } from './support/factories.js';
+import { eachDatabase } from './support/harness.js';
+import { withMerchantApp } from './support/merchant-app.js';
+import { createSession, paidPayment, paySession } from './support/payments.js';
+import { paymentEvents } from './support/events.js';
+import { eventually } from './support/wait.js';
 
 const DAY = 86_400_000;
 
 eachDatabase('payment lifecycle', (dialect) => {
-  let t: TestApp;
-  let m: MerchantFixture;
-  let clock: ManualClock;
+  const { t, m, clock } = withMerchantApp(dialect, { clock: 'now', env: { MOTU_TEST_SETTLEMENT_DELAY: '60' } });
   let store: { id: string; code: string; name: string };
   const tick = () => {
     const acquirers = new Acquirers(t.db, clock, { publicUrl: t.config.publicUrl, settlementDelaySeconds: t.config.testSettlementDelaySeconds });
@@ -26,12 +27,8 @@ eachDatabase('payment lifecycle', (dialect) => {
   const post = (url: string, body?: unknown) => t.api(m.testKey, 'POST', url, body);
 
   before(async () => {
-    clock = new ManualClock(new Date());
-    t = await startApp(dialect, { clock, env: { MOTU_TEST_SETTLEMENT_DELAY: '60' } });
-    m = await createMerchant(t);
     store = await createStore(t, m.id, { code: 'PPT-1', name: 'Papeete centre' });
   });
-  after(() => t.close());
 
   it('MANUAL: authorized, then captured in full; a second capture is refused; payloads carry every field', async () => {
     const id = await paidPayment(t, m.testKey, { captureMode: 'MANUAL', amount: 10_000, storeId: store.id });
@@ -44,7 +41,7 @@ eachDatabase('payment lifecycle', (dialect) => {
     assert.equal(again.status, 422);
     assert.equal(again.body.code, 'PAYMENT_NOT_CAPTURABLE');
 
-    const events = await eventsOf(t, id);
+    const events = await paymentEvents(t, id);
     assert.deepEqual(events.map((e) => e.type), ['payment.authorized', 'payment.captured']);
     const [authorized, captured] = events;
     const payment = await get(id);
@@ -94,7 +91,7 @@ eachDatabase('payment lifecycle', (dialect) => {
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.equal(res.body.capturedAmount, 6000);
     assert.equal(res.body.authorizedAmount, 10_000);
-    const captured = (await eventsOf(t, id)).find((e) => e.type === 'payment.captured')!;
+    const captured = (await paymentEvents(t, id)).find((e) => e.type === 'payment.captured')!;
     assert.equal(captured.data.grossAmount, 6000);
     assert.equal(captured.data.amount, 6000);
     // 6000 × 2.5 % = 150 + 24 = 174; fixed 29; Σ 203; net 5797
@@ -110,7 +107,7 @@ eachDatabase('payment lifecycle', (dialect) => {
     const res = await post(`/api/v1/payments/${id}/cancel`);
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.equal(res.body.status, 'cancelled');
-    const cancelled = (await eventsOf(t, id)).filter((e) => e.type === 'payment.cancelled');
+    const cancelled = (await paymentEvents(t, id)).filter((e) => e.type === 'payment.cancelled');
     assert.equal(cancelled.length, 1);
     assert.equal(cancelled[0]!.data.cancelledBy, 'merchant_api');
     assert.equal(cancelled[0]!.data.status, 'cancelled');
@@ -122,7 +119,7 @@ eachDatabase('payment lifecycle', (dialect) => {
     const p = await post(`/api/v1/payments/${pending.paymentId}/cancel`, {});
     assert.equal(p.status, 200);
     assert.equal(p.body.status, 'cancelled');
-    assert.deepEqual((await eventsOf(t, pending.paymentId)).map((e) => [e.type, e.data.cancelledBy]), [['payment.cancelled', 'merchant_api']]);
+    assert.deepEqual((await paymentEvents(t, pending.paymentId)).map((e) => [e.type, e.data.cancelledBy]), [['payment.cancelled', 'merchant_api']]);
 
     const auto = await paidPayment(t, m.testKey, { amount: 1200 });
     const refused = await post(`/api/v1/payments/${auto}/cancel`);
@@ -133,7 +130,7 @@ eachDatabase('payment lifecycle', (dialect) => {
 
   it('XPF refunds: partial, beyond, final by default; each emits one event with the refund fields', async () => {
     const id = await paidPayment(t, m.testKey, { amount: 1000, currency: 'XPF' });
-    const captured = (await eventsOf(t, id)).find((e) => e.type === 'payment.captured')!;
+    const captured = (await paymentEvents(t, id)).find((e) => e.type === 'payment.captured')!;
     // 1000 XPF = 838 c; commission 21 c + 3 c → 29 XPF; fixed 29 c → 35 XPF; Σ 53 c → 63 XPF (lines: 64)
     assert.equal(captured.data.amount, 838);
     assert.equal(captured.data.currency, 'EUR');
@@ -169,7 +166,7 @@ eachDatabase('payment lifecycle', (dialect) => {
     assert.equal(none.status, 422);
     assert.equal(none.body.code, 'REFUND_EXCEEDS_CAPTURED');
 
-    const refundEvents = (await eventsOf(t, id)).filter((e) => e.type.includes('refunded'));
+    const refundEvents = (await paymentEvents(t, id)).filter((e) => e.type.includes('refunded'));
     assert.deepEqual(refundEvents.map((e) => e.type), ['payment.partially_refunded', 'payment.refunded']);
     const [partial, final] = refundEvents.map((e) => e.data);
     assert.deepEqual(
@@ -202,7 +199,7 @@ eachDatabase('payment lifecycle', (dialect) => {
     const id = await paidPayment(t, m.testKey, { amount: 1000 });
     const results = await Promise.all(Array.from({ length: 20 }, () => post(`/api/v1/payments/${id}/refund`, { amountCents: 50 })));
     assert.deepEqual(results.map((r) => r.status), Array(20).fill(201));
-    const types = (await eventsOf(t, id)).map((e) => e.type).filter((type) => type.includes('refunded'));
+    const types = (await paymentEvents(t, id)).map((e) => e.type).filter((type) => type.includes('refunded'));
     assert.equal(types.filter((type) => type === 'payment.refunded').length, 1);
     assert.equal(types.filter((type) => type === 'payment.partially_refunded').length, 19);
 
@@ -213,7 +210,7 @@ eachDatabase('payment lifecycle', (dialect) => {
     const detail = await get(other);
     assert.equal(detail.refundedAmount, 980);
     assert.equal(detail.status, 'partially_refunded');
-    const remaining = (await eventsOf(t, other)).filter((e) => e.type === 'payment.partially_refunded').map((e) => e.data.remainingOriginalAmount).sort((a, b) => a - b);
+    const remaining = (await paymentEvents(t, other)).filter((e) => e.type === 'payment.partially_refunded').map((e) => e.data.remainingOriginalAmount).sort((a, b) => a - b);
     assert.deepEqual(remaining, Array.from({ length: 14 }, (_, i) => 20 + 70 * i));
   });
 
@@ -222,7 +219,7 @@ eachDatabase('payment lifecycle', (dialect) => {
     const results = await Promise.all(Array.from({ length: 20 }, (_, i) => post(`/api/v1/payments/${id}/${i % 2 ? 'cancel' : 'capture'}`)));
     assert.equal(results.filter((r) => r.status === 200).length, 1, JSON.stringify(results.map((r) => r.status)));
     assert.ok(results.filter((r) => r.status !== 200).every((r) => r.status === 422));
-    const types = (await eventsOf(t, id)).map((e) => e.type).filter((type) => type !== 'payment.authorized');
+    const types = (await paymentEvents(t, id)).map((e) => e.type).filter((type) => type !== 'payment.authorized');
     assert.equal(types.length, 1);
     assert.ok(['payment.captured', 'payment.cancelled'].includes(types[0]!));
   });
@@ -235,11 +232,11 @@ eachDatabase('payment lifecycle', (dialect) => {
     await tick();
     const payment = await get(session.paymentId);
     assert.equal(payment.status, 'expired');
-    const events = await eventsOf(t, session.paymentId);
+    const events = await paymentEvents(t, session.paymentId);
     assert.deepEqual(events.map((e) => [e.type, e.data.status, e.data.paymentId]), [['payment.expired', 'expired', session.paymentId]]);
     assert.equal((await t.api(undefined, 'GET', `/checkout/${session.sessionId}`)).status, 302);
     await tick();
-    assert.equal((await eventsOf(t, session.paymentId)).length, 1, 'expired once');
+    assert.equal((await paymentEvents(t, session.paymentId)).length, 1, 'expired once');
   });
 
   it('payment links live 7 days by default, then expire', async () => {
@@ -258,7 +255,7 @@ eachDatabase('payment lifecycle', (dialect) => {
     clock.advance(DAY + 1000);
     await tick();
     assert.equal((await get(res.body.paymentId)).status, 'expired');
-    assert.deepEqual((await eventsOf(t, res.body.paymentId)).map((e) => e.type), ['payment.expired']);
+    assert.deepEqual((await paymentEvents(t, res.body.paymentId)).map((e) => e.type), ['payment.expired']);
   });
 
   it('an authorization not captured within 7 days expires; the customer is not debited', async () => {
@@ -272,7 +269,7 @@ eachDatabase('payment lifecycle', (dialect) => {
     assert.equal(payment.status, 'expired');
     assert.equal(payment.capturedAmount, 0);
     assert.equal(payment.attempts[0].status, 'cancelled');
-    assert.deepEqual((await eventsOf(t, id)).map((e) => e.type), ['payment.authorized', 'payment.expired']);
+    assert.deepEqual((await paymentEvents(t, id)).map((e) => e.type), ['payment.authorized', 'payment.expired']);
     assert.equal((await post(`/api/v1/payments/${id}/capture`)).body.code, 'PAYMENT_NOT_CAPTURABLE');
   });
 
@@ -287,13 +284,13 @@ eachDatabase('payment lifecycle', (dialect) => {
     const payment = await get(id);
     assert.equal(payment.settled, true);
     assert.equal(payment.status, 'captured');
-    const settled = (await eventsOf(t, id)).filter((e) => e.type === 'payment.settled');
+    const settled = (await paymentEvents(t, id)).filter((e) => e.type === 'payment.settled');
     assert.equal(settled.length, 1);
     assert.equal(settled[0]!.data.settlement.settled, true);
     assert.equal(settled[0]!.data.settlement.mobupayCommission, 63);
     assert.equal(settled[0]!.data.amount, 838);
     await tick();
-    assert.equal((await eventsOf(t, id)).filter((e) => e.type === 'payment.settled').length, 1, 'settled once');
+    assert.equal((await paymentEvents(t, id)).filter((e) => e.type === 'payment.settled').length, 1, 'settled once');
     const refund = await post(`/api/v1/payments/${id}/refund`, { amount: 100 });
     assert.equal(refund.status, 201);
     const after = await get(id);
@@ -326,7 +323,7 @@ eachDatabase('payment lifecycle', (dialect) => {
     assert.equal(payment.refusalCode, 'insufficient_funds');
     assert.ok(payment.refusalMessage);
     assert.equal(payment.attempts[0].refusalCode, 'insufficient_funds');
-    const failed = (await eventsOf(t, session.paymentId)).find((e) => e.type === 'payment.failed')!;
+    const failed = (await paymentEvents(t, session.paymentId)).find((e) => e.type === 'payment.failed')!;
     assert.equal(failed.data.refusalCode, 'insufficient_funds');
     assert.equal((await post(`/api/v1/payments/${session.paymentId}/refund`)).body.code, 'PAYMENT_NOT_REFUNDABLE');
   });
@@ -336,7 +333,7 @@ eachDatabase('payment lifecycle', (dialect) => {
       extra: { email: 'new.buyer@example.com', saveCustomer: true, allowCustomerToSavePaymentMethod: true },
     });
     await paySession(t, created.sessionId, '5555555555554444', { saveCard: true });
-    const authorized = (await eventsOf(t, created.paymentId)).find((e) => e.type === 'payment.authorized')!;
+    const authorized = (await paymentEvents(t, created.paymentId)).find((e) => e.type === 'payment.authorized')!;
     assert.match(authorized.data.customerId, /^cus_/);
     assert.equal(authorized.data.customerCreated, true);
     assert.match(authorized.data.paymentMethodId, /^pm_/);
@@ -356,11 +353,11 @@ eachDatabase('payment lifecycle', (dialect) => {
     const customerId = authorized.data.customerId;
     const again = await createSession(t, m.testKey, { amount: 500, extra: { email: undefined, customerId } });
     await paySession(t, again.sessionId);
-    const second = (await eventsOf(t, again.paymentId)).find((e) => e.type === 'payment.authorized')!;
+    const second = (await paymentEvents(t, again.paymentId)).find((e) => e.type === 'payment.authorized')!;
     assert.equal(second.data.customerId, customerId);
     assert.equal(second.data.customerCreated, false);
     assert.equal(second.data.paymentMethodId, null);
-    const captured = (await eventsOf(t, again.paymentId)).find((e) => e.type === 'payment.captured')!;
+    const captured = (await paymentEvents(t, again.paymentId)).find((e) => e.type === 'payment.captured')!;
     assert.equal(captured.data.customerId, customerId);
     const list = await t.api(m.testKey, 'GET', `/api/v1/payments?customerId=${customerId}`);
     assert.deepEqual(list.body.data.map((p: any) => p.id).sort(), [created.paymentId, again.paymentId].sort());
@@ -397,8 +394,7 @@ eachDatabase('payment lifecycle', (dialect) => {
     const silent = { info() {}, warn() {}, error() {} };
     const workers = startWorkers(t.config, t.db, clock, silent);
     try {
-      const deadline = Date.now() + 9000;
-      while ((await get(session.paymentId)).status !== 'expired' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+      await eventually('the worker expires the session', async () => (await get(session.paymentId)).status === 'expired', 9000, 200);
     } finally {
       await workers.stop();
     }

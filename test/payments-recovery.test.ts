@@ -5,7 +5,7 @@
 // reconciles (Motu's refunded/reserved amounts against the acquirer's), exactly one event, never a second refund
 // or capture at the acquirer.
 import assert from 'node:assert/strict';
-import { after, before, it } from 'node:test';
+import { before, it } from 'node:test';
 import { Acquirers } from '../src/acquirer/acquirers.js';
 import { PaymentLifecycleService, refundIdFor } from '../src/modules/payments/lifecycle.service.js';
 import { requestHash } from '../src/http/idempotency.js';
@@ -13,14 +13,13 @@ import { PaymentSessionsService, sessionIdsFor } from '../src/modules/payments/s
 import {
   RECOVERY_AFTER_SECONDS, recoverClaims, recoverRefunds, runPaymentSchedule, type PaymentJobDeps,
 } from '../src/modules/payments/payments.scheduler.js';
-import { createMerchant, type MerchantFixture } from './support/factories.js';
-import { eachDatabase, ManualClock, startApp, type TestApp } from './support/harness.js';
-import { eventsOf, paidPayment } from './support/payments.js';
+import { eachDatabase } from './support/harness.js';
+import { withMerchantApp } from './support/merchant-app.js';
+import { paidPayment } from './support/payments.js';
+import { paymentEvents } from './support/events.js';
 
 eachDatabase('recovery of interrupted refunds, captures and cancels', (dialect) => {
-  let t: TestApp;
-  let m: MerchantFixture;
-  let clock: ManualClock;
+  const { t, m, clock } = withMerchantApp(dialect, { clock: 'now', env: { MOTU_TEST_SETTLEMENT_DELAY: '60' } });
   let deps: PaymentJobDeps;
   let lifecycle: PaymentLifecycleService;
   let acquirers: Acquirers;
@@ -28,14 +27,10 @@ eachDatabase('recovery of interrupted refunds, captures and cancels', (dialect) 
   const pastThreshold = () => clock.advance((RECOVERY_AFTER_SECONDS + 1) * 1000);
 
   before(async () => {
-    clock = new ManualClock(new Date());
-    t = await startApp(dialect, { clock, env: { MOTU_TEST_SETTLEMENT_DELAY: '60' } });
-    m = await createMerchant(t);
     acquirers = new Acquirers(t.db, clock, { publicUrl: t.config.publicUrl, settlementDelaySeconds: t.config.testSettlementDelaySeconds });
     lifecycle = new PaymentLifecycleService(t.db, clock, acquirers);
     deps = { db: t.db, clock, acquirers, lifecycle };
   });
-  after(() => t.close());
 
   const row = (id: string) => t.db.kysely.selectFrom('payments').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
   const refundRow = (id: string) => t.db.kysely.selectFrom('refunds').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
@@ -43,7 +38,7 @@ eachDatabase('recovery of interrupted refunds, captures and cancels', (dialect) 
     const p = await row(paymentId);
     return (await acquirers.simulator.getAuthorization('test', p.acquirer_authorization_id!))!;
   };
-  const refundEvents = async (id: string) => (await eventsOf(t, id)).filter((e) => e.type === 'payment.refunded' || e.type === 'payment.partially_refunded');
+  const refundEvents = async (id: string) => (await paymentEvents(t, id)).filter((e) => e.type === 'payment.refunded' || e.type === 'payment.partially_refunded');
 
   /** Motu's books and the acquirer's agree, and nothing is left reserved. */
   async function reconciles(paymentId: string) {
@@ -265,7 +260,7 @@ eachDatabase('recovery of interrupted refunds, captures and cancels', (dialect) 
     assert.equal(p.captured_amount, 5000);
     assert.equal(p.operation, null);
     assert.equal(await recoverClaims(deps, clock.now()), 0);
-    const captured = (await eventsOf(t, id)).filter((e) => e.type === 'payment.captured');
+    const captured = (await paymentEvents(t, id)).filter((e) => e.type === 'payment.captured');
     assert.equal(captured.length, 1);
     assert.equal(captured[0]!.data.grossAmount, 5000);
     assert.equal((await atAcquirer(id)).capturedAmount, 5000);
@@ -280,10 +275,10 @@ eachDatabase('recovery of interrupted refunds, captures and cancels', (dialect) 
     assert.equal(p.status, 'transit');
     assert.equal(p.operation, null);
     assert.equal((await atAcquirer(id)).status, 'authorized');
-    assert.equal((await eventsOf(t, id)).filter((e) => e.type === 'payment.captured').length, 0);
+    assert.equal((await paymentEvents(t, id)).filter((e) => e.type === 'payment.captured').length, 0);
     const res = await t.api(m.testKey, 'POST', `/api/v1/payments/${id}/capture`);
     assert.equal(res.status, 200, JSON.stringify(res.body));
-    assert.equal((await eventsOf(t, id)).filter((e) => e.type === 'payment.captured').length, 1);
+    assert.equal((await paymentEvents(t, id)).filter((e) => e.type === 'payment.captured').length, 1);
   });
 
   it('an interrupted capture settled before the claim is recovered: payment.captured, then payment.settled', async () => {
@@ -299,11 +294,11 @@ eachDatabase('recovery of interrupted refunds, captures and cancels', (dialect) 
     assert.equal(p.settled, 1);
     assert.equal(p.captured_amount, 2000);
     assert.equal(p.operation, null);
-    const types = (await eventsOf(t, id)).map((e) => e.type);
+    const types = (await paymentEvents(t, id)).map((e) => e.type);
     assert.deepEqual(types, ['payment.authorized', 'payment.captured', 'payment.settled']);
     pastThreshold();
     assert.equal((await runPaymentSchedule(deps)).claimsRecovered, 0);
-    assert.deepEqual((await eventsOf(t, id)).map((e) => e.type), types);
+    assert.deepEqual((await paymentEvents(t, id)).map((e) => e.type), types);
   });
 
   it('a cancel interrupted after the acquirer voided: payment.cancelled once by the recovery job', async () => {
@@ -317,7 +312,7 @@ eachDatabase('recovery of interrupted refunds, captures and cancels', (dialect) 
     const p = await row(id);
     assert.equal(p.status, 'cancelled');
     assert.equal(p.operation, null);
-    const cancelled = (await eventsOf(t, id)).filter((e) => e.type === 'payment.cancelled');
+    const cancelled = (await paymentEvents(t, id)).filter((e) => e.type === 'payment.cancelled');
     assert.equal(cancelled.length, 1);
     assert.equal(cancelled[0]!.data.cancelledBy, 'merchant_api');
     assert.equal((await atAcquirer(id)).status, 'cancelled');

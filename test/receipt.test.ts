@@ -7,6 +7,7 @@ import { after, before, test } from 'node:test';
 import { ConfigError, parseConfig } from '../src/config.js';
 import { money } from '../src/pages/checkout/checkout.views.js';
 import { eachDatabase, ManualClock, startApp, type TestApp } from './support/harness.js';
+import { withMerchantApp } from './support/merchant-app.js';
 import { createMerchant } from './support/factories.js';
 import { createSession, paySession } from './support/payments.js';
 import { pdfText } from './support/pdf.js';
@@ -31,17 +32,8 @@ test('MOTU_TIMEZONE: Pacific/Tahiti by default, an IANA name, refused at start o
 });
 
 eachDatabase('receipts', (dialect) => {
-  let t: TestApp;
-  let merchant: Awaited<ReturnType<typeof createMerchant>>;
   const clock = new ManualClock(new Date('2026-03-02T10:00:00.000Z'));
-
-  before(async () => {
-    t = await startApp(dialect, { clock });
-    merchant = await createMerchant(t, TAHITI);
-  });
-  after(async () => {
-    await t.close();
-  });
+  const { t, m: merchant } = withMerchantApp(dialect, { clock, merchantName: TAHITI });
 
   async function receipt(languageCode: string) {
     const s = await createSession(t, merchant.testKey, { extra: { order: ORDER, languageCode } });

@@ -5,9 +5,9 @@ import { createServer, type Server } from 'node:http';
 import { after, before, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { chromiumAvailable, freePort, launchBrowser, newPage, serveApp, type ServedApp } from './support/browser.js';
-import { createMerchant, type MerchantFixture } from './support/factories.js';
+import { createMerchant, type MerchantFixture, createCustomer } from './support/factories.js';
 import { eachDatabase } from './support/harness.js';
-import { CARDS, createCustomer } from './support/wallet.js';
+import { CARDS } from './support/cards.js';
 
 /** The merchant's own page: the SDK mounted in #pay, the merchant's own button calling submit(). */
 function merchantPage(base: string, sessionId: string, defi3ds: string, appearance = ''): string {

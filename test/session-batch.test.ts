@@ -2,23 +2,17 @@
 // compiledInsertPair), on SQLite one group commit. What a merchant sees is the same as one by one: every session
 // created, distinct, readable; and a pair that cannot be written fails only its own caller.
 import assert from 'node:assert/strict';
-import { after, before, it } from 'node:test';
+import { it } from 'node:test';
 import { sql } from 'kysely';
 import { compiledInsertPair } from '../src/db/compiled.js';
 import type { PaymentRow, PaymentSessionRow } from '../src/modules/payments/payments.table.js';
 import { newId } from '../src/shared/ids.js';
-import { eachDatabase, startApp, type TestApp } from './support/harness.js';
-import { createMerchant, type MerchantFixture } from './support/factories.js';
+import { eachDatabase } from './support/harness.js';
+import { withMerchantApp } from './support/merchant-app.js';
 import { createSession } from './support/payments.js';
 
 eachDatabase('sessions created together', (dialect) => {
-  let t: TestApp;
-  let m: MerchantFixture;
-  before(async () => {
-    t = await startApp(dialect);
-    m = await createMerchant(t, 'Together');
-  });
-  after(async () => t.close());
+  const { t, m } = withMerchantApp(dialect, { merchantName: 'Together' });
 
   it('40 concurrent POST /payments/sessions: all 201, distinct, each readable with its own amount', async () => {
     const created = await Promise.all(Array.from({ length: 40 }, (_, i) => createSession(t, m.testKey, { amount: 1000 + i })));

@@ -1,19 +1,16 @@
 // Wallet API (docs/wallet.md): wallet sessions, card links, payment methods, dedup by fingerprint, removal events.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { eachDatabase, ManualClock, startApp, type TestApp } from './support/harness.js';
-import { createMerchant, type MerchantFixture } from './support/factories.js';
-import { CARDS, cardToken, createCustomer, eventsOf, saveCard, walletSession } from './support/wallet.js';
+import { test } from 'node:test';
+import { eachDatabase, ManualClock } from './support/harness.js';
+import { withMerchantApp } from './support/merchant-app.js';
+import { createMerchant, createCustomer } from './support/factories.js';
+import { cardToken, saveCard, walletSession } from './support/wallet.js';
+import { CARDS } from './support/cards.js';
+import { eventsOfType } from './support/events.js';
 
 eachDatabase('wallet', (dialect) => {
-  let t: TestApp;
-  let m: MerchantFixture;
   const clock = new ManualClock(new Date('2026-03-01T10:00:00Z'));
-  before(async () => {
-    t = await startApp(dialect, { clock });
-    m = await createMerchant(t);
-  });
-  after(async () => t.close());
+  const { t, m } = withMerchantApp(dialect, { clock });
 
   test('a wallet session: 201 with redirectUrl, sessionId, expiresAt 14 minutes later', async () => {
     const customerId = await createCustomer(t, m.testKey);
@@ -108,7 +105,7 @@ eachDatabase('wallet', (dialect) => {
     const auths = await t.db.kysely.selectFrom('acquirer_authorizations').select('id').execute();
     assert.equal(auths.length, 0);
 
-    const added = (await eventsOf(t, 'payment_method.added')).filter((e) => e.data.id === result.paymentMethodId);
+    const added = (await eventsOfType(t, 'payment_method.added')).filter((e) => e.data.id === result.paymentMethodId);
     assert.equal(added.length, 1);
     assert.equal(added[0].data.customerId, customerId);
     assert.equal(added[0].data.cardLast4, '0006');
@@ -130,7 +127,7 @@ eachDatabase('wallet', (dialect) => {
     assert.equal(second.result.paymentMethodId, first.result.paymentMethodId);
     const list = await t.api(m.testKey, 'GET', `/api/v1/customers/${customerId}/payment-methods`);
     assert.equal(list.body.data.length, 1);
-    const added = (await eventsOf(t, 'payment_method.added')).filter((e) => e.data.customerId === customerId);
+    const added = (await eventsOfType(t, 'payment_method.added')).filter((e) => e.data.customerId === customerId);
     assert.equal(added.length, 1);
     // another customer saving the same card gets their own pm_
     const other = await createCustomer(t, m.testKey);
@@ -145,7 +142,7 @@ eachDatabase('wallet', (dialect) => {
     const results = await Promise.all(sessions.map((s, i) => t.api(undefined, 'POST', `/api/v1/sdk/sessions/${s.sessionId}/submit`, { token: tokens[i] })));
     for (const r of results) assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.equal(new Set(results.map((r) => r.body.paymentMethodId)).size, 1);
-    const added = (await eventsOf(t, 'payment_method.added')).filter((e) => e.data.customerId === customerId);
+    const added = (await eventsOfType(t, 'payment_method.added')).filter((e) => e.data.customerId === customerId);
     assert.equal(added.length, 1);
   });
 
@@ -179,7 +176,7 @@ eachDatabase('wallet', (dialect) => {
     assert.equal(del.status, 200);
     assert.equal(del.body.status, 'removed');
     assert.equal(del.body.removedReason, 'deleted');
-    const removed = (await eventsOf(t, 'payment_method.removed')).filter((e) => e.data.id === a.result.paymentMethodId);
+    const removed = (await eventsOfType(t, 'payment_method.removed')).filter((e) => e.data.id === a.result.paymentMethodId);
     assert.equal(removed.length, 1);
     assert.equal(removed[0].data.reason, 'deleted');
     const twice = await t.api(m.testKey, 'DELETE', `/api/v1/payment-methods/${a.result.paymentMethodId}`);
@@ -206,7 +203,7 @@ eachDatabase('wallet', (dialect) => {
       const res = await t.api(m.testKey, 'POST', `/api/v1/test-helpers/payment-methods/${pm}/invalidate`, { reason });
       assert.equal(res.status, 200, JSON.stringify(res.body));
       assert.equal(res.body.removedReason, reason);
-      const ev = (await eventsOf(t, 'payment_method.removed')).filter((e) => e.data.id === pm);
+      const ev = (await eventsOfType(t, 'payment_method.removed')).filter((e) => e.data.id === pm);
       assert.equal(ev.length, 1);
       assert.equal(ev[0].data.reason, reason);
     }

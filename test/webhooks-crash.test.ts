@@ -8,6 +8,7 @@ import { payloads } from '../src/events/payloads.js';
 import { ADMIN_TOKEN, eachDatabase, startApp, type TestApp } from './support/harness.js';
 import { createMerchant, type MerchantFixture } from './support/factories.js';
 import { startReceiver, type Receiver } from './support/receiver.js';
+import { eventually } from './support/wait.js';
 
 function startWorkerProcess(t: TestApp): ChildProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/start/worker-process.ts'], {
@@ -79,8 +80,7 @@ eachDatabase('webhook workers as processes', (dialect) => {
     // their lease ends (timeout + 5 s), recorded as lost attempts, and sent again.
     const unfinished = () =>
       t.db.kysely.selectFrom('webhook_deliveries').select(['id', 'attempt_count']).where('merchant_id', '=', m.id).where('status', '!=', 'succeeded').execute();
-    const until = Date.now() + 30_000;
-    while ((await unfinished()).length > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+    await eventually('every delivery recorded as succeeded', async () => (await unfinished()).length === 0, 30_000, 100);
     second.kill('SIGTERM');
     await exited(second);
 
@@ -119,11 +119,11 @@ eachDatabase('webhook workers as processes', (dialect) => {
     const last = startWorkerProcess(t);
     children.push(last);
     let endpoint: any;
-    const until = Date.now() + 60_000;
-    do {
-      await new Promise((r) => setTimeout(r, 200));
+    const disabled = async () => {
       endpoint = (await t.api(m.testKey, 'GET', `/api/v1/webhook-endpoints/${ep.body.id}`)).body;
-    } while (endpoint.enabled !== false && Date.now() < until);
+      return endpoint.enabled === false;
+    };
+    await eventually(() => `the hanging endpoint out of service, last read ${JSON.stringify(endpoint)}`, disabled, 60_000, 200);
     last.kill('SIGTERM');
     await exited(last);
     assert.equal(endpoint.enabled, false, 'the hanging endpoint is out of service');

@@ -10,9 +10,9 @@ import { startWorkers, type Workers } from '../src/start/workers.js';
 import { eachDatabase, startApp, type TestApp } from './support/harness.js';
 import { createMerchant, type MerchantFixture } from './support/factories.js';
 import { startReceiver, type Receiver } from './support/receiver.js';
+import { eventually } from './support/wait.js';
 
 const silent = { info() {}, warn() {}, error() {} };
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 eachDatabase('webhooks: faulty receivers', (dialect) => {
   let t: TestApp;
@@ -51,13 +51,13 @@ eachDatabase('webhooks: faulty receivers', (dialect) => {
     assert.equal(res.status, 201);
   }
   async function waitDisabled(m: MerchantFixture, id: string, ms: number) {
-    const until = Date.now() + ms;
-    for (;;) {
-      const ep = await t.api(m.testKey, 'GET', `/api/v1/webhook-endpoints/${id}`);
-      if (ep.body.enabled === false) return ep.body;
-      if (Date.now() > until) return ep.body;
-      await sleep(50);
-    }
+    let ep: any;
+    const check = async () => {
+      ep = (await t.api(m.testKey, 'GET', `/api/v1/webhook-endpoints/${id}`)).body;
+      return ep.enabled === false;
+    };
+    await eventually(() => `the endpoint out of service, last read ${JSON.stringify(ep)}`, check, ms, 50);
+    return ep;
   }
 
   for (const kind of ['answers nothing after reading the request', 'accepts the connection and never reads']) {

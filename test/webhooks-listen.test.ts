@@ -7,6 +7,7 @@ import { listen } from '../src/start/listen.js';
 import { eachDatabase, ManualClock, startApp, type TestApp } from './support/harness.js';
 import { createMerchant } from './support/factories.js';
 import { startReceiver, type Receiver } from './support/receiver.js';
+import { eventually } from './support/wait.js';
 
 eachDatabase('motu listen', (dialect) => {
   let t: TestApp;
@@ -29,7 +30,7 @@ eachDatabase('motu listen', (dialect) => {
     const lines: string[] = [];
     const abort = new AbortController();
     const running = listen({ apiUrl, secretKey: m.testKey, forwardTo: rx.url('/local'), print: (l) => lines.push(l), signal: abort.signal });
-    while (!lines.some((l) => l.startsWith('Ready'))) await new Promise((r) => setTimeout(r, 10));
+    await eventually('motu listen prints Ready', () => lines.some((l) => l.startsWith('Ready')), 10_000, 10);
     await new Promise((r) => setTimeout(r, 300));
     const c = await t.api(m.testKey, 'POST', '/api/v1/customers', { name: 'Listen' });
     await t.api(other.testKey, 'POST', '/api/v1/customers', { name: 'Not mine' });
@@ -112,8 +113,7 @@ eachDatabase('GET /events/stream', (dialect) => {
     clock.advance(1000);
     const late = await t.api(m.testKey, 'POST', '/api/v1/customers', { name: 'A second later' });
     created.push(late.body.id);
-    const deadline = Date.now() + 10_000;
-    while (ids.length < created.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await eventually(() => `every event on the stream (${ids.length} of ${created.length})`, () => ids.length >= created.length, 10_000);
     await new Promise((r) => setTimeout(r, 400)); // nothing more, nothing twice
     abort.abort();
     await reading;

@@ -9,6 +9,7 @@ import { startWorkers, type Workers } from '../src/start/workers.js';
 import { eachDatabase, startApp, type TestApp } from './support/harness.js';
 import { createMerchant, type MerchantFixture } from './support/factories.js';
 import { startReceiver, type Receiver } from './support/receiver.js';
+import { eventually } from './support/wait.js';
 
 const silent = { info() {}, warn() {}, error() {} };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -95,12 +96,13 @@ eachDatabase('webhook targets: address rules', (dialect) => {
   }
 
   async function settledDelivery(app: TestApp, key: string, eventId: string, ms = 20_000) {
-    const until = Date.now() + ms;
-    for (;;) {
-      const d = (await app.api(key, 'GET', `/api/v1/events/${eventId}/deliveries`)).body.data[0];
-      if (d.status === 'abandoned' || d.status === 'succeeded' || Date.now() > until) return d;
-      await sleep(50);
-    }
+    let d: any;
+    const check = async () => {
+      d = (await app.api(key, 'GET', `/api/v1/events/${eventId}/deliveries`)).body.data[0];
+      return d.status === 'abandoned' || d.status === 'succeeded';
+    };
+    await eventually(() => `the delivery abandoned or succeeded, last read ${JSON.stringify(d)}`, check, ms, 50);
+    return d;
   }
 
   for (const mode of ['live', 'test'] as const) {

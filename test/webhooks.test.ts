@@ -7,6 +7,7 @@ import { payloads } from '../src/events/payloads.js';
 import { eachDatabase, startApp, type TestApp } from './support/harness.js';
 import { createMerchant, type MerchantFixture } from './support/factories.js';
 import { startReceiver, type Receiver } from './support/receiver.js';
+import { eventually } from './support/wait.js';
 
 const silent = { info() {}, warn() {}, error() {} };
 
@@ -143,11 +144,11 @@ eachDatabase('webhooks', (dialect) => {
     const eventId = rx.for('/down')[0]!.body.id;
     // The endpoint is out of service; the delivery is abandoned with six attempts recorded.
     let d: any;
-    for (let i = 0; i < 100; i++) {
+    const abandoned = async () => {
       d = (await t.api(m.testKey, 'GET', `/api/v1/events/${eventId}/deliveries`)).body.data[0];
-      if (d.status === 'abandoned') break;
-      await new Promise((r) => setTimeout(r, 20));
-    }
+      return d.status === 'abandoned';
+    };
+    await eventually(() => `the delivery abandoned, last read ${JSON.stringify(d)}`, abandoned);
     assert.equal(d.status, 'abandoned');
     assert.equal(d.attempts.length, 6);
     const read = await t.api(m.testKey, 'GET', `/api/v1/webhook-endpoints/${ep.id}`);

@@ -1,4 +1,5 @@
-// Factories: build merchants, stores and keys through the admin API, as an operator would.
+// Factories: build merchants, stores and keys through the admin API, as an operator would, and customers through
+// the merchant API, as a merchant would.
 import assert from 'node:assert/strict';
 import type { TestApp } from './harness.js';
 
@@ -38,4 +39,11 @@ export async function createKey(t: TestApp, merchantId: string, body: { mode: 't
   const res = await t.admin('POST', `/admin/v1/merchants/${merchantId}/keys`, body);
   assert.equal(res.status, 201, JSON.stringify(res.body));
   return res.body as { id: string; secretKey: string };
+}
+
+/** A customer of the merchant (a random email unless given); returns its id. */
+export async function createCustomer(t: TestApp, key: string, body: Record<string, unknown> = {}): Promise<string> {
+  const res = await t.api(key, 'POST', '/api/v1/customers', { email: `c${Math.random().toString(36).slice(2)}@example.com`, ...body });
+  assert.equal(res.status, 201, JSON.stringify(res.body));
+  return res.body.id;
 }

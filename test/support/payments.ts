@@ -2,9 +2,8 @@
 // session (API), the secure fields' token endpoint tokenizes the card (/acquirer/v1/tokens), the page's pay call
 // authorizes (/checkout/{sessionId}/pay). Nothing is written by hand.
 import assert from 'node:assert/strict';
+import { CARDS } from './cards.js';
 import type { TestApp } from './harness.js';
-
-export const CARDS = { visa: '4242424242424242', declined: '4000000000000002' } as const;
 
 export interface PayOptions {
   /** Extra session fields (customerId, saveCustomer, allowCustomerToSavePaymentMethod…). */
@@ -52,14 +51,4 @@ export async function paidPayment(t: TestApp, key: string, options: PayOptions =
   const session = await createSession(t, key, options);
   await paySession(t, session.sessionId, options.card);
   return session.paymentId;
-}
-
-/** Events of a payment, oldest first, read from the webhook_events table (exact bodies as sent). */
-export async function eventsOf(t: TestApp, paymentId: string): Promise<Array<{ id: string; type: string; createdAt: string; data: any }>> {
-  const rows = await t.db.kysely.selectFrom('webhook_events').select(['body', 'created_at', 'id'])
-    .where('payment_id', '=', paymentId).orderBy('created_at').orderBy('id').execute();
-  const events = rows.map((r) => JSON.parse(r.body));
-  // Same instant: keep the order the lifecycle wrote them in (authorized < captured < refunds).
-  const rank = ['payment.authorized', 'payment.failed', 'payment.captured', 'payment.partially_refunded', 'payment.refunded', 'payment.settled'];
-  return events.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || rank.indexOf(a.type) - rank.indexOf(b.type));
 }

@@ -2,6 +2,7 @@
 // headers) and answers as each test tells it to (status, delay, hang).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { eventually } from './wait.js';
 
 export interface Received {
   path: string;
@@ -61,11 +62,7 @@ export async function startReceiver(): Promise<Receiver> {
     on: (path, answer) => void answers.set(path, answer),
     for: (path) => received.filter((r) => r.path === path),
     async waitFor(predicate, timeoutMs = 10_000, what = 'webhooks') {
-      const until = Date.now() + timeoutMs;
-      while (!predicate(received)) {
-        if (Date.now() > until) throw new Error(`timed out waiting for ${what}; received ${received.length}`);
-        await new Promise((r) => setTimeout(r, 10));
-      }
+      await eventually(() => `${what} (received ${received.length})`, () => predicate(received), timeoutMs, 10);
     },
     async close() {
       for (const res of hanging) res.destroy();

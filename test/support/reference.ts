@@ -1,8 +1,8 @@
 // PostgreSQL: changes to keys, stores and contracts made by another process (another connection), for the tests of the
 // reference cache (src/db/reference-cache.ts, NOTIFY motu_reference).
-import assert from 'node:assert/strict';
 import pg from 'pg';
 import type { TestApp } from './harness.js';
+import { eventually } from './wait.js';
 
 /** The app's listener's server process, in pg_stat_activity. */
 const LISTENER_BACKEND = `application_name = 'motu-reference-listener' and datname = current_database()`;
@@ -65,12 +65,3 @@ export async function settled(t: TestApp, quietMs = 150): Promise<void> {
   }
 }
 
-/** Polls `check` every 20 ms until it holds; fails after `timeoutMs`. */
-export async function eventually(what: string, check: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check()) return;
-    assert.ok(Date.now() < deadline, `${what}: not within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}

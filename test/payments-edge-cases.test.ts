@@ -3,24 +3,24 @@
 // customers created from the buyer, the statement label at the acquirer, settled payments keeping `captured`,
 // payment links with only an order, and `[]` bodies. Everything through HTTP, on every database.
 import assert from 'node:assert/strict';
-import { after, before, it } from 'node:test';
+import { it } from 'node:test';
 import { Acquirers } from '../src/acquirer/acquirers.js';
 import { PaymentLifecycleService } from '../src/modules/payments/lifecycle.service.js';
 import { runPaymentSchedule } from '../src/modules/payments/payments.scheduler.js';
 import { settledBackToCaptured as settledIsNotAStatus } from '../src/db/migrations/0018_payments_hardening.js';
-import { createMerchant, type MerchantFixture } from './support/factories.js';
-import { eachDatabase, ManualClock, startApp, type TestApp } from './support/harness.js';
-import { CARDS, createSession, eventsOf, paidPayment, paySession, tokenize } from './support/payments.js';
-import { createCustomer as createWalletCustomer, eventsOf as eventsOfType, saveCard } from './support/wallet.js';
+import { createMerchant, createCustomer } from './support/factories.js';
+import { eachDatabase } from './support/harness.js';
+import { withMerchantApp } from './support/merchant-app.js';
+import { createSession, paidPayment, paySession, tokenize } from './support/payments.js';
+import { saveCard } from './support/wallet.js';
+import { CARDS } from './support/cards.js';
+import { paymentEvents, eventsOfType } from './support/events.js';
 
-const CHALLENGE = '4000000000003220';
 /** Saved by a zero-amount verification; every later charge is refused `card_unknown`. */
 const UNKNOWN_LATER = '4000000000005126';
 
 eachDatabase('hardening: payments and existing integrations', (dialect) => {
-  let t: TestApp;
-  let m: MerchantFixture;
-  let clock: ManualClock;
+  const { t, m, clock } = withMerchantApp(dialect, { clock: 'now', env: { MOTU_TEST_SETTLEMENT_DELAY: '60' } });
   const get = async (id: string) => (await t.api(m.testKey, 'GET', `/api/v1/payments/${id}`)).body;
   const post = (url: string, body?: unknown) => t.api(m.testKey, 'POST', url, body);
   const tick = () => {
@@ -33,17 +33,10 @@ eachDatabase('hardening: payments and existing integrations', (dialect) => {
     await tick();
   };
 
-  before(async () => {
-    clock = new ManualClock(new Date());
-    t = await startApp(dialect, { clock, env: { MOTU_TEST_SETTLEMENT_DELAY: '60' } });
-    m = await createMerchant(t);
-  });
-  after(() => t.close());
-
   /** A 3-D Secure challenge left open, the same session paid by another card meanwhile, then refunded in full. */
   async function paidThenRefundedWhileChallenged(start: (sessionId: string, token: string) => Promise<string>) {
     const session = await createSession(t, m.testKey, { amount: 2_000 });
-    const authorizationId = await start(session.sessionId, await tokenize(t, session.sessionId, CHALLENGE));
+    const authorizationId = await start(session.sessionId, await tokenize(t, session.sessionId, CARDS.challenge));
     await paySession(t, session.sessionId, CARDS.visa);
     const refund = await post(`/api/v1/payments/${session.paymentId}/refund`, {});
     assert.equal(refund.status, 201, JSON.stringify(refund.body));
@@ -131,7 +124,7 @@ eachDatabase('hardening: payments and existing integrations', (dialect) => {
     assert.equal(next.next, 'redirect');
     assert.equal(next.url, `/checkout/success?sessionId=${link.body.sessionId}`);
     assert.equal((await get(link.body.paymentId)).status, 'captured');
-    const events = await eventsOf(t, link.body.paymentId);
+    const events = await paymentEvents(t, link.body.paymentId);
     assert.deepEqual(events.map((e) => e.type), ['payment.authorized', 'payment.captured']);
     const deliveries = await t.db.kysely.selectFrom('webhook_deliveries').select(['url', 'endpoint_id'])
       .where('event_id', 'in', events.map((e) => e.id)).execute();
@@ -180,7 +173,7 @@ eachDatabase('hardening: payments and existing integrations', (dialect) => {
       // Authorized, then cancelled by the merchant: both events bill the authorization alone.
       const cancelled = await paidPayment(t, key, { captureMode: 'MANUAL', amount: 10_000, currency });
       assert.equal((await t.api(key, 'POST', `/api/v1/payments/${cancelled}/cancel`)).status, 200);
-      const cancelledEvents = await eventsOf(t, cancelled);
+      const cancelledEvents = await paymentEvents(t, cancelled);
       assert.deepEqual(cancelledEvents.map((e) => e.type).sort(), ['payment.authorized', 'payment.cancelled']);
       for (const e of cancelledEvents) assert.deepEqual(fees(e), uncaptured[currency], `${currency} ${e.type} (authorized, then cancelled)`);
 
@@ -188,13 +181,13 @@ eachDatabase('hardening: payments and existing integrations', (dialect) => {
       const refused = await createSession(t, key, { amount: 10_000, currency });
       await paySession(t, refused.sessionId, CARDS.declined);
       assert.equal((await t.api(key, 'POST', `/api/v1/payments/${refused.paymentId}/cancel`)).status, 200);
-      const refusedCancel = (await eventsOf(t, refused.paymentId)).find((e) => e.type === 'payment.cancelled')!;
+      const refusedCancel = (await paymentEvents(t, refused.paymentId)).find((e) => e.type === 'payment.cancelled')!;
       assert.deepEqual(fees(refusedCancel), uncaptured[currency], `${currency} payment.cancelled of a never-authorized payment`);
 
       // Never tried at all: nothing billed.
       const untried = await createSession(t, key, { amount: 10_000, currency });
       assert.equal((await t.api(key, 'POST', `/api/v1/payments/${untried.paymentId}/cancel`)).status, 200);
-      const untriedCancel = (await eventsOf(t, untried.paymentId)).find((e) => e.type === 'payment.cancelled')!;
+      const untriedCancel = (await paymentEvents(t, untried.paymentId)).find((e) => e.type === 'payment.cancelled')!;
       assert.equal(untriedCancel.data.settlement.mobupayCommission, 0);
       assert.equal(untriedCancel.data.settlement.netAmount, 0);
 
@@ -206,7 +199,7 @@ eachDatabase('hardening: payments and existing integrations', (dialect) => {
       clock.advance(1_000);
       assert.equal((await t.api(key, 'POST', `/api/v1/payments/${paid}/refund`, {})).status, 201);
       await settleAll();
-      const events = await eventsOf(t, paid);
+      const events = await paymentEvents(t, paid);
       assert.deepEqual(events.map((e) => e.type).sort(),
         ['payment.authorized', 'payment.captured', 'payment.partially_refunded', 'payment.refunded', 'payment.settled']);
       for (const e of events) {
@@ -231,7 +224,7 @@ eachDatabase('hardening: payments and existing integrations', (dialect) => {
     assert.ok(payment.settledAt && !Number.isNaN(Date.parse(payment.settledAt)), String(payment.settledAt));
     const listed = (await t.api(m.testKey, 'GET', `/api/v1/payments?reference=${payment.reference}`)).body.data;
     assert.deepEqual(listed.map((p: any) => [p.id, p.status, p.settled, p.settledAt]), [[id, 'captured', true, payment.settledAt]]);
-    const settled = (await eventsOf(t, id)).filter((e) => e.type === 'payment.settled');
+    const settled = (await paymentEvents(t, id)).filter((e) => e.type === 'payment.settled');
     assert.equal(settled.length, 1);
     assert.equal(settled[0]!.data.status, 'captured');
     assert.equal(settled[0]!.data.settlement.settled, true);
@@ -271,7 +264,7 @@ eachDatabase('hardening: payments and existing integrations', (dialect) => {
     assert.equal(retried.body.status, 'succeeded', JSON.stringify(retried.body));
     assert.deepEqual(await labelOf(component.paymentId), ['MONI PPT', 'MONI PPT'], 'a refused attempt carries it too');
 
-    const customerId = await createWalletCustomer(t, m.testKey);
+    const customerId = await createCustomer(t, m.testKey);
     const pm = (await saveCard(t, m.testKey, customerId, CARDS.visa)).result.paymentMethodId;
     const mit = await post('/api/v1/payments', {
       paymentMethodId: pm, order: { reference: 'SUB-9', amount: 1_200, currency: 'XPF' }, notificationUrl: 'https://shop.example/hook',
@@ -282,7 +275,7 @@ eachDatabase('hardening: payments and existing integrations', (dialect) => {
   });
   it('a charge refused card_unknown removes the saved card (unknown_at_acquirer) with the failure: merchant-initiated and hosted one-click', async () => {
     const removedEvents = async (pm: string) => (await eventsOfType(t, 'payment_method.removed')).filter((e) => e.data.id === pm);
-    const customerId = await createWalletCustomer(t, m.testKey);
+    const customerId = await createCustomer(t, m.testKey);
     const saved = await saveCard(t, m.testKey, customerId, UNKNOWN_LATER);
     assert.equal(saved.result.status, 'succeeded', 'the verification of 5126 succeeds');
     const pm = saved.result.paymentMethodId;
@@ -300,7 +293,7 @@ eachDatabase('hardening: payments and existing integrations', (dialect) => {
     assert.equal(removed.length, 1);
     assert.equal(removed[0].data.reason, 'unknown_at_acquirer');
     assert.equal(removed[0].data.customerId, customerId);
-    const failed = (await eventsOf(t, mit.body.id)).find((e) => e.type === 'payment.failed')!;
+    const failed = (await paymentEvents(t, mit.body.id)).find((e) => e.type === 'payment.failed')!;
     assert.equal(failed.data.refusalCode, 'card_unknown');
     assert.equal(removed[0].createdAt, failed.createdAt, 'written with the failure');
     const again = await post('/api/v1/payments', {
@@ -311,7 +304,7 @@ eachDatabase('hardening: payments and existing integrations', (dialect) => {
     assert.equal(listed.filter((p: any) => p.id === pm && p.status === 'active').length, 0);
 
     // Hosted one-click: the customer picks the saved card on the page.
-    const other = await createWalletCustomer(t, m.testKey);
+    const other = await createCustomer(t, m.testKey);
     const oneClick = (await saveCard(t, m.testKey, other, UNKNOWN_LATER)).result.paymentMethodId;
     const session = await createSession(t, m.testKey, { amount: 1_100, extra: { customerId: other, email: undefined } });
     const res = await t.api(undefined, 'POST', `/checkout/${session.sessionId}/pay`, { paymentMethodId: oneClick });
@@ -336,7 +329,7 @@ eachDatabase('hardening: payments and existing integrations', (dialect) => {
     const payment = await get(session.paymentId);
     assert.equal(payment.status, 'transit', 'the payment itself goes through');
     assert.equal(payment.customerId, null);
-    const authorized = (await eventsOf(t, session.paymentId)).find((e) => e.type === 'payment.authorized')!;
+    const authorized = (await paymentEvents(t, session.paymentId)).find((e) => e.type === 'payment.authorized')!;
     assert.equal(authorized.data.customerId, null);
     assert.equal(authorized.data.customerCreated, false);
     assert.equal(authorized.data.paymentMethodId, null);
@@ -356,7 +349,7 @@ eachDatabase('hardening: payments and existing integrations', (dialect) => {
       captureMode: 'MANUAL', extra: { email: undefined, saveCustomer: true, allowCustomerToSavePaymentMethod: true },
     });
     await paySession(t, fresh.sessionId, '5555555555554444', { email: 'first.time@example.pf', saveCard: true });
-    const created = (await eventsOf(t, fresh.paymentId)).find((e) => e.type === 'payment.authorized')!;
+    const created = (await paymentEvents(t, fresh.paymentId)).find((e) => e.type === 'payment.authorized')!;
     assert.match(created.data.customerId, /^cus_/);
     assert.equal(created.data.customerCreated, true);
     assert.match(created.data.paymentMethodId, /^pm_/);
@@ -376,7 +369,7 @@ eachDatabase('hardening: payments and existing integrations', (dialect) => {
       },
     });
     await paySession(t, session.sessionId);
-    const authorized = (await eventsOf(t, session.paymentId)).find((e) => e.type === 'payment.authorized')!;
+    const authorized = (await paymentEvents(t, session.paymentId)).find((e) => e.type === 'payment.authorized')!;
     assert.equal(authorized.data.customerCreated, true);
     const customerId = authorized.data.customerId;
     const expected = {
