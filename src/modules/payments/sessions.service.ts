@@ -24,8 +24,6 @@ import { urlProblem } from './urls.js';
 
 const insertPaymentAndSession = compiledInsertPair('payments', 'payment_sessions');
 
-/** Serialised privateData is capped so a session row stays small. */
-const PRIVATE_DATA_MAX_BYTES = 16_384;
 
 function storeError(code: 'UNKNOWN_STORE' | 'STORE_INACTIVE' | 'STORE_KIND_MISMATCH' | 'STORE_CONTRACT_INACTIVE' | 'STORE_CONTRACT_CONFLICT' | 'STORE_KEY_MISMATCH', message: string, field: string, extra: Record<string, unknown> = {}): AppError {
   return new AppError(code, message, { field, ...extra }, [{ field, message }]);
@@ -99,9 +97,6 @@ export class PaymentSessionsService {
     fields.push(...taxProblems, ...orderFieldProblems(input.order));
     const total = input.order.amount + tax;
     if (total > MAX_AMOUNT) fields.push({ field: 'order.amount', message: `with taxes added must not exceed ${MAX_AMOUNT}` });
-    if (input.privateData && Buffer.byteLength(JSON.stringify(input.privateData)) > PRIVATE_DATA_MAX_BYTES) {
-      fields.push({ field: 'privateData', message: `must not exceed ${PRIVATE_DATA_MAX_BYTES} bytes as JSON` });
-    }
 
     // Reads, then one write (Database.singleWrite): on PostgreSQL the whole creation is a single round trip when the
     // key, store and contract come from the reference cache.

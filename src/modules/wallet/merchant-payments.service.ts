@@ -38,7 +38,6 @@ export interface MerchantPaymentInput {
   externalId?: string;
 }
 
-const PRIVATE_DATA_MAX_BYTES = 16_384;
 /** `payments.operation` of a failed payment watched for a late authorization (releaseLateAuthorizations). */
 export const RELEASE = 'release';
 /** How long after the recovery job failed a payment an authorization coming back late is still looked for. */
@@ -99,9 +98,6 @@ export class MerchantPaymentsService {
     const problem = urlProblem(input.notificationUrl, 'notification', { mode: owner.mode, allowLoopbackUrls: this.config.allowLoopbackUrls });
     if (problem) fields.push({ field: 'notificationUrl', message: problem });
     fields.push(...orderFieldProblems(input.order));
-    if (input.privateData && Buffer.byteLength(JSON.stringify(input.privateData)) > PRIVATE_DATA_MAX_BYTES) {
-      fields.push({ field: 'privateData', message: `must not exceed ${PRIVATE_DATA_MAX_BYTES} bytes as JSON` });
-    }
     this.acquirers.forMode(owner.mode); // 503 before anything is written when live mode has no connector
 
     return this.db.transaction(async (trx) => {
