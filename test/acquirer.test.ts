@@ -1,21 +1,19 @@
 // The acquirer's browser-facing endpoints: tokenization, the card-data boundary, live mode without a connector.
 import assert from 'node:assert/strict';
-import { after, before, it } from 'node:test';
+import { before, it } from 'node:test';
 import { sql } from 'kysely';
 import { buildServices } from '../src/app.js';
-import { eachDatabase, startApp, type TestApp } from './support/harness.js';
-import { createMerchant } from './support/factories.js';
+import { eachDatabase } from './support/harness.js';
+import { withMerchantApp } from './support/merchant-app.js';
 import { createSession } from './support/payments.js';
 
 eachDatabase('acquirer secure fields and tokens', (dialect) => {
-  let t: TestApp;
+  const { t, m } = withMerchantApp(dialect);
   let sessionId: string;
   before(async () => {
-    t = await startApp(dialect);
     // The fields are mounted for a session: every token request names it.
-    sessionId = (await createSession(t, (await createMerchant(t)).testKey)).sessionId;
+    sessionId = (await createSession(t, m.testKey)).sessionId;
   });
-  after(async () => { await t.close(); });
 
   const card = (number: string, extra: Record<string, unknown> = {}) =>
     t.api(undefined, 'POST', '/acquirer/v1/tokens', { mode: 'test', number, expMonth: 12, expYear: 2034, cvc: '123', session: sessionId, ...extra });

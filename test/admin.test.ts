@@ -1,15 +1,12 @@
 // The operator's admin API (/admin/v1), through HTTP on each database.
 import assert from 'node:assert/strict';
-import { after, before, it } from 'node:test';
-import { eachDatabase, startApp, type TestApp } from './support/harness.js';
+import { it } from 'node:test';
+import { eachDatabase } from './support/harness.js';
+import { withApp } from './support/merchant-app.js';
 import { createKey, createMerchant, createStore } from './support/factories.js';
 
 eachDatabase('admin API', (dialect) => {
-  let t: TestApp;
-  before(async () => {
-    t = await startApp(dialect);
-  });
-  after(async () => t.close());
+  const { t } = withApp(dialect);
 
   it('creates a merchant with both keys, both webhook secrets and an active default contract (250 / 25 / 0 / 1600)', async () => {
     const res = await t.admin('POST', '/admin/v1/merchants', { name: 'Boulangerie Tahiti' });

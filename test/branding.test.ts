@@ -5,11 +5,11 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { after, before, it, test } from 'node:test';
-import type { Browser } from 'playwright-core';
 import { contrast, textOn } from '../src/modules/merchants/branding.js';
-import { chromiumAvailable, freePort, launchBrowser, newPage, serveApp, type ServedApp } from './support/browser.js';
+import { freePort, newPage } from './support/browser.js';
 import { createMerchant, createCustomer } from './support/factories.js';
-import { eachDatabase, startApp, type TestApp } from './support/harness.js';
+import { eachDatabase } from './support/harness.js';
+import { withApp } from './support/merchant-app.js';
 import { createSession } from './support/payments.js';
 
 test('text on the primary colour: white or dark, whichever reads better (WCAG luminance)', () => {
@@ -35,13 +35,7 @@ test('the text on any merchant colour reads at 4.5:1 at least (WCAG AA): every g
 });
 
 eachDatabase('merchant branding', (dialect) => {
-  let t: TestApp;
-  before(async () => {
-    t = await startApp(dialect);
-  });
-  after(async () => {
-    await t.close();
-  });
+  const { t } = withApp(dialect);
 
   it('PATCH /admin/v1/merchants/{id} validates and stores name, display name and #rrggbb colours', async () => {
     const m = await createMerchant(t, 'Fare Ute SARL');
@@ -106,16 +100,14 @@ eachDatabase('merchant branding', (dialect) => {
 });
 
 eachDatabase('merchant colours in a browser', (dialect) => {
-  let t: ServedApp;
-  let browser: Browser;
+  const suite = withApp(dialect, { serve: true, browser: true });
+  const { t } = suite;
   let shop: Server;
   let shopUrl: string;
   const pages = new Map<string, string>();
 
+  // The merchant's site, on another port: its pages are set by the tests.
   before(async () => {
-    assert.ok(chromiumAvailable(), 'Chromium is needed at /usr/bin/chromium');
-    t = await serveApp(dialect);
-    browser = await launchBrowser();
     const port = await freePort();
     shopUrl = `http://127.0.0.1:${port}`;
     shop = createServer((req, res) => {
@@ -125,9 +117,7 @@ eachDatabase('merchant colours in a browser', (dialect) => {
     await new Promise<void>((resolve) => shop.listen(port, '127.0.0.1', resolve));
   });
   after(async () => {
-    await browser?.close();
     await new Promise((resolve) => shop?.close(resolve));
-    await t?.close();
   });
 
   it('the Pay button takes the primary colour with readable text, in light and dark mode', async () => {
@@ -135,10 +125,10 @@ eachDatabase('merchant colours in a browser', (dialect) => {
     await t.admin('PATCH', `/admin/v1/merchants/${m.id}`, { primaryColor: '#0f766e' });
     const s = await createSession(t, m.testKey);
     for (const colorScheme of ['light', 'dark'] as const) {
-      const { context, page } = await newPage(browser, { colorScheme });
+      const { context, page } = await newPage(suite.browser, { colorScheme });
       const blocked: string[] = [];
       page.on('console', (msg) => { if (/Content Security Policy/i.test(msg.text())) blocked.push(msg.text()); });
-      await page.goto(`${t.baseUrl}/checkout/${s.sessionId}`);
+      await page.goto(`${suite.baseUrl}/checkout/${s.sessionId}`);
       const pay = page.locator('#pay');
       assert.equal(await pay.evaluate((el) => getComputedStyle(el).backgroundColor), 'rgb(15, 118, 110)', colorScheme);
       assert.equal(await pay.evaluate((el) => getComputedStyle(el).color), 'rgb(255, 255, 255)');
@@ -148,8 +138,8 @@ eachDatabase('merchant colours in a browser', (dialect) => {
     // A merchant without colours keeps the default blue.
     const plain = await createMerchant(t, 'Default shop');
     const ps = await createSession(t, plain.testKey);
-    const { context, page } = await newPage(browser);
-    await page.goto(`${t.baseUrl}/checkout/${ps.sessionId}`);
+    const { context, page } = await newPage(suite.browser);
+    await page.goto(`${suite.baseUrl}/checkout/${ps.sessionId}`);
     assert.equal(await page.locator('#pay').evaluate((el) => getComputedStyle(el).backgroundColor), 'rgb(29, 78, 216)');
     await context.close();
   });
@@ -161,10 +151,10 @@ eachDatabase('merchant colours in a browser', (dialect) => {
     const primaryOf = async (key: string, appearance: string) => {
       const s = await createSession(t, key);
       const path = `/shop-${s.sessionId}`;
-      pages.set(path, `<!doctype html><html><head><meta charset="utf-8"><script src="${t.baseUrl}/sdk/v1/motu.js"></script></head>
+      pages.set(path, `<!doctype html><html><head><meta charset="utf-8"><script src="${suite.baseUrl}/sdk/v1/motu.js"></script></head>
 <body><div id="pay"></div><script>Service.mount({ session: ${JSON.stringify(s.sessionId)}, container: '#pay', ${appearance} })
 .then(function () { document.body.setAttribute('data-mounted', '1'); });</script></body></html>`);
-      const { context, page } = await newPage(browser);
+      const { context, page } = await newPage(suite.browser);
       await page.goto(`${shopUrl}${path}`);
       await page.waitForSelector('body[data-mounted="1"]');
       const colors = await page.evaluate(() => {

@@ -3,12 +3,13 @@
 // 404, closed 410, spent 429 TOO_MANY_ATTEMPTS), and the tokens never used are deleted with their cards once expired
 // by the purge-card-tokens job, which leaves every used token, saved card and authorization alone.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { Acquirers } from '../src/acquirer/acquirers.js';
 import { parseConfig } from '../src/config.js';
 import { scheduledJobs } from '../src/start/workers.js';
-import { eachDatabase, ManualClock, startApp, type TestApp } from './support/harness.js';
-import { createMerchant, type MerchantFixture, createCustomer } from './support/factories.js';
+import { eachDatabase, ManualClock, type TestApp } from './support/harness.js';
+import { withMerchantApp } from './support/merchant-app.js';
+import { createCustomer } from './support/factories.js';
 import { createSession, paidPayment, paySession } from './support/payments.js';
 import { cardToken, saveCard, walletSession } from './support/wallet.js';
 
@@ -26,13 +27,11 @@ test('MOTU_TOKENS_PER_SESSION: three tokens per card attempt by default, 1 to 10
 
 eachDatabase('card tokens', (dialect) => {
   describe('bound per client address', () => {
-    let t: TestApp;
+    const { t, m } = withMerchantApp(dialect, { env: { MOTU_TOKENS_PER_MINUTE: '5' } });
     let session: string;
     before(async () => {
-      t = await startApp(dialect, { env: { MOTU_TOKENS_PER_MINUTE: '5' } });
-      session = (await createSession(t, (await createMerchant(t)).testKey)).sessionId;
+      session = (await createSession(t, m.testKey)).sessionId;
     });
-    after(async () => t.close());
 
     const tokenFrom = (remoteAddress: string) =>
       t.app.inject({ method: 'POST', url: '/acquirer/v1/tokens', payload: { ...CARD, session }, remoteAddress });
@@ -57,14 +56,8 @@ eachDatabase('card tokens', (dialect) => {
 
   describe('bound per session', () => {
     const BOUND = 4;
-    let t: TestApp;
-    let m: MerchantFixture;
     const clock = new ManualClock(new Date('2026-05-01T08:00:00Z'));
-    before(async () => {
-      t = await startApp(dialect, { clock, env: { MOTU_TOKENS_PER_SESSION: String(BOUND), MOTU_TOKENS_PER_MINUTE: '10000' } });
-      m = await createMerchant(t);
-    });
-    after(async () => t.close());
+    const { t, m } = withMerchantApp(dialect, { clock, env: { MOTU_TOKENS_PER_SESSION: String(BOUND), MOTU_TOKENS_PER_MINUTE: '10000' } });
 
     const token = (session: string | undefined, mode = 'test') =>
       t.api(undefined, 'POST', '/acquirer/v1/tokens', { ...CARD, mode, ...(session === undefined ? {} : { session }) });
@@ -139,14 +132,8 @@ eachDatabase('card tokens', (dialect) => {
   });
 
   describe('purge of unused tokens', () => {
-    let t: TestApp;
-    let m: MerchantFixture;
     const clock = new ManualClock(new Date('2026-05-01T08:00:00Z'));
-    before(async () => {
-      t = await startApp(dialect, { clock });
-      m = await createMerchant(t);
-    });
-    after(async () => t.close());
+    const { t, m } = withMerchantApp(dialect, { clock });
 
     const purgeJob = () => {
       const job = scheduledJobs(t.db, clock, t.config).find((j) => j.name === 'purge-card-tokens');

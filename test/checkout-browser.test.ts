@@ -1,32 +1,21 @@
 // The hosted checkout in a real browser (Debian's Chromium via playwright-core): test cards, 3-D Secure,
 // page modes, return URL rules, the email step, both languages, the cancel link, inactive sessions.
 import assert from 'node:assert/strict';
-import { after, before, it } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
-import { chromiumAvailable, launchBrowser, newPage, serveApp, type ServedApp } from './support/browser.js';
-import { createCustomer, createMerchant, type MerchantFixture } from './support/factories.js';
+import { it } from 'node:test';
+import type { Page } from 'playwright-core';
+import { newPage } from './support/browser.js';
+import { createCustomer } from './support/factories.js';
 import { paymentEvents } from './support/events.js';
 import { eachDatabase, ManualClock } from './support/harness.js';
+import { withMerchantApp } from './support/merchant-app.js';
 
 const SHOP = 'https://shop.example';
 
 eachDatabase('hosted checkout in a browser', (dialect) => {
-  let t: ServedApp;
-  let browser: Browser;
-  let merchant: MerchantFixture;
   const clock = new ManualClock();
-
-  before(async () => {
-    assert.ok(chromiumAvailable(), 'Chromium is needed at /usr/bin/chromium (apt-get install -y chromium)');
-    // Two cards per session (MOTU_MAX_CARD_ATTEMPTS): the card-testing limit is reached in one test below.
-    t = await serveApp(dialect, { clock, env: { MOTU_MAX_CARD_ATTEMPTS: '2' } });
-    browser = await launchBrowser();
-    merchant = await createMerchant(t, 'Fare Ute');
-  });
-  after(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  // Two cards per session (MOTU_MAX_CARD_ATTEMPTS): the card-testing limit is reached in one test below.
+  const suite = withMerchantApp(dialect, { clock, serve: true, browser: true, merchantName: 'Fare Ute', env: { MOTU_MAX_CARD_ATTEMPTS: '2' } });
+  const { t, m: merchant } = suite;
 
   async function session(overrides: Record<string, unknown> = {}, order: Record<string, unknown> = {}) {
     const res = await t.api(merchant.testKey, 'POST', '/api/v1/payments/sessions', {
@@ -42,7 +31,7 @@ eachDatabase('hosted checkout in a browser', (dialect) => {
   }
 
   async function open(checkoutUrl: string, options: { colorScheme?: 'light' | 'dark' } = {}) {
-    const { context, page } = await newPage(browser, options);
+    const { context, page } = await newPage(suite.browser, options);
     // The merchant's site is outside us: answer its return URL with a stub page.
     await context.route(`${SHOP}/**`, (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<h1>Shop</h1>' }));
     await page.goto(checkoutUrl);

@@ -17,25 +17,24 @@ import * as m0006 from '../src/db/migrations/0006_refunds.js';
 import * as m0007 from '../src/db/migrations/0007_acquirer_refunds.js';
 import * as m0008 from '../src/db/migrations/0008_mail.js';
 import { startWorkers, type Workers } from '../src/start/workers.js';
-import { createMerchant, type MerchantFixture } from './support/factories.js';
-import { eachDatabase, freshDatabase, ManualClock, startApp, type TestApp } from './support/harness.js';
-import { startReceiver, type Receiver } from './support/receiver.js';
+import { createMerchant } from './support/factories.js';
+import { eachDatabase, freshDatabase, ManualClock } from './support/harness.js';
+import { withMerchantApp } from './support/merchant-app.js';
 
 const silent = { info() {}, warn() {}, error() {} };
 
 eachDatabase('events order within one millisecond', (dialect) => {
-  let t: TestApp;
-  let rx: Receiver;
   let workers: Workers | undefined;
-  let m: MerchantFixture;
+  // Registered before the app's own `after`: the worker stops before the app closes.
+  after(async () => {
+    await workers?.stop();
+  });
   const clock = new ManualClock(); // never advanced
+  const { t, m, rx } = withMerchantApp(dialect, { clock, receiver: true, merchantName: 'Ordre' });
   /** Customer names in the order their customer.created events were recorded. */
   const recorded: string[] = [];
 
   before(async () => {
-    t = await startApp(dialect, { clock });
-    rx = await startReceiver();
-    m = await createMerchant(t, 'Ordre');
     const ep = await t.api(m.testKey, 'POST', '/api/v1/webhook-endpoints', { url: rx.url('/ordered'), events: ['customer.*'] });
     assert.equal(ep.status, 201, JSON.stringify(ep.body));
     // 1. One request after the other: each its own transaction (on SQLite, each its own savepoint of a group commit).
@@ -60,11 +59,6 @@ eachDatabase('events order within one millisecond', (dialect) => {
       assert.equal(res.status, 201);
       recorded.push(name);
     }
-  });
-  after(async () => {
-    await workers?.stop();
-    await rx.close();
-    await t.close();
   });
 
   type Listed = { id: string; type: string; createdAt: string; data: { name: string } };

@@ -4,9 +4,10 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { after, before, test } from 'node:test';
+import { before, test } from 'node:test';
 import fc from 'fast-check';
-import { ADMIN_TOKEN, eachDatabase, startApp, type TestApp } from './support/harness.js';
+import { ADMIN_TOKEN, eachDatabase, type TestApp } from './support/harness.js';
+import { withApp } from './support/merchant-app.js';
 import { createKey, createMerchant, createStore, createCustomer } from './support/factories.js';
 import { createSession, paidPayment } from './support/payments.js';
 import { saveCard } from './support/wallet.js';
@@ -282,21 +283,17 @@ function authFor(path: string, key: string): string | undefined {
 }
 
 eachDatabase('hostile input', (dialect) => {
-  let t: TestApp;
+  const { t } = withApp(dialect);
   let fx: Fixtures;
   let ops: Operation[];
   let checker: Checker;
 
   before(async () => {
-    t = await startApp(dialect);
     fx = await fixtures(t);
     VALID_BODIES['POST /api/v1/payments']!.paymentMethodId = fx.ids.paymentMethod;
     ops = await operations(t);
     checker = new Checker(t);
     await checker.init();
-  });
-  after(async () => {
-    await t?.close();
   });
 
   const call = (op: Operation, opts: { id?: string; query?: string; body?: unknown; raw?: string; headers?: Record<string, string> }) => {

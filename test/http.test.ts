@@ -2,13 +2,13 @@
 // the OpenAPI document, /docs, health, readiness and metrics.
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
-import { after, before, it } from 'node:test';
+import { it } from 'node:test';
 import { buildApp } from '../src/app.js';
 import { parseConfig } from '../src/config.js';
 import { createLogger } from '../src/http/logger.js';
 import { sha256Hex } from '../src/shared/hash.js';
-import { ADMIN_TOKEN, eachDatabase, freshDatabase, startApp, type TestApp } from './support/harness.js';
-import { withMerchantApp } from './support/merchant-app.js';
+import { ADMIN_TOKEN, eachDatabase, freshDatabase, } from './support/harness.js';
+import { withApp, withMerchantApp } from './support/merchant-app.js';
 import { createMerchant } from './support/factories.js';
 
 function isErrorShape(body: any): void {
@@ -111,11 +111,7 @@ eachDatabase('HTTP conventions', (dialect) => {
 });
 
 eachDatabase('rate limiting', (dialect) => {
-  let t: TestApp;
-  before(async () => {
-    t = await startApp(dialect, { env: { MOTU_RATE_LIMIT_MAX: '3', MOTU_RATE_LIMIT_WINDOW_MS: '60000' } });
-  });
-  after(async () => t.close());
+  const { t } = withApp(dialect, { env: { MOTU_RATE_LIMIT_MAX: '3', MOTU_RATE_LIMIT_WINDOW_MS: '60000' } });
 
   it('answers 429 RATE_LIMITED with Retry-After past the limit, per key', async () => {
     const m = await createMerchant(t);

@@ -2,8 +2,9 @@
 // objects, or — for a key attached to a store — the payments of another store (docs/reliability.md, "Isolation").
 // Every /api/v1 route that names an object by id is driven by every foreign key; lists must not show the objects.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { eachDatabase, startApp, type TestApp } from './support/harness.js';
+import { before, test } from 'node:test';
+import { eachDatabase, type TestApp } from './support/harness.js';
+import { withApp } from './support/merchant-app.js';
 import { createKey, createMerchant, createStore, createCustomer } from './support/factories.js';
 import { createSession, paidPayment } from './support/payments.js';
 import { saveCard } from './support/wallet.js';
@@ -104,14 +105,13 @@ async function snapshot(t: TestApp, v: Victim) {
 }
 
 eachDatabase('isolation matrix', (dialect) => {
-  let t: TestApp;
+  const { t } = withApp(dialect);
   let v: Victim;
   let attackers: Array<{ name: string; key: string }>;
   let tables: string[];
   let checked = 0;
 
   before(async () => {
-    t = await startApp(dialect);
     v = await victim(t);
     const other = await createMerchant(t, 'Intruder');
     await createStore(t, other.id, { code: 'V-2' }); // same store code as the victim's: codes are per merchant
@@ -129,9 +129,6 @@ eachDatabase('isolation matrix', (dialect) => {
     const live = await createKey(t, v.ids.merchant!, { mode: 'live' });
     attackers.push({ name: 'same merchant, live mode (write key)', key: live.secretKey });
     tables = await tableNames(t.db);
-  });
-  after(async () => {
-    await t?.close();
   });
 
   test('the matrix covers every /api/v1 route that takes an id', async () => {

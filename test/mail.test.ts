@@ -2,14 +2,16 @@
 // state change and sent by the worker role's `send-mail` job to a real SMTP server (a fake relay on 127.0.0.1,
 // outside Motu), with retries when the relay is down. Without MOTU_SMTP_URL nothing is queued.
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, test } from 'node:test';
+import { after, afterEach, before, beforeEach, test } from 'node:test';
 import { scheduledJobs } from '../src/start/workers.js';
-import { eachDatabase, ManualClock, startApp, type TestApp } from './support/harness.js';
-import { createMerchant, createCustomer } from './support/factories.js';
+import { eachDatabase, ManualClock, type TestApp } from './support/harness.js';
+import { withMerchantApp } from './support/merchant-app.js';
+import { createCustomer } from './support/factories.js';
 import { createSession, paySession } from './support/payments.js';
 import { decodePart, fakeSmtp, mimeParts, subjectOf, type FakeSmtp } from './support/smtp.js';
 
 const FROM = 'Motu payments <pay@motu.example>';
+const START = new Date('2026-03-02T10:00:00.000Z');
 
 /** Runs the worker role's mail job once, at the clock's time; its logs are kept to check what they say. */
 async function runMailJob(t: TestApp, logs: string[] = []): Promise<number> {
@@ -26,31 +28,26 @@ async function jobsOf(t: TestApp) {
 
 eachDatabase('mail', (dialect) => {
   let smtp: FakeSmtp;
-  let t: TestApp;
-  let clock: ManualClock;
-  let key: string;
-
+  const clock = new ManualClock(START);
   before(async () => {
     smtp = await fakeSmtp();
   });
   after(async () => {
     await smtp.stop();
   });
-  beforeEach(async (ctx) => {
-    await t?.close();
-    clock = new ManualClock(new Date('2026-03-02T10:00:00.000Z'));
-    // Test-mode receipts go only to the allow-listed (MOTU_TEST_MAIL_ALLOWLIST): every address here is example.com.
-    t = await startApp(dialect, { clock, env: { MOTU_SMTP_URL: smtp.url, MOTU_MAIL_FROM: FROM, MOTU_TEST_MAIL_ALLOWLIST: 'example.com' } });
-    key = (await createMerchant(t, 'Fare Ute')).testKey;
+  beforeEach(() => {
+    clock.set(START);
     smtp.received.length = 0;
-    void ctx;
   });
-  after(async () => {
-    await t?.close();
+  // A fresh app for each test: each reads the mail queue from empty.
+  // Test-mode receipts go only to the allow-listed (MOTU_TEST_MAIL_ALLOWLIST): every address here is example.com.
+  const { t, m } = withMerchantApp(dialect, {
+    eachTest: true, clock, merchantName: 'Fare Ute',
+    env: () => ({ MOTU_SMTP_URL: smtp.url, MOTU_MAIL_FROM: FROM, MOTU_TEST_MAIL_ALLOWLIST: 'example.com' }),
   });
 
   test('a card payment through the checkout sends the receipt, PDF attached, to privateData.customerEmail', async () => {
-    const session = await createSession(t, key, { amount: 2500, extra: { email: 'buyer@example.com', languageCode: 'fr' } });
+    const session = await createSession(t, m.testKey, { amount: 2500, extra: { email: 'buyer@example.com', languageCode: 'fr' } });
     const next = await paySession(t, session.sessionId);
     assert.equal(next.next, 'redirect');
     const [job] = await jobsOf(t);
@@ -87,7 +84,7 @@ eachDatabase('mail', (dialect) => {
   });
 
   test('an email typed on the checkout page receives the receipt, in English', async () => {
-    const session = await createSession(t, key, { amount: 1000, extra: { email: undefined, saveCustomer: true, languageCode: 'en' } });
+    const session = await createSession(t, m.testKey, { amount: 1000, extra: { email: undefined, saveCustomer: true, languageCode: 'en' } });
     await paySession(t, session.sessionId, undefined, { email: 'typed@example.com' });
     assert.equal(await runMailJob(t), 1);
     const mail = smtp.received[0]!;
@@ -97,14 +94,14 @@ eachDatabase('mail', (dialect) => {
   });
 
   test('a refused card queues no receipt', async () => {
-    const session = await createSession(t, key);
+    const session = await createSession(t, m.testKey);
     await paySession(t, session.sessionId, '4000000000000002');
     assert.equal((await jobsOf(t)).length, 0);
   });
 
   test('a card link with sendEmail is mailed in its locale; emailSent turns true once the relay accepted it', async () => {
-    const customerId = await createCustomer(t, key, { email: 'wallet@example.com' });
-    const created = await t.api(key, 'POST', `/api/v1/customers/${customerId}/card-links`, { sendEmail: true, locale: 'en' });
+    const customerId = await createCustomer(t, m.testKey, { email: 'wallet@example.com' });
+    const created = await t.api(m.testKey, 'POST', `/api/v1/customers/${customerId}/card-links`, { sendEmail: true, locale: 'en' });
     assert.equal(created.status, 201, JSON.stringify(created.body));
     assert.equal(created.body.emailSent, false, 'not sent yet: the request never waits for SMTP');
     assert.equal(created.body.emailStatus, 'queued');
@@ -117,13 +114,13 @@ eachDatabase('mail', (dialect) => {
     assert.ok(text.includes(created.body.url), 'the mail carries the link URL');
     assert.match(text, /Save my card/);
 
-    const read = await t.api(key, 'GET', `/api/v1/card-links/${created.body.id}`);
+    const read = await t.api(m.testKey, 'GET', `/api/v1/card-links/${created.body.id}`);
     assert.equal(read.body.emailSent, true);
     assert.equal(read.body.emailStatus, 'sent');
 
     // French by default; without sendEmail nothing is queued.
-    const fr = await t.api(key, 'POST', `/api/v1/customers/${customerId}/card-links`, { sendEmail: true });
-    const quiet = await t.api(key, 'POST', `/api/v1/customers/${customerId}/card-links`, {});
+    const fr = await t.api(m.testKey, 'POST', `/api/v1/customers/${customerId}/card-links`, { sendEmail: true });
+    const quiet = await t.api(m.testKey, 'POST', `/api/v1/customers/${customerId}/card-links`, {});
     assert.equal(quiet.body.emailStatus, 'not_requested');
     assert.equal(await runMailJob(t), 1);
     assert.equal(smtp.received.length, 2);
@@ -132,66 +129,70 @@ eachDatabase('mail', (dialect) => {
   });
 
   test('a card link cancelled before its mail went out is not mailed', async () => {
-    const customerId = await createCustomer(t, key, { email: 'late@example.com' });
-    const created = await t.api(key, 'POST', `/api/v1/customers/${customerId}/card-links`, { sendEmail: true });
-    await t.api(key, 'POST', `/api/v1/card-links/${created.body.id}/cancel`);
+    const customerId = await createCustomer(t, m.testKey, { email: 'late@example.com' });
+    const created = await t.api(m.testKey, 'POST', `/api/v1/customers/${customerId}/card-links`, { sendEmail: true });
+    await t.api(m.testKey, 'POST', `/api/v1/card-links/${created.body.id}/cancel`);
     assert.equal(await runMailJob(t), 0);
     assert.equal(smtp.received.length, 0);
-    const read = await t.api(key, 'GET', `/api/v1/card-links/${created.body.id}`);
+    const read = await t.api(m.testKey, 'GET', `/api/v1/card-links/${created.body.id}`);
     assert.equal(read.body.emailSent, false);
     assert.equal(read.body.emailStatus, 'skipped');
   });
+});
+
+eachDatabase('mail with the relay down', (dialect) => {
+  let down: FakeSmtp;
+  const clock = new ManualClock(START);
+  beforeEach(async () => {
+    clock.set(START);
+    down = await fakeSmtp({ start: false });
+  });
+  afterEach(async () => {
+    await down.stop();
+  });
+  const { t, m } = withMerchantApp(dialect, {
+    eachTest: true, clock,
+    env: () => ({ MOTU_SMTP_URL: down.url, MOTU_MAIL_FROM: FROM, MOTU_TEST_MAIL_ALLOWLIST: 'example.com' }),
+  });
 
   test('a relay that is down is retried on the schedule until it accepts', async () => {
-    const down = await fakeSmtp({ start: false });
-    await t.close();
-    t = await startApp(dialect, { clock, env: { MOTU_SMTP_URL: down.url, MOTU_MAIL_FROM: FROM, MOTU_TEST_MAIL_ALLOWLIST: 'example.com' } });
-    key = (await createMerchant(t)).testKey;
-    try {
-      const session = await createSession(t, key, { extra: { email: 'retry@example.com' } });
-      await paySession(t, session.sessionId);
-      const customerId = await createCustomer(t, key, { email: 'retry-link@example.com' });
-      const link = await t.api(key, 'POST', `/api/v1/customers/${customerId}/card-links`, { sendEmail: true });
+    const session = await createSession(t, m.testKey, { extra: { email: 'retry@example.com' } });
+    await paySession(t, session.sessionId);
+    const customerId = await createCustomer(t, m.testKey, { email: 'retry-link@example.com' });
+    const link = await t.api(m.testKey, 'POST', `/api/v1/customers/${customerId}/card-links`, { sendEmail: true });
 
-      const logs: string[] = [];
-      assert.equal(await runMailJob(t, logs), 0);
-      for (const job of await jobsOf(t)) {
-        assert.equal(job.status, 'pending');
-        assert.equal(job.attempts, 1);
-        assert.equal(job.next_attempt_at, new Date(clock.now().getTime() + 30_000).toISOString(), 'first retry after 30 s');
-        assert.match(job.last_error ?? '', /ECONNREFUSED|ESOCKET|ECONNECTION/);
-      }
-      assert.ok(logs.some((l) => l.startsWith('warn mail attempt failed')));
-      for (const l of logs) assert.doesNotMatch(l, /retry(-link)?@example\.com/);
-      assert.equal((await t.api(key, 'GET', `/api/v1/card-links/${link.body.id}`)).body.emailStatus, 'queued');
-
-      // Still down at the second attempt: the next retry is 120 s later.
-      clock.advance(30_000);
-      assert.equal(await runMailJob(t), 0);
-      assert.ok((await jobsOf(t)).every((j) => j.attempts === 2 && j.next_attempt_at === new Date(clock.now().getTime() + 120_000).toISOString()));
-
-      await down.start();
-      clock.advance(60_000);
-      assert.equal(await runMailJob(t), 0, 'not due yet');
-      assert.equal(down.received.length, 0);
-      clock.advance(60_000);
-      assert.equal(await runMailJob(t), 2);
-      assert.deepEqual(down.received.map((m) => m.to[0]).sort(), ['retry-link@example.com', 'retry@example.com']);
-      assert.ok((await jobsOf(t)).every((j) => j.status === 'sent' && j.attempts === 3));
-      const read = await t.api(key, 'GET', `/api/v1/card-links/${link.body.id}`);
-      assert.equal(read.body.emailSent, true);
-    } finally {
-      await down.stop();
+    const logs: string[] = [];
+    assert.equal(await runMailJob(t, logs), 0);
+    for (const job of await jobsOf(t)) {
+      assert.equal(job.status, 'pending');
+      assert.equal(job.attempts, 1);
+      assert.equal(job.next_attempt_at, new Date(clock.now().getTime() + 30_000).toISOString(), 'first retry after 30 s');
+      assert.match(job.last_error ?? '', /ECONNREFUSED|ESOCKET|ECONNECTION/);
     }
+    assert.ok(logs.some((l) => l.startsWith('warn mail attempt failed')));
+    for (const l of logs) assert.doesNotMatch(l, /retry(-link)?@example\.com/);
+    assert.equal((await t.api(m.testKey, 'GET', `/api/v1/card-links/${link.body.id}`)).body.emailStatus, 'queued');
+
+    // Still down at the second attempt: the next retry is 120 s later.
+    clock.advance(30_000);
+    assert.equal(await runMailJob(t), 0);
+    assert.ok((await jobsOf(t)).every((j) => j.attempts === 2 && j.next_attempt_at === new Date(clock.now().getTime() + 120_000).toISOString()));
+
+    await down.start();
+    clock.advance(60_000);
+    assert.equal(await runMailJob(t), 0, 'not due yet');
+    assert.equal(down.received.length, 0);
+    clock.advance(60_000);
+    assert.equal(await runMailJob(t), 2);
+    assert.deepEqual(down.received.map((m) => m.to[0]).sort(), ['retry-link@example.com', 'retry@example.com']);
+    assert.ok((await jobsOf(t)).every((j) => j.status === 'sent' && j.attempts === 3));
+    const read = await t.api(m.testKey, 'GET', `/api/v1/card-links/${link.body.id}`);
+    assert.equal(read.body.emailSent, true);
   });
 
   test('a relay that never comes back ends the job failed after the last retry', async () => {
-    const down = await fakeSmtp({ start: false });
-    await t.close();
-    t = await startApp(dialect, { clock, env: { MOTU_SMTP_URL: down.url, MOTU_MAIL_FROM: FROM } });
-    key = (await createMerchant(t)).testKey;
-    const customerId = await createCustomer(t, key, { email: 'never@example.com' });
-    const link = await t.api(key, 'POST', `/api/v1/customers/${customerId}/card-links`, { sendEmail: true, expiresIn: 2_592_000 });
+    const customerId = await createCustomer(t, m.testKey, { email: 'never@example.com' });
+    const link = await t.api(m.testKey, 'POST', `/api/v1/customers/${customerId}/card-links`, { sendEmail: true, expiresIn: 2_592_000 });
     for (const wait of [0, 30, 120, 600, 3600, 21600]) {
       clock.advance(wait * 1000);
       await runMailJob(t);
@@ -199,32 +200,28 @@ eachDatabase('mail', (dialect) => {
     const [job] = await jobsOf(t);
     assert.equal(job!.status, 'failed');
     assert.equal(job!.attempts, 6);
-    const read = await t.api(key, 'GET', `/api/v1/card-links/${link.body.id}`);
+    const read = await t.api(m.testKey, 'GET', `/api/v1/card-links/${link.body.id}`);
     assert.equal(read.body.emailSent, false);
     assert.equal(read.body.emailStatus, 'failed');
   });
 });
 
 eachDatabase('mail without MOTU_SMTP_URL', (dialect) => {
+  const { t, m } = withMerchantApp(dialect);
+
   test('nothing is queued: the receipt stays downloadable and card links answer emailSent false', async () => {
-    const t = await startApp(dialect);
-    try {
-      assert.equal(t.config.mail, undefined);
-      assert.ok(!scheduledJobs(t.db, t.clock, t.config).some((j) => j.name === 'send-mail'));
-      const key = (await createMerchant(t)).testKey;
-      const session = await createSession(t, key, { extra: { email: 'buyer@example.com' } });
-      await paySession(t, session.sessionId);
-      const receipt = await t.api(undefined, 'GET', `/checkout/success/receipt.pdf?sessionId=${session.sessionId}`);
-      assert.equal(receipt.status, 200);
-      assert.equal(receipt.headers['content-type'], 'application/pdf');
-      const customerId = await createCustomer(t, key, { email: 'wallet@example.com' });
-      const link = await t.api(key, 'POST', `/api/v1/customers/${customerId}/card-links`, { sendEmail: true });
-      assert.equal(link.status, 201);
-      assert.equal(link.body.emailSent, false);
-      assert.equal(link.body.emailStatus, 'not_sent');
-      assert.equal((await t.db.kysely.selectFrom('mail_jobs').selectAll().execute()).length, 0);
-    } finally {
-      await t.close();
-    }
+    assert.equal(t.config.mail, undefined);
+    assert.ok(!scheduledJobs(t.db, t.clock, t.config).some((j) => j.name === 'send-mail'));
+    const session = await createSession(t, m.testKey, { extra: { email: 'buyer@example.com' } });
+    await paySession(t, session.sessionId);
+    const receipt = await t.api(undefined, 'GET', `/checkout/success/receipt.pdf?sessionId=${session.sessionId}`);
+    assert.equal(receipt.status, 200);
+    assert.equal(receipt.headers['content-type'], 'application/pdf');
+    const customerId = await createCustomer(t, m.testKey, { email: 'wallet@example.com' });
+    const link = await t.api(m.testKey, 'POST', `/api/v1/customers/${customerId}/card-links`, { sendEmail: true });
+    assert.equal(link.status, 201);
+    assert.equal(link.body.emailSent, false);
+    assert.equal(link.body.emailStatus, 'not_sent');
+    assert.equal((await t.db.kysely.selectFrom('mail_jobs').selectAll().execute()).length, 0);
   });
 });

@@ -2,12 +2,13 @@
 // languages offered, the layout, a paid session opened again, the 3-D Secure dialog, the paths a mobile app's web
 // view watches, and axe-core's WCAG A/AA rules on every page.
 import assert from 'node:assert/strict';
-import { after, before, it } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { it } from 'node:test';
+import type { BrowserContext, Page } from 'playwright-core';
 import { axeViolations } from './support/axe.js';
-import { chromiumAvailable, launchBrowser, newPage, serveApp, type ServedApp } from './support/browser.js';
-import { createMerchant, type MerchantFixture, createCustomer } from './support/factories.js';
+import { newPage } from './support/browser.js';
+import { createCustomer } from './support/factories.js';
 import { eachDatabase, ManualClock } from './support/harness.js';
+import { withMerchantApp } from './support/merchant-app.js';
 
 const SHOP = 'https://shop.example';
 const PHONE = { width: 390, height: 844 };
@@ -17,21 +18,9 @@ const NAMES = {
 } as const;
 
 eachDatabase("the paying customer's pages", (dialect) => {
-  let t: ServedApp;
-  let browser: Browser;
-  let merchant: MerchantFixture;
   const clock = new ManualClock();
-
-  before(async () => {
-    assert.ok(chromiumAvailable(), 'Chromium is needed at /usr/bin/chromium (apt-get install -y chromium)');
-    t = await serveApp(dialect, { clock });
-    browser = await launchBrowser();
-    merchant = await createMerchant(t, 'Fare ʻUte — Pāpeʻete');
-  });
-  after(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  const suite = withMerchantApp(dialect, { clock, serve: true, browser: true, merchantName: 'Fare ʻUte — Pāpeʻete' });
+  const { t, m: merchant } = suite;
 
   async function session(overrides: Record<string, unknown> = {}) {
     const res = await t.api(merchant.testKey, 'POST', '/api/v1/payments/sessions', {
@@ -52,7 +41,7 @@ eachDatabase("the paying customer's pages", (dialect) => {
 
   /** A phone-sized page; the merchant's site answers with a stub; every main-frame navigation is recorded. */
   async function open(url: string, options: { colorScheme?: 'light' | 'dark' } = {}) {
-    const { context, page } = await newPage(browser, { colorScheme: options.colorScheme, viewport: PHONE });
+    const { context, page } = await newPage(suite.browser, { colorScheme: options.colorScheme, viewport: PHONE });
     await context.route(`${SHOP}/**`, (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html><html lang="en"><title>Shop</title><h1>Shop</h1></html>' }));
     const visited: string[] = [];
     page.on('framenavigated', (frame) => { if (frame === page.mainFrame()) visited.push(frame.url()); });
@@ -254,7 +243,7 @@ eachDatabase("the paying customer's pages", (dialect) => {
         await page.getByRole('button', { name: NAMES[lang].pay }).click();
         await page.waitForURL(/\/checkout\/failed\?/);
         await check('failed', page);
-        await page.goto(`${t.baseUrl}/expired?lang=${lang}`);
+        await page.goto(`${suite.baseUrl}/expired?lang=${lang}`);
         await check('expired', page);
         await context.close();
 

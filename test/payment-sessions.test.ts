@@ -2,7 +2,7 @@
 // lifecycle, money, API conventions and the existing integrations' requests (docs/payments.md, docs/compatibility.md).
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { ManualClock, eachDatabase, startApp, type TestApp } from './support/harness.js';
+import { ManualClock, eachDatabase, type TestApp } from './support/harness.js';
 import { withMerchantApp } from './support/merchant-app.js';
 import { createKey, createMerchant, createStore } from './support/factories.js';
 import { fromAnotherProcess, listening } from './support/reference.js';
@@ -680,14 +680,12 @@ eachDatabase('payment sessions', (dialect) => {
     });
   });
 
-  it('refuses http loopback URLs when MOTU_ALLOW_LOOPBACK_URLS is false', async () => {
-    const strict = await startApp(dialect, { env: { MOTU_ALLOW_LOOPBACK_URLS: 'false' } });
-    try {
-      const sm = await createMerchant(strict);
+  describe('with MOTU_ALLOW_LOOPBACK_URLS false', () => {
+    const { t: strict, m: sm } = withMerchantApp(dialect, { env: { MOTU_ALLOW_LOOPBACK_URLS: 'false' } });
+
+    it('refuses http loopback URLs when MOTU_ALLOW_LOOPBACK_URLS is false', async () => {
       const res = await strict.api(sm.testKey, 'POST', '/api/v1/payments/sessions', body({ notificationUrl: 'http://localhost:9000/hook' }));
       assertValidation(res, 'notificationUrl');
-    } finally {
-      await strict.close();
-    }
+    });
   });
 });

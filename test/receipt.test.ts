@@ -3,12 +3,11 @@
 // a test receipt, the contract's statement label; a test-mode receipt is mailed only to an allow-listed address;
 // the checkout's email field promises a receipt only when one will be mailed.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import { ConfigError, parseConfig } from '../src/config.js';
 import { money } from '../src/pages/checkout/checkout.views.js';
-import { eachDatabase, ManualClock, startApp, type TestApp } from './support/harness.js';
+import { eachDatabase, ManualClock, type TestApp } from './support/harness.js';
 import { withMerchantApp } from './support/merchant-app.js';
-import { createMerchant } from './support/factories.js';
 import { createSession, paySession } from './support/payments.js';
 import { pdfText } from './support/pdf.js';
 import { fakeSmtp, type FakeSmtp } from './support/smtp.js';
@@ -89,37 +88,33 @@ eachDatabase('receipt mail in test mode', (dialect) => {
   let smtp: FakeSmtp;
   before(async () => { smtp = await fakeSmtp(); });
   after(async () => { await smtp.stop(); });
-
-  async function withApp(allowlist: string | undefined, fn: (t: TestApp, key: string) => Promise<void>) {
-    const env: Record<string, string> = { MOTU_SMTP_URL: smtp.url, MOTU_MAIL_FROM: 'pay@motu.example' };
-    if (allowlist !== undefined) env.MOTU_TEST_MAIL_ALLOWLIST = allowlist;
-    const t = await startApp(dialect, { env });
-    try {
-      await fn(t, (await createMerchant(t)).testKey);
-    } finally {
-      await t.close();
-    }
-  }
+  const mailEnv = (allowlist?: string) => () => ({
+    MOTU_SMTP_URL: smtp.url, MOTU_MAIL_FROM: 'pay@motu.example', ...(allowlist === undefined ? {} : { MOTU_TEST_MAIL_ALLOWLIST: allowlist }),
+  });
   const jobsFor = async (t: TestApp, paymentId: string) => t.db.kysely.selectFrom('mail_jobs').select('recipient').where('subject_id', '=', paymentId).execute();
 
-  test('no allow-list: no test receipt is mailed, and the email field promises none', async () => {
-    await withApp(undefined, async (t, key) => {
-      const s = await createSession(t, key, { extra: { email: 'someone@example.com' } });
+  describe('no allow-list', () => {
+    const { t, m } = withMerchantApp(dialect, { env: mailEnv() });
+
+    test('no allow-list: no test receipt is mailed, and the email field promises none', async () => {
+      const s = await createSession(t, m.testKey, { extra: { email: 'someone@example.com' } });
       await paySession(t, s.sessionId);
       assert.deepEqual(await jobsFor(t, s.paymentId), []);
-      const typed = await createSession(t, key, { extra: { email: undefined, languageCode: 'en' } });
+      const typed = await createSession(t, m.testKey, { extra: { email: undefined, languageCode: 'en' } });
       assert.doesNotMatch((await t.app.inject({ method: 'GET', url: `/checkout/${typed.sessionId}` })).body, /receipt is sent/i);
     });
   });
 
-  test('an allow-list: listed addresses and domains receive test receipts, others do not; the field promises one', async () => {
-    await withApp('qa@shop.example, team.test', async (t, key) => {
+  describe('an allow-list', () => {
+    const { t, m } = withMerchantApp(dialect, { env: mailEnv('qa@shop.example, team.test') });
+
+    test('an allow-list: listed addresses and domains receive test receipts, others do not; the field promises one', async () => {
       for (const [email, mailed] of [['QA@shop.example', true], ['dev@team.test', true], ['customer@example.com', false], ['qa@shop.example.evil', false]] as const) {
-        const s = await createSession(t, key, { extra: { email } });
+        const s = await createSession(t, m.testKey, { extra: { email } });
         await paySession(t, s.sessionId);
         assert.equal((await jobsFor(t, s.paymentId)).length, mailed ? 1 : 0, email);
       }
-      const typed = await createSession(t, key, { extra: { email: undefined, languageCode: 'en' } });
+      const typed = await createSession(t, m.testKey, { extra: { email: undefined, languageCode: 'en' } });
       assert.match((await t.app.inject({ method: 'GET', url: `/checkout/${typed.sessionId}` })).body, /Your receipt is sent to this address/);
     });
   });

@@ -3,10 +3,11 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, it } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { chromiumAvailable, freePort, launchBrowser, newPage, serveApp, type ServedApp } from './support/browser.js';
-import { createMerchant, type MerchantFixture, createCustomer } from './support/factories.js';
+import type { BrowserContext, Page } from 'playwright-core';
+import { freePort, newPage } from './support/browser.js';
+import { createCustomer } from './support/factories.js';
 import { eachDatabase } from './support/harness.js';
+import { withMerchantApp } from './support/merchant-app.js';
 import { CARDS } from './support/cards.js';
 
 /** The merchant's own page: the SDK mounted in #pay, the merchant's own button calling submit(). */
@@ -30,18 +31,14 @@ function merchantPage(base: string, sessionId: string, defi3ds: string, appearan
 }
 
 eachDatabase('wallet and SDK in a browser', (dialect) => {
-  let t: ServedApp;
-  let browser: Browser;
-  let m: MerchantFixture;
+  const suite = withMerchantApp(dialect, { serve: true, browser: true, merchantName: 'Fare Ute' });
+  const { t, m } = suite;
   let shop: Server;
   let shopUrl: string;
   const pages = new Map<string, string>();
 
+  // The merchant's site, on another port: its pages are set by each test.
   before(async () => {
-    assert.ok(chromiumAvailable(), 'Chromium is needed at /usr/bin/chromium');
-    t = await serveApp(dialect);
-    browser = await launchBrowser();
-    m = await createMerchant(t, 'Fare Ute');
     const port = await freePort();
     shopUrl = `http://127.0.0.1:${port}`;
     shop = createServer((req, res) => {
@@ -53,9 +50,7 @@ eachDatabase('wallet and SDK in a browser', (dialect) => {
     await new Promise<void>((resolve) => shop.listen(port, '127.0.0.1', resolve));
   });
   after(async () => {
-    await browser?.close();
     await new Promise((resolve) => shop?.close(resolve));
-    await t?.close();
   });
 
   async function fillCard(page: Page, number: string, lang: 'fr' | 'en' = 'fr') {
@@ -76,8 +71,8 @@ eachDatabase('wallet and SDK in a browser', (dialect) => {
 
   async function openMerchant(sessionId: string, defi3ds: string, options: { colorScheme?: 'light' | 'dark'; appearance?: string } = {}) {
     const path = `/pay-${sessionId}`;
-    pages.set(path, merchantPage(t.baseUrl, sessionId, defi3ds, options.appearance ?? ''));
-    const { context, page } = await newPage(browser, { colorScheme: options.colorScheme });
+    pages.set(path, merchantPage(suite.baseUrl, sessionId, defi3ds, options.appearance ?? ''));
+    const { context, page } = await newPage(suite.browser, { colorScheme: options.colorScheme });
     await page.goto(`${shopUrl}${path}`);
     await page.waitForFunction(() => (sessionStorage.getItem('log') ?? '').includes('mounted'));
     return { context, page };
@@ -92,7 +87,7 @@ eachDatabase('wallet and SDK in a browser', (dialect) => {
   it('wallet session end to end: the hosted page saves the card, back with status=success and paymentMethodId', async () => {
     const customerId = await createCustomer(t, m.testKey);
     const res = await t.api(m.testKey, 'POST', `/api/v1/customers/${customerId}/sessions`, { returnUrl: `${shopUrl}/cards?from=wallet`, locale: 'fr' });
-    const { context, page } = await newPage(browser);
+    const { context, page } = await newPage(suite.browser);
     await page.goto(res.body.redirectUrl);
     await page.getByRole('button', { name: 'Enregistrer la carte' }).waitFor();
     await fillCard(page, CARDS.visa);
@@ -115,7 +110,7 @@ eachDatabase('wallet and SDK in a browser', (dialect) => {
   it('wallet session in English: a refused verification returns status=failed without paymentMethodId', async () => {
     const customerId = await createCustomer(t, m.testKey);
     const res = await t.api(m.testKey, 'POST', `/api/v1/customers/${customerId}/sessions`, { returnUrl: `${shopUrl}/cards`, locale: 'en' });
-    const { context, page } = await newPage(browser);
+    const { context, page } = await newPage(suite.browser);
     await page.goto(res.body.redirectUrl);
     await page.getByRole('button', { name: 'Save card' }).waitFor();
     await fillCard(page, CARDS.declined, 'en');
@@ -131,7 +126,7 @@ eachDatabase('wallet and SDK in a browser', (dialect) => {
     const customerId = await createCustomer(t, m.testKey);
     const link = await t.api(m.testKey, 'POST', `/api/v1/customers/${customerId}/card-links`, {});
     assert.equal(link.status, 201);
-    const { context, page } = await newPage(browser);
+    const { context, page } = await newPage(suite.browser);
     await page.goto(link.body.url);
     await fillCard(page, CARDS.mastercard);
     await page.getByRole('button', { name: 'Enregistrer la carte' }).click();
@@ -270,10 +265,10 @@ eachDatabase('wallet and SDK in a browser', (dialect) => {
     // redirection that never starts: the bank page answers 204, the page stays; 90 s later the error
     const s2 = await paymentSession();
     const path = `/pay-${s2.sessionId}`;
-    pages.set(path, merchantPage(t.baseUrl, s2.sessionId, 'redirection'));
-    const { context, page } = await newPage(browser);
+    pages.set(path, merchantPage(suite.baseUrl, s2.sessionId, 'redirection'));
+    const { context, page } = await newPage(suite.browser);
     await page.clock.install();
-    await context.route(`${t.baseUrl}/acquirer/v1/3ds/**`, (route) => route.fulfill({ status: 204, body: '' }));
+    await context.route(`${suite.baseUrl}/acquirer/v1/3ds/**`, (route) => route.fulfill({ status: 204, body: '' }));
     await page.goto(`${shopUrl}${path}`);
     await page.waitForFunction(() => (sessionStorage.getItem('log') ?? '').includes('mounted'));
     await fillCard(page, CARDS.challenge);
@@ -288,8 +283,8 @@ eachDatabase('wallet and SDK in a browser', (dialect) => {
     // a completed session cannot be mounted
     const s3 = await paymentSession();
     await t.api(m.testKey, 'POST', `/api/v1/payments/${s3.paymentId}/cancel`);
-    pages.set(`/pay-${s3.sessionId}`, merchantPage(t.baseUrl, s3.sessionId, 'embarque'));
-    const c = await newPage(browser);
+    pages.set(`/pay-${s3.sessionId}`, merchantPage(suite.baseUrl, s3.sessionId, 'embarque'));
+    const c = await newPage(suite.browser);
     await c.page.goto(`${shopUrl}/pay-${s3.sessionId}`);
     await c.page.waitForFunction(() => (sessionStorage.getItem('log') ?? '').includes('rejected'));
     const entries = await log(c.page);

@@ -2,12 +2,13 @@
 // two of them sharing one queue. Child processes run `node --import tsx src/start/worker-process.ts`.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { after, before, it } from 'node:test';
+import { after, it } from 'node:test';
 import { recordEvent } from '../src/events/outbox.js';
 import { payloads } from '../src/events/payloads.js';
-import { ADMIN_TOKEN, eachDatabase, startApp, type TestApp } from './support/harness.js';
+import { ADMIN_TOKEN, eachDatabase, type TestApp } from './support/harness.js';
+import { withApp } from './support/merchant-app.js';
 import { createMerchant, type MerchantFixture } from './support/factories.js';
-import { startReceiver, type Receiver } from './support/receiver.js';
+import type { Receiver } from './support/receiver.js';
 import { eventually } from './support/wait.js';
 
 function startWorkerProcess(t: TestApp): ChildProcess {
@@ -44,19 +45,13 @@ async function commitEvents(t: TestApp, m: MerchantFixture, count: number): Prom
 const distinctIds = (rx: Receiver) => new Set(rx.received.map((r) => r.body.id)).size;
 
 eachDatabase('webhook workers as processes', (dialect) => {
-  let t: TestApp;
-  let rx: Receiver;
   const children: ChildProcess[] = [];
-  before(async () => {
-    t = await startApp(dialect);
-    rx = await startReceiver();
-  });
+  // Registered before the app's own `after`, so the processes are gone before their database is dropped.
   after(async () => {
     for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
     await Promise.all(children.map(exited));
-    await rx.close();
-    await t.close();
   });
+  const { t, rx } = withApp(dialect, { receiver: true });
 
   it('loses no event when a worker is killed with SIGKILL while delivering 1,000, once restarted', { timeout: 120_000 }, async () => {
     const m = await createMerchant(t);

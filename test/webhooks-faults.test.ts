@@ -6,25 +6,17 @@ import net from 'node:net';
 import { after, before, it } from 'node:test';
 import { recordEvent } from '../src/events/outbox.js';
 import { payloads } from '../src/events/payloads.js';
-import { startWorkers, type Workers } from '../src/start/workers.js';
-import { eachDatabase, startApp, type TestApp } from './support/harness.js';
+import { eachDatabase } from './support/harness.js';
+import { withApp } from './support/merchant-app.js';
 import { createMerchant, type MerchantFixture } from './support/factories.js';
-import { startReceiver, type Receiver } from './support/receiver.js';
 import { eventually } from './support/wait.js';
 
-const silent = { info() {}, warn() {}, error() {} };
-
 eachDatabase('webhooks: faulty receivers', (dialect) => {
-  let t: TestApp;
-  let workers: Workers;
-  let rx: Receiver;
+  const { t, rx } = withApp(dialect, { workers: true, receiver: true, env: { MOTU_WEBHOOK_RETRY_SCHEDULE: '1,1,1,1,1', MOTU_WEBHOOK_TIMEOUT_MS: '300' } });
   let silentServer: net.Server;
   const sockets = new Set<net.Socket>();
 
   before(async () => {
-    t = await startApp(dialect, { env: { MOTU_WEBHOOK_RETRY_SCHEDULE: '1,1,1,1,1', MOTU_WEBHOOK_TIMEOUT_MS: '300' } });
-    workers = startWorkers(t.config, t.db, t.clock, silent);
-    rx = await startReceiver();
     // Accepts the connection and never reads nor answers.
     silentServer = net.createServer((s) => {
       sockets.add(s);
@@ -34,11 +26,8 @@ eachDatabase('webhooks: faulty receivers', (dialect) => {
     await new Promise<void>((r) => silentServer.listen(0, '127.0.0.1', r));
   });
   after(async () => {
-    await workers.stop();
-    await rx.close();
     for (const s of sockets) s.destroy();
     await new Promise((r) => silentServer.close(r));
-    await t.close();
   });
 
   async function endpoint(m: MerchantFixture, url: string) {
@@ -92,19 +81,11 @@ eachDatabase('webhooks: faulty receivers', (dialect) => {
 });
 
 eachDatabase('webhooks: per-endpoint bound', (dialect) => {
-  let t: TestApp;
-  let workers: Workers;
-  let rx: Receiver;
-  before(async () => {
-    t = await startApp(dialect, { env: { MOTU_WEBHOOK_RETRY_SCHEDULE: '1,1,1,1,1', MOTU_WEBHOOK_TIMEOUT_MS: '5000' } });
-    // Small bounds so the slow endpoint's backlog is many times what it may have in flight.
-    workers = startWorkers(t.config, t.db, t.clock, silent, { delivery: { concurrency: 32, perTarget: 4 } });
-    rx = await startReceiver();
-  });
-  after(async () => {
-    await workers.stop();
-    await rx.close();
-    await t.close();
+  // Small bounds so the slow endpoint's backlog is many times what it may have in flight.
+  const { t, rx } = withApp(dialect, {
+    workers: { delivery: { concurrency: 32, perTarget: 4 } },
+    receiver: true,
+    env: { MOTU_WEBHOOK_RETRY_SCHEDULE: '1,1,1,1,1', MOTU_WEBHOOK_TIMEOUT_MS: '5000' },
   });
 
   it('a slow endpoint with a backlog does not delay a healthy endpoint’s deliveries', { timeout: 60_000 }, async () => {
@@ -145,19 +126,7 @@ eachDatabase('webhooks: per-endpoint bound', (dialect) => {
 });
 
 eachDatabase('webhooks: signing secrets cached by the worker', (dialect) => {
-  let t: TestApp;
-  let workers: Workers;
-  let rx: Receiver;
-  before(async () => {
-    t = await startApp(dialect);
-    workers = startWorkers(t.config, t.db, t.clock, silent);
-    rx = await startReceiver();
-  });
-  after(async () => {
-    await workers.stop();
-    await rx.close();
-    await t.close();
-  });
+  const { t, rx } = withApp(dialect, { workers: true, receiver: true });
 
   it('an event committed right after a rotation returns is signed with the new secret, never the cached old one', async () => {
     const m = await createMerchant(t, 'Rotating');

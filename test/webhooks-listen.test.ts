@@ -1,35 +1,22 @@
 // `motu listen`: the stream route and the forwarding client, over real HTTP.
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
-import { after, before, it } from 'node:test';
+import { it } from 'node:test';
 import { verifyWebhook } from '../src/events/verify.js';
 import { listen } from '../src/start/listen.js';
-import { eachDatabase, ManualClock, startApp, type TestApp } from './support/harness.js';
+import { eachDatabase, ManualClock } from './support/harness.js';
+import { withMerchantApp } from './support/merchant-app.js';
 import { createMerchant } from './support/factories.js';
-import { startReceiver, type Receiver } from './support/receiver.js';
 import { eventually } from './support/wait.js';
 
 eachDatabase('motu listen', (dialect) => {
-  let t: TestApp;
-  let rx: Receiver;
-  let apiUrl: string;
-  before(async () => {
-    t = await startApp(dialect);
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    apiUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-    rx = await startReceiver();
-  });
-  after(async () => {
-    await rx.close();
-    await t.close();
-  });
+  const suite = withMerchantApp(dialect, { serve: true, receiver: true });
+  const { t, m, rx } = suite;
 
   it('forwards each new event, signed with the test secret, and prints one line per event', async () => {
-    const m = await createMerchant(t);
     const other = await createMerchant(t, 'Someone else');
     const lines: string[] = [];
     const abort = new AbortController();
-    const running = listen({ apiUrl, secretKey: m.testKey, forwardTo: rx.url('/local'), print: (l) => lines.push(l), signal: abort.signal });
+    const running = listen({ apiUrl: suite.baseUrl, secretKey: m.testKey, forwardTo: rx.url('/local'), print: (l) => lines.push(l), signal: abort.signal });
     await eventually('motu listen prints Ready', () => lines.some((l) => l.startsWith('Ready')), 10_000, 10);
     await new Promise((r) => setTimeout(r, 300));
     const c = await t.api(m.testKey, 'POST', '/api/v1/customers', { name: 'Listen' });
@@ -52,28 +39,18 @@ eachDatabase('motu listen', (dialect) => {
   });
 
   it('refuses a live key', async () => {
-    const m = await createMerchant(t);
-    await assert.rejects(listen({ apiUrl, secretKey: m.liveKey, forwardTo: rx.url('/x'), print: () => {} }), /test secret key/);
+    await assert.rejects(listen({ apiUrl: suite.baseUrl, secretKey: m.liveKey, forwardTo: rx.url('/x'), print: () => {} }), /test secret key/);
   });
 });
 
 eachDatabase('GET /events/stream', (dialect) => {
-  let t: TestApp;
-  let apiUrl: string;
   const clock = new ManualClock(new Date('2026-11-21T10:00:00.000Z'));
-  before(async () => {
-    t = await startApp(dialect, { clock });
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    apiUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-  });
-  after(async () => {
-    await t.close();
-  });
+  const suite = withMerchantApp(dialect, { clock, serve: true });
+  const { t, m } = suite;
 
   it('sends every event of a millisecond with more events than one page (500), then the next ones', async () => {
-    const m = await createMerchant(t);
     const abort = new AbortController();
-    const res = await fetch(`${apiUrl}/api/v1/events/stream`, { headers: { authorization: `Bearer ${m.testKey}` }, signal: abort.signal });
+    const res = await fetch(`${suite.baseUrl}/api/v1/events/stream`, { headers: { authorization: `Bearer ${m.testKey}` }, signal: abort.signal });
     assert.equal(res.status, 200);
     const ids: string[] = [];
     const bodies: string[] = [];

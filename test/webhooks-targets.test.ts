@@ -2,16 +2,14 @@
 // connection time is a failed attempt that follows the retry schedule (never a delivery stuck in `sending`), and
 // the deliveries API shows no answer from it since it is never reached.
 import assert from 'node:assert/strict';
-import { after, before, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { recordEvent } from '../src/events/outbox.js';
 import { payloads } from '../src/events/payloads.js';
-import { startWorkers, type Workers } from '../src/start/workers.js';
-import { eachDatabase, startApp, type TestApp } from './support/harness.js';
-import { createMerchant, type MerchantFixture } from './support/factories.js';
-import { startReceiver, type Receiver } from './support/receiver.js';
+import { eachDatabase, type TestApp } from './support/harness.js';
+import { withMerchantApp } from './support/merchant-app.js';
+import type { MerchantFixture } from './support/factories.js';
 import { eventually } from './support/wait.js';
 
-const silent = { info() {}, warn() {}, error() {} };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function sessionBody(notificationUrl: string) {
@@ -23,24 +21,8 @@ function sessionBody(notificationUrl: string) {
 }
 
 eachDatabase('webhook targets: address rules', (dialect) => {
-  let t: TestApp;
-  let strict: TestApp;
-  let rx: Receiver;
-  let m: MerchantFixture;
-  let sm: MerchantFixture;
-
-  before(async () => {
-    t = await startApp(dialect);
-    strict = await startApp(dialect, { env: { MOTU_ALLOW_LOOPBACK_URLS: 'false' } });
-    rx = await startReceiver();
-    m = await createMerchant(t);
-    sm = await createMerchant(strict);
-  });
-  after(async () => {
-    await rx.close();
-    await t.close();
-    await strict.close();
-  });
+  const { t, m, rx } = withMerchantApp(dialect, { receiver: true });
+  const { t: strict, m: sm } = withMerchantApp(dialect, { env: { MOTU_ALLOW_LOOPBACK_URLS: 'false' } });
 
   const port = () => new URL(rx.url()).port;
   // What WHATWG URL parsing makes of them: 127.0.0.1, 127.0.0.1, [::ffff:7f00:1].
@@ -105,14 +87,13 @@ eachDatabase('webhook targets: address rules', (dialect) => {
     return d;
   }
 
-  for (const mode of ['live', 'test'] as const) {
-    it(`a ${mode} delivery to a refused address fails each attempt and is abandoned after the schedule, never reaching it`, { timeout: 60_000 }, async () => {
-      // The worker runs with loopback forbidden (live mode always; test mode here because the operator turned it off
-      // after the URL was accepted); 0.0.0.0 (which reaches this machine on Linux) is never allowed.
-      const app = await startApp(dialect, { env: { MOTU_WEBHOOK_RETRY_SCHEDULE: '0,0,0,0,0' } });
-      const workers: Workers = startWorkers({ ...app.config, allowLoopbackUrls: false }, app.db, app.clock, silent);
-      try {
-        const merchant = await createMerchant(app);
+  describe('the worker with loopback forbidden', () => {
+    // Live mode always; test mode here because the operator turned loopback off after the URL was accepted.
+    const { t: app, m: merchant } = withMerchantApp(dialect, { workers: true, env: { MOTU_WEBHOOK_RETRY_SCHEDULE: '0,0,0,0,0', MOTU_ALLOW_LOOPBACK_URLS: 'false' } });
+
+    for (const mode of ['live', 'test'] as const) {
+      it(`a ${mode} delivery to a refused address fails each attempt and is abandoned after the schedule, never reaching it`, { timeout: 60_000 }, async () => {
+        // 0.0.0.0 (which reaches this machine on Linux) is never allowed.
         const key = mode === 'live' ? merchant.liveKey : merchant.testKey;
         const urls = [...loopbackForms(), `http://localhost:${port()}/x`, `http://0.0.0.0:${port()}/x`];
         const events = [];
@@ -134,25 +115,18 @@ eachDatabase('webhook targets: address rules', (dialect) => {
         const again = await settledDelivery(app, key, events[0]!);
         assert.equal(again.attemptCount, 6);
         assert.equal(rx.for('/x').length, 0, 'nothing reached the receiver');
-      } finally {
-        await workers.stop();
-        await app.close();
-      }
-    });
-  }
+      });
+    }
+  });
 
-  it('a test delivery to loopback is sent while MOTU_ALLOW_LOOPBACK_URLS is on', { timeout: 30_000 }, async () => {
-    const app = await startApp(dialect, { env: { MOTU_WEBHOOK_RETRY_SCHEDULE: '0,0,0,0,0' } });
-    const workers = startWorkers(app.config, app.db, app.clock, silent);
-    try {
-      const merchant = await createMerchant(app);
+  describe('the worker with loopback allowed', () => {
+    const { t: app, m: merchant } = withMerchantApp(dialect, { workers: true, env: { MOTU_WEBHOOK_RETRY_SCHEDULE: '0,0,0,0,0' } });
+
+    it('a test delivery to loopback is sent while MOTU_ALLOW_LOOPBACK_URLS is on', { timeout: 30_000 }, async () => {
       const id = await eventTo(app, merchant, 'test', rx.url('/allowed'));
       const d = await settledDelivery(app, merchant.testKey, id);
       assert.equal(d.status, 'succeeded', JSON.stringify(d));
       assert.equal(rx.for('/allowed').length, 1);
-    } finally {
-      await workers.stop();
-      await app.close();
-    }
+    });
   });
 });

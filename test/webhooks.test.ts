@@ -1,15 +1,12 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
-import { after, before, it } from 'node:test';
-import { startWorkers, type Workers } from '../src/start/workers.js';
+import { it } from 'node:test';
 import { recordEvent } from '../src/events/outbox.js';
 import { payloads } from '../src/events/payloads.js';
-import { eachDatabase, startApp, type TestApp } from './support/harness.js';
+import { eachDatabase } from './support/harness.js';
+import { withApp } from './support/merchant-app.js';
 import { createMerchant, type MerchantFixture } from './support/factories.js';
-import { startReceiver, type Receiver } from './support/receiver.js';
 import { eventually } from './support/wait.js';
-
-const silent = { info() {}, warn() {}, error() {} };
 
 // An implementation independent of src/events/signer.ts: the verification of docs/webhooks.md, word for word.
 function hmac(secret: string, bytes: Buffer | string): string {
@@ -17,20 +14,7 @@ function hmac(secret: string, bytes: Buffer | string): string {
 }
 
 eachDatabase('webhooks', (dialect) => {
-  let t: TestApp;
-  let workers: Workers;
-  let rx: Receiver;
-
-  before(async () => {
-    t = await startApp(dialect, { env: { MOTU_WEBHOOK_RETRY_SCHEDULE: '1,1,1,1,1', MOTU_WEBHOOK_TIMEOUT_MS: '400' } });
-    workers = startWorkers(t.config, t.db, t.clock, silent);
-    rx = await startReceiver();
-  });
-  after(async () => {
-    await workers.stop();
-    await rx.close();
-    await t.close();
-  });
+  const { t, rx } = withApp(dialect, { workers: true, receiver: true, env: { MOTU_WEBHOOK_RETRY_SCHEDULE: '1,1,1,1,1', MOTU_WEBHOOK_TIMEOUT_MS: '400' } });
 
   async function endpoint(m: MerchantFixture, path: string, events: string[] = ['*']) {
     const res = await t.api(m.testKey, 'POST', '/api/v1/webhook-endpoints', { url: rx.url(path), events, description: path });
