@@ -5,7 +5,7 @@ import { eachDatabase } from './support/harness.js';
 import { withMerchantApp } from './support/merchant-app.js';
 import { createKey, createMerchant, type MerchantFixture } from './support/factories.js';
 import { cutListener, fromAnotherProcess, listenerBackendPid, listening, settled } from './support/reference.js';
-import { eventually } from './support/wait.js';
+import { eventually, sleep } from './support/wait.js';
 
 eachDatabase('merchant authentication', (dialect) => {
   let other: MerchantFixture;
@@ -141,7 +141,7 @@ eachDatabase('merchant authentication', (dialect) => {
       } finally {
         other.close();
       }
-      await new Promise((resolve) => setTimeout(resolve, 2));
+      await sleep(2);
       const res = await t.api(k.secretKey, 'GET', '/api/v1/customers');
       assert.equal(res.status, 401);
       assert.equal(res.body.code, 'UNAUTHORIZED');

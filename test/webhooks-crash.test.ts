@@ -9,7 +9,7 @@ import { ADMIN_TOKEN, eachDatabase, type TestApp } from './support/harness.js';
 import { withApp } from './support/merchant-app.js';
 import { createMerchant, type MerchantFixture } from './support/factories.js';
 import type { Receiver } from './support/receiver.js';
-import { eventually } from './support/wait.js';
+import { eventually, sleep } from './support/wait.js';
 
 function startWorkerProcess(t: TestApp): ChildProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/start/worker-process.ts'], {
@@ -171,10 +171,10 @@ eachDatabase('webhook workers as processes', (dialect) => {
       const a = startWorkerProcess(t);
       const b = startWorkerProcess(t);
       children.push(a, b);
-      await new Promise((r) => setTimeout(r, 1500));
+      await sleep(1500);
       await commitEvents(t, m, 2000);
       await rx.waitFor(() => new Set(rx.for('/pair').map((r) => r.body.id)).size === 2000, 90_000, '2,000 events');
-      await new Promise((r) => setTimeout(r, 500));
+      await sleep(500);
       a.kill('SIGTERM');
       b.kill('SIGTERM');
       await Promise.all([exited(a), exited(b)]);

@@ -6,7 +6,7 @@ import { listen } from '../src/start/listen.js';
 import { eachDatabase, ManualClock } from './support/harness.js';
 import { withMerchantApp } from './support/merchant-app.js';
 import { createMerchant } from './support/factories.js';
-import { eventually } from './support/wait.js';
+import { eventually, sleep } from './support/wait.js';
 
 eachDatabase('motu listen', (dialect) => {
   const suite = withMerchantApp(dialect, { serve: true, receiver: true });
@@ -18,13 +18,13 @@ eachDatabase('motu listen', (dialect) => {
     const abort = new AbortController();
     const running = listen({ apiUrl: suite.baseUrl, secretKey: m.testKey, forwardTo: rx.url('/local'), print: (l) => lines.push(l), signal: abort.signal });
     await eventually('motu listen prints Ready', () => lines.some((l) => l.startsWith('Ready')), 10_000, 10);
-    await new Promise((r) => setTimeout(r, 300));
+    await sleep(300);
     const c = await t.api(m.testKey, 'POST', '/api/v1/customers', { name: 'Listen' });
     await t.api(other.testKey, 'POST', '/api/v1/customers', { name: 'Not mine' });
     await t.api(m.liveKey, 'POST', '/api/v1/customers', { name: 'Live' });
     await t.api(m.testKey, 'PATCH', `/api/v1/customers/${c.body.id}`, { name: 'Listen 2' });
     await rx.waitFor(() => rx.for('/local').length >= 2, 5000);
-    await new Promise((r) => setTimeout(r, 500));
+    await sleep(500);
     abort.abort();
     await running;
     const got = rx.for('/local');
@@ -91,7 +91,7 @@ eachDatabase('GET /events/stream', (dialect) => {
     const late = await t.api(m.testKey, 'POST', '/api/v1/customers', { name: 'A second later' });
     created.push(late.body.id);
     await eventually(() => `every event on the stream (${ids.length} of ${created.length})`, () => ids.length >= created.length, 10_000);
-    await new Promise((r) => setTimeout(r, 400)); // nothing more, nothing twice
+    await sleep(400); // nothing more, nothing twice
     abort.abort();
     await reading;
     assert.equal(ids.length, created.length);

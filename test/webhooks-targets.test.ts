@@ -8,9 +8,8 @@ import { payloads } from '../src/events/payloads.js';
 import { eachDatabase, type TestApp } from './support/harness.js';
 import { withMerchantApp } from './support/merchant-app.js';
 import type { MerchantFixture } from './support/factories.js';
-import { eventually } from './support/wait.js';
+import { eventually, sleep } from './support/wait.js';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function sessionBody(notificationUrl: string) {
   return {

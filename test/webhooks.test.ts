@@ -6,7 +6,7 @@ import { payloads } from '../src/events/payloads.js';
 import { eachDatabase } from './support/harness.js';
 import { withApp } from './support/merchant-app.js';
 import { createMerchant, type MerchantFixture } from './support/factories.js';
-import { eventually } from './support/wait.js';
+import { eventually, sleep } from './support/wait.js';
 
 // An implementation independent of src/events/signer.ts: the verification of docs/webhooks.md, word for word.
 function hmac(secret: string, bytes: Buffer | string): string {
@@ -89,7 +89,7 @@ eachDatabase('webhooks', (dialect) => {
       const gap = got[i]!.at - got[i - 1]!.at;
       assert.ok(gap >= 950 && gap < 3000, `retry ${i} came after ${gap} ms, schedule says 1 s`);
     }
-    await new Promise((r) => setTimeout(r, 1500));
+    await sleep(1500);
     assert.equal(rx.for('/flaky').length, 3, 'no delivery after the success');
     const deliveries = await t.api(m.testKey, 'GET', `/api/v1/events/${got[0]!.body.id}/deliveries`);
     assert.equal(deliveries.status, 200);
@@ -141,7 +141,7 @@ eachDatabase('webhooks', (dialect) => {
     // Nothing more reaches it while out of service, even for new events.
     up = true;
     await customer(m, 'while-down');
-    await new Promise((r) => setTimeout(r, 1500));
+    await sleep(1500);
     assert.equal(rx.for('/down').length, 6);
     // Re-enabled: new events flow again.
     const enabled = await t.api(m.testKey, 'PATCH', `/api/v1/webhook-endpoints/${ep.id}`, { enabled: true });
@@ -168,7 +168,7 @@ eachDatabase('webhooks', (dialect) => {
     const first = await emit('pay_notify1');
     assert.equal(first.deliveryIds.length, 2);
     await rx.waitFor(() => rx.for('/notify').length === 6 && rx.for('/np-endpoint').length === 1, 15_000, 'six attempts');
-    await new Promise((r) => setTimeout(r, 200));
+    await sleep(200);
     const d = (await t.api(m.testKey, 'GET', `/api/v1/events/${first.id}/deliveries`)).body.data;
     assert.deepEqual(d.map((x: any) => [x.target.type, x.status]).sort(), [['endpoint', 'succeeded'], ['notification_url', 'abandoned']]);
     up = true;
@@ -214,7 +214,7 @@ eachDatabase('webhooks', (dialect) => {
     const patched = await t.api(m.testKey, 'PATCH', `/api/v1/customers/${c.id}`, { name: 'Hina T.', phone: '+689 87 00 00 00' });
     assert.equal(patched.status, 200);
     await rx.waitFor(() => rx.for('/f-all').length === 2 && rx.for('/f-cust').length === 2 && rx.for('/f-created').length === 1);
-    await new Promise((r) => setTimeout(r, 300));
+    await sleep(300);
     assert.equal(rx.for('/f-pay').length, 0);
     assert.deepEqual(rx.for('/f-created').map((r) => r.body.type), ['customer.created']);
     const updated = rx.for('/f-all').find((r) => r.body.type === 'customer.updated')!;
@@ -279,7 +279,7 @@ eachDatabase('webhooks', (dialect) => {
     const created: string[] = [];
     for (let i = 0; i < 5; i++) {
       created.push((await endpoint(m, `/page-${i}`, ['*'])).id);
-      await new Promise((resolve) => setTimeout(resolve, 3)); // creation times a few milliseconds apart: a known order
+      await sleep(3); // creation times a few milliseconds apart: a known order
     }
     const gone = created[2]!;
     assert.equal((await t.api(m.testKey, 'DELETE', `/api/v1/webhook-endpoints/${gone}`)).status, 200);

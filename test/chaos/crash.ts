@@ -14,8 +14,10 @@ import { after, before, test } from 'node:test';
 import { eachDatabase, freshDatabase, type TestDatabase } from '../support/harness.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import {
-  call, CHAOS_ADMIN, checkLedger, client, freePort, MotuProcess, newLedger, percentile, retryUnanswered, sleep, tally, waitForRefundRecovery,
+  call, CHAOS_ADMIN, checkLedger, client, MotuProcess, newLedger, percentile, retryUnanswered, tally, waitForRefundRecovery,
 } from '../support/chaos.js';
+import { freePort } from '../support/ports.js';
+import { sleep } from '../support/wait.js';
 
 const KILLS = Number(process.env.CHAOS_KILLS ?? 10);
 const CLIENTS = Number(process.env.CHAOS_CLIENTS ?? 6);

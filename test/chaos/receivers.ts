@@ -14,7 +14,9 @@ import net from 'node:net';
 import { after, before, test } from 'node:test';
 import { eachDatabase, freshDatabase, type TestDatabase } from '../support/harness.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
-import { call, CHAOS_ADMIN, freePort, MotuProcess, percentile, sleep, tally } from '../support/chaos.js';
+import { call, CHAOS_ADMIN, MotuProcess, percentile, tally } from '../support/chaos.js';
+import { freePort } from '../support/ports.js';
+import { eventually, sleep } from '../support/wait.js';
 
 const ENDPOINTS = Number(process.env.CHAOS_ENDPOINTS ?? 40);
 const RATE = Number(process.env.CHAOS_EVENTS_PER_SECOND ?? 5);
@@ -130,17 +132,16 @@ eachDatabase('chaos: receivers', (dialect) => {
 
     // The 500, hanging and resetting endpoints exhaust the schedule (1 s × 5, timeout 2 s) and are disabled.
     const failing = faultyPaths.filter((p) => !p.startsWith('/slow-'));
-    const deadline = Date.now() + 90_000;
     let state = new Map<string, any>();
-    for (;;) {
+    const disabled = async () => {
       const now = await call(server.url, 'GET', '/api/v1/webhook-endpoints?limit=100', key);
       state = new Map((now.body.data as Array<any>).map((e) => [new URL(e.url).pathname, e]));
-      if (failing.every((p) => state.get(p)?.enabled === false)) break;
-      if (Date.now() > deadline) {
-        assert.fail(`failing endpoints still enabled: ${JSON.stringify(failing.map((p) => [p, state.get(p)?.enabled, state.get(p)?.disabledReason]))}`);
-      }
-      await sleep(1_000);
-    }
+      return failing.every((p) => state.get(p)?.enabled === false);
+    };
+    await eventually(
+      () => `failing endpoints still enabled: ${JSON.stringify(failing.map((p) => [p, state.get(p)?.enabled, state.get(p)?.disabledReason]))}`,
+      disabled, 90_000, 1_000,
+    );
     tally.invariants += paths.length;
     for (const p of paths) {
       assert.equal(state.get(p)?.id, endpointIds.get(p));

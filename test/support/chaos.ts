@@ -3,25 +3,16 @@
 // after-the-storm invariants. Nothing of Motu is mocked: everything goes through HTTP to real processes.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
 import type { TestDatabase } from './harness.js';
+import { sleep } from './wait.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const ENTRY = path.join(ROOT, 'src', 'start', 'main.ts');
 export const CHAOS_ADMIN = 'chaos-admin-token-0123456789';
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Counts for docs/reliability.md, printed at the end of each file. */
 export const tally = { faults: 0, requests: 0, invariants: 0 };
-
-export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
-}
 
 /** One `motu serve --role <role>` child process, restartable on the same port and database. */
 export class MotuProcess {

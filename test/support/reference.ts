@@ -55,13 +55,14 @@ export async function listenerBackendPid(t: TestApp): Promise<number | undefined
 export async function settled(t: TestApp, quietMs = 150): Promise<void> {
   let stamp = t.db.referenceStamp();
   let since = Date.now();
-  while (Date.now() - since < quietMs) {
-    await new Promise((resolve) => setTimeout(resolve, 10));
+  const quiet = () => {
     const now = t.db.referenceStamp();
     if (now !== stamp) {
       stamp = now;
       since = Date.now();
     }
-  }
+    return Date.now() - since >= quietMs;
+  };
+  await eventually(`the reference stamp unchanged for ${quietMs} ms`, quiet, 10_000, 10);
 }
 

@@ -19,3 +19,11 @@ export async function eventually(
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }
+
+/**
+ * Waits a fixed time. Only to let a moment pass before checking that nothing more happened (no second delivery, no
+ * attempt past the schedule), or to space out steps; never to wait for something to happen: that is `eventually`.
+ */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
