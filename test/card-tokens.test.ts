@@ -10,8 +10,8 @@ import { scheduledJobs } from '../src/start/workers.js';
 import { eachDatabase, ManualClock, type TestApp } from './support/harness.js';
 import { withMerchantApp } from './support/merchant-app.js';
 import { createCustomer } from './support/factories.js';
-import { createSession, paidPayment, paySession } from './support/payments.js';
-import { cardToken, saveCard, walletSession } from './support/wallet.js';
+import { createSession, paidPayment, paySession, tokenize } from './support/payments.js';
+import { saveCard, walletSession } from './support/wallet.js';
 
 const CARD = { mode: 'test', number: '4242424242424242', expMonth: 12, expYear: 2040, cvc: '123' };
 
@@ -146,9 +146,9 @@ eachDatabase('card tokens', (dialect) => {
       const customer = await createCustomer(t, m.testKey);
       const saved = await saveCard(t, m.testKey, customer);
       const { sessionId } = await createSession(t, m.testKey);
-      const abandoned = await Promise.all(Array.from({ length: 7 }, () => cardToken(t, sessionId, '4242424242424242')));
+      const abandoned = await Promise.all(Array.from({ length: 7 }, () => tokenize(t, sessionId, '4242424242424242')));
       clock.advance(20 * 60_000);
-      const young = await cardToken(t, sessionId, '5555555555554444');
+      const young = await tokenize(t, sessionId, '5555555555554444');
       const used = await t.db.kysely.selectFrom('acquirer_tokens').select(['id', 'card_id']).where('used_at', 'is not', null).execute();
       assert.equal(used.length, 2); // the payment's and the saved card's
       const tokensBefore = await count(t, 'acquirer_tokens');
@@ -180,7 +180,7 @@ eachDatabase('card tokens', (dialect) => {
 
     test('works in batches until none is left', async () => {
       const { sessionId } = await createSession(t, m.testKey);
-      await Promise.all(Array.from({ length: 5 }, () => cardToken(t, sessionId, '4242424242424242')));
+      await Promise.all(Array.from({ length: 5 }, () => tokenize(t, sessionId, '4242424242424242')));
       clock.advance(31 * 60_000);
       const acquirers = new Acquirers(t.db, clock, { publicUrl: t.config.publicUrl, settlementDelaySeconds: t.config.testSettlementDelaySeconds });
       const unusedBefore = await t.db.kysely.selectFrom('acquirer_tokens').select('id').where('used_at', 'is', null).execute();

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import type { Page } from 'playwright-core';
-import { newPage } from './support/browser.js';
+import { fillCard, newPage } from './support/browser.js';
 import { createCustomer } from './support/factories.js';
 import { paymentEvents } from './support/events.js';
 import { eachDatabase, ManualClock } from './support/harness.js';
@@ -38,12 +38,6 @@ eachDatabase('hosted checkout in a browser', (dialect) => {
     return { context, page };
   }
 
-  async function fillCard(page: Page, number: string, names = { number: 'Card number', expiry: 'Expiry date', cvc: 'Security code' }) {
-    await page.frameLocator(`iframe[title="${names.number}"]`).getByLabel(names.number).fill(number);
-    await page.frameLocator(`iframe[title="${names.expiry}"]`).getByLabel(names.expiry).fill('12/34');
-    await page.frameLocator(`iframe[title="${names.cvc}"]`).getByLabel(names.cvc).fill('123');
-  }
-
   async function payment(id: string) {
     const res = await t.api(merchant.testKey, 'GET', `/api/v1/payments/${id}`);
     assert.equal(res.status, 200);
@@ -53,7 +47,7 @@ eachDatabase('hosted checkout in a browser', (dialect) => {
   async function payWithCard(number: string, overrides: Record<string, unknown> = {}) {
     const s = await session(overrides);
     const { context, page } = await open(s.checkoutUrl);
-    await fillCard(page, number);
+    await fillCard(page, number, 'en');
     await page.getByRole('button', { name: 'Pay €10.00' }).click();
     return { s, context, page };
   }
@@ -86,7 +80,7 @@ eachDatabase('hosted checkout in a browser', (dialect) => {
     it(`authorizes ${number} on the ${network} network`, async () => {
       const s = await session();
       const { context, page } = await open(s.checkoutUrl);
-      await fillCard(page, number);
+      await fillCard(page, number, 'en');
       // The number field names the networks it detects before any payment: CB first for a co-badged card.
       const shown = await page.frameLocator('iframe[title="Card number"]').locator('#brand').textContent();
       assert.equal(shown, network === 'CB' ? `CB · ${brand}` : brand);
@@ -129,7 +123,7 @@ eachDatabase('hosted checkout in a browser', (dialect) => {
     const { s, context, page } = await payWithCard('4000000000000002');
     await page.waitForURL(/\/checkout\/failed\?/);
     await page.getByRole('link', { name: 'Use another card' }).click();
-    await fillCard(page, '4242424242424242');
+    await fillCard(page, '4242424242424242', 'en');
     await page.getByRole('button', { name: 'Pay €10.00' }).click();
     await page.waitForURL(`${SHOP}/**`);
     assert.equal((await payment(s.paymentId)).status, 'captured');
@@ -142,11 +136,11 @@ eachDatabase('hosted checkout in a browser', (dialect) => {
     const s = await session();
     const first = await open(s.checkoutUrl);
     const second = await open(s.checkoutUrl); // loaded while both attempts remain
-    await fillCard(first.page, '4000000000000002');
+    await fillCard(first.page, '4000000000000002', 'en');
     await first.page.getByRole('button', { name: 'Pay €10.00' }).click();
     await first.page.waitForURL(/\/checkout\/failed\?/);
     await first.page.getByRole('link', { name: 'Use another card' }).click();
-    await fillCard(first.page, '4000000000009995');
+    await fillCard(first.page, '4000000000009995', 'en');
     await first.page.getByRole('button', { name: 'Pay €10.00' }).click();
     await first.page.getByText('Too many attempts: this payment can no longer be retried here. Return to Fare Ute to start again.').waitFor();
     assert.equal(await first.page.getByRole('link', { name: 'Try again' }).count(), 0);
@@ -154,7 +148,7 @@ eachDatabase('hosted checkout in a browser', (dialect) => {
     await first.page.getByText('The card has insufficient funds.').waitFor();
 
     // The other tab's Pay is answered 429 TOO_MANY_ATTEMPTS: its card never reaches the acquirer.
-    await fillCard(second.page, '4242424242424242');
+    await fillCard(second.page, '4242424242424242', 'en');
     await second.page.getByRole('button', { name: 'Pay €10.00' }).click();
     await second.page.waitForURL(/\/checkout\/failed\?/);
     await second.page.getByText('Too many attempts', { exact: false }).waitFor();
@@ -179,7 +173,7 @@ eachDatabase('hosted checkout in a browser', (dialect) => {
     const { context, page } = await open(s.checkoutUrl);
     let tokenCalls = 0;
     page.on('request', (r) => { if (r.url().endsWith('/acquirer/v1/tokens')) tokenCalls += 1; });
-    await fillCard(page, '4242 4242 4242 4241');
+    await fillCard(page, '4242 4242 4242 4241', 'en');
     await page.getByRole('button', { name: 'Pay €10.00' }).click();
     const numberFrame = page.frameLocator('iframe[title="Card number"]');
     await numberFrame.getByText('This card number is not valid').waitFor();
@@ -235,7 +229,7 @@ eachDatabase('hosted checkout in a browser', (dialect) => {
   it('successPageMode auto without a known email: asks the email, then shows the success page', async () => {
     const s = await session({ email: undefined, successPageMode: 'auto' });
     const { context, page } = await open(s.checkoutUrl);
-    await fillCard(page, '4242424242424242');
+    await fillCard(page, '4242424242424242', 'en');
     await page.getByRole('button', { name: 'Pay €10.00' }).click();
     await page.getByText('Enter a valid email address').waitFor();
     await page.getByLabel('Email').fill('buyer@example.com');
@@ -270,7 +264,7 @@ eachDatabase('hosted checkout in a browser', (dialect) => {
     const { context, page } = await open(s.checkoutUrl);
     await page.getByRole('button', { name: 'Payer 1\u00a0000\u00a0XPF' }).waitFor();
     await page.getByLabel('E-mail').fill('client@example.pf');
-    await fillCard(page, '4242424242424242', { number: 'Numéro de carte', expiry: "Date d'expiration", cvc: 'Cryptogramme' });
+    await fillCard(page, '4242424242424242', 'fr');
     await page.getByRole('button', { name: /^Payer/ }).click();
     await page.waitForURL(/\/checkout\/success\?/);
     await page.getByRole('heading', { name: 'Paiement accepté' }).waitFor();

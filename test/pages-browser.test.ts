@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
 import { axeViolations } from './support/axe.js';
-import { newPage } from './support/browser.js';
+import { fillCard, newPage } from './support/browser.js';
 import { createCustomer } from './support/factories.js';
 import { eachDatabase, ManualClock } from './support/harness.js';
 import { withMerchantApp } from './support/merchant-app.js';
@@ -47,13 +47,6 @@ eachDatabase("the paying customer's pages", (dialect) => {
     page.on('framenavigated', (frame) => { if (frame === page.mainFrame()) visited.push(frame.url()); });
     await page.goto(url);
     return { context, page, visited };
-  }
-
-  async function fillCard(page: Page, number: string, lang: 'fr' | 'en' = 'en') {
-    const n = NAMES[lang];
-    await page.frameLocator(`iframe[title="${n.number}"]`).getByLabel(n.number).fill(number);
-    await page.frameLocator(`iframe[title="${n.expiry}"]`).getByLabel(n.expiry).fill('12/34');
-    await page.frameLocator(`iframe[title="${n.cvc}"]`).getByLabel(n.cvc).fill('123');
   }
 
   async function status(paymentId: string) {
@@ -188,7 +181,7 @@ eachDatabase("the paying customer's pages", (dialect) => {
     };
     // Email known, successPageMode auto: the merchant's page, but through /checkout/success.
     const ok = await open((await session()).checkoutUrl);
-    await fillCard(ok.page, '4242424242424242');
+    await fillCard(ok.page, '4242424242424242', 'en');
     await ok.page.getByRole('button', { name: NAMES.en.pay }).click();
     await ok.page.waitForURL(`${SHOP}/**`);
     assert.equal(new URL(ok.page.url()).searchParams.get('status'), 'success');
@@ -196,7 +189,7 @@ eachDatabase("the paying customer's pages", (dialect) => {
     await ok.context.close();
 
     const challenged = await open((await session({ successPageMode: 'redirect' })).checkoutUrl);
-    await fillCard(challenged.page, '4000000000003220');
+    await fillCard(challenged.page, '4000000000003220', 'en');
     await challenged.page.getByRole('button', { name: NAMES.en.pay }).click();
     await challenged.page.frameLocator('#challenge-frame').getByRole('button', { name: 'Authenticate', exact: true }).click();
     await challenged.page.waitForURL(`${SHOP}/**`);
@@ -204,7 +197,7 @@ eachDatabase("the paying customer's pages", (dialect) => {
     await challenged.context.close();
 
     const ko = await open((await session({ failurePageMode: 'redirect', failureRedirectUrl: `${SHOP}/failed` })).checkoutUrl);
-    await fillCard(ko.page, '4000000000000002');
+    await fillCard(ko.page, '4000000000000002', 'en');
     await ko.page.getByRole('button', { name: NAMES.en.pay }).click();
     await ko.page.waitForURL(`${SHOP}/**`);
     assert.equal(new URL(ko.page.url()).searchParams.get('status'), 'failed');

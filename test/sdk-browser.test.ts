@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, it } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
-import { freePort, newPage } from './support/browser.js';
+import { fillCard, newPage } from './support/browser.js';
+import { freePort } from './support/ports.js';
 import { createCustomer } from './support/factories.js';
 import { eachDatabase } from './support/harness.js';
 import { withMerchantApp } from './support/merchant-app.js';
@@ -53,13 +54,6 @@ eachDatabase('wallet and SDK in a browser', (dialect) => {
     await new Promise((resolve) => shop?.close(resolve));
   });
 
-  async function fillCard(page: Page, number: string, lang: 'fr' | 'en' = 'fr') {
-    const n = lang === 'fr' ? { number: 'Numéro de carte', expiry: "Date d'expiration", cvc: 'Cryptogramme' } : { number: 'Card number', expiry: 'Expiry date', cvc: 'Security code' };
-    await page.frameLocator(`iframe[title="${n.number}"]`).getByLabel(n.number).fill(number);
-    await page.frameLocator(`iframe[title="${n.expiry}"]`).getByLabel(n.expiry).fill('12/34');
-    await page.frameLocator(`iframe[title="${n.cvc}"]`).getByLabel(n.cvc).fill('123');
-  }
-
   async function paymentSession(extra: Record<string, unknown> = {}) {
     const res = await t.api(m.testKey, 'POST', '/api/v1/payments/sessions', {
       order: { reference: 'CMD-9', amount: 2500, currency: 'EUR' }, redirectUrl: `${shopUrl}/return?cart=3`,
@@ -90,7 +84,7 @@ eachDatabase('wallet and SDK in a browser', (dialect) => {
     const { context, page } = await newPage(suite.browser);
     await page.goto(res.body.redirectUrl);
     await page.getByRole('button', { name: 'Enregistrer la carte' }).waitFor();
-    await fillCard(page, CARDS.visa);
+    await fillCard(page, CARDS.visa, 'fr');
     await page.getByRole('button', { name: 'Enregistrer la carte' }).click();
     await page.waitForURL(/\/cards\?/);
     const url = new URL(page.url());
@@ -128,7 +122,7 @@ eachDatabase('wallet and SDK in a browser', (dialect) => {
     assert.equal(link.status, 201);
     const { context, page } = await newPage(suite.browser);
     await page.goto(link.body.url);
-    await fillCard(page, CARDS.mastercard);
+    await fillCard(page, CARDS.mastercard, 'fr');
     await page.getByRole('button', { name: 'Enregistrer la carte' }).click();
     await page.getByText('Votre carte est enregistrée.').waitFor();
     const read = await t.api(m.testKey, 'GET', `/api/v1/card-links/${link.body.id}`);
@@ -148,7 +142,7 @@ eachDatabase('wallet and SDK in a browser', (dialect) => {
     assert.match(await component.locator('.terms').innerText(), /Fare Ute/);
     assert.match(await component.locator('footer').innerText(), /Motu/);
     assert.equal(await component.locator('.title').innerText(), 'Your card');
-    await fillCard(page, CARDS.challenge);
+    await fillCard(page, CARDS.challenge, 'fr');
     await page.click('#merchant-pay');
     const bank = page.frameLocator('.motu-component iframe[title="Authentification 3-D Secure"]');
     await bank.getByRole('button', { name: 'Authentifier' }).click();
@@ -170,7 +164,7 @@ eachDatabase('wallet and SDK in a browser', (dialect) => {
   it('embarque: a failed authentication is onError PAIEMENT_REFUSE, the page stays and another card can pay', async () => {
     const s = await paymentSession();
     const { context, page } = await openMerchant(s.sessionId, 'embarque');
-    await fillCard(page, CARDS.challenge);
+    await fillCard(page, CARDS.challenge, 'fr');
     await page.click('#merchant-pay');
     await page.frameLocator('.motu-component iframe[title="Authentification 3-D Secure"]').getByRole('button', { name: "Faire échouer l'authentification" }).click();
     await page.waitForFunction(() => (sessionStorage.getItem('log') ?? '').includes('PAIEMENT_REFUSE'));
@@ -179,7 +173,7 @@ eachDatabase('wallet and SDK in a browser', (dialect) => {
     const failed = await t.api(m.testKey, 'GET', `/api/v1/payments/${s.paymentId}`);
     assert.equal(failed.body.status, 'failed');
     assert.equal(failed.body.refusalCode, 'authentication_failed');
-    await fillCard(page, CARDS.visa);
+    await fillCard(page, CARDS.visa, 'fr');
     await page.click('#merchant-pay');
     await page.waitForURL(/\/return\?/);
     assert.equal((await t.api(m.testKey, 'GET', `/api/v1/payments/${s.paymentId}`)).body.status, 'captured');
@@ -191,7 +185,7 @@ eachDatabase('wallet and SDK in a browser', (dialect) => {
     const { context, page } = await openMerchant(s.sessionId, 'redirection');
     const visited: string[] = [];
     page.on('framenavigated', (frame) => { if (frame === page.mainFrame()) visited.push(new URL(frame.url()).pathname); });
-    await fillCard(page, CARDS.challenge);
+    await fillCard(page, CARDS.challenge, 'fr');
     await page.click('#merchant-pay');
     await page.waitForURL(/\/acquirer\/v1\/3ds\//);
     await page.getByRole('button', { name: 'Authentifier' }).click();
@@ -223,7 +217,7 @@ eachDatabase('wallet and SDK in a browser', (dialect) => {
     await numberInput.fill(CARDS.visa);
     await page.waitForFunction(() => (window as any).controller.cardNetwork() === 'VISA');
     assert.equal(await network(), 'VISA');
-    await fillCard(page, CARDS.cbVisa);
+    await fillCard(page, CARDS.cbVisa, 'fr');
     await page.waitForFunction(() => (window as any).controller.cardNetwork() === 'CB');
     assert.equal(await network(), 'CB', 'CB before submit()');
     const badge = await page.evaluate(() => document.querySelector('.motu-component')!.shadowRoot!.querySelector('.badge')!.textContent);
@@ -241,7 +235,7 @@ eachDatabase('wallet and SDK in a browser', (dialect) => {
     const res = await t.api(m.testKey, 'POST', `/api/v1/customers/${customerId}/sessions`, { returnUrl: `${shopUrl}/saved` });
     const { context, page } = await openMerchant(res.body.sessionId, 'embarque');
     assert.deepEqual((await log(page)).find((e) => e[0] === 'mounted'), ['mounted', 'tokenization', null]);
-    await fillCard(page, CARDS.visa);
+    await fillCard(page, CARDS.visa, 'fr');
     await page.click('#merchant-pay');
     await page.waitForURL(/\/saved\?/);
     assert.equal(new URL(page.url()).searchParams.get('status'), 'success');
@@ -252,7 +246,7 @@ eachDatabase('wallet and SDK in a browser', (dialect) => {
     // the acquirer judges the browser unfit
     const s1 = await paymentSession();
     const a = await openMerchant(s1.sessionId, 'embarque');
-    await fillCard(a.page, CARDS.browserUnfit);
+    await fillCard(a.page, CARDS.browserUnfit, 'fr');
     await a.page.click('#merchant-pay');
     await a.page.waitForFunction(() => (sessionStorage.getItem('log') ?? '').includes('NAVIGATEUR_INCOMPATIBLE'));
     assert.match(await a.page.locator('.motu-component .error').innerText(), /page de paiement hébergée/);
@@ -271,7 +265,7 @@ eachDatabase('wallet and SDK in a browser', (dialect) => {
     await context.route(`${suite.baseUrl}/acquirer/v1/3ds/**`, (route) => route.fulfill({ status: 204, body: '' }));
     await page.goto(`${shopUrl}${path}`);
     await page.waitForFunction(() => (sessionStorage.getItem('log') ?? '').includes('mounted'));
-    await fillCard(page, CARDS.challenge);
+    await fillCard(page, CARDS.challenge, 'fr');
     await page.click('#merchant-pay');
     await page.waitForTimeout(1500);
     assert.equal(new URL(page.url()).pathname, path);

@@ -4,7 +4,8 @@ import { test } from 'node:test';
 import { eachDatabase, ManualClock } from './support/harness.js';
 import { withMerchantApp } from './support/merchant-app.js';
 import { createMerchant, createCustomer } from './support/factories.js';
-import { cardToken, saveCard, walletSession } from './support/wallet.js';
+import { saveCard, walletSession } from './support/wallet.js';
+import { tokenize } from './support/payments.js';
 import { CARDS } from './support/cards.js';
 import { eventsOfType } from './support/events.js';
 
@@ -116,7 +117,7 @@ eachDatabase('wallet', (dialect) => {
     const fields = await t.api(undefined, 'POST', '/acquirer/v1/tokens', { mode: 'test', number: CARDS.visa, expMonth: 12, expYear: 2040, cvc: '123', session: session.sessionId });
     assert.equal(fields.status, 410, 'its card fields get no more tokens');
     const elsewhere = await walletSession(t, m.testKey, customerId);
-    const resubmit = await t.api(undefined, 'POST', `/api/v1/sdk/sessions/${session.sessionId}/submit`, { token: await cardToken(t, elsewhere.sessionId, CARDS.visa) });
+    const resubmit = await t.api(undefined, 'POST', `/api/v1/sdk/sessions/${session.sessionId}/submit`, { token: await tokenize(t, elsewhere.sessionId, CARDS.visa) });
     assert.equal(resubmit.status, 410);
   });
 
@@ -138,7 +139,7 @@ eachDatabase('wallet', (dialect) => {
   test('the same card saved concurrently in two sessions: one pm_, one event', async () => {
     const customerId = await createCustomer(t, m.testKey);
     const sessions = await Promise.all([walletSession(t, m.testKey, customerId), walletSession(t, m.testKey, customerId), walletSession(t, m.testKey, customerId)]);
-    const tokens = await Promise.all(sessions.map((s) => cardToken(t, s.sessionId, CARDS.cbVisa)));
+    const tokens = await Promise.all(sessions.map((s) => tokenize(t, s.sessionId, CARDS.cbVisa)));
     const results = await Promise.all(sessions.map((s, i) => t.api(undefined, 'POST', `/api/v1/sdk/sessions/${s.sessionId}/submit`, { token: tokens[i] })));
     for (const r of results) assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.equal(new Set(results.map((r) => r.body.paymentMethodId)).size, 1);
@@ -236,7 +237,7 @@ eachDatabase('wallet', (dialect) => {
 
     const custom = await t.api(m.testKey, 'POST', `/api/v1/customers/${customerId}/card-links`, { expiresIn: 3600, returnUrl: 'https://shop.example/cards' });
     assert.equal(Date.parse(custom.body.expiresAt) - clock.now().getTime(), 3600 * 1000);
-    const token = await cardToken(t, custom.body.sessionId, CARDS.visa);
+    const token = await tokenize(t, custom.body.sessionId, CARDS.visa);
     const submitted = await t.api(undefined, 'POST', `/api/v1/sdk/sessions/${custom.body.sessionId}/submit`, { token });
     assert.equal(submitted.body.status, 'succeeded');
     const done = await t.api(m.testKey, 'GET', `/api/v1/card-links/${custom.body.id}`);
@@ -246,7 +247,7 @@ eachDatabase('wallet', (dialect) => {
     assert.equal((await t.api(m.testKey, 'POST', `/api/v1/card-links/${custom.body.id}/cancel`)).status, 422);
 
     // a link without returnUrl ends on our own result page
-    const token2 = await cardToken(t, res.body.sessionId, CARDS.mastercard);
+    const token2 = await tokenize(t, res.body.sessionId, CARDS.mastercard);
     const noReturn = await t.api(undefined, 'POST', `/api/v1/sdk/sessions/${res.body.sessionId}/submit`, { token: token2 });
     assert.equal(noReturn.body.redirectUrl, `http://localhost:3000/wallet/${res.body.sessionId}/done`);
 

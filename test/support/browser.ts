@@ -1,10 +1,10 @@
 // Browser tests: Debian's Chromium driven by playwright-core, against a Motu app listening on a real
 // loopback port (its MOTU_PUBLIC_URL is that port, so 3-D Secure return URLs and frames line up).
-import { createServer } from 'node:net';
 import { existsSync } from 'node:fs';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { Dialect } from '../../src/db/database.js';
 import { startApp, type TestApp, type TestAppOptions } from './harness.js';
+import { freePort } from './ports.js';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -19,19 +19,6 @@ export function chromiumAvailable(): boolean {
 
 export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
-}
-
-/** A free loopback port (asked of the OS, then released for the app to take). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 export interface ServedApp extends TestApp {
@@ -62,4 +49,18 @@ export async function newPage(browser: Browser, options: PageOptions = {}): Prom
   const page = await context.newPage();
   page.setDefaultTimeout(15_000);
   return { context, page };
+}
+
+/** The secure fields' accessible names, as the pages and the component label them in each language. */
+const FIELD_NAMES = {
+  en: { number: 'Card number', expiry: 'Expiry date', cvc: 'Security code' },
+  fr: { number: 'Numéro de carte', expiry: "Date d'expiration", cvc: 'Cryptogramme' },
+} as const;
+
+/** Types a card into the secure fields (each its own frame), found by their names in the page's language. */
+export async function fillCard(page: Page, number: string, lang: 'en' | 'fr'): Promise<void> {
+  const names = FIELD_NAMES[lang];
+  await page.frameLocator(`iframe[title="${names.number}"]`).getByLabel(names.number).fill(number);
+  await page.frameLocator(`iframe[title="${names.expiry}"]`).getByLabel(names.expiry).fill('12/34');
+  await page.frameLocator(`iframe[title="${names.cvc}"]`).getByLabel(names.cvc).fill('123');
 }

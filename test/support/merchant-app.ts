@@ -6,9 +6,10 @@ import { after, afterEach, before, beforeEach } from 'node:test';
 import type { Browser } from 'playwright-core';
 import type { Dialect } from '../../src/db/database.js';
 import { startWorkers, type Workers } from '../../src/start/workers.js';
-import { chromiumAvailable, CHROMIUM_PATH, freePort, launchBrowser } from './browser.js';
+import { chromiumAvailable, CHROMIUM_PATH, launchBrowser } from './browser.js';
 import { createMerchant, type MerchantFixture } from './factories.js';
 import { ManualClock, startApp, type TestApp, type TestAppOptions } from './harness.js';
+import { freePort } from './ports.js';
 import { startReceiver, type Receiver } from './receiver.js';
 
 type WorkerOptions = NonNullable<Parameters<typeof startWorkers>[4]>;

@@ -32,7 +32,7 @@ export async function createSession(t: TestApp, key: string, options: PayOptions
   return res.body as { paymentId: string; sessionId: string };
 }
 
-/** A card token as the secure fields mounted for `sessionId` ask for it (each takes one of the session's tokens). */
+/** A card token as the secure fields mounted for `sessionId` (a payment or wallet session) ask for it; each takes one of the session's tokens. */
 export async function tokenize(t: TestApp, sessionId: string, number: string = CARDS.visa): Promise<string> {
   const res = await t.api(undefined, 'POST', '/acquirer/v1/tokens', { mode: 'test', number, expMonth: 12, expYear: 2040, cvc: '123', session: sessionId });
   assert.equal(res.status, 201, JSON.stringify(res.body));

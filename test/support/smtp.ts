@@ -1,7 +1,7 @@
 // A fake SMTP server on 127.0.0.1 (smtp-server): the outside world's mail relay, which our worker talks to. It
 // keeps every message it accepts, raw, and can be stopped and restarted on the same port (a relay that is down).
-import { createServer, type AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
+import { freePort } from './ports.js';
 
 export interface ReceivedMail {
   from: string;
@@ -15,15 +15,6 @@ export interface FakeSmtp {
   received: ReceivedMail[];
   start(): Promise<void>;
   stop(): Promise<void>;
-}
-
-/** A free TCP port on 127.0.0.1, closed again: nothing listens there until start(). */
-export async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
 }
 
 export async function fakeSmtp(options: { start?: boolean } = {}): Promise<FakeSmtp> {

@@ -2,13 +2,7 @@
 import assert from 'node:assert/strict';
 import { CARDS } from './cards.js';
 import type { TestApp } from './harness.js';
-
-/** A card token as the secure fields mounted for `sessionId` (a payment or wallet session) ask for it. */
-export async function cardToken(t: TestApp, sessionId: string, number: string, mode: 'test' | 'live' = 'test'): Promise<string> {
-  const res = await t.api(undefined, 'POST', '/acquirer/v1/tokens', { mode, number, expMonth: 12, expYear: new Date().getUTCFullYear() + 3, cvc: '123', session: sessionId });
-  assert.equal(res.status, 201, JSON.stringify(res.body));
-  return res.body.token;
-}
+import { tokenize } from './payments.js';
 
 export async function walletSession(t: TestApp, key: string, customerId: string, returnUrl = 'https://shop.example/wallet?x=1') {
   const res = await t.api(key, 'POST', `/api/v1/customers/${customerId}/sessions`, { returnUrl });
@@ -19,7 +13,7 @@ export async function walletSession(t: TestApp, key: string, customerId: string,
 /** Registers a card through a wallet session, as the component does. */
 export async function saveCard(t: TestApp, key: string, customerId: string, number: string = CARDS.visa) {
   const session = await walletSession(t, key, customerId);
-  const token = await cardToken(t, session.sessionId, number);
+  const token = await tokenize(t, session.sessionId, number);
   const res = await t.api(undefined, 'POST', `/api/v1/sdk/sessions/${session.sessionId}/submit`, { token });
   assert.equal(res.status, 200, JSON.stringify(res.body));
   return { session, result: res.body };
