@@ -1,4 +1,4 @@
-// Hostile input (issue 6, reliability 4): property-based and fuzz requests on every route of the OpenAPI document.
+// Hostile input: property-based and fuzz requests on every route of the OpenAPI document.
 // Whatever arrives, the answer is never a 500, a failure always has the error shape {code, message}, and a request
 // that failed wrote nothing (the row count of every table is the same before and after).
 import assert from 'node:assert/strict';

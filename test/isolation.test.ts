@@ -1,4 +1,4 @@
-// Isolation matrix (issue 6, reliability 5): no key reads or changes another merchant's objects, the other mode's
+// Isolation matrix: no key reads or changes another merchant's objects, the other mode's
 // objects, or — for a key attached to a store — the payments of another store (docs/reliability.md, "Isolation").
 // Every /api/v1 route that names an object by id is driven by every foreign key; lists must not show the objects.
 import assert from 'node:assert/strict';

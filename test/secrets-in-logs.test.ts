@@ -1,4 +1,4 @@
-// Secrets (issue 6, reliability 6): after a full run — merchant, keys, sessions, card payments through the real token
+// Secrets never in logs or columns: after a full run — merchant, keys, sessions, card payments through the real token
 // endpoint, refunds, a saved card, webhook deliveries to a loopback receiver, a signing-secret rotation, and requests
 // that fail with card data in them — no card number, secret key or webhook secret appears in clear in the logs
 // (pino at trace level, captured) or in any column of any table. Webhook secrets are sealed at rest (AES-256-GCM).

@@ -1,4 +1,4 @@
-// Chaos, crash (issue 6, reliability 1 and 3), run by `npm run test:chaos`: real `motu serve` processes under a steady
+// Chaos, crash, run by `npm run test:chaos`: real `motu serve` processes under a steady
 // load of payments, captures and refunds are SIGKILLed at random moments and restarted:
 // - the server (role all: API and worker in one process), on SQLite and PostgreSQL;
 // - on PostgreSQL, separately, the worker: `--role api` and `--role worker` run as two processes, and only the

@@ -1,4 +1,4 @@
-// Chaos, receivers (issue 6, reliability 2), run by `npm run test:chaos`: a real `motu serve` delivers every event to
+// Chaos, receivers, run by `npm run test:chaos`: a real `motu serve` delivers every event to
 // CHAOS_ENDPOINTS endpoints (default 40). Two phases, side by side in the same run, with the same event load
 // (customers created at a steady rate, each customer.created going to every endpoint):
 // 1. every receiver healthy;
