@@ -8,6 +8,7 @@ import type { PaymentSessionsTable, PaymentsTable } from '../modules/payments/pa
 import type { RefundsTable } from '../modules/payments/refunds.table.js';
 import type { AcquirerAuthorizationsTable, AcquirerCardsTable, AcquirerRefundsTable, AcquirerTokensTable } from '../acquirer/acquirer.table.js';
 import type { CardLinksTable, PaymentMethodsTable, WalletSessionsTable } from '../modules/wallet/wallet.table.js';
+import type { BalanceTransactionsTable, LedgerLinesTable, LedgerPostingsTable, PayoutItemsTable } from '../modules/ledger/ledger.table.js';
 import type { MailJobsTable } from '../mail/mail.table.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable, WebhookEventsTable } from '../events/events.table.js';
 
@@ -35,4 +36,8 @@ export interface DB {
   card_links: CardLinksTable;
   wallet_sessions: WalletSessionsTable;
   mail_jobs: MailJobsTable;
+  balance_transactions: BalanceTransactionsTable;
+  ledger_postings: LedgerPostingsTable;
+  ledger_lines: LedgerLinesTable;
+  payout_items: PayoutItemsTable;
 }

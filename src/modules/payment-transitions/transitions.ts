@@ -3,7 +3,7 @@
 //   1. the conditional update: applied only while the payment is in one of the statuses the caller expects, so of two
 //      writers racing for the same payment exactly one moves it (the other gets null and records nothing);
 //   2. the session change that goes with it;
-//   3. the ledger postings (the marked spot; none are written yet);
+//   3. the ledger postings (src/modules/ledger/payment-postings.ts), from the same settlement block as the event;
 //   4. the event, through the outbox, built from the row as just written (settlement block included).
 // The acquirer is never called here: the caller asks it before or after, with no transaction open, and passes its answer.
 import { sql } from 'kysely';
@@ -12,6 +12,7 @@ import type { Trx } from '../../db/database.js';
 import { recordEvent, type RecordEventInput } from '../../events/outbox.js';
 import { payloads, type EventType } from '../../events/payloads.js';
 import type { PaymentRow, PaymentStatus } from '../payments/payments.table.js';
+import * as ledger from '../ledger/payment-postings.js';
 import { paymentBase, settlementOf, storeOf } from './payment-events.js';
 
 /** A payment still waiting for a card: the checkout may authorize it, the cardholder or the merchant cancel it. */
@@ -74,7 +75,7 @@ export async function authorize(trx: Trx, input: AuthorizeInput): Promise<Paymen
   if (!applied(res)) return null;
   if (input.beforeEvent) await input.beforeEvent(await reload(trx, input.paymentId));
   const row = await reload(trx, input.paymentId);
-  // Ledger postings of the authorization: here, on this transaction.
+  // An authorization moves no money yet: the ledger writes at capture, or at cancellation for its fees.
   await emit(trx, row, input.at, payloads.paymentAuthorized({
     ...paymentBase(row, await storeOf(trx, row)), status: 'transit', customerId: row.customer_id, customerCreated: row.customer_created === 1,
     paymentMethodId: row.payment_method_id, cardBrand: row.card_brand, cardLast4: row.card_last4,
@@ -114,7 +115,7 @@ export async function fail(trx: Trx, input: FailInput): Promise<PaymentRow | nul
   })).where('id', '=', input.paymentId).where('status', 'in', input.from).executeTakeFirst();
   if (!applied(res)) return null;
   const row = await reload(trx, input.paymentId);
-  // Ledger postings of a failure: here (none expected: nothing was authorized).
+  // A failure moves no money.
   await emit(trx, row, input.at, payloads.paymentFailed({
     ...paymentBase(row, await storeOf(trx, row)), refusalCode: input.refusalCode, refusalMessage: input.refusalMessage,
   }));
@@ -145,10 +146,11 @@ export async function capture(trx: Trx, input: CaptureInput): Promise<PaymentRow
   if (row.session_id) {
     await trx.updateTable('payment_sessions').set({ status: 'complete', completed_at: now }).where('id', '=', row.session_id).where('status', '=', 'open').execute();
   }
-  // Ledger postings of the capture: here, on this transaction.
+  const settlement = await settlementOf(trx, row);
+  await ledger.onCapture(trx, row, settlement, input.at);
   await emit(trx, row, input.at, payloads.paymentCaptured({
     ...paymentBase(row, await storeOf(trx, row), row.captured_amount),
-    grossAmount: row.captured_amount, originalCurrency: row.currency, settlement: await settlementOf(trx, row),
+    grossAmount: row.captured_amount, originalCurrency: row.currency, settlement,
   }));
   return row;
 }
@@ -171,9 +173,10 @@ export async function cancel(trx: Trx, input: CancelInput): Promise<PaymentRow |
   if (row.session_id) {
     await trx.updateTable('payment_sessions').set({ status: 'cancelled', completed_at: now }).where('id', '=', row.session_id).where('status', '=', 'open').execute();
   }
-  // Ledger postings of a cancellation (the authorization fees): here, on this transaction.
+  const settlement = await settlementOf(trx, row);
+  await ledger.onCancelUncaptured(trx, row, settlement, input.at);
   await emit(trx, row, input.at, payloads.paymentCancelled({
-    ...paymentBase(row, await storeOf(trx, row)), cancelledBy: input.by, settlement: await settlementOf(trx, row),
+    ...paymentBase(row, await storeOf(trx, row)), cancelledBy: input.by, settlement,
   }));
   return row;
 }
@@ -198,7 +201,7 @@ export async function expire(trx: Trx, input: ExpireInput): Promise<PaymentRow |
   if (input.operation) q = q.where('operation', '=', input.operation);
   if (!applied(await q.executeTakeFirst())) return null;
   const row = await reload(trx, input.paymentId);
-  // Ledger postings of an expiry: here, on this transaction.
+  // An expiry moves no money: its event announces no fee, and the ledger charges none.
   await emit(trx, row, input.at, payloads.paymentExpired(paymentBase(row, await storeOf(trx, row))));
   return row;
 }
@@ -219,7 +222,7 @@ export async function settle(trx: Trx, input: SettleInput): Promise<PaymentRow |
     .where('id', '=', input.paymentId).where('settled', '=', 0).executeTakeFirst();
   if (!applied(res)) return null;
   const row = await reload(trx, input.paymentId);
-  // Ledger postings of the settlement (the payout to the merchant): here, on this transaction.
+  await ledger.onSettle(trx, row, input.at);
   await emit(trx, row, input.at, payloads.paymentSettled({
     ...paymentBase(row, await storeOf(trx, row), row.captured_amount), settlement: await settlementOf(trx, row),
   }));
@@ -258,7 +261,7 @@ export async function refundApplied(trx: Trx, input: RefundAppliedInput): Promis
     originalCurrency: row.currency,
     settlement: await settlementOf(trx, row),
   };
-  // Ledger postings of the refund: here, on this transaction.
+  await ledger.onRefund(trx, row, { id: input.refundId, amount: input.amount }, input.at);
   await emit(trx, row, input.at, remaining === 0 ? payloads.paymentRefunded(data) : payloads.paymentPartiallyRefunded(data));
   return row;
 }

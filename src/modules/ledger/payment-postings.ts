@@ -1,0 +1,56 @@
+// The ledger side of a payment's transitions, called by the payment-transitions module on its transaction, with the
+// settlement block its event carries: what the ledger writes is exactly what the event announces.
+//
+// - capture: `payment` (+ the captured amount) and `payment_fee` (− the block's commission), both pending until the
+//   payment settles;
+// - settlement: those become available (a release, no new transaction);
+// - refund: `refund` (− its amount), available at once (it may take the balance below zero; later payments make it up);
+// - cancellation of an uncaptured payment: `payment_fee` (− the authorization fees its event announces), available at
+//   once, since nothing will settle. An expired or failed payment's events carry no fee, and nothing is charged.
+import type { Trx } from '../../db/database.js';
+import type { Settlement } from '../../events/payloads.js';
+import type { PaymentRow } from '../payments/payments.table.js';
+import { post, releasePayment } from './postings.js';
+
+function ownerOf(payment: PaymentRow) {
+  return { merchantId: payment.merchant_id, mode: payment.mode, storeId: payment.store_id };
+}
+
+/** The exact EUR total of Motu's fee lines (each line's total, tax included, as the event shows it). */
+function feeEur(settlement: Settlement): number {
+  return settlement.detailedFees.reduce((sum, line) => sum + line.totalAmountEur, 0);
+}
+
+async function fee(trx: Trx, payment: PaymentRow, settlement: Settlement, pending: boolean, at: Date): Promise<void> {
+  if (settlement.mobupayCommission === 0) return;
+  await post(trx, {
+    owner: ownerOf(payment), type: 'payment_fee', amount: -settlement.mobupayCommission, amountEur: -feeEur(settlement),
+    currency: payment.currency, pending, source: { type: 'payment', id: payment.id }, paymentId: payment.id,
+    description: 'Motu fees', at,
+  });
+}
+
+export async function onCapture(trx: Trx, payment: PaymentRow, settlement: Settlement, at: Date): Promise<void> {
+  if (payment.captured_amount > 0) {
+    await post(trx, {
+      owner: ownerOf(payment), type: 'payment', amount: payment.captured_amount, currency: payment.currency, pending: true,
+      source: { type: 'payment', id: payment.id }, paymentId: payment.id, description: payment.reference, at,
+    });
+  }
+  await fee(trx, payment, settlement, true, at);
+}
+
+export async function onSettle(trx: Trx, payment: PaymentRow, at: Date): Promise<void> {
+  await releasePayment(trx, payment.id, at);
+}
+
+export async function onRefund(trx: Trx, payment: PaymentRow, refund: { id: string; amount: number }, at: Date): Promise<void> {
+  await post(trx, {
+    owner: ownerOf(payment), type: 'refund', amount: -refund.amount, currency: payment.currency,
+    source: { type: 'refund', id: refund.id }, paymentId: payment.id, description: payment.reference, at,
+  });
+}
+
+export async function onCancelUncaptured(trx: Trx, payment: PaymentRow, settlement: Settlement, at: Date): Promise<void> {
+  if (payment.captured_amount === 0) await fee(trx, payment, settlement, false, at);
+}

@@ -1,0 +1,109 @@
+// Writing to the ledger: one function, `post`, for every movement of a merchant's money, always on the caller's
+// transaction (the cause and its posting commit together or not at all), and `release`, the settlement that makes a
+// pending transaction available. Nothing here updates or deletes a row.
+//
+// Each type moves money between the merchant's accounts and a counterparty; the lines of a posting sum to zero:
+//   payment, payment_fee            merchant_pending ⇄ acquirer_clearing / motu_revenue (until the payment settles)
+//   refund, dispute, dispute_reversal  merchant_available ⇄ acquirer_clearing
+//   refund_fee, dispute_fee, adjustment  merchant_available ⇄ motu_revenue
+//   payout, payout_failure          merchant_available ⇄ payouts_in_transit
+//   release (settlement)            merchant_pending → merchant_available
+import type { Trx } from '../../db/database.js';
+import { newId } from '../../shared/ids.js';
+import { isCurrency, toEurCents } from '../../shared/money.js';
+import type { Owner } from '../merchants/principal.js';
+import type { Account, BalanceTransactionRow, TransactionType } from './ledger.table.js';
+
+const COUNTERPARTY: Record<TransactionType, Account> = {
+  payment: 'acquirer_clearing',
+  payment_fee: 'motu_revenue',
+  refund: 'acquirer_clearing',
+  refund_fee: 'motu_revenue',
+  dispute: 'acquirer_clearing',
+  dispute_fee: 'motu_revenue',
+  dispute_reversal: 'acquirer_clearing',
+  payout: 'payouts_in_transit',
+  payout_failure: 'payouts_in_transit',
+  adjustment: 'motu_revenue',
+};
+
+export interface PostInput {
+  owner: Owner;
+  type: TransactionType;
+  /** Signed, minor units of `currency`: positive credits the merchant. Never zero. */
+  amount: number;
+  currency: string;
+  /** Exact EUR cents of the amount; by default converted at the peg. */
+  amountEur?: number;
+  /** Pending until its payment settles (captures and their fees); otherwise available at once. */
+  pending?: boolean;
+  source: { type: string; id: string };
+  paymentId?: string | null;
+  description?: string | null;
+  at: Date;
+}
+
+async function lines(trx: Trx, postingId: string, owner: Owner, currency: string, moves: Array<[Account, number]>): Promise<void> {
+  await trx.insertInto('ledger_lines').values(moves.map(([account, amount]) => ({
+    posting_id: postingId, merchant_id: owner.merchantId, mode: owner.mode, store_id: owner.storeId ?? null, currency, account, amount,
+  }))).execute();
+}
+
+/** A balance transaction and its double-entry posting, on the caller's transaction. */
+export async function post(trx: Trx, input: PostInput): Promise<BalanceTransactionRow> {
+  if (!Number.isSafeInteger(input.amount) || input.amount === 0) throw new RangeError(`A ledger amount is a non-zero integer, got ${input.amount}`);
+  if (!isCurrency(input.currency)) throw new RangeError(`Unknown currency ${input.currency}`);
+  const at = input.at.toISOString();
+  const row: BalanceTransactionRow = {
+    id: newId('txn'),
+    merchant_id: input.owner.merchantId,
+    mode: input.owner.mode,
+    store_id: input.owner.storeId ?? null,
+    type: input.type,
+    amount: input.amount,
+    currency: input.currency,
+    amount_eur: input.amountEur ?? toEurCents(input.amount, input.currency),
+    pending: input.pending ? 1 : 0,
+    source_type: input.source.type,
+    source_id: input.source.id,
+    payment_id: input.paymentId ?? null,
+    description: input.description ?? null,
+    created_at: at,
+  };
+  await trx.insertInto('balance_transactions').values(row).execute();
+  const postingId = newId('lpo');
+  await trx.insertInto('ledger_postings').values({
+    id: postingId, merchant_id: row.merchant_id, mode: row.mode, currency: row.currency, kind: 'entry', transaction_id: row.id, created_at: at,
+  }).execute();
+  await lines(trx, postingId, input.owner, row.currency, [
+    [input.pending ? 'merchant_pending' : 'merchant_available', input.amount],
+    [COUNTERPARTY[input.type], -input.amount],
+  ]);
+  return row;
+}
+
+/**
+ * The payment settled: each of its pending transactions is released to the available balance, once (a second
+ * release of the same transaction is refused by the database's unique index, and never attempted: only transactions
+ * without a release are read).
+ */
+export async function releasePayment(trx: Trx, paymentId: string, at: Date): Promise<number> {
+  const pending = await trx.selectFrom('balance_transactions as t')
+    .select(['t.id', 't.merchant_id', 't.mode', 't.store_id', 't.currency', 't.amount'])
+    .where('t.payment_id', '=', paymentId).where('t.pending', '=', 1)
+    .where(({ not, exists, selectFrom }) => not(exists(selectFrom('ledger_postings as r').select('r.id')
+      .whereRef('r.transaction_id', '=', 't.id').where('r.kind', '=', 'release'))))
+    .orderBy('t.created_at').orderBy('t.id')
+    .execute();
+  for (const t of pending) {
+    const postingId = newId('lpo');
+    await trx.insertInto('ledger_postings').values({
+      id: postingId, merchant_id: t.merchant_id, mode: t.mode, currency: t.currency, kind: 'release', transaction_id: t.id, created_at: at.toISOString(),
+    }).execute();
+    await lines(trx, postingId, { merchantId: t.merchant_id, mode: t.mode, storeId: t.store_id }, t.currency, [
+      ['merchant_pending', -t.amount],
+      ['merchant_available', t.amount],
+    ]);
+  }
+  return pending.length;
+}
