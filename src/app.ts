@@ -48,6 +48,8 @@ import { sessionTokenBudget } from './modules/payments/token-budget.js';
 import { CheckoutService } from './modules/checkout/checkout.service.js';
 import { checkoutRoutes } from './pages/checkout/checkout.routes.js';
 import { MailOutbox } from './mail/outbox.js';
+import { BalanceService, LIVE_SETTLEMENT_ESTIMATE_SECONDS } from './modules/ledger/balance.service.js';
+import { balanceAdminRoutes, balanceRoutes } from './modules/ledger/balance.routes.js';
 
 export interface AppDeps {
   db: Database;
@@ -69,6 +71,7 @@ export interface Services {
   wallet: WalletService;
   walletSessions: WalletSessionsService;
   lifecycle: PaymentLifecycleService;
+  balance: BalanceService;
 }
 
 export function buildServices(config: Config, db: Database, clock: Clock): Services {
@@ -87,8 +90,11 @@ export function buildServices(config: Config, db: Database, clock: Clock): Servi
   const lifecycle = new PaymentLifecycleService(db, clock, services.acquirers, config.operationClaimSeconds);
   // Mails are queued only when a mailer is configured (MOTU_SMTP_URL); the worker role sends them.
   const mail = config.mail ? new MailOutbox(clock) : null;
+  const balance = new BalanceService(db, clock, {
+    pendingEstimateSeconds: (mode) => (mode === 'test' ? config.testSettlementDelaySeconds : LIVE_SETTLEMENT_ESTIMATE_SECONDS),
+  });
   return {
-    ...services, wallet, walletSessions: new WalletSessionsService(db, clock, services.acquirers, config, mail), lifecycle,
+    ...services, wallet, balance, walletSessions: new WalletSessionsService(db, clock, services.acquirers, config, mail), lifecycle,
     checkout: new CheckoutService(db, clock, services.acquirers, config, wallet, services.customers, mail),
   };
 }
@@ -178,6 +184,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       admin.removeContentTypeParser('text/plain');
       admin.addHook('onRequest', adminAuthHook(deps.adminTokenHash));
       await admin.register(merchantsRoutes(services.merchants));
+      await admin.register(balanceAdminRoutes(services.balance));
     },
     { prefix: '/admin/v1' },
   );
@@ -210,6 +217,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await api.register(paymentMethodsRoutes(services.wallet));
       await api.register(walletSessionsRoutes(services.walletSessions));
       await api.register(merchantPaymentsRoutes(merchantPayments));
+      await api.register(balanceRoutes(services.balance));
     },
     { prefix: '/api/v1' },
   );

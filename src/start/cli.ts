@@ -8,6 +8,9 @@ import { schemaValidationError } from '../http/errors.js';
 import { bodyValidator } from '../http/validation.js';
 import { ContractBody, ContractPatch, KeyBody, MerchantBody, MerchantPatch, StoreBody, StorePatch } from '../modules/merchants/merchants.routes.js';
 import { MerchantsService } from '../modules/merchants/merchants.service.js';
+import { AdjustmentBody } from '../modules/ledger/balance.routes.js';
+import { BalanceService, LIVE_SETTLEMENT_ESTIMATE_SECONDS } from '../modules/ledger/balance.service.js';
+import { verifyLedger } from '../modules/ledger/verify.js';
 import { AppError } from '../shared/errors.js';
 import { systemClock } from '../shared/clock.js';
 import { openMigrated } from './bootstrap.js';
@@ -31,6 +34,10 @@ const USAGE = `Usage: motu <command> [options]
   stores update ID [--name NAME] [--active true|false] [--contract ID]
   keys create --merchant ID --mode test|live [--permission write|read] [--store ID]
   keys revoke ID
+  adjustments create --merchant ID --mode test|live --currency EUR|XPF --amount SIGNED_MINOR_UNITS --reason TEXT
+                                           correct a merchant's balance (an adjustment transaction, available at once)
+  ledger verify                            check every posting balances, every balance equals its transactions and
+                                           every payment's transactions its captured and refunded amounts (exit 1 if not)
   listen --forward-to URL [--api-url URL] [--key sk_test_…]
                                            forward new test-mode events, signed, to a local URL
                                            (key and API URL default to MOTU_SECRET_KEY and MOTU_URL or MOTU_PUBLIC_URL)
@@ -63,6 +70,9 @@ const OPTIONS = {
   'forward-to': { type: 'string' },
   'api-url': { type: 'string' },
   key: { type: 'string' },
+  currency: { type: 'string' },
+  amount: { type: 'string' },
+  reason: { type: 'string' },
 } as const;
 
 type Values = Record<string, string | boolean | undefined>;
@@ -71,6 +81,13 @@ function int(values: Values, flag: string): number | undefined {
   const raw = values[flag];
   if (raw === undefined) return undefined;
   if (typeof raw !== 'string' || !/^\d+$/.test(raw)) throw new AppError('VALIDATION_ERROR', `--${flag} must be a whole number`, { field: flag });
+  return Number(raw);
+}
+
+function signedInt(values: Values, flag: string): number | undefined {
+  const raw = values[flag];
+  if (raw === undefined) return undefined;
+  if (typeof raw !== 'string' || !/^-?\d{1,15}$/.test(raw)) throw new AppError('VALIDATION_ERROR', `--${flag} must be a whole number`, { field: flag });
   return Number(raw);
 }
 
@@ -133,6 +150,11 @@ export async function main(argv: string[], print: (line: string) => void = conso
 
   const db = await openMigrated(config);
   try {
+    if (command === 'ledger' && action === 'verify') {
+      const result = await verifyLedger(db);
+      print(JSON.stringify(result, null, 2));
+      return result.ok ? 0 : 1;
+    }
     const merchants = new MerchantsService(db, systemClock, secretBoxFor(config));
     const v = values as Values;
     const run = async (): Promise<unknown> => {
@@ -205,6 +227,14 @@ export async function main(argv: string[], print: (line: string) => void = conso
           );
         case 'keys revoke':
           return merchants.revokeKey(need(id, 'id'));
+        case 'adjustments create': {
+          const balance = new BalanceService(db, systemClock, {
+            pendingEstimateSeconds: (mode) => (mode === 'test' ? config.testSettlementDelaySeconds : LIVE_SETTLEMENT_ESTIMATE_SECONDS),
+          });
+          return balance.adjust(need(str(v, 'merchant'), 'merchant'), checked(AdjustmentBody, {
+            mode: str(v, 'mode'), currency: str(v, 'currency'), amount: signedInt(v, 'amount'), reason: str(v, 'reason'),
+          }));
+        }
         default:
           throw new AppError('VALIDATION_ERROR', `Unknown command "${positionals.join(' ')}"; run motu --help`, { field: 'command' });
       }
@@ -217,6 +247,7 @@ export async function main(argv: string[], print: (line: string) => void = conso
         print(JSON.stringify(err.toBody(), null, 2));
         return 1;
       }
+
       throw err;
     }
   } finally {

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 
 // The merchant's ledger. Every movement of a merchant's money is a balance transaction, written in the same database
 // transaction as its cause and never changed afterwards. Underneath, each is a double-entry posting whose lines (one
@@ -67,4 +67,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('payout_id', 'text', (c) => c.notNull())
     .execute();
   await db.schema.createIndex('payout_items_payout').on('payout_items').columns(['payout_id']).execute();
+
+  // Payments captured before this migration have no transactions (their money was never in a balance): `motu ledger
+  // verify` checks the payments captured from here on.
+  await sql`insert into settings (name, value) values ('ledger.started_at', ${new Date().toISOString()})`.execute(db);
 }

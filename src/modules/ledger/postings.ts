@@ -28,6 +28,8 @@ const COUNTERPARTY: Record<TransactionType, Account> = {
 };
 
 export interface PostInput {
+  /** The transaction's id when the caller needs it first (an adjustment is its own source); new otherwise. */
+  id?: string;
   owner: Owner;
   type: TransactionType;
   /** Signed, minor units of `currency`: positive credits the merchant. Never zero. */
@@ -55,7 +57,7 @@ export async function post(trx: Trx, input: PostInput): Promise<BalanceTransacti
   if (!isCurrency(input.currency)) throw new RangeError(`Unknown currency ${input.currency}`);
   const at = input.at.toISOString();
   const row: BalanceTransactionRow = {
-    id: newId('txn'),
+    id: input.id ?? newId('txn'),
     merchant_id: input.owner.merchantId,
     mode: input.owner.mode,
     store_id: input.owner.storeId ?? null,

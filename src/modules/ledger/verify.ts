@@ -1,0 +1,103 @@
+// `motu ledger verify`: proves the ledger is whole, with the database doing the sums (the process holds a few rows
+// of figures per merchant, never the transactions, so a million of them verify in the same memory as ten).
+//   1. every posting balances: its lines sum to zero;
+//   2. every balance transaction has its one entry posting, whose merchant line is the transaction's amount;
+//   3. every merchant's balance (per mode and currency, pending and available) equals the sum of its transactions;
+//   4. every payment captured since the ledger began: its `payment` transactions sum to its captured amount and its
+//      `refund` transactions to minus its refunded amount.
+import { sql } from 'kysely';
+import type { Database } from '../../db/database.js';
+
+export interface Difference {
+  check: 'posting' | 'transaction' | 'balance' | 'payment';
+  id: string;
+  message: string;
+}
+
+export interface VerifyResult {
+  ok: boolean;
+  counted: { postings: number; transactions: number; balances: number; payments: number };
+  /** How many differences each check found; the first `listed` of them are in `differences`. */
+  found: Record<Difference['check'], number>;
+  differences: Difference[];
+}
+
+const LISTED = 100;
+
+const n = (v: unknown) => Number(v ?? 0);
+
+export async function verifyLedger(db: Database): Promise<VerifyResult> {
+  const k = db.kysely;
+  const differences: Difference[] = [];
+  const found = { posting: 0, transaction: 0, balance: 0, payment: 0 };
+  const report = (d: Difference) => {
+    found[d.check] += 1;
+    if (differences.length < LISTED) differences.push(d);
+  };
+
+  // 1. Postings that do not balance.
+  const unbalanced = await sql<{ posting_id: string; total: number }>`
+    select posting_id, cast(sum(amount) as bigint) as total from ledger_lines group by posting_id having sum(amount) <> 0`.execute(k);
+  for (const r of unbalanced.rows) report({ check: 'posting', id: r.posting_id, message: `lines sum to ${n(r.total)}, not 0` });
+
+  // 2. Transactions without their entry, or whose entry moves the merchant by another amount.
+  const entries = await sql<{ id: string; amount: number; moved: number | null; entries: number }>`
+    select t.id, t.amount, m.moved, coalesce(m.entries, 0) as entries
+    from balance_transactions t
+    left join (
+      select p.transaction_id, count(distinct p.id) as entries, cast(sum(l.amount) as bigint) as moved
+      from ledger_postings p join ledger_lines l on l.posting_id = p.id
+      where p.kind = 'entry' and l.account in ('merchant_pending', 'merchant_available')
+      group by p.transaction_id
+    ) m on m.transaction_id = t.id
+    where m.transaction_id is null or m.entries <> 1 or m.moved <> t.amount`.execute(k);
+  for (const r of entries.rows) {
+    report({ check: 'transaction', id: r.id, message: n(r.entries) !== 1 ? `has ${n(r.entries)} entry postings, not 1` : `its entry moves ${n(r.moved)}, not ${n(r.amount)}` });
+  }
+
+  // 3. Balances: the merchant accounts' lines against the transactions, per merchant, mode and currency.
+  const accounts = await sql<{ merchant_id: string; mode: string; currency: string; account: string; total: number }>`
+    select merchant_id, mode, currency, account, cast(sum(amount) as bigint) as total from ledger_lines
+    where account in ('merchant_pending', 'merchant_available') group by merchant_id, mode, currency, account`.execute(k);
+  const transactions = await sql<{ merchant_id: string; mode: string; currency: string; pending: number; total: number }>`
+    select t.merchant_id, t.mode, t.currency,
+      case when t.pending = 1 and not exists (select 1 from ledger_postings r where r.transaction_id = t.id and r.kind = 'release') then 1 else 0 end as pending,
+      cast(sum(t.amount) as bigint) as total
+    from balance_transactions t group by t.merchant_id, t.mode, t.currency, 4`.execute(k);
+  const balances = new Map<string, { ledger: number; transactions: number }>();
+  const at = (key: string) => balances.get(key) ?? balances.set(key, { ledger: 0, transactions: 0 }).get(key)!;
+  for (const r of accounts.rows) at(`${r.merchant_id} ${r.mode} ${r.currency} ${r.account === 'merchant_pending' ? 'pending' : 'available'}`).ledger += n(r.total);
+  for (const r of transactions.rows) at(`${r.merchant_id} ${r.mode} ${r.currency} ${n(r.pending) === 1 ? 'pending' : 'available'}`).transactions += n(r.total);
+  for (const [key, b] of balances) {
+    if (b.ledger !== b.transactions) report({ check: 'balance', id: key, message: `balance ${b.ledger}, its transactions sum to ${b.transactions}` });
+  }
+
+  // 4. Payments captured since the ledger began, against their transactions.
+  const started = await k.selectFrom('settings').select('value').where('name', '=', 'ledger.started_at').executeTakeFirst();
+  const payments = await sql<{ id: string; captured_amount: number; refunded_amount: number; paid: number; refunded: number }>`
+    select p.id, p.captured_amount, p.refunded_amount,
+      coalesce(cast(sum(case when t.type = 'payment' then t.amount else 0 end) as bigint), 0) as paid,
+      coalesce(cast(sum(case when t.type = 'refund' then -t.amount else 0 end) as bigint), 0) as refunded
+    from payments p left join balance_transactions t on t.payment_id = p.id
+    where p.captured_at is not null and p.captured_at >= ${started?.value ?? ''}
+    group by p.id, p.captured_amount, p.refunded_amount
+    having coalesce(sum(case when t.type = 'payment' then t.amount else 0 end), 0) <> p.captured_amount
+      or coalesce(sum(case when t.type = 'refund' then -t.amount else 0 end), 0) <> p.refunded_amount`.execute(k);
+  for (const r of payments.rows) {
+    report({
+      check: 'payment', id: r.id,
+      message: `captured ${n(r.captured_amount)} and refunded ${n(r.refunded_amount)}; its transactions: paid ${n(r.paid)}, refunded ${n(r.refunded)}`,
+    });
+  }
+
+  const count = async (table: 'ledger_postings' | 'balance_transactions') =>
+    n((await k.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+  const capturedPayments = await k.selectFrom('payments').select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('captured_at', 'is not', null).where('captured_at', '>=', started?.value ?? '').executeTakeFirstOrThrow();
+  return {
+    ok: Object.values(found).every((v) => v === 0),
+    counted: { postings: await count('ledger_postings'), transactions: await count('balance_transactions'), balances: balances.size, payments: n(capturedPayments.n) },
+    found,
+    differences,
+  };
+}
