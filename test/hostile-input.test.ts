@@ -86,6 +86,7 @@ async function fixtures(t: TestApp): Promise<Fixtures> {
   const link = await t.api(m.testKey, 'POST', `/api/v1/customers/${customer}/card-links`, {});
   assert.equal(link.status, 201, JSON.stringify(link.body));
   const wallet = await t.api(m.testKey, 'POST', `/api/v1/customers/${customer}/sessions`, { returnUrl: 'https://shop.example/w' });
+  const transactions = await t.api(m.testKey, 'GET', `/api/v1/balance-transactions?sourceId=${captured}&limit=1`);
   return {
     key: m.testKey,
     ids: {
@@ -102,6 +103,7 @@ async function fixtures(t: TestApp): Promise<Fixtures> {
       endpoint: endpoint.body.id,
       event: events.body.data[0].id,
       cardLink: link.body.id ?? link.body.linkId,
+      transaction: transactions.body.data[0].id,
     },
   };
 }
@@ -122,6 +124,7 @@ function realId(path: string, method: string, ids: Record<string, string>): stri
     [/^\/api\/v1\/events\//, 'event'],
     [/payment-methods\//, 'paymentMethod'],
     [/^\/api\/v1\/card-links\//, 'cardLink'],
+    [/^\/api\/v1\/balance-transactions\//, 'transaction'],
   ];
   for (const [pattern, name] of table) if (pattern.test(path)) return ids[name]!;
   throw new Error(`no fixture id for ${method} ${path}`);
