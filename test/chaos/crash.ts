@@ -11,6 +11,7 @@
 // Sizes: CHAOS_KILLS (default 10), CHAOS_CLIENTS (default 6), CHAOS_RECOVERY_SECONDS (default 10).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { verifyLedger } from '../../src/modules/ledger/verify.js';
 import { eachDatabase, freshDatabase, type TestDatabase } from '../support/harness.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import {
@@ -107,6 +108,12 @@ eachDatabase('chaos: crash', (dialect) => {
       `all delivered ${drainedIn} ms after the load stopped, payment statuses ${JSON.stringify(statuses)}, ` +
       `invariants ${tally.invariants - invariantsBefore}`,
     );
+    // The books after the kills: every posting balances, every balance is its transactions, every payment's
+    // transactions are its captured and refunded amounts (nothing lost or doubled by a kill mid-transaction).
+    const books = await verifyLedger(d.db);
+    tally.invariants += books.counted.transactions;
+    assert.equal(books.ok, true, `ledger verify after the kills: ${JSON.stringify(books.differences)}`);
+    report.push(`chaos crash [${dialect}] ${name}: ledger verify clean over ${books.counted.transactions} balance transactions and ${books.counted.payments} captured payments`);
   }
 
   test(`the server SIGKILLed ${KILLS} times under load: nothing answered 2xx is lost, events delivered, nothing twice, totals reconcile`, async () => {
@@ -175,5 +182,11 @@ eachDatabase('chaos: crash', (dialect) => {
       `50 identical requests → statuses ${JSON.stringify(Object.fromEntries([...new Set(same.map((r) => r.status))].map((s) => [s, same.filter((r) => r.status === s).length])))}, ` +
       `invariants ${tally.invariants - invariantsBefore}`,
     );
+    // The books after the kills: every posting balances, every balance is its transactions, every payment's
+    // transactions are its captured and refunded amounts (nothing lost or doubled by a kill mid-transaction).
+    const books = await verifyLedger(d.db);
+    tally.invariants += books.counted.transactions;
+    assert.equal(books.ok, true, `ledger verify after the kills: ${JSON.stringify(books.differences)}`);
+    report.push(`chaos crash [${dialect}] ${name}: ledger verify clean over ${books.counted.transactions} balance transactions and ${books.counted.payments} captured payments`);
   });
 });
