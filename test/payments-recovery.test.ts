@@ -9,7 +9,7 @@ import { before, it } from 'node:test';
 import { Acquirers } from '../src/acquirer/acquirers.js';
 import { PaymentLifecycleService, refundIdFor } from '../src/modules/payments/lifecycle.service.js';
 import { requestHash } from '../src/http/idempotency.js';
-import { PaymentSessionsService, sessionIdsFor } from '../src/modules/payments/sessions.service.js';
+import { PaymentSessionsService, sessionIdsFor } from '../src/modules/sessions/sessions.service.js';
 import {
   RECOVERY_AFTER_SECONDS, recoverClaims, recoverRefunds, runPaymentSchedule, type PaymentJobDeps,
 } from '../src/modules/payments/payments.scheduler.js';

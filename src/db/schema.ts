@@ -5,7 +5,7 @@ import type {
   ApiKeysTable, ContractsTable, MerchantsTable, SettingsTable, StoresTable, WebhookSecretsTable,
 } from '../modules/merchants/merchants.table.js';
 import type { PaymentSessionsTable, PaymentsTable } from '../modules/payments/payments.table.js';
-import type { RefundsTable } from '../modules/payments/refunds.table.js';
+import type { RefundsTable } from '../modules/refunds/refunds.table.js';
 import type { AcquirerAuthorizationsTable, AcquirerCardsTable, AcquirerRefundsTable, AcquirerTokensTable } from '../acquirer/acquirer.table.js';
 import type { CardLinksTable, PaymentMethodsTable, WalletSessionsTable } from '../modules/wallet/wallet.table.js';
 import type { BalanceTransactionsTable, LedgerLinesTable, LedgerPostingsTable, PayoutItemsTable } from '../modules/ledger/ledger.table.js';

@@ -9,9 +9,9 @@ import type { Clock } from '../shared/clock.js';
 import { Acquirers } from '../acquirer/acquirers.js';
 import { PaymentLifecycleService } from '../modules/payments/lifecycle.service.js';
 import { paymentJobs, recoveryEveryMs } from '../modules/payments/payments.scheduler.js';
-import { PaymentSessionsService } from '../modules/payments/sessions.service.js';
+import { PaymentSessionsService } from '../modules/sessions/sessions.service.js';
 import { PaymentsService } from '../modules/payments/payments.service.js';
-import { MerchantPaymentsService } from '../modules/wallet/merchant-payments.service.js';
+import { MerchantPaymentsService } from '../modules/merchant-payments/merchant-payments.service.js';
 import { mailJobs } from '../mail/mail.worker.js';
 import { smtpMailer } from '../mail/mailer.js';
 

@@ -17,7 +17,7 @@ import * as transitions from '../payment-transitions/transitions.js';
 import { isPaid } from '../payments/payment-status.js';
 import { statementLabelOf } from '../payments/statement-label.js';
 import type { PaymentRow, PaymentSessionRow } from '../payments/payments.table.js';
-import type { OrderInput } from '../payments/sessions.schemas.js';
+import type { OrderInput } from '../sessions/sessions.schemas.js';
 import { customerFromBuyer } from '../customers/from-buyer.js';
 import { removeUnknownCard, savePaymentMethod } from '../wallet/payment-methods.js';
 import { returnUrl } from './return-urls.js';

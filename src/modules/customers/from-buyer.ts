@@ -1,7 +1,7 @@
 // The customer a `saveCustomer` payment creates takes what the order says of its buyer (`order.buyer`): name, phone
 // and billing address, not the email alone. Only what the customer object holds is kept, in its own limits, so the
 // merchant can read and update it through the customers API like any other.
-import type { OrderInput } from '../payments/sessions.schemas.js';
+import type { OrderInput } from '../sessions/sessions.schemas.js';
 import type { CustomerInput } from './customers.service.js';
 
 const ADDRESS_FIELDS = ['streetNumber', 'street', 'line1', 'line2', 'complement', 'city', 'postalCode', 'country', 'label'] as const;

@@ -5,11 +5,11 @@ import { Type, type Static } from 'typebox';
 import { merchantOf } from '../../http/auth.js';
 import { AppError } from '../../shared/errors.js';
 import { IdParams, ListOf } from '../../http/schemas.js';
-import { stripUnknown } from './sessions.schemas.js';
+import { stripUnknown } from '../sessions/sessions.schemas.js';
 import type { PaymentLifecycleService } from './lifecycle.service.js';
 import type { PaymentsService } from './payments.service.js';
-import { MAX_AMOUNT, Order, PaymentView, SessionBody, StoreRef } from './sessions.schemas.js';
-import type { PaymentSessionsService } from './sessions.service.js';
+import { MAX_AMOUNT, Order, PaymentView, SessionBody, StoreRef } from '../sessions/sessions.schemas.js';
+import type { PaymentSessionsService } from '../sessions/sessions.service.js';
 
 const tags = ['payments'];
 const Amount = (description: string) => Type.Integer({ minimum: 1, maximum: MAX_AMOUNT, description });

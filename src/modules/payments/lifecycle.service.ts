@@ -21,7 +21,7 @@ import { idForKeyUse, idFromKey, keyUseParts, newId } from '../../shared/ids.js'
 import { isCurrency, toEurCents } from '../../shared/money.js';
 import * as transitions from '../payment-transitions/transitions.js';
 import type { PaymentRow } from './payments.table.js';
-import type { RefundRow } from './refunds.table.js';
+import type { RefundRow } from '../refunds/refunds.table.js';
 
 // A key attached to a store acts only on that store's payments (docs/reliability.md, Isolation).
 

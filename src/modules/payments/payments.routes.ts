@@ -5,8 +5,8 @@ import { IdParams, ListOf } from '../../http/schemas.js';
 import type { PaymentsService } from './payments.service.js';
 import {
   Order, PaymentListQuery, PaymentView, SessionBody, SessionCreated, SessionView, stripUnknown,
-} from './sessions.schemas.js';
-import type { PaymentSessionsService } from './sessions.service.js';
+} from '../sessions/sessions.schemas.js';
+import type { PaymentSessionsService } from '../sessions/sessions.service.js';
 
 const tags = ['payments'];
 

@@ -9,7 +9,7 @@ import { refundView } from './lifecycle.service.js';
 import { settlementOf } from '../payment-transitions/payment-events.js';
 import type { PaymentRow } from './payments.table.js';
 import { paymentView, storeRef, type StoreRef } from './payments.views.js';
-import type { PaymentListFilter } from './sessions.schemas.js';
+import type { PaymentListFilter } from '../sessions/sessions.schemas.js';
 
 // A key attached to a store sees only that store's payments (docs/reliability.md, Isolation).
 

@@ -13,7 +13,7 @@ import { idForKeyUse, idFromKey, keyUseParts, newId } from '../../shared/ids.js'
 import { secretBoxFor } from '../../shared/secret-box.js';
 import type { CustomerRow } from '../customers/customers.table.js';
 import type { PaymentSessionRow } from '../payments/payments.table.js';
-import { urlProblem } from '../payments/urls.js';
+import { urlProblem } from '../sessions/urls.js';
 import { savePaymentMethod, type WalletOwner } from './payment-methods.js';
 import { displayName, type Branded } from '../merchants/branding.js';
 import { mailable, type MailOutbox } from '../../mail/outbox.js';

@@ -16,15 +16,15 @@ import { addSeconds, type Clock } from '../../shared/clock.js';
 import { AppError, validationError, type FieldError } from '../../shared/errors.js';
 import { idForKeyUse, idFromKey, keyUseParts, newId, newPaymentReference } from '../../shared/ids.js';
 import { toEurCents } from '../../shared/money.js';
-import { checkOrderAmount, orderFieldProblems } from '../payments/order.js';
-import { removeUnknownCard } from './payment-methods.js';
+import { checkOrderAmount, orderFieldProblems } from '../sessions/order.js';
+import { removeUnknownCard } from '../wallet/payment-methods.js';
 import { statementLabelOf } from '../payments/statement-label.js';
 import * as transitions from '../payment-transitions/transitions.js';
 import type { PaymentsService } from '../payments/payments.service.js';
 import type { PaymentRow } from '../payments/payments.table.js';
-import type { OrderInput } from '../payments/sessions.schemas.js';
-import type { PaymentSessionsService } from '../payments/sessions.service.js';
-import { urlProblem } from '../payments/urls.js';
+import type { OrderInput } from '../sessions/sessions.schemas.js';
+import type { PaymentSessionsService } from '../sessions/sessions.service.js';
+import { urlProblem } from '../sessions/urls.js';
 
 
 export interface MerchantPaymentInput {

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { merchantOf } from '../../http/auth.js';
 import { FreeJson } from '../../http/json-limits.js';
-import { Order, PaymentView, stripUnknown } from '../payments/sessions.schemas.js';
+import { Order, PaymentView, stripUnknown } from '../sessions/sessions.schemas.js';
 import type { MerchantPaymentsService } from './merchant-payments.service.js';
 
 const MerchantPaymentBody = Type.Object(

@@ -16,8 +16,8 @@ import { toEurCents } from '../../shared/money.js';
 import type { CustomerRow } from '../customers/customers.table.js';
 import type { Contract, Store } from '../merchants/merchants.table.js';
 import { checkOrderAmount, orderFieldProblems, taxOnTop } from './order.js';
-import type { PaymentRow, PaymentSessionsTable } from './payments.table.js';
-import { checkoutUrl, sessionView, storeRef } from './payments.views.js';
+import type { PaymentRow, PaymentSessionsTable } from '../payments/payments.table.js';
+import { checkoutUrl, sessionView, storeRef } from '../payments/payments.views.js';
 import { MAX_AMOUNT, type SessionInput } from './sessions.schemas.js';
 import { urlProblem } from './urls.js';
 
