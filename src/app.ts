@@ -21,34 +21,23 @@ import { sealStoredWebhookSecrets, secretBoxFor } from './shared/secret-box.js';
 import type { Clock } from './shared/clock.js';
 import { systemClock } from './shared/clock.js';
 import { customersRoutes } from './modules/customers/customers.routes.js';
-import { CustomersService } from './modules/customers/customers.service.js';
 import { merchantsRoutes } from './modules/merchants/merchants.routes.js';
-import { MerchantsService } from './modules/merchants/merchants.service.js';
 import { paymentsRoutes } from './modules/payments/payments.routes.js';
-import { PaymentsService } from './modules/payments/payments.service.js';
-import { PaymentSessionsService } from './modules/sessions/sessions.service.js';
 import { lifecycleRoutes } from './modules/payments/lifecycle.routes.js';
-import { PaymentLifecycleService } from './modules/payments/lifecycle.service.js';
-import { EventsService } from './modules/webhooks/events.service.js';
+import { refundsRoutes } from './modules/refunds/refunds.routes.js';
+import { sessionsRoutes } from './modules/sessions/sessions.routes.js';
 import { webhooksRoutes } from './modules/webhooks/webhooks.routes.js';
 import { eventStreamRoutes } from './modules/webhooks/stream.routes.js';
-import { WalletService } from './modules/wallet/wallet.service.js';
 import { paymentMethodsRoutes } from './modules/wallet/payment-methods.routes.js';
-import { WalletSessionsService } from './modules/wallet/wallet-sessions.service.js';
 import { walletSessionsRoutes } from './modules/wallet/wallet-sessions.routes.js';
-import { LATE_AUTHORIZATION_WATCH_HOURS, MerchantPaymentsService } from './modules/merchant-payments/merchant-payments.service.js';
+import { LATE_AUTHORIZATION_WATCH_HOURS } from './modules/merchant-payments/merchant-payments.service.js';
 import { merchantPaymentsRoutes } from './modules/merchant-payments/merchant-payments.routes.js';
 import { walletPagesRoutes } from './pages/wallet/wallet.routes.js';
 import { SdkService } from './sdk/sdk.service.js';
 import { sdkRoutes } from './sdk/sdk.routes.js';
-import { WebhooksService } from './modules/webhooks/webhooks.service.js';
-import { Acquirers } from './acquirer/acquirers.js';
 import { fieldsRoutes } from './acquirer/fields/fields.routes.js';
 import { sessionTokenBudget } from './modules/sessions/token-budget.js';
-import { CheckoutService } from './modules/checkout/checkout.service.js';
 import { checkoutRoutes } from './pages/checkout/checkout.routes.js';
-import { MailOutbox } from './mail/outbox.js';
-import { BalanceService, LIVE_SETTLEMENT_ESTIMATE_SECONDS } from './modules/ledger/balance.service.js';
 import { balanceAdminRoutes, balanceRoutes } from './modules/ledger/balance.routes.js';
 
 export interface AppDeps {
@@ -59,45 +48,9 @@ export interface AppDeps {
   logger?: FastifyBaseLogger;
 }
 
-export interface Services {
-  merchants: MerchantsService;
-  customers: CustomersService;
-  paymentSessions: PaymentSessionsService;
-  payments: PaymentsService;
-  webhooks: WebhooksService;
-  events: EventsService;
-  acquirers: Acquirers;
-  checkout: CheckoutService;
-  wallet: WalletService;
-  walletSessions: WalletSessionsService;
-  lifecycle: PaymentLifecycleService;
-  balance: BalanceService;
-}
+import { buildServices } from './compose.js';
 
-export function buildServices(config: Config, db: Database, clock: Clock): Services {
-  void config;
-  const acquirers = new Acquirers(db, clock, { publicUrl: config.publicUrl, settlementDelaySeconds: config.testSettlementDelaySeconds });
-  const services = {
-    merchants: new MerchantsService(db, clock, secretBoxFor(config)),
-    customers: new CustomersService(db, clock),
-    paymentSessions: new PaymentSessionsService(db, clock, config),
-    payments: new PaymentsService(db, acquirers),
-    webhooks: new WebhooksService(config, db, clock),
-    events: new EventsService(db, clock),
-    acquirers,
-  };
-  const wallet = new WalletService(db, clock, services.acquirers);
-  const lifecycle = new PaymentLifecycleService(db, clock, services.acquirers, config.operationClaimSeconds);
-  // Mails are queued only when a mailer is configured (MOTU_SMTP_URL); the worker role sends them.
-  const mail = config.mail ? new MailOutbox(clock) : null;
-  const balance = new BalanceService(db, clock, {
-    pendingEstimateSeconds: (mode) => (mode === 'test' ? config.testSettlementDelaySeconds : LIVE_SETTLEMENT_ESTIMATE_SECONDS),
-  });
-  return {
-    ...services, wallet, balance, walletSessions: new WalletSessionsService(db, clock, services.acquirers, config, mail), lifecycle,
-    checkout: new CheckoutService(db, clock, services.acquirers, config, wallet, services.customers, mail),
-  };
-}
+export { buildServices, type Services } from './compose.js';
 
 export { REDACTED_PATHS } from './http/logger.js';
 
@@ -149,7 +102,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   // Rows written before webhook secrets were encrypted at rest are sealed now (no-op afterwards).
   await sealStoredWebhookSecrets(db, secretBox);
   const services = buildServices(config, db, clock);
-  const merchantPayments = new MerchantPaymentsService(db, clock, services.acquirers, services.paymentSessions, services.payments, config);
+  const { merchantPayments } = services;
   gaugesOnScrape(metrics, {
     watched: {
       name: 'motu_late_authorizations_watched',
@@ -210,8 +163,10 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       api.addHook('preParsing', auth.enforce);
       registerIdempotency(api, db, clock, secretBox);
       await api.register(customersRoutes(services.customers));
-      await api.register(paymentsRoutes(services.paymentSessions, services.payments));
-      await api.register(lifecycleRoutes(services.lifecycle, services.payments, services.paymentSessions));
+      await api.register(sessionsRoutes(services.paymentSessions));
+      await api.register(paymentsRoutes(services.payments));
+      await api.register(lifecycleRoutes(services.lifecycle, services.payments));
+      await api.register(refundsRoutes(services.refunds));
       await api.register(webhooksRoutes(services.webhooks, services.events));
       await api.register(eventStreamRoutes(db, clock));
       await api.register(paymentMethodsRoutes(services.wallet));

@@ -6,16 +6,14 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
-import { Acquirers } from '../src/acquirer/acquirers.js';
 import { post } from '../src/modules/ledger/postings.js';
 import { verifyLedger } from '../src/modules/ledger/verify.js';
-import { PaymentLifecycleService } from '../src/modules/payments/lifecycle.service.js';
-import { runPaymentSchedule } from '../src/modules/payments/payments.scheduler.js';
 import { paymentEvents } from './support/events.js';
 import { createKey, createMerchant, createStore } from './support/factories.js';
 import { eachDatabase } from './support/harness.js';
 import { withMerchantApp } from './support/merchant-app.js';
 import { paidPayment } from './support/payments.js';
+import { paymentSchedule } from './support/schedule.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 
@@ -24,8 +22,7 @@ eachDatabase('balance and ledger', (dialect) => {
   const get = async (url: string, key = m.testKey) => (await t.api(key, 'GET', url)).body;
   const settleAll = async () => {
     clock.advance(120_000);
-    const acquirers = new Acquirers(t.db, clock, { publicUrl: t.config.publicUrl, settlementDelaySeconds: t.config.testSettlementDelaySeconds });
-    await runPaymentSchedule({ db: t.db, clock, acquirers, lifecycle: new PaymentLifecycleService(t.db, clock, acquirers) });
+    await paymentSchedule(t, clock).tick();
   };
   const balanceOf = async (key = m.testKey) => {
     const b = await get('/api/v1/balance', key);

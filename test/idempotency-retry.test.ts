@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { before, describe, it } from 'node:test';
 import { buildServices } from '../src/app.js';
 import { base62, idFromKey } from '../src/shared/ids.js';
-import { refundIdFor } from '../src/modules/payments/lifecycle.service.js';
+import { refundIdFor } from '../src/modules/refunds/refunds.service.js';
 import { recoverClaims, recoveryEveryMs } from '../src/modules/payments/payments.scheduler.js';
 import { sessionIdsFor } from '../src/modules/sessions/sessions.service.js';
 import { MerchantPaymentsService, merchantPaymentIdFor } from '../src/modules/merchant-payments/merchant-payments.service.js';

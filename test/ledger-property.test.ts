@@ -7,14 +7,12 @@
 // replays a failing run (the seed is in the failure message).
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { Acquirers } from '../src/acquirer/acquirers.js';
 import { verifyLedger } from '../src/modules/ledger/verify.js';
-import { PaymentLifecycleService } from '../src/modules/payments/lifecycle.service.js';
-import { runPaymentSchedule } from '../src/modules/payments/payments.scheduler.js';
 import { paymentEvents } from './support/events.js';
 import { eachDatabase } from './support/harness.js';
 import { withMerchantApp } from './support/merchant-app.js';
 import { createSession, paySession } from './support/payments.js';
+import { paymentSchedule } from './support/schedule.js';
 
 const RUNS = Number(process.env.LEDGER_PROPERTY_RUNS ?? '500');
 const SEED = Number(process.env.LEDGER_PROPERTY_SEED ?? Date.now() % 2 ** 31);
@@ -37,10 +35,10 @@ eachDatabase('ledger property', (dialect) => {
 
   it(`${RUNS} random sequences leave the ledger verified and the balance equal to the events (seed ${SEED})`, async () => {
     const random = generator(SEED);
-    const acquirers = new Acquirers(t.db, clock, { publicUrl: t.config.publicUrl, settlementDelaySeconds: t.config.testSettlementDelaySeconds });
+    const schedule = paymentSchedule(t, clock);
     const tick = (ms: number) => {
       clock.advance(ms);
-      return runPaymentSchedule({ db: t.db, clock, acquirers, lifecycle: new PaymentLifecycleService(t.db, clock, acquirers) });
+      return schedule.tick();
     };
     // A contract that bills authorization attempts too, so cancellations move money.
     assert.equal((await t.admin('PATCH', `/admin/v1/contracts/${m.defaultContractId}`, { authorizationFee: 7 })).status, 200);

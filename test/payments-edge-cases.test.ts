@@ -4,9 +4,7 @@
 // payment links with only an order, and `[]` bodies. Everything through HTTP, on every database.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { Acquirers } from '../src/acquirer/acquirers.js';
-import { PaymentLifecycleService } from '../src/modules/payments/lifecycle.service.js';
-import { runPaymentSchedule } from '../src/modules/payments/payments.scheduler.js';
+import { paymentSchedule } from './support/schedule.js';
 import { settledBackToCaptured as settledIsNotAStatus } from '../src/db/migrations/0018_payments_hardening.js';
 import { createMerchant, createCustomer } from './support/factories.js';
 import { eachDatabase } from './support/harness.js';
@@ -24,8 +22,7 @@ eachDatabase('hardening: payments and existing integrations', (dialect) => {
   const get = async (id: string) => (await t.api(m.testKey, 'GET', `/api/v1/payments/${id}`)).body;
   const post = (url: string, body?: unknown) => t.api(m.testKey, 'POST', url, body);
   const tick = () => {
-    const acquirers = new Acquirers(t.db, clock, { publicUrl: t.config.publicUrl, settlementDelaySeconds: t.config.testSettlementDelaySeconds });
-    return runPaymentSchedule({ db: t.db, clock, acquirers, lifecycle: new PaymentLifecycleService(t.db, clock, acquirers) });
+    return paymentSchedule(t, clock).tick();
   };
   /** Settles what was captured so far (the simulator settles MOTU_TEST_SETTLEMENT_DELAY = 60 s after a capture). */
   const settleAll = async () => {

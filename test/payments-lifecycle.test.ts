@@ -3,9 +3,7 @@
 // Payments are authorized through the checkout's own server-side path (token endpoint, then the pay call).
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
-import { Acquirers } from '../src/acquirer/acquirers.js';
-import { PaymentLifecycleService } from '../src/modules/payments/lifecycle.service.js';
-import { runPaymentSchedule } from '../src/modules/payments/payments.scheduler.js';
+import { paymentSchedule } from './support/schedule.js';
 import { startWorkers } from '../src/start/workers.js';
 import { createStore } from './support/factories.js';
 import { eachDatabase } from './support/harness.js';
@@ -20,8 +18,7 @@ eachDatabase('payment lifecycle', (dialect) => {
   const { t, m, clock } = withMerchantApp(dialect, { clock: 'now', env: { MOTU_TEST_SETTLEMENT_DELAY: '60' } });
   let store: { id: string; code: string; name: string };
   const tick = () => {
-    const acquirers = new Acquirers(t.db, clock, { publicUrl: t.config.publicUrl, settlementDelaySeconds: t.config.testSettlementDelaySeconds });
-    return runPaymentSchedule({ db: t.db, clock, acquirers, lifecycle: new PaymentLifecycleService(t.db, clock, acquirers) });
+    return paymentSchedule(t, clock).tick();
   };
   const get = async (id: string) => (await t.api(m.testKey, 'GET', `/api/v1/payments/${id}`)).body;
   const post = (url: string, body?: unknown) => t.api(m.testKey, 'POST', url, body);

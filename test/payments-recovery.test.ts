@@ -6,30 +6,34 @@
 // or capture at the acquirer.
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
-import { Acquirers } from '../src/acquirer/acquirers.js';
-import { PaymentLifecycleService, refundIdFor } from '../src/modules/payments/lifecycle.service.js';
+import type { Acquirers } from '../src/acquirer/acquirers.js';
+import type { ScheduleDeps } from '../src/jobs.js';
+import type { PaymentLifecycleService } from '../src/modules/payments/lifecycle.service.js';
+import { recoverClaims } from '../src/modules/payments/payments.scheduler.js';
+import { RECOVERY_AFTER_SECONDS, recoverRefunds } from '../src/modules/refunds/refunds.jobs.js';
+import { refundIdFor, type RefundsService } from '../src/modules/refunds/refunds.service.js';
 import { requestHash } from '../src/http/idempotency.js';
 import { PaymentSessionsService, sessionIdsFor } from '../src/modules/sessions/sessions.service.js';
-import {
-  RECOVERY_AFTER_SECONDS, recoverClaims, recoverRefunds, runPaymentSchedule, type PaymentJobDeps,
-} from '../src/modules/payments/payments.scheduler.js';
 import { eachDatabase } from './support/harness.js';
 import { withMerchantApp } from './support/merchant-app.js';
 import { paidPayment } from './support/payments.js';
 import { paymentEvents } from './support/events.js';
+import { paymentSchedule, type Schedule } from './support/schedule.js';
 
 eachDatabase('recovery of interrupted refunds, captures and cancels', (dialect) => {
   const { t, m, clock } = withMerchantApp(dialect, { clock: 'now', env: { MOTU_TEST_SETTLEMENT_DELAY: '60' } });
-  let deps: PaymentJobDeps;
+  let schedule: Schedule;
+  let deps: ScheduleDeps;
   let lifecycle: PaymentLifecycleService;
+  let refunds: RefundsService;
   let acquirers: Acquirers;
   const owner = () => ({ merchantId: m.id, mode: 'test' as const });
   const pastThreshold = () => clock.advance((RECOVERY_AFTER_SECONDS + 1) * 1000);
 
   before(async () => {
-    acquirers = new Acquirers(t.db, clock, { publicUrl: t.config.publicUrl, settlementDelaySeconds: t.config.testSettlementDelaySeconds });
-    lifecycle = new PaymentLifecycleService(t.db, clock, acquirers);
-    deps = { db: t.db, clock, acquirers, lifecycle };
+    schedule = paymentSchedule(t, clock);
+    ({ deps } = schedule);
+    ({ acquirers, lifecycle, refunds } = schedule.services);
   });
 
   const row = (id: string) => t.db.kysely.selectFrom('payments').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
@@ -79,7 +83,7 @@ eachDatabase('recovery of interrupted refunds, captures and cancels', (dialect) 
 
   it('a refund interrupted after its reservation, before the acquirer: refunded once by the recovery job', async () => {
     const id = await paidPayment(t, m.testKey, { amount: 10_000 });
-    const { refund } = await lifecycle.reserveRefund(owner(), id, { amountCents: 4000, reason: 'kill after step 1' });
+    const { refund } = await refunds.reserveRefund(owner(), id, { amountCents: 4000, reason: 'kill after step 1' });
     assert.equal(refund.status, 'pending');
     assert.equal((await row(id)).refund_reserved, 4000);
     // While pending, the reservation holds: only 6,000 is left.
@@ -93,7 +97,7 @@ eachDatabase('recovery of interrupted refunds, captures and cancels', (dialect) 
     assert.equal((await atAcquirer(id)).refundedAmount, 0);
 
     pastThreshold();
-    assert.equal((await runPaymentSchedule(deps)).refundsRecovered, 1);
+    assert.equal((await schedule.tick()).refundsRecovered, 1);
     const done = await refundRow(refund.id);
     assert.equal(done.status, 'succeeded');
     const p = await row(id);
@@ -123,7 +127,7 @@ eachDatabase('recovery of interrupted refunds, captures and cancels', (dialect) 
   /** What a refund request killed after its step 1 leaves behind: the refund reserved and its key in flight. */
   async function killedRefundRequest(id: string, key: string, amountCents: number) {
     const body = { amountCents };
-    const { refund } = await lifecycle.reserveRefund(owner(), id, body, key);
+    const { refund } = await refunds.reserveRefund(owner(), id, body, key);
     await t.db.kysely.insertInto('idempotency_keys').values({
       merchant_id: m.id, mode: 'test', scope: '', key, state: 'in_flight', status_code: null, response_body: null,
       request_hash: requestHash({ method: 'POST', url: `/api/v1/payments/${id}/refund`, body } as never),
@@ -158,7 +162,7 @@ eachDatabase('recovery of interrupted refunds, captures and cancels', (dialect) 
     const id = await paidPayment(t, m.testKey, { amount: 10_000 });
     const first = await killedRefundRequest(id, 'refund-recovered', 2500);
     pastThreshold();
-    assert.equal((await runPaymentSchedule(deps)).refundsRecovered, 1);
+    assert.equal((await schedule.tick()).refundsRecovered, 1);
     const retry = await t.api(m.testKey, 'POST', `/api/v1/payments/${id}/refund`, { amountCents: 2500 }, { 'idempotency-key': 'refund-recovered' });
     assert.equal(retry.status, 201, JSON.stringify(retry.body));
     assert.equal(retry.body.id, first.id);
@@ -192,7 +196,7 @@ eachDatabase('recovery of interrupted refunds, captures and cancels', (dialect) 
 
   it('MOTU_REFUND_RECOVERY_SECONDS sets the threshold of the recovery job', async () => {
     const id = await paidPayment(t, m.testKey, { amount: 10_000 });
-    const { refund } = await lifecycle.reserveRefund(owner(), id, { amountCents: 1000, reason: 'short threshold' });
+    const { refund } = await refunds.reserveRefund(owner(), id, { amountCents: 1000, reason: 'short threshold' });
     const short = { ...deps, refundRecoverySeconds: 10 };
     clock.advance(8_000);
     assert.equal(await recoverRefunds(short, clock.now()), 0, 'younger than the configured threshold: left alone');
@@ -205,7 +209,7 @@ eachDatabase('recovery of interrupted refunds, captures and cancels', (dialect) 
 
   it('a refund interrupted after the acquirer refunded, before the outcome: recorded once, never refunded twice', async () => {
     const id = await paidPayment(t, m.testKey, { amount: 10_000 });
-    const { payment, refund } = await lifecycle.reserveRefund(owner(), id, { amountCents: 10_000 });
+    const { payment, refund } = await refunds.reserveRefund(owner(), id, { amountCents: 10_000 });
     // Step 2 exactly as the service makes it; the process dies before step 3.
     const sent = await acquirers.simulator.refund({ mode: 'test', authorizationId: payment.acquirer_authorization_id!, amount: refund.amount, reference: refund.id });
     assert.equal(sent.ok, true);
@@ -213,7 +217,7 @@ eachDatabase('recovery of interrupted refunds, captures and cancels', (dialect) 
 
     pastThreshold();
     // Two workers and the original request finishing late, all at once: one refund, one event.
-    const [, , late] = await Promise.all([recoverRefunds(deps, clock.now()), recoverRefunds(deps, clock.now()), lifecycle.completeRefund(payment, refund)]);
+    const [, , late] = await Promise.all([recoverRefunds(deps, clock.now()), recoverRefunds(deps, clock.now()), refunds.completeRefund(payment, refund)]);
     assert.equal(late.status, 'succeeded');
     assert.equal((await atAcquirer(id)).refundedAmount, 10_000, 'refunded once at the acquirer');
     const p = await row(id);
@@ -226,7 +230,7 @@ eachDatabase('recovery of interrupted refunds, captures and cancels', (dialect) 
 
   it('a pending refund the acquirer refuses: failed, the reservation released, no event', async () => {
     const id = await paidPayment(t, m.testKey, { amount: 10_000 });
-    const { payment, refund } = await lifecycle.reserveRefund(owner(), id, { amountCents: 4000 });
+    const { payment, refund } = await refunds.reserveRefund(owner(), id, { amountCents: 4000 });
     // Meanwhile the whole amount went back to the card outside Motu (the acquirer's back office): no room left.
     assert.equal((await acquirers.simulator.refund({ mode: 'test', authorizationId: payment.acquirer_authorization_id!, amount: 10_000, reference: 'backoffice-1' })).ok, true);
     pastThreshold();
@@ -286,7 +290,7 @@ eachDatabase('recovery of interrupted refunds, captures and cancels', (dialect) 
     const claimed = await lifecycle.claimCapture(owner(), id);
     assert.equal((await acquirers.simulator.capture({ mode: 'test', authorizationId: claimed.acquirer_authorization_id!, amount: 2000 })).ok, true);
     clock.advance(61_000); // settlement delay 60 s < recovery threshold
-    const tick = await runPaymentSchedule(deps);
+    const tick = await schedule.tick();
     assert.equal(tick.claimsRecovered, 0);
     assert.ok(tick.settled >= 1);
     const p = await row(id);
@@ -297,7 +301,7 @@ eachDatabase('recovery of interrupted refunds, captures and cancels', (dialect) 
     const types = (await paymentEvents(t, id)).map((e) => e.type);
     assert.deepEqual(types, ['payment.authorized', 'payment.captured', 'payment.settled']);
     pastThreshold();
-    assert.equal((await runPaymentSchedule(deps)).claimsRecovered, 0);
+    assert.equal((await schedule.tick()).claimsRecovered, 0);
     assert.deepEqual((await paymentEvents(t, id)).map((e) => e.type), types);
   });
 

@@ -22,6 +22,11 @@ export interface Capabilities {
 
 export type Trx = Transaction<DB>;
 
+/** A select that can take row locks (Kysely's SelectQueryBuilder). */
+export interface Lockable<Q> {
+  forUpdate(): Q & { skipLocked(): Q };
+}
+
 export interface Database {
   readonly kysely: Kysely<DB>;
   readonly dialect: Dialect;
@@ -36,6 +41,16 @@ export interface Database {
    */
   singleWrite<T>(fn: (db: Kysely<DB>) => Promise<T>): Promise<T>;
   isUniqueViolation(err: unknown): boolean;
+  /**
+   * The rows `query` reads, locked until its transaction ends where another process could write them meanwhile
+   * (PostgreSQL: FOR UPDATE); as it is where transactions already run one at a time (SQLite's single writer).
+   */
+  lockForUpdate<Q extends Lockable<Q>>(query: Q): Q;
+  /**
+   * For a worker claiming due rows: skips the rows another worker's transaction holds (FOR UPDATE SKIP LOCKED) where
+   * several workers may claim at once; as it is where one writer claims at a time.
+   */
+  skipLockedRows<Q extends Lockable<Q>>(query: Q): Q;
   ping(): Promise<void>;
   close(): Promise<void>;
   /**
@@ -138,6 +153,9 @@ function openSqlite(dataDir: string, groupCommit: boolean): Database {
     kysely,
     dialect: 'sqlite',
     caps: { skipLocked: false, multiProcess: false },
+    // One writer at a time: a transaction's reads cannot be overtaken, and a claim cannot be contested.
+    lockForUpdate: (query) => query,
+    skipLockedRows: (query) => query,
     referenceStamp: () => stamp.current(),
     runInTransaction: (_trx, text, parameters) => {
       if (!native.inTransaction) throw new Error('runInTransaction outside a transaction');
@@ -439,6 +457,8 @@ function openPostgres(connectionString: string, max: number, listenerHeartbeatMs
     kysely,
     dialect: 'postgres',
     caps: { skipLocked: true, multiProcess: true },
+    lockForUpdate: (query) => query.forUpdate(),
+    skipLockedRows: (query) => query.forUpdate().skipLocked(),
     referenceStamp: () => stamp.current(),
     keepPrepared: (text) => {
       if (!prepared.has(text) && prepared.size < 256) prepared.set(text, `motu_${prepared.size + 1}`);

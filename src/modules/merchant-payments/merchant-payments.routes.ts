@@ -1,5 +1,6 @@
 // POST /api/v1/payments: charge a saved card from the merchant's server (merchant-initiated, no customer present).
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
+import { dropUnknownOrderKeys } from '../sessions/sessions.routes.js';
 import { Type, type Static } from 'typebox';
 import { merchantOf } from '../../http/auth.js';
 import { FreeJson } from '../../http/json-limits.js';
@@ -20,10 +21,6 @@ const MerchantPaymentBody = Type.Object(
   { additionalProperties: false },
 );
 
-async function dropUnknownOrderKeys(request: FastifyRequest): Promise<void> {
-  const body = request.body as { order?: unknown } | null | undefined;
-  if (body && typeof body === 'object' && !Array.isArray(body)) stripUnknown(Order, body.order);
-}
 
 export function merchantPaymentsRoutes(service: MerchantPaymentsService) {
   return async function routes(app: FastifyInstance): Promise<void> {

@@ -2,16 +2,15 @@
 // - sessions and payment links past `expiresAt` without payment → payment.expired;
 // - MANUAL authorizations not captured within 7 days → voided at the acquirer, payment.expired (no debit);
 // - the acquirer's settlement report → settled true, payment.settled (commission final);
-// - refunds left `pending` and capture/cancel claims left behind by a stopped process → resolved from the
-//   acquirer's own state (docs/payments.md, Recovery).
+// - capture/cancel claims left behind by a stopped process → resolved from the acquirer's own state
+//   (docs/payments.md, Recovery; refunds left pending are the refunds module's job).
 // Each job claims its rows with conditional updates, so several worker processes may run them at once.
-// Tests drive them with a ManualClock and `runPaymentSchedule(…)` instead of waiting.
+// src/jobs.ts schedules them; tests drive them with a ManualClock and `runPaymentSchedule(…)` instead of waiting.
 import type { Acquirers } from '../../acquirer/acquirers.js';
 import type { Database } from '../../db/database.js';
-import type { ScheduledJob } from '../../events/scheduler.js';
 import { addSeconds, type Clock } from '../../shared/clock.js';
 import type { Mode } from '../merchants/merchants.table.js';
-import { CLAIM_TTL_SECONDS, type PaymentLifecycleService } from './lifecycle.service.js';
+import type { PaymentLifecycleService } from './lifecycle.service.js';
 import * as transitions from '../payment-transitions/transitions.js';
 
 /** A MANUAL authorization lives less than 7 days on the card networks; uncaptured by then, it expires undebited. */
@@ -25,8 +24,6 @@ export interface PaymentJobDeps {
   clock: Clock;
   acquirers: Acquirers;
   lifecycle: PaymentLifecycleService;
-  /** Age after which a pending refund is recovered (MOTU_REFUND_RECOVERY_SECONDS); RECOVERY_AFTER_SECONDS when absent. */
-  refundRecoverySeconds?: number;
 }
 
 /** Sessions and links whose time ran out while their payment was still waiting for the card. */
@@ -80,32 +77,6 @@ export async function expireAuthorizations({ db, clock, acquirers, lifecycle }: 
   return expired;
 }
 
-/** A refund or a claim older than this is considered interrupted (its request would have finished long before). */
-export const RECOVERY_AFTER_SECONDS = CLAIM_TTL_SECONDS;
-
-/**
- * Refunds still `pending` RECOVERY_AFTER_SECONDS after they were reserved: the process stopped between the
- * reservation and the outcome, or the acquirer could not be reached. Each is settled from the acquirer's record
- * of its reference (the `re_` id): refunded → success and its one event; refused → reservation released;
- * never received → refunded now under the same reference. Idempotent at the acquirer and conditional here, so
- * several workers (or the original request finishing late) never refund or announce twice.
- */
-export async function recoverRefunds({ db, acquirers, lifecycle, refundRecoverySeconds }: PaymentJobDeps, now: Date): Promise<number> {
-  const cutoff = addSeconds(now, -(refundRecoverySeconds ?? RECOVERY_AFTER_SECONDS)).toISOString();
-  const due = await db.kysely.selectFrom('refunds').selectAll()
-    .where('status', '=', 'pending').where('created_at', '<=', cutoff).orderBy('created_at').limit(BATCH).execute();
-  let resolved = 0;
-  for (const refund of due) {
-    if (refund.mode === 'live' && !acquirers.liveConfigured()) continue;
-    try {
-      const done = await lifecycle.resolvePendingRefund(refund);
-      if (done.status !== 'pending') resolved += 1;
-    } catch {
-      // The acquirer is still unreachable: the refund stays pending and is tried again on the next run.
-    }
-  }
-  return resolved;
-}
 
 /** Capture and cancel claims abandoned by a stopped process (older than MOTU_OPERATION_CLAIM_SECONDS): resolved from the acquirer's state. */
 export async function recoverClaims({ db, acquirers, lifecycle }: PaymentJobDeps, now: Date): Promise<number> {
@@ -157,33 +128,10 @@ export async function settlePayments({ db, clock, acquirers, lifecycle }: Paymen
   return settled;
 }
 
-/** One scheduler tick of every payment job, in order; tests call this after moving a ManualClock. */
-export async function runPaymentSchedule(deps: PaymentJobDeps, now: Date = deps.clock.now()) {
-  return {
-    sessionsExpired: await expireSessions(deps, now),
-    claimsRecovered: await recoverClaims(deps, now),
-    refundsRecovered: await recoverRefunds(deps, now),
-    authorizationsExpired: await expireAuthorizations(deps, now),
-    settled: await settlePayments(deps, now),
-  };
-}
-
 /**
  * How often a recovery job with the given threshold runs: a few times per threshold (every 30 s at most, every second
  * at least), so what it recovers waits at most about 1.25 × the threshold.
  */
 export function recoveryEveryMs(thresholdSeconds: number): number {
   return Math.min(30_000, Math.max(1_000, (thresholdSeconds * 1000) / 4));
-}
-
-export function paymentJobs(deps: PaymentJobDeps): ScheduledJob[] {
-  const refundsEveryMs = recoveryEveryMs(deps.refundRecoverySeconds ?? RECOVERY_AFTER_SECONDS);
-  const claimsEveryMs = recoveryEveryMs(deps.lifecycle.claimTtlSeconds);
-  return [
-    { name: 'expire-payment-sessions', everyMs: 5_000, run: (now) => expireSessions(deps, now) },
-    { name: 'expire-authorizations', everyMs: 60_000, run: (now) => expireAuthorizations(deps, now) },
-    { name: 'settle-payments', everyMs: 10_000, run: (now) => settlePayments(deps, now) },
-    { name: 'recover-payment-claims', everyMs: claimsEveryMs, run: (now) => recoverClaims(deps, now) },
-    { name: 'recover-refunds', everyMs: refundsEveryMs, run: (now) => recoverRefunds(deps, now) },
-  ];
 }

@@ -5,7 +5,7 @@ import type { Database } from '../../db/database.js';
 import type { Owner } from '../merchants/principal.js';
 import { notFound } from '../../shared/errors.js';
 import { paginate } from '../../shared/pagination.js';
-import { refundView } from './lifecycle.service.js';
+import { refundView } from '../refunds/refunds.views.js';
 import { settlementOf } from '../payment-transitions/payment-events.js';
 import type { PaymentRow } from './payments.table.js';
 import { paymentView, storeRef, type StoreRef } from './payments.views.js';

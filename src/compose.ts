@@ -1,0 +1,66 @@
+// The composition root: every service built once, from the configuration, the database and the clock, in one place
+// used by the app (src/app.ts), the worker role's jobs (src/start/workers.ts), the command line and the tests.
+import { Acquirers } from './acquirer/acquirers.js';
+import type { Config } from './config.js';
+import type { Database } from './db/database.js';
+import { MailOutbox } from './mail/outbox.js';
+import { CheckoutService } from './modules/checkout/checkout.service.js';
+import { CustomersService } from './modules/customers/customers.service.js';
+import { BalanceService, LIVE_SETTLEMENT_ESTIMATE_SECONDS } from './modules/ledger/balance.service.js';
+import { MerchantPaymentsService } from './modules/merchant-payments/merchant-payments.service.js';
+import { MerchantsService } from './modules/merchants/merchants.service.js';
+import { PaymentLifecycleService } from './modules/payments/lifecycle.service.js';
+import { PaymentsService } from './modules/payments/payments.service.js';
+import { RefundsService } from './modules/refunds/refunds.service.js';
+import { PaymentSessionsService } from './modules/sessions/sessions.service.js';
+import { WalletSessionsService } from './modules/wallet/wallet-sessions.service.js';
+import { WalletService } from './modules/wallet/wallet.service.js';
+import { EventsService } from './modules/webhooks/events.service.js';
+import { WebhooksService } from './modules/webhooks/webhooks.service.js';
+import type { Clock } from './shared/clock.js';
+import { secretBoxFor } from './shared/secret-box.js';
+
+export interface Services {
+  merchants: MerchantsService;
+  customers: CustomersService;
+  paymentSessions: PaymentSessionsService;
+  payments: PaymentsService;
+  lifecycle: PaymentLifecycleService;
+  refunds: RefundsService;
+  merchantPayments: MerchantPaymentsService;
+  webhooks: WebhooksService;
+  events: EventsService;
+  acquirers: Acquirers;
+  checkout: CheckoutService;
+  wallet: WalletService;
+  walletSessions: WalletSessionsService;
+  balance: BalanceService;
+}
+
+export function buildServices(config: Config, db: Database, clock: Clock): Services {
+  const acquirers = new Acquirers(db, clock, { publicUrl: config.publicUrl, settlementDelaySeconds: config.testSettlementDelaySeconds });
+  // Mails are queued only when a mailer is configured (MOTU_SMTP_URL); the worker role sends them.
+  const mail = config.mail ? new MailOutbox(clock) : null;
+  const customers = new CustomersService(db, clock);
+  const paymentSessions = new PaymentSessionsService(db, clock, config);
+  const payments = new PaymentsService(db, acquirers);
+  const wallet = new WalletService(db, clock, acquirers);
+  return {
+    merchants: new MerchantsService(db, clock, secretBoxFor(config)),
+    customers,
+    paymentSessions,
+    payments,
+    lifecycle: new PaymentLifecycleService(db, clock, acquirers, config.operationClaimSeconds),
+    refunds: new RefundsService(db, clock, acquirers),
+    merchantPayments: new MerchantPaymentsService(db, clock, acquirers, paymentSessions, payments, config),
+    webhooks: new WebhooksService(config, db, clock),
+    events: new EventsService(db, clock),
+    acquirers,
+    checkout: new CheckoutService(db, clock, acquirers, config, wallet, customers, mail),
+    wallet,
+    walletSessions: new WalletSessionsService(db, clock, acquirers, config, mail),
+    balance: new BalanceService(db, clock, {
+      pendingEstimateSeconds: (mode) => (mode === 'test' ? config.testSettlementDelaySeconds : LIVE_SETTLEMENT_ESTIMATE_SECONDS),
+    }),
+  };
+}

@@ -1,0 +1,69 @@
+// The worker role's scheduled jobs, assembled from the modules that own them: each module exports its time-driven
+// steps (a function of its dependencies and "now"), and this is the one list the scheduler runs
+// (src/start/workers.ts). Tests run the payment jobs in order with `runPaymentSchedule` after moving a ManualClock.
+import type { Config } from './config.js';
+import { buildServices, type Services } from './compose.js';
+import type { Database } from './db/database.js';
+import type { ScheduledJob } from './events/scheduler.js';
+import type { Logger } from './events/worker.js';
+import { purgeExpiredIdempotencyKeys } from './http/idempotency.js';
+import { mailJobs } from './mail/mail.worker.js';
+import { smtpMailer } from './mail/mailer.js';
+import {
+  expireAuthorizations, expireSessions, recoverClaims, recoveryEveryMs, settlePayments, type PaymentJobDeps,
+} from './modules/payments/payments.scheduler.js';
+import { RECOVERY_AFTER_SECONDS, recoverRefunds, type RefundJobDeps } from './modules/refunds/refunds.jobs.js';
+import type { Clock } from './shared/clock.js';
+
+export type ScheduleDeps = PaymentJobDeps & RefundJobDeps;
+
+/** What the payment and refund jobs need, from the services. */
+export function scheduleDeps(services: Services, config: Config, db: Database, clock: Clock): ScheduleDeps {
+  return {
+    db, clock, acquirers: services.acquirers, lifecycle: services.lifecycle, refunds: services.refunds,
+    refundRecoverySeconds: config.refundRecoverySeconds,
+  };
+}
+
+/** One scheduler tick of every payment job, in order. */
+export async function runPaymentSchedule(deps: ScheduleDeps, now: Date = deps.clock.now()) {
+  return {
+    sessionsExpired: await expireSessions(deps, now),
+    claimsRecovered: await recoverClaims(deps, now),
+    refundsRecovered: await recoverRefunds(deps, now),
+    authorizationsExpired: await expireAuthorizations(deps, now),
+    settled: await settlePayments(deps, now),
+  };
+}
+
+export function paymentJobs(deps: ScheduleDeps): ScheduledJob[] {
+  const refundsEveryMs = recoveryEveryMs(deps.refundRecoverySeconds ?? RECOVERY_AFTER_SECONDS);
+  const claimsEveryMs = recoveryEveryMs(deps.lifecycle.claimTtlSeconds);
+  return [
+    { name: 'expire-payment-sessions', everyMs: 5_000, run: (now) => expireSessions(deps, now) },
+    { name: 'expire-authorizations', everyMs: 60_000, run: (now) => expireAuthorizations(deps, now) },
+    { name: 'settle-payments', everyMs: 10_000, run: (now) => settlePayments(deps, now) },
+    { name: 'recover-payment-claims', everyMs: claimsEveryMs, run: (now) => recoverClaims(deps, now) },
+    { name: 'recover-refunds', everyMs: refundsEveryMs, run: (now) => recoverRefunds(deps, now) },
+  ];
+}
+
+/** Jobs every worker process runs; modules add theirs here. */
+export function scheduledJobs(db: Database, clock: Clock, config?: Config, logger?: Logger): ScheduledJob[] {
+  const jobs: ScheduledJob[] = [{ name: 'purge-idempotency-keys', everyMs: 3_600_000, run: () => purgeExpiredIdempotencyKeys(db, clock) }];
+  if (config) {
+    const services = buildServices(config, db, clock);
+    // Card tokens never used, and their cards, deleted once expired (the token endpoint is anonymous).
+    jobs.push({ name: 'purge-card-tokens', everyMs: 600_000, run: (now) => services.acquirers.simulator.purgeUnusedTokens(now) });
+    // Payment expiries, settlement, and the recovery of interrupted captures, cancels and refunds.
+    jobs.push(...paymentJobs(scheduleDeps(services, config, db, clock)));
+    // Merchant-initiated payments left pending by a stopped request, and the authorizations that reach the acquirer
+    // after that job failed their payment, given back.
+    const recoveryEvery = recoveryEveryMs(config.operationClaimSeconds);
+    jobs.push({ name: 'recover-merchant-payments', everyMs: recoveryEvery, run: (now) => services.merchantPayments.recoverLeftPending(now) });
+    jobs.push({ name: 'release-late-authorizations', everyMs: recoveryEvery, run: (now) => services.merchantPayments.releaseLateAuthorizations(now, recoveryEvery) });
+    // Receipts and card-link mails queued in mail_jobs, when MOTU_SMTP_URL is set.
+    if (config.mail) jobs.push(...mailJobs({ db, clock, mailer: smtpMailer(config.mail), publicUrl: config.publicUrl, timezone: config.timezone, logger }));
+  }
+  return jobs;
+}
