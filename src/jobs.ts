@@ -9,6 +9,7 @@ import type { Logger } from './events/worker.js';
 import { purgeExpiredIdempotencyKeys } from './http/idempotency.js';
 import { mailJobs } from './mail/mail.worker.js';
 import { smtpMailer } from './mail/mailer.js';
+import { composeMail } from './pages/mail/messages.js';
 import {
   expireAuthorizations, expireSessions, recoverClaims, recoveryEveryMs, settlePayments, type PaymentJobDeps,
 } from './modules/payments/payments.scheduler.js';
@@ -63,7 +64,10 @@ export function scheduledJobs(db: Database, clock: Clock, config?: Config, logge
     jobs.push({ name: 'recover-merchant-payments', everyMs: recoveryEvery, run: (now) => services.merchantPayments.recoverLeftPending(now) });
     jobs.push({ name: 'release-late-authorizations', everyMs: recoveryEvery, run: (now) => services.merchantPayments.releaseLateAuthorizations(now, recoveryEvery) });
     // Receipts and card-link mails queued in mail_jobs, when MOTU_SMTP_URL is set.
-    if (config.mail) jobs.push(...mailJobs({ db, clock, mailer: smtpMailer(config.mail), publicUrl: config.publicUrl, timezone: config.timezone, logger }));
+    if (config.mail) {
+      const compose = { db, clock, publicUrl: config.publicUrl, timezone: config.timezone };
+      jobs.push(...mailJobs({ db, clock, mailer: smtpMailer(config.mail), compose: (job) => composeMail(compose, job), logger }));
+    }
   }
   return jobs;
 }

@@ -188,6 +188,31 @@ eachDatabase('mail with the relay down', (dialect) => {
     assert.ok((await jobsOf(t)).every((j) => j.status === 'sent' && j.attempts === 3));
     const read = await t.api(m.testKey, 'GET', `/api/v1/card-links/${link.body.id}`);
     assert.equal(read.body.emailSent, true);
+    // Every attempt is a row: two failed with the relay's error, then the one that sent, per job.
+    for (const job of await jobsOf(t)) {
+      const attempts = await t.db.kysely.selectFrom('mail_attempts').selectAll().where('mail_id', '=', job.id).orderBy('attempt').execute();
+      assert.deepEqual(attempts.map((a) => [a.attempt, a.outcome]), [[1, 'failed'], [2, 'failed'], [3, 'sent']]);
+      assert.match(attempts[0]!.error ?? '', /ECONNREFUSED|ESOCKET|ECONNECTION/);
+      assert.equal(attempts[2]!.error, null);
+      for (const a of attempts) assert.doesNotMatch(JSON.stringify(a), /retry(-link)?@example\.com/);
+    }
+  });
+
+  test('a worker stopped mid-send: its lease runs out, the attempt is recorded as lost and the mail sent again', async () => {
+    await down.start();
+    const session = await createSession(t, m.testKey, { extra: { email: 'lost@example.com' } });
+    await paySession(t, session.sessionId);
+    // A worker claimed the job (stage 1) and stopped before recording anything.
+    const [job] = await jobsOf(t);
+    await t.db.kysely.updateTable('mail_jobs').set({ status: 'sending', claim_token: 'stopped-worker', lease_until: new Date(clock.now().getTime() + 120_000).toISOString(), attempts: 1 })
+      .where('id', '=', job!.id).execute();
+    assert.equal(await runMailJob(t), 0, 'leased to the stopped worker');
+    clock.advance(121_000);
+    assert.equal(await runMailJob(t), 1);
+    const attempts = await t.db.kysely.selectFrom('mail_attempts').selectAll().where('mail_id', '=', job!.id).orderBy('attempt').execute();
+    assert.deepEqual(attempts.map((a) => [a.attempt, a.outcome]), [[1, 'lost'], [2, 'sent']]);
+    assert.equal((await jobsOf(t))[0]!.status, 'sent');
+    assert.equal(down.received.length, 1);
   });
 
   test('a relay that never comes back ends the job failed after the last retry', async () => {

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ConfigError, parseConfig } from '../src/config.js';
-import { money } from '../src/pages/checkout/checkout.views.js';
+import { money } from '../src/pages/format.js';
 import { eachDatabase, ManualClock, type TestApp } from './support/harness.js';
 import { withMerchantApp } from './support/merchant-app.js';
 import { createSession, paySession } from './support/payments.js';

@@ -23,6 +23,7 @@ import * as m0019 from './migrations/0019_merchant_timezone.js';
 import * as m0020 from './migrations/0020_session_tokens.js';
 import * as m0021 from './migrations/0021_authorization_attempts.js';
 import * as m0023 from './migrations/0023_ledger.js';
+import * as m0024 from './migrations/0024_mail_attempts.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_core': m0001,
@@ -47,6 +48,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0020_session_tokens': m0020,
   '0021_authorization_attempts': m0021,
   '0023_ledger': m0023,
+  '0024_mail_attempts': m0024,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -9,8 +9,9 @@ import type { RefundsTable } from '../modules/refunds/refunds.table.js';
 import type { AcquirerAuthorizationsTable, AcquirerCardsTable, AcquirerRefundsTable, AcquirerTokensTable } from '../acquirer/acquirer.table.js';
 import type { CardLinksTable, PaymentMethodsTable, WalletSessionsTable } from '../modules/wallet/wallet.table.js';
 import type { BalanceTransactionsTable, LedgerLinesTable, LedgerPostingsTable, PayoutItemsTable } from '../modules/ledger/ledger.table.js';
-import type { MailJobsTable } from '../mail/mail.table.js';
-import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable, WebhookEventsTable } from '../events/events.table.js';
+import type { MailAttemptsTable, MailJobsTable } from '../mail/mail.table.js';
+import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEventsTable } from '../events/events.table.js';
+import type { WebhookEndpointsTable } from '../modules/webhooks/endpoints.table.js';
 
 export interface DB {
   settings: SettingsTable;
@@ -36,6 +37,7 @@ export interface DB {
   card_links: CardLinksTable;
   wallet_sessions: WalletSessionsTable;
   mail_jobs: MailJobsTable;
+  mail_attempts: MailAttemptsTable;
   balance_transactions: BalanceTransactionsTable;
   ledger_postings: LedgerPostingsTable;
   ledger_lines: LedgerLinesTable;

@@ -1,3 +1,4 @@
+// Row types of the outbox and its deliveries: events as recorded, one delivery per target, one row per attempt.
 import type { Generated, Selectable } from 'kysely';
 import type { Mode } from '../modules/merchants/merchants.table.js';
 
@@ -12,28 +13,6 @@ export interface WebhookEventsTable {
   /** The compact JSON envelope `{id,type,createdAt,data}`: the exact bytes every delivery sends. */
   body: string;
   created_at: string;
-}
-
-export type EndpointKind = 'merchant' | 'agency';
-
-export interface WebhookEndpointsTable {
-  id: string;
-  merchant_id: string;
-  mode: Mode;
-  kind: EndpointKind;
-  /** Registered by a key attached to this store: receives only its events, seen only by its keys and unbound ones. */
-  store_id: string | null;
-  url: string;
-  /** JSON array of filters: exact types, `prefix.*`, or `*`. */
-  events: string;
-  description: string | null;
-  enabled: number;
-  /** `failing` when the worker took it out of service after the fifth failed retry; `merchant` when disabled by PATCH. */
-  disabled_reason: string | null;
-  disabled_at: string | null;
-  created_at: string;
-  updated_at: string;
-  deleted_at: string | null;
 }
 
 /** pending: due at next_attempt_at; sending: claimed by a worker until lease_until; succeeded; abandoned. */
@@ -76,6 +55,5 @@ export interface WebhookAttemptsTable {
 }
 
 export type WebhookEventRow = Selectable<WebhookEventsTable>;
-export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
 export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type WebhookAttemptRow = Selectable<WebhookAttemptsTable>;

@@ -20,6 +20,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { Config } from '../config.js';
 import { openDatabase, type Database, type Trx } from '../db/database.js';
+import { LOST_ATTEMPT_ERROR } from '../db/lease.js';
 import type { Clock } from '../shared/clock.js';
 import { newId } from '../shared/ids.js';
 import type { DeliveryStatus, WebhookAttemptsTable, WebhookDeliveryRow } from './events.table.js';
@@ -70,7 +71,6 @@ const LEASE_MARGIN_MS = 5_000;
 const RECORD_BATCH = 512;
 /** Rows per multi-row INSERT (SQLite and PostgreSQL bound the number of parameters of one statement). */
 const INSERT_CHUNK = 200;
-export const LOST_ATTEMPT_ERROR = 'no outcome recorded: the worker stopped during the attempt';
 
 export function startDeliveryWorker(
   config: Config,

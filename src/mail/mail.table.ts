@@ -30,3 +30,17 @@ export interface MailJobsTable {
 }
 
 export type MailJobRow = Selectable<MailJobsTable>;
+
+export type MailOutcome = 'sent' | 'failed' | 'lost' | 'skipped';
+
+/** One attempt to send a mail job. */
+export interface MailAttemptsTable {
+  id: string;
+  mail_id: string;
+  attempt: number;
+  started_at: string;
+  finished_at: string;
+  outcome: MailOutcome;
+  /** The SMTP error (code and response line), or why the attempt was lost; never an address or a body. */
+  error: string | null;
+}

@@ -8,7 +8,7 @@ import type { Acquirer, AuthorizationOutcome, CardInfo, CardSource } from '../..
 import type { Acquirers } from '../../acquirer/acquirers.js';
 import type { Database, Trx } from '../../db/database.js';
 import type { Config, MailConfig } from '../../config.js';
-import { receiptFacts, type ReceiptFacts } from '../../pages/checkout/receipt.js';
+import { receiptFacts, type ReceiptFacts } from './receipt-facts.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError, invalidField } from '../../shared/errors.js';
 import type { CustomersService } from '../customers/customers.service.js';
@@ -20,16 +20,11 @@ import type { PaymentRow, PaymentSessionRow } from '../payments/payments.table.j
 import type { OrderInput } from '../sessions/sessions.schemas.js';
 import { customerFromBuyer } from '../customers/from-buyer.js';
 import { removeUnknownCard, savePaymentMethod } from '../wallet/payment-methods.js';
+import type { SavedCards } from '../wallet/wallet.service.js';
 import { returnUrl } from './return-urls.js';
 import { mailable, type MailOutbox } from '../../mail/outbox.js';
 
 /** Saved cards offered for one-click payment; provided by the wallet module. */
-export interface SavedCards {
-  list(merchantId: string, mode: string, customerId: string): Promise<Array<{ id: string; brand: string; last4: string }>>;
-  /** The acquirer card reference behind a payment method of this customer, or null. */
-  cardRefOf(merchantId: string, mode: string, customerId: string, paymentMethodId: string): Promise<string | null>;
-}
-
 export interface CheckoutContext {
   session: PaymentSessionRow;
   payment: PaymentRow;

@@ -5,9 +5,15 @@ import type { Database } from '../../db/database.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError, notFound } from '../../shared/errors.js';
 import { paginate, type PageRequest } from '../../shared/pagination.js';
-import type { SavedCards } from '../checkout/checkout.service.js';
 import { paymentMethodView, removePaymentMethod, type WalletOwner } from './payment-methods.js';
 import type { PaymentMethodRow } from './wallet.table.js';
+
+/** The customer's saved cards as the hosted checkout offers them for one-click payment. */
+export interface SavedCards {
+  list(merchantId: string, mode: string, customerId: string): Promise<Array<{ id: string; brand: string; last4: string }>>;
+  /** The acquirer card reference behind a payment method of this customer, or null. */
+  cardRefOf(merchantId: string, mode: string, customerId: string, paymentMethodId: string): Promise<string | null>;
+}
 
 export class WalletService implements SavedCards {
   constructor(private readonly db: Database, private readonly clock: Clock, private readonly acquirers: Acquirers) {}

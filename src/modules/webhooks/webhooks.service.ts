@@ -4,7 +4,7 @@ import { secretBoxFor } from '../../shared/secret-box.js';
 import type { Config } from '../../config.js';
 import type { Database } from '../../db/database.js';
 import { addressPolicy, resolvesToAllowed, targetProblem } from '../../events/address-guard.js';
-import type { EndpointKind, WebhookEndpointRow } from '../../events/events.table.js';
+import type { EndpointKind, WebhookEndpointRow } from './endpoints.table.js';
 import { notifyOnCommit } from '../../events/outbox.js';
 import { EVENT_TYPES, isEventType } from '../../events/payloads.js';
 import { forgetSigningSecrets } from '../../events/secret-cache.js';

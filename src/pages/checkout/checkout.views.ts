@@ -2,13 +2,10 @@
 import { randomBytes } from 'node:crypto';
 import { esc, jsonForScript } from '../../http/html.js';
 import type { CardState, CheckoutContext } from '../../modules/checkout/checkout.service.js';
-import { formatAmount, isCurrency } from '../../shared/money.js';
+import { money } from '../format.js';
 import { displayName, inlineStyle, themeCss, themeOf, type Branded, type InlineStyle } from '../../modules/merchants/branding.js';
 import { fill, TEXT, type Lang } from './checkout.messages.js';
 
-export function money(amount: number, currency: string, lang: Lang): string {
-  return isCurrency(currency) ? formatAmount(amount, currency, lang) : `${amount} ${currency}`;
-}
 
 /**
  * The merchant's colours as an inline stylesheet after checkout.css (the Pay button, the initial's tile, buttons,

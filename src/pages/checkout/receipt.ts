@@ -5,31 +5,15 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import PDFDocument from 'pdfkit';
-import type { Database } from '../../db/database.js';
-import type { Merchant } from '../../modules/merchants/merchants.table.js';
-import type { PaymentRow } from '../../modules/payments/payments.table.js';
 import type { CheckoutContext } from '../../modules/checkout/checkout.service.js';
 import { fill, TEXT, type Lang } from './checkout.messages.js';
-import { money } from './checkout.views.js';
+import type { ReceiptFacts } from '../../modules/checkout/receipt-facts.js';
+import { money } from '../format.js';
 import { displayName } from '../../modules/merchants/branding.js';
 
 const FONT_DIR = path.join(path.dirname(createRequire(import.meta.url).resolve('dejavu-fonts-ttf/package.json')), 'ttf');
 const REGULAR = path.join(FONT_DIR, 'DejaVuSans.ttf');
 const BOLD = path.join(FONT_DIR, 'DejaVuSans-Bold.ttf');
-
-/** What the receipt needs beyond the session and payment. */
-export interface ReceiptFacts {
-  /** IANA time zone of the dates: the merchant's, else MOTU_TIMEZONE. */
-  timezone: string;
-  /** The contract's statementLabel (what the card statement shows), or null. */
-  statementLabel: string | null;
-}
-
-/** The receipt's facts from the rows: the merchant's time zone (else `defaultTimezone`), the contract's label. */
-export async function receiptFacts(db: Database, payment: PaymentRow, merchant: Merchant, defaultTimezone: string): Promise<ReceiptFacts> {
-  const contract = await db.kysely.selectFrom('contracts').select('statement_label').where('id', '=', payment.contract_id).executeTakeFirst();
-  return { timezone: merchant.timezone ?? defaultTimezone, statementLabel: contract?.statement_label || null };
-}
 
 interface OrderLine { product?: string; description?: string; unitPrice: number; quantity: number; discount?: number }
 interface Order { reference?: string; discount?: number; items?: OrderLine[] }

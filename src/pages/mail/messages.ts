@@ -2,15 +2,16 @@
 // receipt with its PDF (the success page's generator), and the card-link invitation with its URL. Texts in
 // French and English. A subject that no longer warrants the mail (a card link cancelled or used meanwhile, a
 // payment no longer paid) gives null: the job ends `skipped`.
-import type { Database } from '../db/database.js';
-import { esc } from '../http/html.js';
-import { displayName } from '../modules/merchants/branding.js';
-import { receiptFacts, receiptPdf } from '../pages/checkout/receipt.js';
-import { money } from '../pages/checkout/checkout.views.js';
-import type { Clock } from '../shared/clock.js';
-import type { MailJobRow } from './mail.table.js';
-import { isPaid } from '../modules/payments/payment-status.js';
-import type { OutgoingMail } from './mailer.js';
+import type { Database } from '../../db/database.js';
+import { esc } from '../../http/html.js';
+import { displayName } from '../../modules/merchants/branding.js';
+import { receiptFacts } from '../../modules/checkout/receipt-facts.js';
+import { receiptPdf } from '../checkout/receipt.js';
+import { money } from '../format.js';
+import type { Clock } from '../../shared/clock.js';
+import type { MailJobRow } from '../../mail/mail.table.js';
+import { isPaid } from '../../modules/payments/payment-status.js';
+import type { OutgoingMail } from '../../mail/mailer.js';
 
 type Lang = 'fr' | 'en';
 
