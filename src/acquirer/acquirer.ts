@@ -16,6 +16,17 @@ export type RefusalCode =
   /** The issuer no longer knows the card (closed, replaced): a saved card with this refusal is removed. */
   | 'card_unknown';
 
+/** What each refusal says to a merchant (and, through the pages, to a cardholder), whichever acquirer refused. */
+export const REFUSAL_MESSAGES: Record<RefusalCode, string> = {
+  card_declined: 'The card was declined by the issuing bank',
+  insufficient_funds: 'The card has insufficient funds',
+  expired_card: 'The card has expired',
+  incorrect_cvc: 'The security code is incorrect',
+  processing_error: 'An error occurred while processing the card',
+  authentication_failed: 'The 3-D Secure authentication failed',
+  card_unknown: 'The issuing bank no longer knows this card',
+};
+
 /** What Motu may know about a card. Never the number or the security code. */
 export interface CardInfo {
   brand: CardBrand;

@@ -12,9 +12,10 @@ import type {
   Acquirer, AuthorizationOutcome, AuthorizationView, AuthorizeInput, CardInfo, CardNetwork, CardSource,
   OperationResult, RefundInput, RefundView, RefusalCode, SettlementLine, TokenizeInput, TokenizeResult, VerifyOutcome,
 } from '../acquirer.js';
+import { REFUSAL_MESSAGES } from '../acquirer.js';
 import type { AcquirerAuthorizationRow, AcquirerCardRow } from '../acquirer.table.js';
 import { chooseNetwork, detectBrand, digitsOnly, luhnValid, networksOf } from '../cards.js';
-import { behaviourOf, REFUSAL_MESSAGES, type Behaviour } from './test-cards.js';
+import { behaviourOf, type Behaviour } from './test-cards.js';
 
 const TOKEN_LIFETIME_SECONDS = 30 * 60;
 const FINGERPRINT_SETTING = 'acquirer.fingerprint_key';

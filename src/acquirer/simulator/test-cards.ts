@@ -26,13 +26,3 @@ const TEST_CARDS: Record<string, Behaviour> = {
 export function behaviourOf(number: string): Behaviour {
   return TEST_CARDS[number] ?? 'approve';
 }
-
-export const REFUSAL_MESSAGES: Record<RefusalCode, string> = {
-  card_declined: 'The card was declined by the issuing bank',
-  insufficient_funds: 'The card has insufficient funds',
-  expired_card: 'The card has expired',
-  incorrect_cvc: 'The security code is incorrect',
-  processing_error: 'An error occurred while processing the card',
-  authentication_failed: 'The 3-D Secure authentication failed',
-  card_unknown: 'The issuing bank no longer knows this card',
-};

@@ -6,8 +6,7 @@
 // Never inside a transaction while the acquirer answers: the payment is written pending first, the
 // authorization asked, then its outcome written with its events in a second short transaction.
 import { sql } from 'kysely';
-import type { AuthorizationOutcome, AuthorizationView, CardInfo } from '../../acquirer/acquirer.js';
-import { REFUSAL_MESSAGES } from '../../acquirer/simulator/test-cards.js';
+import { REFUSAL_MESSAGES, type AuthorizationOutcome, type AuthorizationView, type CardInfo } from '../../acquirer/acquirer.js';
 import type { Acquirers } from '../../acquirer/acquirers.js';
 import type { Config } from '../../config.js';
 import type { Database } from '../../db/database.js';
