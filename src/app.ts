@@ -21,7 +21,10 @@ import { sealStoredWebhookSecrets, secretBoxFor } from './shared/secret-box.js';
 import type { Clock } from './shared/clock.js';
 import { systemClock } from './shared/clock.js';
 import { customersRoutes } from './modules/customers/customers.routes.js';
+import { apiKeysRoutes } from './modules/merchants/api-keys.routes.js';
+import { contractsRoutes } from './modules/merchants/contracts.routes.js';
 import { merchantsRoutes } from './modules/merchants/merchants.routes.js';
+import { storesRoutes } from './modules/merchants/stores.routes.js';
 import { paymentsRoutes } from './modules/payments/payments.routes.js';
 import { lifecycleRoutes } from './modules/payments/lifecycle.routes.js';
 import { refundsRoutes } from './modules/refunds/refunds.routes.js';
@@ -137,6 +140,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       admin.removeContentTypeParser('text/plain');
       admin.addHook('onRequest', adminAuthHook(deps.adminTokenHash));
       await admin.register(merchantsRoutes(services.merchants));
+      await admin.register(contractsRoutes(services.contracts));
+      await admin.register(storesRoutes(services.stores));
+      await admin.register(apiKeysRoutes(services.apiKeys));
       await admin.register(balanceAdminRoutes(services.balance));
     },
     { prefix: '/admin/v1' },

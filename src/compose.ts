@@ -8,7 +8,10 @@ import { CheckoutService } from './modules/checkout/checkout.service.js';
 import { CustomersService } from './modules/customers/customers.service.js';
 import { BalanceService, LIVE_SETTLEMENT_ESTIMATE_SECONDS } from './modules/ledger/balance.service.js';
 import { MerchantPaymentsService } from './modules/merchant-payments/merchant-payments.service.js';
+import { ApiKeysService } from './modules/merchants/api-keys.js';
+import { ContractsService } from './modules/merchants/contracts.service.js';
 import { MerchantsService } from './modules/merchants/merchants.service.js';
+import { StoresService } from './modules/merchants/stores.service.js';
 import { PaymentLifecycleService } from './modules/payments/lifecycle.service.js';
 import { PaymentsService } from './modules/payments/payments.service.js';
 import { RefundsService } from './modules/refunds/refunds.service.js';
@@ -22,6 +25,9 @@ import { secretBoxFor } from './shared/secret-box.js';
 
 export interface Services {
   merchants: MerchantsService;
+  contracts: ContractsService;
+  stores: StoresService;
+  apiKeys: ApiKeysService;
   customers: CustomersService;
   paymentSessions: PaymentSessionsService;
   payments: PaymentsService;
@@ -47,6 +53,9 @@ export function buildServices(config: Config, db: Database, clock: Clock): Servi
   const wallet = new WalletService(db, clock, acquirers);
   return {
     merchants: new MerchantsService(db, clock, secretBoxFor(config)),
+    contracts: new ContractsService(db, clock),
+    stores: new StoresService(db, clock),
+    apiKeys: new ApiKeysService(db, clock),
     customers,
     paymentSessions,
     payments,

@@ -5,6 +5,7 @@ import type { Config } from '../config.js';
 import { openDatabase, type Database } from '../db/database.js';
 import { migrate } from '../db/migrate.js';
 import { MerchantsService } from '../modules/merchants/merchants.service.js';
+import { StoresService } from '../modules/merchants/stores.service.js';
 import type { Clock } from '../shared/clock.js';
 import { sha256Hex } from '../shared/hash.js';
 import { base62 } from '../shared/ids.js';
@@ -65,7 +66,7 @@ export async function seedDemo(config: Config, db: Database, clock: Clock): Prom
   if (any) return undefined;
   const merchants = new MerchantsService(db, clock, secretBoxFor(config));
   const merchant = await merchants.createMerchant({ name: 'Demo Shop' });
-  const store = await merchants.createStore(merchant.id, { code: 'web', name: 'Demo Shop online', kind: 'online' });
+  const store = await new StoresService(db, clock).create(merchant.id, { code: 'web', name: 'Demo Shop online', kind: 'online' });
   return {
     merchantId: merchant.id,
     testSecretKey: merchant.testSecretKey,

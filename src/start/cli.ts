@@ -1,15 +1,16 @@
 // The `motu` command line: serve, migrate, and one command per admin API call, printing JSON.
-import { secretBoxFor } from '../shared/secret-box.js';
 import { parseArgs } from 'node:util';
 import type { TSchema } from 'typebox';
 import { ConfigError, parseConfig, type Role } from '../config.js';
 import { migrate } from '../db/migrate.js';
 import { schemaValidationError } from '../http/errors.js';
 import { bodyValidator } from '../http/validation.js';
-import { ContractBody, ContractPatch, KeyBody, MerchantBody, MerchantPatch, StoreBody, StorePatch } from '../modules/merchants/merchants.routes.js';
-import { MerchantsService } from '../modules/merchants/merchants.service.js';
+import { buildServices } from '../compose.js';
+import { KeyBody } from '../modules/merchants/api-keys.routes.js';
+import { ContractBody, ContractPatch } from '../modules/merchants/contracts.routes.js';
+import { MerchantBody, MerchantPatch } from '../modules/merchants/merchants.routes.js';
+import { StoreBody, StorePatch } from '../modules/merchants/stores.routes.js';
 import { AdjustmentBody } from '../modules/ledger/balance.routes.js';
-import { BalanceService, LIVE_SETTLEMENT_ESTIMATE_SECONDS } from '../modules/ledger/balance.service.js';
 import { verifyLedger } from '../modules/ledger/verify.js';
 import { AppError } from '../shared/errors.js';
 import { systemClock } from '../shared/clock.js';
@@ -155,7 +156,8 @@ export async function main(argv: string[], print: (line: string) => void = conso
       print(JSON.stringify(result, null, 2));
       return result.ok ? 0 : 1;
     }
-    const merchants = new MerchantsService(db, systemClock, secretBoxFor(config));
+    const services = buildServices(config, db, systemClock);
+    const { merchants } = services;
     const v = values as Values;
     const run = async (): Promise<unknown> => {
       switch (`${command} ${action ?? ''}`.trim()) {
@@ -179,7 +181,7 @@ export async function main(argv: string[], print: (line: string) => void = conso
           }));
         }
         case 'contracts create':
-          return merchants.createContract(
+          return services.contracts.create(
             need(str(v, 'merchant'), 'merchant'),
             checked(ContractBody, {
               statementLabel: str(v, 'statement-label'),
@@ -192,7 +194,7 @@ export async function main(argv: string[], print: (line: string) => void = conso
             }),
           );
         case 'contracts update':
-          return merchants.updateContract(
+          return services.contracts.update(
             need(id, 'id'),
             checked(ContractPatch, {
               statementLabel: str(v, 'statement-label'),
@@ -205,7 +207,7 @@ export async function main(argv: string[], print: (line: string) => void = conso
             }),
           );
         case 'stores create':
-          return merchants.createStore(
+          return services.stores.create(
             need(str(v, 'merchant'), 'merchant'),
             checked(StoreBody, {
               code: str(v, 'code'),
@@ -216,22 +218,19 @@ export async function main(argv: string[], print: (line: string) => void = conso
             }),
           );
         case 'stores update':
-          return merchants.updateStore(
+          return services.stores.update(
             need(id, 'id'),
             checked(StorePatch, { name: str(v, 'name'), active: bool(v, 'active'), contractId: str(v, 'contract') }),
           );
         case 'keys create':
-          return merchants.createKey(
+          return services.apiKeys.create(
             need(str(v, 'merchant'), 'merchant'),
             checked(KeyBody, { mode: str(v, 'mode'), permission: str(v, 'permission'), storeId: str(v, 'store') }),
           );
         case 'keys revoke':
-          return merchants.revokeKey(need(id, 'id'));
+          return services.apiKeys.revoke(need(id, 'id'));
         case 'adjustments create': {
-          const balance = new BalanceService(db, systemClock, {
-            pendingEstimateSeconds: (mode) => (mode === 'test' ? config.testSettlementDelaySeconds : LIVE_SETTLEMENT_ESTIMATE_SECONDS),
-          });
-          return balance.adjust(need(str(v, 'merchant'), 'merchant'), checked(AdjustmentBody, {
+          return services.balance.adjust(need(str(v, 'merchant'), 'merchant'), checked(AdjustmentBody, {
             mode: str(v, 'mode'), currency: str(v, 'currency'), amount: signedInt(v, 'amount'), reason: str(v, 'reason'),
           }));
         }

@@ -1,11 +1,15 @@
-// Secret keys (`sk_test_…` / `sk_live_…`) to principals: stored only as SHA-256 hashes, looked up on every API
-// request, so the query is built once and known keys are cached while nothing could have changed them.
+// Secret keys (`sk_test_…` / `sk_live_…`): created and revoked by the operator, stored only as SHA-256 hashes, and
+// turned into principals on every API request, so the lookup is built once and known keys are cached while nothing
+// could have changed them.
 import { CompiledQuery } from 'kysely';
-import type { Database } from '../../db/database.js';
+import type { Database, Trx } from '../../db/database.js';
 import { ReferenceCache } from '../../db/reference-cache.js';
-import { AppError } from '../../shared/errors.js';
+import type { Clock } from '../../shared/clock.js';
+import { AppError, invalidField, notFound } from '../../shared/errors.js';
 import { sha256Hex } from '../../shared/hash.js';
-import type { ApiKey } from './merchants.table.js';
+import { newId, randomToken } from '../../shared/ids.js';
+import type { ApiKey, Mode, Permission } from './merchants.table.js';
+import { requireMerchant } from './merchants.repository.js';
 import type { Principal } from './principal.js';
 
 const KEY_PATTERN = /^sk_(test|live)_[0-9A-Za-z]{32}$/;
@@ -33,4 +37,75 @@ export function apiKeyAuthenticator(db: Database): KeyAuthenticator {
     if (row.revoked_at) throw new AppError('UNAUTHORIZED', 'This API key has been revoked');
     return { merchantId: row.merchant_id, mode: row.mode, keyId: row.id, permission: row.permission, storeId: row.store_id };
   };
+}
+
+export interface KeyInput {
+  mode: Mode;
+  permission?: Permission;
+  storeId?: string;
+}
+
+export function newSecretKey(mode: Mode): string {
+  return `sk_${mode}_${randomToken(32)}`;
+}
+
+export class ApiKeysService {
+  constructor(private readonly db: Database, private readonly clock: Clock) {}
+
+  private now(): string {
+    return this.clock.now().toISOString();
+  }
+
+  async create(merchantId: string, input: KeyInput) {
+    const secretKey = newSecretKey(input.mode);
+    return this.db.transaction(async (trx) => {
+      await requireMerchant(trx, merchantId);
+      if (input.storeId) {
+        const store = await trx
+          .selectFrom('stores')
+          .select('id')
+          .where('id', '=', input.storeId)
+          .where('merchant_id', '=', merchantId)
+          .executeTakeFirst();
+        if (!store) throw invalidField('storeId', 'is not a store of this merchant');
+      }
+      const id = await insertKey(trx, merchantId, input, secretKey, this.now());
+      return { id, secretKey, mode: input.mode, permission: input.permission ?? 'write', storeId: input.storeId ?? null };
+    });
+  }
+
+  async revoke(id: string) {
+    const now = this.now();
+    const result = await this.db.kysely
+      .updateTable('api_keys')
+      .set({ revoked_at: now })
+      .where('id', '=', id)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 0) {
+      const exists = await this.db.kysely.selectFrom('api_keys').select(['id', 'revoked_at']).where('id', '=', id).executeTakeFirst();
+      if (!exists) throw notFound('key', id);
+      return { id, revoked: true, revokedAt: exists.revoked_at };
+    }
+    return { id, revoked: true, revokedAt: now };
+  }
+}
+
+export async function insertKey(trx: Trx, merchantId: string, input: KeyInput, secretKey: string, now: string): Promise<string> {
+  const id = newId('key');
+  await trx
+    .insertInto('api_keys')
+    .values({
+      id,
+      merchant_id: merchantId,
+      mode: input.mode,
+      key_hash: sha256Hex(secretKey),
+      last4: secretKey.slice(-4),
+      permission: input.permission ?? 'write',
+      store_id: input.storeId ?? null,
+      created_at: now,
+      revoked_at: null,
+    })
+    .execute();
+  return id;
 }
