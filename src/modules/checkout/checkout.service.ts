@@ -21,7 +21,7 @@ import type { OrderInput } from '../sessions/sessions.schemas.js';
 import { customerFromBuyer } from '../customers/from-buyer.js';
 import { removeUnknownCard, savePaymentMethod } from '../wallet/payment-methods.js';
 import type { SavedCards } from '../wallet/wallet.service.js';
-import { returnUrl } from './return-urls.js';
+import { returnUrlFor } from './return-urls.js';
 import { mailable, type MailOutbox } from '../../mail/outbox.js';
 
 /** Saved cards offered for one-click payment; provided by the wallet module. */
@@ -211,8 +211,7 @@ export class CheckoutService {
     await this.db.transaction((trx) => transitions.cancel(trx, { paymentId: ctx.payment.id, from: OPEN_PAYMENT, by: 'porteur', at: this.clock.now() }));
     const after = await this.db.kysely.selectFrom('payments').select('status').where('id', '=', ctx.payment.id).executeTakeFirstOrThrow();
     if (after.status !== 'cancelled') return null; // already paid, refused for good or expired: nothing to cancel
-    const back = ctx.session.redirect_url;
-    return back ? returnUrl(back, 'cancelled', ctx.payment.id, ctx.payment.order_reference) : null;
+    return returnUrlFor(ctx.session, ctx.payment, 'cancelled');
   }
 
   /**
@@ -225,7 +224,7 @@ export class CheckoutService {
 
   /** The merchant's return URL /checkout/success moves on to without showing itself (successPageMode), or null. */
   successOnward(session: PaymentSessionRow, payment: PaymentRow): string | null {
-    const redirect = session.redirect_url ? returnUrl(session.redirect_url, 'success', payment.id, payment.order_reference) : null;
+    const redirect = returnUrlFor(session, payment, 'success');
     const mode = session.success_page_mode;
     return redirect && (mode === 'redirect' || (mode === 'auto' && Boolean(session.email))) ? redirect : null;
   }
@@ -237,8 +236,7 @@ export class CheckoutService {
 
   /** The merchant's failure URL /checkout/failed moves on to (failurePageMode redirect with a valid URL), or null. */
   failureOnward(session: PaymentSessionRow, payment: PaymentRow): string | null {
-    const base = session.failure_redirect_url ?? session.redirect_url;
-    const redirect = base ? returnUrl(base, 'failed', payment.id, payment.order_reference) : null;
+    const redirect = returnUrlFor(session, payment, 'failed');
     return session.failure_page_mode === 'redirect' ? redirect : null;
   }
 

@@ -52,6 +52,20 @@ function deliveryView(row: WebhookDeliveryRow, attempts: WebhookAttemptRow[]) {
   };
 }
 
+/** Events read per query of a tail. */
+const TAIL_PAGE = 500;
+
+export interface TailedEvent {
+  id: string;
+  type: string;
+  /** The exact JSON a webhook sends. */
+  body: string;
+}
+
+export interface EventTail {
+  read(): Promise<TailedEvent[]>;
+}
+
 export class EventsService {
   constructor(private readonly db: Database, private readonly clock: Clock) {}
 
@@ -73,6 +87,54 @@ export class EventsService {
         eb('payment_id', 'in', eb.selectFrom('payments').select('payments.id').where('payments.store_id', '=', storeId)),
       ]),
     );
+  }
+
+  /**
+   * The owner's events from `since` on, read in order as they are recorded (`motu listen`'s stream): each `read()`
+   * returns the events recorded since the previous one, in recording order, each once. Pages of TAIL_PAGE, one after
+   * the other until one is not full, so more than a page of events in one millisecond never holds the tail at that
+   * instant. `since` only ever moves to an instant already read, and the ids already returned at that instant are
+   * kept, so an event committed late at that same instant is still returned, and none twice.
+   */
+  tail(owner: Owner, since: Date): EventTail {
+    let from = since.toISOString();
+    const seen = new Set<string>();
+    const page = (after?: { createdAt: string; seq: number }) => {
+      let q = this.mine(owner).select(['id', 'type', 'body', 'created_at', 'seq']).where('created_at', '>=', from);
+      if (after) {
+        q = q.where((eb) => eb.or([eb('created_at', '>', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('seq', '>', after.seq)])]));
+      }
+      return q.orderBy('created_at').orderBy('seq').limit(TAIL_PAGE).execute();
+    };
+    return {
+      read: async () => {
+        const out: TailedEvent[] = [];
+        const fresh = new Set<string>();
+        let last: { createdAt: string; seq: number } | undefined;
+        const atLast = new Set<string>();
+        for (;;) {
+          const rows = await page(last);
+          for (const row of rows) {
+            if (!seen.has(row.id) && !fresh.has(row.id)) {
+              fresh.add(row.id);
+              out.push({ id: row.id, type: row.type, body: row.body });
+            }
+            if (row.created_at !== last?.createdAt) atLast.clear();
+            atLast.add(row.id);
+            last = { createdAt: row.created_at, seq: Number(row.seq) };
+          }
+          if (rows.length < TAIL_PAGE) break;
+        }
+        // Nothing is marked as returned until every page was read (a failed read returns them again next time).
+        for (const id of fresh) seen.add(id);
+        if (last) {
+          // Keep only the ids at the new boundary instant: older ones can no longer come back.
+          from = last.createdAt;
+          for (const id of seen) if (!atLast.has(id)) seen.delete(id);
+        }
+        return out;
+      },
+    };
   }
 
   async list(owner: Owner, filter: EventFilter) {

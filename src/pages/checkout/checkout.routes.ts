@@ -5,7 +5,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { sendHtml } from '../../http/html.js';
 import type { CheckoutService } from '../../modules/checkout/checkout.service.js';
-import { returnUrl } from '../../modules/checkout/return-urls.js';
+import { returnUrlFor } from '../../modules/checkout/return-urls.js';
 import { isPaid } from '../../modules/payments/payment-status.js';
 import { CHECKOUT_JS, RETURN_JS } from './checkout.script.js';
 import { CHECKOUT_CSS } from './checkout.style.js';
@@ -59,7 +59,7 @@ export function checkoutRoutes(checkout: CheckoutService, publicUrl: string): Fa
         const ctx = await checkout.loadAny(request.params.sessionId);
         if (ctx && isPaid(ctx.payment.status)) {
           const lang = langOf(ctx.session.language_code);
-          const back = ctx.session.redirect_url ? returnUrl(ctx.session.redirect_url, 'success', ctx.payment.id, ctx.payment.order_reference) : null;
+          const back = returnUrlFor(ctx.session, ctx.payment, 'success');
           return sendHtml(reply, paidPage(ctx, lang, back), themedCsp(ctx.merchant));
         }
         return expired(reply, loaded.lang);
@@ -92,7 +92,7 @@ export function checkoutRoutes(checkout: CheckoutService, publicUrl: string): Fa
       const lang = langOf(ctx.session.language_code);
       const onward = checkout.successOnward(ctx.session, ctx.payment);
       if (onward) return sendHtml(reply, returnPage(onward, lang), pageCsp);
-      const back = ctx.session.redirect_url ? returnUrl(ctx.session.redirect_url, 'success', ctx.payment.id, ctx.payment.order_reference) : null;
+      const back = returnUrlFor(ctx.session, ctx.payment, 'success');
       return sendHtml(reply, successPage(ctx, lang, back, `/checkout/success/receipt.pdf?sessionId=${encodeURIComponent(ctx.session.id)}`), themedCsp(ctx.merchant));
     });
 
@@ -116,8 +116,7 @@ export function checkoutRoutes(checkout: CheckoutService, publicUrl: string): Fa
       const lang = langOf(ctx.session.language_code);
       const onward = checkout.failureOnward(ctx.session, ctx.payment);
       if (onward) return sendHtml(reply, returnPage(onward, lang), pageCsp);
-      const base = ctx.session.failure_redirect_url ?? ctx.session.redirect_url;
-      const back = base ? returnUrl(base, 'failed', ctx.payment.id, ctx.payment.order_reference) : null;
+      const back = returnUrlFor(ctx.session, ctx.payment, 'failed');
       return sendHtml(reply, failedPage(ctx, lang, checkout.cardState(ctx.session, ctx.payment), back), themedCsp(ctx.merchant));
     });
 
