@@ -23,6 +23,7 @@ import { removeUnknownCard, savePaymentMethod } from '../wallet/payment-methods.
 import type { SavedCards } from '../wallet/wallet.service.js';
 import { returnUrlFor } from './return-urls.js';
 import { mailable, type MailOutbox } from '../../mail/outbox.js';
+import { ownedBy } from '../merchants/scope.js';
 
 /** Saved cards offered for one-click payment; provided by the wallet module. */
 export interface CheckoutContext {
@@ -102,7 +103,7 @@ export class CheckoutService {
     // Saved cards only when the session was created with customerId: a payer who merely types an email must not
     // see someone's cards.
     const savedCards = this.savedCards && session.offer_saved_cards === 1 && session.customer_id
-      ? await this.savedCards.list(session.merchant_id, session.mode, session.customer_id)
+      ? await this.savedCards.list({ merchantId: session.merchant_id, mode: session.mode }, session.customer_id)
       : [];
     return { session, payment, merchant, store, savedCards };
   }
@@ -145,7 +146,7 @@ export class CheckoutService {
     let source: CardSource;
     if (input.paymentMethodId) {
       const cardRef = this.savedCards && session.offer_saved_cards === 1 && session.customer_id
-        ? await this.savedCards.cardRefOf(session.merchant_id, session.mode, session.customer_id, input.paymentMethodId)
+        ? await this.savedCards.cardRefOf({ merchantId: session.merchant_id, mode: session.mode }, session.customer_id, input.paymentMethodId)
         : null;
       if (!cardRef) throw invalidField('paymentMethodId', 'is not a saved card of this customer');
       source = { cardRef };
@@ -348,7 +349,7 @@ export class CheckoutService {
     if (!customerId && payment.save_customer === 1 && this.customers) {
       const email = payment.email;
       const taken = email
-        ? await trx.selectFrom('customers').select('id').where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode)
+        ? await trx.selectFrom('customers').select('id').where(ownedBy(owner))
           .where('email_key', '=', email.toLowerCase()).executeTakeFirst()
         : undefined;
       if (!taken) {

@@ -8,6 +8,7 @@ import { paginate, type PageRequest } from '../../shared/pagination.js';
 import type { CustomerRow } from './customers.table.js';
 import { recordEvent } from '../../events/outbox.js';
 import { payloads } from '../../events/payloads.js';
+import { ownedBy } from '../merchants/scope.js';
 
 export interface CustomerInput {
   email?: string | null;
@@ -100,8 +101,7 @@ export class CustomersService {
       .selectFrom('customers')
       .selectAll()
       .where('id', '=', id)
-      .where('merchant_id', '=', owner.merchantId)
-      .where('mode', '=', owner.mode)
+      .where(ownedBy(owner))
       .executeTakeFirst();
   }
 
@@ -111,7 +111,7 @@ export class CustomersService {
     owner: Owner,
     by: { customerId?: string; email?: string; externalId?: string },
   ): Promise<CustomerRow | undefined> {
-    let q = db.selectFrom('customers').selectAll().where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode);
+    let q = db.selectFrom('customers').selectAll().where(ownedBy(owner));
     if (by.customerId) q = q.where('id', '=', by.customerId);
     else if (by.email) q = q.where('email_key', '=', by.email.toLowerCase());
     else if (by.externalId) q = q.where('external_id', '=', by.externalId);
@@ -159,8 +159,7 @@ export class CustomersService {
     let q = this.db.kysely
       .selectFrom('customers')
       .selectAll()
-      .where('merchant_id', '=', owner.merchantId)
-      .where('mode', '=', owner.mode);
+      .where(ownedBy(owner));
     if (filter.email) q = q.where('email_key', '=', filter.email.toLowerCase());
     if (filter.externalId) q = q.where('external_id', '=', filter.externalId);
     const page = await paginate(q, filter, (id) => this.find(this.db.kysely, owner, id));

@@ -11,6 +11,7 @@ import type { Mode } from '../merchants/merchants.table.js';
 import type { TransactionType } from './ledger.table.js';
 import { newId } from '../../shared/ids.js';
 import { post } from './postings.js';
+import { ownedBy } from '../merchants/scope.js';
 
 export interface TransactionFilters {
   type?: TransactionType;
@@ -55,7 +56,7 @@ export class BalanceService {
   async balance(owner: Owner) {
     let q = this.db.kysely.selectFrom('ledger_lines')
       .select(['account', 'currency', sql<number>`cast(sum(amount) as bigint)`.as('amount')])
-      .where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode)
+      .where(ownedBy(owner))
       .where('account', 'in', ['merchant_pending', 'merchant_available'])
       .groupBy(['account', 'currency']).orderBy('currency');
     if (owner.storeId) q = q.where('store_id', '=', owner.storeId);

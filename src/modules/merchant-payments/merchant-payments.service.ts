@@ -24,6 +24,7 @@ import type { PaymentRow } from '../payments/payments.table.js';
 import type { OrderInput } from '../sessions/sessions.schemas.js';
 import type { PaymentSessionsService } from '../sessions/sessions.service.js';
 import { urlProblem } from '../sessions/urls.js';
+import { ownedBy } from '../merchants/scope.js';
 
 
 export interface MerchantPaymentInput {
@@ -103,7 +104,7 @@ export class MerchantPaymentsService {
       const store = await this.sessions.resolveStore(trx, owner, input.storeId);
       const contract = await this.sessions.resolveContract(trx, owner, store, input.merchantConfigId, fields);
       const pm = await trx.selectFrom('payment_methods').selectAll()
-        .where('id', '=', input.paymentMethodId).where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode).executeTakeFirst();
+        .where('id', '=', input.paymentMethodId).where(ownedBy(owner)).executeTakeFirst();
       if (!pm) throw new AppError('NOT_FOUND', `No payment method with id ${input.paymentMethodId}`, { field: 'paymentMethodId', id: input.paymentMethodId });
       if (pm.status !== 'active') {
         fields.push({ field: 'paymentMethodId', message: `was removed (${pm.removed_reason ?? 'deleted'}); it can no longer be charged` });
@@ -256,7 +257,7 @@ export class MerchantPaymentsService {
 
   private earlier(owner: Owner, id: string) {
     return this.db.kysely.selectFrom('payments').select(['id', 'mode', 'status', 'payment_method_id', 'amount', 'currency', 'capture_mode', 'contract_id', 'created_at'])
-      .where('id', '=', id).where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode).executeTakeFirst();
+      .where('id', '=', id).where(ownedBy(owner)).executeTakeFirst();
   }
 
   /**

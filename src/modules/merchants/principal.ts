@@ -11,6 +11,12 @@ export interface Principal {
   readonly permission: Permission;
   /** The store the key is attached to; it prevails over a body's storeId and narrows what the key sees. */
   readonly storeId: string | null;
+  /**
+   * Who acts on the merchant's behalf when it is not the merchant itself: an agency managing its client, a platform
+   * managing its sellers. The merchant fields above are then the client's; this says whose key spoke (audit, and
+   * what that party may do). Absent for the merchant's own keys, the only way in today.
+   */
+  readonly actingFor?: { readonly kind: 'agency' | 'platform'; readonly id: string };
 }
 
 /**

@@ -10,6 +10,7 @@ import { settlementOf } from '../payment-transitions/payment-events.js';
 import type { PaymentRow } from './payments.table.js';
 import { paymentView, storeRef, type StoreRef } from './payments.views.js';
 import type { PaymentListFilter } from '../sessions/sessions.schemas.js';
+import { ownedBy } from '../merchants/scope.js';
 
 // A key attached to a store sees only that store's payments (docs/reliability.md, Isolation).
 
@@ -21,12 +22,7 @@ export class PaymentsService {
   ) {}
 
   private mine(owner: Owner) {
-    const q = this.db.kysely
-      .selectFrom('payments')
-      .selectAll()
-      .where('merchant_id', '=', owner.merchantId)
-      .where('mode', '=', owner.mode);
-    return owner.storeId ? q.where('store_id', '=', owner.storeId) : q;
+    return this.db.kysely.selectFrom('payments').selectAll().where(ownedBy(owner, { store: true }));
   }
 
   async get(owner: Owner, id: string) {

@@ -20,6 +20,7 @@ import type { PaymentRow, PaymentSessionsTable } from '../payments/payments.tabl
 import { checkoutUrl, sessionView, storeRef } from '../payments/payments.views.js';
 import { MAX_AMOUNT, type SessionInput } from './sessions.schemas.js';
 import { urlProblem } from './urls.js';
+import { ownedBy } from '../merchants/scope.js';
 
 
 const insertPaymentAndSession = compiledInsertPair('payments', 'payment_sessions');
@@ -57,7 +58,7 @@ export class PaymentSessionsService {
       const keyed = await idForKeyUse(
         (use) => sessionIdsFor(owner, channel, key, use).paymentId,
         (id) => this.db.kysely.selectFrom('payments').select(['id', 'session_id', 'store_id', 'external_id', 'created_at']).where('id', '=', id)
-          .where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode).executeTakeFirst(),
+          .where(ownedBy(owner)).executeTakeFirst(),
         this.clock.now(),
       );
       derivedPaymentId = keyed.id;
@@ -215,8 +216,7 @@ export class PaymentSessionsService {
       .selectFrom('payment_sessions')
       .selectAll()
       .where('id', '=', id)
-      .where('merchant_id', '=', owner.merchantId)
-      .where('mode', '=', owner.mode)
+      .where(ownedBy(owner))
       .where('kind', '=', 'payment')
       .executeTakeFirst();
     if (!session || !session.payment_id) throw notFound('payment session', id);
@@ -335,7 +335,7 @@ export class PaymentSessionsService {
    * Two identifiers that designate two different customers are a 400 on the later field.
    */
   private async identifyCustomer(q: Kysely<DB>, owner: Owner, input: SessionInput, fields: FieldError[]): Promise<CustomerRow | undefined> {
-    const base = () => q.selectFrom('customers').selectAll().where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode);
+    const base = () => q.selectFrom('customers').selectAll().where(ownedBy(owner));
     const found: Array<[string, CustomerRow]> = [];
     if (input.customerId !== undefined) {
       const byId = await base().where('id', '=', input.customerId).executeTakeFirst();

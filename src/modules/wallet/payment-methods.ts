@@ -8,6 +8,7 @@ import { payloads } from '../../events/payloads.js';
 import { newId } from '../../shared/ids.js';
 import type { Mode } from '../merchants/merchants.table.js';
 import type { PaymentMethodRow, RemovalReason } from './wallet.table.js';
+import { ownedBy } from '../merchants/scope.js';
 
 export interface WalletOwner {
   merchantId: string;
@@ -65,7 +66,7 @@ function eventData(row: PaymentMethodRow) {
 export async function savePaymentMethod(trx: Trx, input: SavePaymentMethodInput): Promise<SavedPaymentMethod> {
   const existing = () =>
     trx.selectFrom('payment_methods').selectAll()
-      .where('merchant_id', '=', input.owner.merchantId).where('mode', '=', input.owner.mode)
+      .where(ownedBy(input.owner))
       .where('customer_id', '=', input.customerId).where('fingerprint', '=', input.card.fingerprint)
       .where('status', '=', 'active').executeTakeFirst();
   const found = await existing();

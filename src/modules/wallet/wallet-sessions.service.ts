@@ -19,6 +19,7 @@ import { displayName, type Branded } from '../merchants/branding.js';
 import { mailable, type MailOutbox } from '../../mail/outbox.js';
 import type { MailStatus } from '../../mail/mail.table.js';
 import type { CardLinkRow, WalletOutcome, WalletSessionRow } from './wallet.table.js';
+import { ownedBy } from '../merchants/scope.js';
 
 export const WALLET_SESSION_SECONDS = 14 * 60;
 export const CARD_LINK_DEFAULT_SECONDS = 7 * 24 * 3600;
@@ -86,7 +87,7 @@ export class WalletSessionsService {
       const keyed = await idForKeyUse(
         (use) => this.walletSessionIdFor(owner, idempotencyKey, use),
         (id) => this.db.kysely.selectFrom('payment_sessions').select(['id', 'expires_at', 'customer_id', 'created_at'])
-          .where('id', '=', id).where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode).where('kind', '=', 'wallet')
+          .where('id', '=', id).where(ownedBy(owner)).where('kind', '=', 'wallet')
           .executeTakeFirst(),
         this.clock.now(),
       );
@@ -121,7 +122,7 @@ export class WalletSessionsService {
       const keyed = await idForKeyUse(
         (use) => cardLinkIdFor(owner, idempotencyKey, use),
         (id) => this.db.kysely.selectFrom('card_links').selectAll()
-          .where('id', '=', id).where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode).executeTakeFirst(),
+          .where('id', '=', id).where(ownedBy(owner)).executeTakeFirst(),
         this.clock.now(),
       );
       if (keyed.earlier) return this.cardLinkView(keyed.earlier);
@@ -271,7 +272,7 @@ export class WalletSessionsService {
    * 404 when none designates a customer of this merchant and mode.
    */
   private async identify(trx: Trx, owner: Owner, pathId: string, input: { email?: string; externalId?: string }): Promise<CustomerRow> {
-    const base = () => trx.selectFrom('customers').selectAll().where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode);
+    const base = () => trx.selectFrom('customers').selectAll().where(ownedBy(owner));
     const byId = await base().where('id', '=', pathId).executeTakeFirst();
     if (byId) return byId;
     if (input.email) {
@@ -306,7 +307,7 @@ export class WalletSessionsService {
 
   private async findCardLink(owner: Owner, id: string): Promise<CardLinkRow> {
     const row = await this.db.kysely.selectFrom('card_links').selectAll()
-      .where('id', '=', id).where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode).executeTakeFirst();
+      .where('id', '=', id).where(ownedBy(owner)).executeTakeFirst();
     if (!row) throw notFound('card link', id);
     return row;
   }

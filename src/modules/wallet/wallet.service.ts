@@ -7,12 +7,13 @@ import { AppError, notFound } from '../../shared/errors.js';
 import { paginate, type PageRequest } from '../../shared/pagination.js';
 import { paymentMethodView, removePaymentMethod, type WalletOwner } from './payment-methods.js';
 import type { PaymentMethodRow } from './wallet.table.js';
+import { ownedBy } from '../merchants/scope.js';
 
 /** The customer's saved cards as the hosted checkout offers them for one-click payment. */
 export interface SavedCards {
-  list(merchantId: string, mode: string, customerId: string): Promise<Array<{ id: string; brand: string; last4: string }>>;
+  list(owner: WalletOwner, customerId: string): Promise<Array<{ id: string; brand: string; last4: string }>>;
   /** The acquirer card reference behind a payment method of this customer, or null. */
-  cardRefOf(merchantId: string, mode: string, customerId: string, paymentMethodId: string): Promise<string | null>;
+  cardRefOf(owner: WalletOwner, customerId: string, paymentMethodId: string): Promise<string | null>;
 }
 
 export class WalletService implements SavedCards {
@@ -20,15 +21,15 @@ export class WalletService implements SavedCards {
 
   async listForCustomer(owner: WalletOwner, customerId: string, page: PageRequest & { status?: 'active' | 'removed' | 'all' }) {
     const customer = await this.db.kysely.selectFrom('customers').select('id')
-      .where('id', '=', customerId).where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode).executeTakeFirst();
+      .where('id', '=', customerId).where(ownedBy(owner)).executeTakeFirst();
     if (!customer) throw notFound('customer', customerId);
     let query = this.db.kysely.selectFrom('payment_methods').selectAll()
-      .where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode).where('customer_id', '=', customerId);
+      .where(ownedBy(owner)).where('customer_id', '=', customerId);
     const status = page.status ?? 'active';
     if (status !== 'all') query = query.where('status', '=', status);
     const result = await paginate(query, page, (id) =>
       this.db.kysely.selectFrom('payment_methods').select('created_at')
-        .where('id', '=', id).where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode).executeTakeFirst());
+        .where('id', '=', id).where(ownedBy(owner)).executeTakeFirst());
     return { data: result.data.map(paymentMethodView), hasMore: result.hasMore };
   }
 
@@ -62,29 +63,29 @@ export class WalletService implements SavedCards {
   /** An active payment method of this merchant and mode, with its acquirer reference (merchant-initiated charges). */
   async findActive(owner: WalletOwner, id: string): Promise<PaymentMethodRow | undefined> {
     return this.db.kysely.selectFrom('payment_methods').selectAll()
-      .where('id', '=', id).where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode)
+      .where('id', '=', id).where(ownedBy(owner))
       .where('status', '=', 'active').executeTakeFirst();
   }
 
   // ---- SavedCards (hosted checkout one-click) ----
 
-  async list(merchantId: string, mode: string, customerId: string) {
+  async list(owner: WalletOwner, customerId: string) {
     const rows = await this.db.kysely.selectFrom('payment_methods').select(['id', 'brand', 'network', 'last4', 'exp_month', 'exp_year'])
-      .where('merchant_id', '=', merchantId).where('mode', '=', mode as WalletOwner['mode']).where('customer_id', '=', customerId)
+      .where(ownedBy(owner)).where('customer_id', '=', customerId)
       .where('status', '=', 'active').orderBy('created_at', 'desc').orderBy('id', 'desc').limit(20).execute();
     return rows.map((r) => ({ id: r.id, brand: r.brand, network: r.network, last4: r.last4, expMonth: r.exp_month, expYear: r.exp_year }));
   }
 
-  async cardRefOf(merchantId: string, mode: string, customerId: string, paymentMethodId: string): Promise<string | null> {
+  async cardRefOf(owner: WalletOwner, customerId: string, paymentMethodId: string): Promise<string | null> {
     const row = await this.db.kysely.selectFrom('payment_methods').select('acquirer_card_ref')
-      .where('id', '=', paymentMethodId).where('merchant_id', '=', merchantId).where('mode', '=', mode as WalletOwner['mode'])
+      .where('id', '=', paymentMethodId).where(ownedBy(owner))
       .where('customer_id', '=', customerId).where('status', '=', 'active').executeTakeFirst();
     return row?.acquirer_card_ref ?? null;
   }
 
   private async find(owner: WalletOwner, id: string): Promise<PaymentMethodRow> {
     const row = await this.db.kysely.selectFrom('payment_methods').selectAll()
-      .where('id', '=', id).where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode).executeTakeFirst();
+      .where('id', '=', id).where(ownedBy(owner)).executeTakeFirst();
     if (!row) throw notFound('payment method', id);
     return row;
   }

@@ -7,6 +7,7 @@ import { AppError, invalidField, notFound } from '../../shared/errors.js';
 import { idFromKey, KEY_REUSE_AFTER_MS, keyUseParts, newId } from '../../shared/ids.js';
 import type { Owner } from '../merchants/principal.js';
 import { inScope } from './webhooks.service.js';
+import { ownedBy } from '../merchants/scope.js';
 
 export interface EventFilter {
   type?: string;
@@ -78,7 +79,7 @@ export class EventsService {
    * payments without a store); events that belong to no payment (customers, saved cards) are the merchant's, shared.
    */
   private mine(owner: Owner & { storeId?: string | null }) {
-    const q = this.db.kysely.selectFrom('webhook_events').selectAll().where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode);
+    const q = this.db.kysely.selectFrom('webhook_events').selectAll().where(ownedBy(owner));
     const storeId = owner.storeId;
     if (!storeId) return q;
     return q.where((eb) =>
@@ -211,8 +212,7 @@ export class EventsService {
           .selectFrom('webhook_endpoints')
           .select(['id', 'url'])
           .where('id', '=', input.endpointId)
-          .where('merchant_id', '=', owner.merchantId)
-          .where('mode', '=', owner.mode)
+          .where(ownedBy(owner))
           .where('deleted_at', 'is', null), owner)
           .executeTakeFirst();
         if (!endpoint) throw notFound('webhook endpoint', input.endpointId);

@@ -14,6 +14,7 @@ import { AppError, invalidField, notFound } from '../../shared/errors.js';
 import { idForKeyUse, idFromKey, keyUseParts, newId } from '../../shared/ids.js';
 import { paginate, type PageRequest } from '../../shared/pagination.js';
 import { newWebhookSecret } from '../merchants/merchants.service.js';
+import { ownedBy } from '../merchants/scope.js';
 
 
 /** After a rotation the previous secret's V2 signature is still sent this long. */
@@ -71,8 +72,7 @@ export class WebhooksService {
     const row = await this.db.kysely
       .selectFrom('webhook_secrets')
       .select('secret')
-      .where('merchant_id', '=', owner.merchantId)
-      .where('mode', '=', owner.mode)
+      .where(ownedBy(owner))
       .executeTakeFirstOrThrow();
     return { webhookSecret: secretBoxFor(this.config).open(row.secret) };
   }
@@ -87,7 +87,7 @@ export class WebhooksService {
     if (owner.storeId) throw new AppError('PERMISSION_DENIED', 'A key attached to a store cannot rotate the merchant\'s signing secret; use a key attached to no store');
     if (retryOf !== undefined) {
       const row = await this.db.kysely.selectFrom('webhook_secrets').select(['secret', 'previous_valid_until', 'updated_at'])
-        .where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode).executeTakeFirstOrThrow();
+        .where(ownedBy(owner)).executeTakeFirstOrThrow();
       if (row.previous_valid_until !== null && row.updated_at >= retryOf) {
         return { webhookSecret: secretBoxFor(this.config).open(row.secret), previousSecretValidUntil: row.previous_valid_until };
       }
@@ -99,15 +99,13 @@ export class WebhooksService {
       const current = await trx
         .selectFrom('webhook_secrets')
         .select('secret')
-        .where('merchant_id', '=', owner.merchantId)
-        .where('mode', '=', owner.mode)
+        .where(ownedBy(owner))
         .executeTakeFirstOrThrow();
       await trx
         .updateTable('webhook_secrets')
         // Both stay sealed at rest: the previous one moves as stored, the new one is sealed here.
         .set({ secret: secretBoxFor(this.config).seal(secret), previous_secret: current.secret, previous_valid_until: until, updated_at: now.toISOString() })
-        .where('merchant_id', '=', owner.merchantId)
-        .where('mode', '=', owner.mode)
+        .where(ownedBy(owner))
         .execute();
     });
     // Committed: the delivery workers of this process stop signing with the old secret before we answer.
@@ -171,7 +169,7 @@ export class WebhooksService {
   /** The endpoint with this id, deleted or not (a derived id names it even after a DELETE). */
   private endpointRow(owner: Owner, id: string): Promise<WebhookEndpointRow | undefined> {
     return inScope(this.db.kysely.selectFrom('webhook_endpoints').selectAll()
-      .where('id', '=', id).where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode), owner).executeTakeFirst();
+      .where('id', '=', id).where(ownedBy(owner)), owner).executeTakeFirst();
   }
 
   /** Newest first, in pages like every list of the API: `?limit=` and `?startingAfter=` an endpoint of this list. */
@@ -179,8 +177,7 @@ export class WebhooksService {
     const query = inScope(this.db.kysely
       .selectFrom('webhook_endpoints')
       .selectAll()
-      .where('merchant_id', '=', owner.merchantId)
-      .where('mode', '=', owner.mode)
+      .where(ownedBy(owner))
       .where('deleted_at', 'is', null), owner);
     const rows = await paginate(query, page, (id) => this.endpointRow(owner, id));
     return { data: rows.data.map(endpointView), hasMore: rows.hasMore };
@@ -195,8 +192,7 @@ export class WebhooksService {
       .selectFrom('webhook_endpoints')
       .selectAll()
       .where('id', '=', id)
-      .where('merchant_id', '=', owner.merchantId)
-      .where('mode', '=', owner.mode)
+      .where(ownedBy(owner))
       .where('deleted_at', 'is', null), owner)
       .executeTakeFirst();
     if (!row) throw notFound('webhook endpoint', id);
