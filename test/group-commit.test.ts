@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
-import { GroupCommitter } from '../src/db/group-commit.js';
+import { GroupCommitter } from '../src/db/sqlite/group-commit.js';
 import { eachDatabase, freshDatabase, type TestDatabase } from './support/harness.js';
 import { eventually } from './support/wait.js';
 

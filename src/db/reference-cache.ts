@@ -3,7 +3,10 @@
 // of one, and any commit by another process (SQLite: PRAGMA data_version; PostgreSQL: NOTIFY motu_reference) changes the
 // stamp and empties the cache. While the stamp is unknown (PostgreSQL before its listener is connected, or after it was
 // lost) every call loads.
-import type { Database } from './database.js';
+import type { Database } from './adapter.js';
+
+/** The tables whose rows may be cached in the process (Database.referenceStamp tells when they may have changed). */
+export const REFERENCE_TABLES = /\b(merchants|stores|contracts|api_keys)\b/i;
 
 export class ReferenceCache {
   private readonly entries = new Map<string, unknown>();

@@ -18,9 +18,8 @@
 // and mode whose filter matches (an endpoint of a store only for that store's payments and for events of no payment). If the transaction rolls back, nothing is sent; once it commits, the delivery
 // worker picks the rows up within milliseconds (in-process wake-up, and NOTIFY on PostgreSQL). A request
 // handler never sends HTTP itself.
-import { PostgresAdapter, sql, type Kysely } from 'kysely';
-import { afterCommit, type Trx } from '../db/database.js';
-import type { DB } from '../db/schema.js';
+import type { Trx } from '../db/database.js';
+import { notifyAfterCommit } from '../db/notify.js';
 import type { Mode } from '../modules/merchants/merchants.table.js';
 import { newId } from '../shared/ids.js';
 import type { EventDataMap, EventType } from './payloads.js';
@@ -144,46 +143,9 @@ export function enabledEndpoints(trx: Trx, merchantId: string, mode: Mode) {
     .execute();
 }
 
-/** Wakes delivery workers: in this process at once, and on PostgreSQL every process listening, at commit. */
+/** Wakes delivery workers: in this process, and on PostgreSQL every process listening, once the transaction commits. */
 export async function notifyOnCommit(trx: Trx): Promise<void> {
-  if (trx.getExecutor().adapter instanceof PostgresAdapter) {
-    // A NOTIFY inside a transaction holds a database-wide lock from its commit's start to its end, WAL flush
-    // included: every notifying transaction would commit one after the other. So NOTIFY is sent after the
-    // commit, outside any transaction, and coalesced: one in flight at a time, one more for everything
-    // committed meanwhile.
-    if (afterCommit(trx, (kysely) => {
-      signalOutbox();
-      notifyCoalesced(kysely);
-    })) return;
-    // A transaction opened outside Database.transaction: NOTIFY in it, delivered when (and only if) it commits.
-    await sql`select pg_notify(${OUTBOX_CHANNEL}, '')`.execute(trx);
-  }
-  // On SQLite there is one connection: a worker woken now queues behind this transaction and sees the rows
-  // right after the commit. On PostgreSQL the NOTIFY above does the real job; this only saves a round trip.
-  signalOutbox();
+  await notifyAfterCommit(trx, OUTBOX_CHANNEL, signalOutbox);
 }
 
 export const OUTBOX_CHANNEL = 'motu_outbox';
-
-const notifying = new WeakMap<Kysely<DB>, { running: boolean; again: boolean }>();
-
-function notifyCoalesced(kysely: Kysely<DB>): void {
-  let state = notifying.get(kysely);
-  if (!state) notifying.set(kysely, (state = { running: false, again: false }));
-  if (state.running) {
-    state.again = true;
-    return;
-  }
-  state.running = true;
-  const s = state;
-  void sql`select pg_notify(${OUTBOX_CHANNEL}, '')`
-    .execute(kysely)
-    .catch(() => {}) // the workers' poll covers a lost wake-up
-    .finally(() => {
-      s.running = false;
-      if (s.again) {
-        s.again = false;
-        notifyCoalesced(kysely);
-      }
-    });
-}

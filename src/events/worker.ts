@@ -14,12 +14,12 @@
 // still reaches the end of the schedule. Rows are claimed and sent in due order (next_attempt_at, then the order
 // their events were recorded in, event_seq): a failing target's retry waits behind what fell due before it for that
 // target, so with a backlog its time to out of service grows with the backlog divided by its per-target bound.
-// Woken within milliseconds of a commit (in-process signal; LISTEN/NOTIFY on PostgreSQL), with a slow poll as fallback.
+// Woken within milliseconds of a commit (in-process signal; on PostgreSQL a NOTIFY heard by the process's one
+// listening connection, Database.listen), with a slow poll as fallback.
 import { secretBoxFor } from '../shared/secret-box.js';
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import type { Config } from '../config.js';
-import { openDatabase, type Database, type Trx } from '../db/database.js';
+import type { Database, Trx } from '../db/database.js';
 import { LOST_ATTEMPT_ERROR } from '../db/lease.js';
 import type { Clock } from '../shared/clock.js';
 import { newId } from '../shared/ids.js';
@@ -85,13 +85,9 @@ export function startDeliveryWorker(
   const leaseMs = config.webhookTimeoutMs + LEASE_MARGIN_MS;
   const schedule = config.webhookRetrySchedule;
   const workerId = randomBytes(6).toString('hex');
-  // On PostgreSQL the worker has its own few connections: claims and records never queue behind the API's
+  // The worker has its own few connections where there is a pool: claims and records never queue behind the API's
   // transactions in a busy pool (nor take the API's connections).
-  const own =
-    shared.dialect === 'postgres' && config.databaseUrl
-      ? openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: options.poolSize ?? 4 })
-      : undefined;
-  const db = own ?? shared;
+  const db = shared.withPool(options.poolSize ?? 4);
   const secrets = new SigningSecretCache(db, secretBoxFor(config));
 
   let stopping = false;
@@ -170,8 +166,7 @@ export function startDeliveryWorker(
           .orderBy('d.event_seq')
           .limit(n);
         if (saturated.length > 0) q = q.where('d.target_key', 'not in', saturated);
-        if (db.caps.skipLocked) q = q.forUpdate().skipLocked();
-        return q.execute();
+        return db.skipLockedRows(q).execute();
       };
       const stale = await select('sending', limit);
       const due = stale.length < limit ? [...stale, ...(await select('pending', limit - stale.length))] : stale;
@@ -399,7 +394,8 @@ export function startDeliveryWorker(
   const unsubscribe = onOutboxSignal(wake);
   // Not unref'd: a worker-only process has nothing else keeping it alive between events.
   const poll = setInterval(wake, pollMs);
-  const listener = config.databaseUrl && db.dialect === 'postgres' ? listen(config.databaseUrl, wake, logger) : undefined;
+  // Other processes' commits (PostgreSQL NOTIFY, on the process's one listening connection).
+  const unlisten = db.listen(OUTBOX_CHANNEL, wake);
   wake();
 
   return {
@@ -409,45 +405,12 @@ export function startDeliveryWorker(
       stopping = true;
       unsubscribe();
       clearInterval(poll);
-      await listener?.close();
+      unlisten();
       while (claiming) await new Promise((r) => setTimeout(r, 5));
       // Every send in flight finishes (bounded by the timeout) and its attempt is recorded before we return.
       if (active > 0) await new Promise<void>((r) => (idleResolve = r));
       secrets.close();
-      await own?.close();
-    },
-  };
-}
-
-/** LISTEN on a dedicated connection; reconnects after a failure. */
-function listen(databaseUrl: string, onNotify: () => void, logger: Logger): { close(): Promise<void> } {
-  let client: pg.Client | undefined;
-  let closed = false;
-  let retry: NodeJS.Timeout | undefined;
-  const connect = async () => {
-    const c = new pg.Client({ connectionString: databaseUrl });
-    client = c;
-    c.on('notification', () => onNotify());
-    c.on('error', () => {
-      void c.end().catch(() => {});
-      if (!closed) retry = setTimeout(() => void connect(), 1000);
-    });
-    try {
-      await c.connect();
-      await c.query(`LISTEN ${OUTBOX_CHANNEL}`);
-      onNotify(); // anything committed while we were not listening
-    } catch (err) {
-      logger.warn({ err: String(err) }, 'webhook LISTEN connection failed; retrying');
-      void c.end().catch(() => {});
-      if (!closed) retry = setTimeout(() => void connect(), 1000);
-    }
-  };
-  void connect();
-  return {
-    async close() {
-      closed = true;
-      if (retry) clearTimeout(retry);
-      await client?.end().catch(() => {});
+      await db.close();
     },
   };
 }

@@ -1,4 +1,5 @@
-import { PostgresAdapter, sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import { isPostgres } from './dialect.js';
 
 // Events in the order they were recorded (docs/webhooks.md, "Order of events"). Event ids are random, so two events
 // of the same millisecond had no order of their own. Now:
@@ -11,7 +12,7 @@ import { PostgresAdapter, sql, type Kysely } from 'kysely';
 //   in recording order.
 // - the listing index ends with seq; the claim indexes end with event_seq.
 export async function up(db: Kysely<any>): Promise<void> {
-  if (db.getExecutor().adapter instanceof PostgresAdapter) await upPostgres(db);
+  if (isPostgres(db)) await upPostgres(db);
   else await upSqlite(db);
 }
 

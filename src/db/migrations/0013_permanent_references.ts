@@ -1,4 +1,5 @@
-import { PostgresAdapter, sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import { isPostgres } from './dialect.js';
 
 // Merchants, stores and contracts are permanent: deactivated, never deleted, and their ids never change (a trigger
 // refuses both, on both databases). Every payment and session names them, so a row that names one can never dangle.
@@ -11,7 +12,7 @@ import { PostgresAdapter, sql, type Kysely } from 'kysely';
 // request). SQLite keeps these foreign keys: its checks are index reads in the same process, and dropping one would
 // rebuild the table. The other foreign keys (the session's payment, customers, payment methods…) stay on both.
 export async function up(db: Kysely<any>): Promise<void> {
-  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  const postgres = isPostgres(db);
   if (postgres) {
     await sql`create function motu_reference_permanent() returns trigger language plpgsql as $$
       begin

@@ -1,0 +1,167 @@
+// The PostgreSQL adapter: a pool whose connections keep the hot statements prepared, hooks that run after a commit
+// (NOTIFY outside the transaction), and the reference stamp that lets the few reference rows be cached.
+import pg from 'pg';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import type { DB } from '../schema.js';
+import type { Database, Trx } from '../adapter.js';
+import { REFERENCE_TABLES } from '../reference-cache.js';
+import { PostgresListener } from './listener.js';
+
+const REFERENCE_CHANNEL = 'motu_reference';
+
+// int8 (count(*), sums) arrives as a string by default; our integers stay far below 2^53.
+pg.types.setTypeParser(20, (value: string) => Number(value));
+
+const afterCommitHooks = new WeakMap<object, Array<(kysely: Kysely<DB>) => void>>();
+
+/**
+ * Runs `hook` once the transaction `trx` belongs to has committed (never if it rolls back), with the database's
+ * Kysely, outside any transaction. Returns false when this database does not run hooks (SQLite, or a transaction
+ * opened outside `Database.transaction`): the caller does its work inside the transaction instead.
+ */
+export function afterCommit(trx: Trx, hook: (kysely: Kysely<DB>) => void): boolean {
+  const hooks = afterCommitHooks.get(trx);
+  if (!hooks) return false;
+  hooks.push(hook);
+  return true;
+}
+
+export function openPostgres(connectionString: string, max: number, listenerHeartbeatMs = 5000): Database {
+  const listener = new PostgresListener(connectionString, 1000, listenerHeartbeatMs);
+  const stamp = new PostgresReferenceStamp(listener);
+  const prepared = new Map<string, string>(); // statement text → name, the same on every connection
+  return pooled(connectionString, max, { listener, stamp, prepared }, true);
+}
+
+interface Shared {
+  listener: PostgresListener;
+  stamp: PostgresReferenceStamp;
+  prepared: Map<string, string>;
+}
+
+/** A Database on a pool of its own; `owner`: it also owns (and closes) what the process shares. */
+function pooled(connectionString: string, max: number, shared: Shared, owner: boolean): Database {
+  const { listener, stamp, prepared } = shared;
+  const pool = new pg.Pool({ connectionString, max });
+  // An idle client losing its connection must not crash the process; the pool replaces it.
+  pool.on('error', () => {});
+  pool.on('connect', (client) => {
+    stamp.track(client);
+    keepPreparedOn(client, prepared);
+  });
+  const kysely = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    kysely,
+    dialect: 'postgres',
+    caps: { skipLocked: true, multiProcess: true },
+    lockForUpdate: (query) => query.forUpdate(),
+    skipLockedRows: (query) => query.forUpdate().skipLocked(),
+    listen: (channel, onNotify) => listener.subscribe(channel, { onNotify, onGap: onNotify }),
+    withPool: (size) => pooled(connectionString, size, shared, false),
+    referenceStamp: () => stamp.current(),
+    keepPrepared: (text) => {
+      if (!prepared.has(text) && prepared.size < 256) prepared.set(text, `motu_${prepared.size + 1}`);
+    },
+    transaction: async (fn) => {
+      const hooks: Array<(kysely: Kysely<DB>) => void> = [];
+      const result = await kysely.transaction().execute((trx) => {
+        afterCommitHooks.set(trx, hooks);
+        return fn(trx);
+      });
+      for (const hook of hooks) hook(kysely);
+      return result;
+    },
+    singleWrite: (fn) => fn(kysely),
+    isUniqueViolation: (err) => typeof err === 'object' && err !== null && (err as { code?: unknown }).code === '23505',
+    ping: async () => {
+      await sql`select 1`.execute(kysely);
+    },
+    close: async () => {
+      if (owner) await listener.close();
+      await kysely.destroy();
+    },
+  };
+}
+
+/** Database.keepPrepared: Kysely's `query(text, values)` becomes `query({ name, text, values })` for the texts kept. */
+function keepPreparedOn(client: pg.PoolClient, prepared: ReadonlyMap<string, string>): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  (client as { query: unknown }).query = (...args: unknown[]) => {
+    const name = typeof args[0] === 'string' && Array.isArray(args[1]) ? prepared.get(args[0]) : undefined;
+    return name === undefined ? query(...args) : query({ name, text: args[0], values: args[1] }, ...args.slice(2));
+  };
+}
+
+/**
+ * Database.referenceStamp on PostgreSQL. Other processes' commits are heard as notifications on channel
+ * `motu_reference` (migration 0011), through the process's one listener connection; this process's writes are seen on
+ * the pooled connections themselves (`track`), as on SQLite, since their notification arrives only after the commit
+ * has returned. While the listener is not up, the stamp is unknown and nothing may be cached.
+ */
+class PostgresReferenceStamp {
+  private generation = 0;
+  private subscribed = false;
+
+  constructor(private readonly listener: PostgresListener) {}
+
+  current(): number | undefined {
+    if (this.listener.listening) return this.generation;
+    if (!this.subscribed) {
+      this.subscribed = true;
+      this.listener.subscribe(REFERENCE_CHANNEL, { onNotify: () => this.generation++, onGap: () => this.generation++ });
+    }
+    return undefined;
+  }
+
+  /** Wraps a pooled connection's `query`: a write naming a reference table changes the stamp as on SQLite. */
+  track(client: pg.PoolClient): void {
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    let referenceWrite = false; // in the transaction still open on this connection
+    const after = (role: 'write' | 'end' | undefined) => {
+      if (role === 'write') this.generation++;
+      else if (role === 'end' && referenceWrite) {
+        referenceWrite = false;
+        this.generation++;
+      }
+    };
+    (client as { query: unknown }).query = (...args: unknown[]) => {
+      const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: unknown } | undefined)?.text;
+      const role = typeof text === 'string' ? this.roleOf(text) : undefined;
+      if (role === undefined) return query(...args);
+      if (role === 'write') {
+        referenceWrite = true; // a rollback or commit to come changes the stamp again
+        this.generation++; // what other requests load from now on may be about to change
+      }
+      const callback = typeof args[args.length - 1] === 'function' ? (args[args.length - 1] as (...r: unknown[]) => void) : undefined;
+      if (callback) {
+        return query(...args.slice(0, -1), (...result: unknown[]) => {
+          after(role);
+          callback(...result);
+        });
+      }
+      return (query(...args) as Promise<unknown>).then(
+        (result) => {
+          after(role);
+          return result;
+        },
+        (error: unknown) => {
+          after(role);
+          throw error;
+        },
+      );
+    };
+  }
+
+  /** Statement texts already classified (the same few texts run over and over; a regular expression on a 2 kB INSERT is not free). */
+  private readonly roles = new Map<string, 'write' | 'end' | undefined>();
+
+  private roleOf(text: string): 'write' | 'end' | undefined {
+    if (this.roles.has(text)) return this.roles.get(text);
+    const role = ENDS_PG_TRANSACTION.test(text) ? 'end' : !/^\s*select\b/i.test(text) && REFERENCE_TABLES.test(text) ? 'write' : undefined;
+    if (this.roles.size >= 1024) this.roles.clear();
+    this.roles.set(text, role);
+    return role;
+  }
+}
+
+const ENDS_PG_TRANSACTION = /^\s*(commit|end|rollback)\b/i;
