@@ -42,6 +42,7 @@ import { fieldsRoutes } from './acquirer/fields/fields.routes.js';
 import { sessionTokenBudget } from './modules/sessions/token-budget.js';
 import { checkoutRoutes } from './pages/checkout/checkout.routes.js';
 import { balanceAdminRoutes, balanceRoutes } from './modules/ledger/balance.routes.js';
+import { bankAccountsRoutes } from './modules/bank-accounts/bank-accounts.routes.js';
 
 export interface AppDeps {
   db: Database;
@@ -179,6 +180,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await api.register(walletSessionsRoutes(services.walletSessions));
       await api.register(merchantPaymentsRoutes(merchantPayments));
       await api.register(balanceRoutes(services.balance));
+      await api.register(bankAccountsRoutes(services.bankAccounts));
     },
     { prefix: '/api/v1' },
   );

@@ -4,6 +4,7 @@ import { Acquirers } from './acquirer/acquirers.js';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { MailOutbox } from './mail/outbox.js';
+import { BankAccountsService } from './modules/bank-accounts/bank-accounts.service.js';
 import { CheckoutService } from './modules/checkout/checkout.service.js';
 import { CustomersService } from './modules/customers/customers.service.js';
 import { BalanceService, LIVE_SETTLEMENT_ESTIMATE_SECONDS } from './modules/ledger/balance.service.js';
@@ -41,6 +42,7 @@ export interface Services {
   wallet: WalletService;
   walletSessions: WalletSessionsService;
   balance: BalanceService;
+  bankAccounts: BankAccountsService;
 }
 
 export function buildServices(config: Config, db: Database, clock: Clock): Services {
@@ -68,6 +70,7 @@ export function buildServices(config: Config, db: Database, clock: Clock): Servi
     checkout: new CheckoutService(db, clock, acquirers, config, wallet, customers, mail),
     wallet,
     walletSessions: new WalletSessionsService(db, clock, acquirers, config, mail),
+    bankAccounts: new BankAccountsService(db, clock, secretBoxFor(config)),
     balance: new BalanceService(db, clock, {
       pendingEstimateSeconds: (mode) => (mode === 'test' ? config.testSettlementDelaySeconds : LIVE_SETTLEMENT_ESTIMATE_SECONDS),
     }),

@@ -87,6 +87,8 @@ async function fixtures(t: TestApp): Promise<Fixtures> {
   assert.equal(link.status, 201, JSON.stringify(link.body));
   const wallet = await t.api(m.testKey, 'POST', `/api/v1/customers/${customer}/sessions`, { returnUrl: 'https://shop.example/w' });
   const transactions = await t.api(m.testKey, 'GET', `/api/v1/balance-transactions?sourceId=${captured}&limit=1`);
+  const bankAccount = await t.api(m.testKey, 'POST', '/api/v1/bank-accounts', { iban: 'DE89370400440532013000', holderName: 'Hostile GmbH', currency: 'EUR' });
+  assert.equal(bankAccount.status, 201, JSON.stringify(bankAccount.body));
   return {
     key: m.testKey,
     ids: {
@@ -104,6 +106,7 @@ async function fixtures(t: TestApp): Promise<Fixtures> {
       event: events.body.data[0].id,
       cardLink: link.body.id ?? link.body.linkId,
       transaction: transactions.body.data[0].id,
+      bankAccount: bankAccount.body.id,
     },
   };
 }
@@ -125,6 +128,7 @@ function realId(path: string, method: string, ids: Record<string, string>): stri
     [/payment-methods\//, 'paymentMethod'],
     [/^\/api\/v1\/card-links\//, 'cardLink'],
     [/^\/api\/v1\/balance-transactions\//, 'transaction'],
+    [/^\/api\/v1\/bank-accounts\//, 'bankAccount'],
   ];
   for (const [pattern, name] of table) if (pattern.test(path)) return ids[name]!;
   throw new Error(`no fixture id for ${method} ${path}`);

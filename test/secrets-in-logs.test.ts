@@ -1,4 +1,4 @@
-// Secrets never in logs or columns: after a full run — merchant, keys, sessions, card payments through the real token
+// Secrets never in logs or columns: after a full run — merchant, keys, a bank account, sessions, card payments through the real token
 // endpoint, refunds, a saved card, webhook deliveries to a loopback receiver, a signing-secret rotation, and requests
 // that fail with card data in them — no card number, secret key or webhook secret appears in clear in the logs
 // (pino at trace level, captured) or in any column of any table. Webhook secrets are sealed at rest (AES-256-GCM).
@@ -108,6 +108,14 @@ async function fullFlow(run: Run): Promise<void> {
   assert.equal(read.body.webhookSecret, rotated.body.webhookSecret);
   const customer = await t.api(key, 'POST', '/api/v1/customers', { email: 'card@example.com' });
   ok(customer, 201);
+  // A bank account, and a mistyped IBAN: neither appears anywhere, in any form (the refusal does not repeat it).
+  const iban = 'FR76 3000 6000 0100 0000 0000 152';
+  const bad = 'FR76 3000 6000 0100 0000 0000 153';
+  issued.push(iban, iban.replace(/ /g, ''), bad, bad.replace(/ /g, ''));
+  ok(await t.api(key, 'POST', '/api/v1/bank-accounts', { iban, holderName: 'Secret Shop SARL', currency: 'EUR' }), 201);
+  const refused = await t.api(key, 'POST', '/api/v1/bank-accounts', { iban: bad, holderName: 'Secret Shop SARL', currency: 'EUR' });
+  ok(refused, 400);
+  assert.ok(!JSON.stringify(refused.body).includes('0000152') && !JSON.stringify(refused.body).includes('0000153'));
 
   const token = async (number: string, session: string) => {
     const res = await t.api(undefined, 'POST', '/acquirer/v1/tokens', { mode: 'test', number, expMonth: 12, expYear: 2040, cvc: '123', session });

@@ -9,6 +9,7 @@ import type { RefundsTable } from '../modules/refunds/refunds.table.js';
 import type { AcquirerAuthorizationsTable, AcquirerCardsTable, AcquirerRefundsTable, AcquirerTokensTable } from '../acquirer/acquirer.table.js';
 import type { CardLinksTable, PaymentMethodsTable, WalletSessionsTable } from '../modules/wallet/wallet.table.js';
 import type { BalanceTransactionsTable, LedgerLinesTable, LedgerPostingsTable, PayoutItemsTable } from '../modules/ledger/ledger.table.js';
+import type { BankAccountsTable } from '../modules/bank-accounts/bank-accounts.table.js';
 import type { MailAttemptsTable, MailJobsTable } from '../mail/mail.table.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEventsTable } from '../events/events.table.js';
 import type { WebhookEndpointsTable } from '../modules/webhooks/endpoints.table.js';
@@ -38,6 +39,7 @@ export interface DB {
   wallet_sessions: WalletSessionsTable;
   mail_jobs: MailJobsTable;
   mail_attempts: MailAttemptsTable;
+  bank_accounts: BankAccountsTable;
   balance_transactions: BalanceTransactionsTable;
   ledger_postings: LedgerPostingsTable;
   ledger_lines: LedgerLinesTable;

@@ -15,6 +15,8 @@ const SECRET_FIELDS = [
   'adminToken',
   'secret',
   'previousSecret',
+  'iban',
+  'iban_sealed',
 ];
 
 // pino's `*` matches one level: list the top level, one level down, and the request headers explicitly.

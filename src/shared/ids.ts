@@ -6,7 +6,7 @@ const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 
 export type IdPrefix =
   | 'mer' | 'cus' | 'pm' | 'pay' | 're' | 'sto' | 'mcf' | 'ses' | 'whe' | 'we' | 'del'
-  | 'sub' | 'inv' | 'po' | 'dp' | 'cl' | 'key' | 'lnk' | 'att' | 'mail' | 'txn' | 'lpo' | 'mat';
+  | 'sub' | 'inv' | 'po' | 'dp' | 'cl' | 'key' | 'lnk' | 'att' | 'mail' | 'txn' | 'lpo' | 'mat' | 'ba';
 
 /**
  * The last `length` base62 digits of the big-endian number `bytes` (leading zeros kept). Long division on 32-bit
