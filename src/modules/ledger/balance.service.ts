@@ -33,16 +33,14 @@ export const LIVE_SETTLEMENT_ESTIMATE_SECONDS = 2 * 86_400;
 
 /** A merchant's transactions with what the postings say of them (released when, carried by which payout). */
 function scoped(db: Database, owner: Owner) {
-  let q = db.kysely.selectFrom('balance_transactions as t')
+  return db.kysely.selectFrom('balance_transactions as t')
     .leftJoin('ledger_postings as r', (j) => j.onRef('r.transaction_id', '=', 't.id').on('r.kind', '=', 'release'))
     .leftJoin('payout_items as p', 'p.transaction_id', 't.id')
     .select([
       't.id', 't.type', 't.amount', 't.currency', 't.amount_eur', 't.pending', 't.source_type', 't.source_id', 't.description',
       't.created_at', 'r.created_at as released_at', 'p.payout_id',
     ])
-    .where('t.merchant_id', '=', owner.merchantId).where('t.mode', '=', owner.mode);
-  if (owner.storeId) q = q.where('t.store_id', '=', owner.storeId);
-  return q;
+    .where(ownedBy(owner, { alias: 't', store: true }));
 }
 
 type Listed = ReturnType<typeof scoped>;
@@ -54,13 +52,11 @@ export class BalanceService {
 
   /** Available and pending per currency, from the merchant's accounts in the ledger. */
   async balance(owner: Owner) {
-    let q = this.db.kysely.selectFrom('ledger_lines')
+    const rows = await this.db.kysely.selectFrom('ledger_lines')
       .select(['account', 'currency', sql<number>`cast(sum(amount) as bigint)`.as('amount')])
-      .where(ownedBy(owner))
+      .where(ownedBy(owner, { store: true }))
       .where('account', 'in', ['merchant_pending', 'merchant_available'])
-      .groupBy(['account', 'currency']).orderBy('currency');
-    if (owner.storeId) q = q.where('store_id', '=', owner.storeId);
-    const rows = await q.execute();
+      .groupBy(['account', 'currency']).orderBy('currency').execute();
     const of = (account: string) => rows.filter((r) => r.account === account).map((r) => ({ currency: r.currency, amount: Number(r.amount) }));
     return { available: of('merchant_available'), pending: of('merchant_pending') };
   }
