@@ -11,6 +11,7 @@ import type { Mode } from '../merchants/merchants.table.js';
 import type { TransactionType } from './ledger.table.js';
 import { newId } from '../../shared/ids.js';
 import { post } from './postings.js';
+import { requireMerchant } from '../merchants/merchants.repository.js';
 import { ownedBy } from '../merchants/scope.js';
 
 export interface TransactionFilters {
@@ -141,15 +142,16 @@ export class BalanceService {
   async adjust(merchantId: string, input: { mode: Mode; currency: string; amount: number; reason: string }) {
     if (!isCurrency(input.currency)) throw invalidField('currency', 'must be EUR or XPF');
     if (input.amount === 0) throw invalidField('amount', 'must not be zero');
-    const merchant = await this.db.kysely.selectFrom('merchants').select('id').where('id', '=', merchantId).executeTakeFirst();
-    if (!merchant) throw notFound('Merchant', merchantId);
     const owner = { merchantId, mode: input.mode, storeId: null };
     const at = this.clock.now();
     const id = newId('txn');
-    const row = await this.db.transaction((trx) => post(trx, {
-      id, owner, type: 'adjustment', amount: input.amount, currency: input.currency,
-      source: { type: 'adjustment', id }, description: input.reason, at,
-    }));
+    const row = await this.db.transaction(async (trx) => {
+      await requireMerchant(trx, merchantId);
+      return post(trx, {
+        id, owner, type: 'adjustment', amount: input.amount, currency: input.currency,
+        source: { type: 'adjustment', id }, description: input.reason, at,
+      });
+    });
     return this.get(owner, row.id);
   }
 }
