@@ -43,6 +43,7 @@ import { sessionTokenBudget } from './modules/sessions/token-budget.js';
 import { checkoutRoutes } from './pages/checkout/checkout.routes.js';
 import { balanceAdminRoutes, balanceRoutes } from './modules/ledger/balance.routes.js';
 import { bankAccountsRoutes } from './modules/bank-accounts/bank-accounts.routes.js';
+import { payoutsAdminRoutes, payoutsRoutes } from './modules/payouts/payouts.routes.js';
 
 export interface AppDeps {
   db: Database;
@@ -145,6 +146,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await admin.register(storesRoutes(services.stores));
       await admin.register(apiKeysRoutes(services.apiKeys));
       await admin.register(balanceAdminRoutes(services.balance));
+      await admin.register(payoutsAdminRoutes(services.payouts));
     },
     { prefix: '/admin/v1' },
   );
@@ -181,6 +183,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await api.register(merchantPaymentsRoutes(merchantPayments));
       await api.register(balanceRoutes(services.balance));
       await api.register(bankAccountsRoutes(services.bankAccounts));
+      await api.register(payoutsRoutes(services.payouts));
     },
     { prefix: '/api/v1' },
   );

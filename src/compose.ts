@@ -5,6 +5,7 @@ import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { MailOutbox } from './mail/outbox.js';
 import { BankAccountsService } from './modules/bank-accounts/bank-accounts.service.js';
+import { PayoutsService } from './modules/payouts/payouts.service.js';
 import { CheckoutService } from './modules/checkout/checkout.service.js';
 import { CustomersService } from './modules/customers/customers.service.js';
 import { BalanceService, LIVE_SETTLEMENT_ESTIMATE_SECONDS } from './modules/ledger/balance.service.js';
@@ -43,6 +44,7 @@ export interface Services {
   walletSessions: WalletSessionsService;
   balance: BalanceService;
   bankAccounts: BankAccountsService;
+  payouts: PayoutsService;
 }
 
 export function buildServices(config: Config, db: Database, clock: Clock): Services {
@@ -53,6 +55,10 @@ export function buildServices(config: Config, db: Database, clock: Clock): Servi
   const paymentSessions = new PaymentSessionsService(db, clock, config);
   const payments = new PaymentsService(db, acquirers);
   const wallet = new WalletService(db, clock, acquirers);
+  const bankAccounts = new BankAccountsService(db, clock, secretBoxFor(config));
+  const balance = new BalanceService(db, clock, {
+    pendingEstimateSeconds: (mode) => (mode === 'test' ? config.testSettlementDelaySeconds : LIVE_SETTLEMENT_ESTIMATE_SECONDS),
+  });
   return {
     merchants: new MerchantsService(db, clock, secretBoxFor(config)),
     contracts: new ContractsService(db, clock),
@@ -70,9 +76,8 @@ export function buildServices(config: Config, db: Database, clock: Clock): Servi
     checkout: new CheckoutService(db, clock, acquirers, config, wallet, customers, mail),
     wallet,
     walletSessions: new WalletSessionsService(db, clock, acquirers, config, mail),
-    bankAccounts: new BankAccountsService(db, clock, secretBoxFor(config)),
-    balance: new BalanceService(db, clock, {
-      pendingEstimateSeconds: (mode) => (mode === 'test' ? config.testSettlementDelaySeconds : LIVE_SETTLEMENT_ESTIMATE_SECONDS),
-    }),
+    bankAccounts,
+    balance,
+    payouts: new PayoutsService(db, clock, bankAccounts, balance, { testPayoutSeconds: config.testPayoutSeconds }),
   };
 }

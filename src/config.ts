@@ -21,6 +21,8 @@ export interface Config {
   readonly rateLimit: { readonly max: number; readonly windowMs: number };
   readonly bodyLimitBytes: number;
   readonly testSettlementDelaySeconds: number;
+  /** Test mode: seconds from a payout's creation to the simulated bank's answer (MOTU_TEST_PAYOUT_SECONDS). */
+  readonly testPayoutSeconds: number;
   /** SQLite only: concurrent transactions share one durable commit (MOTU_SQLITE_GROUP_COMMIT, default true). */
   readonly sqliteGroupCommit: boolean;
   /** MOTU_SECRETS_KEY: 32 bytes (64 hex or base64) sealing webhook secrets at rest; unset: a key file in dataDir. */
@@ -183,6 +185,7 @@ export function parseConfig(env: Env = process.env): Config {
     }),
     bodyLimitBytes: integer(env, 'MOTU_BODY_LIMIT_BYTES', 1_048_576, 1024, 104_857_600),
     testSettlementDelaySeconds: integer(env, 'MOTU_TEST_SETTLEMENT_DELAY', 60, 0, 86_400 * 30),
+    testPayoutSeconds: integer(env, 'MOTU_TEST_PAYOUT_SECONDS', 60, 0, 86_400),
     sqliteGroupCommit: boolean(env, 'MOTU_SQLITE_GROUP_COMMIT', true),
     secretsKey,
     refundRecoverySeconds: integer(env, 'MOTU_REFUND_RECOVERY_SECONDS', 120, 5, 86_400),

@@ -89,6 +89,9 @@ async function fixtures(t: TestApp): Promise<Fixtures> {
   const transactions = await t.api(m.testKey, 'GET', `/api/v1/balance-transactions?sourceId=${captured}&limit=1`);
   const bankAccount = await t.api(m.testKey, 'POST', '/api/v1/bank-accounts', { iban: 'DE89370400440532013000', holderName: 'Hostile GmbH', currency: 'EUR' });
   assert.equal(bankAccount.status, 201, JSON.stringify(bankAccount.body));
+  assert.equal((await t.admin('POST', `/admin/v1/merchants/${m.id}/adjustments`, { mode: 'test', currency: 'EUR', amount: 5000, reason: 'funds' })).status, 201);
+  const payout = await t.api(m.testKey, 'POST', '/api/v1/payouts', { currency: 'EUR', amount: 1000 });
+  assert.equal(payout.status, 201, JSON.stringify(payout.body));
   return {
     key: m.testKey,
     ids: {
@@ -107,6 +110,7 @@ async function fixtures(t: TestApp): Promise<Fixtures> {
       cardLink: link.body.id ?? link.body.linkId,
       transaction: transactions.body.data[0].id,
       bankAccount: bankAccount.body.id,
+      payout: payout.body.id,
     },
   };
 }
@@ -129,6 +133,8 @@ function realId(path: string, method: string, ids: Record<string, string>): stri
     [/^\/api\/v1\/card-links\//, 'cardLink'],
     [/^\/api\/v1\/balance-transactions\//, 'transaction'],
     [/^\/api\/v1\/bank-accounts\//, 'bankAccount'],
+    [/^\/api\/v1\/payouts\//, 'payout'],
+    [/^\/admin\/v1\/payouts\//, 'payout'],
   ];
   for (const [pattern, name] of table) if (pattern.test(path)) return ids[name]!;
   throw new Error(`no fixture id for ${method} ${path}`);

@@ -34,6 +34,9 @@ const BY_ID: Record<string, { target: string; body?: unknown; storeScoped?: bool
   'GET /api/v1/bank-accounts/{id}': { target: 'bankAccount' },
   'PATCH /api/v1/bank-accounts/{id}': { target: 'bankAccount', body: { default: true } },
   'DELETE /api/v1/bank-accounts/{id}': { target: 'bankAccount' },
+  'GET /api/v1/payouts/{id}': { target: 'payout' },
+  'GET /api/v1/payouts/{id}/transactions': { target: 'payout' },
+  'POST /api/v1/payouts/{id}/cancel': { target: 'payout', body: {} },
   'GET /api/v1/events/{id}/deliveries': { target: 'event', storeScoped: true },
   'POST /api/v1/events/{id}/resend': { target: 'event', body: {}, storeScoped: true },
   'GET /api/v1/customers/{id}/payment-methods': { target: 'customer' },
@@ -80,6 +83,9 @@ async function victim(t: TestApp): Promise<Victim> {
   assert.equal(transactions.body.data.length, 1);
   const bankAccount = await t.api(m.testKey, 'POST', '/api/v1/bank-accounts', { iban: 'DE89370400440532013000', holderName: 'Victim GmbH', currency: 'EUR' });
   assert.equal(bankAccount.status, 201, JSON.stringify(bankAccount.body));
+  assert.equal((await t.admin('POST', `/admin/v1/merchants/${m.id}/adjustments`, { mode: 'test', currency: 'EUR', amount: 5000, reason: 'funds' })).status, 201);
+  const payout = await t.api(m.testKey, 'POST', '/api/v1/payouts', { currency: 'EUR', amount: 1000 });
+  assert.equal(payout.status, 201, JSON.stringify(payout.body));
   return {
     key: m.testKey,
     storeKey: storeKey.secretKey,
@@ -87,7 +93,7 @@ async function victim(t: TestApp): Promise<Victim> {
       merchant: m.id, contract: m.defaultContractId, store1: s1.id, store2: s2.id, customer,
       paymentMethod: saved.result.paymentMethodId, captured, manual, session: pending.sessionId,
       endpoint: endpoint.body.id, cardLink: link.body.id, event: events.body.data[0].id,
-      transaction: transactions.body.data[0].id, bankAccount: bankAccount.body.id,
+      transaction: transactions.body.data[0].id, bankAccount: bankAccount.body.id, payout: payout.body.id,
     },
   };
 }
@@ -191,7 +197,7 @@ eachDatabase('isolation matrix', (dialect) => {
         '/api/v1/customers?limit=100', '/api/v1/payments?limit=100', `/api/v1/payments?storeId=${v.ids.store2}`, '/api/v1/payments?storeId=V-2',
         `/api/v1/payments?customerId=${v.ids.customer}`, '/api/v1/webhook-endpoints', '/api/v1/events?limit=100',
         `/api/v1/events?paymentId=${v.ids.captured}`, `/api/v1/customers?email=${encodeURIComponent('x')}`,
-        '/api/v1/balance-transactions?limit=100', `/api/v1/balance-transactions?sourceId=${v.ids.captured}`, '/api/v1/bank-accounts?limit=100',
+        '/api/v1/balance-transactions?limit=100', `/api/v1/balance-transactions?sourceId=${v.ids.captured}`, '/api/v1/bank-accounts?limit=100', '/api/v1/payouts?limit=100',
       ]) {
         const res = await t.api(attacker.key, 'GET', url);
         checked++;

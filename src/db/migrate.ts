@@ -25,6 +25,7 @@ import * as m0021 from './migrations/0021_authorization_attempts.js';
 import * as m0023 from './migrations/0023_ledger.js';
 import * as m0024 from './migrations/0024_mail_attempts.js';
 import * as m0025 from './migrations/0025_bank_accounts.js';
+import * as m0026 from './migrations/0026_payouts.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_core': m0001,
@@ -51,6 +52,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0023_ledger': m0023,
   '0024_mail_attempts': m0024,
   '0025_bank_accounts': m0025,
+  '0026_payouts': m0026,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -10,6 +10,7 @@ import type { AcquirerAuthorizationsTable, AcquirerCardsTable, AcquirerRefundsTa
 import type { CardLinksTable, PaymentMethodsTable, WalletSessionsTable } from '../modules/wallet/wallet.table.js';
 import type { BalanceTransactionsTable, LedgerLinesTable, LedgerPostingsTable, PayoutItemsTable } from '../modules/ledger/ledger.table.js';
 import type { BankAccountsTable } from '../modules/bank-accounts/bank-accounts.table.js';
+import type { PayoutsTable } from '../modules/payouts/payouts.table.js';
 import type { MailAttemptsTable, MailJobsTable } from '../mail/mail.table.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEventsTable } from '../events/events.table.js';
 import type { WebhookEndpointsTable } from '../modules/webhooks/endpoints.table.js';
@@ -40,6 +41,7 @@ export interface DB {
   mail_jobs: MailJobsTable;
   mail_attempts: MailAttemptsTable;
   bank_accounts: BankAccountsTable;
+  payouts: PayoutsTable;
   balance_transactions: BalanceTransactionsTable;
   ledger_postings: LedgerPostingsTable;
   ledger_lines: LedgerLinesTable;

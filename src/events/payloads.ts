@@ -145,6 +145,8 @@ export interface PayoutData {
   amount: number;
   currency: string;
   status: string;
+  automatic: boolean;
+  arrivalDate: string;
 }
 export type PayoutFailedData = PayoutData & { failureReason: string };
 /** Never the raw data received from the bank partner. */

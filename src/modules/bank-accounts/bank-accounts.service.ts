@@ -116,4 +116,16 @@ export class BankAccountsService {
     const row = await this.live(this.db.kysely, owner).where('currency', '=', currency).where('is_default', '=', 1).executeTakeFirst();
     return row ? { ...row, iban: this.box.open(row.iban_sealed) } : undefined;
   }
+
+  /** One of the owner's accounts with its IBAN opened (a payout to a chosen account), or undefined. */
+  async withIban(owner: Owner, id: string): Promise<(BankAccountRow & { iban: string }) | undefined> {
+    const row = await this.live(this.db.kysely, owner).where('id', '=', id).executeTakeFirst();
+    return row ? { ...row, iban: this.box.open(row.iban_sealed) } : undefined;
+  }
+
+  /** The IBAN of an account, deleted or not (the test bank's answer to a payout already on its way). */
+  async ibanOf(id: string): Promise<string | undefined> {
+    const row = await this.db.kysely.selectFrom('bank_accounts').select('iban_sealed').where('id', '=', id).executeTakeFirst();
+    return row ? this.box.open(row.iban_sealed) : undefined;
+  }
 }

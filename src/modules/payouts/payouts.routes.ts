@@ -1,0 +1,93 @@
+// Payouts through the merchant API, and the operator's record of the bank's answer (admin API). Thin: the rules live
+// in payouts.service.ts.
+import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from 'typebox';
+import { merchantOf } from '../../http/auth.js';
+import { emptyBody } from '../../http/empty-body.js';
+import { IdParams, ListOf, ListQuery } from '../../http/schemas.js';
+import { BalanceTransaction } from '../ledger/balance.routes.js';
+import type { PayoutsService } from './payouts.service.js';
+
+export const PayoutBody = Type.Object(
+  {
+    currency: Type.Union([Type.Literal('EUR'), Type.Literal('XPF')]),
+    amount: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000_000_000, description: 'minor units; absent: the whole available balance' })),
+    bankAccountId: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'absent: the default account of the currency' })),
+    description: Type.Optional(Type.String({ maxLength: 200 })),
+  },
+  { additionalProperties: false },
+);
+
+export const Payout = Type.Object({
+  id: Type.String({ description: 'po_…' }),
+  amount: Type.Integer(),
+  currency: Type.String(),
+  status: Type.Union(['pending', 'in_transit', 'paid', 'failed', 'cancelled'].map((s) => Type.Literal(s))),
+  automatic: Type.Boolean(),
+  bankAccountId: Type.String(),
+  recipientId: Type.String({ description: 'the bank account' }),
+  arrivalDate: Type.String(),
+  description: Type.Union([Type.String(), Type.Null()]),
+  failureReason: Type.Union([Type.String(), Type.Null()]),
+  failureMessage: Type.Union([Type.String(), Type.Null()]),
+  createdAt: Type.String(),
+});
+
+const List = Type.Object({ ...ListQuery }, { additionalProperties: false });
+const FailedBody = Type.Object(
+  {
+    failureReason: Type.Union(['no_account', 'account_closed', 'declined', 'could_not_process'].map((s) => Type.Literal(s))),
+    failureMessage: Type.Optional(Type.String({ maxLength: 500 })),
+  },
+  { additionalProperties: false },
+);
+const tags = ['payouts'];
+
+export function payoutsRoutes(service: PayoutsService) {
+  return async function routes(app: FastifyInstance): Promise<void> {
+    app.post<{ Body: Static<typeof PayoutBody> }>(
+      '/payouts',
+      { schema: { tags, summary: 'Pay out the available balance (all of it, or an amount) to a bank account', body: PayoutBody, response: { 201: Payout } } },
+      async (request, reply) => reply.code(201).send(await service.create(merchantOf(request), request.body)),
+    );
+    app.get<{ Querystring: Static<typeof List> }>(
+      '/payouts',
+      { schema: { tags, summary: 'List payouts, newest first', querystring: List, response: { 200: ListOf(Payout) } } },
+      async (request) => service.list(merchantOf(request), request.query),
+    );
+    app.get<{ Params: Static<typeof IdParams> }>(
+      '/payouts/:id',
+      { schema: { tags, summary: 'Read a payout', params: IdParams, response: { 200: Payout } } },
+      async (request) => service.get(merchantOf(request), request.params.id),
+    );
+    app.get<{ Params: Static<typeof IdParams>; Querystring: Static<typeof List> }>(
+      '/payouts/:id/transactions',
+      { schema: { tags, summary: 'The balance transactions a payout carries', params: IdParams, querystring: List, response: { 200: ListOf(BalanceTransaction) } } },
+      async (request) => service.transactions(merchantOf(request), request.params.id, request.query),
+    );
+    app.post<{ Params: Static<typeof IdParams> }>(
+      '/payouts/:id/cancel',
+      {
+        preValidation: emptyBody,
+        schema: { tags, summary: 'Cancel a pending payout (its amount is credited back)', params: IdParams, body: Type.Object({}, { additionalProperties: false }), response: { 200: Payout } },
+      },
+      async (request) => service.cancel(merchantOf(request), request.params.id),
+    );
+  };
+}
+
+export function payoutsAdminRoutes(service: PayoutsService) {
+  const doc = { tags: ['admin'], security: [{ adminToken: [] }] };
+  return async function routes(app: FastifyInstance): Promise<void> {
+    app.post<{ Params: Static<typeof IdParams> }>(
+      '/payouts/:id/paid',
+      { preValidation: emptyBody, schema: { ...doc, summary: 'Record that the bank paid a payout', params: IdParams, body: Type.Object({}, { additionalProperties: false }), response: { 200: Payout } } },
+      async (request) => service.recordAnswer(request.params.id, { paid: true }),
+    );
+    app.post<{ Params: Static<typeof IdParams>; Body: Static<typeof FailedBody> }>(
+      '/payouts/:id/failed',
+      { schema: { ...doc, summary: 'Record that the bank refused a payout (its amount is credited back)', params: IdParams, body: FailedBody, response: { 200: Payout } } },
+      async (request) => service.recordAnswer(request.params.id, { paid: false, reason: request.body.failureReason, message: request.body.failureMessage }),
+    );
+  };
+}
