@@ -3,6 +3,8 @@
 // credited back), three failures in a row making the account errored, live payouts pending until the operator records
 // the bank's answer or the merchant cancels, every error code, isolation; ledger verify clean throughout.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
 import { before, it } from 'node:test';
 import { verifyLedger } from '../src/modules/ledger/verify.js';
 import { eventsOfType } from './support/events.js';
@@ -168,6 +170,20 @@ eachDatabase('payouts', (dialect) => {
     assert.equal(await available('EUR', m.liveKey), 700);
     assert.equal((await t.admin('POST', `/admin/v1/payouts/${three.id}/failed`, { failureReason: 'bank_on_fire' })).status, 400);
     assert.equal((await t.admin('POST', '/admin/v1/payouts/po_nope/paid')).status, 404);
+    // The same answers as `motu` commands.
+    await fund(300);
+    const four = (await api('POST', '/api/v1/payouts', { currency: 'EUR' }, m.liveKey)).body;
+    const root = path.resolve(import.meta.dirname, '..');
+    const env: NodeJS.ProcessEnv = { ...process.env, MOTU_DATA_DIR: t.dataDir, LOG_LEVEL: 'warn' };
+    for (const name of ['DATABASE_URL', 'MOTU_ADMIN_TOKEN', 'MOTU_SEED_DEMO']) delete env[name];
+    if (t.databaseUrl) env.DATABASE_URL = t.databaseUrl;
+    const cli = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', path.join(root, 'src/start/main.ts'), ...args], { cwd: root, env, encoding: 'utf8' });
+    const bad = cli('payouts', 'failed', four.id, '--reason', 'bank_on_fire');
+    assert.equal(bad.status, 1);
+    const run = cli('payouts', 'failed', four.id, '--reason', 'declined');
+    assert.equal(run.status, 0, run.stdout + run.stderr);
+    assert.equal(JSON.parse(run.stdout).failureReason, 'declined');
+    assert.equal(await available('EUR', m.liveKey), 1_000);
     await books();
   });
 

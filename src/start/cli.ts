@@ -37,6 +37,9 @@ const USAGE = `Usage: motu <command> [options]
   keys revoke ID
   adjustments create --merchant ID --mode test|live --currency EUR|XPF --amount SIGNED_MINOR_UNITS --reason TEXT
                                            correct a merchant's balance (an adjustment transaction, available at once)
+  payouts paid ID                          record that the bank paid a live payout
+  payouts failed ID --reason no_account|account_closed|declined|could_not_process
+                                           record that the bank refused it (its amount is credited back)
   ledger verify                            check every posting balances, every balance equals its transactions and
                                            every payment's transactions its captured and refunded amounts (exit 1 if not)
   listen --forward-to URL [--api-url URL] [--key sk_test_…]
@@ -229,6 +232,15 @@ export async function main(argv: string[], print: (line: string) => void = conso
           );
         case 'keys revoke':
           return services.apiKeys.revoke(need(id, 'id'));
+        case 'payouts paid':
+          return services.payouts.recordAnswer(need(id, 'id'), { paid: true });
+        case 'payouts failed': {
+          const reason = need(str(v, 'reason'), 'reason');
+          if (!['no_account', 'account_closed', 'declined', 'could_not_process'].includes(reason)) {
+            throw new AppError('VALIDATION_ERROR', '--reason must be no_account, account_closed, declined or could_not_process', { field: 'reason' });
+          }
+          return services.payouts.recordAnswer(need(id, 'id'), { paid: false, reason });
+        }
         case 'adjustments create': {
           return services.balance.adjust(need(str(v, 'merchant'), 'merchant'), checked(AdjustmentBody, {
             mode: str(v, 'mode'), currency: str(v, 'currency'), amount: signedInt(v, 'amount'), reason: str(v, 'reason'),
