@@ -44,6 +44,7 @@ import { checkoutRoutes } from './pages/checkout/checkout.routes.js';
 import { balanceAdminRoutes, balanceRoutes } from './modules/ledger/balance.routes.js';
 import { bankAccountsRoutes } from './modules/bank-accounts/bank-accounts.routes.js';
 import { payoutsAdminRoutes, payoutsRoutes } from './modules/payouts/payouts.routes.js';
+import { testClocksRoutes } from './modules/test-clocks/test-clocks.routes.js';
 
 export interface AppDeps {
   db: Database;
@@ -184,6 +185,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await api.register(balanceRoutes(services.balance));
       await api.register(bankAccountsRoutes(services.bankAccounts));
       await api.register(payoutsRoutes(services.payouts));
+      await api.register(testClocksRoutes(services.testClocks));
     },
     { prefix: '/api/v1' },
   );

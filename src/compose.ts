@@ -22,6 +22,7 @@ import { WalletSessionsService } from './modules/wallet/wallet-sessions.service.
 import { WalletService } from './modules/wallet/wallet.service.js';
 import { EventsService } from './modules/webhooks/events.service.js';
 import { WebhooksService } from './modules/webhooks/webhooks.service.js';
+import { TestClocksService } from './modules/test-clocks/test-clocks.service.js';
 import type { Clock } from './shared/clock.js';
 import { secretBoxFor } from './shared/secret-box.js';
 
@@ -45,6 +46,7 @@ export interface Services {
   balance: BalanceService;
   bankAccounts: BankAccountsService;
   payouts: PayoutsService;
+  testClocks: TestClocksService;
 }
 
 export function buildServices(config: Config, db: Database, clock: Clock): Services {
@@ -79,5 +81,6 @@ export function buildServices(config: Config, db: Database, clock: Clock): Servi
     bankAccounts,
     balance,
     payouts: new PayoutsService(db, clock, bankAccounts, balance, { testPayoutSeconds: config.testPayoutSeconds }),
+    testClocks: new TestClocksService(db, clock),
   };
 }

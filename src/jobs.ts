@@ -11,8 +11,10 @@ import { mailJobs } from './mail/mail.worker.js';
 import { smtpMailer } from './mail/mailer.js';
 import { composeMail } from './pages/mail/messages.js';
 import {
-  expireAuthorizations, expireSessions, recoverClaims, recoveryEveryMs, settlePayments, type PaymentJobDeps,
+  expireAuthorizations, expireSessions, paymentTimeRules, recoverClaims, recoveryEveryMs, settlePayments, type PaymentJobDeps,
 } from './modules/payments/payments.scheduler.js';
+import { advanceTestClocks, type TimeRule } from './modules/test-clocks/advance.js';
+import { realTime } from './modules/test-clocks/clock-time.js';
 import { RECOVERY_AFTER_SECONDS, recoverRefunds, type RefundJobDeps } from './modules/refunds/refunds.jobs.js';
 import type { Clock } from './shared/clock.js';
 
@@ -22,18 +24,19 @@ export type ScheduleDeps = PaymentJobDeps & RefundJobDeps;
 export function scheduleDeps(services: Services, config: Config, db: Database, clock: Clock): ScheduleDeps {
   return {
     db, clock, acquirers: services.acquirers, lifecycle: services.lifecycle, refunds: services.refunds,
-    refundRecoverySeconds: config.refundRecoverySeconds,
+    refundRecoverySeconds: config.refundRecoverySeconds, testSettlementDelaySeconds: config.testSettlementDelaySeconds,
   };
 }
 
 /** One scheduler tick of every payment job, in order. */
 export async function runPaymentSchedule(deps: ScheduleDeps, now: Date = deps.clock.now()) {
   return {
-    sessionsExpired: await expireSessions(deps, now),
+    sessionsExpired: await expireSessions(deps, realTime(now)),
     claimsRecovered: await recoverClaims(deps, now),
     refundsRecovered: await recoverRefunds(deps, now),
-    authorizationsExpired: await expireAuthorizations(deps, now),
+    authorizationsExpired: await expireAuthorizations(deps, realTime(now)),
     settled: await settlePayments(deps, now),
+    testClocksReady: await advanceTestClocks(deps.db, deps.clock, timeRules(deps)),
   };
 }
 
@@ -41,12 +44,19 @@ export function paymentJobs(deps: ScheduleDeps): ScheduledJob[] {
   const refundsEveryMs = recoveryEveryMs(deps.refundRecoverySeconds ?? RECOVERY_AFTER_SECONDS);
   const claimsEveryMs = recoveryEveryMs(deps.lifecycle.claimTtlSeconds);
   return [
-    { name: 'expire-payment-sessions', everyMs: 5_000, run: (now) => expireSessions(deps, now) },
-    { name: 'expire-authorizations', everyMs: 60_000, run: (now) => expireAuthorizations(deps, now) },
+    { name: 'expire-payment-sessions', everyMs: 5_000, run: (now) => expireSessions(deps, realTime(now)) },
+    { name: 'expire-authorizations', everyMs: 60_000, run: (now) => expireAuthorizations(deps, realTime(now)) },
     { name: 'settle-payments', everyMs: 10_000, run: (now) => settlePayments(deps, now) },
     { name: 'recover-payment-claims', everyMs: claimsEveryMs, run: (now) => recoverClaims(deps, now) },
     { name: 'recover-refunds', everyMs: refundsEveryMs, run: (now) => recoverRefunds(deps, now) },
+    // Test clocks asked to advance: every time rule above, at the clock's time, for the objects on it.
+    { name: 'advance-test-clocks', everyMs: 1_000, run: () => advanceTestClocks(deps.db, deps.clock, timeRules(deps)) },
   ];
+}
+
+/** Every rule that reads "now": what a test clock's advance runs, in time order, for the objects on the clock. */
+export function timeRules(deps: ScheduleDeps): TimeRule[] {
+  return [...paymentTimeRules(deps)];
 }
 
 /** Jobs every worker process runs; modules add theirs here. */

@@ -92,6 +92,8 @@ async function fixtures(t: TestApp): Promise<Fixtures> {
   assert.equal((await t.admin('POST', `/admin/v1/merchants/${m.id}/adjustments`, { mode: 'test', currency: 'EUR', amount: 5000, reason: 'funds' })).status, 201);
   const payout = await t.api(m.testKey, 'POST', '/api/v1/payouts', { currency: 'EUR', amount: 1000 });
   assert.equal(payout.status, 201, JSON.stringify(payout.body));
+  const testClock = await t.api(m.testKey, 'POST', '/api/v1/test-helpers/test-clocks', { frozenTime: '2030-01-01T00:00:00.000Z' });
+  assert.equal(testClock.status, 201, JSON.stringify(testClock.body));
   return {
     key: m.testKey,
     ids: {
@@ -111,6 +113,7 @@ async function fixtures(t: TestApp): Promise<Fixtures> {
       transaction: transactions.body.data[0].id,
       bankAccount: bankAccount.body.id,
       payout: payout.body.id,
+      testClock: testClock.body.id,
     },
   };
 }
@@ -135,6 +138,7 @@ function realId(path: string, method: string, ids: Record<string, string>): stri
     [/^\/api\/v1\/bank-accounts\//, 'bankAccount'],
     [/^\/api\/v1\/payouts\//, 'payout'],
     [/^\/admin\/v1\/payouts\//, 'payout'],
+    [/^\/api\/v1\/test-helpers\/test-clocks\//, 'testClock'],
   ];
   for (const [pattern, name] of table) if (pattern.test(path)) return ids[name]!;
   throw new Error(`no fixture id for ${method} ${path}`);

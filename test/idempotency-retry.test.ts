@@ -368,7 +368,7 @@ eachDatabase('a capture or cancel killed mid-way, with MOTU_OPERATION_CLAIM_SECO
     const id = await paidPayment(t, m.testKey, { amount: 2500, captureMode: 'MANUAL' });
     const claimed = await s.lifecycle.claimCapture({ ...owner(), storeId: null }, id);
     await s.acquirers.forMode('test').capture({ mode: 'test', authorizationId: claimed.acquirer_authorization_id!, amount: 2500 });
-    const deps = { db: t.db, clock, acquirers: s.acquirers, lifecycle: s.lifecycle };
+    const deps = { db: t.db, clock, acquirers: s.acquirers, lifecycle: s.lifecycle, testSettlementDelaySeconds: t.config.testSettlementDelaySeconds };
     clock.advance(4_000);
     assert.equal(await recoverClaims(deps, clock.now()), 0, 'younger than 5 s: left alone');
     clock.advance(2_000);

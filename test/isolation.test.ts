@@ -37,6 +37,8 @@ const BY_ID: Record<string, { target: string; body?: unknown; storeScoped?: bool
   'GET /api/v1/payouts/{id}': { target: 'payout' },
   'GET /api/v1/payouts/{id}/transactions': { target: 'payout' },
   'POST /api/v1/payouts/{id}/cancel': { target: 'payout', body: {} },
+  'GET /api/v1/test-helpers/test-clocks/{id}': { target: 'testClock' },
+  'POST /api/v1/test-helpers/test-clocks/{id}/advance': { target: 'testClock', body: { frozenTime: '2031-01-01T00:00:00.000Z' } },
   'GET /api/v1/events/{id}/deliveries': { target: 'event', storeScoped: true },
   'POST /api/v1/events/{id}/resend': { target: 'event', body: {}, storeScoped: true },
   'GET /api/v1/customers/{id}/payment-methods': { target: 'customer' },
@@ -86,6 +88,8 @@ async function victim(t: TestApp): Promise<Victim> {
   assert.equal((await t.admin('POST', `/admin/v1/merchants/${m.id}/adjustments`, { mode: 'test', currency: 'EUR', amount: 5000, reason: 'funds' })).status, 201);
   const payout = await t.api(m.testKey, 'POST', '/api/v1/payouts', { currency: 'EUR', amount: 1000 });
   assert.equal(payout.status, 201, JSON.stringify(payout.body));
+  const testClock = await t.api(m.testKey, 'POST', '/api/v1/test-helpers/test-clocks', { frozenTime: '2030-01-01T00:00:00.000Z' });
+  assert.equal(testClock.status, 201, JSON.stringify(testClock.body));
   return {
     key: m.testKey,
     storeKey: storeKey.secretKey,
@@ -94,6 +98,7 @@ async function victim(t: TestApp): Promise<Victim> {
       paymentMethod: saved.result.paymentMethodId, captured, manual, session: pending.sessionId,
       endpoint: endpoint.body.id, cardLink: link.body.id, event: events.body.data[0].id,
       transaction: transactions.body.data[0].id, bankAccount: bankAccount.body.id, payout: payout.body.id,
+      testClock: testClock.body.id,
     },
   };
 }
@@ -198,10 +203,11 @@ eachDatabase('isolation matrix', (dialect) => {
         `/api/v1/payments?customerId=${v.ids.customer}`, '/api/v1/webhook-endpoints', '/api/v1/events?limit=100',
         `/api/v1/events?paymentId=${v.ids.captured}`, `/api/v1/customers?email=${encodeURIComponent('x')}`,
         '/api/v1/balance-transactions?limit=100', `/api/v1/balance-transactions?sourceId=${v.ids.captured}`, '/api/v1/bank-accounts?limit=100', '/api/v1/payouts?limit=100',
+        '/api/v1/test-helpers/test-clocks?limit=100',
       ]) {
         const res = await t.api(attacker.key, 'GET', url);
         checked++;
-        assert.ok(res.status === 200 || res.status === 404 || res.status === 400, `${url} → ${res.status}`);
+        assert.ok(res.status === 200 || res.status === 404 || res.status === 400 || (res.status === 403 && url.includes('test-helpers')), `${url} → ${res.status}`);
         const text = JSON.stringify(res.body);
         for (const id of all) assert.ok(!text.includes(id), `${attacker.name}: ${url} shows ${id}`);
       }

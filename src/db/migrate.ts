@@ -26,6 +26,7 @@ import * as m0023 from './migrations/0023_ledger.js';
 import * as m0024 from './migrations/0024_mail_attempts.js';
 import * as m0025 from './migrations/0025_bank_accounts.js';
 import * as m0026 from './migrations/0026_payouts.js';
+import * as m0027 from './migrations/0027_test_clocks.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_core': m0001,
@@ -53,6 +54,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0024_mail_attempts': m0024,
   '0025_bank_accounts': m0025,
   '0026_payouts': m0026,
+  '0027_test_clocks': m0027,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

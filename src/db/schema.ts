@@ -11,6 +11,7 @@ import type { CardLinksTable, PaymentMethodsTable, WalletSessionsTable } from '.
 import type { BalanceTransactionsTable, LedgerLinesTable, LedgerPostingsTable, PayoutItemsTable } from '../modules/ledger/ledger.table.js';
 import type { BankAccountsTable } from '../modules/bank-accounts/bank-accounts.table.js';
 import type { PayoutsTable } from '../modules/payouts/payouts.table.js';
+import type { TestClocksTable } from '../modules/test-clocks/test-clocks.table.js';
 import type { MailAttemptsTable, MailJobsTable } from '../mail/mail.table.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEventsTable } from '../events/events.table.js';
 import type { WebhookEndpointsTable } from '../modules/webhooks/endpoints.table.js';
@@ -46,4 +47,5 @@ export interface DB {
   ledger_postings: LedgerPostingsTable;
   ledger_lines: LedgerLinesTable;
   payout_items: PayoutItemsTable;
+  test_clocks: TestClocksTable;
 }

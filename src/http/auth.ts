@@ -61,6 +61,9 @@ function merchantAuthHook(db: Database) {
     if (!token) throw new AppError('UNAUTHORIZED', 'Send your secret key as "Authorization: Bearer sk_test_…"');
     const principal = await authenticate(token);
     request.merchant = principal;
+    if (principal.mode === 'live' && request.url.startsWith('/api/v1/test-helpers/')) {
+      throw new AppError('PERMISSION_DENIED', 'Test helpers need a test key (sk_test_…)');
+    }
     if (principal.permission === 'read' && request.method !== 'GET' && request.method !== 'HEAD') {
       throw new AppError('PERMISSION_DENIED', 'This key can only read; use a key with write permission');
     }

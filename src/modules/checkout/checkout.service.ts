@@ -86,7 +86,9 @@ export class CheckoutService {
   }
 
   cardState(session: PaymentSessionRow, payment: PaymentRow): CardState {
-    if (session.status !== 'open' || session.expires_at <= this.clock.now().toISOString() || !OPEN_PAYMENT.includes(payment.status)) return 'closed';
+    // On a test clock the clock's own expiry rule closes the session when the clock passes expiresAt: the status says.
+    const expired = session.test_clock_id === null && session.expires_at <= this.clock.now().toISOString();
+    if (session.status !== 'open' || expired || !OPEN_PAYMENT.includes(payment.status)) return 'closed';
     return session.card_attempts < this.config.maxCardAttempts ? 'open' : 'exhausted';
   }
 

@@ -30,6 +30,7 @@ export const CustomerBody = Type.Object(
     phone: Type.Optional(Type.String({ maxLength: 30, pattern: '^\\+?[0-9 ().-]{3,30}$' })),
     address: Type.Optional(Address),
     metadata: Type.Optional(Metadata),
+    testClockId: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'test mode: the test clock the customer lives on (clk_…)' })),
   },
   { additionalProperties: false },
 );
@@ -57,6 +58,7 @@ export const Customer = Type.Object({
   address: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()]),
   metadata: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()]),
   createdAt: Type.String(),
+  testClockId: Type.Union([Type.String(), Type.Null()]),
   updatedAt: Type.String(),
 });
 

@@ -9,6 +9,7 @@ import type { CustomerRow } from './customers.table.js';
 import { recordEvent } from '../../events/outbox.js';
 import { payloads } from '../../events/payloads.js';
 import { ownedBy } from '../merchants/scope.js';
+import { checkClockForCustomer } from '../test-clocks/clock-time.js';
 
 export interface CustomerInput {
   email?: string | null;
@@ -17,6 +18,8 @@ export interface CustomerInput {
   phone?: string | null;
   address?: Record<string, unknown> | null;
   metadata?: Record<string, unknown> | null;
+  /** At creation only, test mode: the customer lives on this test clock. */
+  testClockId?: string;
 }
 
 
@@ -29,6 +32,7 @@ export function customerView(row: CustomerRow) {
     phone: row.phone,
     address: row.address ? (JSON.parse(row.address) as Record<string, unknown>) : null,
     metadata: row.metadata ? (JSON.parse(row.metadata) as Record<string, unknown>) : null,
+    testClockId: row.test_clock_id,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -47,6 +51,7 @@ export class CustomersService {
 
   /** Inserts a customer on the caller's transaction (used by the API and by payments with saveCustomer). */
   async insert(trx: Trx, owner: Owner, input: CustomerInput, id: string = newId('cus')): Promise<CustomerRow> {
+    if (input.testClockId !== undefined) await checkClockForCustomer(trx, owner, input.testClockId);
     const now = this.clock.now().toISOString();
     const row: CustomerRow = {
       id,
@@ -59,6 +64,7 @@ export class CustomersService {
       phone: input.phone ?? null,
       address: json(input.address),
       metadata: json(input.metadata),
+      test_clock_id: input.testClockId ?? null,
       created_at: now,
       updated_at: now,
     };

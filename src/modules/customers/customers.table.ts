@@ -15,6 +15,8 @@ export interface CustomersTable {
   address: string | null;
   /** JSON text */
   metadata: string | null;
+  /** Test mode: the test clock the customer lives on; its payments, sessions and disputes read the clock's time. */
+  test_clock_id: string | null;
   created_at: string;
   updated_at: string;
 }

@@ -25,6 +25,7 @@ import type { OrderInput } from '../sessions/sessions.schemas.js';
 import type { PaymentSessionsService } from '../sessions/sessions.service.js';
 import { urlProblem } from '../sessions/urls.js';
 import { ownedBy } from '../merchants/scope.js';
+import { timeOn } from '../test-clocks/clock-time.js';
 
 
 export interface MerchantPaymentInput {
@@ -112,7 +113,10 @@ export class MerchantPaymentsService {
       if (fields.length > 0) throw validationError(fields);
       checkOrderAmount(input.order);
       if (!contract) throw new AppError('BUSINESS_RULE_VIOLATION', 'This merchant has no active default contract; ask the operator to set one');
-      const now = this.clock.now().toISOString();
+      // The card's customer on a test clock: the payment lives at the clock's time (subscriptions charge this way).
+      const customer = pm.customer_id ? await trx.selectFrom('customers').select('test_clock_id').where('id', '=', pm.customer_id).executeTakeFirst() : undefined;
+      const testClockId = customer?.test_clock_id ?? null;
+      const now = (await timeOn(trx, testClockId, this.clock.now())).toISOString();
       const payment = {
         id: id ?? newId('pay'), merchant_id: owner.merchantId, mode: owner.mode, session_id: null, status: 'pending' as const,
         reference: newPaymentReference(), order_reference: input.order.reference ?? null, external_id: input.externalId ?? null,
@@ -124,7 +128,7 @@ export class MerchantPaymentsService {
         authorized_amount: 0, captured_amount: 0, refunded_amount: 0, refusal_code: null, refusal_message: null,
         payment_method_id: pm.id, card_brand: pm.brand, card_last4: pm.last4, card_network: pm.network,
         authorized_at: null, captured_at: null, settled: 0, acquirer_authorization_id: null, operation: null, operation_at: null,
-        refund_reserved: 0, settled_at: null, created_at: now, updated_at: now,
+        refund_reserved: 0, settled_at: null, test_clock_id: testClockId, created_at: now, updated_at: now,
       };
       await trx.insertInto('payments').values(payment).execute();
       return { paymentId: payment.id, mode: owner.mode, cardRef: pm.acquirer_card_ref, amount: payment.amount, currency: payment.currency, capture: payment.capture_mode === 'AUTO', statementLabel: contract.statement_label || undefined };

@@ -14,6 +14,7 @@ import { payloads, type EventType } from '../../events/payloads.js';
 import type { PaymentRow, PaymentStatus } from '../payments/payments.table.js';
 import * as ledger from '../ledger/payment-postings.js';
 import { paymentBase, settlementOf, storeOf } from './payment-events.js';
+import { timeOn } from '../test-clocks/clock-time.js';
 
 /** A payment still waiting for a card: the checkout may authorize it, the cardholder or the merchant cancel it. */
 export const AWAITING_CARD: readonly PaymentStatus[] = ['pending', 'failed'];
@@ -22,6 +23,18 @@ export const REFUNDABLE: readonly PaymentStatus[] = ['captured', 'partially_refu
 
 function reload(trx: Trx, paymentId: string): Promise<PaymentRow> {
   return trx.selectFrom('payments').selectAll().where('id', '=', paymentId).executeTakeFirstOrThrow();
+}
+
+/**
+ * A payment of a customer on a test clock keeps its dates in the clock's time, so the rules that read them (the
+ * authorization's 7 days, settlement) run when the clock moves. The update above wrote the real time; this rewrites
+ * those columns. Payments on no clock (all live ones) pay nothing for it.
+ */
+async function onItsClock(trx: Trx, row: PaymentRow, column: 'authorized_at' | 'captured_at'): Promise<PaymentRow> {
+  if (!row.test_clock_id) return row;
+  const at = (await timeOn(trx, row.test_clock_id, new Date(row.updated_at))).toISOString();
+  await trx.updateTable('payments').set({ [column]: at, updated_at: at }).where('id', '=', row.id).execute();
+  return reload(trx, row.id);
 }
 
 function applied(res: { numUpdatedRows: bigint }): boolean {
@@ -74,7 +87,7 @@ export async function authorize(trx: Trx, input: AuthorizeInput): Promise<Paymen
   })).where('id', '=', input.paymentId).where('status', 'in', input.from).executeTakeFirst();
   if (!applied(res)) return null;
   if (input.beforeEvent) await input.beforeEvent(await reload(trx, input.paymentId));
-  const row = await reload(trx, input.paymentId);
+  const row = await onItsClock(trx, await reload(trx, input.paymentId), 'authorized_at');
   // An authorization moves no money yet: the ledger writes at capture, or at cancellation for its fees.
   await emit(trx, row, input.at, payloads.paymentAuthorized({
     ...paymentBase(row, await storeOf(trx, row)), status: 'transit', customerId: row.customer_id, customerCreated: row.customer_created === 1,
@@ -142,7 +155,7 @@ export async function capture(trx: Trx, input: CaptureInput): Promise<PaymentRow
     .where('id', '=', input.paymentId).where('status', '=', 'transit').executeTakeFirst();
   if (input.operation) await releaseClaim(trx, input.paymentId, input.operation);
   if (!applied(res)) return null;
-  const row = await reload(trx, input.paymentId);
+  const row = await onItsClock(trx, await reload(trx, input.paymentId), 'captured_at');
   if (row.session_id) {
     await trx.updateTable('payment_sessions').set({ status: 'complete', completed_at: now }).where('id', '=', row.session_id).where('status', '=', 'open').execute();
   }

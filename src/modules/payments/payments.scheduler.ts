@@ -12,6 +12,8 @@ import { addSeconds, type Clock } from '../../shared/clock.js';
 import type { Mode } from '../merchants/merchants.table.js';
 import type { PaymentLifecycleService } from './lifecycle.service.js';
 import * as transitions from '../payment-transitions/transitions.js';
+import { onClock, type ClockScope } from '../test-clocks/clock-time.js';
+import type { TimeRule } from '../test-clocks/advance.js';
 
 /** A MANUAL authorization lives less than 7 days on the card networks; uncaptured by then, it expires undebited. */
 export const AUTHORIZATION_LIFETIME_SECONDS = 7 * 86_400;
@@ -24,12 +26,14 @@ export interface PaymentJobDeps {
   clock: Clock;
   acquirers: Acquirers;
   lifecycle: PaymentLifecycleService;
+  /** Test mode: seconds from capture to settlement (MOTU_TEST_SETTLEMENT_DELAY), for the payments on a test clock. */
+  testSettlementDelaySeconds: number;
 }
 
 /** Sessions and links whose time ran out while their payment was still waiting for the card. */
-export async function expireSessions({ db, clock }: PaymentJobDeps, now: Date): Promise<number> {
+export async function expireSessions({ db, clock }: PaymentJobDeps, { now, clockId }: ClockScope): Promise<number> {
   const due = await db.kysely.selectFrom('payment_sessions').select(['id', 'payment_id'])
-    .where('kind', '=', 'payment').where('status', '=', 'open').where('expires_at', '<=', now.toISOString())
+    .where('kind', '=', 'payment').where('status', '=', 'open').where('expires_at', '<=', now.toISOString()).where(onClock({ clockId }))
     .orderBy('expires_at').limit(BATCH).execute();
   let expired = 0;
   for (const session of due) {
@@ -46,10 +50,10 @@ export async function expireSessions({ db, clock }: PaymentJobDeps, now: Date): 
 }
 
 /** MANUAL authorizations left uncaptured for 7 days: voided at the acquirer, payment.expired. */
-export async function expireAuthorizations({ db, clock, acquirers, lifecycle }: PaymentJobDeps, now: Date): Promise<number> {
+export async function expireAuthorizations({ db, clock, acquirers, lifecycle }: PaymentJobDeps, { now, clockId }: ClockScope): Promise<number> {
   const cutoff = addSeconds(now, -AUTHORIZATION_LIFETIME_SECONDS).toISOString();
   const due = await db.kysely.selectFrom('payments').select(['id', 'mode', 'acquirer_authorization_id'])
-    .where('status', '=', 'transit').where('authorized_at', '<=', cutoff).orderBy('authorized_at').limit(BATCH).execute();
+    .where('status', '=', 'transit').where('authorized_at', '<=', cutoff).where(onClock({ clockId })).orderBy('authorized_at').limit(BATCH).execute();
   let expired = 0;
   for (const candidate of due) {
     if (candidate.mode === 'live' && !acquirers.liveConfigured()) continue;
@@ -112,7 +116,9 @@ export async function settlePayments({ db, clock, acquirers, lifecycle }: Paymen
     for (const line of lines) {
       const payment = await db.kysely.selectFrom('payments').select(['id', 'mode', 'status'])
         .where('id', '=', line.merchantReference).where('mode', '=', mode)
-        .where('acquirer_authorization_id', '=', line.authorizationId).where('settled', '=', 0).executeTakeFirst();
+        .where('acquirer_authorization_id', '=', line.authorizationId).where('settled', '=', 0)
+        // A payment on a test clock settles when its clock gets there (settleOnClock), not by the real-time report.
+        .where('test_clock_id', 'is', null).executeTakeFirst();
       if (!payment) continue;
       // Captured at the acquirer but not yet recorded here (a capture interrupted between its two steps):
       // payment.captured first, so it never reads settled while still `transit`.
@@ -126,6 +132,63 @@ export async function settlePayments({ db, clock, acquirers, lifecycle }: Paymen
       .onConflict((oc) => oc.column('name').doUpdateSet({ value: now.toISOString() })).execute());
   }
   return settled;
+}
+
+const SETTLED_STATUSES = ['captured', 'partially_refunded', 'refunded'] as const;
+
+/**
+ * The payments of a test clock's customers settle when the clock reaches their capture time plus the test settlement
+ * delay: the simulator's settlement, read for one payment at a time (it is the acquirer's record that it was captured).
+ */
+export async function settleOnClock({ db, clock, acquirers, testSettlementDelaySeconds }: PaymentJobDeps, { now, clockId }: ClockScope): Promise<number> {
+  if (clockId === null) return 0;
+  const cutoff = addSeconds(now, -testSettlementDelaySeconds).toISOString();
+  const due = await db.kysely.selectFrom('payments').select(['id', 'mode', 'acquirer_authorization_id', 'captured_at'])
+    .where('test_clock_id', '=', clockId).where('settled', '=', 0).where('status', 'in', SETTLED_STATUSES)
+    .where('captured_at', '<=', cutoff).orderBy('captured_at').limit(BATCH).execute();
+  let settled = 0;
+  for (const payment of due) {
+    const view = payment.acquirer_authorization_id ? await acquirers.forMode(payment.mode).getAuthorization(payment.mode, payment.acquirer_authorization_id) : null;
+    if (view?.status !== 'captured') continue;
+    const settledAt = addSeconds(new Date(payment.captured_at!), testSettlementDelaySeconds).toISOString();
+    await db.transaction(async (trx) => {
+      if (await transitions.settle(trx, { paymentId: payment.id, settledAt, at: clock.now() })) settled += 1;
+    });
+  }
+  return settled;
+}
+
+async function earliest(query: Promise<{ at: string | null } | undefined>, plusSeconds: number): Promise<Date | null> {
+  const row = await query;
+  return row?.at ? addSeconds(new Date(row.at), plusSeconds) : null;
+}
+
+/** The payment rules a test clock's advance runs (src/modules/test-clocks/advance.ts), with when each next falls due. */
+export function paymentTimeRules(deps: PaymentJobDeps): TimeRule[] {
+  const delay = deps.testSettlementDelaySeconds;
+  return [
+    {
+      name: 'session expiry',
+      nextDue: (db, clockId, after) => earliest(db.selectFrom('payment_sessions').select((eb) => eb.fn.min('expires_at').as('at'))
+        .where('test_clock_id', '=', clockId).where('kind', '=', 'payment').where('status', '=', 'open')
+        .where('expires_at', '>', after.toISOString()).executeTakeFirst(), 0),
+      run: (scope) => expireSessions(deps, scope),
+    },
+    {
+      name: 'authorization expiry',
+      nextDue: (db, clockId, after) => earliest(db.selectFrom('payments').select((eb) => eb.fn.min('authorized_at').as('at'))
+        .where('test_clock_id', '=', clockId).where('status', '=', 'transit')
+        .where('authorized_at', '>', addSeconds(after, -AUTHORIZATION_LIFETIME_SECONDS).toISOString()).executeTakeFirst(), AUTHORIZATION_LIFETIME_SECONDS),
+      run: (scope) => expireAuthorizations(deps, scope),
+    },
+    {
+      name: 'settlement',
+      nextDue: (db, clockId, after) => earliest(db.selectFrom('payments').select((eb) => eb.fn.min('captured_at').as('at'))
+        .where('test_clock_id', '=', clockId).where('settled', '=', 0).where('status', 'in', SETTLED_STATUSES)
+        .where('captured_at', '>', addSeconds(after, -delay).toISOString()).executeTakeFirst(), delay),
+      run: (scope) => settleOnClock(deps, scope),
+    },
+  ];
 }
 
 /**

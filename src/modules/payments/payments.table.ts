@@ -30,6 +30,8 @@ export interface PaymentSessionsTable {
   offer_saved_cards: number;
   email: string | null;
   expires_at: string;
+  /** The customer's test clock: the row lives at the clock's time (src/modules/test-clocks/clock-time.ts). */
+  test_clock_id: string | null;
   created_at: string;
   completed_at: string | null;
   /** `lnk_…` when the session was created as a payment link (channel 'link'). */
@@ -93,6 +95,8 @@ export interface PaymentsTable {
   /** Authorizations asked of the acquirer for this payment (each billed on the fee lines); kept by the payment transitions. */
   authorization_attempts: Generated<number>;
   settled_at: string | null;
+  /** The customer's test clock: the row lives at the clock's time (src/modules/test-clocks/clock-time.ts). */
+  test_clock_id: string | null;
   created_at: string;
   updated_at: string;
 }

@@ -14,6 +14,7 @@ import { AppError, notFound, validationError, type FieldError } from '../../shar
 import { idForKeyUse, idFromKey, keyUseParts, newId, newPaymentReference } from '../../shared/ids.js';
 import { toEurCents } from '../../shared/money.js';
 import type { CustomerRow } from '../customers/customers.table.js';
+import { timeOn } from '../test-clocks/clock-time.js';
 import type { Contract, Store } from '../merchants/merchants.table.js';
 import { checkOrderAmount, orderFieldProblems, taxOnTop } from './order.js';
 import type { PaymentRow, PaymentSessionsTable } from '../payments/payments.table.js';
@@ -117,7 +118,9 @@ export class PaymentSessionsService {
       checkOrderAmount(input.order);
       if (!contract) throw new AppError('BUSINESS_RULE_VIOLATION', 'This merchant has no active default contract; ask the operator to set one');
 
-      const now = this.clock.now();
+      // A customer on a test clock: the payment and its session live at the clock's time, and expire by it.
+      const testClockId = customer?.test_clock_id ?? null;
+      const now = await timeOn(q, testClockId, this.clock.now());
       const createdAt = now.toISOString();
       const expiresAt = addSeconds(now, input.expiresIn ?? options.defaultExpiresIn ?? 86_400).toISOString();
       const paymentId = derivedPaymentId ?? newId('pay');
@@ -166,6 +169,7 @@ export class PaymentSessionsService {
         authorized_at: null,
         captured_at: null,
         settled: 0,
+        test_clock_id: testClockId,
         created_at: createdAt,
         updated_at: createdAt,
       };
@@ -189,6 +193,7 @@ export class PaymentSessionsService {
         offer_saved_cards: input.customerId && customer ? 1 : 0,
         email: input.email ?? customer?.email ?? null,
         expires_at: expiresAt,
+        test_clock_id: testClockId,
         created_at: createdAt,
         completed_at: null,
         link_id: options.channel === 'link' ? newId('lnk') : null,

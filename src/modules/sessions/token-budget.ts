@@ -14,14 +14,16 @@ export function sessionTokenBudget(db: Database, clock: Clock, tokensPerSession:
     // One conditional increment: concurrent requests of one session are serialized on its row (a row lock on
     // PostgreSQL, the single writer on SQLite), so together they never pass the bound.
     const taken = await db.kysely.updateTable('payment_sessions').set((eb) => ({ tokens_issued: eb('tokens_issued', '+', 1) }))
-      .where('id', '=', sessionId).where('mode', '=', mode).where('status', '=', 'open').where('expires_at', '>', now)
+      .where('id', '=', sessionId).where('mode', '=', mode).where('status', '=', 'open')
+      // On a test clock, the clock's expiry rule closes the session (its status says); otherwise the real time.
+      .where((eb) => eb.or([eb('expires_at', '>', now), eb('test_clock_id', 'is not', null)]))
       .where('tokens_issued', '<', tokensPerSession)
       .executeTakeFirst();
     if (Number(taken.numUpdatedRows) === 1) return;
-    const session = await db.kysely.selectFrom('payment_sessions').select(['status', 'expires_at', 'tokens_issued'])
+    const session = await db.kysely.selectFrom('payment_sessions').select(['status', 'expires_at', 'tokens_issued', 'test_clock_id'])
       .where('id', '=', sessionId).where('mode', '=', mode).executeTakeFirst();
     if (!session) throw new AppError('NOT_FOUND', 'Unknown session: the card fields must be mounted for an open session');
-    if (session.status !== 'open' || session.expires_at <= now) {
+    if (session.status !== 'open' || (session.test_clock_id === null && session.expires_at <= now)) {
       throw new AppError('SESSION_EXPIRED', 'This session is no longer active');
     }
     // No Retry-After: a session's budget never refills; the payer starts again from the merchant.
