@@ -44,6 +44,7 @@ import { checkoutRoutes } from './pages/checkout/checkout.routes.js';
 import { balanceAdminRoutes, balanceRoutes } from './modules/ledger/balance.routes.js';
 import { bankAccountsRoutes } from './modules/bank-accounts/bank-accounts.routes.js';
 import { payoutsAdminRoutes, payoutsRoutes } from './modules/payouts/payouts.routes.js';
+import { disputesAdminRoutes, disputesRoutes } from './modules/disputes/disputes.routes.js';
 import { testClocksRoutes } from './modules/test-clocks/test-clocks.routes.js';
 
 export interface AppDeps {
@@ -148,6 +149,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await admin.register(apiKeysRoutes(services.apiKeys));
       await admin.register(balanceAdminRoutes(services.balance));
       await admin.register(payoutsAdminRoutes(services.payouts));
+      await admin.register(disputesAdminRoutes(services.disputes));
     },
     { prefix: '/admin/v1' },
   );
@@ -186,6 +188,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await api.register(bankAccountsRoutes(services.bankAccounts));
       await api.register(payoutsRoutes(services.payouts));
       await api.register(testClocksRoutes(services.testClocks));
+      await api.register(disputesRoutes(services.disputes));
     },
     { prefix: '/api/v1' },
   );

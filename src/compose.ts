@@ -22,6 +22,7 @@ import { WalletSessionsService } from './modules/wallet/wallet-sessions.service.
 import { WalletService } from './modules/wallet/wallet.service.js';
 import { EventsService } from './modules/webhooks/events.service.js';
 import { WebhooksService } from './modules/webhooks/webhooks.service.js';
+import { DisputesService } from './modules/disputes/disputes.service.js';
 import { TestClocksService } from './modules/test-clocks/test-clocks.service.js';
 import type { Clock } from './shared/clock.js';
 import { secretBoxFor } from './shared/secret-box.js';
@@ -47,6 +48,7 @@ export interface Services {
   bankAccounts: BankAccountsService;
   payouts: PayoutsService;
   testClocks: TestClocksService;
+  disputes: DisputesService;
 }
 
 export function buildServices(config: Config, db: Database, clock: Clock): Services {
@@ -82,5 +84,6 @@ export function buildServices(config: Config, db: Database, clock: Clock): Servi
     balance,
     payouts: new PayoutsService(db, clock, bankAccounts, balance, { testPayoutSeconds: config.testPayoutSeconds }),
     testClocks: new TestClocksService(db, clock),
+    disputes: new DisputesService(db, clock),
   };
 }

@@ -13,12 +13,13 @@ import { composeMail } from './pages/mail/messages.js';
 import {
   expireAuthorizations, expireSessions, paymentTimeRules, recoverClaims, recoveryEveryMs, settlePayments, type PaymentJobDeps,
 } from './modules/payments/payments.scheduler.js';
+import { closeOverdueDisputes, decideTestDisputes, disputeTimeRules, openNotifiedDisputes, type DisputeJobDeps } from './modules/disputes/disputes.jobs.js';
 import { advanceTestClocks, type TimeRule } from './modules/test-clocks/advance.js';
 import { realTime } from './modules/test-clocks/clock-time.js';
 import { RECOVERY_AFTER_SECONDS, recoverRefunds, type RefundJobDeps } from './modules/refunds/refunds.jobs.js';
 import type { Clock } from './shared/clock.js';
 
-export type ScheduleDeps = PaymentJobDeps & RefundJobDeps;
+export type ScheduleDeps = PaymentJobDeps & RefundJobDeps & DisputeJobDeps;
 
 /** What the payment and refund jobs need, from the services. */
 export function scheduleDeps(services: Services, config: Config, db: Database, clock: Clock): ScheduleDeps {
@@ -36,6 +37,9 @@ export async function runPaymentSchedule(deps: ScheduleDeps, now: Date = deps.cl
     refundsRecovered: await recoverRefunds(deps, now),
     authorizationsExpired: await expireAuthorizations(deps, realTime(now)),
     settled: await settlePayments(deps, now),
+    disputesOpened: await openNotifiedDisputes(deps, now),
+    disputesOverdue: await closeOverdueDisputes(deps, realTime(now)),
+    disputesDecided: await decideTestDisputes(deps, now),
     testClocksReady: await advanceTestClocks(deps.db, deps.clock, timeRules(deps)),
   };
 }
@@ -49,6 +53,10 @@ export function paymentJobs(deps: ScheduleDeps): ScheduledJob[] {
     { name: 'settle-payments', everyMs: 10_000, run: (now) => settlePayments(deps, now) },
     { name: 'recover-payment-claims', everyMs: claimsEveryMs, run: (now) => recoverClaims(deps, now) },
     { name: 'recover-refunds', everyMs: refundsEveryMs, run: (now) => recoverRefunds(deps, now) },
+    // Disputes: the acquirer's notices, the evidence deadline, and in test mode the simulated bank's decision.
+    { name: 'open-notified-disputes', everyMs: 1_000, run: (now) => openNotifiedDisputes(deps, now) },
+    { name: 'close-overdue-disputes', everyMs: 60_000, run: (now) => closeOverdueDisputes(deps, realTime(now)) },
+    { name: 'decide-test-disputes', everyMs: 1_000, run: (now) => decideTestDisputes(deps, now) },
     // Test clocks asked to advance: every time rule above, at the clock's time, for the objects on it.
     { name: 'advance-test-clocks', everyMs: 1_000, run: () => advanceTestClocks(deps.db, deps.clock, timeRules(deps)) },
   ];
@@ -56,7 +64,7 @@ export function paymentJobs(deps: ScheduleDeps): ScheduledJob[] {
 
 /** Every rule that reads "now": what a test clock's advance runs, in time order, for the objects on the clock. */
 export function timeRules(deps: ScheduleDeps): TimeRule[] {
-  return [...paymentTimeRules(deps)];
+  return [...paymentTimeRules(deps), ...disputeTimeRules(deps)];
 }
 
 /** Jobs every worker process runs; modules add theirs here. */

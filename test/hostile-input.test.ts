@@ -94,6 +94,9 @@ async function fixtures(t: TestApp): Promise<Fixtures> {
   assert.equal(payout.status, 201, JSON.stringify(payout.body));
   const testClock = await t.api(m.testKey, 'POST', '/api/v1/test-helpers/test-clocks', { frozenTime: '2030-01-01T00:00:00.000Z' });
   assert.equal(testClock.status, 201, JSON.stringify(testClock.body));
+  const disputed = await paidPayment(t, m.testKey);
+  const dispute = await t.api(m.testKey, 'POST', `/api/v1/test-helpers/payments/${disputed}/dispute`, { amount: 100 });
+  assert.equal(dispute.status, 201, JSON.stringify(dispute.body));
   return {
     key: m.testKey,
     ids: {
@@ -114,6 +117,8 @@ async function fixtures(t: TestApp): Promise<Fixtures> {
       bankAccount: bankAccount.body.id,
       payout: payout.body.id,
       testClock: testClock.body.id,
+      dispute: dispute.body.id,
+      disputed,
     },
   };
 }
@@ -139,6 +144,9 @@ function realId(path: string, method: string, ids: Record<string, string>): stri
     [/^\/api\/v1\/payouts\//, 'payout'],
     [/^\/admin\/v1\/payouts\//, 'payout'],
     [/^\/api\/v1\/test-helpers\/test-clocks\//, 'testClock'],
+    [/^\/api\/v1\/test-helpers\/payments\//, 'disputed'],
+    [/^\/admin\/v1\/payments\//, 'disputed'],
+    [/^\/(api|admin)\/v1\/disputes\//, 'dispute'],
   ];
   for (const [pattern, name] of table) if (pattern.test(path)) return ids[name]!;
   throw new Error(`no fixture id for ${method} ${path}`);

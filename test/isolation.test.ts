@@ -39,6 +39,10 @@ const BY_ID: Record<string, { target: string; body?: unknown; storeScoped?: bool
   'POST /api/v1/payouts/{id}/cancel': { target: 'payout', body: {} },
   'GET /api/v1/test-helpers/test-clocks/{id}': { target: 'testClock' },
   'POST /api/v1/test-helpers/test-clocks/{id}/advance': { target: 'testClock', body: { frozenTime: '2031-01-01T00:00:00.000Z' } },
+  'GET /api/v1/disputes/{id}': { target: 'dispute', storeScoped: true },
+  'POST /api/v1/disputes/{id}/evidence': { target: 'dispute', body: { uncategorizedText: 'x', submit: true }, storeScoped: true },
+  'POST /api/v1/disputes/{id}/accept': { target: 'dispute', body: {}, storeScoped: true },
+  'POST /api/v1/test-helpers/payments/{id}/dispute': { target: 'captured', body: { amount: 100 }, storeScoped: true },
   'GET /api/v1/events/{id}/deliveries': { target: 'event', storeScoped: true },
   'POST /api/v1/events/{id}/resend': { target: 'event', body: {}, storeScoped: true },
   'GET /api/v1/customers/{id}/payment-methods': { target: 'customer' },
@@ -90,6 +94,8 @@ async function victim(t: TestApp): Promise<Victim> {
   assert.equal(payout.status, 201, JSON.stringify(payout.body));
   const testClock = await t.api(m.testKey, 'POST', '/api/v1/test-helpers/test-clocks', { frozenTime: '2030-01-01T00:00:00.000Z' });
   assert.equal(testClock.status, 201, JSON.stringify(testClock.body));
+  const dispute = await t.api(m.testKey, 'POST', `/api/v1/test-helpers/payments/${captured}/dispute`, { amount: 100 });
+  assert.equal(dispute.status, 201, JSON.stringify(dispute.body));
   return {
     key: m.testKey,
     storeKey: storeKey.secretKey,
@@ -99,6 +105,7 @@ async function victim(t: TestApp): Promise<Victim> {
       endpoint: endpoint.body.id, cardLink: link.body.id, event: events.body.data[0].id,
       transaction: transactions.body.data[0].id, bankAccount: bankAccount.body.id, payout: payout.body.id,
       testClock: testClock.body.id,
+      dispute: dispute.body.id,
     },
   };
 }
@@ -121,6 +128,8 @@ async function snapshot(t: TestApp, v: Victim) {
     paymentMethod: (await get(`/api/v1/payment-methods/${v.ids.paymentMethod}`)).status,
     endpoint: await get(`/api/v1/webhook-endpoints/${v.ids.endpoint}`),
     cardLink: (await get(`/api/v1/card-links/${v.ids.cardLink}`)).status,
+    dispute: await get(`/api/v1/disputes/${v.ids.dispute}`),
+    disputed: (await get(`/api/v1/payments/${v.ids.captured}`)).disputedAmount,
   };
 }
 
@@ -203,7 +212,7 @@ eachDatabase('isolation matrix', (dialect) => {
         `/api/v1/payments?customerId=${v.ids.customer}`, '/api/v1/webhook-endpoints', '/api/v1/events?limit=100',
         `/api/v1/events?paymentId=${v.ids.captured}`, `/api/v1/customers?email=${encodeURIComponent('x')}`,
         '/api/v1/balance-transactions?limit=100', `/api/v1/balance-transactions?sourceId=${v.ids.captured}`, '/api/v1/bank-accounts?limit=100', '/api/v1/payouts?limit=100',
-        '/api/v1/test-helpers/test-clocks?limit=100',
+        '/api/v1/test-helpers/test-clocks?limit=100', '/api/v1/disputes?limit=100', `/api/v1/disputes?paymentId=${v.ids.captured}`,
       ]) {
         const res = await t.api(attacker.key, 'GET', url);
         checked++;

@@ -140,6 +140,17 @@ export interface AuthorizationView {
   capturedAt: string | null;
 }
 
+export interface DisputeNotice {
+  authorizationId: string;
+  merchantReference: string;
+  kind: 'chargeback' | 'inquiry';
+  /** One of Motu's dispute reasons (the acquirer's own codes mapped). */
+  reason: string;
+  /** Minor units of the payment's currency. */
+  amount: number;
+  notifiedAt: string;
+}
+
 export interface SettlementLine {
   authorizationId: string;
   merchantReference: string;
@@ -170,6 +181,8 @@ export interface Acquirer {
   listAuthorizations(mode: Mode, merchantReference: string): Promise<AuthorizationView[]>;
   /** Captures whose funds were settled in [from, to). */
   settlementReport(input: { mode: Mode; from: Date; to: Date }): Promise<SettlementLine[]>;
+  /** Disputes the card schemes notified in [from, to): chargebacks and inquiries on captured payments. */
+  disputeNotices(input: { mode: Mode; from: Date; to: Date }): Promise<DisputeNotice[]>;
   /** The network a card is routed on: CB when co-badged. */
   chooseNetwork(networks: CardNetwork[]): CardNetwork;
 }

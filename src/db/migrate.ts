@@ -27,6 +27,7 @@ import * as m0024 from './migrations/0024_mail_attempts.js';
 import * as m0025 from './migrations/0025_bank_accounts.js';
 import * as m0026 from './migrations/0026_payouts.js';
 import * as m0027 from './migrations/0027_test_clocks.js';
+import * as m0028 from './migrations/0028_disputes.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_core': m0001,
@@ -55,6 +56,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0025_bank_accounts': m0025,
   '0026_payouts': m0026,
   '0027_test_clocks': m0027,
+  '0028_disputes': m0028,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

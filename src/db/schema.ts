@@ -12,6 +12,7 @@ import type { BalanceTransactionsTable, LedgerLinesTable, LedgerPostingsTable, P
 import type { BankAccountsTable } from '../modules/bank-accounts/bank-accounts.table.js';
 import type { PayoutsTable } from '../modules/payouts/payouts.table.js';
 import type { TestClocksTable } from '../modules/test-clocks/test-clocks.table.js';
+import type { DisputesTable } from '../modules/disputes/disputes.table.js';
 import type { MailAttemptsTable, MailJobsTable } from '../mail/mail.table.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEventsTable } from '../events/events.table.js';
 import type { WebhookEndpointsTable } from '../modules/webhooks/endpoints.table.js';
@@ -48,4 +49,5 @@ export interface DB {
   ledger_lines: LedgerLinesTable;
   payout_items: PayoutItemsTable;
   test_clocks: TestClocksTable;
+  disputes: DisputesTable;
 }

@@ -150,13 +150,16 @@ export interface PayoutData {
 }
 export type PayoutFailedData = PayoutData & { failureReason: string };
 /** Never the raw data received from the bank partner. */
+/** Never the bank partner's raw data, never a store. */
 export interface DisputeData {
   disputeId: string;
   paymentId: string;
-  status: string;
+  kind: 'chargeback' | 'inquiry';
+  reason: string;
   amount: number;
   currency: string;
-  reason: string | null;
+  status: string;
+  evidenceDueBy: string;
 }
 export type DisputeUpdatedData = DisputeData & { previousStatus: string };
 
@@ -323,7 +326,7 @@ export const payloads = {
 
 /** `payment.*` and `refund.*` events also go to the payment's notificationUrl. */
 export function goesToNotificationUrl(type: string): boolean {
-  return type.startsWith('payment.') || type.startsWith('refund.');
+  return type.startsWith('payment.') || type.startsWith('refund.') || type.startsWith('dispute.');
 }
 
 /** Does an endpoint filter list (`["*"]`, `["payment.*", "customer.created"]`) accept this type? */

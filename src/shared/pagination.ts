@@ -13,7 +13,7 @@ export interface PageRequest {
   startingAfter?: string;
 }
 
-type Paged = 'customers' | 'payments' | 'payment_sessions' | 'payment_methods' | 'card_links' | 'webhook_endpoints' | 'bank_accounts' | 'payouts' | 'test_clocks';
+type Paged = 'customers' | 'payments' | 'payment_sessions' | 'payment_methods' | 'card_links' | 'webhook_endpoints' | 'bank_accounts' | 'payouts' | 'test_clocks' | 'disputes';
 
 /**
  * Applies the cursor to a query over a table with `id` and `created_at`, ordered by (created_at, id) descending.
@@ -43,4 +43,31 @@ export async function paginate<T extends Paged, O extends { id: string; created_
     .limit(limit + 1)
     .execute();
   return { data: rows.slice(0, limit) as O[], hasMore: rows.length > limit };
+}
+
+/**
+ * Every row of a list query, newest first, one batch at a time (CSV exports): the same order and keyset as `paginate`,
+ * so a million rows are read a batch per query, never all held at once.
+ */
+export async function* allRows<T extends Paged, O extends { id: string; created_at: string }>(
+  query: SelectQueryBuilder<DB, T, O>,
+  batch = 500,
+): AsyncGenerator<O[]> {
+  let after: { id: string; created_at: string } | undefined;
+  for (;;) {
+    let q = query;
+    if (after) {
+      const cursor = after;
+      q = q.where((eb) =>
+        eb.or([
+          eb(eb.ref('created_at' as never), '<', cursor.created_at as never),
+          eb.and([eb(eb.ref('created_at' as never), '=', cursor.created_at as never), eb(eb.ref('id' as never), '<', cursor.id as never)]),
+        ]),
+      );
+    }
+    const rows = (await q.orderBy('created_at' as never, 'desc').orderBy('id' as never, 'desc').limit(batch).execute()) as O[];
+    if (rows.length) yield rows;
+    if (rows.length < batch) return;
+    after = rows[rows.length - 1]!;
+  }
 }

@@ -8,6 +8,7 @@ import { bodyValidator } from '../http/validation.js';
 import { buildServices } from '../compose.js';
 import { KeyBody } from '../modules/merchants/api-keys.routes.js';
 import { ContractBody, ContractPatch } from '../modules/merchants/contracts.routes.js';
+import { AdminOpenBody, CloseBody } from '../modules/disputes/disputes.routes.js';
 import { MerchantBody, MerchantPatch } from '../modules/merchants/merchants.routes.js';
 import { StoreBody, StorePatch } from '../modules/merchants/stores.routes.js';
 import { AdjustmentBody } from '../modules/ledger/balance.routes.js';
@@ -28,8 +29,8 @@ const USAGE = `Usage: motu <command> [options]
                    [--accent-color '#rrggbb'|none]   branding of the hosted pages and the SDK
                    [--timezone Pacific/Tahiti|none]   local time on receipts (none: MOTU_TIMEZONE)
   contracts create --merchant ID --statement-label L --commission-rate BP --fixed-fee CENTS
-                   [--authorization-fee CENTS] [--tax-rate BP] [--default] [--inactive]
-  contracts update ID [--statement-label L] [--commission-rate BP] [--fixed-fee CENTS]
+                   [--authorization-fee CENTS] [--tax-rate BP] [--dispute-fee CENTS] [--default] [--inactive]
+  contracts update ID [--statement-label L] [--commission-rate BP] [--fixed-fee CENTS] [--dispute-fee CENTS]
                    [--authorization-fee CENTS] [--tax-rate BP] [--default] [--active true|false]
   stores create --merchant ID --code CODE --name NAME --kind online|physical [--contract ID] [--inactive]
   stores update ID [--name NAME] [--active true|false] [--contract ID]
@@ -37,6 +38,9 @@ const USAGE = `Usage: motu <command> [options]
   keys revoke ID
   adjustments create --merchant ID --mode test|live --currency EUR|XPF --amount SIGNED_MINOR_UNITS --reason TEXT
                                            correct a merchant's balance (an adjustment transaction, available at once)
+  disputes open PAYMENT_ID --kind chargeback|inquiry --reason REASON [--amount MINOR_UNITS]
+                                           open a dispute the bank reported (reasons: docs/money.md)
+  disputes close ID --outcome won|lost     record the bank's decision on a dispute
   payouts paid ID                          record that the bank paid a live payout
   payouts failed ID --reason no_account|account_closed|declined|could_not_process
                                            record that the bank refused it (its amount is credited back)
@@ -61,6 +65,8 @@ const OPTIONS = {
   'fixed-fee': { type: 'string' },
   'authorization-fee': { type: 'string' },
   'tax-rate': { type: 'string' },
+  'dispute-fee': { type: 'string' },
+  outcome: { type: 'string' },
   default: { type: 'boolean' },
   inactive: { type: 'boolean' },
   active: { type: 'string' },
@@ -192,6 +198,7 @@ export async function main(argv: string[], print: (line: string) => void = conso
               fixedFee: int(v, 'fixed-fee'),
               authorizationFee: int(v, 'authorization-fee'),
               taxRate: int(v, 'tax-rate'),
+              disputeFee: int(v, 'dispute-fee'),
               isDefault: v.default === true ? true : undefined,
               active: v.inactive === true ? false : undefined,
             }),
@@ -205,6 +212,7 @@ export async function main(argv: string[], print: (line: string) => void = conso
               fixedFee: int(v, 'fixed-fee'),
               authorizationFee: int(v, 'authorization-fee'),
               taxRate: int(v, 'tax-rate'),
+              disputeFee: int(v, 'dispute-fee'),
               isDefault: v.default === true ? true : undefined,
               active: bool(v, 'active'),
             }),
@@ -241,6 +249,12 @@ export async function main(argv: string[], print: (line: string) => void = conso
           }
           return services.payouts.recordAnswer(need(id, 'id'), { paid: false, reason });
         }
+        case 'disputes open':
+          return services.disputes.openByOperator(need(id, 'payment id'), checked(AdminOpenBody, {
+            kind: str(v, 'kind'), reason: str(v, 'reason'), amount: int(v, 'amount'),
+          }));
+        case 'disputes close':
+          return services.disputes.closeByOperator(need(id, 'id'), checked<{ outcome: 'won' | 'lost' }>(CloseBody, { outcome: str(v, 'outcome') }).outcome);
         case 'adjustments create': {
           return services.balance.adjust(need(str(v, 'merchant'), 'merchant'), checked(AdjustmentBody, {
             mode: str(v, 'mode'), currency: str(v, 'currency'), amount: signedInt(v, 'amount'), reason: str(v, 'reason'),

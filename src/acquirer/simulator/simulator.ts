@@ -9,13 +9,13 @@ import { addSeconds, iso } from '../../shared/clock.js';
 import { base62 } from '../../shared/ids.js';
 import { invalidField } from '../../shared/errors.js';
 import type {
-  Acquirer, AuthorizationOutcome, AuthorizationView, AuthorizeInput, CardInfo, CardNetwork, CardSource,
+  Acquirer, AuthorizationOutcome, AuthorizationView, AuthorizeInput, CardInfo, CardNetwork, CardSource, DisputeNotice,
   OperationResult, RefundInput, RefundView, RefusalCode, SettlementLine, TokenizeInput, TokenizeResult, VerifyOutcome,
 } from '../acquirer.js';
 import { REFUSAL_MESSAGES } from '../acquirer.js';
 import type { AcquirerAuthorizationRow, AcquirerCardRow } from '../acquirer.table.js';
 import { chooseNetwork, detectBrand, digitsOnly, luhnValid, networksOf } from '../cards.js';
-import { behaviourOf, type Behaviour } from './test-cards.js';
+import { behaviourOf, DISPUTE_AFTER_SECONDS, type Behaviour } from './test-cards.js';
 
 const TOKEN_LIFETIME_SECONDS = 30 * 60;
 const FINGERPRINT_SETTING = 'acquirer.fingerprint_key';
@@ -331,16 +331,36 @@ export class SimulatorAcquirer implements Acquirer {
   }
 
   async settlementReport(input: { mode: Mode; from: Date; to: Date }): Promise<SettlementLine[]> {
-    const delay = this.options.settlementDelaySeconds;
-    const rows = await this.db.kysely.selectFrom('acquirer_authorizations').selectAll()
-      .where('mode', '=', input.mode).where('captured_at', 'is not', null)
-      .where('captured_at', '>=', iso(addSeconds(input.from, -delay)))
-      .where('captured_at', '<', iso(addSeconds(input.to, -delay)))
-      .orderBy('captured_at').execute();
-    return rows.map((row) => ({
-      authorizationId: row.id, merchantReference: row.merchant_reference, capturedAmount: row.captured_amount,
-      currency: row.currency, capturedAt: row.captured_at!, settledAt: iso(addSeconds(new Date(row.captured_at!), delay)),
-    }));
+    // A capture settles `settlementDelaySeconds` after it was made; on the card that settles at once, when it was made.
+    const captured = (delay: number, atOnce: boolean) => this.db.kysely.selectFrom('acquirer_authorizations as a')
+      .innerJoin('acquirer_cards as c', 'c.id', 'a.card_id').selectAll('a')
+      .where('a.mode', '=', input.mode).where('a.captured_at', 'is not', null)
+      .where('c.behaviour', atOnce ? '=' : '<>', 'settle_at_once')
+      .where('a.captured_at', '>=', iso(addSeconds(input.from, -delay)))
+      .where('a.captured_at', '<', iso(addSeconds(input.to, -delay)))
+      .orderBy('a.captured_at').execute()
+      .then((rows) => rows.map((row) => ({
+        authorizationId: row.id, merchantReference: row.merchant_reference, capturedAmount: row.captured_amount,
+        currency: row.currency, capturedAt: row.captured_at!, settledAt: iso(addSeconds(new Date(row.captured_at!), delay)),
+      })));
+    const lines = [...await captured(this.options.settlementDelaySeconds, false), ...await captured(0, true)];
+    return lines.sort((a, b) => a.settledAt.localeCompare(b.settledAt));
+  }
+
+  async disputeNotices(input: { mode: Mode; from: Date; to: Date }): Promise<DisputeNotice[]> {
+    const rows = await this.db.kysely.selectFrom('acquirer_authorizations as a')
+      .innerJoin('acquirer_cards as c', 'c.id', 'a.card_id').select(['a.id', 'a.merchant_reference', 'a.captured_amount', 'a.captured_at', 'c.behaviour'])
+      .where('a.mode', '=', input.mode).where('a.captured_at', 'is not', null).where('c.behaviour', 'like', 'dispute:%')
+      .where('a.captured_at', '>=', iso(addSeconds(input.from, -DISPUTE_AFTER_SECONDS)))
+      .where('a.captured_at', '<', iso(addSeconds(input.to, -DISPUTE_AFTER_SECONDS)))
+      .orderBy('a.captured_at').execute();
+    return rows.map((row) => {
+      const [, kind, reason] = row.behaviour.split(':') as [string, 'chargeback' | 'inquiry', string];
+      return {
+        authorizationId: row.id, merchantReference: row.merchant_reference, kind, reason, amount: row.captured_amount,
+        notifiedAt: iso(addSeconds(new Date(row.captured_at!), DISPUTE_AFTER_SECONDS)),
+      };
+    });
   }
 
   /** Test helper for the wallet: make a saved card unusable ('disabled' or 'unknown' at the acquirer). */

@@ -5,11 +5,13 @@
 //   payment settles;
 // - settlement: those become available (a release, no new transaction);
 // - refund: `refund` (− its amount), available at once (it may take the balance below zero; later payments make it up);
+// - chargeback: `dispute` and `dispute_fee`, available at once; a won one `dispute_reversal` (inquiries move nothing);
 // - cancellation of an uncaptured payment: `payment_fee` (− the authorization fees its event announces), available at
 //   once, since nothing will settle. An expired or failed payment's events carry no fee, and nothing is charged.
 import type { Trx } from '../../db/database.js';
 import type { Settlement } from '../../events/payloads.js';
 import type { PaymentRow } from '../payments/payments.table.js';
+import { fromEurCents, type Currency } from '../../shared/money.js';
 import { post, releasePayment } from './postings.js';
 
 function ownerOf(payment: PaymentRow) {
@@ -53,4 +55,31 @@ export async function onRefund(trx: Trx, payment: PaymentRow, refund: { id: stri
 
 export async function onCancelUncaptured(trx: Trx, payment: PaymentRow, settlement: Settlement, at: Date): Promise<void> {
   if (payment.captured_amount === 0) await fee(trx, payment, settlement, false, at);
+}
+
+/**
+ * A chargeback opened: `dispute` (− its amount) and `dispute_fee` (− the contract's fee, EUR cents converted to the
+ * payment's currency; no tax on it), both available at once. An inquiry moves no money and never comes here.
+ */
+export async function onDisputeOpened(trx: Trx, payment: PaymentRow, dispute: { id: string; amount: number; amountEur: number; feeEur: number }, at: Date): Promise<void> {
+  const source = { type: 'dispute', id: dispute.id };
+  await post(trx, {
+    owner: ownerOf(payment), type: 'dispute', amount: -dispute.amount, amountEur: -dispute.amountEur, currency: payment.currency,
+    source, paymentId: payment.id, description: `Chargeback on ${payment.reference}`, at,
+  });
+  const fee = fromEurCents(dispute.feeEur, payment.currency as Currency);
+  if (fee > 0) {
+    await post(trx, {
+      owner: ownerOf(payment), type: 'dispute_fee', amount: -fee, amountEur: -dispute.feeEur, currency: payment.currency,
+      source, paymentId: payment.id, description: 'Chargeback fee', at,
+    });
+  }
+}
+
+/** A chargeback won: `dispute_reversal` (+ its amount); the fee stays. */
+export async function onDisputeWon(trx: Trx, payment: PaymentRow, dispute: { id: string; amount: number; amountEur: number }, at: Date): Promise<void> {
+  await post(trx, {
+    owner: ownerOf(payment), type: 'dispute_reversal', amount: dispute.amount, amountEur: dispute.amountEur, currency: payment.currency,
+    source: { type: 'dispute', id: dispute.id }, paymentId: payment.id, description: `Chargeback won on ${payment.reference}`, at,
+  });
 }

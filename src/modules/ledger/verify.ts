@@ -4,7 +4,8 @@
 //   2. every balance transaction has its one entry posting, whose merchant line is the transaction's amount;
 //   3. every merchant's balance (per mode and currency, pending and available) equals the sum of its transactions;
 //   4. every payment captured since the ledger began: its `payment` transactions sum to its captured amount and its
-//      `refund` transactions to minus its refunded amount.
+//      `refund` transactions to minus its refunded amount, and its `dispute` and `dispute_reversal` ones to minus what its
+//      open and lost chargebacks took back (its disputed amount).
 import { sql } from 'kysely';
 import type { Database } from '../../db/database.js';
 
@@ -74,19 +75,23 @@ export async function verifyLedger(db: Database): Promise<VerifyResult> {
 
   // 4. Payments captured since the ledger began, against their transactions.
   const started = await k.selectFrom('settings').select('value').where('name', '=', 'ledger.started_at').executeTakeFirst();
-  const payments = await sql<{ id: string; captured_amount: number; refunded_amount: number; paid: number; refunded: number }>`
-    select p.id, p.captured_amount, p.refunded_amount,
+  const disputedSum = sql`sum(case when t.type in ('dispute', 'dispute_reversal') then -t.amount else 0 end)`;
+  const payments = await sql<{ id: string; captured_amount: number; refunded_amount: number; disputed_amount: number; paid: number; refunded: number; disputed: number }>`
+    select p.id, p.captured_amount, p.refunded_amount, p.disputed_amount,
       coalesce(cast(sum(case when t.type = 'payment' then t.amount else 0 end) as bigint), 0) as paid,
-      coalesce(cast(sum(case when t.type = 'refund' then -t.amount else 0 end) as bigint), 0) as refunded
+      coalesce(cast(sum(case when t.type = 'refund' then -t.amount else 0 end) as bigint), 0) as refunded,
+      coalesce(cast(${disputedSum} as bigint), 0) as disputed
     from payments p left join balance_transactions t on t.payment_id = p.id
     where p.captured_at is not null and p.captured_at >= ${started?.value ?? ''}
-    group by p.id, p.captured_amount, p.refunded_amount
+    group by p.id, p.captured_amount, p.refunded_amount, p.disputed_amount
     having coalesce(sum(case when t.type = 'payment' then t.amount else 0 end), 0) <> p.captured_amount
-      or coalesce(sum(case when t.type = 'refund' then -t.amount else 0 end), 0) <> p.refunded_amount`.execute(k);
+      or coalesce(sum(case when t.type = 'refund' then -t.amount else 0 end), 0) <> p.refunded_amount
+      or coalesce(${disputedSum}, 0) <> p.disputed_amount`.execute(k);
   for (const r of payments.rows) {
     report({
       check: 'payment', id: r.id,
-      message: `captured ${n(r.captured_amount)} and refunded ${n(r.refunded_amount)}; its transactions: paid ${n(r.paid)}, refunded ${n(r.refunded)}`,
+      message: `captured ${n(r.captured_amount)}, refunded ${n(r.refunded_amount)} and disputed ${n(r.disputed_amount)}; `
+        + `its transactions: paid ${n(r.paid)}, refunded ${n(r.refunded)}, disputed ${n(r.disputed)}`,
     });
   }
 

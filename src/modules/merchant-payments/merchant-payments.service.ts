@@ -125,7 +125,7 @@ export class MerchantPaymentsService {
         store_id: store?.id ?? null, contract_id: contract.id, customer_id: pm.customer_id, customer_created: 0, email: null,
         save_customer: 0, notification_url: input.notificationUrl,
         private_data: input.privateData && Object.keys(input.privateData).length > 0 ? JSON.stringify(input.privateData) : null,
-        authorized_amount: 0, captured_amount: 0, refunded_amount: 0, refusal_code: null, refusal_message: null,
+        authorized_amount: 0, captured_amount: 0, refunded_amount: 0, disputed_amount: 0, refusal_code: null, refusal_message: null,
         payment_method_id: pm.id, card_brand: pm.brand, card_last4: pm.last4, card_network: pm.network,
         authorized_at: null, captured_at: null, settled: 0, acquirer_authorization_id: null, operation: null, operation_at: null,
         refund_reserved: 0, settled_at: null, test_clock_id: testClockId, created_at: now, updated_at: now,

@@ -15,6 +15,7 @@ export const ContractBody = Type.Object(
     fixedFee: Cents,
     authorizationFee: Type.Optional(Cents),
     taxRate: Type.Optional(Rate),
+    disputeFee: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'EUR cents Motu charges per chargeback (default 1500, no tax)' })),
     isDefault: Type.Optional(Type.Boolean()),
     active: Type.Optional(Type.Boolean()),
   },

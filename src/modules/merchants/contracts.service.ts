@@ -13,6 +13,8 @@ export interface ContractInput {
   fixedFee: number;
   authorizationFee?: number;
   taxRate?: number;
+  /** EUR cents per chargeback; 1500 by default. */
+  disputeFee?: number;
   isDefault?: boolean;
   active?: boolean;
 }
@@ -23,6 +25,7 @@ export const DEFAULT_CONTRACT: ContractInput = {
   fixedFee: 25,
   authorizationFee: 0,
   taxRate: 1600,
+  disputeFee: 1500,
 };
 
 export function contractView(c: Contract) {
@@ -34,6 +37,7 @@ export function contractView(c: Contract) {
     fixedFee: c.fixed_fee,
     authorizationFee: c.authorization_fee,
     taxRate: c.tax_rate,
+    disputeFee: c.dispute_fee,
     active: c.active === 1,
     isDefault: c.is_default === 1,
     createdAt: c.created_at,
@@ -65,6 +69,7 @@ export class ContractsService {
           fixed_fee: input.fixedFee,
           authorization_fee: input.authorizationFee ?? 0,
           tax_rate: input.taxRate ?? 1600,
+          dispute_fee: input.disputeFee ?? 1500,
           active: active ? 1 : 0,
           is_default: isDefault ? 1 : 0,
           created_at: this.now(),
@@ -94,6 +99,7 @@ export class ContractsService {
           fixed_fee: patch.fixedFee ?? current.fixed_fee,
           authorization_fee: patch.authorizationFee ?? current.authorization_fee,
           tax_rate: patch.taxRate ?? current.tax_rate,
+          dispute_fee: patch.disputeFee ?? current.dispute_fee,
           active: active ? 1 : 0,
           is_default: isDefault ? 1 : 0,
         })

@@ -76,6 +76,7 @@ export class MerchantsService {
           fixed_fee: DEFAULT_CONTRACT.fixedFee,
           authorization_fee: DEFAULT_CONTRACT.authorizationFee ?? 0,
           tax_rate: DEFAULT_CONTRACT.taxRate ?? 1600,
+          dispute_fee: DEFAULT_CONTRACT.disputeFee ?? 1500,
           active: 1,
           is_default: 1,
           created_at: now,

@@ -36,6 +36,8 @@ export interface ContractsTable {
   fixed_fee: number;
   authorization_fee: number;
   tax_rate: number;
+  /** EUR cents Motu charges per chargeback (no tax on it). */
+  dispute_fee: number;
   active: number;
   is_default: number;
   created_at: string;

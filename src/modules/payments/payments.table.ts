@@ -75,6 +75,8 @@ export interface PaymentsTable {
   private_data: string | null;
   authorized_amount: number;
   captured_amount: number;
+  /** What the payment's open and lost chargebacks took back: a refund may not reach into it. */
+  disputed_amount: number;
   refunded_amount: number;
   refusal_code: string | null;
   refusal_message: string | null;

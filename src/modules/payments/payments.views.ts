@@ -43,6 +43,7 @@ export function paymentView(row: PaymentRow, store: StoreRef, session: Pick<Paym
     authorizedAmount: row.authorized_amount,
     capturedAmount: row.captured_amount,
     refundedAmount: row.refunded_amount,
+    disputedAmount: row.disputed_amount,
     paymentMethodId: row.payment_method_id,
     cardBrand: row.card_brand,
     cardLast4: row.card_last4,

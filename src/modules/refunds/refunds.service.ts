@@ -76,7 +76,14 @@ export class RefundsService {
         throw new AppError('PAYMENT_NOT_REFUNDABLE', `Payment ${id} is ${p.status}; only a captured payment can be refunded`, { status: p.status });
       }
       const refundable = p.captured_amount - p.refunded_amount - p.refund_reserved;
-      const amount = requested ?? refundable;
+      // What open or lost chargebacks took back is the cardholder's already: a refund may not reach into it.
+      const undisputed = refundable - p.disputed_amount;
+      const amount = requested ?? undisputed;
+      if (p.disputed_amount > 0 && amount > undisputed && amount <= refundable || (requested === undefined && undisputed < 1 && refundable > 0)) {
+        throw new AppError('PAYMENT_DISPUTED', `Cannot refund ${amount} ${p.currency}: ${p.disputed_amount} ${p.currency} of it is disputed, ${Math.max(0, undisputed)} ${p.currency} can be refunded`, {
+          requested: amount, refundable: Math.max(0, undisputed), disputedAmount: p.disputed_amount, currency: p.currency,
+        });
+      }
       if (amount < 1 || amount > refundable) {
         throw new AppError('REFUND_EXCEEDS_CAPTURED', `Cannot refund ${amount} ${p.currency}: ${refundable} ${p.currency} is left to refund`, {
           requested: amount, refundable, capturedAmount: p.captured_amount, refundedAmount: p.refunded_amount, currency: p.currency,

@@ -183,6 +183,7 @@ export const PaymentView = Type.Object({
   authorizedAmount: Type.Integer(),
   capturedAmount: Type.Integer(),
   refundedAmount: Type.Integer(),
+  disputedAmount: Type.Integer({ description: 'taken back by open or lost chargebacks; a refund may not reach into it' }),
   paymentMethodId: Nullable(Type.String()),
   cardBrand: Nullable(Type.String()),
   cardLast4: Nullable(Type.String()),

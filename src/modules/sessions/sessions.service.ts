@@ -154,6 +154,7 @@ export class PaymentSessionsService {
         authorized_amount: 0,
         captured_amount: 0,
         refunded_amount: 0,
+        disputed_amount: 0,
         refusal_code: null,
         refusal_message: null,
         payment_method_id: null,
