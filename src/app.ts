@@ -186,7 +186,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await api.register(merchantPaymentsRoutes(merchantPayments));
       await api.register(balanceRoutes(services.balance));
       await api.register(bankAccountsRoutes(services.bankAccounts));
-      await api.register(payoutsRoutes(services.payouts));
+      await api.register(payoutsRoutes(services.payouts, services.payoutSchedule));
       await api.register(testClocksRoutes(services.testClocks));
       await api.register(disputesRoutes(services.disputes));
     },

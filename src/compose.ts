@@ -5,6 +5,7 @@ import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { MailOutbox } from './mail/outbox.js';
 import { BankAccountsService } from './modules/bank-accounts/bank-accounts.service.js';
+import { PayoutScheduleService } from './modules/payouts/payout-schedule.js';
 import { PayoutsService } from './modules/payouts/payouts.service.js';
 import { CheckoutService } from './modules/checkout/checkout.service.js';
 import { CustomersService } from './modules/customers/customers.service.js';
@@ -49,6 +50,7 @@ export interface Services {
   payouts: PayoutsService;
   testClocks: TestClocksService;
   disputes: DisputesService;
+  payoutSchedule: PayoutScheduleService;
 }
 
 export function buildServices(config: Config, db: Database, clock: Clock): Services {
@@ -63,6 +65,7 @@ export function buildServices(config: Config, db: Database, clock: Clock): Servi
   const balance = new BalanceService(db, clock, {
     pendingEstimateSeconds: (mode) => (mode === 'test' ? config.testSettlementDelaySeconds : LIVE_SETTLEMENT_ESTIMATE_SECONDS),
   });
+  const payouts = new PayoutsService(db, clock, bankAccounts, balance, { testPayoutSeconds: config.testPayoutSeconds });
   return {
     merchants: new MerchantsService(db, clock, secretBoxFor(config)),
     contracts: new ContractsService(db, clock),
@@ -82,7 +85,8 @@ export function buildServices(config: Config, db: Database, clock: Clock): Servi
     walletSessions: new WalletSessionsService(db, clock, acquirers, config, mail),
     bankAccounts,
     balance,
-    payouts: new PayoutsService(db, clock, bankAccounts, balance, { testPayoutSeconds: config.testPayoutSeconds }),
+    payouts,
+    payoutSchedule: new PayoutScheduleService(db, clock, payouts),
     testClocks: new TestClocksService(db, clock),
     disputes: new DisputesService(db, clock),
   };

@@ -82,6 +82,8 @@ export function scheduledJobs(db: Database, clock: Clock, config?: Config, logge
     jobs.push({ name: 'recover-merchant-payments', everyMs: recoveryEvery, run: (now) => services.merchantPayments.recoverLeftPending(now) });
     // Test mode: the simulated bank's answer to payouts, MOTU_TEST_PAYOUT_SECONDS after each was made.
     jobs.push({ name: 'answer-test-payouts', everyMs: 5_000, run: (now) => services.payouts.answerDueTestPayouts(now) });
+    // Automatic payouts: each merchant's day of its schedule, once (the day is claimed before the run).
+    jobs.push({ name: 'run-automatic-payouts', everyMs: 60_000, run: (now) => services.payoutSchedule.runDue(now) });
     jobs.push({ name: 'release-late-authorizations', everyMs: recoveryEvery, run: (now) => services.merchantPayments.releaseLateAuthorizations(now, recoveryEvery) });
     // Receipts and card-link mails queued in mail_jobs, when MOTU_SMTP_URL is set.
     if (config.mail) {

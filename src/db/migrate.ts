@@ -28,6 +28,7 @@ import * as m0025 from './migrations/0025_bank_accounts.js';
 import * as m0026 from './migrations/0026_payouts.js';
 import * as m0027 from './migrations/0027_test_clocks.js';
 import * as m0028 from './migrations/0028_disputes.js';
+import * as m0029 from './migrations/0029_payout_schedules.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_core': m0001,
@@ -57,6 +58,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0026_payouts': m0026,
   '0027_test_clocks': m0027,
   '0028_disputes': m0028,
+  '0029_payout_schedules': m0029,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

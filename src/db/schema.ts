@@ -10,7 +10,7 @@ import type { AcquirerAuthorizationsTable, AcquirerCardsTable, AcquirerRefundsTa
 import type { CardLinksTable, PaymentMethodsTable, WalletSessionsTable } from '../modules/wallet/wallet.table.js';
 import type { BalanceTransactionsTable, LedgerLinesTable, LedgerPostingsTable, PayoutItemsTable } from '../modules/ledger/ledger.table.js';
 import type { BankAccountsTable } from '../modules/bank-accounts/bank-accounts.table.js';
-import type { PayoutsTable } from '../modules/payouts/payouts.table.js';
+import type { PayoutSchedulesTable, PayoutsTable } from '../modules/payouts/payouts.table.js';
 import type { TestClocksTable } from '../modules/test-clocks/test-clocks.table.js';
 import type { DisputesTable } from '../modules/disputes/disputes.table.js';
 import type { MailAttemptsTable, MailJobsTable } from '../mail/mail.table.js';
@@ -50,4 +50,5 @@ export interface DB {
   payout_items: PayoutItemsTable;
   test_clocks: TestClocksTable;
   disputes: DisputesTable;
+  payout_schedules: PayoutSchedulesTable;
 }

@@ -6,7 +6,9 @@ import { merchantOf } from '../../http/auth.js';
 import { emptyBody } from '../../http/empty-body.js';
 import { IdParams, ListOf, ListQuery } from '../../http/schemas.js';
 import { BalanceTransaction } from '../ledger/balance.routes.js';
+import type { PayoutScheduleService } from './payout-schedule.js';
 import type { PayoutsService } from './payouts.service.js';
+import { WEEKDAYS } from './payouts.table.js';
 
 export const PayoutBody = Type.Object(
   {
@@ -34,6 +36,24 @@ export const Payout = Type.Object({
 });
 
 const List = Type.Object({ ...ListQuery }, { additionalProperties: false });
+const Interval = Type.Union(['daily', 'weekly', 'monthly', 'manual'].map((s) => Type.Literal(s)));
+const Weekday = Type.Union(WEEKDAYS.map((d) => Type.Literal(d)));
+export const PayoutSchedule = Type.Object({
+  interval: Interval,
+  weeklyAnchor: Weekday,
+  monthlyAnchor: Type.Integer({ description: '1–31; 31: the last day of the month' }),
+  delayDays: Type.Integer({ description: 'days funds stay available before an automatic payout carries them' }),
+  nextRunOn: Type.Union([Type.String({ description: 'YYYY-MM-DD (UTC)' }), Type.Null()]),
+});
+export const PayoutSchedulePatch = Type.Object(
+  {
+    interval: Type.Optional(Interval),
+    weeklyAnchor: Type.Optional(Weekday),
+    monthlyAnchor: Type.Optional(Type.Integer({ minimum: 1, maximum: 31 })),
+    delayDays: Type.Optional(Type.Integer({ minimum: 0, maximum: 30 })),
+  },
+  { additionalProperties: false },
+);
 const FailedBody = Type.Object(
   {
     failureReason: Type.Union(['no_account', 'account_closed', 'declined', 'could_not_process'].map((s) => Type.Literal(s))),
@@ -43,8 +63,18 @@ const FailedBody = Type.Object(
 );
 const tags = ['payouts'];
 
-export function payoutsRoutes(service: PayoutsService) {
+export function payoutsRoutes(service: PayoutsService, schedule: PayoutScheduleService) {
   return async function routes(app: FastifyInstance): Promise<void> {
+    app.get(
+      '/payout-schedule',
+      { schema: { tags, summary: 'When automatic payouts run', response: { 200: PayoutSchedule } } },
+      async (request) => schedule.get(merchantOf(request)),
+    );
+    app.patch<{ Body: Static<typeof PayoutSchedulePatch> }>(
+      '/payout-schedule',
+      { schema: { tags, summary: 'Change when automatic payouts run (manual: never)', body: PayoutSchedulePatch, response: { 200: PayoutSchedule } } },
+      async (request) => schedule.update(merchantOf(request), request.body as never),
+    );
     app.post<{ Body: Static<typeof PayoutBody> }>(
       '/payouts',
       { schema: { tags, summary: 'Pay out the available balance (all of it, or an amount) to a bank account', body: PayoutBody, response: { 201: Payout } } },

@@ -23,3 +23,22 @@ export interface PayoutsTable {
 }
 
 export type PayoutRow = Selectable<PayoutsTable>;
+
+export type PayoutInterval = 'daily' | 'weekly' | 'monthly' | 'manual';
+export const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'] as const;
+export type Weekday = (typeof WEEKDAYS)[number];
+
+export interface PayoutSchedulesTable {
+  merchant_id: string;
+  mode: Mode;
+  interval: PayoutInterval;
+  weekly_anchor: Weekday;
+  /** 1–31; 31 (or more than the month has): the month's last day. */
+  monthly_anchor: number;
+  delay_days: number;
+  /** YYYY-MM-DD (UTC) of the last automatic run. */
+  last_run_on: string | null;
+  updated_at: string;
+}
+
+export type PayoutScheduleRow = Selectable<PayoutSchedulesTable>;
