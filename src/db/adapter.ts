@@ -32,6 +32,12 @@ export interface Database {
    * without giving the reads anything more: under READ COMMITTED each statement reads its own snapshot either way.
    */
   singleWrite<T>(fn: (db: Kysely<DB>) => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn`'s reads on one consistent snapshot of the database, without holding up writers (`motu ledger verify`
+   * reads several aggregates that must agree while payments go on). PostgreSQL: a REPEATABLE READ, READ ONLY
+   * transaction. SQLite: a read transaction on a connection of its own, which WAL mode gives a snapshot of its own.
+   */
+  snapshot<T>(fn: (db: Kysely<DB>) => Promise<T>): Promise<T>;
   isUniqueViolation(err: unknown): boolean;
   /**
    * The rows `query` reads, locked until its transaction ends where another process could write them meanwhile

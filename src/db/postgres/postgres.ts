@@ -72,6 +72,7 @@ function pooled(connectionString: string, max: number, shared: Shared, owner: bo
       return result;
     },
     singleWrite: (fn) => fn(kysely),
+    snapshot: (fn) => kysely.transaction().setIsolationLevel('repeatable read').setAccessMode('read only').execute((trx) => fn(trx)),
     isUniqueViolation: (err) => typeof err === 'object' && err !== null && (err as { code?: unknown }).code === '23505',
     ping: async () => {
       await sql`select 1`.execute(kysely);

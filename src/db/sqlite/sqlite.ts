@@ -75,6 +75,16 @@ export function openSqlite(dataDir: string, groupCommit: boolean): Database {
     },
     transaction,
     singleWrite: transaction,
+    snapshot: async (fn) => {
+      const reader = new SQLite(file, { readonly: true, fileMustExist: true });
+      reader.pragma('busy_timeout = 5000');
+      const own = new Kysely<DB>({ dialect: new SqliteDialect({ database: reader }) });
+      try {
+        return await own.transaction().execute((trx) => fn(trx));
+      } finally {
+        await own.destroy();
+      }
+    },
     isUniqueViolation: (err) =>
       typeof err === 'object' && err !== null && String((err as { code?: unknown }).code).startsWith('SQLITE_CONSTRAINT_UNIQUE') ||
       (typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY'),

@@ -6,8 +6,9 @@
 //   4. every payment captured since the ledger began: its `payment` transactions sum to its captured amount and its
 //      `refund` transactions to minus its refunded amount, and its `dispute` and `dispute_reversal` ones to minus what its
 //      open and lost chargebacks took back (its disputed amount).
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/database.js';
+import type { DB } from '../../db/schema.js';
 
 export interface Difference {
   check: 'posting' | 'transaction' | 'balance' | 'payment';
@@ -27,8 +28,12 @@ const LISTED = 100;
 
 const n = (v: unknown) => Number(v ?? 0);
 
+/** Every check reads one snapshot: payments, settlements and payouts going on meanwhile never show as differences. */
 export async function verifyLedger(db: Database): Promise<VerifyResult> {
-  const k = db.kysely;
+  return db.snapshot((k) => verifyOn(k));
+}
+
+async function verifyOn(k: Kysely<DB>): Promise<VerifyResult> {
   const differences: Difference[] = [];
   const found = { posting: 0, transaction: 0, balance: 0, payment: 0 };
   const report = (d: Difference) => {
