@@ -148,7 +148,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await admin.register(storesRoutes(services.stores));
       await admin.register(apiKeysRoutes(services.apiKeys));
       await admin.register(balanceAdminRoutes(services.balance));
-      await admin.register(payoutsAdminRoutes(services.payouts));
+      await admin.register(payoutsAdminRoutes(services.payouts, services.bankFiles));
       await admin.register(disputesAdminRoutes(services.disputes));
     },
     { prefix: '/admin/v1' },

@@ -5,6 +5,7 @@ import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { MailOutbox } from './mail/outbox.js';
 import { BankAccountsService } from './modules/bank-accounts/bank-accounts.service.js';
+import { BankFilesService } from './modules/payouts/bank-files/bank-files.service.js';
 import { PayoutScheduleService } from './modules/payouts/payout-schedule.js';
 import { PayoutsService } from './modules/payouts/payouts.service.js';
 import { CheckoutService } from './modules/checkout/checkout.service.js';
@@ -51,6 +52,7 @@ export interface Services {
   testClocks: TestClocksService;
   disputes: DisputesService;
   payoutSchedule: PayoutScheduleService;
+  bankFiles: BankFilesService;
 }
 
 export function buildServices(config: Config, db: Database, clock: Clock): Services {
@@ -87,6 +89,7 @@ export function buildServices(config: Config, db: Database, clock: Clock): Servi
     balance,
     payouts,
     payoutSchedule: new PayoutScheduleService(db, clock, payouts),
+    bankFiles: new BankFilesService(db, clock, bankAccounts, payouts, config.operatorAccount),
     testClocks: new TestClocksService(db, clock),
     disputes: new DisputesService(db, clock),
   };

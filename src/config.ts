@@ -1,3 +1,4 @@
+import { electronicFormatIBAN, isValidBIC, validateIBAN } from 'ibantools';
 import { canonicalTimeZone } from './shared/timezone.js';
 
 // Configuration: parsed once from the environment, validated, frozen, then passed down.
@@ -44,6 +45,18 @@ export interface Config {
   readonly mail: MailConfig | undefined;
   /** MOTU_TIMEZONE: the IANA time zone of receipts for a merchant without its own (default Pacific/Tahiti). */
   readonly timezone: string;
+  /**
+   * MOTU_OPERATOR_NAME, MOTU_OPERATOR_IBAN, MOTU_OPERATOR_BIC: the operator's own account, the debtor of the SEPA
+   * transfer files that pay live payouts out; unset: no transfer file can be made.
+   */
+  readonly operatorAccount: OperatorAccount | undefined;
+}
+
+export interface OperatorAccount {
+  readonly name: string;
+  /** Electronic form (no spaces). Never logged. */
+  readonly iban: string;
+  readonly bic: string | undefined;
 }
 
 export interface MailConfig {
@@ -104,6 +117,20 @@ function url(env: Env, name: string, fallback: string): string {
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new ConfigError(name, 'must be http(s)');
   return raw.replace(/\/+$/, '');
+}
+
+/** The operator's account, checked without ever echoing the IBAN. */
+function operatorAccount(env: Env): OperatorAccount | undefined {
+  const name = env.MOTU_OPERATOR_NAME?.trim() || undefined;
+  const rawIban = env.MOTU_OPERATOR_IBAN?.trim() || undefined;
+  const bic = env.MOTU_OPERATOR_BIC?.trim().toUpperCase() || undefined;
+  if (!name && !rawIban && !bic) return undefined;
+  if (!rawIban) throw new ConfigError('MOTU_OPERATOR_IBAN', 'is required with MOTU_OPERATOR_NAME or MOTU_OPERATOR_BIC');
+  const iban = electronicFormatIBAN(rawIban) ?? '';
+  if (!validateIBAN(iban).valid) throw new ConfigError('MOTU_OPERATOR_IBAN', 'must be a valid IBAN (country length and mod-97)');
+  if (!name || name.length > 70) throw new ConfigError('MOTU_OPERATOR_NAME', 'is required with MOTU_OPERATOR_IBAN (at most 70 characters)');
+  if (bic !== undefined && !isValidBIC(bic)) throw new ConfigError('MOTU_OPERATOR_BIC', 'must be a BIC (8 or 11 characters)');
+  return Object.freeze({ name, iban, bic });
 }
 
 /** The SMTP server's URL, checked without ever echoing it (it carries the password). */
@@ -197,5 +224,6 @@ export function parseConfig(env: Env = process.env): Config {
     tokensPerMinute: integer(env, 'MOTU_TOKENS_PER_MINUTE', 30, 1, 10_000_000),
     mail: mailConfig(env),
     timezone: timezone(env),
+    operatorAccount: operatorAccount(env),
   });
 }

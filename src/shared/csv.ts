@@ -18,7 +18,7 @@ export function csvLine(values: readonly CsvValue[]): string {
 }
 
 /** A header and the rows of `batches` (each an array of rows, read one batch at a time) as a CSV stream. */
-export function csvStream<T>(header: readonly string[], batches: AsyncIterable<readonly T[]>, toValues: (row: T) => readonly CsvValue[]): Readable {
+export function csvStream<T>(header: readonly string[], batches: AsyncIterable<readonly T[]> | Iterable<readonly T[]>, toValues: (row: T) => readonly CsvValue[]): Readable {
   async function* lines(): AsyncGenerator<string> {
     yield csvLine(header);
     for await (const batch of batches) {

@@ -1,4 +1,5 @@
 // The `motu` command line: serve, migrate, and one command per admin API call, printing JSON.
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { TSchema } from 'typebox';
 import { ConfigError, parseConfig, type Role } from '../config.js';
@@ -9,6 +10,8 @@ import { buildServices } from '../compose.js';
 import { KeyBody } from '../modules/merchants/api-keys.routes.js';
 import { ContractBody, ContractPatch } from '../modules/merchants/contracts.routes.js';
 import { AdminOpenBody, CloseBody } from '../modules/disputes/disputes.routes.js';
+import { XPF_CSV_HEADER } from '../modules/payouts/payouts.routes.js';
+import { csvLine } from '../shared/csv.js';
 import { MerchantBody, MerchantPatch } from '../modules/merchants/merchants.routes.js';
 import { StoreBody, StorePatch } from '../modules/merchants/stores.routes.js';
 import { AdjustmentBody } from '../modules/ledger/balance.routes.js';
@@ -41,6 +44,9 @@ const USAGE = `Usage: motu <command> [options]
   disputes open PAYMENT_ID --kind chargeback|inquiry --reason REASON [--amount MINOR_UNITS]
                                            open a dispute the bank reported (reasons: docs/money.md)
   disputes close ID --outcome won|lost     record the bank's decision on a dispute
+  payouts transfers-xml --date YYYY-MM-DD  the day's live EUR payouts as a SEPA transfer file (pain.001.001.03)
+  payouts transfers-csv --date YYYY-MM-DD  the day's live XPF payouts as CSV
+  payouts import-camt FILE                 record the bank's answers from a camt.054 file
   payouts paid ID                          record that the bank paid a live payout
   payouts failed ID --reason no_account|account_closed|declined|could_not_process
                                            record that the bank refused it (its amount is credited back)
@@ -67,6 +73,7 @@ const OPTIONS = {
   'tax-rate': { type: 'string' },
   'dispute-fee': { type: 'string' },
   outcome: { type: 'string' },
+  date: { type: 'string' },
   default: { type: 'boolean' },
   inactive: { type: 'boolean' },
   active: { type: 'string' },
@@ -168,6 +175,24 @@ export async function main(argv: string[], print: (line: string) => void = conso
     const services = buildServices(config, db, systemClock);
     const { merchants } = services;
     const v = values as Values;
+    // The operator's bank files, printed as they are (redirect them to a file).
+    if (command === 'payouts' && (action === 'transfers-xml' || action === 'transfers-csv')) {
+      try {
+        const date = need(str(v, 'date'), 'date');
+        if (action === 'transfers-xml') {
+          print((await services.bankFiles.sepaFile(date)).xml.trimEnd());
+        } else {
+          const list = await services.bankFiles.xpfList(date);
+          print(csvLine(XPF_CSV_HEADER).trimEnd());
+          for (const r of list.rows) print(csvLine([r.id, r.merchant_id, Number(r.amount), r.currency, r.holder_name, r.iban, r.bic, r.description]).trimEnd());
+        }
+        return 0;
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        print(JSON.stringify(err.toBody(), null, 2));
+        return 1;
+      }
+    }
     const run = async (): Promise<unknown> => {
       switch (`${command} ${action ?? ''}`.trim()) {
         case 'migrate':
@@ -240,6 +265,16 @@ export async function main(argv: string[], print: (line: string) => void = conso
           );
         case 'keys revoke':
           return services.apiKeys.revoke(need(id, 'id'));
+        case 'payouts import-camt': {
+          const file = need(id, 'file');
+          let xml: string;
+          try {
+            xml = readFileSync(file, 'utf8');
+          } catch {
+            throw new AppError('VALIDATION_ERROR', `Cannot read ${file}`, { field: 'file' });
+          }
+          return services.bankFiles.importCamt054(xml);
+        }
         case 'payouts paid':
           return services.payouts.recordAnswer(need(id, 'id'), { paid: true });
         case 'payouts failed': {

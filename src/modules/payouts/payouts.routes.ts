@@ -6,6 +6,8 @@ import { merchantOf } from '../../http/auth.js';
 import { emptyBody } from '../../http/empty-body.js';
 import { IdParams, ListOf, ListQuery } from '../../http/schemas.js';
 import { BalanceTransaction } from '../ledger/balance.routes.js';
+import { csvStream } from '../../shared/csv.js';
+import type { BankFilesService } from './bank-files/bank-files.service.js';
 import type { PayoutScheduleService } from './payout-schedule.js';
 import type { PayoutsService } from './payouts.service.js';
 import { WEEKDAYS } from './payouts.table.js';
@@ -106,9 +108,53 @@ export function payoutsRoutes(service: PayoutsService, schedule: PayoutScheduleS
   };
 }
 
-export function payoutsAdminRoutes(service: PayoutsService) {
+const DayQuery = Type.Object({ date: Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'the UTC day the payouts were made, YYYY-MM-DD' }) }, { additionalProperties: false });
+export const XPF_CSV_HEADER = ['payoutId', 'merchantId', 'amount', 'currency', 'holderName', 'iban', 'bic', 'description'];
+const CamtResult = Type.Object({
+  paid: Type.Array(Type.String()),
+  failed: Type.Array(Type.Object({ payoutId: Type.String(), failureReason: Type.String(), code: Type.String() })),
+  skipped: Type.Array(Type.Object({ payoutId: Type.String(), status: Type.String() })),
+  mismatched: Type.Array(Type.Object({ payoutId: Type.String(), amount: Type.String(), currency: Type.String() })),
+  unknown: Type.Array(Type.Object({ endToEndId: Type.Union([Type.String(), Type.Null()]), amount: Type.String(), currency: Type.String() })),
+});
+
+export function payoutsAdminRoutes(service: PayoutsService, bankFiles: BankFilesService) {
   const doc = { tags: ['admin'], security: [{ adminToken: [] }] };
   return async function routes(app: FastifyInstance): Promise<void> {
+    // The bank's camt.054 files come as XML text (up to 10 MiB).
+    app.addContentTypeParser(['application/xml', 'text/xml'], { parseAs: 'string', bodyLimit: 10 * 1024 * 1024 }, (_request, body, done) => done(null, body));
+    app.get<{ Querystring: Static<typeof DayQuery> }>(
+      '/payouts/transfers.xml',
+      {
+        schema: {
+          ...doc, querystring: DayQuery,
+          summary: "The day's live EUR payouts as a SEPA credit transfer file (ISO 20022 pain.001.001.03); they are in transit from then on",
+        },
+      },
+      async (request, reply) => {
+        const file = await bankFiles.sepaFile(request.query.date);
+        return reply.type('application/xml; charset=utf-8').header('content-disposition', `attachment; filename="${file.filename}"`).send(file.xml);
+      },
+    );
+    app.get<{ Querystring: Static<typeof DayQuery> }>(
+      '/payouts/transfers.csv',
+      { schema: { ...doc, querystring: DayQuery, summary: "The day's live XPF payouts as CSV (no SEPA in XPF); they are in transit from then on" } },
+      async (request, reply) => {
+        const list = await bankFiles.xpfList(request.query.date);
+        return reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${list.filename}"`)
+          .send(csvStream(XPF_CSV_HEADER, [list.rows], (r) => [r.id, r.merchant_id, Number(r.amount), r.currency, r.holder_name, r.iban, r.bic, r.description]));
+      },
+    );
+    app.post<{ Body: string }>(
+      '/payouts/camt054',
+      {
+        schema: {
+          ...doc, summary: "Record the bank's answers from a camt.054 file (XML body): booked debits paid, returns failed; each payout once",
+          consumes: ['application/xml', 'text/xml'], body: Type.String({ minLength: 1 }), response: { 200: CamtResult },
+        },
+      },
+      async (request) => bankFiles.importCamt054(request.body),
+    );
     app.post<{ Params: Static<typeof IdParams> }>(
       '/payouts/:id/paid',
       { preValidation: emptyBody, schema: { ...doc, summary: 'Record that the bank paid a payout', params: IdParams, body: Type.Object({}, { additionalProperties: false }), response: { 200: Payout } } },
