@@ -12,6 +12,9 @@ import { ownedBy } from '../merchants/scope.js';
 import type { PayoutsService } from './payouts.service.js';
 import { WEEKDAYS, type PayoutInterval, type PayoutScheduleRow, type Weekday } from './payouts.table.js';
 
+/** Merchants paid out side by side in a run. */
+const RUN_CONCURRENCY = 4;
+
 export interface PayoutScheduleInput {
   interval?: PayoutInterval;
   weeklyAnchor?: Weekday;
@@ -113,19 +116,34 @@ export class PayoutScheduleService {
       entry.currencies.push(c.currency);
     }
     let made = 0;
-    for (const { owner, schedule, currencies } of byOwner.values()) {
-      if (!fallsOn(schedule, now)) continue;
-      if (!(await this.claimDay(owner, schedule, today))) continue;
-      for (const currency of currencies) {
-        const amount = await this.payable(owner, currency, schedule.delay_days, now);
-        if (amount <= 0) continue;
-        try {
-          await this.payouts.create(owner, { currency: currency as 'EUR' | 'XPF', amount, description: 'Automatic payout' }, true);
-          made += 1;
-        } catch (err) {
-          // The balance moved between the reading and the payout (a refund): paid at the next run.
-          if (!(err instanceof AppError) || (err.code !== 'INSUFFICIENT_BALANCE' && err.code !== 'NO_BANK_ACCOUNT')) throw err;
-        }
+    const due = [...byOwner.values()].filter((entry) => fallsOn(entry.schedule, now));
+    // A few merchants at a time: each payout is a short transaction of its own (one merchant's payouts take turns on
+    // its row), and on PostgreSQL the round trips of several overlap.
+    let next = 0;
+    const lane = async () => {
+      while (next < due.length) {
+        const { owner, schedule, currencies } = due[next++]!;
+        const paid = await this.payDay(owner, schedule, currencies, today, now);
+        made += paid;
+      }
+    };
+    await Promise.all(Array.from({ length: RUN_CONCURRENCY }, lane));
+    return made;
+  }
+
+  /** One merchant's day: claimed, then each currency paid out. */
+  private async payDay(owner: Owner, schedule: ReturnType<typeof defaultSchedule>, currencies: string[], today: string, now: Date): Promise<number> {
+    if (!(await this.claimDay(owner, schedule, today))) return 0;
+    let made = 0;
+    for (const currency of currencies) {
+      const amount = await this.payable(owner, currency, schedule.delay_days, now);
+      if (amount <= 0) continue;
+      try {
+        await this.payouts.create(owner, { currency: currency as 'EUR' | 'XPF', amount, description: 'Automatic payout' }, true);
+        made += 1;
+      } catch (err) {
+        // The balance moved between the reading and the payout (a refund): paid at the next run.
+        if (!(err instanceof AppError) || (err.code !== 'INSUFFICIENT_BALANCE' && err.code !== 'NO_BANK_ACCOUNT')) throw err;
       }
     }
     return made;
