@@ -237,6 +237,43 @@ eachDatabase('disputes', (dialect) => {
     await books();
   });
 
+  it('the worked example of docs/money.md, to the cent', async () => {
+    const x = await createMerchant(t, 'Worked example');
+    const key = x.testKey;
+    const balance = async () => {
+      const b = (await api('GET', '/api/v1/balance', undefined, key)).body;
+      const of = (rows: Array<{ currency: string; amount: number }>) => rows.find((r) => r.currency === 'EUR')?.amount ?? 0;
+      return [of(b.available), of(b.pending)];
+    };
+    const id = await paidPayment(t, key, { amount: 10_000, captureMode: 'MANUAL' });
+    assert.deepEqual(await balance(), [0, 0]);
+    assert.equal((await api('POST', `/api/v1/payments/${id}/capture`, { amount: 7000 }, key)).status, 200);
+    assert.deepEqual(await balance(), [0, 6768]);
+    clock.advance(61_000);
+    await tick();
+    assert.deepEqual(await balance(), [6768, 0]);
+    assert.equal((await api('POST', `/api/v1/payments/${id}/refund`, { amount: 2500 }, key)).status, 201);
+    assert.deepEqual(await balance(), [4268, 0]);
+    const d = await dispute(id, { amount: 2000 }, key);
+    assert.deepEqual(await balance(), [768, 0]);
+    assert.equal((await api('GET', `/api/v1/payments/${id}`, undefined, key)).body.disputedAmount, 2000);
+    assert.equal((await api('POST', `/api/v1/payments/${id}/refund`, { amount: 2501 }, key)).body.code, 'PAYMENT_DISPUTED');
+    assert.equal((await api('POST', `/api/v1/disputes/${d.id}/evidence`, { uncategorizedText: 'winning_evidence', submit: true }, key)).status, 200);
+    clock.advance(3000);
+    await tick();
+    assert.equal((await api('GET', `/api/v1/disputes/${d.id}`, undefined, key)).body.status, 'won');
+    assert.deepEqual(await balance(), [2768, 0]);
+    assert.equal((await api('POST', '/api/v1/bank-accounts', { iban: 'FR7630006000010000000000152', holderName: 'Worked', currency: 'EUR' }, key)).status, 201);
+    const payout = await api('POST', '/api/v1/payouts', { currency: 'EUR' }, key);
+    assert.equal(payout.body.amount, 2768);
+    assert.deepEqual(await balance(), [0, 0]);
+    const carried = (await api('GET', `/api/v1/payouts/${payout.body.id}/transactions?limit=100`, undefined, key)).body.data as Array<{ type: string; amount: number }>;
+    assert.deepEqual(carried.map((c) => [c.type, c.amount]).sort(), [
+      ['dispute', -2000], ['dispute_fee', -1500], ['dispute_reversal', 2000], ['payment', 7000], ['payment_fee', -232], ['refund', -2500],
+    ]);
+    assert.equal(carried.reduce((sum, c) => sum + c.amount, 0), 2768);
+  });
+
   it('bad input is a 400 that changes nothing; a live key gets 403 on the helper; another merchant or mode gets 404', async () => {
     const id = await settled();
     for (const body of [{ kind: 'fight' }, { reason: 'bored' }, { amount: 0 }, { amount: 1.5 }, { extra: true }]) {
