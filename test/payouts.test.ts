@@ -203,4 +203,21 @@ eachDatabase('payouts', (dialect) => {
     assert.equal((await api('GET', `/api/v1/payouts/${mine.id}`, undefined, readKey)).status, 200);
     assert.equal((await api('POST', '/api/v1/payouts', { currency: 'EUR' }, readKey)).status, 403);
   });
+
+  it('CSV: every payout, and every transaction a payout carries, streamed with Accept: text/csv', async () => {
+    const listed = (await api('GET', '/api/v1/payouts?limit=100')).body.data as Array<{ id: string; amount: number; status: string }>;
+    const csv = await t.api(m.testKey, 'GET', '/api/v1/payouts?limit=1', undefined, { accept: 'text/csv' });
+    assert.equal(csv.status, 200);
+    assert.match(String(csv.headers['content-type']), /^text\/csv/);
+    const lines = String(csv.body).trim().split('\r\n');
+    assert.equal(lines[0], 'id,amount,currency,status,automatic,bankAccountId,arrivalDate,description,failureReason,createdAt');
+    assert.deepEqual(lines.slice(1).map((l) => l.split(',')[0]), listed.map((p) => p.id), 'every payout, whatever the limit');
+    const whole = listed.find((p) => p.status === 'paid')!;
+    const carried = await t.api(m.testKey, 'GET', `/api/v1/payouts/${whole.id}/transactions`, undefined, { accept: 'text/csv' });
+    const rows = String(carried.body).trim().split('\r\n').slice(1).map((l) => l.split(','));
+    const json = (await api('GET', `/api/v1/payouts/${whole.id}/transactions?limit=100`)).body.data as Array<{ id: string; amount: number }>;
+    assert.deepEqual(rows.map((r) => r[0]).sort(), json.map((x) => x.id).sort());
+    assert.equal(rows.reduce((sum, r) => sum + Number(r[2]), 0), json.reduce((sum, x) => sum + x.amount, 0));
+    assert.equal((await t.api(m.testKey, 'GET', '/api/v1/payouts/po_nope/transactions', undefined, { accept: 'text/csv' })).status, 404);
+  });
 });

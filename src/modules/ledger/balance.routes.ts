@@ -1,5 +1,5 @@
 // The balance and the balance transactions (merchant API), and the operator's adjustments (admin API).
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { merchantOf } from '../../http/auth.js';
 import { IdParams, ListOf, ListQuery } from '../../http/schemas.js';
@@ -49,6 +49,14 @@ const CSV_HEADER = ['id', 'type', 'amount', 'currency', 'amountEur', 'status', '
 
 const tags = ['balance'];
 
+/** Balance transactions as CSV, streamed (every list of them answers `Accept: text/csv` this way). */
+export function sendTransactionsCsv(reply: FastifyReply, filename: string, batches: ReturnType<BalanceService['batches']>) {
+  return reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${filename}"`)
+    .send(csvStream(CSV_HEADER, batches, (t) => [
+      t.id, t.type, t.amount, t.currency, t.amountEur, t.status, t.availableOn, t.source.type, t.source.id, t.payoutId, t.description, t.createdAt,
+    ]));
+}
+
 export function balanceRoutes(service: BalanceService) {
   return async function routes(app: FastifyInstance): Promise<void> {
     app.get('/balance', { schema: { tags, summary: 'The available and pending balance per currency', response: { 200: Balance } } },
@@ -64,10 +72,7 @@ export function balanceRoutes(service: BalanceService) {
       async (request, reply) => {
         const { limit, startingAfter, ...filters } = request.query;
         if (!wantsCsv(request.headers.accept)) return service.list(merchantOf(request), { ...filters, limit, startingAfter });
-        return reply.type('text/csv; charset=utf-8').header('content-disposition', 'attachment; filename="balance-transactions.csv"')
-          .send(csvStream(CSV_HEADER, service.batches(merchantOf(request), filters), (t) => [
-            t.id, t.type, t.amount, t.currency, t.amountEur, t.status, t.availableOn, t.source.type, t.source.id, t.payoutId, t.description, t.createdAt,
-          ]));
+        return sendTransactionsCsv(reply, 'balance-transactions.csv', service.batches(merchantOf(request), filters));
       },
     );
     app.get<{ Params: Static<typeof IdParams> }>(

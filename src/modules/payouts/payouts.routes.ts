@@ -5,11 +5,11 @@ import { Type, type Static } from 'typebox';
 import { merchantOf } from '../../http/auth.js';
 import { emptyBody } from '../../http/empty-body.js';
 import { IdParams, ListOf, ListQuery } from '../../http/schemas.js';
-import { BalanceTransaction } from '../ledger/balance.routes.js';
-import { csvStream } from '../../shared/csv.js';
+import { BalanceTransaction, sendTransactionsCsv } from '../ledger/balance.routes.js';
+import { csvStream, wantsCsv } from '../../shared/csv.js';
 import type { BankFilesService } from './bank-files/bank-files.service.js';
 import type { PayoutScheduleService } from './payout-schedule.js';
-import type { PayoutsService } from './payouts.service.js';
+import { payoutView, type PayoutsService } from './payouts.service.js';
 import { WEEKDAYS } from './payouts.table.js';
 
 export const PayoutBody = Type.Object(
@@ -84,8 +84,15 @@ export function payoutsRoutes(service: PayoutsService, schedule: PayoutScheduleS
     );
     app.get<{ Querystring: Static<typeof List> }>(
       '/payouts',
-      { schema: { tags, summary: 'List payouts, newest first', querystring: List, response: { 200: ListOf(Payout) } } },
-      async (request) => service.list(merchantOf(request), request.query),
+      { schema: { tags, summary: 'List payouts, newest first; with Accept: text/csv, every one as CSV', querystring: List, response: { 200: ListOf(Payout) } } },
+      async (request, reply) => {
+        if (!wantsCsv(request.headers.accept)) return service.list(merchantOf(request), request.query);
+        return reply.type('text/csv; charset=utf-8').header('content-disposition', 'attachment; filename="payouts.csv"')
+          .send(csvStream(PAYOUTS_CSV_HEADER, service.batches(merchantOf(request)), (row) => {
+            const p = payoutView(row);
+            return [p.id, p.amount, p.currency, p.status, p.automatic, p.bankAccountId, p.arrivalDate, p.description, p.failureReason, p.createdAt];
+          }));
+      },
     );
     app.get<{ Params: Static<typeof IdParams> }>(
       '/payouts/:id',
@@ -94,8 +101,16 @@ export function payoutsRoutes(service: PayoutsService, schedule: PayoutScheduleS
     );
     app.get<{ Params: Static<typeof IdParams>; Querystring: Static<typeof List> }>(
       '/payouts/:id/transactions',
-      { schema: { tags, summary: 'The balance transactions a payout carries', params: IdParams, querystring: List, response: { 200: ListOf(BalanceTransaction) } } },
-      async (request) => service.transactions(merchantOf(request), request.params.id, request.query),
+      {
+        schema: {
+          tags, summary: 'The balance transactions a payout carries; with Accept: text/csv, all of them as CSV', params: IdParams, querystring: List,
+          response: { 200: ListOf(BalanceTransaction) },
+        },
+      },
+      async (request, reply) => {
+        if (!wantsCsv(request.headers.accept)) return service.transactions(merchantOf(request), request.params.id, request.query);
+        return sendTransactionsCsv(reply, `${request.params.id}-transactions.csv`, await service.transactionBatches(merchantOf(request), request.params.id));
+      },
     );
     app.post<{ Params: Static<typeof IdParams> }>(
       '/payouts/:id/cancel',
@@ -108,6 +123,7 @@ export function payoutsRoutes(service: PayoutsService, schedule: PayoutScheduleS
   };
 }
 
+const PAYOUTS_CSV_HEADER = ['id', 'amount', 'currency', 'status', 'automatic', 'bankAccountId', 'arrivalDate', 'description', 'failureReason', 'createdAt'];
 const DayQuery = Type.Object({ date: Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'the UTC day the payouts were made, YYYY-MM-DD' }) }, { additionalProperties: false });
 export const XPF_CSV_HEADER = ['payoutId', 'merchantId', 'amount', 'currency', 'holderName', 'iban', 'bic', 'description'];
 const CamtResult = Type.Object({

@@ -10,7 +10,7 @@ import { payloads, type PayoutData } from '../../events/payloads.js';
 import { addSeconds, type Clock } from '../../shared/clock.js';
 import { AppError, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
-import { paginate, type PageRequest } from '../../shared/pagination.js';
+import { allRows, paginate, type PageRequest } from '../../shared/pagination.js';
 import type { BankAccountsService } from '../bank-accounts/bank-accounts.service.js';
 import type { BalanceService } from '../ledger/balance.service.js';
 import { post } from '../ledger/postings.js';
@@ -168,9 +168,22 @@ export class PayoutsService {
     return { data: result.data.map(payoutView), hasMore: result.hasMore };
   }
 
+  /** Every payout, newest first, a batch at a time (the CSV export). */
+  batches(owner: Owner) {
+    merchantWide(owner);
+    return allRows(this.mine(this.db.kysely, owner));
+  }
+
   async get(owner: Owner, id: string) {
     merchantWide(owner);
     return payoutView(await this.find(owner, id));
+  }
+
+  /** Every transaction a payout carries, a batch at a time (the CSV export). */
+  async transactionBatches(owner: Owner, id: string) {
+    merchantWide(owner);
+    await this.find(owner, id);
+    return this.balance.batches(owner, { payoutId: id });
   }
 
   /** The balance transactions a payout carries (its own `payout` transaction is not among them), newest first. */
