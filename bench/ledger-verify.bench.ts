@@ -136,6 +136,16 @@ export default async function bench(): Promise<{ section: string; markdown: stri
     const first = runs.find((x) => x.dialect === r.dialect)!;
     lines.push(`| ${r.dialect} | ${r.transactions.toLocaleString('en')} | ${r.verifyMs} | ${r.msPer100k} | ${(r.msPer100k / first.msPer100k).toFixed(2)}× | ${r.rssGrowthMiB} | ${r.ok ? 'yes' : 'NO'} |`);
   }
+  lines.push(
+    '',
+    'Each check is a grouped join over the lines, postings and transactions, read on one snapshot (`Database.snapshot`).',
+    'On SQLite that snapshot is a read transaction on a connection of its own which maps the database file, so the',
+    'index pages the joins look up in random order (identifiers are random) are read in place from the OS\'s file',
+    'cache: before, through SQLite\'s 16 MiB page cache, the same books took 2.6× longer per row at a million',
+    'transactions than at 100,000 (1,195 ms per 100,000 against 464). Memory stays flat: the figures per merchant and',
+    'the differences found, never the rows (the first size includes loading the SQLite and JSON code paths once).',
+    'Run-to-run noise on this shared 2-core machine is about ±15 %.',
+  );
   return { section: 'Ledger verify', markdown: lines.join('\n') };
 }
 
