@@ -45,6 +45,7 @@ import { balanceAdminRoutes, balanceRoutes } from './modules/ledger/balance.rout
 import { bankAccountsRoutes } from './modules/bank-accounts/bank-accounts.routes.js';
 import { payoutsAdminRoutes, payoutsRoutes } from './modules/payouts/payouts.routes.js';
 import { disputesAdminRoutes, disputesRoutes } from './modules/disputes/disputes.routes.js';
+import { subscriptionsRoutes } from './modules/subscriptions/subscriptions.routes.js';
 import { testClocksRoutes } from './modules/test-clocks/test-clocks.routes.js';
 
 export interface AppDeps {
@@ -189,6 +190,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await api.register(payoutsRoutes(services.payouts, services.payoutSchedule));
       await api.register(testClocksRoutes(services.testClocks));
       await api.register(disputesRoutes(services.disputes));
+      await api.register(subscriptionsRoutes(services.subscriptions));
     },
     { prefix: '/api/v1' },
   );

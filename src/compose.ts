@@ -5,6 +5,8 @@ import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { MailOutbox } from './mail/outbox.js';
 import { BankAccountsService } from './modules/bank-accounts/bank-accounts.service.js';
+import { SubscriptionsEngine } from './modules/subscriptions/subscriptions.engine.js';
+import { SubscriptionsService } from './modules/subscriptions/subscriptions.service.js';
 import { BankFilesService } from './modules/payouts/bank-files/bank-files.service.js';
 import { PayoutScheduleService } from './modules/payouts/payout-schedule.js';
 import { PayoutsService } from './modules/payouts/payouts.service.js';
@@ -53,6 +55,8 @@ export interface Services {
   disputes: DisputesService;
   payoutSchedule: PayoutScheduleService;
   bankFiles: BankFilesService;
+  subscriptions: SubscriptionsService;
+  subscriptionsEngine: SubscriptionsEngine;
 }
 
 export function buildServices(config: Config, db: Database, clock: Clock): Services {
@@ -67,6 +71,8 @@ export function buildServices(config: Config, db: Database, clock: Clock): Servi
   const balance = new BalanceService(db, clock, {
     pendingEstimateSeconds: (mode) => (mode === 'test' ? config.testSettlementDelaySeconds : LIVE_SETTLEMENT_ESTIMATE_SECONDS),
   });
+  const merchantPayments = new MerchantPaymentsService(db, clock, acquirers, paymentSessions, payments, config);
+  const subscriptionsEngine = new SubscriptionsEngine(db, clock, merchantPayments, config.operationClaimSeconds);
   const payouts = new PayoutsService(db, clock, bankAccounts, balance, { testPayoutSeconds: config.testPayoutSeconds });
   return {
     merchants: new MerchantsService(db, clock, secretBoxFor(config)),
@@ -78,7 +84,7 @@ export function buildServices(config: Config, db: Database, clock: Clock): Servi
     payments,
     lifecycle: new PaymentLifecycleService(db, clock, acquirers, config.operationClaimSeconds),
     refunds: new RefundsService(db, clock, acquirers),
-    merchantPayments: new MerchantPaymentsService(db, clock, acquirers, paymentSessions, payments, config),
+    merchantPayments,
     webhooks: new WebhooksService(config, db, clock),
     events: new EventsService(db, clock),
     acquirers,
@@ -90,6 +96,8 @@ export function buildServices(config: Config, db: Database, clock: Clock): Servi
     payouts,
     payoutSchedule: new PayoutScheduleService(db, clock, payouts),
     bankFiles: new BankFilesService(db, clock, bankAccounts, payouts, config.operatorAccount),
+    subscriptions: new SubscriptionsService(db, clock, subscriptionsEngine),
+    subscriptionsEngine,
     testClocks: new TestClocksService(db, clock),
     disputes: new DisputesService(db, clock),
   };

@@ -14,17 +14,18 @@ import {
   expireAuthorizations, expireSessions, paymentTimeRules, recoverClaims, recoveryEveryMs, settlePayments, type PaymentJobDeps,
 } from './modules/payments/payments.scheduler.js';
 import { closeOverdueDisputes, decideTestDisputes, disputeTimeRules, openNotifiedDisputes, type DisputeJobDeps } from './modules/disputes/disputes.jobs.js';
+import type { SubscriptionsEngine } from './modules/subscriptions/subscriptions.engine.js';
 import { advanceTestClocks, type TimeRule } from './modules/test-clocks/advance.js';
 import { realTime } from './modules/test-clocks/clock-time.js';
 import { RECOVERY_AFTER_SECONDS, recoverRefunds, type RefundJobDeps } from './modules/refunds/refunds.jobs.js';
 import type { Clock } from './shared/clock.js';
 
-export type ScheduleDeps = PaymentJobDeps & RefundJobDeps & DisputeJobDeps;
+export type ScheduleDeps = PaymentJobDeps & RefundJobDeps & DisputeJobDeps & { subscriptions: SubscriptionsEngine };
 
 /** What the payment and refund jobs need, from the services. */
 export function scheduleDeps(services: Services, config: Config, db: Database, clock: Clock): ScheduleDeps {
   return {
-    db, clock, acquirers: services.acquirers, lifecycle: services.lifecycle, refunds: services.refunds,
+    db, clock, acquirers: services.acquirers, lifecycle: services.lifecycle, refunds: services.refunds, subscriptions: services.subscriptionsEngine,
     refundRecoverySeconds: config.refundRecoverySeconds, testSettlementDelaySeconds: config.testSettlementDelaySeconds,
   };
 }
@@ -40,6 +41,8 @@ export async function runPaymentSchedule(deps: ScheduleDeps, now: Date = deps.cl
     disputesOpened: await openNotifiedDisputes(deps, now),
     disputesOverdue: await closeOverdueDisputes(deps, realTime(now)),
     disputesDecided: await decideTestDisputes(deps, now),
+    subscriptionDueDatesOpened: await deps.subscriptions.openDue(realTime(now)),
+    subscriptionsCharged: await deps.subscriptions.chargeDue(realTime(now)),
     testClocksReady: await advanceTestClocks(deps.db, deps.clock, timeRules(deps)),
   };
 }
@@ -57,6 +60,9 @@ export function paymentJobs(deps: ScheduleDeps): ScheduledJob[] {
     { name: 'open-notified-disputes', everyMs: 1_000, run: (now) => openNotifiedDisputes(deps, now) },
     { name: 'close-overdue-disputes', everyMs: 60_000, run: (now) => closeOverdueDisputes(deps, realTime(now)) },
     { name: 'decide-test-disputes', everyMs: 1_000, run: (now) => decideTestDisputes(deps, now) },
+    // Subscriptions: due dates opened when reached, then charged (and retried) when their attempt comes.
+    { name: 'open-subscription-due-dates', everyMs: 5_000, run: (now) => deps.subscriptions.openDue(realTime(now)) },
+    { name: 'charge-subscription-due-dates', everyMs: 5_000, run: (now) => deps.subscriptions.chargeDue(realTime(now)) },
     // Test clocks asked to advance: every time rule above, at the clock's time, for the objects on it.
     { name: 'advance-test-clocks', everyMs: 1_000, run: () => advanceTestClocks(deps.db, deps.clock, timeRules(deps)) },
   ];
@@ -64,7 +70,7 @@ export function paymentJobs(deps: ScheduleDeps): ScheduledJob[] {
 
 /** Every rule that reads "now": what a test clock's advance runs, in time order, for the objects on the clock. */
 export function timeRules(deps: ScheduleDeps): TimeRule[] {
-  return [...paymentTimeRules(deps), ...disputeTimeRules(deps)];
+  return [...paymentTimeRules(deps), ...disputeTimeRules(deps), ...deps.subscriptions.timeRules()];
 }
 
 /** Jobs every worker process runs; modules add theirs here. */

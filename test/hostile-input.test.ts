@@ -94,6 +94,8 @@ async function fixtures(t: TestApp): Promise<Fixtures> {
   assert.equal(payout.status, 201, JSON.stringify(payout.body));
   const testClock = await t.api(m.testKey, 'POST', '/api/v1/test-helpers/test-clocks', { frozenTime: '2030-01-01T00:00:00.000Z' });
   assert.equal(testClock.status, 201, JSON.stringify(testClock.body));
+  const subscription = await t.api(m.testKey, 'POST', '/api/v1/subscriptions', { customerId: customer, amount: 1000, currency: 'EUR', interval: 'month' });
+  assert.equal(subscription.status, 201, JSON.stringify(subscription.body));
   const disputed = await paidPayment(t, m.testKey);
   const dispute = await t.api(m.testKey, 'POST', `/api/v1/test-helpers/payments/${disputed}/dispute`, { amount: 100 });
   assert.equal(dispute.status, 201, JSON.stringify(dispute.body));
@@ -119,6 +121,7 @@ async function fixtures(t: TestApp): Promise<Fixtures> {
       testClock: testClock.body.id,
       dispute: dispute.body.id,
       disputed,
+      subscription: subscription.body.id,
     },
   };
 }
@@ -147,6 +150,7 @@ function realId(path: string, method: string, ids: Record<string, string>): stri
     [/^\/api\/v1\/test-helpers\/payments\//, 'disputed'],
     [/^\/admin\/v1\/payments\//, 'disputed'],
     [/^\/(api|admin)\/v1\/disputes\//, 'dispute'],
+    [/^\/api\/v1\/subscriptions\//, 'subscription'],
   ];
   for (const [pattern, name] of table) if (pattern.test(path)) return ids[name]!;
   throw new Error(`no fixture id for ${method} ${path}`);
@@ -239,6 +243,8 @@ const VALID_BODIES: Record<string, Record<string, unknown>> = {
   'POST /admin/v1/merchants/{id}/contracts': { statementLabel: 'X', commissionRate: 100, fixedFee: 1 },
   'POST /admin/v1/merchants/{id}/stores': { code: 'S', name: 'S', kind: 'online' },
   'POST /admin/v1/merchants/{id}/keys': { mode: 'test' },
+  'POST /api/v1/subscriptions': { customerId: 'CUS', amount: 1000, currency: 'EUR', interval: 'month', privateData: { a: 1 } },
+  'PATCH /api/v1/subscriptions/{id}': { amount: 1000, privateData: { a: 1 } },
 };
 
 // ---- the invariant ----

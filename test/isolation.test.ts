@@ -40,6 +40,11 @@ const BY_ID: Record<string, { target: string; body?: unknown; storeScoped?: bool
   'GET /api/v1/test-helpers/test-clocks/{id}': { target: 'testClock' },
   'POST /api/v1/test-helpers/test-clocks/{id}/advance': { target: 'testClock', body: { frozenTime: '2031-01-01T00:00:00.000Z' } },
   'GET /api/v1/disputes/{id}': { target: 'dispute', storeScoped: true },
+  'GET /api/v1/subscriptions/{id}': { target: 'subscription' },
+  'PATCH /api/v1/subscriptions/{id}': { target: 'subscription', body: { amount: 1 } },
+  'POST /api/v1/subscriptions/{id}/cancel': { target: 'subscription', body: {} },
+  'POST /api/v1/subscriptions/{id}/retry': { target: 'subscription', body: {} },
+  'GET /api/v1/subscriptions/{id}/due-dates': { target: 'subscription' },
   'POST /api/v1/disputes/{id}/evidence': { target: 'dispute', body: { uncategorizedText: 'x', submit: true }, storeScoped: true },
   'POST /api/v1/disputes/{id}/accept': { target: 'dispute', body: {}, storeScoped: true },
   'POST /api/v1/test-helpers/payments/{id}/dispute': { target: 'captured', body: { amount: 100 }, storeScoped: true },
@@ -94,6 +99,8 @@ async function victim(t: TestApp): Promise<Victim> {
   assert.equal(payout.status, 201, JSON.stringify(payout.body));
   const testClock = await t.api(m.testKey, 'POST', '/api/v1/test-helpers/test-clocks', { frozenTime: '2030-01-01T00:00:00.000Z' });
   assert.equal(testClock.status, 201, JSON.stringify(testClock.body));
+  const subscription = await t.api(m.testKey, 'POST', '/api/v1/subscriptions', { customerId: customer, amount: 1000, currency: 'EUR', interval: 'month' });
+  assert.equal(subscription.status, 201, JSON.stringify(subscription.body));
   const dispute = await t.api(m.testKey, 'POST', `/api/v1/test-helpers/payments/${captured}/dispute`, { amount: 100 });
   assert.equal(dispute.status, 201, JSON.stringify(dispute.body));
   return {
@@ -106,6 +113,7 @@ async function victim(t: TestApp): Promise<Victim> {
       transaction: transactions.body.data[0].id, bankAccount: bankAccount.body.id, payout: payout.body.id,
       testClock: testClock.body.id,
       dispute: dispute.body.id,
+      subscription: subscription.body.id,
     },
   };
 }
@@ -129,6 +137,7 @@ async function snapshot(t: TestApp, v: Victim) {
     endpoint: await get(`/api/v1/webhook-endpoints/${v.ids.endpoint}`),
     cardLink: (await get(`/api/v1/card-links/${v.ids.cardLink}`)).status,
     dispute: await get(`/api/v1/disputes/${v.ids.dispute}`),
+    subscription: await get(`/api/v1/subscriptions/${v.ids.subscription}`),
     disputed: (await get(`/api/v1/payments/${v.ids.captured}`)).disputedAmount,
   };
 }
@@ -212,7 +221,7 @@ eachDatabase('isolation matrix', (dialect) => {
         `/api/v1/payments?customerId=${v.ids.customer}`, '/api/v1/webhook-endpoints', '/api/v1/events?limit=100',
         `/api/v1/events?paymentId=${v.ids.captured}`, `/api/v1/customers?email=${encodeURIComponent('x')}`,
         '/api/v1/balance-transactions?limit=100', `/api/v1/balance-transactions?sourceId=${v.ids.captured}`, '/api/v1/bank-accounts?limit=100', '/api/v1/payouts?limit=100',
-        '/api/v1/test-helpers/test-clocks?limit=100', '/api/v1/disputes?limit=100', `/api/v1/disputes?paymentId=${v.ids.captured}`,
+        '/api/v1/test-helpers/test-clocks?limit=100', '/api/v1/disputes?limit=100', `/api/v1/disputes?paymentId=${v.ids.captured}`, '/api/v1/subscriptions?limit=100',
       ]) {
         const res = await t.api(attacker.key, 'GET', url);
         checked++;

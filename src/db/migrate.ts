@@ -29,6 +29,7 @@ import * as m0026 from './migrations/0026_payouts.js';
 import * as m0027 from './migrations/0027_test_clocks.js';
 import * as m0028 from './migrations/0028_disputes.js';
 import * as m0029 from './migrations/0029_payout_schedules.js';
+import * as m0030 from './migrations/0030_subscriptions.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_core': m0001,
@@ -59,6 +60,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0027_test_clocks': m0027,
   '0028_disputes': m0028,
   '0029_payout_schedules': m0029,
+  '0030_subscriptions': m0030,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

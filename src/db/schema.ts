@@ -13,6 +13,7 @@ import type { BankAccountsTable } from '../modules/bank-accounts/bank-accounts.t
 import type { PayoutSchedulesTable, PayoutsTable } from '../modules/payouts/payouts.table.js';
 import type { TestClocksTable } from '../modules/test-clocks/test-clocks.table.js';
 import type { DisputesTable } from '../modules/disputes/disputes.table.js';
+import type { SubscriptionDueDatesTable, SubscriptionsTable } from '../modules/subscriptions/subscriptions.table.js';
 import type { MailAttemptsTable, MailJobsTable } from '../mail/mail.table.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEventsTable } from '../events/events.table.js';
 import type { WebhookEndpointsTable } from '../modules/webhooks/endpoints.table.js';
@@ -51,4 +52,6 @@ export interface DB {
   test_clocks: TestClocksTable;
   disputes: DisputesTable;
   payout_schedules: PayoutSchedulesTable;
+  subscriptions: SubscriptionsTable;
+  subscription_due_dates: SubscriptionDueDatesTable;
 }

@@ -118,11 +118,34 @@ export interface SubscriptionData {
   status: string;
   customerId: string | null;
 }
-export interface SubscriptionPaymentData extends SubscriptionData {
-  dueDate: string;
-  paymentId: string | null;
+export interface SubscriptionCreatedData extends SubscriptionData {
+  amount: number;
+  currency: string;
+  interval: string;
+  intervalCount: number;
+  nextDueDate: string | null;
 }
-export interface SubscriptionMandateData extends SubscriptionData {
+export interface SubscriptionPaymentData {
+  subscriptionId: string;
+  dueDate: string;
+  paymentId: string;
+  amount: number;
+  currency: string;
+  /** Counted from 1. */
+  attempt: number;
+  refusalCode?: string | null;
+  /** payment_failed: when the next attempt is, null when none is left. */
+  nextAttemptAt?: string | null;
+}
+export interface SubscriptionPastDueData {
+  subscriptionId: string;
+  dueDate: string;
+  paymentId: string;
+  amountDue: number;
+}
+export interface SubscriptionMandateData {
+  subscriptionId: string;
+  paymentMethodId: string | null;
   reason: string;
 }
 
@@ -200,10 +223,10 @@ export interface EventDataMap {
   'invoice.disputed': InvoiceData;
   'invoice.credited': InvoiceData;
   'invoice.uncollectible': InvoiceData;
-  'subscription.created': SubscriptionData;
+  'subscription.created': SubscriptionCreatedData;
   'subscription.payment_succeeded': SubscriptionPaymentData;
   'subscription.payment_failed': SubscriptionPaymentData;
-  'subscription.past_due': SubscriptionData;
+  'subscription.past_due': SubscriptionPastDueData;
   'subscription.mandate_revoked': SubscriptionMandateData;
   'subscription.mandate_restored': SubscriptionMandateData;
   'subscription.cancelled': SubscriptionData;

@@ -37,6 +37,8 @@ export interface MerchantPaymentInput {
   notificationUrl: string;
   privateData?: Record<string, unknown>;
   externalId?: string;
+  /** A subscription's charge (the subscriptions module's own calls): carried on the payment; no notificationUrl then. */
+  subscription?: { id: string; dueDate: string };
 }
 
 /** `payments.operation` of a failed payment watched for a late authorization (releaseLateAuthorizations). */
@@ -93,10 +95,32 @@ export class MerchantPaymentsService {
     return this.payments.get(owner, pending.paymentId);
   }
 
+  /**
+   * A charge under an id its caller derived (a subscription's due date and attempt): run again after a crash, it
+   * finishes that same payment from the acquirer's record (the id is the authorization's idempotency reference), never
+   * a second one.
+   */
+  async chargeAs(owner: Owner, input: MerchantPaymentInput, id: string) {
+    const earlier = await this.earlier(owner, id);
+    if (earlier) return this.resume(owner, earlier);
+    let pending: PendingCharge;
+    try {
+      pending = await this.writePending(owner, input, id);
+    } catch (err) {
+      const raced = this.db.isUniqueViolation(err) ? await this.earlier(owner, id) : undefined;
+      if (raced) return this.resume(owner, raced);
+      throw err;
+    }
+    await this.authorize(pending);
+    return this.payments.get(owner, pending.paymentId);
+  }
+
   /** Step 1: the checks, then the payment written `pending` (one short transaction). */
   async writePending(owner: Owner, input: MerchantPaymentInput, id?: string): Promise<PendingCharge> {
     const fields: FieldError[] = [];
-    const problem = urlProblem(input.notificationUrl, 'notification', { mode: owner.mode, allowLoopbackUrls: this.config.allowLoopbackUrls });
+    const problem = input.subscription && input.notificationUrl === ''
+      ? undefined
+      : urlProblem(input.notificationUrl, 'notification', { mode: owner.mode, allowLoopbackUrls: this.config.allowLoopbackUrls });
     if (problem) fields.push({ field: 'notificationUrl', message: problem });
     fields.push(...orderFieldProblems(input.order));
     this.acquirers.forMode(owner.mode); // 503 before anything is written when live mode has no connector
@@ -129,6 +153,7 @@ export class MerchantPaymentsService {
         payment_method_id: pm.id, card_brand: pm.brand, card_last4: pm.last4, card_network: pm.network,
         authorized_at: null, captured_at: null, settled: 0, acquirer_authorization_id: null, operation: null, operation_at: null,
         refund_reserved: 0, settled_at: null, test_clock_id: testClockId, created_at: now, updated_at: now,
+        subscription_id: input.subscription?.id ?? null, due_date: input.subscription?.dueDate ?? null,
       };
       await trx.insertInto('payments').values(payment).execute();
       return { paymentId: payment.id, mode: owner.mode, cardRef: pm.acquirer_card_ref, amount: payment.amount, currency: payment.currency, capture: payment.capture_mode === 'AUTO', statementLabel: contract.statement_label || undefined };

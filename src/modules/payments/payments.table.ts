@@ -98,6 +98,9 @@ export interface PaymentsTable {
   authorization_attempts: Generated<number>;
   settled_at: string | null;
   /** The customer's test clock: the row lives at the clock's time (src/modules/test-clocks/clock-time.ts). */
+  /** A subscription's charge: the subscription and the due date it collects. */
+  subscription_id: string | null;
+  due_date: string | null;
   test_clock_id: string | null;
   created_at: string;
   updated_at: string;

@@ -44,6 +44,8 @@ export function paymentView(row: PaymentRow, store: StoreRef, session: Pick<Paym
     capturedAmount: row.captured_amount,
     refundedAmount: row.refunded_amount,
     disputedAmount: row.disputed_amount,
+    subscriptionId: row.subscription_id,
+    dueDate: row.due_date,
     paymentMethodId: row.payment_method_id,
     cardBrand: row.card_brand,
     cardLast4: row.card_last4,

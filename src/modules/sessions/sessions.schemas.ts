@@ -184,6 +184,8 @@ export const PaymentView = Type.Object({
   capturedAmount: Type.Integer(),
   refundedAmount: Type.Integer(),
   disputedAmount: Type.Integer({ description: 'taken back by open or lost chargebacks; a refund may not reach into it' }),
+  subscriptionId: Nullable(Type.String({ description: "a subscription's charge: the subscription" })),
+  dueDate: Nullable(Type.String({ description: "a subscription's charge: the due date it collects" })),
   paymentMethodId: Nullable(Type.String()),
   cardBrand: Nullable(Type.String()),
   cardLast4: Nullable(Type.String()),

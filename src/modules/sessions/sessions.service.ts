@@ -170,6 +170,8 @@ export class PaymentSessionsService {
         authorized_at: null,
         captured_at: null,
         settled: 0,
+        subscription_id: null,
+        due_date: null,
         test_clock_id: testClockId,
         created_at: createdAt,
         updated_at: createdAt,

@@ -8,6 +8,7 @@ import { payloads } from '../../events/payloads.js';
 import { newId } from '../../shared/ids.js';
 import type { Mode } from '../merchants/merchants.table.js';
 import type { PaymentMethodRow, RemovalReason } from './wallet.table.js';
+import { revokeMandates } from '../subscriptions/mandates.js';
 import { ownedBy } from '../merchants/scope.js';
 
 export interface WalletOwner {
@@ -108,6 +109,8 @@ export async function removePaymentMethod(trx: Trx, row: PaymentMethodRow, reaso
   await recordEvent(trx, {
     merchantId: row.merchant_id, mode: row.mode, at, ...payloads.paymentMethodRemoved({ ...eventData(removed), reason }),
   });
+  // The subscriptions charging this card wait for a mandate from now on.
+  await revokeMandates(trx, row.id, reason, at);
   return removed;
 }
 

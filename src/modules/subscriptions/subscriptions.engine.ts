@@ -1,0 +1,215 @@
+// Charging subscriptions, for one clock scope at a time (the worker's real time, or a test clock's advance):
+// 1. open the due dates reached: an active subscription whose next due date has come gets a due-date row (or, first,
+//    its cancellation at the period's end, or its end after `endAfter` due dates);
+// 2. charge the due dates whose attempt has come: a merchant-initiated payment of the subscription's card, whose id is
+//    derived from the subscription, the due date and the attempt's number. The due date is claimed first; a worker
+//    that dies mid-charge leaves the claim, and whoever takes it over charges under the same id, which finishes that
+//    payment from the acquirer's record instead of making another: a due date is never charged twice.
+// 3. record the outcome: paid; or refused, retried on the retry schedule, then unpaid and the subscription past due;
+//    a card the acquirer no longer knows revokes the mandate (the wallet does, src/modules/subscriptions/mandates.ts).
+import type { Database } from '../../db/database.js';
+import { recordEvent } from '../../events/outbox.js';
+import { payloads } from '../../events/payloads.js';
+import { addSeconds, type Clock } from '../../shared/clock.js';
+import { AppError } from '../../shared/errors.js';
+import { idFromKey } from '../../shared/ids.js';
+import type { MerchantPaymentsService } from '../merchant-payments/merchant-payments.service.js';
+import type { TimeRule } from '../test-clocks/advance.js';
+import { onClock, timeOn, type ClockScope } from '../test-clocks/clock-time.js';
+import { dueDate } from './due-dates.js';
+import { cancelNow } from './subscriptions.service.js';
+import type { DueDateRow, SubscriptionRow } from './subscriptions.table.js';
+
+const BATCH = 100;
+
+/** The id of a due date's charge: the same for every run of the same attempt. */
+export function chargeIdFor(subscriptionId: string, due: string, attempt: number): string {
+  return idFromKey('pay', ['subscription-charge', subscriptionId, due, String(attempt)]);
+}
+
+export class SubscriptionsEngine {
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+    private readonly merchantPayments: MerchantPaymentsService,
+    private readonly claimSeconds: number,
+  ) {}
+
+  /** Step 1 for the scope's subscriptions. */
+  async openDue(scope: ClockScope): Promise<number> {
+    const due = await this.db.kysely.selectFrom('subscriptions').select('id')
+      .where('status', '=', 'active').where('next_due_date', '<=', scope.now.toISOString()).where(onClock(scope))
+      .orderBy('next_due_date').limit(BATCH).execute();
+    let opened = 0;
+    for (const { id } of due) if (await this.openOne(id, scope.now)) opened += 1;
+    return opened;
+  }
+
+  private async openOne(id: string, now: Date): Promise<boolean> {
+    return this.db.transaction(async (trx) => {
+      const sub = await trx.selectFrom('subscriptions').selectAll().where('id', '=', id).executeTakeFirst();
+      if (!sub || sub.status !== 'active' || sub.next_due_date > now.toISOString()) return false;
+      const due = sub.next_due_date;
+      // Cancelled at the period's end: before charging the due date that ends it.
+      if (sub.cancel_at !== null && due >= sub.cancel_at) return cancelNow(trx, sub, this.clock.now());
+      if (sub.end_after !== null && sub.due_count >= sub.end_after) {
+        const res = await trx.updateTable('subscriptions').set({ status: 'ended', updated_at: due }).where('id', '=', id).where('status', '=', 'active').executeTakeFirst();
+        return Number(res.numUpdatedRows) === 1;
+      }
+      const next = dueDate(new Date(sub.start_date), sub.interval, sub.interval_count, sub.due_count + 1).toISOString();
+      const res = await trx.updateTable('subscriptions').set({ next_due_date: next, due_count: sub.due_count + 1 })
+        .where('id', '=', id).where('next_due_date', '=', due).executeTakeFirst();
+      if (Number(res.numUpdatedRows) !== 1) return false;
+      await trx.insertInto('subscription_due_dates').values({
+        subscription_id: id, due_date: due, status: 'scheduled', attempts: 0, next_attempt_at: due, claimed_at: null,
+        test_clock_id: sub.test_clock_id, created_at: due,
+      }).onConflict((oc) => oc.columns(['subscription_id', 'due_date']).doNothing()).execute();
+      return true;
+    });
+  }
+
+  /** Steps 2 and 3 for the scope's due dates whose attempt has come (and charges a stopped worker left claimed). */
+  async chargeDue(scope: ClockScope): Promise<number> {
+    const stale = addSeconds(this.clock.now(), -this.claimSeconds).toISOString();
+    const rows = await this.db.kysely.selectFrom('subscription_due_dates').selectAll()
+      .where(onClock(scope))
+      .where((eb) => eb.or([
+        eb.and([eb('status', 'in', ['scheduled', 'retrying']), eb('next_attempt_at', '<=', scope.now.toISOString())]),
+        eb.and([eb('status', '=', 'charging'), eb('claimed_at', '<', stale)]),
+      ]))
+      .orderBy('next_attempt_at').limit(BATCH).execute();
+    let charged = 0;
+    for (const row of rows) if (await this.chargeOne(row, scope.now, stale)) charged += 1;
+    return charged;
+  }
+
+  private async chargeOne(due: DueDateRow, now: Date, stale: string): Promise<boolean> {
+    const sub = await this.db.kysely.selectFrom('subscriptions').selectAll().where('id', '=', due.subscription_id).executeTakeFirstOrThrow();
+    const key = (q: any) => q.where('subscription_id', '=', due.subscription_id).where('due_date', '=', due.due_date);
+    if (sub.status !== 'active' && sub.status !== 'past_due') {
+      // No card to charge (the mandate was revoked), or over: the due date is left as missed.
+      const status = sub.status === 'waiting_mandate' ? 'skipped' : 'unpaid';
+      await key(this.db.kysely.updateTable('subscription_due_dates').set({ status, next_attempt_at: null, claimed_at: null }))
+        .where('status', 'in', ['scheduled', 'retrying', 'charging']).execute();
+      return false;
+    }
+    const claim = await key(this.db.kysely.updateTable('subscription_due_dates').set({ status: 'charging', claimed_at: this.clock.now().toISOString() }))
+      .where((eb: any) => eb.or([eb('status', 'in', ['scheduled', 'retrying']), eb.and([eb('status', '=', 'charging'), eb('claimed_at', '<', stale)])]))
+      .executeTakeFirst();
+    if (Number(claim.numUpdatedRows) !== 1) return false;
+    const attempt = due.attempts + 1;
+    const paymentId = chargeIdFor(sub.id, due.due_date, attempt);
+    let payment: { status: string; refusalCode: string | null };
+    try {
+      payment = await this.merchantPayments.chargeAs(
+        { merchantId: sub.merchant_id, mode: sub.mode, storeId: null },
+        {
+          paymentMethodId: sub.payment_method_id!, order: { reference: `SUB-${sub.id.slice(4, 14)}-${due.due_date.slice(0, 10)}`, amount: sub.amount, currency: sub.currency as 'EUR' | 'XPF' },
+          captureMode: 'AUTO', notificationUrl: '', storeId: sub.store_id ?? undefined, subscription: { id: sub.id, dueDate: due.due_date },
+          ...(sub.private_data ? { privateData: JSON.parse(sub.private_data) as Record<string, unknown> } : {}),
+        },
+        paymentId,
+      ) as { status: string; refusalCode: string | null };
+    } catch (err) {
+      // The card is gone (removed between the reading and the charge) or the acquirer cannot be asked: the claim is
+      // left to lapse and the due date is tried again then (under the same id).
+      if (err instanceof AppError && err.code === 'VALIDATION_ERROR') {
+        await key(this.db.kysely.updateTable('subscription_due_dates').set({ status: 'skipped', next_attempt_at: null, claimed_at: null })).where('status', '=', 'charging').execute();
+      }
+      return false;
+    }
+    if (payment.status === 'pending' || payment.status === 'transit') return false; // finished by whoever takes the claim over
+    await this.record(sub, due, attempt, paymentId, payment, now);
+    return true;
+  }
+
+  private async record(sub: SubscriptionRow, due: DueDateRow, attempt: number, paymentId: string, payment: { status: string; refusalCode: string | null }, now: Date) {
+    const at = this.clock.now();
+    await this.db.transaction(async (trx) => {
+      const current = await trx.selectFrom('subscriptions').selectAll().where('id', '=', sub.id).executeTakeFirstOrThrow();
+      const key = (q: any) => q.where('subscription_id', '=', due.subscription_id).where('due_date', '=', due.due_date).where('status', '=', 'charging');
+      const base = { subscriptionId: sub.id, dueDate: due.due_date, paymentId, amount: sub.amount, currency: sub.currency, attempt };
+      const emit = (event: Parameters<typeof recordEvent>[1] extends infer _ ? any : never) =>
+        recordEvent(trx, { merchantId: sub.merchant_id, mode: sub.mode, at, ...event });
+      if (payment.status !== 'failed') {
+        const res = await key(trx.updateTable('subscription_due_dates').set({ status: 'paid', attempts: attempt, next_attempt_at: null, claimed_at: null })).executeTakeFirst();
+        if (Number(res.numUpdatedRows) !== 1) return;
+        await emit(payloads.subscriptionPaymentSucceeded(base));
+        if (current.status === 'past_due') await this.backToActive(trx, current, now);
+        return;
+      }
+      const retries = JSON.parse(current.retry_schedule) as number[];
+      if (current.status === 'waiting_mandate') {
+        // Its card is gone (unknown at the acquirer): no retry on it; a card attached again with collectMissed charges it.
+        const res = await key(trx.updateTable('subscription_due_dates').set({ status: 'skipped', attempts: attempt, next_attempt_at: null, claimed_at: null })).executeTakeFirst();
+        if (Number(res.numUpdatedRows) === 1) await emit(payloads.subscriptionPaymentFailed({ ...base, refusalCode: payment.refusalCode, nextAttemptAt: null }));
+        return;
+      }
+      if (attempt <= retries.length) {
+        const nextAttemptAt = addSeconds(now, retries[attempt - 1]! * 86_400).toISOString();
+        const res = await key(trx.updateTable('subscription_due_dates').set({ status: 'retrying', attempts: attempt, next_attempt_at: nextAttemptAt, claimed_at: null })).executeTakeFirst();
+        if (Number(res.numUpdatedRows) === 1) await emit(payloads.subscriptionPaymentFailed({ ...base, refusalCode: payment.refusalCode, nextAttemptAt }));
+        return;
+      }
+      const res = await key(trx.updateTable('subscription_due_dates').set({ status: 'unpaid', attempts: attempt, next_attempt_at: null, claimed_at: null })).executeTakeFirst();
+      if (Number(res.numUpdatedRows) !== 1) return;
+      await emit(payloads.subscriptionPaymentFailed({ ...base, refusalCode: payment.refusalCode, nextAttemptAt: null }));
+      await trx.updateTable('subscriptions').set({ status: 'past_due', updated_at: now.toISOString() }).where('id', '=', sub.id).where('status', '=', 'active').execute();
+      await emit(payloads.subscriptionPastDue({ subscriptionId: sub.id, dueDate: due.due_date, paymentId, amountDue: sub.amount }));
+    });
+  }
+
+  /** A past-due subscription whose unpaid due date was paid: active again from the next due date after now. */
+  private async backToActive(trx: Parameters<Parameters<Database['transaction']>[0]>[0], sub: SubscriptionRow, now: Date) {
+    const start = new Date(sub.start_date);
+    let n = sub.due_count;
+    for (; (sub.end_after === null || n < sub.end_after) && dueDate(start, sub.interval, sub.interval_count, n) <= now; n++) {
+      await trx.insertInto('subscription_due_dates').values({
+        subscription_id: sub.id, due_date: dueDate(start, sub.interval, sub.interval_count, n).toISOString(), status: 'skipped', attempts: 0,
+        next_attempt_at: null, claimed_at: null, test_clock_id: sub.test_clock_id, created_at: now.toISOString(),
+      }).onConflict((oc) => oc.columns(['subscription_id', 'due_date']).doNothing()).execute();
+    }
+    await trx.updateTable('subscriptions')
+      .set({ status: 'active', due_count: n, next_due_date: dueDate(start, sub.interval, sub.interval_count, n).toISOString(), updated_at: now.toISOString() })
+      .where('id', '=', sub.id).where('status', '=', 'past_due').execute();
+  }
+
+  /** Opens and charges what is due for one subscription now (its clock's now), as a change of it asks. */
+  async runFor(subscriptionId: string): Promise<void> {
+    for (let round = 0; round < 50; round++) {
+      const sub = await this.db.kysely.selectFrom('subscriptions').select(['id', 'test_clock_id']).where('id', '=', subscriptionId).executeTakeFirst();
+      if (!sub) return;
+      const now = await timeOn(this.db.kysely, sub.test_clock_id, this.clock.now());
+      let moved = (await this.openOne(subscriptionId, now)) ? 1 : 0;
+      const stale = addSeconds(this.clock.now(), -this.claimSeconds).toISOString();
+      const rows = await this.db.kysely.selectFrom('subscription_due_dates').selectAll().where('subscription_id', '=', subscriptionId)
+        .where('status', 'in', ['scheduled', 'retrying']).where('next_attempt_at', '<=', now.toISOString()).execute();
+      for (const row of rows) if (await this.chargeOne(row, now, stale)) moved += 1;
+      if (moved === 0) return;
+    }
+  }
+
+  /** What a test clock's advance runs for subscriptions (src/modules/test-clocks/advance.ts). */
+  timeRules(): TimeRule[] {
+    return [
+      {
+        name: 'subscription due dates',
+        nextDue: async (db, clockId, after) => {
+          const row = await db.selectFrom('subscriptions').select((eb) => eb.fn.min('next_due_date').as('at'))
+            .where('test_clock_id', '=', clockId).where('status', '=', 'active').where('next_due_date', '>', after.toISOString()).executeTakeFirst();
+          return row?.at ? new Date(row.at) : null;
+        },
+        run: (scope) => this.openDue(scope),
+      },
+      {
+        name: 'subscription charges',
+        nextDue: async (db, clockId, after) => {
+          const row = await db.selectFrom('subscription_due_dates').select((eb) => eb.fn.min('next_attempt_at').as('at'))
+            .where('test_clock_id', '=', clockId).where('status', 'in', ['scheduled', 'retrying']).where('next_attempt_at', '>', after.toISOString()).executeTakeFirst();
+          return row?.at ? new Date(row.at) : null;
+        },
+        run: (scope) => this.chargeDue(scope),
+      },
+    ];
+  }
+}
