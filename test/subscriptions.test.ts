@@ -131,6 +131,26 @@ eachDatabase('subscriptions', (dialect) => {
     assert.equal((await get(sub.id)).nextDueDate, '2027-06-30T10:00:00.000Z');
   });
 
+  it('the cardholder restores the mandate by saving a card through a wallet session made for the subscription', async () => {
+    const c = await customer('4000000000005126');
+    const sub = await subscribe({ customerId: c.customerId, paymentMethodId: c.paymentMethodId });
+    assert.equal((await get(sub.id)).status, 'waiting_mandate');
+    const other = await customer();
+    const refused = await api('POST', `/api/v1/customers/${other.customerId}/sessions`, { returnUrl: 'https://shop.example/w', subscriptionId: sub.id });
+    assert.equal(refused.status, 400, "another customer's subscription");
+    const session = await api('POST', `/api/v1/customers/${c.customerId}/sessions`, { returnUrl: 'https://shop.example/w', subscriptionId: sub.id });
+    assert.equal(session.status, 201, JSON.stringify(session.body));
+    const token = await t.api(undefined, 'POST', '/acquirer/v1/tokens', { mode: 'test', number: '4242424242424242', expMonth: 12, expYear: 2040, cvc: '123', session: session.body.sessionId });
+    const saved = await t.api(undefined, 'POST', `/api/v1/sdk/sessions/${session.body.sessionId}/submit`, { token: token.body.token });
+    assert.equal(saved.status, 200, JSON.stringify(saved.body));
+    const after = await get(sub.id);
+    assert.deepEqual([after.status, after.paymentMethodId, after.nextDueDate], ['active', saved.body.paymentMethodId, '2027-02-28T10:00:00.000Z']);
+    const [restored] = await events('subscription.mandate_restored', sub.id);
+    assert.deepEqual(restored.data, { subscriptionId: sub.id, paymentMethodId: saved.body.paymentMethodId, reason: 'cardholder' });
+    await advance(c.clockId, '2027-03-01T00:00:00.000Z');
+    assert.deepEqual((await dueDates(sub.id)).map((r) => [r.dueDate.slice(0, 10), r.status]), [['2027-02-28', 'paid'], ['2027-01-31', 'skipped']]);
+  });
+
   it('cancel at the period end cancels before charging it; cancel now is final; endAfter ends the series', async () => {
     const c = await customer();
     const atEnd = await subscribe({ customerId: c.customerId, paymentMethodId: c.paymentMethodId });

@@ -52,6 +52,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await db.schema.createIndex('subscription_due_dates_next').on('subscription_due_dates').columns(['status', 'next_attempt_at']).execute();
 
+  // A wallet session or card link made for a subscription: the card the cardholder saves through it charges it.
+  await db.schema.alterTable('wallet_sessions').addColumn('subscription_id', 'text').execute();
   await db.schema.alterTable('payments').addColumn('subscription_id', 'text').execute();
   await db.schema.alterTable('payments').addColumn('due_date', 'text').execute();
   await db.schema.createIndex('payments_subscription').on('payments').columns(['subscription_id', 'due_date']).execute();

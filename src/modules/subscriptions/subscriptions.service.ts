@@ -11,9 +11,9 @@ import { paginate, type PageRequest } from '../../shared/pagination.js';
 import type { Owner } from '../merchants/principal.js';
 import { ownedBy } from '../merchants/scope.js';
 import { timeOn } from '../test-clocks/clock-time.js';
-import { dueDate } from './due-dates.js';
+import { restoreMandate } from './mandates.js';
 import type { SubscriptionsEngine } from './subscriptions.engine.js';
-import type { DueDateStatus, Interval, SubscriptionRow, SubscriptionStatus } from './subscriptions.table.js';
+import type { Interval, SubscriptionRow, SubscriptionStatus } from './subscriptions.table.js';
 import { dueDateView, subscriptionView, type AttemptView } from './subscriptions.views.js';
 
 export interface SubscriptionInput {
@@ -161,11 +161,7 @@ export class SubscriptionsService {
         await this.usableCard(trx, owner, current.customer_id, patch.paymentMethodId);
         set.payment_method_id = patch.paymentMethodId;
         if (current.status === 'waiting_mandate') {
-          Object.assign(set, await this.restore(trx, current, patch.collectMissed ?? false));
-          await recordEvent(trx, {
-            merchantId: current.merchant_id, mode: current.mode, at,
-            ...payloads.subscriptionMandateRestored({ subscriptionId: id, paymentMethodId: patch.paymentMethodId, reason: 'integration' }),
-          });
+          Object.assign(set, await restoreMandate(trx, current, patch.paymentMethodId, 'integration', patch.collectMissed ?? false, at));
         }
       }
       const res = await trx.updateTable('subscriptions').set(set).where('id', '=', id).where('status', '=', current.status).executeTakeFirst();
@@ -174,32 +170,6 @@ export class SubscriptionsService {
     // Missed due dates asked for are charged now, without waiting for the worker (or a test clock's advance).
     await this.engine.runFor(id);
     return this.get(owner, id);
-  }
-
-  /**
-   * A card attached again: the subscription is active from the next due date after now. The due dates missed while it
-   * waited are listed `skipped`, or, with `collectMissed`, opened now to be charged at once.
-   */
-  private async restore(trx: Trx, row: SubscriptionRow, collectMissed: boolean): Promise<Partial<SubscriptionRow>> {
-    const now = await timeOn(trx, row.test_clock_id, this.clock.now());
-    const start = new Date(row.start_date);
-    let n = row.due_count;
-    for (; ; n++) {
-      if (row.end_after !== null && n >= row.end_after) break;
-      const due = dueDate(start, row.interval, row.interval_count, n);
-      if (due > now) break;
-      const status: DueDateStatus = collectMissed ? 'scheduled' : 'skipped';
-      await trx.insertInto('subscription_due_dates').values({
-        subscription_id: row.id, due_date: due.toISOString(), status, attempts: 0, next_attempt_at: collectMissed ? now.toISOString() : null,
-        claimed_at: null, test_clock_id: row.test_clock_id, created_at: now.toISOString(),
-      }).onConflict((oc) => oc.columns(['subscription_id', 'due_date']).doNothing()).execute();
-    }
-    // Due dates that failed for want of a card are charged again with the missed ones when asked.
-    if (collectMissed) {
-      await trx.updateTable('subscription_due_dates').set({ status: 'scheduled', next_attempt_at: now.toISOString() })
-        .where('subscription_id', '=', row.id).where('status', 'in', ['skipped', 'unpaid']).execute();
-    }
-    return { status: 'active', due_count: n, next_due_date: dueDate(start, row.interval, row.interval_count, n).toISOString() };
   }
 
   async cancel(owner: Owner, id: string, atPeriodEnd: boolean) {

@@ -14,6 +14,7 @@ const WalletSessionBody = Type.Object(
     locale: Type.Optional(Locale),
     email: Type.Optional(Type.String({ maxLength: 254 })),
     externalId: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+    subscriptionId: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'a subscription of the customer: the saved card charges it' })),
   },
   { additionalProperties: false },
 );
@@ -31,6 +32,7 @@ const CardLinkBody = Type.Object(
     returnUrl: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
     locale: Type.Optional(Locale),
     sendEmail: Type.Optional(Type.Boolean()),
+    subscriptionId: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'a subscription of the customer: the saved card charges it' })),
   },
   { additionalProperties: false },
 );

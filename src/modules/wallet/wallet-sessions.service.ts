@@ -15,6 +15,7 @@ import type { CustomerRow } from '../customers/customers.table.js';
 import type { PaymentSessionRow } from '../payments/payments.table.js';
 import { urlProblem } from '../sessions/urls.js';
 import { savePaymentMethod, type WalletOwner } from './payment-methods.js';
+import { attachFromCardholder } from '../subscriptions/mandates.js';
 import { displayName, type Branded } from '../merchants/branding.js';
 import { mailable, type MailOutbox } from '../../mail/outbox.js';
 import type { MailStatus } from '../../mail/mail.table.js';
@@ -29,6 +30,8 @@ export interface WalletSessionInput {
   locale?: string;
   email?: string;
   externalId?: string;
+  /** A subscription of this customer the saved card will charge. */
+  subscriptionId?: string;
 }
 
 export interface CardLinkInput {
@@ -36,6 +39,7 @@ export interface CardLinkInput {
   returnUrl?: string;
   locale?: string;
   sendEmail?: boolean;
+  subscriptionId?: string;
 }
 
 export interface OpenWalletSession {
@@ -97,8 +101,9 @@ export class WalletSessionsService {
     this.checkReturnUrl(owner, input.returnUrl, 'returnUrl');
     return this.db.transaction(async (trx) => {
       const customer = await this.identify(trx, owner, pathId, input);
+      const subscriptionId = await this.subscriptionOf(trx, owner, customer.id, input.subscriptionId);
       const { session } = await this.insertSession(trx, owner, customer, {
-        returnUrl: input.returnUrl, locale: input.locale, seconds: WALLET_SESSION_SECONDS, channel: 'session', cardLinkId: null, id: sessionId,
+        returnUrl: input.returnUrl, locale: input.locale, seconds: WALLET_SESSION_SECONDS, channel: 'session', cardLinkId: null, id: sessionId, subscriptionId,
       });
       return answer(session);
     });
@@ -131,9 +136,10 @@ export class WalletSessionsService {
     if (input.returnUrl !== undefined) this.checkReturnUrl(owner, input.returnUrl, 'returnUrl');
     const row = await this.db.transaction(async (trx) => {
       const customer = await this.identify(trx, owner, customerId, {});
+      const subscriptionId = await this.subscriptionOf(trx, owner, customer.id, input.subscriptionId);
       const id = derivedId ?? newId('cl');
       const { session } = await this.insertSession(trx, owner, customer, {
-        returnUrl: input.returnUrl ?? null, locale: input.locale, seconds: input.expiresIn ?? CARD_LINK_DEFAULT_SECONDS, channel: 'link', cardLinkId: id,
+        returnUrl: input.returnUrl ?? null, locale: input.locale, seconds: input.expiresIn ?? CARD_LINK_DEFAULT_SECONDS, channel: 'link', cardLinkId: id, subscriptionId,
       });
       const link: CardLinkRow = {
         id, merchant_id: owner.merchantId, mode: owner.mode, customer_id: customer.id, session_id: session.id,
@@ -223,6 +229,9 @@ export class WalletSessionsService {
         });
         paymentMethodId = saved.paymentMethod.id;
         kind = 'success';
+        // Made for a subscription: the card the cardholder just saved charges it (a waiting one's mandate restored).
+        const wallet = await trx.selectFrom('wallet_sessions').select('subscription_id').where('session_id', '=', session.id).executeTakeFirst();
+        if (wallet?.subscription_id) await attachFromCardholder(trx, wallet.subscription_id, paymentMethodId, at);
       } else if (outcome.status === 'refused') {
         kind = 'failed';
         refusal = outcome.refusalCode;
@@ -286,9 +295,18 @@ export class WalletSessionsService {
     throw new AppError('NOT_FOUND', `No customer with id ${pathId}`, { id: pathId });
   }
 
+  /** The subscription a session is made for: one of this customer's, not over (else 400 on subscriptionId). */
+  private async subscriptionOf(trx: Trx, owner: Owner, customerId: string, subscriptionId: string | undefined): Promise<string | null> {
+    if (subscriptionId === undefined) return null;
+    const row = await trx.selectFrom('subscriptions').select(['id', 'customer_id', 'status']).where('id', '=', subscriptionId).where(ownedBy(owner)).executeTakeFirst();
+    if (!row || row.customer_id !== customerId) throw invalidField('subscriptionId', "is not a subscription of this customer");
+    if (row.status === 'cancelled' || row.status === 'ended') throw invalidField('subscriptionId', `is ${row.status}`);
+    return row.id;
+  }
+
   private async insertSession(
     trx: Trx, owner: WalletOwner, customer: CustomerRow,
-    opts: { returnUrl: string | null; locale?: string; seconds: number; channel: 'session' | 'link'; cardLinkId: string | null; id?: string },
+    opts: { returnUrl: string | null; locale?: string; seconds: number; channel: 'session' | 'link'; cardLinkId: string | null; id?: string; subscriptionId?: string | null },
   ): Promise<{ session: PaymentSessionRow }> {
     const now = this.clock.now();
     const session = {
@@ -300,7 +318,8 @@ export class WalletSessionsService {
     };
     await trx.insertInto('payment_sessions').values(session as never).execute();
     await trx.insertInto('wallet_sessions').values({
-      session_id: session.id, card_link_id: opts.cardLinkId, outcome: null, payment_method_id: null, refusal_code: null, updated_at: session.created_at,
+      session_id: session.id, card_link_id: opts.cardLinkId, outcome: null, payment_method_id: null, refusal_code: null,
+      subscription_id: opts.subscriptionId ?? null, updated_at: session.created_at,
     }).execute();
     return { session: session as unknown as PaymentSessionRow };
   }

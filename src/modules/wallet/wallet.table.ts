@@ -49,6 +49,8 @@ export interface WalletSessionsTable {
   outcome: WalletOutcome | null;
   payment_method_id: string | null;
   refusal_code: string | null;
+  /** Made for a subscription: the card saved through it becomes the subscription's (mandate restored by the cardholder). */
+  subscription_id: string | null;
   updated_at: string;
 }
 
