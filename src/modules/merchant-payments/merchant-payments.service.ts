@@ -100,19 +100,23 @@ export class MerchantPaymentsService {
    * finishes that same payment from the acquirer's record (the id is the authorization's idempotency reference), never
    * a second one.
    */
-  async chargeAs(owner: Owner, input: MerchantPaymentInput, id: string) {
+  async chargeAs(owner: Owner, input: MerchantPaymentInput, id: string): Promise<{ status: string; refusalCode: string | null }> {
     const earlier = await this.earlier(owner, id);
-    if (earlier) return this.resume(owner, earlier);
-    let pending: PendingCharge;
-    try {
-      pending = await this.writePending(owner, input, id);
-    } catch (err) {
-      const raced = this.db.isUniqueViolation(err) ? await this.earlier(owner, id) : undefined;
-      if (raced) return this.resume(owner, raced);
-      throw err;
+    if (earlier) await this.resume(owner, earlier);
+    else {
+      let pending: PendingCharge | undefined;
+      try {
+        pending = await this.writePending(owner, input, id);
+      } catch (err) {
+        const raced = this.db.isUniqueViolation(err) ? await this.earlier(owner, id) : undefined;
+        if (!raced) throw err;
+        await this.resume(owner, raced);
+      }
+      if (pending) await this.authorize(pending);
     }
-    await this.authorize(pending);
-    return this.payments.get(owner, pending.paymentId);
+    // Its outcome only (the caller records it), not the payment's full view.
+    const row = await this.db.kysely.selectFrom('payments').select(['status', 'refusal_code']).where('id', '=', id).executeTakeFirstOrThrow();
+    return { status: row.status, refusalCode: row.refusal_code };
   }
 
   /** Step 1: the checks, then the payment written `pending` (one short transaction). */

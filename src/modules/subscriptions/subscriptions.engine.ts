@@ -7,7 +7,7 @@
 //    payment from the acquirer's record instead of making another: a due date is never charged twice.
 // 3. record the outcome: paid; or refused, retried on the retry schedule, then unpaid and the subscription past due;
 //    a card the acquirer no longer knows revokes the mandate (the wallet does, src/modules/subscriptions/mandates.ts).
-import type { Database } from '../../db/database.js';
+import type { Database, Trx } from '../../db/database.js';
 import { recordEvent } from '../../events/outbox.js';
 import { payloads } from '../../events/payloads.js';
 import { addSeconds, type Clock } from '../../shared/clock.js';
@@ -21,6 +21,8 @@ import { cancelNow } from './subscriptions.service.js';
 import type { DueDateRow, SubscriptionRow } from './subscriptions.table.js';
 
 const BATCH = 100;
+/** Due dates charged side by side in one run. */
+const CHARGE_LANES = 16;
 
 /** The id of a due date's charge: the same for every run of the same attempt. */
 export function chargeIdFor(subscriptionId: string, due: string, attempt: number): string {
@@ -40,32 +42,39 @@ export class SubscriptionsEngine {
     const due = await this.db.kysely.selectFrom('subscriptions').select('id')
       .where('status', '=', 'active').where('next_due_date', '<=', scope.now.toISOString()).where(onClock(scope))
       .orderBy('next_due_date').limit(BATCH).execute();
-    let opened = 0;
-    for (const { id } of due) if (await this.openOne(id, scope.now)) opened += 1;
-    return opened;
+    if (due.length === 0) return 0;
+    // One transaction for the batch: each opening is conditional on its row, so a batch rerun or a concurrent worker
+    // opens each due date once.
+    return this.db.transaction(async (trx) => {
+      let opened = 0;
+      for (const { id } of due) if (await this.openIn(trx, id, scope.now)) opened += 1;
+      return opened;
+    });
   }
 
-  private async openOne(id: string, now: Date): Promise<boolean> {
-    return this.db.transaction(async (trx) => {
-      const sub = await trx.selectFrom('subscriptions').selectAll().where('id', '=', id).executeTakeFirst();
-      if (!sub || sub.status !== 'active' || sub.next_due_date > now.toISOString()) return false;
-      const due = sub.next_due_date;
-      // Cancelled at the period's end: before charging the due date that ends it.
-      if (sub.cancel_at !== null && due >= sub.cancel_at) return cancelNow(trx, sub, this.clock.now());
-      if (sub.end_after !== null && sub.due_count >= sub.end_after) {
-        const res = await trx.updateTable('subscriptions').set({ status: 'ended', updated_at: due }).where('id', '=', id).where('status', '=', 'active').executeTakeFirst();
-        return Number(res.numUpdatedRows) === 1;
-      }
-      const next = dueDate(new Date(sub.start_date), sub.interval, sub.interval_count, sub.due_count + 1).toISOString();
-      const res = await trx.updateTable('subscriptions').set({ next_due_date: next, due_count: sub.due_count + 1 })
-        .where('id', '=', id).where('next_due_date', '=', due).executeTakeFirst();
-      if (Number(res.numUpdatedRows) !== 1) return false;
-      await trx.insertInto('subscription_due_dates').values({
-        subscription_id: id, due_date: due, status: 'scheduled', attempts: 0, next_attempt_at: due, claimed_at: null,
-        test_clock_id: sub.test_clock_id, created_at: due,
-      }).onConflict((oc) => oc.columns(['subscription_id', 'due_date']).doNothing()).execute();
-      return true;
-    });
+  private openOne(id: string, now: Date): Promise<boolean> {
+    return this.db.transaction((trx) => this.openIn(trx, id, now));
+  }
+
+  private async openIn(trx: Trx, id: string, now: Date): Promise<boolean> {
+    const sub = await trx.selectFrom('subscriptions').selectAll().where('id', '=', id).executeTakeFirst();
+    if (!sub || sub.status !== 'active' || sub.next_due_date > now.toISOString()) return false;
+    const due = sub.next_due_date;
+    // Cancelled at the period's end: before charging the due date that ends it.
+    if (sub.cancel_at !== null && due >= sub.cancel_at) return cancelNow(trx, sub, this.clock.now());
+    if (sub.end_after !== null && sub.due_count >= sub.end_after) {
+      const res = await trx.updateTable('subscriptions').set({ status: 'ended', updated_at: due }).where('id', '=', id).where('status', '=', 'active').executeTakeFirst();
+      return Number(res.numUpdatedRows) === 1;
+    }
+    const next = dueDate(new Date(sub.start_date), sub.interval, sub.interval_count, sub.due_count + 1).toISOString();
+    const res = await trx.updateTable('subscriptions').set({ next_due_date: next, due_count: sub.due_count + 1 })
+      .where('id', '=', id).where('next_due_date', '=', due).executeTakeFirst();
+    if (Number(res.numUpdatedRows) !== 1) return false;
+    await trx.insertInto('subscription_due_dates').values({
+      subscription_id: id, due_date: due, status: 'scheduled', attempts: 0, next_attempt_at: due, claimed_at: null,
+      test_clock_id: sub.test_clock_id, created_at: due,
+    }).onConflict((oc) => oc.columns(['subscription_id', 'due_date']).doNothing()).execute();
+    return true;
   }
 
   /** Steps 2 and 3 for the scope's due dates whose attempt has come (and charges a stopped worker left claimed). */
@@ -78,25 +87,48 @@ export class SubscriptionsEngine {
         eb.and([eb('status', '=', 'charging'), eb('claimed_at', '<', stale)]),
       ]))
       .orderBy('next_attempt_at').limit(BATCH).execute();
+    return this.chargeRows(rows, scope.now, stale);
+  }
+
+  /** Claims the rows (one transaction for all), then charges those it got, several at a time. */
+  private async chargeRows(rows: DueDateRow[], now: Date, stale: string): Promise<number> {
+    if (rows.length === 0) return 0;
+    const subs = new Map((await this.db.kysely.selectFrom('subscriptions').selectAll()
+      .where('id', 'in', [...new Set(rows.map((r) => r.subscription_id))]).execute()).map((sub) => [sub.id, sub]));
+    const claimedAt = this.clock.now().toISOString();
+    const claimed = await this.db.transaction(async (trx) => {
+      const mine: Array<{ row: DueDateRow; sub: SubscriptionRow }> = [];
+      for (const row of rows) {
+        const sub = subs.get(row.subscription_id)!;
+        const key = trx.updateTable('subscription_due_dates').where('subscription_id', '=', row.subscription_id).where('due_date', '=', row.due_date);
+        if (sub.status !== 'active' && sub.status !== 'past_due') {
+          // No card to charge (the mandate was revoked), or over: the due date is left as missed.
+          await key.set({ status: sub.status === 'waiting_mandate' ? 'skipped' : 'unpaid', next_attempt_at: null, claimed_at: null })
+            .where('status', 'in', ['scheduled', 'retrying', 'charging']).execute();
+          continue;
+        }
+        const res = await key.set({ status: 'charging', claimed_at: claimedAt })
+          .where((eb) => eb.or([eb('status', 'in', ['scheduled', 'retrying']), eb.and([eb('status', '=', 'charging'), eb('claimed_at', '<', stale)])]))
+          .executeTakeFirst();
+        if (Number(res.numUpdatedRows) === 1) mine.push({ row, sub });
+      }
+      return mine;
+    });
+    // Several at a time: each charge waits on the acquirer and its own commits; the claims keep lanes and workers apart.
     let charged = 0;
-    for (const row of rows) if (await this.chargeOne(row, scope.now, stale)) charged += 1;
+    let next = 0;
+    const lane = async () => {
+      while (next < claimed.length) {
+        const { row, sub } = claimed[next++]!;
+        const done = await this.chargeClaimed(sub, row, now);
+        if (done) charged += 1;
+      }
+    };
+    await Promise.all(Array.from({ length: CHARGE_LANES }, lane));
     return charged;
   }
 
-  private async chargeOne(due: DueDateRow, now: Date, stale: string): Promise<boolean> {
-    const sub = await this.db.kysely.selectFrom('subscriptions').selectAll().where('id', '=', due.subscription_id).executeTakeFirstOrThrow();
-    const key = (q: any) => q.where('subscription_id', '=', due.subscription_id).where('due_date', '=', due.due_date);
-    if (sub.status !== 'active' && sub.status !== 'past_due') {
-      // No card to charge (the mandate was revoked), or over: the due date is left as missed.
-      const status = sub.status === 'waiting_mandate' ? 'skipped' : 'unpaid';
-      await key(this.db.kysely.updateTable('subscription_due_dates').set({ status, next_attempt_at: null, claimed_at: null }))
-        .where('status', 'in', ['scheduled', 'retrying', 'charging']).execute();
-      return false;
-    }
-    const claim = await key(this.db.kysely.updateTable('subscription_due_dates').set({ status: 'charging', claimed_at: this.clock.now().toISOString() }))
-      .where((eb: any) => eb.or([eb('status', 'in', ['scheduled', 'retrying']), eb.and([eb('status', '=', 'charging'), eb('claimed_at', '<', stale)])]))
-      .executeTakeFirst();
-    if (Number(claim.numUpdatedRows) !== 1) return false;
+  private async chargeClaimed(sub: SubscriptionRow, due: DueDateRow, now: Date): Promise<boolean> {
     const attempt = due.attempts + 1;
     const paymentId = chargeIdFor(sub.id, due.due_date, attempt);
     let payment: { status: string; refusalCode: string | null };
@@ -109,12 +141,13 @@ export class SubscriptionsEngine {
           ...(sub.private_data ? { privateData: JSON.parse(sub.private_data) as Record<string, unknown> } : {}),
         },
         paymentId,
-      ) as { status: string; refusalCode: string | null };
+      );
     } catch (err) {
-      // The card is gone (removed between the reading and the charge) or the acquirer cannot be asked: the claim is
-      // left to lapse and the due date is tried again then (under the same id).
+      // The card is gone (removed between the reading and the charge): the due date is missed. Otherwise (the acquirer
+      // cannot be asked) the claim is left to lapse and the due date is tried again then, under the same id.
       if (err instanceof AppError && err.code === 'VALIDATION_ERROR') {
-        await key(this.db.kysely.updateTable('subscription_due_dates').set({ status: 'skipped', next_attempt_at: null, claimed_at: null })).where('status', '=', 'charging').execute();
+        await this.db.transaction((trx) => trx.updateTable('subscription_due_dates').set({ status: 'skipped', next_attempt_at: null, claimed_at: null })
+          .where('subscription_id', '=', due.subscription_id).where('due_date', '=', due.due_date).where('status', '=', 'charging').execute());
       }
       return false;
     }
@@ -184,7 +217,7 @@ export class SubscriptionsEngine {
       const stale = addSeconds(this.clock.now(), -this.claimSeconds).toISOString();
       const rows = await this.db.kysely.selectFrom('subscription_due_dates').selectAll().where('subscription_id', '=', subscriptionId)
         .where('status', 'in', ['scheduled', 'retrying']).where('next_attempt_at', '<=', now.toISOString()).execute();
-      for (const row of rows) if (await this.chargeOne(row, now, stale)) moved += 1;
+      moved += await this.chargeRows(rows, now, stale);
       if (moved === 0) return;
     }
   }
