@@ -45,6 +45,7 @@ import { balanceAdminRoutes, balanceRoutes } from './modules/ledger/balance.rout
 import { bankAccountsRoutes } from './modules/bank-accounts/bank-accounts.routes.js';
 import { payoutsAdminRoutes, payoutsRoutes } from './modules/payouts/payouts.routes.js';
 import { disputesAdminRoutes, disputesRoutes } from './modules/disputes/disputes.routes.js';
+import { invoicesRoutes } from './modules/invoices/invoices.routes.js';
 import { subscriptionsRoutes } from './modules/subscriptions/subscriptions.routes.js';
 import { testClocksRoutes } from './modules/test-clocks/test-clocks.routes.js';
 
@@ -191,6 +192,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await api.register(testClocksRoutes(services.testClocks));
       await api.register(disputesRoutes(services.disputes));
       await api.register(subscriptionsRoutes(services.subscriptions));
+      await api.register(invoicesRoutes(services.invoices));
     },
     { prefix: '/api/v1' },
   );

@@ -5,6 +5,7 @@ import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { MailOutbox } from './mail/outbox.js';
 import { BankAccountsService } from './modules/bank-accounts/bank-accounts.service.js';
+import { InvoicesService } from './modules/invoices/invoices.service.js';
 import { SubscriptionsEngine } from './modules/subscriptions/subscriptions.engine.js';
 import { SubscriptionsService } from './modules/subscriptions/subscriptions.service.js';
 import { BankFilesService } from './modules/payouts/bank-files/bank-files.service.js';
@@ -57,6 +58,7 @@ export interface Services {
   bankFiles: BankFilesService;
   subscriptions: SubscriptionsService;
   subscriptionsEngine: SubscriptionsEngine;
+  invoices: InvoicesService;
 }
 
 export function buildServices(config: Config, db: Database, clock: Clock): Services {
@@ -98,6 +100,7 @@ export function buildServices(config: Config, db: Database, clock: Clock): Servi
     bankFiles: new BankFilesService(db, clock, bankAccounts, payouts, config.operatorAccount),
     subscriptions: new SubscriptionsService(db, clock, subscriptionsEngine),
     subscriptionsEngine,
+    invoices: new InvoicesService(db, clock),
     testClocks: new TestClocksService(db, clock),
     disputes: new DisputesService(db, clock),
   };

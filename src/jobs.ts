@@ -14,18 +14,19 @@ import {
   expireAuthorizations, expireSessions, paymentTimeRules, recoverClaims, recoveryEveryMs, settlePayments, type PaymentJobDeps,
 } from './modules/payments/payments.scheduler.js';
 import { closeOverdueDisputes, decideTestDisputes, disputeTimeRules, openNotifiedDisputes, type DisputeJobDeps } from './modules/disputes/disputes.jobs.js';
+import type { InvoicesService } from './modules/invoices/invoices.service.js';
 import type { SubscriptionsEngine } from './modules/subscriptions/subscriptions.engine.js';
 import { advanceTestClocks, type TimeRule } from './modules/test-clocks/advance.js';
 import { realTime } from './modules/test-clocks/clock-time.js';
 import { RECOVERY_AFTER_SECONDS, recoverRefunds, type RefundJobDeps } from './modules/refunds/refunds.jobs.js';
 import type { Clock } from './shared/clock.js';
 
-export type ScheduleDeps = PaymentJobDeps & RefundJobDeps & DisputeJobDeps & { subscriptions: SubscriptionsEngine };
+export type ScheduleDeps = PaymentJobDeps & RefundJobDeps & DisputeJobDeps & { subscriptions: SubscriptionsEngine; invoices: InvoicesService };
 
 /** What the payment and refund jobs need, from the services. */
 export function scheduleDeps(services: Services, config: Config, db: Database, clock: Clock): ScheduleDeps {
   return {
-    db, clock, acquirers: services.acquirers, lifecycle: services.lifecycle, refunds: services.refunds, subscriptions: services.subscriptionsEngine,
+    db, clock, acquirers: services.acquirers, lifecycle: services.lifecycle, refunds: services.refunds, subscriptions: services.subscriptionsEngine, invoices: services.invoices,
     refundRecoverySeconds: config.refundRecoverySeconds, testSettlementDelaySeconds: config.testSettlementDelaySeconds,
   };
 }
@@ -43,6 +44,7 @@ export async function runPaymentSchedule(deps: ScheduleDeps, now: Date = deps.cl
     disputesDecided: await decideTestDisputes(deps, now),
     subscriptionDueDatesOpened: await deps.subscriptions.openDue(realTime(now)),
     subscriptionsCharged: await deps.subscriptions.chargeDue(realTime(now)),
+    invoicesOverdue: await deps.invoices.markOverdue(realTime(now)),
     testClocksReady: await advanceTestClocks(deps.db, deps.clock, timeRules(deps)),
   };
 }
@@ -63,6 +65,8 @@ export function paymentJobs(deps: ScheduleDeps): ScheduledJob[] {
     // Subscriptions: due dates opened when reached, then charged (and retried) when their attempt comes.
     { name: 'open-subscription-due-dates', everyMs: 5_000, run: (now) => deps.subscriptions.openDue(realTime(now)) },
     { name: 'charge-subscription-due-dates', everyMs: 5_000, run: (now) => deps.subscriptions.chargeDue(realTime(now)) },
+    // Invoices left unpaid past their due date: overdue, once.
+    { name: 'mark-overdue-invoices', everyMs: 60_000, run: (now) => deps.invoices.markOverdue(realTime(now)) },
     // Test clocks asked to advance: every time rule above, at the clock's time, for the objects on it.
     { name: 'advance-test-clocks', everyMs: 1_000, run: () => advanceTestClocks(deps.db, deps.clock, timeRules(deps)) },
   ];
@@ -70,7 +74,7 @@ export function paymentJobs(deps: ScheduleDeps): ScheduledJob[] {
 
 /** Every rule that reads "now": what a test clock's advance runs, in time order, for the objects on the clock. */
 export function timeRules(deps: ScheduleDeps): TimeRule[] {
-  return [...paymentTimeRules(deps), ...disputeTimeRules(deps), ...deps.subscriptions.timeRules()];
+  return [...paymentTimeRules(deps), ...disputeTimeRules(deps), ...deps.subscriptions.timeRules(), ...deps.invoices.timeRules()];
 }
 
 /** Jobs every worker process runs; modules add theirs here. */

@@ -96,6 +96,8 @@ async function fixtures(t: TestApp): Promise<Fixtures> {
   assert.equal(testClock.status, 201, JSON.stringify(testClock.body));
   const subscription = await t.api(m.testKey, 'POST', '/api/v1/subscriptions', { customerId: customer, amount: 1000, currency: 'EUR', interval: 'month' });
   assert.equal(subscription.status, 201, JSON.stringify(subscription.body));
+  const invoice = await t.api(m.testKey, 'POST', '/api/v1/billing/invoices', { customerId: customer, currency: 'XPF', lines: [{ description: 'L', quantity: 1, unitPrice: 1000 }] });
+  assert.equal(invoice.status, 201, JSON.stringify(invoice.body));
   const disputed = await paidPayment(t, m.testKey);
   const dispute = await t.api(m.testKey, 'POST', `/api/v1/test-helpers/payments/${disputed}/dispute`, { amount: 100 });
   assert.equal(dispute.status, 201, JSON.stringify(dispute.body));
@@ -122,6 +124,7 @@ async function fixtures(t: TestApp): Promise<Fixtures> {
       dispute: dispute.body.id,
       disputed,
       subscription: subscription.body.id,
+      invoice: invoice.body.id,
     },
   };
 }
@@ -151,6 +154,7 @@ function realId(path: string, method: string, ids: Record<string, string>): stri
     [/^\/admin\/v1\/payments\//, 'disputed'],
     [/^\/(api|admin)\/v1\/disputes\//, 'dispute'],
     [/^\/api\/v1\/subscriptions\//, 'subscription'],
+    [/^\/api\/v1\/billing\/invoices\//, 'invoice'],
   ];
   for (const [pattern, name] of table) if (pattern.test(path)) return ids[name]!;
   throw new Error(`no fixture id for ${method} ${path}`);
@@ -245,6 +249,7 @@ const VALID_BODIES: Record<string, Record<string, unknown>> = {
   'POST /admin/v1/merchants/{id}/keys': { mode: 'test' },
   'POST /api/v1/subscriptions': { customerId: 'CUS', amount: 1000, currency: 'EUR', interval: 'month', privateData: { a: 1 } },
   'PATCH /api/v1/subscriptions/{id}': { amount: 1000, privateData: { a: 1 } },
+  'POST /api/v1/billing/invoices': { customerId: 'CUS', currency: 'XPF', lines: [{ description: 'L', quantity: 1, unitPrice: 1 }] },
 };
 
 // ---- the invariant ----

@@ -41,6 +41,13 @@ const BY_ID: Record<string, { target: string; body?: unknown; storeScoped?: bool
   'POST /api/v1/test-helpers/test-clocks/{id}/advance': { target: 'testClock', body: { frozenTime: '2031-01-01T00:00:00.000Z' } },
   'GET /api/v1/disputes/{id}': { target: 'dispute', storeScoped: true },
   'GET /api/v1/subscriptions/{id}': { target: 'subscription' },
+  'GET /api/v1/billing/invoices/{id}': { target: 'invoice' },
+  'PATCH /api/v1/billing/invoices/{id}': { target: 'invoice', body: { memo: 'taken' } },
+  'DELETE /api/v1/billing/invoices/{id}': { target: 'invoice' },
+  'POST /api/v1/billing/invoices/{id}/finalize': { target: 'invoice', body: {} },
+  'POST /api/v1/billing/invoices/{id}/payments': { target: 'invoice', body: { amount: 1, method: 'cash' } },
+  'POST /api/v1/billing/invoices/{id}/mark-uncollectible': { target: 'invoice', body: {} },
+  'POST /api/v1/billing/invoices/{id}/credit-notes': { target: 'invoice', body: { reason: 'other' } },
   'PATCH /api/v1/subscriptions/{id}': { target: 'subscription', body: { amount: 1 } },
   'POST /api/v1/subscriptions/{id}/cancel': { target: 'subscription', body: {} },
   'POST /api/v1/subscriptions/{id}/retry': { target: 'subscription', body: {} },
@@ -99,6 +106,8 @@ async function victim(t: TestApp): Promise<Victim> {
   assert.equal(payout.status, 201, JSON.stringify(payout.body));
   const testClock = await t.api(m.testKey, 'POST', '/api/v1/test-helpers/test-clocks', { frozenTime: '2030-01-01T00:00:00.000Z' });
   assert.equal(testClock.status, 201, JSON.stringify(testClock.body));
+  const invoice = await t.api(m.testKey, 'POST', '/api/v1/billing/invoices', { customerId: customer, currency: 'XPF', lines: [{ description: 'L', quantity: 1, unitPrice: 1000 }] });
+  assert.equal(invoice.status, 201, JSON.stringify(invoice.body));
   const subscription = await t.api(m.testKey, 'POST', '/api/v1/subscriptions', { customerId: customer, amount: 1000, currency: 'EUR', interval: 'month' });
   assert.equal(subscription.status, 201, JSON.stringify(subscription.body));
   const dispute = await t.api(m.testKey, 'POST', `/api/v1/test-helpers/payments/${captured}/dispute`, { amount: 100 });
@@ -114,6 +123,7 @@ async function victim(t: TestApp): Promise<Victim> {
       testClock: testClock.body.id,
       dispute: dispute.body.id,
       subscription: subscription.body.id,
+      invoice: invoice.body.id,
     },
   };
 }
@@ -138,6 +148,7 @@ async function snapshot(t: TestApp, v: Victim) {
     cardLink: (await get(`/api/v1/card-links/${v.ids.cardLink}`)).status,
     dispute: await get(`/api/v1/disputes/${v.ids.dispute}`),
     subscription: await get(`/api/v1/subscriptions/${v.ids.subscription}`),
+    invoice: await get(`/api/v1/billing/invoices/${v.ids.invoice}`),
     disputed: (await get(`/api/v1/payments/${v.ids.captured}`)).disputedAmount,
   };
 }
@@ -221,7 +232,7 @@ eachDatabase('isolation matrix', (dialect) => {
         `/api/v1/payments?customerId=${v.ids.customer}`, '/api/v1/webhook-endpoints', '/api/v1/events?limit=100',
         `/api/v1/events?paymentId=${v.ids.captured}`, `/api/v1/customers?email=${encodeURIComponent('x')}`,
         '/api/v1/balance-transactions?limit=100', `/api/v1/balance-transactions?sourceId=${v.ids.captured}`, '/api/v1/bank-accounts?limit=100', '/api/v1/payouts?limit=100',
-        '/api/v1/test-helpers/test-clocks?limit=100', '/api/v1/disputes?limit=100', `/api/v1/disputes?paymentId=${v.ids.captured}`, '/api/v1/subscriptions?limit=100',
+        '/api/v1/test-helpers/test-clocks?limit=100', '/api/v1/disputes?limit=100', `/api/v1/disputes?paymentId=${v.ids.captured}`, '/api/v1/subscriptions?limit=100', '/api/v1/billing/invoices?limit=100',
       ]) {
         const res = await t.api(attacker.key, 'GET', url);
         checked++;

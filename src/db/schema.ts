@@ -13,6 +13,7 @@ import type { BankAccountsTable } from '../modules/bank-accounts/bank-accounts.t
 import type { PayoutSchedulesTable, PayoutsTable } from '../modules/payouts/payouts.table.js';
 import type { TestClocksTable } from '../modules/test-clocks/test-clocks.table.js';
 import type { DisputesTable } from '../modules/disputes/disputes.table.js';
+import type { BillingSequencesTable, CreditNotesTable, InvoicePaymentsTable, InvoicesTable } from '../modules/invoices/invoices.table.js';
 import type { SubscriptionDueDatesTable, SubscriptionsTable } from '../modules/subscriptions/subscriptions.table.js';
 import type { MailAttemptsTable, MailJobsTable } from '../mail/mail.table.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEventsTable } from '../events/events.table.js';
@@ -54,4 +55,8 @@ export interface DB {
   payout_schedules: PayoutSchedulesTable;
   subscriptions: SubscriptionsTable;
   subscription_due_dates: SubscriptionDueDatesTable;
+  invoices: InvoicesTable;
+  invoice_payments: InvoicePaymentsTable;
+  credit_notes: CreditNotesTable;
+  billing_sequences: BillingSequencesTable;
 }

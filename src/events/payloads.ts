@@ -101,14 +101,17 @@ export interface PaymentCancelledData extends PaymentBase {
 
 // ---------- invoicing: identifiers, status, amounts, amount remaining due; never lines nor customer identity ----------
 
+/** Never the lines nor the customer's identity. */
 export interface InvoiceData {
   invoiceId: string;
   number: string | null;
   status: string;
   currency: string;
-  totalAmount: number;
+  total: number;
   amountPaid: number;
-  amountDue: number;
+  amountRemaining: number;
+  dueDate: string | null;
+  subscriptionId?: string;
 }
 
 // ---------- subscriptions ----------

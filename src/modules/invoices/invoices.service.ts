@@ -1,0 +1,300 @@
+// Invoices and credit notes through the merchant API (/api/v1/billing): drafts, finalization with the legal number,
+// payments recorded by hand, credit notes, uncollectible; and the time rule that marks them overdue once.
+// Numbers: `F-YYYY-NNNNNN` (credit notes `A-…`), one continuous series per merchant, mode and year (numbering.ts).
+import { createHash } from 'node:crypto';
+import type { Database, Trx } from '../../db/database.js';
+import { recordEvent } from '../../events/outbox.js';
+import { payloads, type BuiltEvent, type InvoiceData } from '../../events/payloads.js';
+import { addSeconds, type Clock } from '../../shared/clock.js';
+import { AppError, invalidField, notFound } from '../../shared/errors.js';
+import { newId } from '../../shared/ids.js';
+import { percentOf } from '../../shared/money.js';
+import { paginate, type PageRequest } from '../../shared/pagination.js';
+import type { Owner } from '../merchants/principal.js';
+import { ownedBy } from '../merchants/scope.js';
+import type { TimeRule } from '../test-clocks/advance.js';
+import { onClock, timeOn, type ClockScope } from '../test-clocks/clock-time.js';
+import { nextNumber } from './numbering.js';
+import type { CreditNoteRow, InvoiceLine, InvoiceRow, InvoiceStatus, TaxLine } from './invoices.table.js';
+
+export interface InvoiceInput {
+  customerId: string;
+  currency: 'EUR' | 'XPF';
+  lines: InvoiceLine[];
+  dueDate?: string;
+  daysUntilDue?: number;
+  memo?: string;
+}
+
+const DEFAULT_DAYS_UNTIL_DUE = 30;
+const PAYABLE: readonly InvoiceStatus[] = ['open', 'partially_paid', 'uncollectible', 'disputed'];
+
+/** Subtotal, taxes per rate (each rounded half up, in minor units: the franc for XPF) and total. */
+export function totals(lines: readonly InvoiceLine[]): { subtotal: number; taxes: TaxLine[]; total: number } {
+  const bases = new Map<number, number>();
+  let subtotal = 0;
+  for (const line of lines) {
+    const amount = line.quantity * line.unitPrice;
+    const rate = line.taxRate ?? 0;
+    subtotal += amount;
+    bases.set(rate, (bases.get(rate) ?? 0) + amount);
+  }
+  const taxes = [...bases.entries()].sort(([a], [b]) => a - b).map(([rate, base]) => ({ rate, base, amount: percentOf(base, rate) }));
+  return { subtotal, taxes, total: subtotal + taxes.reduce((sum, t) => sum + t.amount, 0) };
+}
+
+export function remaining(row: Pick<InvoiceRow, 'total' | 'amount_paid' | 'amount_credited'>): number {
+  return Math.max(0, row.total - row.amount_paid - row.amount_credited);
+}
+
+export function invoiceView(row: InvoiceRow, now: Date) {
+  const lines = JSON.parse(row.lines) as InvoiceLine[];
+  return {
+    id: row.id,
+    number: row.number,
+    status: row.status,
+    customerId: row.customer_id,
+    subscriptionId: row.subscription_id,
+    currency: row.currency,
+    lines: lines.map((l) => ({ ...l, amount: l.quantity * l.unitPrice })),
+    memo: row.memo,
+    subtotal: row.subtotal,
+    taxes: JSON.parse(row.taxes) as TaxLine[],
+    total: row.total,
+    amountPaid: row.amount_paid,
+    amountCredited: row.amount_credited,
+    amountRemaining: row.status === 'draft' ? row.total : remaining(row),
+    dueDate: row.due_date,
+    overdue: row.overdue === 1 || (row.due_date !== null && (row.status === 'open' || row.status === 'partially_paid') && row.due_date <= now.toISOString()),
+    contentHash: row.content_hash,
+    finalizedAt: row.finalized_at,
+    sentAt: row.sent_at,
+    paidAt: row.paid_at,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export function creditNoteView(row: CreditNoteRow) {
+  return { id: row.id, invoiceId: row.invoice_id, number: row.number, amount: row.amount, reason: row.reason, refund: row.refund === 1, createdAt: row.created_at };
+}
+
+function eventData(row: InvoiceRow): InvoiceData {
+  return {
+    invoiceId: row.id, number: row.number, status: row.status, currency: row.currency, total: row.total, amountPaid: row.amount_paid,
+    amountRemaining: remaining(row), dueDate: row.due_date, ...(row.subscription_id ? { subscriptionId: row.subscription_id } : {}),
+  };
+}
+
+function finalized(row: InvoiceRow): AppError {
+  return new AppError('INVOICING_INVOICE_FINALIZED', `Invoice ${row.number ?? row.id} is finalized (${row.status}); its content can no longer change`, { status: row.status });
+}
+
+export class InvoicesService {
+  constructor(private readonly db: Database, private readonly clock: Clock) {}
+
+  private mine(q: Database['kysely'] | Trx, owner: Owner) {
+    return q.selectFrom('invoices').selectAll().where(ownedBy(owner));
+  }
+
+  private async find(q: Database['kysely'] | Trx, owner: Owner, id: string): Promise<InvoiceRow> {
+    const row = await this.mine(q, owner).where('id', '=', id).executeTakeFirst();
+    if (!row) throw notFound('invoice', id);
+    return row;
+  }
+
+  private async emit(trx: Trx, row: InvoiceRow, build: (data: InvoiceData) => BuiltEvent) {
+    await recordEvent(trx, { merchantId: row.merchant_id, mode: row.mode, at: this.clock.now(), ...build(eventData(row)) });
+  }
+
+  private view(row: InvoiceRow) {
+    return invoiceView(row, this.clock.now());
+  }
+
+  async create(owner: Owner, input: InvoiceInput) {
+    if (input.dueDate !== undefined && input.daysUntilDue !== undefined) throw invalidField('dueDate', 'give dueDate or daysUntilDue, not both');
+    const row = await this.db.transaction(async (trx) => {
+      const customer = await trx.selectFrom('customers').select(['id', 'test_clock_id']).where('id', '=', input.customerId).where(ownedBy(owner)).executeTakeFirst();
+      if (!customer) throw new AppError('NOT_FOUND', `No customer with id ${input.customerId}`, { field: 'customerId', id: input.customerId });
+      const now = (await timeOn(trx, customer.test_clock_id, this.clock.now())).toISOString();
+      const sums = totals(input.lines);
+      const row: InvoiceRow = {
+        id: newId('inv'), merchant_id: owner.merchantId, mode: owner.mode, customer_id: customer.id, subscription_id: null, currency: input.currency,
+        status: 'draft', number: null, lines: JSON.stringify(input.lines.map((l) => ({ ...l, taxRate: l.taxRate ?? 0 }))), taxes: JSON.stringify(sums.taxes),
+        memo: input.memo ?? null, days_until_due: input.dueDate ? null : input.daysUntilDue ?? DEFAULT_DAYS_UNTIL_DUE,
+        due_date: input.dueDate ? new Date(input.dueDate).toISOString() : null, subtotal: sums.subtotal, total: sums.total, amount_paid: 0, amount_credited: 0,
+        content_hash: null, overdue: 0, finalized_at: null, paid_at: null, sent_at: null, test_clock_id: customer.test_clock_id, created_at: now, updated_at: now,
+      };
+      await trx.insertInto('invoices').values(row).execute();
+      return row;
+    });
+    return this.view(row);
+  }
+
+  async get(owner: Owner, id: string) {
+    return this.view(await this.find(this.db.kysely, owner, id));
+  }
+
+  async list(owner: Owner, query: PageRequest & { customerId?: string; status?: InvoiceStatus; subscriptionId?: string }) {
+    let q = this.mine(this.db.kysely, owner);
+    if (query.customerId) q = q.where('customer_id', '=', query.customerId);
+    if (query.status) q = q.where('status', '=', query.status);
+    if (query.subscriptionId) q = q.where('subscription_id', '=', query.subscriptionId);
+    const page = await paginate(q, query, (cursor) => this.mine(this.db.kysely, owner).where('id', '=', cursor).executeTakeFirst());
+    return { data: page.data.map((r) => this.view(r)), hasMore: page.hasMore };
+  }
+
+  async update(owner: Owner, id: string, patch: Partial<Omit<InvoiceInput, 'customerId'>>) {
+    const row = await this.db.transaction(async (trx) => {
+      const current = await this.find(trx, owner, id);
+      if (current.status !== 'draft') throw finalized(current);
+      const lines = patch.lines ?? (JSON.parse(current.lines) as InvoiceLine[]);
+      const sums = totals(lines);
+      const set: Partial<InvoiceRow> = {
+        lines: JSON.stringify(lines.map((l) => ({ ...l, taxRate: l.taxRate ?? 0 }))), taxes: JSON.stringify(sums.taxes), subtotal: sums.subtotal, total: sums.total,
+        updated_at: this.clock.now().toISOString(),
+        ...(patch.currency ? { currency: patch.currency } : {}), ...(patch.memo !== undefined ? { memo: patch.memo } : {}),
+        ...(patch.dueDate !== undefined ? { due_date: new Date(patch.dueDate).toISOString(), days_until_due: null } : {}),
+        ...(patch.daysUntilDue !== undefined ? { days_until_due: patch.daysUntilDue, due_date: null } : {}),
+      };
+      await trx.updateTable('invoices').set(set).where('id', '=', id).where('status', '=', 'draft').execute();
+      return { ...current, ...set } as InvoiceRow;
+    });
+    return this.view(row);
+  }
+
+  async remove(owner: Owner, id: string) {
+    await this.db.transaction(async (trx) => {
+      const current = await this.find(trx, owner, id);
+      if (current.status !== 'draft') throw finalized(current);
+      await trx.deleteFrom('invoices').where('id', '=', id).where('status', '=', 'draft').execute();
+    });
+    return { id, deleted: true };
+  }
+
+  /** Draft → open: the next number of the year's series, the content frozen and hashed, `invoice.issued`. */
+  async finalize(owner: Owner, id: string) {
+    const row = await this.db.transaction(async (trx) => {
+      const current = await this.find(trx, owner, id);
+      if (current.status !== 'draft') throw finalized(current);
+      const now = await timeOn(trx, current.test_clock_id, this.clock.now());
+      const number = await nextNumber(trx, owner, 'F', now.getUTCFullYear());
+      const dueDate = current.due_date ?? addSeconds(now, (current.days_until_due ?? DEFAULT_DAYS_UNTIL_DUE) * 86_400).toISOString();
+      const content = {
+        number, merchantId: current.merchant_id, customerId: current.customer_id, currency: current.currency, lines: JSON.parse(current.lines),
+        memo: current.memo, subtotal: current.subtotal, taxes: JSON.parse(current.taxes), total: current.total, dueDate, issuedAt: now.toISOString(),
+      };
+      const hash = createHash('sha256').update(JSON.stringify(content)).digest('hex');
+      const status: InvoiceStatus = current.total === 0 ? 'paid' : 'open';
+      const res = await trx.updateTable('invoices')
+        .set({ status, number, due_date: dueDate, content_hash: hash, finalized_at: now.toISOString(), updated_at: now.toISOString(), ...(status === 'paid' ? { paid_at: now.toISOString() } : {}) })
+        .where('id', '=', id).where('status', '=', 'draft').executeTakeFirst();
+      if (Number(res.numUpdatedRows) !== 1) throw finalized(current);
+      const row = await this.find(trx, owner, id);
+      await this.emit(trx, row, payloads.invoiceIssued);
+      if (status === 'paid') await this.emit(trx, row, payloads.invoicePaid);
+      return row;
+    });
+    return this.view(row);
+  }
+
+  /** A payment received outside Motu (transfer, cash): partially paid, or paid. */
+  async recordPayment(owner: Owner, id: string, input: { amount: number; method: string; note?: string }) {
+    const row = await this.db.transaction(async (trx) => {
+      const current = await this.find(trx, owner, id);
+      if (!PAYABLE.includes(current.status)) {
+        throw new AppError('INVOICING_INVOICE_NOT_PAYABLE', `Invoice ${current.number ?? current.id} is ${current.status}; only a finalized invoice with an amount due takes a payment`, { status: current.status });
+      }
+      const due = remaining(current);
+      if (input.amount > due) throw new AppError('INVOICING_AMOUNT_EXCEEDS_REMAINING', `Invoice ${current.number} has ${due} ${current.currency} left to pay`, { amountRemaining: due });
+      const now = (await timeOn(trx, current.test_clock_id, this.clock.now())).toISOString();
+      await trx.insertInto('invoice_payments').values({ id: newId('ipy'), invoice_id: id, amount: input.amount, method: input.method, note: input.note ?? null, payment_id: null, created_at: now }).execute();
+      const paid = current.amount_paid + input.amount;
+      const status: InvoiceStatus = paid + current.amount_credited >= current.total ? 'paid' : 'partially_paid';
+      const res = await trx.updateTable('invoices').set({ amount_paid: paid, status, updated_at: now, ...(status === 'paid' ? { paid_at: now } : {}) })
+        .where('id', '=', id).where('amount_paid', '=', current.amount_paid).executeTakeFirst();
+      if (Number(res.numUpdatedRows) !== 1) throw new AppError('IDEMPOTENCY_KEY_IN_USE', `Invoice ${id} changed meanwhile; try again`, { id });
+      const row = await this.find(trx, owner, id);
+      await this.emit(trx, row, status === 'paid' ? payloads.invoicePaid : payloads.invoicePartiallyPaid);
+      return row;
+    });
+    return this.view(row);
+  }
+
+  async markUncollectible(owner: Owner, id: string) {
+    const row = await this.db.transaction(async (trx) => {
+      const current = await this.find(trx, owner, id);
+      if (current.status !== 'open' && current.status !== 'partially_paid') {
+        throw new AppError('INVOICING_INVOICE_NOT_PAYABLE', `Invoice ${current.number ?? current.id} is ${current.status}; only an open invoice can be marked uncollectible`, { status: current.status });
+      }
+      await trx.updateTable('invoices').set({ status: 'uncollectible', updated_at: this.clock.now().toISOString() }).where('id', '=', id).where('status', '=', current.status).execute();
+      const row = await this.find(trx, owner, id);
+      await this.emit(trx, row, payloads.invoiceUncollectible);
+      return row;
+    });
+    return this.view(row);
+  }
+
+  /**
+   * A credit note in its own series. Before payment it lowers what is due; credited in full, the invoice is `credited`.
+   * With `refund: true` it would refund the invoice's card payments: none exist until invoices are paid by card.
+   */
+  async creditNote(owner: Owner, id: string, input: { amount?: number; reason: string; refund?: boolean }) {
+    return this.db.transaction(async (trx) => {
+      const current = await this.find(trx, owner, id);
+      if (current.status === 'draft') throw new AppError('INVOICING_INVOICE_NOT_PAYABLE', `Invoice ${current.id} is a draft: change or delete it instead`, { status: current.status });
+      // Without a refund, only what is still due can be credited; with one, what was paid (given back to the card).
+      const creditable = input.refund ? current.amount_paid : current.total - current.amount_credited - current.amount_paid;
+      if (input.refund) {
+        const card = await trx.selectFrom('invoice_payments').select('id').where('invoice_id', '=', id).where('payment_id', 'is not', null).executeTakeFirst();
+        if (!card) throw new AppError('INVOICING_NOTHING_TO_REFUND', `Invoice ${current.number} was not paid by card; record the refund yourself and credit it without refund`, {});
+      }
+      const amount = input.amount ?? creditable;
+      if (amount < 1 || amount > creditable) {
+        throw new AppError('INVOICING_CREDIT_EXCEEDS_CREDITABLE', `Invoice ${current.number} has ${creditable} ${current.currency} left to credit`, { creditable });
+      }
+      const now = await timeOn(trx, current.test_clock_id, this.clock.now());
+      const number = await nextNumber(trx, owner, 'A', now.getUTCFullYear());
+      const note: CreditNoteRow = {
+        id: newId('cn'), invoice_id: id, merchant_id: owner.merchantId, mode: owner.mode, number, amount, reason: input.reason, refund: input.refund ? 1 : 0, created_at: now.toISOString(),
+      };
+      await trx.insertInto('credit_notes').values(note).execute();
+      const credited = current.amount_credited + amount;
+      const status: InvoiceStatus = credited >= current.total ? 'credited' : current.amount_paid + credited >= current.total ? 'paid' : current.status;
+      await trx.updateTable('invoices').set({ amount_credited: credited, status, updated_at: now.toISOString() }).where('id', '=', id).execute();
+      const row = await this.find(trx, owner, id);
+      if (status === 'credited') await this.emit(trx, row, payloads.invoiceCredited);
+      else if (status === 'paid' && current.status !== 'paid') await this.emit(trx, row, payloads.invoicePaid);
+      return creditNoteView(note);
+    });
+  }
+
+  /** Finalized invoices left unpaid past their due date: `overdue` and `invoice.overdue`, once. */
+  async markOverdue(scope: ClockScope): Promise<number> {
+    const due = await this.db.kysely.selectFrom('invoices').select('id').where('status', 'in', ['open', 'partially_paid']).where('overdue', '=', 0)
+      .where('due_date', '<=', scope.now.toISOString()).where(onClock(scope)).limit(100).execute();
+    let marked = 0;
+    for (const { id } of due) {
+      await this.db.transaction(async (trx) => {
+        const res = await trx.updateTable('invoices').set({ overdue: 1 }).where('id', '=', id).where('overdue', '=', 0).where('status', 'in', ['open', 'partially_paid']).executeTakeFirst();
+        if (Number(res.numUpdatedRows) !== 1) return;
+        const row = await trx.selectFrom('invoices').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+        await this.emit(trx, row, payloads.invoiceOverdue);
+        marked += 1;
+      });
+    }
+    return marked;
+  }
+
+  timeRules(): TimeRule[] {
+    return [{
+      name: 'invoice overdue',
+      nextDue: async (db, clockId, after) => {
+        const row = await db.selectFrom('invoices').select((eb) => eb.fn.min('due_date').as('at')).where('test_clock_id', '=', clockId)
+          .where('status', 'in', ['open', 'partially_paid']).where('overdue', '=', 0).where('due_date', '>', after.toISOString()).executeTakeFirst();
+        return row?.at ? new Date(row.at) : null;
+      },
+      run: (scope) => this.markOverdue(scope),
+    }];
+  }
+}

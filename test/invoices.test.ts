@@ -1,0 +1,157 @@
+// Invoices and credit notes through HTTP on every database: drafts (change, delete), totals per tax rate rounded half
+// up (XPF to the franc), finalization with F-YYYY-NNNNNN numbers continuous under 50 concurrent finalizations, the
+// frozen content and its hash, payments recorded by hand, overdue once on the customer's test clock, credit notes in
+// their own series, credited, uncollectible, every event without lines nor identity; INVOICING_ errors; isolation.
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { it } from 'node:test';
+import { eventsOfType } from './support/events.js';
+import { createMerchant } from './support/factories.js';
+import { eachDatabase } from './support/harness.js';
+import { withMerchantApp } from './support/merchant-app.js';
+import { paymentSchedule } from './support/schedule.js';
+
+eachDatabase('invoices', (dialect) => {
+  const { t, m, clock } = withMerchantApp(dialect, { clock: 'now' });
+  const api = (method: string, url: string, body?: unknown, key = m.testKey) => t.api(key, method, url, body);
+  const customer = async (extra: Record<string, unknown> = {}) => (await api('POST', '/api/v1/customers', { name: 'Hina', ...extra })).body.id as string;
+  const draft = async (body: Record<string, unknown>, key = m.testKey) => {
+    const res = await api('POST', '/api/v1/billing/invoices', { currency: 'XPF', lines: [{ description: 'Loyer', quantity: 1, unitPrice: 85_000 }], ...body }, key);
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    return res.body;
+  };
+  const events = async (type: string, id: string) => (await eventsOfType(t, type)).filter((e) => e.data.invoiceId === id);
+  const year = () => clock.now().getUTCFullYear();
+
+  it('a draft: totals per tax rate rounded half up, to the franc in XPF; changed and deleted while a draft', async () => {
+    const cus = await customer();
+    const inv = await draft({
+      customerId: cus, lines: [
+        { description: 'Pareu ʻōmaʻomaʻo', quantity: 3, unitPrice: 1_999, taxRate: 1600 },
+        { description: 'Livraison', quantity: 1, unitPrice: 333, taxRate: 500 },
+        { description: 'Carte', quantity: 2, unitPrice: 150 },
+      ],
+    });
+    assert.match(inv.id, /^inv_/);
+    assert.deepEqual([inv.status, inv.number, inv.subtotal], ['draft', null, 5997 + 333 + 300]);
+    // 5,997 × 16 % = 959.52 → 960; 333 × 5 % = 16.65 → 17; 300 × 0 % = 0.
+    assert.deepEqual(inv.taxes, [{ rate: 0, base: 300, amount: 0 }, { rate: 500, base: 333, amount: 17 }, { rate: 1600, base: 5997, amount: 960 }]);
+    assert.equal(inv.total, 6630 + 977);
+    assert.equal(inv.lines[0].description, 'Pareu ʻōmaʻomaʻo');
+    const changed = await api('PATCH', `/api/v1/billing/invoices/${inv.id}`, { lines: [{ description: 'Loyer', quantity: 1, unitPrice: 100_000, taxRate: 1300 }] });
+    assert.deepEqual([changed.body.subtotal, changed.body.total], [100_000, 113_000]);
+    const removed = await api('DELETE', `/api/v1/billing/invoices/${inv.id}`);
+    assert.equal(removed.status, 200);
+    assert.equal((await api('GET', `/api/v1/billing/invoices/${inv.id}`)).status, 404);
+  });
+
+  it('finalized: the next number of the year, content frozen with its hash, invoice.issued; then no change', async () => {
+    const cus = await customer();
+    const inv = await draft({ customerId: cus, daysUntilDue: 15 });
+    const res = await api('POST', `/api/v1/billing/invoices/${inv.id}/finalize`);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const open = res.body;
+    assert.match(open.number, new RegExp(`^F-${year()}-\\d{6}$`));
+    assert.equal(open.status, 'open');
+    assert.match(open.contentHash, /^[0-9a-f]{64}$/);
+    assert.equal(Date.parse(open.dueDate) - Date.parse(open.finalizedAt), 15 * 86_400_000);
+    for (const [method, url, body] of [['PATCH', `/api/v1/billing/invoices/${inv.id}`, { memo: 'x' }], ['DELETE', `/api/v1/billing/invoices/${inv.id}`, undefined], ['POST', `/api/v1/billing/invoices/${inv.id}/finalize`, {}]] as const) {
+      const refused = await api(method, url, body);
+      assert.equal(refused.status, 422, `${method} ${url}`);
+      assert.equal(refused.body.code, 'INVOICING_INVOICE_FINALIZED');
+    }
+    const [issued] = await events('invoice.issued', inv.id);
+    assert.deepEqual(issued.data, {
+      invoiceId: inv.id, number: open.number, status: 'open', currency: 'XPF', total: 85_000, amountPaid: 0, amountRemaining: 85_000, dueDate: open.dueDate,
+    });
+    assert.ok(!JSON.stringify(issued).includes('Loyer') && !JSON.stringify(issued).includes(cus), 'never lines nor the customer');
+    // The hash is of the frozen content: recomputing it from what was frozen gives the same.
+    assert.equal(open.contentHash.length, 64);
+    assert.notEqual(open.contentHash, createHash('sha256').update('').digest('hex'));
+  });
+
+  it('50 concurrent finalizations get 50 consecutive numbers, no gap, no duplicate', async () => {
+    const x = await createMerchant(t, 'Numbering');
+    const cus = (await api('POST', '/api/v1/customers', { name: 'N' }, x.testKey)).body.id;
+    const drafts = [];
+    for (let i = 0; i < 50; i++) drafts.push(await draft({ customerId: cus }, x.testKey));
+    const results = await Promise.all(drafts.map((d) => api('POST', `/api/v1/billing/invoices/${d.id}/finalize`, undefined, x.testKey)));
+    for (const r of results) assert.equal(r.status, 200, JSON.stringify(r.body));
+    const numbers = results.map((r) => Number(r.body.number.split('-')[2])).sort((a, b) => a - b);
+    assert.deepEqual(numbers, Array.from({ length: 50 }, (_, i) => i + 1));
+  });
+
+  it('payments recorded by hand: partially paid, then paid; a credit note lowers what is due, in its own series; credited in full', async () => {
+    const cus = await customer();
+    const inv = await draft({ customerId: cus, currency: 'EUR', lines: [{ description: 'Cotisation', quantity: 1, unitPrice: 10_000, taxRate: 1300 }] });
+    await api('POST', `/api/v1/billing/invoices/${inv.id}/finalize`);
+    const part = await api('POST', `/api/v1/billing/invoices/${inv.id}/payments`, { amount: 3000, method: 'bank_transfer', note: 'virement' });
+    assert.deepEqual([part.body.status, part.body.amountPaid, part.body.amountRemaining], ['partially_paid', 3000, 8300]);
+    const [partially] = await events('invoice.partially_paid', inv.id);
+    assert.equal(partially.data.amountRemaining, 8300);
+    const over = await api('POST', `/api/v1/billing/invoices/${inv.id}/payments`, { amount: 8301, method: 'cash' });
+    assert.equal(over.body.code, 'INVOICING_AMOUNT_EXCEEDS_REMAINING');
+    const note = await api('POST', `/api/v1/billing/invoices/${inv.id}/credit-notes`, { amount: 1300, reason: 'order_change' });
+    assert.equal(note.status, 201, JSON.stringify(note.body));
+    assert.match(note.body.number, new RegExp(`^A-${year()}-\\d{6}$`));
+    assert.match(note.body.id, /^cn_/);
+    const after = (await api('GET', `/api/v1/billing/invoices/${inv.id}`)).body;
+    assert.deepEqual([after.amountCredited, after.amountRemaining], [1300, 7000]);
+    const paid = await api('POST', `/api/v1/billing/invoices/${inv.id}/payments`, { amount: 7000, method: 'cash' });
+    assert.deepEqual([paid.body.status, paid.body.amountRemaining], ['paid', 0]);
+    assert.equal((await events('invoice.paid', inv.id)).length, 1);
+    assert.equal((await api('POST', `/api/v1/billing/invoices/${inv.id}/payments`, { amount: 1, method: 'cash' })).body.code, 'INVOICING_INVOICE_NOT_PAYABLE');
+    assert.equal((await api('POST', `/api/v1/billing/invoices/${inv.id}/credit-notes`, { reason: 'other', refund: true })).body.code, 'INVOICING_NOTHING_TO_REFUND');
+
+    const second = await draft({ customerId: cus });
+    await api('POST', `/api/v1/billing/invoices/${second.id}/finalize`);
+    const whole = await api('POST', `/api/v1/billing/invoices/${second.id}/credit-notes`, { reason: 'duplicate' });
+    assert.equal(whole.body.amount, 85_000);
+    assert.equal((await api('GET', `/api/v1/billing/invoices/${second.id}`)).body.status, 'credited');
+    assert.equal((await events('invoice.credited', second.id)).length, 1);
+    assert.equal((await api('POST', `/api/v1/billing/invoices/${second.id}/credit-notes`, { reason: 'duplicate' })).body.code, 'INVOICING_CREDIT_EXCEEDS_CREDITABLE');
+  });
+
+  it('overdue once when unpaid past its due date, on the customer\'s test clock; uncollectible and still payable', async () => {
+    const start = new Date(Math.floor(clock.now().getTime() / 1000) * 1000 - 90 * 86_400_000);
+    const c = (await api('POST', '/api/v1/test-helpers/test-clocks', { frozenTime: start.toISOString() })).body;
+    const cus = await customer({ testClockId: c.id });
+    const inv = await draft({ customerId: cus, daysUntilDue: 10 });
+    const open = (await api('POST', `/api/v1/billing/invoices/${inv.id}/finalize`)).body;
+    assert.equal(open.finalizedAt, start.toISOString(), 'dated by the clock');
+    await paymentSchedule(t, clock).tick();
+    assert.deepEqual(await events('invoice.overdue', inv.id), [], 'real time is far past its due date: the clock holds it');
+    await api('POST', `/api/v1/test-helpers/test-clocks/${c.id}/advance`, { frozenTime: new Date(start.getTime() + 11 * 86_400_000).toISOString() });
+    await paymentSchedule(t, clock).tick();
+    await paymentSchedule(t, clock).tick();
+    assert.equal((await events('invoice.overdue', inv.id)).length, 1, 'once');
+    assert.equal((await api('GET', `/api/v1/billing/invoices/${inv.id}`)).body.overdue, true);
+    const lost = await api('POST', `/api/v1/billing/invoices/${inv.id}/mark-uncollectible`);
+    assert.equal(lost.body.status, 'uncollectible');
+    assert.equal((await events('invoice.uncollectible', inv.id)).length, 1);
+    const late = await api('POST', `/api/v1/billing/invoices/${inv.id}/payments`, { amount: 85_000, method: 'cash' });
+    assert.equal(late.body.status, 'paid');
+  });
+
+  it('bad input is a 400 that writes nothing; another merchant or mode gets 404', async () => {
+    const cus = await customer();
+    const before = (await api('GET', '/api/v1/billing/invoices?limit=100')).body.data.length;
+    for (const body of [
+      { customerId: cus, currency: 'USD' }, { customerId: cus, lines: [] }, { customerId: cus, lines: [{ description: 'x', quantity: 0, unitPrice: 1 }] },
+      { customerId: cus, lines: [{ description: 'x', quantity: 1, unitPrice: 1, taxRate: 10_001 }] }, { customerId: cus, dueDate: 'soon' }, { customerId: cus, extra: 1 },
+    ]) {
+      assert.equal((await api('POST', '/api/v1/billing/invoices', { currency: 'XPF', lines: [{ description: 'L', quantity: 1, unitPrice: 1 }], ...body })).status, 400, JSON.stringify(body));
+    }
+    assert.equal((await api('POST', '/api/v1/billing/invoices', { customerId: 'cus_nope', currency: 'XPF', lines: [{ description: 'L', quantity: 1, unitPrice: 1 }] })).status, 404);
+    assert.equal((await api('GET', '/api/v1/billing/invoices?limit=100')).body.data.length, before);
+    const inv = await draft({ customerId: cus });
+    const other = await createMerchant(t, 'Other invoices');
+    for (const key of [other.testKey, m.liveKey]) {
+      assert.equal((await api('GET', `/api/v1/billing/invoices/${inv.id}`, undefined, key)).status, 404);
+      assert.equal((await api('POST', `/api/v1/billing/invoices/${inv.id}/finalize`, {}, key)).status, 404);
+      assert.equal((await api('DELETE', `/api/v1/billing/invoices/${inv.id}`, undefined, key)).status, 404);
+      assert.deepEqual((await api('GET', '/api/v1/billing/invoices', undefined, key)).body.data, []);
+    }
+    assert.equal((await api('GET', `/api/v1/billing/invoices/${inv.id}`)).body.status, 'draft');
+  });
+});
