@@ -100,7 +100,7 @@ export function buildServices(config: Config, db: Database, clock: Clock): Servi
     bankFiles: new BankFilesService(db, clock, bankAccounts, payouts, config.operatorAccount),
     subscriptions: new SubscriptionsService(db, clock, subscriptionsEngine),
     subscriptionsEngine,
-    invoices: new InvoicesService(db, clock),
+    invoices: new InvoicesService(db, clock, config.publicUrl),
     testClocks: new TestClocksService(db, clock),
     disputes: new DisputesService(db, clock),
   };

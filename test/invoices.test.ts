@@ -4,7 +4,7 @@
 // their own series, credited, uncollectible, every event without lines nor identity; INVOICING_ errors; isolation.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { it } from 'node:test';
+import { before, it } from 'node:test';
 import { eventsOfType } from './support/events.js';
 import { createMerchant } from './support/factories.js';
 import { eachDatabase } from './support/harness.js';
@@ -22,6 +22,38 @@ eachDatabase('invoices', (dialect) => {
   };
   const events = async (type: string, id: string) => (await eventsOfType(t, type)).filter((e) => e.data.invoiceId === id);
   const year = () => clock.now().getUTCFullYear();
+  const IDENTITY = { legalName: 'Fare Ute SARL', address: { line1: 'Rue du Commandant Destremau', postalCode: '98713', city: 'Papeete', country: 'PF' }, registrationNumber: 'TAHITI A12345', taxId: '123456' };
+  const identify = async (merchantId: string) => assert.equal((await t.admin('PATCH', `/admin/v1/merchants/${merchantId}`, IDENTITY)).status, 200);
+
+  before(async () => {
+    await identify(m.id);
+  });
+
+  it("invoicing opens with the merchant's legal identity: GET /billing/settings says what is missing; no finalization before", async () => {
+    const x = await createMerchant(t, 'Not yet');
+    const settings = await api('GET', '/api/v1/billing/settings', undefined, x.testKey);
+    assert.equal(settings.status, 200);
+    assert.deepEqual({ ...settings.body, activationUrl: undefined }, {
+      enabled: true, moduleState: 'a_activer', issuable: false, activationUrl: undefined,
+      completeness: { missing: [
+        { field: 'legalName', label: 'Raison sociale' }, { field: 'address', label: 'Adresse du siège' },
+        { field: 'registrationNumber', label: "Numéro d'immatriculation (TAHITI, RIDET, SIREN)" },
+      ] },
+    });
+    assert.match(settings.body.activationUrl, /^http/);
+    const cus = (await api('POST', '/api/v1/customers', { name: 'C' }, x.testKey)).body.id;
+    const inv = await draft({ customerId: cus }, x.testKey);
+    const refused = await api('POST', `/api/v1/billing/invoices/${inv.id}/finalize`, undefined, x.testKey);
+    assert.equal(refused.status, 422);
+    assert.equal(refused.body.code, 'INVOICING_NOT_ACTIVATED');
+    assert.equal((await api('GET', `/api/v1/billing/invoices/${inv.id}`, undefined, x.testKey)).body.status, 'draft');
+    await identify(x.id);
+    const open = await api('GET', '/api/v1/billing/settings', undefined, x.testKey);
+    assert.deepEqual([open.body.moduleState, open.body.issuable, open.body.completeness.missing], ['ouverte', true, []]);
+    const merchant = (await t.admin('GET', `/admin/v1/merchants/${x.id}`)).body;
+    assert.deepEqual([merchant.legalName, merchant.address.city, merchant.registrationNumber], ['Fare Ute SARL', 'Papeete', 'TAHITI A12345']);
+    assert.equal((await api('POST', `/api/v1/billing/invoices/${inv.id}/finalize`, undefined, x.testKey)).status, 200);
+  });
 
   it('a draft: totals per tax rate rounded half up, to the franc in XPF; changed and deleted while a draft', async () => {
     const cus = await customer();
@@ -72,6 +104,7 @@ eachDatabase('invoices', (dialect) => {
 
   it('50 concurrent finalizations get 50 consecutive numbers, no gap, no duplicate', async () => {
     const x = await createMerchant(t, 'Numbering');
+    await identify(x.id);
     const cus = (await api('POST', '/api/v1/customers', { name: 'N' }, x.testKey)).body.id;
     const drafts = [];
     for (let i = 0; i < 50; i++) drafts.push(await draft({ customerId: cus }, x.testKey));

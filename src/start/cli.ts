@@ -31,6 +31,8 @@ const USAGE = `Usage: motu <command> [options]
   merchants update ID [--name NAME] [--display-name NAME|none] [--primary-color '#rrggbb'|none]
                    [--accent-color '#rrggbb'|none]   branding of the hosted pages and the SDK
                    [--timezone Pacific/Tahiti|none]   local time on receipts (none: MOTU_TIMEZONE)
+                   [--legal-name NAME|none] [--registration-number N|none] [--tax-id N|none]
+                   [--address '{"line1":…,"postalCode":…,"city":…,"country":"PF"}'|none]   the identity on invoices
   contracts create --merchant ID --statement-label L --commission-rate BP --fixed-fee CENTS
                    [--authorization-fee CENTS] [--tax-rate BP] [--dispute-fee CENTS] [--default] [--inactive]
   contracts update ID [--statement-label L] [--commission-rate BP] [--fixed-fee CENTS] [--dispute-fee CENTS]
@@ -65,6 +67,10 @@ const OPTIONS = {
   'primary-color': { type: 'string' },
   'accent-color': { type: 'string' },
   timezone: { type: 'string' },
+  'legal-name': { type: 'string' },
+  'registration-number': { type: 'string' },
+  'tax-id': { type: 'string' },
+  address: { type: 'string' },
   merchant: { type: 'string' },
   'statement-label': { type: 'string' },
   'commission-rate': { type: 'string' },
@@ -106,6 +112,18 @@ function signedInt(values: Values, flag: string): number | undefined {
   if (raw === undefined) return undefined;
   if (typeof raw !== 'string' || !/^-?\d{1,15}$/.test(raw)) throw new AppError('VALIDATION_ERROR', `--${flag} must be a whole number`, { field: flag });
   return Number(raw);
+}
+
+/** A JSON object flag (`none` clears it). */
+function jsonFlag(values: Values, flag: string): unknown {
+  const raw = values[flag];
+  if (raw === undefined) return undefined;
+  if (raw === 'none') return null;
+  try {
+    return JSON.parse(String(raw)) as unknown;
+  } catch {
+    throw new AppError('VALIDATION_ERROR', `--${flag} must be JSON`, { field: flag });
+  }
 }
 
 function bool(values: Values, flag: string): boolean | undefined {
@@ -211,7 +229,8 @@ export async function main(argv: string[], print: (line: string) => void = conso
           };
           return merchants.updateMerchant(need(id, 'id'), checked(MerchantPatch, {
             name: str(v, 'name'), displayName: clearable('display-name'), primaryColor: clearable('primary-color'), accentColor: clearable('accent-color'),
-            timezone: clearable('timezone'),
+            timezone: clearable('timezone'), legalName: clearable('legal-name'), registrationNumber: clearable('registration-number'),
+            taxId: clearable('tax-id'), address: jsonFlag(v, 'address'),
           }));
         }
         case 'contracts create':

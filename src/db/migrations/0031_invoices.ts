@@ -4,6 +4,10 @@ import type { Kysely } from 'kysely';
 // A credit notes) and year, incremented in the finalizing transaction: a rolled-back finalization gives its number back,
 // so the series has no gap, and the counter's row serializes concurrent finalizations of one series only.
 export async function up(db: Kysely<any>): Promise<void> {
+  // The merchant's legal identity, printed on its invoices (a merchant cannot issue one without it).
+  for (const column of ['legal_name', 'address', 'registration_number', 'tax_id']) {
+    await db.schema.alterTable('merchants').addColumn(column, 'text').execute();
+  }
   await db.schema
     .createTable('invoices')
     .addColumn('id', 'text', (c) => c.primaryKey())

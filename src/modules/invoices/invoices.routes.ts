@@ -94,8 +94,21 @@ const List = Type.Object({ ...ListQuery, customerId: Type.Optional(Id), status: 
 const Empty = Type.Object({}, { additionalProperties: false });
 const tags = ['billing'];
 
+const Settings = Type.Object({
+  enabled: Type.Boolean(),
+  moduleState: Type.Union([Type.Literal('ouverte'), Type.Literal('a_activer')]),
+  issuable: Type.Boolean(),
+  completeness: Type.Object({ missing: Type.Array(Type.Object({ field: Type.String(), label: Type.String() })) }),
+  activationUrl: Type.String(),
+});
+
 export function invoicesRoutes(service: InvoicesService) {
   return async function routes(app: FastifyInstance): Promise<void> {
+    app.get(
+      '/billing/settings',
+      { schema: { tags, summary: "Whether invoicing is open (the merchant's legal identity complete), and what is missing", response: { 200: Settings } } },
+      async (request) => service.settings(merchantOf(request)),
+    );
     app.post<{ Body: Static<typeof InvoiceBody> }>(
       '/billing/invoices',
       { schema: { tags, summary: 'Create a draft invoice', body: InvoiceBody, response: { 201: Invoice } } },

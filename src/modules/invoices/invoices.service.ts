@@ -14,6 +14,7 @@ import type { Owner } from '../merchants/principal.js';
 import { ownedBy } from '../merchants/scope.js';
 import type { TimeRule } from '../test-clocks/advance.js';
 import { onClock, timeOn, type ClockScope } from '../test-clocks/clock-time.js';
+import { billingSettings, missingIdentity } from './identity.js';
 import { nextNumber } from './numbering.js';
 import type { CreditNoteRow, InvoiceLine, InvoiceRow, InvoiceStatus, TaxLine } from './invoices.table.js';
 
@@ -91,7 +92,13 @@ function finalized(row: InvoiceRow): AppError {
 }
 
 export class InvoicesService {
-  constructor(private readonly db: Database, private readonly clock: Clock) {}
+  constructor(private readonly db: Database, private readonly clock: Clock, private readonly publicUrl: string) {}
+
+  /** GET /api/v1/billing/settings: whether invoicing is open for the merchant, and what its identity lacks. */
+  async settings(owner: Owner) {
+    const merchant = await this.db.kysely.selectFrom('merchants').selectAll().where('id', '=', owner.merchantId).executeTakeFirstOrThrow();
+    return billingSettings(merchant, this.publicUrl);
+  }
 
   private mine(q: Database['kysely'] | Trx, owner: Owner) {
     return q.selectFrom('invoices').selectAll().where(ownedBy(owner));
@@ -177,6 +184,11 @@ export class InvoicesService {
     const row = await this.db.transaction(async (trx) => {
       const current = await this.find(trx, owner, id);
       if (current.status !== 'draft') throw finalized(current);
+      const merchant = await trx.selectFrom('merchants').selectAll().where('id', '=', owner.merchantId).executeTakeFirstOrThrow();
+      const missing = missingIdentity(merchant);
+      if (missing.length > 0) {
+        throw new AppError('INVOICING_NOT_ACTIVATED', `Invoicing is not open: the legal identity lacks ${missing.map((f) => f.field).join(', ')}`, { missing });
+      }
       const now = await timeOn(trx, current.test_clock_id, this.clock.now());
       const number = await nextNumber(trx, owner, 'F', now.getUTCFullYear());
       const dueDate = current.due_date ?? addSeconds(now, (current.days_until_due ?? DEFAULT_DAYS_UNTIL_DUE) * 86_400).toISOString();

@@ -14,6 +14,13 @@ export const MerchantPatch = Type.Object(
     primaryColor: Type.Optional(Type.Union([Color, Type.Null()], { description: 'the Pay button and the SDK default theme; null: the default' })),
     accentColor: Type.Optional(Type.Union([Color, Type.Null()], { description: 'links and focus rings; null: the primary colour' })),
     timezone: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 64 }), Type.Null()], { description: 'IANA time zone of receipts (Pacific/Tahiti); null: MOTU_TIMEZONE' })),
+    legalName: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 200 }), Type.Null()], { description: 'the legal name on invoices' })),
+    address: Type.Optional(Type.Union([Type.Object({
+      line1: Type.String({ minLength: 1, maxLength: 200 }), line2: Type.Optional(Type.String({ maxLength: 200 })),
+      postalCode: Type.String({ minLength: 1, maxLength: 20 }), city: Type.String({ minLength: 1, maxLength: 100 }), country: Type.String({ pattern: '^[A-Z]{2}$' }),
+    }, { additionalProperties: false }), Type.Null()], { description: 'the legal address on invoices' })),
+    registrationNumber: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 50 }), Type.Null()], { description: 'TAHITI, RIDET, SIREN…' })),
+    taxId: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 50 }), Type.Null()], { description: 'the tax number on invoices' })),
   },
   { additionalProperties: false, minProperties: 1 },
 );
@@ -35,7 +42,7 @@ export function merchantsRoutes(service: MerchantsService) {
     );
     app.patch<{ Params: Static<typeof IdParams>; Body: Static<typeof MerchantPatch> }>(
       '/merchants/:id',
-      { schema: { ...doc, summary: "Change a merchant's name, display name and colours", params: IdParams, body: MerchantPatch } },
+      { schema: { ...doc, summary: "Change a merchant's name, display name, colours, time zone and legal identity", params: IdParams, body: MerchantPatch } },
       async (request) => service.updateMerchant(request.params.id, request.body),
     );
   };

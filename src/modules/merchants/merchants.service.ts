@@ -17,7 +17,19 @@ export function newWebhookSecret(): string {
   return `whsec_${randomToken(32)}`;
 }
 
+export interface LegalAddress {
+  line1: string;
+  line2?: string;
+  postalCode: string;
+  city: string;
+  country: string;
+}
+
 export interface MerchantPatchInput {
+  legalName?: string | null;
+  address?: LegalAddress | null;
+  registrationNumber?: string | null;
+  taxId?: string | null;
   name?: string;
   displayName?: string | null;
   primaryColor?: string | null;
@@ -35,6 +47,10 @@ export function merchantView(m: Merchant) {
     accentColor: m.accent_color,
     /** IANA time zone of the receipts; null: the service's default (MOTU_TIMEZONE). */
     timezone: m.timezone,
+    legalName: m.legal_name,
+    address: m.address ? (JSON.parse(m.address) as LegalAddress) : null,
+    registrationNumber: m.registration_number,
+    taxId: m.tax_id,
     /** The text colour drawn on primaryColor (white or dark, by contrast), null without colours. */
     onPrimaryColor: theme?.onPrimary ?? null,
     createdAt: m.created_at,
@@ -122,6 +138,10 @@ export class MerchantsService {
       ...(patch.displayName !== undefined ? { display_name: patch.displayName } : {}),
       ...(patch.primaryColor !== undefined ? { primary_color: patch.primaryColor?.toLowerCase() ?? null } : {}),
       ...(patch.accentColor !== undefined ? { accent_color: patch.accentColor?.toLowerCase() ?? null } : {}),
+      ...(patch.legalName !== undefined ? { legal_name: patch.legalName } : {}),
+      ...(patch.address !== undefined ? { address: patch.address ? JSON.stringify(patch.address) : null } : {}),
+      ...(patch.registrationNumber !== undefined ? { registration_number: patch.registrationNumber } : {}),
+      ...(patch.taxId !== undefined ? { tax_id: patch.taxId } : {}),
     };
     if (Object.keys(set).length > 0) {
       const res = await this.db.kysely.updateTable('merchants').set(set).where('id', '=', id).executeTakeFirst();

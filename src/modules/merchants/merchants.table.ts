@@ -16,6 +16,12 @@ export interface MerchantsTable {
   accent_color: string | null;
   /** IANA time zone of the receipts' local time (null: MOTU_TIMEZONE). */
   timezone: string | null;
+  /** The legal identity printed on invoices: name, address (JSON {line1, line2?, postalCode, city, country}), the
+   * registration number (TAHITI, RIDET, SIREN…) and the tax id. */
+  legal_name: string | null;
+  address: string | null;
+  registration_number: string | null;
+  tax_id: string | null;
 }
 
 export interface WebhookSecretsTable {
