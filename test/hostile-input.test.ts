@@ -98,6 +98,11 @@ async function fixtures(t: TestApp): Promise<Fixtures> {
   assert.equal(subscription.status, 201, JSON.stringify(subscription.body));
   const invoice = await t.api(m.testKey, 'POST', '/api/v1/billing/invoices', { customerId: customer, currency: 'XPF', lines: [{ description: 'L', quantity: 1, unitPrice: 1000 }] });
   assert.equal(invoice.status, 201, JSON.stringify(invoice.body));
+  assert.equal((await t.admin('PATCH', `/admin/v1/merchants/${m.id}`, { legalName: 'Hostile SARL', address: { line1: '1 rue', postalCode: '98713', city: 'Papeete', country: 'PF' }, registrationNumber: 'T1' })).status, 200);
+  const issued = await t.api(m.testKey, 'POST', '/api/v1/billing/invoices', { customerId: customer, currency: 'XPF', lines: [{ description: 'L', quantity: 1, unitPrice: 1000 }] });
+  assert.equal((await t.api(m.testKey, 'POST', `/api/v1/billing/invoices/${issued.body.id}/finalize`)).status, 200);
+  const creditNote = await t.api(m.testKey, 'POST', `/api/v1/billing/invoices/${issued.body.id}/credit-notes`, { amount: 10, reason: 'other' });
+  assert.equal(creditNote.status, 201, JSON.stringify(creditNote.body));
   const disputed = await paidPayment(t, m.testKey);
   const dispute = await t.api(m.testKey, 'POST', `/api/v1/test-helpers/payments/${disputed}/dispute`, { amount: 100 });
   assert.equal(dispute.status, 201, JSON.stringify(dispute.body));
@@ -125,6 +130,7 @@ async function fixtures(t: TestApp): Promise<Fixtures> {
       disputed,
       subscription: subscription.body.id,
       invoice: invoice.body.id,
+      creditNote: creditNote.body.id,
     },
   };
 }
@@ -155,6 +161,7 @@ function realId(path: string, method: string, ids: Record<string, string>): stri
     [/^\/(api|admin)\/v1\/disputes\//, 'dispute'],
     [/^\/api\/v1\/subscriptions\//, 'subscription'],
     [/^\/api\/v1\/billing\/invoices\//, 'invoice'],
+    [/^\/api\/v1\/billing\/credit-notes\//, 'creditNote'],
   ];
   for (const [pattern, name] of table) if (pattern.test(path)) return ids[name]!;
   throw new Error(`no fixture id for ${method} ${path}`);

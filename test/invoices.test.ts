@@ -9,6 +9,7 @@ import { eventsOfType } from './support/events.js';
 import { createMerchant } from './support/factories.js';
 import { eachDatabase } from './support/harness.js';
 import { withMerchantApp } from './support/merchant-app.js';
+import { pdfText } from './support/pdf.js';
 import { paymentSchedule } from './support/schedule.js';
 
 eachDatabase('invoices', (dialect) => {
@@ -164,6 +165,37 @@ eachDatabase('invoices', (dialect) => {
     assert.equal((await events('invoice.uncollectible', inv.id)).length, 1);
     const late = await api('POST', `/api/v1/billing/invoices/${inv.id}/payments`, { amount: 85_000, method: 'cash' });
     assert.equal(late.body.status, 'paid');
+  });
+
+  it("PDFs of an invoice and its credit note: the legal identity, the lines and totals that add up, any Unicode text, in French or English", async () => {
+    const cus = await customer({ name: 'Teiva Ōpūnui', email: 'teiva@example.com' });
+    const inv = await draft({
+      customerId: cus, memo: 'Mauruuru roa ʻoe', lines: [
+        { description: 'Location fare ʻĀuaʻa', quantity: 1, unitPrice: 85_000, taxRate: 1300 },
+        { description: 'Ménage', quantity: 2, unitPrice: 5_000, taxRate: 500 },
+      ],
+    });
+    const draftPdf = await t.app.inject({ method: 'GET', url: `/api/v1/billing/invoices/${inv.id}/pdf`, headers: { authorization: `Bearer ${m.testKey}` } });
+    assert.equal(draftPdf.statusCode, 200);
+    assert.equal(draftPdf.headers['content-type'], 'application/pdf');
+    assert.ok(pdfText(draftPdf.rawPayload).lines.join('\n').includes('BROUILLON'));
+    const open = (await api('POST', `/api/v1/billing/invoices/${inv.id}/finalize`)).body;
+    await api('POST', `/api/v1/billing/invoices/${inv.id}/payments`, { amount: 50_000, method: 'bank_transfer' });
+    const res = await t.app.inject({ method: 'GET', url: `/api/v1/billing/invoices/${inv.id}/pdf`, headers: { authorization: `Bearer ${m.testKey}` } });
+    const text = pdfText(res.rawPayload).lines.join('\n');
+    for (const expected of [`Facture ${open.number}`, 'Fare Ute SARL', 'TAHITI A12345', '98713 Papeete', 'Teiva Ōpūnui', 'Location fare ʻĀuaʻa', 'Mauruuru roa ʻoe', 'TEST']) {
+      assert.ok(text.includes(expected), `${expected} in:\n${text}`);
+    }
+    // 85,000 × 13 % = 11,050; 10,000 × 5 % = 500; total 106,550; paid 50,000; due 56,550.
+    for (const figure of ['95 000', '11 050', '500', '106 550', '56 550']) assert.ok(text.replace(/\u202f|\u00a0/g, ' ').includes(figure), `${figure} in:\n${text}`);
+    const english = pdfText((await t.app.inject({ method: 'GET', url: `/api/v1/billing/invoices/${inv.id}/pdf?lang=en`, headers: { authorization: `Bearer ${m.testKey}` } })).rawPayload).lines.join('\n');
+    assert.ok(english.includes(`Invoice ${open.number}`) && english.includes('Amount due'));
+    const note = (await api('POST', `/api/v1/billing/invoices/${inv.id}/credit-notes`, { amount: 6_550, reason: 'order_change' })).body;
+    const notePdf = pdfText((await t.app.inject({ method: 'GET', url: `/api/v1/billing/credit-notes/${note.id}/pdf`, headers: { authorization: `Bearer ${m.testKey}` } })).rawPayload).lines.join('\n');
+    for (const expected of [`Avoir ${note.number}`, `Avoir sur la facture ${open.number}`, 'Modification de commande']) assert.ok(notePdf.includes(expected), `${expected} in:\n${notePdf}`);
+    const other = await createMerchant(t, 'Other PDFs');
+    assert.equal((await api('GET', `/api/v1/billing/invoices/${inv.id}/pdf`, undefined, other.testKey)).status, 404);
+    assert.equal((await api('GET', `/api/v1/billing/credit-notes/${note.id}/pdf`, undefined, other.testKey)).status, 404);
   });
 
   it('bad input is a 400 that writes nothing; another merchant or mode gets 404', async () => {

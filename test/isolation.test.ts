@@ -42,6 +42,8 @@ const BY_ID: Record<string, { target: string; body?: unknown; storeScoped?: bool
   'GET /api/v1/disputes/{id}': { target: 'dispute', storeScoped: true },
   'GET /api/v1/subscriptions/{id}': { target: 'subscription' },
   'GET /api/v1/billing/invoices/{id}': { target: 'invoice' },
+  'GET /api/v1/billing/invoices/{id}/pdf': { target: 'invoice' },
+  'GET /api/v1/billing/credit-notes/{id}/pdf': { target: 'creditNote' },
   'PATCH /api/v1/billing/invoices/{id}': { target: 'invoice', body: { memo: 'taken' } },
   'DELETE /api/v1/billing/invoices/{id}': { target: 'invoice' },
   'POST /api/v1/billing/invoices/{id}/finalize': { target: 'invoice', body: {} },
@@ -108,6 +110,11 @@ async function victim(t: TestApp): Promise<Victim> {
   assert.equal(testClock.status, 201, JSON.stringify(testClock.body));
   const invoice = await t.api(m.testKey, 'POST', '/api/v1/billing/invoices', { customerId: customer, currency: 'XPF', lines: [{ description: 'L', quantity: 1, unitPrice: 1000 }] });
   assert.equal(invoice.status, 201, JSON.stringify(invoice.body));
+  assert.equal((await t.admin('PATCH', `/admin/v1/merchants/${m.id}`, { legalName: 'Victim SARL', address: { line1: '1 rue', postalCode: '98713', city: 'Papeete', country: 'PF' }, registrationNumber: 'T1' })).status, 200);
+  const issued = await t.api(m.testKey, 'POST', '/api/v1/billing/invoices', { customerId: customer, currency: 'XPF', lines: [{ description: 'L', quantity: 1, unitPrice: 1000 }] });
+  assert.equal((await t.api(m.testKey, 'POST', `/api/v1/billing/invoices/${issued.body.id}/finalize`)).status, 200);
+  const creditNote = await t.api(m.testKey, 'POST', `/api/v1/billing/invoices/${issued.body.id}/credit-notes`, { amount: 10, reason: 'other' });
+  assert.equal(creditNote.status, 201, JSON.stringify(creditNote.body));
   const subscription = await t.api(m.testKey, 'POST', '/api/v1/subscriptions', { customerId: customer, amount: 1000, currency: 'EUR', interval: 'month' });
   assert.equal(subscription.status, 201, JSON.stringify(subscription.body));
   const dispute = await t.api(m.testKey, 'POST', `/api/v1/test-helpers/payments/${captured}/dispute`, { amount: 100 });
@@ -124,6 +131,7 @@ async function victim(t: TestApp): Promise<Victim> {
       dispute: dispute.body.id,
       subscription: subscription.body.id,
       invoice: invoice.body.id,
+      creditNote: creditNote.body.id,
     },
   };
 }

@@ -6,6 +6,7 @@ import { merchantOf } from '../../http/auth.js';
 import { emptyBody } from '../../http/empty-body.js';
 import { IdParams, ListOf, ListQuery } from '../../http/schemas.js';
 import { MAX_AMOUNT } from '../sessions/sessions.schemas.js';
+import { creditNotePdf, invoicePdf } from '../../pages/invoices/invoice-pdf.js';
 import type { InvoicesService } from './invoices.service.js';
 
 const Id = Type.String({ minLength: 1, maxLength: 64 });
@@ -92,6 +93,7 @@ const CreditNoteBody = Type.Object(
 );
 const List = Type.Object({ ...ListQuery, customerId: Type.Optional(Id), status: Type.Optional(Status), subscriptionId: Type.Optional(Id) }, { additionalProperties: false });
 const Empty = Type.Object({}, { additionalProperties: false });
+const PdfQuery = Type.Object({ lang: Type.Optional(Type.Union([Type.Literal('fr'), Type.Literal('en')])) }, { additionalProperties: false });
 const tags = ['billing'];
 
 const Settings = Type.Object({
@@ -133,6 +135,24 @@ export function invoicesRoutes(service: InvoicesService) {
       '/billing/invoices/:id',
       { schema: { tags, summary: 'Delete a draft invoice', params: IdParams } },
       async (request) => service.remove(merchantOf(request), request.params.id),
+    );
+    app.get<{ Params: Static<typeof IdParams>; Querystring: Static<typeof PdfQuery> }>(
+      '/billing/invoices/:id/pdf',
+      { schema: { tags, summary: 'The invoice as a PDF, with the merchant\'s legal identity (French, or English with lang=en)', params: IdParams, querystring: PdfQuery } },
+      async (request, reply) => {
+        const { invoice, party } = await service.document(merchantOf(request), request.params.id);
+        const pdf = await invoicePdf(invoice, party, request.query.lang ?? 'fr');
+        return reply.type('application/pdf').header('content-disposition', `inline; filename="${invoice.number ?? invoice.id}.pdf"`).send(pdf);
+      },
+    );
+    app.get<{ Params: Static<typeof IdParams>; Querystring: Static<typeof PdfQuery> }>(
+      '/billing/credit-notes/:id/pdf',
+      { schema: { tags, summary: 'A credit note as a PDF', params: IdParams, querystring: PdfQuery } },
+      async (request, reply) => {
+        const { note, invoice, party } = await service.creditNoteDocument(merchantOf(request), request.params.id);
+        const pdf = await creditNotePdf(note, invoice, party, request.query.lang ?? 'fr');
+        return reply.type('application/pdf').header('content-disposition', `inline; filename="${note.number}.pdf"`).send(pdf);
+      },
     );
     app.post<{ Params: Static<typeof IdParams> }>(
       '/billing/invoices/:id/finalize',

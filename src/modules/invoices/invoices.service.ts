@@ -142,6 +142,25 @@ export class InvoicesService {
     return this.view(await this.find(this.db.kysely, owner, id));
   }
 
+  /** What an invoice's or a credit note's document shows besides itself: the merchant and the customer. */
+  private async party(invoice: InvoiceRow) {
+    const merchant = await this.db.kysely.selectFrom('merchants').selectAll().where('id', '=', invoice.merchant_id).executeTakeFirstOrThrow();
+    const customer = await this.db.kysely.selectFrom('customers').select(['name', 'email']).where('id', '=', invoice.customer_id).executeTakeFirst();
+    return { merchant, customerName: customer?.name ?? null, customerEmail: customer?.email ?? null };
+  }
+
+  async document(owner: Owner, id: string) {
+    const invoice = await this.find(this.db.kysely, owner, id);
+    return { invoice, party: await this.party(invoice) };
+  }
+
+  async creditNoteDocument(owner: Owner, id: string) {
+    const note = await this.db.kysely.selectFrom('credit_notes').selectAll().where('id', '=', id).where(ownedBy(owner)).executeTakeFirst();
+    if (!note) throw notFound('credit note', id);
+    const invoice = await this.find(this.db.kysely, owner, note.invoice_id);
+    return { note, invoice, party: await this.party(invoice) };
+  }
+
   async list(owner: Owner, query: PageRequest & { customerId?: string; status?: InvoiceStatus; subscriptionId?: string }) {
     let q = this.mine(this.db.kysely, owner);
     if (query.customerId) q = q.where('customer_id', '=', query.customerId);

@@ -2,18 +2,14 @@
 // references, the merchant's local time, the label on the card statement, and TEST on a test-mode receipt.
 // Text is set in DejaVu Sans, embedded (subset) in every receipt: the PDF's standard fonts know only Latin-1,
 // which garbles Tahitian (ʻokina, macrons) and the amounts sharing their line.
-import { createRequire } from 'node:module';
-import path from 'node:path';
 import PDFDocument from 'pdfkit';
+import { BOLD_FONT as BOLD, REGULAR_FONT as REGULAR } from '../pdf-fonts.js';
 import type { CheckoutContext } from '../../modules/checkout/checkout.service.js';
 import { fill, TEXT, type Lang } from './checkout.messages.js';
 import type { ReceiptFacts } from '../../modules/checkout/receipt-facts.js';
 import { money } from '../format.js';
 import { displayName } from '../../modules/merchants/branding.js';
 
-const FONT_DIR = path.join(path.dirname(createRequire(import.meta.url).resolve('dejavu-fonts-ttf/package.json')), 'ttf');
-const REGULAR = path.join(FONT_DIR, 'DejaVuSans.ttf');
-const BOLD = path.join(FONT_DIR, 'DejaVuSans-Bold.ttf');
 
 interface OrderLine { product?: string; description?: string; unitPrice: number; quantity: number; discount?: number }
 interface Order { reference?: string; discount?: number; items?: OrderLine[] }

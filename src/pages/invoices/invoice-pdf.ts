@@ -1,0 +1,132 @@
+// Invoices and credit notes as PDFs (pdfkit, DejaVu Sans embedded): the merchant's legal identity, the number and
+// dates, the customer, the lines, the totals per tax rate adding up to the total, what was paid and credited, and
+// what is due; DRAFT across a draft and TEST on a test-mode document. French or English.
+import PDFDocument from 'pdfkit';
+import type { Merchant } from '../../modules/merchants/merchants.table.js';
+import type { CreditNoteRow, InvoiceLine, InvoiceRow, TaxLine } from '../../modules/invoices/invoices.table.js';
+import { remaining } from '../../modules/invoices/invoices.service.js';
+import { money } from '../format.js';
+import { BOLD_FONT, REGULAR_FONT } from '../pdf-fonts.js';
+
+export type DocLang = 'fr' | 'en';
+
+const TEXT = {
+  fr: {
+    invoice: 'Facture', creditNote: 'Avoir', draft: 'BROUILLON', test: 'TEST · document sans valeur', number: 'Numéro', issued: 'Date',
+    due: 'Échéance', customer: 'Client', description: 'Désignation', quantity: 'Qté', unitPrice: 'Prix unitaire HT', amount: 'Montant HT',
+    subtotal: 'Total HT', tax: (rate: string) => `TVA ${rate} %`, total: 'Total TTC', paid: 'Déjà payé', credited: 'Avoirs', remaining: 'Reste à payer',
+    registration: "N° d'immatriculation", taxId: 'N° fiscal', forInvoice: 'Avoir sur la facture', reason: 'Motif',
+    reasons: { duplicate: 'Doublon', order_change: 'Modification de commande', product_unsatisfactory: 'Produit non satisfaisant', fraudulent: 'Fraude', other: 'Autre' } as Record<string, string>,
+  },
+  en: {
+    invoice: 'Invoice', creditNote: 'Credit note', draft: 'DRAFT', test: 'TEST · not a valid document', number: 'Number', issued: 'Date',
+    due: 'Due date', customer: 'Customer', description: 'Description', quantity: 'Qty', unitPrice: 'Unit price excl. tax', amount: 'Amount excl. tax',
+    subtotal: 'Subtotal', tax: (rate: string) => `Tax ${rate} %`, total: 'Total', paid: 'Paid', credited: 'Credited', remaining: 'Amount due',
+    registration: 'Registration number', taxId: 'Tax id', forInvoice: 'Credit note for invoice', reason: 'Reason',
+    reasons: { duplicate: 'Duplicate', order_change: 'Order change', product_unsatisfactory: 'Unsatisfactory product', fraudulent: 'Fraud', other: 'Other' } as Record<string, string>,
+  },
+};
+
+const LEFT = 50;
+const WIDTH = 595.28 - 2 * LEFT;
+
+interface Party { merchant: Merchant; customerName: string | null; customerEmail: string | null }
+
+function start(title: string, author: string) {
+  const doc = new PDFDocument({ size: 'A4', margin: LEFT, font: REGULAR_FONT, info: { Title: title, Author: author } });
+  doc.registerFont('regular', REGULAR_FONT);
+  doc.registerFont('bold', BOLD_FONT);
+  const chunks: Buffer[] = [];
+  doc.on('data', (c: Buffer) => chunks.push(c));
+  const done = new Promise<Buffer>((resolve) => doc.on('end', () => resolve(Buffer.concat(chunks))));
+  return { doc, done };
+}
+
+function header(doc: PDFKit.PDFDocument, t: (typeof TEXT)['fr'], party: Party, test: boolean) {
+  const m = party.merchant;
+  if (test) doc.font('bold').fontSize(11).fillColor('#92400e').text(t.test).moveDown(0.5);
+  doc.font('bold').fontSize(16).fillColor('#000000').text(m.legal_name ?? m.name);
+  doc.font('regular').fontSize(10).fillColor('#374151');
+  const address = m.address ? (JSON.parse(m.address) as { line1: string; line2?: string; postalCode: string; city: string; country: string }) : null;
+  if (address) {
+    doc.text(address.line1);
+    if (address.line2) doc.text(address.line2);
+    doc.text(`${address.postalCode} ${address.city} · ${address.country}`);
+  }
+  if (m.registration_number) doc.text(`${t.registration} : ${m.registration_number}`);
+  if (m.tax_id) doc.text(`${t.taxId} : ${m.tax_id}`);
+  doc.moveDown(1);
+  if (party.customerName || party.customerEmail) {
+    doc.font('bold').fillColor('#000000').text(t.customer);
+    doc.font('regular');
+    if (party.customerName) doc.text(party.customerName);
+    if (party.customerEmail) doc.text(party.customerEmail);
+    doc.moveDown(1);
+  }
+}
+
+/** A label and its value right-aligned on one line. */
+function row(doc: PDFKit.PDFDocument, label: string, value: string, bold = false) {
+  const y = doc.y;
+  doc.font(bold ? 'bold' : 'regular').fillColor('#000000').text(label, LEFT + WIDTH / 2, y, { width: WIDTH / 4 });
+  doc.text(value, LEFT + (3 * WIDTH) / 4, y, { width: WIDTH / 4, align: 'right' });
+  doc.x = LEFT;
+  doc.y = Math.max(doc.y, y + 14);
+}
+
+function day(iso: string | null, lang: DocLang): string {
+  return iso ? new Date(iso).toLocaleDateString(lang === 'fr' ? 'fr-FR' : 'en-GB', { timeZone: 'UTC', dateStyle: 'long' }) : '-';
+}
+
+export function invoicePdf(invoice: InvoiceRow, party: Party, lang: DocLang): Promise<Buffer> {
+  const t = TEXT[lang];
+  const amount = (v: number) => money(v, invoice.currency, lang);
+  const { doc, done } = start(`${t.invoice} ${invoice.number ?? t.draft}`, party.merchant.legal_name ?? party.merchant.name);
+  header(doc, t, party, invoice.mode === 'test');
+  doc.font('bold').fontSize(18).fillColor('#000000').text(`${t.invoice} ${invoice.number ?? `(${t.draft})`}`);
+  doc.font('regular').fontSize(10).text(`${t.issued} : ${day(invoice.finalized_at, lang)}    ${t.due} : ${day(invoice.due_date, lang)}`).moveDown(1);
+
+  // The lines: description, quantity, unit price and amount before tax.
+  const columns = [LEFT, LEFT + WIDTH * 0.5, LEFT + WIDTH * 0.6, LEFT + WIDTH * 0.8];
+  const widths = [WIDTH * 0.5 - 8, WIDTH * 0.1, WIDTH * 0.2, WIDTH * 0.2];
+  const line = (cells: string[], bold = false) => {
+    const y = doc.y;
+    let bottom = y;
+    cells.forEach((cell, i) => {
+      doc.font(bold ? 'bold' : 'regular').text(cell, columns[i]!, y, { width: widths[i]!, align: i === 0 ? 'left' : 'right' });
+      bottom = Math.max(bottom, doc.y);
+    });
+    doc.x = LEFT;
+    doc.y = bottom + 4;
+  };
+  line([t.description, t.quantity, t.unitPrice, t.amount], true);
+  for (const l of JSON.parse(invoice.lines) as InvoiceLine[]) line([l.description, String(l.quantity), amount(l.unitPrice), amount(l.quantity * l.unitPrice)]);
+  doc.moveDown(1);
+
+  row(doc, t.subtotal, amount(invoice.subtotal));
+  for (const tax of JSON.parse(invoice.taxes) as TaxLine[]) row(doc, t.tax((tax.rate / 100).toLocaleString(lang === 'fr' ? 'fr-FR' : 'en-GB')), amount(tax.amount));
+  row(doc, t.total, amount(invoice.total), true);
+  if (invoice.amount_paid > 0) row(doc, t.paid, amount(-invoice.amount_paid));
+  if (invoice.amount_credited > 0) row(doc, t.credited, amount(-invoice.amount_credited));
+  if (invoice.status !== 'draft') row(doc, t.remaining, amount(remaining(invoice)), true);
+  if (invoice.memo) doc.moveDown(1).font('regular').text(invoice.memo, LEFT, doc.y, { width: WIDTH });
+  if (invoice.status === 'draft') {
+    doc.save().rotate(-30, { origin: [300, 420] }).font('bold').fontSize(72).fillColor('#d1d5db', 0.5).text(t.draft, 100, 380).restore();
+  }
+  doc.end();
+  return done;
+}
+
+export function creditNotePdf(note: CreditNoteRow, invoice: InvoiceRow, party: Party, lang: DocLang): Promise<Buffer> {
+  const t = TEXT[lang];
+  const amount = (v: number) => money(v, invoice.currency, lang);
+  const { doc, done } = start(`${t.creditNote} ${note.number}`, party.merchant.legal_name ?? party.merchant.name);
+  header(doc, t, party, note.mode === 'test');
+  doc.font('bold').fontSize(18).fillColor('#000000').text(`${t.creditNote} ${note.number}`);
+  doc.font('regular').fontSize(10).text(`${t.issued} : ${day(note.created_at, lang)}`);
+  doc.text(`${t.forInvoice} ${invoice.number} (${day(invoice.finalized_at, lang)})`);
+  doc.text(`${t.reason} : ${t.reasons[note.reason] ?? note.reason}`).moveDown(1);
+  row(doc, t.creditNote, amount(note.amount), true);
+  doc.end();
+  return done;
+}
