@@ -9,7 +9,9 @@ import { eventsOfType } from './support/events.js';
 import { createMerchant } from './support/factories.js';
 import { eachDatabase } from './support/harness.js';
 import { withMerchantApp } from './support/merchant-app.js';
+import { createSession, paySession } from './support/payments.js';
 import { pdfText } from './support/pdf.js';
+import { saveCard } from './support/wallet.js';
 import { paymentSchedule } from './support/schedule.js';
 
 eachDatabase('invoices', (dialect) => {
@@ -196,6 +198,60 @@ eachDatabase('invoices', (dialect) => {
     const other = await createMerchant(t, 'Other PDFs');
     assert.equal((await api('GET', `/api/v1/billing/invoices/${inv.id}/pdf`, undefined, other.testKey)).status, 404);
     assert.equal((await api('GET', `/api/v1/billing/credit-notes/${note.id}/pdf`, undefined, other.testKey)).status, 404);
+  });
+
+  it('a sale with order.invoicing.enabled gets one invoice, issued and paid by its capture', async () => {
+    const cus = await customer({ email: 'sale@example.com' });
+    const session = await createSession(t, m.testKey, {
+      amount: 4500, extra: {
+        customerId: cus, email: undefined, externalId: undefined,
+        order: { reference: 'ODOO-42', amount: 4500, currency: 'EUR', items: [{ product: 'Monoï', unitPrice: 1500, quantity: 3 }], invoicing: { enabled: true } },
+      },
+    });
+    await paySession(t, session.sessionId);
+    await paymentSchedule(t, clock).tick();
+    const list = (await api('GET', `/api/v1/billing/invoices?customerId=${cus}`)).body.data;
+    assert.equal(list.length, 1, 'one invoice for the sale');
+    const [inv] = list;
+    assert.match(inv.number, /^F-\d{4}-\d{6}$/);
+    assert.deepEqual([inv.status, inv.total, inv.amountPaid, inv.amountRemaining], ['paid', 4500, 4500, 0]);
+    assert.deepEqual(inv.lines.map((l: { description: string; quantity: number; unitPrice: number }) => [l.description, l.quantity, l.unitPrice]), [['Monoï', 3, 1500]]);
+    assert.deepEqual((await eventsOfType(t, 'invoice.issued')).filter((e) => e.data.invoiceId === inv.id).length, 1);
+    assert.deepEqual((await eventsOfType(t, 'invoice.paid')).filter((e) => e.data.invoiceId === inv.id).length, 1);
+    // A chargeback on the payment reopens the invoice; won, it is paid again.
+    const dispute = (await api('POST', `/api/v1/test-helpers/payments/${session.paymentId}/dispute`, { amount: 1500 })).body;
+    const disputed = (await api('GET', `/api/v1/billing/invoices/${inv.id}`)).body;
+    assert.deepEqual([disputed.status, disputed.amountRemaining], ['disputed', 1500]);
+    assert.equal((await eventsOfType(t, 'invoice.disputed')).filter((e) => e.data.invoiceId === inv.id).length, 1);
+    assert.equal((await t.admin('POST', `/admin/v1/disputes/${dispute.id}/close`, { outcome: 'won' })).status, 200);
+    const back = (await api('GET', `/api/v1/billing/invoices/${inv.id}`)).body;
+    assert.deepEqual([back.status, back.amountRemaining], ['paid', 0]);
+    const plain = await createSession(t, m.testKey, { amount: 700, extra: { customerId: cus, email: undefined, externalId: undefined } });
+    await paySession(t, plain.sessionId);
+    assert.equal((await api('GET', `/api/v1/billing/invoices?customerId=${cus}`)).body.data.length, 1, 'no invoicing asked: no invoice');
+  });
+
+  it("a subscription with invoicing gets one invoice per due date, issued before the charge and paid by it", async () => {
+    const c = (await api('POST', '/api/v1/test-helpers/test-clocks', { frozenTime: '2027-03-01T08:00:00.000Z' })).body;
+    const cus = await customer({ email: 'member@example.com', testClockId: c.id });
+    const card = await saveCard(t, m.testKey, cus);
+    const sub = (await api('POST', '/api/v1/subscriptions', {
+      customerId: cus, paymentMethodId: card.result.paymentMethodId, amount: 3000, currency: 'XPF', interval: 'month', description: 'Adhésion club', invoicing: { enabled: true },
+    })).body;
+    await api('POST', `/api/v1/test-helpers/test-clocks/${c.id}/advance`, { frozenTime: '2027-04-02T00:00:00.000Z' });
+    await paymentSchedule(t, clock).tick();
+    const dueDates = (await api('GET', `/api/v1/subscriptions/${sub.id}/due-dates`)).body.data;
+    assert.equal(dueDates.length, 2);
+    const invoices = (await api('GET', `/api/v1/billing/invoices?subscriptionId=${sub.id}`)).body.data;
+    assert.deepEqual(invoices.map((i: { id: string }) => i.id).sort(), dueDates.map((d: { invoiceId: string }) => d.invoiceId).sort());
+    for (const inv of invoices) {
+      assert.deepEqual([inv.status, inv.total, inv.amountPaid, inv.subscriptionId], ['paid', 3000, 3000, sub.id]);
+      assert.equal(inv.lines[0].description, 'Adhésion club');
+    }
+    const numbers = invoices.map((i: { number: string }) => Number(i.number.split('-')[2])).sort((a: number, b: number) => a - b);
+    assert.equal(numbers[1] - numbers[0], 1, 'consecutive numbers');
+    const paid = (await eventsOfType(t, 'invoice.paid')).filter((e) => e.data.subscriptionId === sub.id);
+    assert.equal(paid.length, 2);
   });
 
   it('bad input is a 400 that writes nothing; another merchant or mode gets 404', async () => {

@@ -15,6 +15,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('mode', 'text', (c) => c.notNull())
     .addColumn('customer_id', 'text', (c) => c.notNull())
     .addColumn('subscription_id', 'text')
+    // The sale it invoices (a session with order.invoicing.enabled): one invoice per payment.
+    .addColumn('payment_id', 'text')
     .addColumn('currency', 'text', (c) => c.notNull())
     .addColumn('status', 'text', (c) => c.notNull())
     .addColumn('number', 'text')
@@ -40,6 +42,9 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('invoices_owner').on('invoices').columns(['merchant_id', 'mode', 'created_at', 'id']).execute();
   await db.schema.createIndex('invoices_number').on('invoices').columns(['merchant_id', 'mode', 'number']).unique().execute();
   await db.schema.createIndex('invoices_due').on('invoices').columns(['status', 'overdue', 'due_date']).execute();
+  await db.schema.createIndex('invoices_payment').on('invoices').column('payment_id').unique().execute();
+  // A subscription's due date and the invoice issued for it.
+  await db.schema.alterTable('subscription_due_dates').addColumn('invoice_id', 'text').execute();
 
   await db.schema
     .createTable('invoice_payments')

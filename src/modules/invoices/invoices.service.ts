@@ -1,22 +1,22 @@
 // Invoices and credit notes through the merchant API (/api/v1/billing): drafts, finalization with the legal number,
 // payments recorded by hand, credit notes, uncollectible; and the time rule that marks them overdue once.
 // Numbers: `F-YYYY-NNNNNN` (credit notes `A-…`), one continuous series per merchant, mode and year (numbering.ts).
-import { createHash } from 'node:crypto';
 import type { Database, Trx } from '../../db/database.js';
-import { recordEvent } from '../../events/outbox.js';
 import { payloads, type BuiltEvent, type InvoiceData } from '../../events/payloads.js';
-import { addSeconds, type Clock } from '../../shared/clock.js';
+import type { Clock } from '../../shared/clock.js';
 import { AppError, invalidField, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
-import { percentOf } from '../../shared/money.js';
 import { paginate, type PageRequest } from '../../shared/pagination.js';
 import type { Owner } from '../merchants/principal.js';
 import { ownedBy } from '../merchants/scope.js';
 import type { TimeRule } from '../test-clocks/advance.js';
 import { onClock, timeOn, type ClockScope } from '../test-clocks/clock-time.js';
-import { billingSettings, missingIdentity } from './identity.js';
+import { billingSettings } from './identity.js';
+import { DEFAULT_DAYS_UNTIL_DUE, emitInvoice, finalizeDraft, remaining, totals } from './issue.js';
 import { nextNumber } from './numbering.js';
 import type { CreditNoteRow, InvoiceLine, InvoiceRow, InvoiceStatus, TaxLine } from './invoices.table.js';
+
+export { remaining, totals } from './issue.js';
 
 export interface InvoiceInput {
   customerId: string;
@@ -27,26 +27,7 @@ export interface InvoiceInput {
   memo?: string;
 }
 
-const DEFAULT_DAYS_UNTIL_DUE = 30;
 const PAYABLE: readonly InvoiceStatus[] = ['open', 'partially_paid', 'uncollectible', 'disputed'];
-
-/** Subtotal, taxes per rate (each rounded half up, in minor units: the franc for XPF) and total. */
-export function totals(lines: readonly InvoiceLine[]): { subtotal: number; taxes: TaxLine[]; total: number } {
-  const bases = new Map<number, number>();
-  let subtotal = 0;
-  for (const line of lines) {
-    const amount = line.quantity * line.unitPrice;
-    const rate = line.taxRate ?? 0;
-    subtotal += amount;
-    bases.set(rate, (bases.get(rate) ?? 0) + amount);
-  }
-  const taxes = [...bases.entries()].sort(([a], [b]) => a - b).map(([rate, base]) => ({ rate, base, amount: percentOf(base, rate) }));
-  return { subtotal, taxes, total: subtotal + taxes.reduce((sum, t) => sum + t.amount, 0) };
-}
-
-export function remaining(row: Pick<InvoiceRow, 'total' | 'amount_paid' | 'amount_credited'>): number {
-  return Math.max(0, row.total - row.amount_paid - row.amount_credited);
-}
 
 export function invoiceView(row: InvoiceRow, now: Date) {
   const lines = JSON.parse(row.lines) as InvoiceLine[];
@@ -80,13 +61,6 @@ export function creditNoteView(row: CreditNoteRow) {
   return { id: row.id, invoiceId: row.invoice_id, number: row.number, amount: row.amount, reason: row.reason, refund: row.refund === 1, createdAt: row.created_at };
 }
 
-function eventData(row: InvoiceRow): InvoiceData {
-  return {
-    invoiceId: row.id, number: row.number, status: row.status, currency: row.currency, total: row.total, amountPaid: row.amount_paid,
-    amountRemaining: remaining(row), dueDate: row.due_date, ...(row.subscription_id ? { subscriptionId: row.subscription_id } : {}),
-  };
-}
-
 function finalized(row: InvoiceRow): AppError {
   return new AppError('INVOICING_INVOICE_FINALIZED', `Invoice ${row.number ?? row.id} is finalized (${row.status}); its content can no longer change`, { status: row.status });
 }
@@ -111,7 +85,7 @@ export class InvoicesService {
   }
 
   private async emit(trx: Trx, row: InvoiceRow, build: (data: InvoiceData) => BuiltEvent) {
-    await recordEvent(trx, { merchantId: row.merchant_id, mode: row.mode, at: this.clock.now(), ...build(eventData(row)) });
+    await emitInvoice(trx, row, build, this.clock.now());
   }
 
   private view(row: InvoiceRow) {
@@ -126,7 +100,7 @@ export class InvoicesService {
       const now = (await timeOn(trx, customer.test_clock_id, this.clock.now())).toISOString();
       const sums = totals(input.lines);
       const row: InvoiceRow = {
-        id: newId('inv'), merchant_id: owner.merchantId, mode: owner.mode, customer_id: customer.id, subscription_id: null, currency: input.currency,
+        id: newId('inv'), merchant_id: owner.merchantId, mode: owner.mode, customer_id: customer.id, subscription_id: null, payment_id: null, currency: input.currency,
         status: 'draft', number: null, lines: JSON.stringify(input.lines.map((l) => ({ ...l, taxRate: l.taxRate ?? 0 }))), taxes: JSON.stringify(sums.taxes),
         memo: input.memo ?? null, days_until_due: input.dueDate ? null : input.daysUntilDue ?? DEFAULT_DAYS_UNTIL_DUE,
         due_date: input.dueDate ? new Date(input.dueDate).toISOString() : null, subtotal: sums.subtotal, total: sums.total, amount_paid: 0, amount_credited: 0,
@@ -203,27 +177,8 @@ export class InvoicesService {
     const row = await this.db.transaction(async (trx) => {
       const current = await this.find(trx, owner, id);
       if (current.status !== 'draft') throw finalized(current);
-      const merchant = await trx.selectFrom('merchants').selectAll().where('id', '=', owner.merchantId).executeTakeFirstOrThrow();
-      const missing = missingIdentity(merchant);
-      if (missing.length > 0) {
-        throw new AppError('INVOICING_NOT_ACTIVATED', `Invoicing is not open: the legal identity lacks ${missing.map((f) => f.field).join(', ')}`, { missing });
-      }
       const now = await timeOn(trx, current.test_clock_id, this.clock.now());
-      const number = await nextNumber(trx, owner, 'F', now.getUTCFullYear());
-      const dueDate = current.due_date ?? addSeconds(now, (current.days_until_due ?? DEFAULT_DAYS_UNTIL_DUE) * 86_400).toISOString();
-      const content = {
-        number, merchantId: current.merchant_id, customerId: current.customer_id, currency: current.currency, lines: JSON.parse(current.lines),
-        memo: current.memo, subtotal: current.subtotal, taxes: JSON.parse(current.taxes), total: current.total, dueDate, issuedAt: now.toISOString(),
-      };
-      const hash = createHash('sha256').update(JSON.stringify(content)).digest('hex');
-      const status: InvoiceStatus = current.total === 0 ? 'paid' : 'open';
-      const res = await trx.updateTable('invoices')
-        .set({ status, number, due_date: dueDate, content_hash: hash, finalized_at: now.toISOString(), updated_at: now.toISOString(), ...(status === 'paid' ? { paid_at: now.toISOString() } : {}) })
-        .where('id', '=', id).where('status', '=', 'draft').executeTakeFirst();
-      if (Number(res.numUpdatedRows) !== 1) throw finalized(current);
-      const row = await this.find(trx, owner, id);
-      await this.emit(trx, row, payloads.invoiceIssued);
-      if (status === 'paid') await this.emit(trx, row, payloads.invoicePaid);
+      const row = await finalizeDraft(trx, current, now, this.clock.now());
       return row;
     });
     return this.view(row);

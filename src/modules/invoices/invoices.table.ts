@@ -24,6 +24,7 @@ export interface InvoicesTable {
   mode: Mode;
   customer_id: string;
   subscription_id: string | null;
+  payment_id: string | null;
   currency: string;
   status: InvoiceStatus;
   number: string | null;

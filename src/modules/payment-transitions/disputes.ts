@@ -12,6 +12,7 @@ import type { DisputeKind, DisputeRow, DisputeStatus } from '../disputes/dispute
 import * as ledger from '../ledger/payment-postings.js';
 import type { PaymentRow } from '../payments/payments.table.js';
 import { timeOn } from '../test-clocks/clock-time.js';
+import { onInvoiceChargeback, onInvoiceChargebackWon } from '../invoices/issue.js';
 import { REFUNDABLE } from './transitions.js';
 
 /** The evidence deadline: 7 days after opening, on the payment's clock. */
@@ -66,6 +67,8 @@ export async function openDispute(trx: Trx, input: OpenDisputeInput): Promise<Di
   await trx.insertInto('disputes').values(row).execute();
   if (input.kind === 'chargeback') {
     await ledger.onDisputeOpened(trx, payment, { id: row.id, amount, amountEur: row.amount_eur, feeEur: contract?.dispute_fee ?? 1500 }, input.at);
+    // The invoice this payment paid is due again (invoice.disputed).
+    await onInvoiceChargeback(trx, payment.id, amount, input.at);
   }
   await emit(trx, payment, input.at, payloads.disputeCreated(disputeEventData(row)));
   return row;
@@ -101,6 +104,7 @@ export async function moveDispute(trx: Trx, input: MoveDisputeInput): Promise<Di
   if (row.kind === 'chargeback' && input.to === 'won') {
     await trx.updateTable('payments').set((eb) => ({ disputed_amount: eb('disputed_amount', '-', row.amount) })).where('id', '=', payment.id).execute();
     await ledger.onDisputeWon(trx, payment, { id: row.id, amount: row.amount, amountEur: row.amount_eur }, input.at);
+    await onInvoiceChargebackWon(trx, payment.id, row.amount, input.at);
   }
   await emit(trx, payment, input.at, payloads.disputeUpdated({ ...disputeEventData(row), previousStatus: before.status }));
   return row;

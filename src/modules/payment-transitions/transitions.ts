@@ -15,6 +15,7 @@ import type { PaymentRow, PaymentStatus } from '../payments/payments.table.js';
 import * as ledger from '../ledger/payment-postings.js';
 import { paymentBase, settlementOf, storeOf } from './payment-events.js';
 import { timeOn } from '../test-clocks/clock-time.js';
+import { invoiceSale } from '../invoices/sales.js';
 
 /** A payment still waiting for a card: the checkout may authorize it, the cardholder or the merchant cancel it. */
 export const AWAITING_CARD: readonly PaymentStatus[] = ['pending', 'failed'];
@@ -161,6 +162,8 @@ export async function capture(trx: Trx, input: CaptureInput): Promise<PaymentRow
   }
   const settlement = await settlementOf(trx, row);
   await ledger.onCapture(trx, row, settlement, input.at);
+  // A sale to invoice (order.invoicing.enabled): issued and paid with the capture.
+  await invoiceSale(trx, row, input.at);
   await emit(trx, row, input.at, payloads.paymentCaptured({
     ...paymentBase(row, await storeOf(trx, row), row.captured_amount),
     grossAmount: row.captured_amount, originalCurrency: row.currency, settlement,

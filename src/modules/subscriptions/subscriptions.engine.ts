@@ -17,6 +17,7 @@ import type { MerchantPaymentsService } from '../merchant-payments/merchant-paym
 import type { TimeRule } from '../test-clocks/advance.js';
 import { onClock, timeOn, type ClockScope } from '../test-clocks/clock-time.js';
 import { dueDate } from './due-dates.js';
+import { issueInvoice, payByCard } from '../invoices/issue.js';
 import { cancelNow } from './subscriptions.service.js';
 import type { DueDateRow, SubscriptionRow } from './subscriptions.table.js';
 
@@ -70,9 +71,18 @@ export class SubscriptionsEngine {
     const res = await trx.updateTable('subscriptions').set({ next_due_date: next, due_count: sub.due_count + 1 })
       .where('id', '=', id).where('next_due_date', '=', due).executeTakeFirst();
     if (Number(res.numUpdatedRows) !== 1) return false;
+    // With invoicing: the due date's invoice, issued before it is charged (and paid by the charge).
+    const invoicing = sub.invoicing ? (JSON.parse(sub.invoicing) as { enabled?: boolean; daysUntilDue?: number }) : null;
+    const invoice = invoicing?.enabled
+      ? await issueInvoice(trx, {
+        merchantId: sub.merchant_id, mode: sub.mode, customerId: sub.customer_id, currency: sub.currency, subscriptionId: sub.id,
+        lines: [{ description: (sub.description ?? `Abonnement ${sub.id}`).slice(0, 500), quantity: 1, unitPrice: sub.amount, taxRate: 0 }],
+        daysUntilDue: invoicing.daysUntilDue ?? 0, testClockId: sub.test_clock_id, now: new Date(due), at: this.clock.now(),
+      })
+      : null;
     await trx.insertInto('subscription_due_dates').values({
       subscription_id: id, due_date: due, status: 'scheduled', attempts: 0, next_attempt_at: due, claimed_at: null,
-      test_clock_id: sub.test_clock_id, created_at: due,
+      test_clock_id: sub.test_clock_id, invoice_id: invoice?.id ?? null, created_at: due,
     }).onConflict((oc) => oc.columns(['subscription_id', 'due_date']).doNothing()).execute();
     return true;
   }
@@ -168,6 +178,7 @@ export class SubscriptionsEngine {
         const res = await key(trx.updateTable('subscription_due_dates').set({ status: 'paid', attempts: attempt, next_attempt_at: null, claimed_at: null })).executeTakeFirst();
         if (Number(res.numUpdatedRows) !== 1) return;
         await emit(payloads.subscriptionPaymentSucceeded(base));
+        if (due.invoice_id) await payByCard(trx, due.invoice_id, sub.amount, paymentId, now, at);
         if (current.status === 'past_due') await this.backToActive(trx, current, now);
         return;
       }

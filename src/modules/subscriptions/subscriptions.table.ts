@@ -42,6 +42,8 @@ export interface SubscriptionDueDatesTable {
   next_attempt_at: string | null;
   claimed_at: string | null;
   test_clock_id: string | null;
+  /** The invoice issued for it (subscriptions with invoicing enabled). */
+  invoice_id: string | null;
   created_at: string;
 }
 

@@ -40,6 +40,6 @@ export function dueDateView(row: DueDateRow, attempts: AttemptView[]) {
     status: row.status === 'charging' ? (row.attempts === 0 ? 'scheduled' as const : 'retrying' as const) : row.status,
     attempts,
     nextAttemptAt: row.next_attempt_at,
-    invoiceId: null,
+    invoiceId: row.invoice_id,
   };
 }

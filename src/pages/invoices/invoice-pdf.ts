@@ -4,7 +4,7 @@
 import PDFDocument from 'pdfkit';
 import type { Merchant } from '../../modules/merchants/merchants.table.js';
 import type { CreditNoteRow, InvoiceLine, InvoiceRow, TaxLine } from '../../modules/invoices/invoices.table.js';
-import { remaining } from '../../modules/invoices/invoices.service.js';
+import { remaining } from '../../modules/invoices/issue.js';
 import { money } from '../format.js';
 import { BOLD_FONT, REGULAR_FONT } from '../pdf-fonts.js';
 

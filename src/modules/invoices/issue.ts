@@ -1,0 +1,152 @@
+// Issuing and paying invoices on the caller's transaction: the merchant API's finalization, and the invoices Motu
+// makes itself (one per subscription due date, one per sale), issued and paid by card in the same transactions as
+// the due date's opening and the payment's capture.
+import { createHash } from 'node:crypto';
+import type { Trx } from '../../db/database.js';
+import { recordEvent } from '../../events/outbox.js';
+import { payloads, type BuiltEvent, type InvoiceData } from '../../events/payloads.js';
+import { addSeconds } from '../../shared/clock.js';
+import { AppError } from '../../shared/errors.js';
+import { newId } from '../../shared/ids.js';
+import { percentOf } from '../../shared/money.js';
+import { missingIdentity } from './identity.js';
+import type { InvoiceLine, InvoiceRow, InvoiceStatus, TaxLine } from './invoices.table.js';
+import { nextNumber } from './numbering.js';
+
+export const DEFAULT_DAYS_UNTIL_DUE = 30;
+
+/** Subtotal, taxes per rate (each rounded half up, in minor units: the franc for XPF) and total. */
+export function totals(lines: readonly InvoiceLine[]): { subtotal: number; taxes: TaxLine[]; total: number } {
+  const bases = new Map<number, number>();
+  let subtotal = 0;
+  for (const line of lines) {
+    const amount = line.quantity * line.unitPrice;
+    const rate = line.taxRate ?? 0;
+    subtotal += amount;
+    bases.set(rate, (bases.get(rate) ?? 0) + amount);
+  }
+  const taxes = [...bases.entries()].sort(([a], [b]) => a - b).map(([rate, base]) => ({ rate, base, amount: percentOf(base, rate) }));
+  return { subtotal, taxes, total: subtotal + taxes.reduce((sum, t) => sum + t.amount, 0) };
+}
+
+export function remaining(row: Pick<InvoiceRow, 'total' | 'amount_paid' | 'amount_credited'>): number {
+  return Math.max(0, row.total - row.amount_paid - row.amount_credited);
+}
+
+export function invoiceEventData(row: InvoiceRow): InvoiceData {
+  return {
+    invoiceId: row.id, number: row.number, status: row.status, currency: row.currency, total: row.total, amountPaid: row.amount_paid,
+    amountRemaining: remaining(row), dueDate: row.due_date, ...(row.subscription_id ? { subscriptionId: row.subscription_id } : {}),
+  };
+}
+
+export async function emitInvoice(trx: Trx, row: InvoiceRow, build: (data: InvoiceData) => BuiltEvent, at: Date): Promise<void> {
+  await recordEvent(trx, { merchantId: row.merchant_id, mode: row.mode, at, ...build(invoiceEventData(row)) });
+}
+
+function reload(trx: Trx, id: string): Promise<InvoiceRow> {
+  return trx.selectFrom('invoices').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+}
+
+/**
+ * Draft → open (or paid, for nothing due): the next number of the year's series, the content frozen and hashed,
+ * `invoice.issued`. `now` is the invoice's time (its customer's clock), `at` the event's.
+ */
+export async function finalizeDraft(trx: Trx, current: InvoiceRow, now: Date, at: Date): Promise<InvoiceRow> {
+  const merchant = await trx.selectFrom('merchants').selectAll().where('id', '=', current.merchant_id).executeTakeFirstOrThrow();
+  const missing = missingIdentity(merchant);
+  if (missing.length > 0) {
+    throw new AppError('INVOICING_NOT_ACTIVATED', `Invoicing is not open: the legal identity lacks ${missing.map((f) => f.field).join(', ')}`, { missing });
+  }
+  const number = await nextNumber(trx, { merchantId: current.merchant_id, mode: current.mode }, 'F', now.getUTCFullYear());
+  const dueDate = current.due_date ?? addSeconds(now, (current.days_until_due ?? DEFAULT_DAYS_UNTIL_DUE) * 86_400).toISOString();
+  const content = {
+    number, merchantId: current.merchant_id, customerId: current.customer_id, currency: current.currency, lines: JSON.parse(current.lines),
+    memo: current.memo, subtotal: current.subtotal, taxes: JSON.parse(current.taxes), total: current.total, dueDate, issuedAt: now.toISOString(),
+  };
+  const hash = createHash('sha256').update(JSON.stringify(content)).digest('hex');
+  const status: InvoiceStatus = current.total === 0 ? 'paid' : 'open';
+  const res = await trx.updateTable('invoices')
+    .set({ status, number, due_date: dueDate, content_hash: hash, finalized_at: now.toISOString(), updated_at: now.toISOString(), ...(status === 'paid' ? { paid_at: now.toISOString() } : {}) })
+    .where('id', '=', current.id).where('status', '=', 'draft').executeTakeFirst();
+  if (Number(res.numUpdatedRows) !== 1) {
+    throw new AppError('INVOICING_INVOICE_FINALIZED', `Invoice ${current.id} is finalized already`, { status: current.status });
+  }
+  const row = await reload(trx, current.id);
+  await emitInvoice(trx, row, payloads.invoiceIssued, at);
+  if (status === 'paid') await emitInvoice(trx, row, payloads.invoicePaid, at);
+  return row;
+}
+
+export interface IssueInput {
+  merchantId: string;
+  mode: InvoiceRow['mode'];
+  customerId: string;
+  currency: string;
+  lines: InvoiceLine[];
+  daysUntilDue?: number;
+  subscriptionId?: string | null;
+  /** The sale it invoices (a payment captured): at most one invoice per payment. */
+  paymentId?: string | null;
+  testClockId: string | null;
+  /** The invoice's time (its customer's clock). */
+  now: Date;
+  at: Date;
+}
+
+/** An invoice Motu issues itself; null when the merchant's invoicing is not open (no legal identity): none is made. */
+export async function issueInvoice(trx: Trx, input: IssueInput): Promise<InvoiceRow | null> {
+  const merchant = await trx.selectFrom('merchants').selectAll().where('id', '=', input.merchantId).executeTakeFirstOrThrow();
+  if (missingIdentity(merchant).length > 0) return null;
+  const sums = totals(input.lines);
+  const now = input.now.toISOString();
+  const draft: InvoiceRow = {
+    id: newId('inv'), merchant_id: input.merchantId, mode: input.mode, customer_id: input.customerId, subscription_id: input.subscriptionId ?? null,
+    payment_id: input.paymentId ?? null, currency: input.currency, status: 'draft', number: null, lines: JSON.stringify(input.lines), taxes: JSON.stringify(sums.taxes),
+    memo: null, days_until_due: input.daysUntilDue ?? DEFAULT_DAYS_UNTIL_DUE, due_date: null, subtotal: sums.subtotal, total: sums.total, amount_paid: 0,
+    amount_credited: 0, content_hash: null, overdue: 0, finalized_at: null, paid_at: null, sent_at: null, test_clock_id: input.testClockId, created_at: now, updated_at: now,
+  };
+  await trx.insertInto('invoices').values(draft).execute();
+  return finalizeDraft(trx, draft, input.now, input.at);
+}
+
+/** A card payment of an invoice (its due date's charge, its sale's capture): paid or partially paid, with its event. */
+export async function payByCard(trx: Trx, invoiceId: string, amount: number, paymentId: string, now: Date, at: Date): Promise<InvoiceRow | null> {
+  const current = await reload(trx, invoiceId);
+  if (!['open', 'partially_paid', 'uncollectible', 'disputed'].includes(current.status)) return null;
+  const paid = Math.min(current.amount_paid + amount, current.total - current.amount_credited);
+  const status: InvoiceStatus = paid + current.amount_credited >= current.total ? 'paid' : 'partially_paid';
+  await trx.insertInto('invoice_payments').values({ id: newId('ipy'), invoice_id: invoiceId, amount: paid - current.amount_paid, method: 'card', note: null, payment_id: paymentId, created_at: now.toISOString() }).execute();
+  await trx.updateTable('invoices').set({ amount_paid: paid, status, updated_at: now.toISOString(), ...(status === 'paid' ? { paid_at: now.toISOString() } : {}) })
+    .where('id', '=', invoiceId).execute();
+  const row = await reload(trx, invoiceId);
+  await emitInvoice(trx, row, status === 'paid' ? payloads.invoicePaid : payloads.invoicePartiallyPaid, at);
+  return row;
+}
+
+/** The invoice a card payment paid, if any. */
+async function invoicePaidBy(trx: Trx, paymentId: string): Promise<InvoiceRow | undefined> {
+  const link = await trx.selectFrom('invoice_payments').select('invoice_id').where('payment_id', '=', paymentId).executeTakeFirst();
+  return link ? reload(trx, link.invoice_id) : undefined;
+}
+
+/** A chargeback on a payment that paid an invoice reopens it: `disputed`, the amount due again, `invoice.disputed`. */
+export async function onInvoiceChargeback(trx: Trx, paymentId: string, amount: number, at: Date): Promise<void> {
+  const invoice = await invoicePaidBy(trx, paymentId);
+  if (!invoice) return;
+  const back = Math.min(amount, invoice.amount_paid);
+  await trx.updateTable('invoices').set({ status: 'disputed', amount_paid: invoice.amount_paid - back, paid_at: null, updated_at: at.toISOString() })
+    .where('id', '=', invoice.id).execute();
+  await emitInvoice(trx, await reload(trx, invoice.id), payloads.invoiceDisputed, at);
+}
+
+/** The chargeback won: the amount is the merchant's again and the invoice paid as it was (`invoice.paid`). */
+export async function onInvoiceChargebackWon(trx: Trx, paymentId: string, amount: number, at: Date): Promise<void> {
+  const invoice = await invoicePaidBy(trx, paymentId);
+  if (!invoice || invoice.status !== 'disputed') return;
+  const paid = Math.min(invoice.amount_paid + amount, invoice.total - invoice.amount_credited);
+  const status: InvoiceStatus = paid + invoice.amount_credited >= invoice.total ? 'paid' : 'partially_paid';
+  await trx.updateTable('invoices').set({ status, amount_paid: paid, updated_at: at.toISOString(), ...(status === 'paid' ? { paid_at: at.toISOString() } : {}) })
+    .where('id', '=', invoice.id).execute();
+  await emitInvoice(trx, await reload(trx, invoice.id), status === 'paid' ? payloads.invoicePaid : payloads.invoicePartiallyPaid, at);
+}
