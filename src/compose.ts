@@ -100,7 +100,9 @@ export function buildServices(config: Config, db: Database, clock: Clock): Servi
     bankFiles: new BankFilesService(db, clock, bankAccounts, payouts, config.operatorAccount),
     subscriptions: new SubscriptionsService(db, clock, subscriptionsEngine),
     subscriptionsEngine,
-    invoices: new InvoicesService(db, clock, config.publicUrl),
+    invoices: new InvoicesService(db, clock, config.publicUrl, async (owner, link) => paymentSessions.create(owner, {
+      order: { reference: link.reference, amount: link.amount, currency: link.currency }, customerId: link.customerId, redirectUrl: link.returnUrl,
+    } as never, { channel: 'link', defaultExpiresIn: 30 * 86_400 })),
     testClocks: new TestClocksService(db, clock),
     disputes: new DisputesService(db, clock),
   };

@@ -49,6 +49,7 @@ const BY_ID: Record<string, { target: string; body?: unknown; storeScoped?: bool
   'POST /api/v1/billing/invoices/{id}/finalize': { target: 'invoice', body: {} },
   'POST /api/v1/billing/invoices/{id}/payments': { target: 'invoice', body: { amount: 1, method: 'cash' } },
   'POST /api/v1/billing/invoices/{id}/mark-uncollectible': { target: 'invoice', body: {} },
+  'POST /api/v1/billing/invoices/{id}/send': { target: 'invoice', body: {} },
   'POST /api/v1/billing/invoices/{id}/credit-notes': { target: 'invoice', body: { reason: 'other' } },
   'PATCH /api/v1/subscriptions/{id}': { target: 'subscription', body: { amount: 1 } },
   'POST /api/v1/subscriptions/{id}/cancel': { target: 'subscription', body: {} },

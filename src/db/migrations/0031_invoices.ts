@@ -35,6 +35,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('finalized_at', 'text')
     .addColumn('paid_at', 'text')
     .addColumn('sent_at', 'text')
+    // Sent: the hosted invoice page's unguessable token, and the payment of its card payment (a payment link's).
+    .addColumn('page_token', 'text')
+    .addColumn('pay_payment_id', 'text')
     .addColumn('test_clock_id', 'text')
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
@@ -43,6 +46,9 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('invoices_number').on('invoices').columns(['merchant_id', 'mode', 'number']).unique().execute();
   await db.schema.createIndex('invoices_due').on('invoices').columns(['status', 'overdue', 'due_date']).execute();
   await db.schema.createIndex('invoices_payment').on('invoices').column('payment_id').unique().execute();
+  await db.schema.createIndex('invoices_page').on('invoices').column('page_token').unique().execute();
+  // A payment made through an invoice's page pays that invoice when captured.
+  await db.schema.alterTable('payments').addColumn('invoice_id', 'text').execute();
   // A subscription's due date and the invoice issued for it.
   await db.schema.alterTable('subscription_due_dates').addColumn('invoice_id', 'text').execute();
 

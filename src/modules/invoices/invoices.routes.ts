@@ -165,6 +165,14 @@ export function invoicesRoutes(service: InvoicesService) {
       async (request) => service.recordPayment(merchantOf(request), request.params.id, request.body),
     );
     app.post<{ Params: Static<typeof IdParams> }>(
+      '/billing/invoices/:id/send',
+      {
+        preValidation: emptyBody,
+        schema: { tags, summary: 'Send the invoice: its hosted page (the invoice, its PDF, a card payment of what is due), invoice.sent', params: IdParams, body: Empty, response: { 200: Type.Object({ ...Invoice.properties, url: Type.String() }) } },
+      },
+      async (request) => service.send(merchantOf(request), request.params.id),
+    );
+    app.post<{ Params: Static<typeof IdParams> }>(
       '/billing/invoices/:id/mark-uncollectible',
       { preValidation: emptyBody, schema: { tags, summary: 'Mark an open invoice uncollectible (it can still be paid)', params: IdParams, body: Empty, response: { 200: Invoice } } },
       async (request) => service.markUncollectible(merchantOf(request), request.params.id),

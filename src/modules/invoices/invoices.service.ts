@@ -5,7 +5,7 @@ import type { Database, Trx } from '../../db/database.js';
 import { payloads, type BuiltEvent, type InvoiceData } from '../../events/payloads.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError, invalidField, notFound } from '../../shared/errors.js';
-import { newId } from '../../shared/ids.js';
+import { newId, randomToken } from '../../shared/ids.js';
 import { paginate, type PageRequest } from '../../shared/pagination.js';
 import type { Owner } from '../merchants/principal.js';
 import { ownedBy } from '../merchants/scope.js';
@@ -66,7 +66,66 @@ function finalized(row: InvoiceRow): AppError {
 }
 
 export class InvoicesService {
-  constructor(private readonly db: Database, private readonly clock: Clock, private readonly publicUrl: string) {}
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+    private readonly publicUrl: string,
+    /** Makes the payment link an invoice's page pays through (the sessions module's). */
+    private readonly paymentLink: (owner: Owner, input: { reference: string; amount: number; currency: 'EUR' | 'XPF'; customerId: string; returnUrl: string }) => Promise<{ paymentId: string }>,
+  ) {}
+
+  /** The hosted invoice page's address. */
+  pageUrl(token: string): string {
+    return `${this.publicUrl}/invoices/${token}`;
+  }
+
+  /**
+   * Sends a finalized invoice: its hosted page (an unguessable address showing the invoice, its PDF and a card payment
+   * of what is due), `sentAt` and `invoice.sent`. The page's card payment is a payment link for the amount due, made
+   * again when that amount changed; its capture pays the invoice.
+   */
+  async send(owner: Owner, id: string) {
+    const current = await this.find(this.db.kysely, owner, id);
+    if (!PAYABLE.includes(current.status)) {
+      throw new AppError('INVOICING_INVOICE_NOT_PAYABLE', `Invoice ${current.number ?? current.id} is ${current.status}; only a finalized invoice with an amount due is sent`, { status: current.status });
+    }
+    const due = remaining(current);
+    const earlier = current.pay_payment_id
+      ? await this.db.kysely.selectFrom('payments').select(['status', 'amount']).where('id', '=', current.pay_payment_id).executeTakeFirst()
+      : undefined;
+    const token = current.page_token ?? randomToken(32);
+    let payPaymentId = current.pay_payment_id;
+    if (!earlier || earlier.amount !== due || !['pending', 'failed'].includes(earlier.status)) {
+      const link = await this.paymentLink(owner, {
+        reference: current.number!, amount: due, currency: current.currency as 'EUR' | 'XPF', customerId: current.customer_id,
+        returnUrl: this.pageUrl(token),
+      });
+      payPaymentId = link.paymentId;
+    }
+    const row = await this.db.transaction(async (trx) => {
+      const now = (await timeOn(trx, current.test_clock_id, this.clock.now())).toISOString();
+      await trx.updateTable('payments').set({ invoice_id: id }).where('id', '=', payPaymentId!).execute();
+      await trx.updateTable('invoices').set({ page_token: token, pay_payment_id: payPaymentId, sent_at: now, updated_at: now }).where('id', '=', id).execute();
+      const row = await this.find(trx, owner, id);
+      await this.emit(trx, row, payloads.invoiceSent);
+      return row;
+    });
+    return { ...this.view(row), url: this.pageUrl(token) };
+  }
+
+  /** What the hosted invoice page shows, by its token; undefined for an unknown one. */
+  async page(token: string) {
+    if (!/^[0-9A-Za-z]{32}$/.test(token)) return undefined;
+    const invoice = await this.db.kysely.selectFrom('invoices').selectAll().where('page_token', '=', token).executeTakeFirst();
+    if (!invoice) return undefined;
+    const party = await this.party(invoice);
+    let checkoutUrl: string | null = null;
+    if (invoice.pay_payment_id && PAYABLE.includes(invoice.status) && remaining(invoice) > 0) {
+      const payment = await this.db.kysely.selectFrom('payments').select(['status', 'session_id']).where('id', '=', invoice.pay_payment_id).executeTakeFirst();
+      if (payment?.session_id && ['pending', 'failed'].includes(payment.status)) checkoutUrl = `${this.publicUrl}/checkout/${payment.session_id}`;
+    }
+    return { invoice, party, checkoutUrl };
+  }
 
   /** GET /api/v1/billing/settings: whether invoicing is open for the merchant, and what its identity lacks. */
   async settings(owner: Owner) {
@@ -104,7 +163,7 @@ export class InvoicesService {
         status: 'draft', number: null, lines: JSON.stringify(input.lines.map((l) => ({ ...l, taxRate: l.taxRate ?? 0 }))), taxes: JSON.stringify(sums.taxes),
         memo: input.memo ?? null, days_until_due: input.dueDate ? null : input.daysUntilDue ?? DEFAULT_DAYS_UNTIL_DUE,
         due_date: input.dueDate ? new Date(input.dueDate).toISOString() : null, subtotal: sums.subtotal, total: sums.total, amount_paid: 0, amount_credited: 0,
-        content_hash: null, overdue: 0, finalized_at: null, paid_at: null, sent_at: null, test_clock_id: customer.test_clock_id, created_at: now, updated_at: now,
+        content_hash: null, overdue: 0, finalized_at: null, paid_at: null, sent_at: null, page_token: null, pay_payment_id: null, test_clock_id: customer.test_clock_id, created_at: now, updated_at: now,
       };
       await trx.insertInto('invoices').values(row).execute();
       return row;

@@ -42,6 +42,8 @@ export interface InvoicesTable {
   finalized_at: string | null;
   paid_at: string | null;
   sent_at: string | null;
+  page_token: string | null;
+  pay_payment_id: string | null;
   test_clock_id: string | null;
   created_at: string;
   updated_at: string;

@@ -104,7 +104,7 @@ export async function issueInvoice(trx: Trx, input: IssueInput): Promise<Invoice
     id: newId('inv'), merchant_id: input.merchantId, mode: input.mode, customer_id: input.customerId, subscription_id: input.subscriptionId ?? null,
     payment_id: input.paymentId ?? null, currency: input.currency, status: 'draft', number: null, lines: JSON.stringify(input.lines), taxes: JSON.stringify(sums.taxes),
     memo: null, days_until_due: input.daysUntilDue ?? DEFAULT_DAYS_UNTIL_DUE, due_date: null, subtotal: sums.subtotal, total: sums.total, amount_paid: 0,
-    amount_credited: 0, content_hash: null, overdue: 0, finalized_at: null, paid_at: null, sent_at: null, test_clock_id: input.testClockId, created_at: now, updated_at: now,
+    amount_credited: 0, content_hash: null, overdue: 0, finalized_at: null, paid_at: null, sent_at: null, page_token: null, pay_payment_id: null, test_clock_id: input.testClockId, created_at: now, updated_at: now,
   };
   await trx.insertInto('invoices').values(draft).execute();
   return finalizeDraft(trx, draft, input.now, input.at);

@@ -157,7 +157,7 @@ export class MerchantPaymentsService {
         payment_method_id: pm.id, card_brand: pm.brand, card_last4: pm.last4, card_network: pm.network,
         authorized_at: null, captured_at: null, settled: 0, acquirer_authorization_id: null, operation: null, operation_at: null,
         refund_reserved: 0, settled_at: null, test_clock_id: testClockId, created_at: now, updated_at: now,
-        subscription_id: input.subscription?.id ?? null, due_date: input.subscription?.dueDate ?? null,
+        subscription_id: input.subscription?.id ?? null, due_date: input.subscription?.dueDate ?? null, invoice_id: null,
       };
       await trx.insertInto('payments').values(payment).execute();
       return { paymentId: payment.id, mode: owner.mode, cardRef: pm.acquirer_card_ref, amount: payment.amount, currency: payment.currency, capture: payment.capture_mode === 'AUTO', statementLabel: contract.statement_label || undefined };

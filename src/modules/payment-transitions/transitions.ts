@@ -16,6 +16,7 @@ import * as ledger from '../ledger/payment-postings.js';
 import { paymentBase, settlementOf, storeOf } from './payment-events.js';
 import { timeOn } from '../test-clocks/clock-time.js';
 import { invoiceSale } from '../invoices/sales.js';
+import { payByCard } from '../invoices/issue.js';
 
 /** A payment still waiting for a card: the checkout may authorize it, the cardholder or the merchant cancel it. */
 export const AWAITING_CARD: readonly PaymentStatus[] = ['pending', 'failed'];
@@ -162,8 +163,10 @@ export async function capture(trx: Trx, input: CaptureInput): Promise<PaymentRow
   }
   const settlement = await settlementOf(trx, row);
   await ledger.onCapture(trx, row, settlement, input.at);
-  // A sale to invoice (order.invoicing.enabled): issued and paid with the capture.
+  // A sale to invoice (order.invoicing.enabled): issued and paid with the capture. A payment from an invoice's page
+  // pays that invoice.
   await invoiceSale(trx, row, input.at);
+  if (row.invoice_id) await payByCard(trx, row.invoice_id, row.captured_amount, row.id, new Date(row.captured_at ?? now), input.at);
   await emit(trx, row, input.at, payloads.paymentCaptured({
     ...paymentBase(row, await storeOf(trx, row), row.captured_amount),
     grossAmount: row.captured_amount, originalCurrency: row.currency, settlement,

@@ -99,6 +99,8 @@ export interface PaymentsTable {
   settled_at: string | null;
   /** The customer's test clock: the row lives at the clock's time (src/modules/test-clocks/clock-time.ts). */
   /** A subscription's charge: the subscription and the due date it collects. */
+  /** Made from an invoice's page: its capture pays that invoice. */
+  invoice_id: string | null;
   subscription_id: string | null;
   due_date: string | null;
   test_clock_id: string | null;

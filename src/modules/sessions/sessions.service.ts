@@ -172,6 +172,7 @@ export class PaymentSessionsService {
         settled: 0,
         subscription_id: null,
         due_date: null,
+        invoice_id: null,
         test_clock_id: testClockId,
         created_at: createdAt,
         updated_at: createdAt,

@@ -1,0 +1,41 @@
+// The hosted invoice page and its PDF, public by their unguessable token (what the merchant sends its customer).
+import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from 'typebox';
+import { sendHtml } from '../../http/html.js';
+import type { InvoicesService } from '../../modules/invoices/invoices.service.js';
+import { AppError } from '../../shared/errors.js';
+import { invoicePage } from './invoice-page.js';
+import { invoicePdf, type DocLang } from './invoice-pdf.js';
+
+const PAGE_CSP = ["default-src 'none'", "style-src 'unsafe-inline'", "img-src 'self' data:", "form-action 'self'", "base-uri 'none'", "frame-ancestors 'none'"].join('; ');
+const Params = Type.Object({ token: Type.String({ minLength: 1, maxLength: 64 }) });
+const Query = Type.Object({ lang: Type.Optional(Type.Union([Type.Literal('fr'), Type.Literal('en')])) }, { additionalProperties: false });
+
+export function invoicePageRoutes(service: InvoicesService) {
+  return async function routes(app: FastifyInstance): Promise<void> {
+    const load = async (token: string) => {
+      const found = await service.page(token);
+      if (!found) throw new AppError('NOT_FOUND', 'Unknown invoice page');
+      return found;
+    };
+    app.get<{ Params: Static<typeof Params>; Querystring: Static<typeof Query> }>(
+      '/invoices/:token',
+      { schema: { hide: true, params: Params, querystring: Query } },
+      async (request, reply) => {
+        const { invoice, party, checkoutUrl } = await load(request.params.token);
+        const lang: DocLang = request.query.lang ?? 'fr';
+        const pdfUrl = `${service.pageUrl(request.params.token)}/pdf${lang === 'en' ? '?lang=en' : ''}`;
+        return sendHtml(reply, invoicePage({ invoice, merchant: party.merchant, checkoutUrl, pdfUrl, lang }), PAGE_CSP);
+      },
+    );
+    app.get<{ Params: Static<typeof Params>; Querystring: Static<typeof Query> }>(
+      '/invoices/:token/pdf',
+      { schema: { hide: true, params: Params, querystring: Query } },
+      async (request, reply) => {
+        const { invoice, party } = await load(request.params.token);
+        const pdf = await invoicePdf(invoice, party, request.query.lang ?? 'fr');
+        return reply.type('application/pdf').header('content-disposition', `inline; filename="${invoice.number}.pdf"`).header('cache-control', 'no-store').send(pdf);
+      },
+    );
+  };
+}

@@ -1,0 +1,57 @@
+// The hosted invoice page in Chromium, on every database: an invoice sent by the merchant opens at its unguessable
+// address with what is due and its PDF; paying it by card in the hosted checkout's secure fields pays the invoice
+// (invoice.paid), and the page then says so. An unknown token is a 404.
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { fillCard, newPage } from './support/browser.js';
+import { eventsOfType } from './support/events.js';
+import { eachDatabase } from './support/harness.js';
+import { withMerchantApp } from './support/merchant-app.js';
+import { pdfText } from './support/pdf.js';
+
+eachDatabase('the hosted invoice page', (dialect) => {
+  const suite = withMerchantApp(dialect, { serve: true, browser: true, merchantName: 'Fare Ute' });
+  const { t, m } = suite;
+  const api = (method: string, url: string, body?: unknown) => t.api(m.testKey, method, url, body);
+
+  it('sent, opened, paid by card through the hosted checkout: the invoice is paid', async () => {
+    assert.equal((await t.admin('PATCH', `/admin/v1/merchants/${m.id}`, {
+      legalName: 'Fare Ute SARL', address: { line1: 'Rue Jeanne dʼArc', postalCode: '98713', city: 'Papeete', country: 'PF' }, registrationNumber: 'TAHITI B7',
+    })).status, 200);
+    const cus = (await api('POST', '/api/v1/customers', { name: 'Moana', email: 'moana@example.com' })).body.id;
+    const inv = (await api('POST', '/api/v1/billing/invoices', { customerId: cus, currency: 'XPF', lines: [{ description: 'Cours de vaʻa', quantity: 4, unitPrice: 2_500, taxRate: 1300 }] })).body;
+    assert.equal((await api('POST', `/api/v1/billing/invoices/${inv.id}/send`)).body.code, 'INVOICING_INVOICE_NOT_PAYABLE', 'a draft is not sent');
+    const open = (await api('POST', `/api/v1/billing/invoices/${inv.id}/finalize`)).body;
+    const sent = await api('POST', `/api/v1/billing/invoices/${inv.id}/send`);
+    assert.equal(sent.status, 200, JSON.stringify(sent.body));
+    assert.match(sent.body.url, /\/invoices\/[0-9A-Za-z]{32}$/);
+    assert.ok(sent.body.sentAt);
+    assert.equal((await eventsOfType(t, 'invoice.sent')).filter((e) => e.data.invoiceId === inv.id).length, 1);
+
+    const { context, page } = await newPage(suite.browser);
+    try {
+      await page.goto(sent.body.url);
+      await page.getByRole('heading', { name: `Facture ${open.number}` }).waitFor();
+      assert.match(await page.locator('#remaining').innerText(), /11\s300/);
+      const pdfHref = await page.getByRole('link', { name: 'Télécharger la facture (PDF)' }).getAttribute('href');
+      const pdf = await fetch(pdfHref!);
+      assert.equal(pdf.headers.get('content-type'), 'application/pdf');
+      assert.ok(pdfText(Buffer.from(await pdf.arrayBuffer())).lines.join('\n').includes(`Facture ${open.number}`));
+      await page.getByRole('link', { name: /^Payer par carte/ }).click();
+      await page.waitForURL(/\/checkout\//);
+      await fillCard(page, '4242424242424242', 'fr');
+      await page.getByRole('button', { name: /^Payer / }).click();
+      await page.waitForURL(/\/checkout\/success|\/invoices\//);
+      const paid = (await api('GET', `/api/v1/billing/invoices/${inv.id}`)).body;
+      assert.deepEqual([paid.status, paid.amountPaid, paid.amountRemaining], ['paid', 11_300, 0]);
+      assert.equal((await eventsOfType(t, 'invoice.paid')).filter((e) => e.data.invoiceId === inv.id).length, 1);
+      await page.goto(sent.body.url);
+      await page.getByRole('status').filter({ hasText: 'Cette facture est payée' }).waitFor();
+      assert.equal(await page.getByRole('link', { name: /^Payer par carte/ }).count(), 0);
+    } finally {
+      await context.close();
+    }
+    const unknown = await fetch(`${suite.baseUrl}/invoices/${'x'.repeat(32)}`);
+    assert.equal(unknown.status, 404);
+  });
+});
