@@ -73,6 +73,7 @@ export function buildServices(config: Config, db: Database, clock: Clock): Servi
   const balance = new BalanceService(db, clock, {
     pendingEstimateSeconds: (mode) => (mode === 'test' ? config.testSettlementDelaySeconds : LIVE_SETTLEMENT_ESTIMATE_SECONDS),
   });
+  const refunds = new RefundsService(db, clock, acquirers);
   const merchantPayments = new MerchantPaymentsService(db, clock, acquirers, paymentSessions, payments, config);
   const subscriptionsEngine = new SubscriptionsEngine(db, clock, merchantPayments, config.operationClaimSeconds);
   const payouts = new PayoutsService(db, clock, bankAccounts, balance, { testPayoutSeconds: config.testPayoutSeconds });
@@ -85,7 +86,7 @@ export function buildServices(config: Config, db: Database, clock: Clock): Servi
     paymentSessions,
     payments,
     lifecycle: new PaymentLifecycleService(db, clock, acquirers, config.operationClaimSeconds),
-    refunds: new RefundsService(db, clock, acquirers),
+    refunds,
     merchantPayments,
     webhooks: new WebhooksService(config, db, clock),
     events: new EventsService(db, clock),
@@ -102,7 +103,9 @@ export function buildServices(config: Config, db: Database, clock: Clock): Servi
     subscriptionsEngine,
     invoices: new InvoicesService(db, clock, config.publicUrl, async (owner, link) => paymentSessions.create(owner, {
       order: { reference: link.reference, amount: link.amount, currency: link.currency }, customerId: link.customerId, redirectUrl: link.returnUrl,
-    } as never, { channel: 'link', defaultExpiresIn: 30 * 86_400 })),
+    } as never, { channel: 'link', defaultExpiresIn: 30 * 86_400 }), async (owner, paymentId, amount, reason) => {
+      await refunds.refund(owner, paymentId, { amount, reason });
+    }),
     testClocks: new TestClocksService(db, clock),
     disputes: new DisputesService(db, clock),
   };

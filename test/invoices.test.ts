@@ -226,6 +226,18 @@ eachDatabase('invoices', (dialect) => {
     assert.equal((await t.admin('POST', `/admin/v1/disputes/${dispute.id}/close`, { outcome: 'won' })).status, 200);
     const back = (await api('GET', `/api/v1/billing/invoices/${inv.id}`)).body;
     assert.deepEqual([back.status, back.amountRemaining], ['paid', 0]);
+    // A credit note with refund gives the money back to the card through the refund machinery.
+    const refunded = await api('POST', `/api/v1/billing/invoices/${inv.id}/credit-notes`, { amount: 1500, reason: 'product_unsatisfactory', refund: true });
+    assert.equal(refunded.status, 201, JSON.stringify(refunded.body));
+    assert.equal(refunded.body.refund, true);
+    assert.equal((await api('GET', `/api/v1/payments/${session.paymentId}`)).body.refundedAmount, 1500);
+    const partly = (await api('GET', `/api/v1/billing/invoices/${inv.id}`)).body;
+    assert.deepEqual([partly.status, partly.amountPaid, partly.amountCredited, partly.amountRemaining], ['paid', 3000, 1500, 0]);
+    assert.equal((await api('POST', `/api/v1/billing/invoices/${inv.id}/credit-notes`, { amount: 3001, reason: 'other', refund: true })).body.code, 'INVOICING_CREDIT_EXCEEDS_CREDITABLE');
+    await api('POST', `/api/v1/billing/invoices/${inv.id}/credit-notes`, { reason: 'other', refund: true });
+    const all = (await api('GET', `/api/v1/billing/invoices/${inv.id}`)).body;
+    assert.deepEqual([all.status, all.amountPaid, all.amountCredited], ['credited', 0, 4500]);
+    assert.equal((await api('GET', `/api/v1/payments/${session.paymentId}`)).body.refundedAmount, 4500);
     const plain = await createSession(t, m.testKey, { amount: 700, extra: { customerId: cus, email: undefined, externalId: undefined } });
     await paySession(t, plain.sessionId);
     assert.equal((await api('GET', `/api/v1/billing/invoices?customerId=${cus}`)).body.data.length, 1, 'no invoicing asked: no invoice');

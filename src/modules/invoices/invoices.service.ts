@@ -72,6 +72,8 @@ export class InvoicesService {
     private readonly publicUrl: string,
     /** Makes the payment link an invoice's page pays through (the sessions module's). */
     private readonly paymentLink: (owner: Owner, input: { reference: string; amount: number; currency: 'EUR' | 'XPF'; customerId: string; returnUrl: string }) => Promise<{ paymentId: string }>,
+    /** Refunds part of a card payment through the refund machinery (the refunds module's). */
+    private readonly refund: (owner: Owner, paymentId: string, amount: number, reason: string) => Promise<void>,
   ) {}
 
   /** The hosted invoice page's address. */
@@ -285,15 +287,12 @@ export class InvoicesService {
    * With `refund: true` it would refund the invoice's card payments: none exist until invoices are paid by card.
    */
   async creditNote(owner: Owner, id: string, input: { amount?: number; reason: string; refund?: boolean }) {
+    if (input.refund) return this.refundingCreditNote(owner, id, input);
     return this.db.transaction(async (trx) => {
       const current = await this.find(trx, owner, id);
       if (current.status === 'draft') throw new AppError('INVOICING_INVOICE_NOT_PAYABLE', `Invoice ${current.id} is a draft: change or delete it instead`, { status: current.status });
-      // Without a refund, only what is still due can be credited; with one, what was paid (given back to the card).
-      const creditable = input.refund ? current.amount_paid : current.total - current.amount_credited - current.amount_paid;
-      if (input.refund) {
-        const card = await trx.selectFrom('invoice_payments').select('id').where('invoice_id', '=', id).where('payment_id', 'is not', null).executeTakeFirst();
-        if (!card) throw new AppError('INVOICING_NOTHING_TO_REFUND', `Invoice ${current.number} was not paid by card; record the refund yourself and credit it without refund`, {});
-      }
+      // Without a refund, only what is still due can be credited.
+      const creditable = current.total - current.amount_credited - current.amount_paid;
       const amount = input.amount ?? creditable;
       if (amount < 1 || amount > creditable) {
         throw new AppError('INVOICING_CREDIT_EXCEEDS_CREDITABLE', `Invoice ${current.number} has ${creditable} ${current.currency} left to credit`, { creditable });
@@ -310,6 +309,49 @@ export class InvoicesService {
       const row = await this.find(trx, owner, id);
       if (status === 'credited') await this.emit(trx, row, payloads.invoiceCredited);
       else if (status === 'paid' && current.status !== 'paid') await this.emit(trx, row, payloads.invoicePaid);
+      return creditNoteView(note);
+    });
+  }
+
+  /**
+   * A credit note that gives paid money back: the invoice's card payments refunded (newest first) through the refund
+   * machinery, outside any transaction, for the credit's amount; then the credit note, the invoice's paid amount lowered
+   * and its credited amount raised, in one transaction. What cards paid and is not refunded yet bounds it.
+   */
+  private async refundingCreditNote(owner: Owner, id: string, input: { amount?: number; reason: string }) {
+    const current = await this.find(this.db.kysely, owner, id);
+    if (current.status === 'draft') throw new AppError('INVOICING_INVOICE_NOT_PAYABLE', `Invoice ${current.id} is a draft: change or delete it instead`, { status: current.status });
+    const cards = await this.db.kysely.selectFrom('invoice_payments as i').innerJoin('payments as p', 'p.id', 'i.payment_id')
+      .select(['p.id', 'p.captured_amount', 'p.refunded_amount', 'p.refund_reserved', 'p.disputed_amount'])
+      .where('i.invoice_id', '=', id).orderBy('i.created_at', 'desc').execute();
+    const refundable = cards.map((c) => ({ id: c.id, left: c.captured_amount - c.refunded_amount - c.refund_reserved - c.disputed_amount }));
+    const creditable = Math.min(current.amount_paid, refundable.reduce((sum, c) => sum + Math.max(0, c.left), 0));
+    if (creditable === 0) {
+      throw new AppError('INVOICING_NOTHING_TO_REFUND', `Invoice ${current.number} has no card payment left to refund; record the refund yourself and credit it without refund`, {});
+    }
+    const amount = input.amount ?? creditable;
+    if (amount < 1 || amount > creditable) {
+      throw new AppError('INVOICING_CREDIT_EXCEEDS_CREDITABLE', `Invoice ${current.number} has ${creditable} ${current.currency} paid by card left to refund`, { creditable });
+    }
+    const merchantWide = { merchantId: owner.merchantId, mode: owner.mode, storeId: null };
+    let left = amount;
+    for (const card of refundable) {
+      const part = Math.min(left, card.left);
+      if (part <= 0) continue;
+      await this.refund(merchantWide, card.id, part, `Credit note on invoice ${current.number}`);
+      left -= part;
+      if (left === 0) break;
+    }
+    return this.db.transaction(async (trx) => {
+      const fresh = await this.find(trx, owner, id);
+      const now = await timeOn(trx, fresh.test_clock_id, this.clock.now());
+      const number = await nextNumber(trx, owner, 'A', now.getUTCFullYear());
+      const note: CreditNoteRow = { id: newId('cn'), invoice_id: id, merchant_id: owner.merchantId, mode: owner.mode, number, amount, reason: input.reason, refund: 1, created_at: now.toISOString() };
+      await trx.insertInto('credit_notes').values(note).execute();
+      const credited = fresh.amount_credited + amount;
+      const status: InvoiceStatus = credited >= fresh.total ? 'credited' : fresh.status;
+      await trx.updateTable('invoices').set({ amount_credited: credited, amount_paid: Math.max(0, fresh.amount_paid - amount), status, updated_at: now.toISOString() }).where('id', '=', id).execute();
+      if (status === 'credited') await this.emit(trx, await this.find(trx, owner, id), payloads.invoiceCredited);
       return creditNoteView(note);
     });
   }
