@@ -75,7 +75,12 @@ export function buildServices(config: Config, db: Database, clock: Clock): Servi
   });
   const refunds = new RefundsService(db, clock, acquirers);
   const merchantPayments = new MerchantPaymentsService(db, clock, acquirers, paymentSessions, payments, config);
-  const subscriptionsEngine = new SubscriptionsEngine(db, clock, merchantPayments, config.operationClaimSeconds);
+  const invoices: InvoicesService = new InvoicesService(db, clock, config.publicUrl, async (owner, link) => paymentSessions.create(owner, {
+      order: { reference: link.reference, amount: link.amount, currency: link.currency }, customerId: link.customerId, redirectUrl: link.returnUrl,
+    } as never, { channel: 'link', defaultExpiresIn: 30 * 86_400 }), async (owner, paymentId, amount, reason) => {
+      await refunds.refund(owner, paymentId, { amount, reason });
+    });
+  const subscriptionsEngine = new SubscriptionsEngine(db, clock, merchantPayments, config.operationClaimSeconds, (owner, invoiceId) => invoices.send(owner, invoiceId));
   const payouts = new PayoutsService(db, clock, bankAccounts, balance, { testPayoutSeconds: config.testPayoutSeconds });
   return {
     merchants: new MerchantsService(db, clock, secretBoxFor(config)),
@@ -101,11 +106,7 @@ export function buildServices(config: Config, db: Database, clock: Clock): Servi
     bankFiles: new BankFilesService(db, clock, bankAccounts, payouts, config.operatorAccount),
     subscriptions: new SubscriptionsService(db, clock, subscriptionsEngine),
     subscriptionsEngine,
-    invoices: new InvoicesService(db, clock, config.publicUrl, async (owner, link) => paymentSessions.create(owner, {
-      order: { reference: link.reference, amount: link.amount, currency: link.currency }, customerId: link.customerId, redirectUrl: link.returnUrl,
-    } as never, { channel: 'link', defaultExpiresIn: 30 * 86_400 }), async (owner, paymentId, amount, reason) => {
-      await refunds.refund(owner, paymentId, { amount, reason });
-    }),
+    invoices,
     testClocks: new TestClocksService(db, clock),
     disputes: new DisputesService(db, clock),
   };

@@ -266,6 +266,22 @@ eachDatabase('invoices', (dialect) => {
     assert.equal(paid.length, 2);
   });
 
+  it("a past-due subscription's invoice is sent with its payment link", async () => {
+    const c = (await api('POST', '/api/v1/test-helpers/test-clocks', { frozenTime: '2027-05-01T08:00:00.000Z' })).body;
+    const cus = await customer({ email: 'late@example.com', testClockId: c.id });
+    const card = await saveCard(t, m.testKey, cus, '4000000000000341');
+    const sub = (await api('POST', '/api/v1/subscriptions', {
+      customerId: cus, paymentMethodId: card.result.paymentMethodId, amount: 2000, currency: 'XPF', interval: 'month', retrySchedule: [1], invoicing: { enabled: true },
+    })).body;
+    await api('POST', `/api/v1/test-helpers/test-clocks/${c.id}/advance`, { frozenTime: '2027-05-03T00:00:00.000Z' });
+    await paymentSchedule(t, clock).tick();
+    assert.equal((await api('GET', `/api/v1/subscriptions/${sub.id}`)).body.status, 'past_due');
+    const [inv] = (await api('GET', `/api/v1/billing/invoices?subscriptionId=${sub.id}`)).body.data;
+    assert.deepEqual([inv.status, inv.amountRemaining, typeof inv.sentAt], ['open', 2000, 'string']);
+    const [sent] = (await eventsOfType(t, 'invoice.sent')).filter((e) => e.data.invoiceId === inv.id);
+    assert.equal(sent.data.subscriptionId, sub.id);
+  });
+
   it('bad input is a 400 that writes nothing; another merchant or mode gets 404', async () => {
     const cus = await customer();
     const before = (await api('GET', '/api/v1/billing/invoices?limit=100')).body.data.length;

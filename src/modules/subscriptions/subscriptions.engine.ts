@@ -36,6 +36,8 @@ export class SubscriptionsEngine {
     private readonly clock: Clock,
     private readonly merchantPayments: MerchantPaymentsService,
     private readonly claimSeconds: number,
+    /** Sends a due date's invoice with its payment link (the invoices module's), when its subscription goes past due. */
+    private readonly sendInvoice?: (owner: { merchantId: string; mode: SubscriptionRow['mode']; storeId: null }, invoiceId: string) => Promise<unknown>,
   ) {}
 
   /** Step 1 for the scope's subscriptions. */
@@ -168,6 +170,7 @@ export class SubscriptionsEngine {
 
   private async record(sub: SubscriptionRow, due: DueDateRow, attempt: number, paymentId: string, payment: { status: string; refusalCode: string | null }, now: Date) {
     const at = this.clock.now();
+    let pastDue = false;
     await this.db.transaction(async (trx) => {
       const current = await trx.selectFrom('subscriptions').selectAll().where('id', '=', sub.id).executeTakeFirstOrThrow();
       const key = (q: any) => q.where('subscription_id', '=', due.subscription_id).where('due_date', '=', due.due_date).where('status', '=', 'charging');
@@ -200,7 +203,16 @@ export class SubscriptionsEngine {
       await emit(payloads.subscriptionPaymentFailed({ ...base, refusalCode: payment.refusalCode, nextAttemptAt: null }));
       await trx.updateTable('subscriptions').set({ status: 'past_due', updated_at: now.toISOString() }).where('id', '=', sub.id).where('status', '=', 'active').execute();
       await emit(payloads.subscriptionPastDue({ subscriptionId: sub.id, dueDate: due.due_date, paymentId, amountDue: sub.amount }));
+      pastDue = true;
     });
+    // Dunning goes on through the invoice: sent with its payment link, for the customer to pay by card.
+    if (pastDue && due.invoice_id && this.sendInvoice) {
+      try {
+        await this.sendInvoice({ merchantId: sub.merchant_id, mode: sub.mode, storeId: null }, due.invoice_id);
+      } catch {
+        // Sent by hand then (POST /api/v1/billing/invoices/{id}/send); the subscription is past due either way.
+      }
+    }
   }
 
   /** A past-due subscription whose unpaid due date was paid: active again from the next due date after now. */
