@@ -280,6 +280,11 @@ eachDatabase('invoices', (dialect) => {
     assert.deepEqual([inv.status, inv.amountRemaining, typeof inv.sentAt], ['open', 2000, 'string']);
     const [sent] = (await eventsOfType(t, 'invoice.sent')).filter((e) => e.data.invoiceId === inv.id);
     assert.equal(sent.data.subscriptionId, sub.id);
+    // Paid another way (here by hand): the due date is paid and the subscription active again from its next due date.
+    assert.equal((await api('POST', `/api/v1/billing/invoices/${inv.id}/payments`, { amount: 2000, method: 'cash' })).body.status, 'paid');
+    const back = (await api('GET', `/api/v1/subscriptions/${sub.id}`)).body;
+    assert.deepEqual([back.status, back.nextDueDate], ['active', '2027-06-01T08:00:00.000Z']);
+    assert.equal((await api('GET', `/api/v1/subscriptions/${sub.id}/due-dates`)).body.data[0].status, 'paid');
   });
 
   it('bad input is a 400 that writes nothing; another merchant or mode gets 404', async () => {

@@ -14,6 +14,7 @@ import { onClock, timeOn, type ClockScope } from '../test-clocks/clock-time.js';
 import { billingSettings } from './identity.js';
 import { DEFAULT_DAYS_UNTIL_DUE, emitInvoice, finalizeDraft, remaining, totals } from './issue.js';
 import { nextNumber } from './numbering.js';
+import { dueDateInvoicePaid } from '../subscriptions/dunning.js';
 import type { CreditNoteRow, InvoiceLine, InvoiceRow, InvoiceStatus, TaxLine } from './invoices.table.js';
 
 export { remaining, totals } from './issue.js';
@@ -263,6 +264,7 @@ export class InvoicesService {
       if (Number(res.numUpdatedRows) !== 1) throw new AppError('IDEMPOTENCY_KEY_IN_USE', `Invoice ${id} changed meanwhile; try again`, { id });
       const row = await this.find(trx, owner, id);
       await this.emit(trx, row, status === 'paid' ? payloads.invoicePaid : payloads.invoicePartiallyPaid);
+      if (status === 'paid' && row.subscription_id) await dueDateInvoicePaid(trx, id, this.clock.now());
       return row;
     });
     return this.view(row);

@@ -12,6 +12,7 @@ import { percentOf } from '../../shared/money.js';
 import { missingIdentity } from './identity.js';
 import type { InvoiceLine, InvoiceRow, InvoiceStatus, TaxLine } from './invoices.table.js';
 import { nextNumber } from './numbering.js';
+import { dueDateInvoicePaid } from '../subscriptions/dunning.js';
 
 export const DEFAULT_DAYS_UNTIL_DUE = 30;
 
@@ -121,6 +122,7 @@ export async function payByCard(trx: Trx, invoiceId: string, amount: number, pay
     .where('id', '=', invoiceId).execute();
   const row = await reload(trx, invoiceId);
   await emitInvoice(trx, row, status === 'paid' ? payloads.invoicePaid : payloads.invoicePartiallyPaid, at);
+  if (status === 'paid' && row.subscription_id) await dueDateInvoicePaid(trx, invoiceId, at);
   return row;
 }
 

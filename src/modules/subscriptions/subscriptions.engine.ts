@@ -17,6 +17,7 @@ import type { MerchantPaymentsService } from '../merchant-payments/merchant-paym
 import type { TimeRule } from '../test-clocks/advance.js';
 import { onClock, timeOn, type ClockScope } from '../test-clocks/clock-time.js';
 import { dueDate } from './due-dates.js';
+import { backToActive } from './dunning.js';
 import { issueInvoice, payByCard } from '../invoices/issue.js';
 import { cancelNow } from './subscriptions.service.js';
 import type { DueDateRow, SubscriptionRow } from './subscriptions.table.js';
@@ -182,7 +183,7 @@ export class SubscriptionsEngine {
         if (Number(res.numUpdatedRows) !== 1) return;
         await emit(payloads.subscriptionPaymentSucceeded(base));
         if (due.invoice_id) await payByCard(trx, due.invoice_id, sub.amount, paymentId, now, at);
-        if (current.status === 'past_due') await this.backToActive(trx, current, now);
+        if (current.status === 'past_due') await backToActive(trx, current, now);
         return;
       }
       const retries = JSON.parse(current.retry_schedule) as number[];
@@ -215,20 +216,6 @@ export class SubscriptionsEngine {
     }
   }
 
-  /** A past-due subscription whose unpaid due date was paid: active again from the next due date after now. */
-  private async backToActive(trx: Parameters<Parameters<Database['transaction']>[0]>[0], sub: SubscriptionRow, now: Date) {
-    const start = new Date(sub.start_date);
-    let n = sub.due_count;
-    for (; (sub.end_after === null || n < sub.end_after) && dueDate(start, sub.interval, sub.interval_count, n) <= now; n++) {
-      await trx.insertInto('subscription_due_dates').values({
-        subscription_id: sub.id, due_date: dueDate(start, sub.interval, sub.interval_count, n).toISOString(), status: 'skipped', attempts: 0,
-        next_attempt_at: null, claimed_at: null, test_clock_id: sub.test_clock_id, created_at: now.toISOString(),
-      }).onConflict((oc) => oc.columns(['subscription_id', 'due_date']).doNothing()).execute();
-    }
-    await trx.updateTable('subscriptions')
-      .set({ status: 'active', due_count: n, next_due_date: dueDate(start, sub.interval, sub.interval_count, n).toISOString(), updated_at: now.toISOString() })
-      .where('id', '=', sub.id).where('status', '=', 'past_due').execute();
-  }
 
   /** Opens and charges what is due for one subscription now (its clock's now), as a change of it asks. */
   async runFor(subscriptionId: string): Promise<void> {
