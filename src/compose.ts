@@ -79,7 +79,7 @@ export function buildServices(config: Config, db: Database, clock: Clock): Servi
       order: { reference: link.reference, amount: link.amount, currency: link.currency }, customerId: link.customerId, redirectUrl: link.returnUrl,
     } as never, { channel: 'link', defaultExpiresIn: 30 * 86_400 }), async (owner, paymentId, amount, reason) => {
       await refunds.refund(owner, paymentId, { amount, reason });
-    });
+    }, mail, config.mail?.testAllowlist ?? []);
   const subscriptionsEngine = new SubscriptionsEngine(db, clock, merchantPayments, config.operationClaimSeconds, (owner, invoiceId) => invoices.send(owner, invoiceId));
   const payouts = new PayoutsService(db, clock, bankAccounts, balance, { testPayoutSeconds: config.testPayoutSeconds });
   return {

@@ -93,6 +93,32 @@ eachDatabase('mail', (dialect) => {
     assert.ok(mimeParts(mail.raw).some((p) => /filename="?receipt-SPR/i.test(p.headers)));
   });
 
+  test("a sent invoice is mailed to its customer with its page's address and its PDF; once paid, a queued one is skipped", async () => {
+    assert.equal((await t.admin('PATCH', `/admin/v1/merchants/${m.id}`, { legalName: 'Fare Ute SARL', address: { line1: '1 rue', postalCode: '98713', city: 'Papeete', country: 'PF' }, registrationNumber: 'T1' })).status, 200);
+    const customerId = await createCustomer(t, m.testKey, { email: 'client@example.com' });
+    const inv = (await t.api(m.testKey, 'POST', '/api/v1/billing/invoices', { customerId, currency: 'XPF', lines: [{ description: 'Loyer', quantity: 1, unitPrice: 85_000 }] })).body;
+    const open = (await t.api(m.testKey, 'POST', `/api/v1/billing/invoices/${inv.id}/finalize`)).body;
+    const sent = (await t.api(m.testKey, 'POST', `/api/v1/billing/invoices/${inv.id}/send`)).body;
+    const [job] = await jobsOf(t);
+    assert.deepEqual([job!.kind, job!.subject_id], ['invoice', inv.id]);
+    assert.equal(await runMailJob(t), 1);
+    const mail = smtp.received[0]!;
+    assert.deepEqual(mail.to, ['client@example.com']);
+    assert.equal(subjectOf(mail.raw), `Facture ${open.number} · Fare Ute SARL`);
+    const text = decodePart(mimeParts(mail.raw).find((p) => /content-type:\s*text\/plain/i.test(p.headers))!).toString('utf8');
+    assert.ok(text.includes(sent.url), 'the page address');
+    assert.match(text, /85\s000/);
+    const pdf = mimeParts(mail.raw).find((p) => /content-type:\s*application\/pdf/i.test(p.headers))!;
+    assert.match(pdf.headers, new RegExp(`filename="?${open.number}\\.pdf`));
+
+    const second = (await t.api(m.testKey, 'POST', '/api/v1/billing/invoices', { customerId, currency: 'XPF', lines: [{ description: 'Loyer', quantity: 1, unitPrice: 1000 }] })).body;
+    await t.api(m.testKey, 'POST', `/api/v1/billing/invoices/${second.id}/finalize`);
+    await t.api(m.testKey, 'POST', `/api/v1/billing/invoices/${second.id}/send`);
+    await t.api(m.testKey, 'POST', `/api/v1/billing/invoices/${second.id}/payments`, { amount: 1000, method: 'cash' });
+    assert.equal(await runMailJob(t), 0);
+    assert.equal((await jobsOf(t)).find((j) => j.subject_id === second.id)!.status, 'skipped');
+  });
+
   test('a refused card queues no receipt', async () => {
     const session = await createSession(t, m.testKey);
     await paySession(t, session.sessionId, '4000000000000002');

@@ -1,8 +1,8 @@
 import type { Selectable } from 'kysely';
 import type { Mode } from '../modules/merchants/merchants.table.js';
 
-/** receipt: subject is a payment (pay_…); card_link: subject is a card link (cl_…). */
-export type MailKind = 'receipt' | 'card_link';
+/** receipt: subject is a payment (pay_…); card_link: subject is a card link (cl_…); invoice: an invoice sent (inv_…). */
+export type MailKind = 'receipt' | 'card_link' | 'invoice';
 /** pending (due at next_attempt_at) → sending (claimed, leased) → sent | failed (retries exhausted) | skipped (no longer due: link used or cancelled). */
 export type MailStatus = 'pending' | 'sending' | 'sent' | 'failed' | 'skipped';
 

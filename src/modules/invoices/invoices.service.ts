@@ -15,6 +15,7 @@ import { billingSettings } from './identity.js';
 import { DEFAULT_DAYS_UNTIL_DUE, emitInvoice, finalizeDraft, remaining, totals } from './issue.js';
 import { nextNumber } from './numbering.js';
 import { dueDateInvoicePaid } from '../subscriptions/dunning.js';
+import { mailable, type MailOutbox } from '../../mail/outbox.js';
 import type { CreditNoteRow, InvoiceLine, InvoiceRow, InvoiceStatus, TaxLine } from './invoices.table.js';
 
 export { remaining, totals } from './issue.js';
@@ -75,7 +76,17 @@ export class InvoicesService {
     private readonly paymentLink: (owner: Owner, input: { reference: string; amount: number; currency: 'EUR' | 'XPF'; customerId: string; returnUrl: string }) => Promise<{ paymentId: string }>,
     /** Refunds part of a card payment through the refund machinery (the refunds module's). */
     private readonly refund: (owner: Owner, paymentId: string, amount: number, reason: string) => Promise<void>,
+    /** Queues mails (present when a mailer is configured). */
+    private readonly mail: MailOutbox | null = null,
+    /** MOTU_TEST_MAIL_ALLOWLIST: the only addresses and domains a test-mode invoice is mailed to. */
+    private readonly testAllowlist: readonly string[] = [],
   ) {}
+
+  private mails(mode: string, address: string): boolean {
+    if (mode !== 'test') return true;
+    const lower = address.toLowerCase();
+    return this.testAllowlist.some((entry) => entry === lower || entry === lower.slice(lower.lastIndexOf('@') + 1));
+  }
 
   /** The hosted invoice page's address. */
   pageUrl(token: string): string {
@@ -111,6 +122,12 @@ export class InvoicesService {
       await trx.updateTable('invoices').set({ page_token: token, pay_payment_id: payPaymentId, sent_at: now, updated_at: now }).where('id', '=', id).execute();
       const row = await this.find(trx, owner, id);
       await this.emit(trx, row, payloads.invoiceSent);
+      // The page's address and the PDF by mail to the customer, when a mailer is set and the customer has an address
+      // (once per invoice; the API's answer carries the address for the merchant to send it otherwise).
+      const customer = await trx.selectFrom('customers').select(['email']).where('id', '=', row.customer_id).executeTakeFirst();
+      if (this.mail && mailable(customer?.email) && this.mails(row.mode, customer.email)) {
+        await this.mail.enqueue(trx, { merchantId: row.merchant_id, mode: row.mode, kind: 'invoice', subjectId: row.id, recipient: customer!.email!, locale: 'fr' });
+      }
       return row;
     });
     return { ...this.view(row), url: this.pageUrl(token) };

@@ -1,5 +1,6 @@
 // What a mail job says, composed when it is sent (outside any transaction) from the current rows: the payment
-// receipt with its PDF (the success page's generator), and the card-link invitation with its URL. Texts in
+// receipt with its PDF (the success page's generator), the card-link invitation with its URL, and an invoice sent
+// with its page's URL and its PDF. Texts in
 // French and English. A subject that no longer warrants the mail (a card link cancelled or used meanwhile, a
 // payment no longer paid) gives null: the job ends `skipped`.
 import type { Database } from '../../db/database.js';
@@ -7,6 +8,8 @@ import { esc } from '../../http/html.js';
 import { displayName } from '../../modules/merchants/branding.js';
 import { receiptFacts } from '../../modules/checkout/receipt-facts.js';
 import { receiptPdf } from '../checkout/receipt.js';
+import { invoicePdf } from '../invoices/invoice-pdf.js';
+import { remaining } from '../../modules/invoices/issue.js';
 import { money } from '../format.js';
 import type { Clock } from '../../shared/clock.js';
 import type { MailJobRow } from '../../mail/mail.table.js';
@@ -22,6 +25,8 @@ const TEXT = {
     linkSubject: '{merchant} vous invite à enregistrer une carte',
     linkBody: "Bonjour,\n\n{merchant} vous invite à enregistrer une carte bancaire. Aucun montant ne sera débité.\n\nEnregistrer ma carte : {url}\n\nCe lien est valable jusqu'au {until}.",
     receiptFile: 'recu',
+    invoiceSubject: 'Facture {number} · {merchant}',
+    invoiceBody: 'Bonjour,\n\n{merchant} vous adresse la facture {number} : {amount} à payer avant le {due}.\n\nVoir et payer la facture : {url}\n\nLa facture est jointe à ce message (PDF).',
   },
   en: {
     receiptSubject: 'Your payment receipt · {merchant}',
@@ -29,6 +34,8 @@ const TEXT = {
     linkSubject: '{merchant} invites you to save a card',
     linkBody: 'Hello,\n\n{merchant} invites you to save a payment card. Nothing will be charged.\n\nSave my card: {url}\n\nThis link is valid until {until}.',
     receiptFile: 'receipt',
+    invoiceSubject: 'Invoice {number} · {merchant}',
+    invoiceBody: 'Hello,\n\n{merchant} sends you invoice {number}: {amount} due by {due}.\n\nView and pay the invoice: {url}\n\nThe invoice is attached (PDF).',
   },
 } as const;
 
@@ -52,6 +59,7 @@ export interface ComposeDeps {
 
 export async function composeMail(deps: ComposeDeps, job: MailJobRow): Promise<OutgoingMail | null> {
   const lang: Lang = job.locale === 'en' ? 'en' : 'fr';
+  if (job.kind === 'invoice') return invoiceMail(deps, job, lang);
   return job.kind === 'receipt' ? receiptMail(deps, job, lang) : cardLinkMail(deps, job, lang);
 }
 
@@ -86,4 +94,22 @@ async function cardLinkMail({ db, clock, publicUrl }: ComposeDeps, job: MailJobR
   const values = { merchant: displayName(merchant), url, until };
   const text = fill(t.linkBody, values);
   return { to: job.recipient, subject: fill(t.linkSubject, values), text, html: html(text, url) };
+}
+
+async function invoiceMail({ db, publicUrl }: ComposeDeps, job: MailJobRow, lang: Lang): Promise<OutgoingMail | null> {
+  const invoice = await db.kysely.selectFrom('invoices').selectAll().where('id', '=', job.subject_id).executeTakeFirst();
+  // Paid or credited meanwhile: nothing to ask for any more.
+  if (!invoice || !invoice.page_token || remaining(invoice) === 0 || invoice.status === 'credited') return null;
+  const merchant = await db.kysely.selectFrom('merchants').selectAll().where('id', '=', invoice.merchant_id).executeTakeFirstOrThrow();
+  const customer = await db.kysely.selectFrom('customers').select(['name', 'email']).where('id', '=', invoice.customer_id).executeTakeFirst();
+  const pdf = await invoicePdf(invoice, { merchant, customerName: customer?.name ?? null, customerEmail: customer?.email ?? null }, lang);
+  const url = `${publicUrl}/invoices/${invoice.page_token}${lang === 'en' ? '?lang=en' : ''}`;
+  const due = invoice.due_date ? new Date(invoice.due_date).toLocaleDateString(lang === 'fr' ? 'fr-FR' : 'en-GB', { timeZone: 'UTC', dateStyle: 'long' }) : '-';
+  const t = TEXT[lang];
+  const values = { merchant: merchant.legal_name ?? displayName(merchant), number: invoice.number ?? '', amount: money(remaining(invoice), invoice.currency, lang), due, url };
+  const text = fill(t.invoiceBody, values);
+  return {
+    to: job.recipient, subject: fill(t.invoiceSubject, values), text, html: html(text, url),
+    attachments: [{ filename: `${invoice.number}.pdf`, content: pdf, contentType: 'application/pdf' }],
+  };
 }
