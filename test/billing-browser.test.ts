@@ -1,6 +1,7 @@
-// The hosted invoice page in Chromium, on every database: an invoice sent by the merchant opens at its unguessable
+// Billing pages in Chromium, on every database: the hosted invoice page — an invoice sent by the merchant opens at its unguessable address with what is due and its PDF; paying it by card in the hosted checkout's secure fields pays the invoice
 // address with what is due and its PDF; paying it by card in the hosted checkout's secure fields pays the invoice
-// (invoice.paid), and the page then says so. An unknown token is a 404.
+// (invoice.paid), and the page then says so. An unknown token is a 404. And the cardholder restores a subscription's
+// mandate by saving a card on the hosted wallet page opened for it.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { fillCard, newPage } from './support/browser.js';
@@ -53,5 +54,31 @@ eachDatabase('the hosted invoice page', (dialect) => {
     }
     const unknown = await fetch(`${suite.baseUrl}/invoices/${'x'.repeat(32)}`);
     assert.equal(unknown.status, 404);
+  });
+
+  it("the cardholder attaches a card on the hosted wallet page made for a subscription: its mandate is restored", async () => {
+    const cus = (await api('POST', '/api/v1/customers', { name: 'Teva', email: 'teva@example.com' })).body.id;
+    const session = await api('POST', `/api/v1/customers/${cus}/sessions`, { returnUrl: `${suite.baseUrl}/back?from=wallet` });
+    const token = await t.api(undefined, 'POST', '/acquirer/v1/tokens', { mode: 'test', number: '4000000000005126', expMonth: 12, expYear: 2040, cvc: '123', session: session.body.sessionId });
+    const unknown = (await t.api(undefined, 'POST', `/api/v1/sdk/sessions/${session.body.sessionId}/submit`, { token: token.body.token })).body.paymentMethodId;
+    const sub = (await api('POST', '/api/v1/subscriptions', { customerId: cus, paymentMethodId: unknown, amount: 1500, currency: 'XPF', interval: 'month' })).body;
+    assert.equal((await api('GET', `/api/v1/subscriptions/${sub.id}`)).body.status, 'waiting_mandate', 'the card the acquirer no longer knows revoked it');
+    const wallet = await api('POST', `/api/v1/customers/${cus}/sessions`, { returnUrl: `${suite.baseUrl}/back?from=wallet`, subscriptionId: sub.id });
+    assert.equal(wallet.status, 201, JSON.stringify(wallet.body));
+    const { context, page } = await newPage(suite.browser);
+    try {
+      await page.goto(wallet.body.redirectUrl);
+      await page.getByRole('button', { name: 'Enregistrer la carte' }).waitFor();
+      await fillCard(page, '4242424242424242', 'fr');
+      await page.getByRole('button', { name: 'Enregistrer la carte' }).click();
+      await page.waitForURL(/\/back\?/);
+      const pm = new URL(page.url()).searchParams.get('paymentMethodId');
+      const after = (await api('GET', `/api/v1/subscriptions/${sub.id}`)).body;
+      assert.deepEqual([after.status, after.paymentMethodId], ['active', pm]);
+      const restored = (await eventsOfType(t, 'subscription.mandate_restored')).filter((e) => e.data.subscriptionId === sub.id);
+      assert.deepEqual(restored.map((e) => e.data.reason), ['cardholder']);
+    } finally {
+      await context.close();
+    }
   });
 });
