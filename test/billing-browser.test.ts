@@ -1,7 +1,7 @@
-// Billing pages in Chromium, on every database: the hosted invoice page — an invoice sent by the merchant opens at its unguessable address with what is due and its PDF; paying it by card in the hosted checkout's secure fields pays the invoice
-// address with what is due and its PDF; paying it by card in the hosted checkout's secure fields pays the invoice
-// (invoice.paid), and the page then says so. An unknown token is a 404. And the cardholder restores a subscription's
-// mandate by saving a card on the hosted wallet page opened for it.
+// Billing pages in Chromium, on every database. The hosted invoice page: an invoice sent by the merchant opens at its
+// unguessable address with what is due and its PDF; paying it by card in the hosted checkout's secure fields pays the
+// invoice (invoice.paid), and the page then says so; an unknown token is a 404. The hosted wallet page made for a
+// subscription: the cardholder saves a card there, and the subscription's mandate is restored (reason cardholder).
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { fillCard, newPage } from './support/browser.js';
