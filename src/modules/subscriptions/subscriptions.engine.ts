@@ -9,7 +9,7 @@
 //    a card the acquirer no longer knows revokes the mandate (the wallet does, src/modules/subscriptions/mandates.ts).
 import type { Database, Trx } from '../../db/database.js';
 import { recordEvent } from '../../events/outbox.js';
-import { payloads } from '../../events/payloads.js';
+import { payloads, type BuiltEvent } from '../../events/payloads.js';
 import { addSeconds, type Clock } from '../../shared/clock.js';
 import { AppError } from '../../shared/errors.js';
 import { idFromKey } from '../../shared/ids.js';
@@ -174,12 +174,13 @@ export class SubscriptionsEngine {
     let pastDue = false;
     await this.db.transaction(async (trx) => {
       const current = await trx.selectFrom('subscriptions').selectAll().where('id', '=', sub.id).executeTakeFirstOrThrow();
-      const key = (q: any) => q.where('subscription_id', '=', due.subscription_id).where('due_date', '=', due.due_date).where('status', '=', 'charging');
+      /** The due date's row moved from `charging` (the claim this run holds) to its outcome. */
+      const settle = (set: Partial<Pick<DueDateRow, 'status' | 'attempts' | 'next_attempt_at' | 'claimed_at'>>) => trx.updateTable('subscription_due_dates').set(set)
+        .where('subscription_id', '=', due.subscription_id).where('due_date', '=', due.due_date).where('status', '=', 'charging').executeTakeFirst();
       const base = { subscriptionId: sub.id, dueDate: due.due_date, paymentId, amount: sub.amount, currency: sub.currency, attempt };
-      const emit = (event: Parameters<typeof recordEvent>[1] extends infer _ ? any : never) =>
-        recordEvent(trx, { merchantId: sub.merchant_id, mode: sub.mode, at, ...event });
+      const emit = (event: BuiltEvent) => recordEvent(trx, { merchantId: sub.merchant_id, mode: sub.mode, at, ...event });
       if (payment.status !== 'failed') {
-        const res = await key(trx.updateTable('subscription_due_dates').set({ status: 'paid', attempts: attempt, next_attempt_at: null, claimed_at: null })).executeTakeFirst();
+        const res = await settle({ status: 'paid', attempts: attempt, next_attempt_at: null, claimed_at: null });
         if (Number(res.numUpdatedRows) !== 1) return;
         await emit(payloads.subscriptionPaymentSucceeded(base));
         if (due.invoice_id) await payByCard(trx, due.invoice_id, sub.amount, paymentId, now, at);
@@ -189,17 +190,17 @@ export class SubscriptionsEngine {
       const retries = JSON.parse(current.retry_schedule) as number[];
       if (current.status === 'waiting_mandate') {
         // Its card is gone (unknown at the acquirer): no retry on it; a card attached again with collectMissed charges it.
-        const res = await key(trx.updateTable('subscription_due_dates').set({ status: 'skipped', attempts: attempt, next_attempt_at: null, claimed_at: null })).executeTakeFirst();
+        const res = await settle({ status: 'skipped', attempts: attempt, next_attempt_at: null, claimed_at: null });
         if (Number(res.numUpdatedRows) === 1) await emit(payloads.subscriptionPaymentFailed({ ...base, refusalCode: payment.refusalCode, nextAttemptAt: null }));
         return;
       }
       if (attempt <= retries.length) {
         const nextAttemptAt = addSeconds(now, retries[attempt - 1]! * 86_400).toISOString();
-        const res = await key(trx.updateTable('subscription_due_dates').set({ status: 'retrying', attempts: attempt, next_attempt_at: nextAttemptAt, claimed_at: null })).executeTakeFirst();
+        const res = await settle({ status: 'retrying', attempts: attempt, next_attempt_at: nextAttemptAt, claimed_at: null });
         if (Number(res.numUpdatedRows) === 1) await emit(payloads.subscriptionPaymentFailed({ ...base, refusalCode: payment.refusalCode, nextAttemptAt }));
         return;
       }
-      const res = await key(trx.updateTable('subscription_due_dates').set({ status: 'unpaid', attempts: attempt, next_attempt_at: null, claimed_at: null })).executeTakeFirst();
+      const res = await settle({ status: 'unpaid', attempts: attempt, next_attempt_at: null, claimed_at: null });
       if (Number(res.numUpdatedRows) !== 1) return;
       await emit(payloads.subscriptionPaymentFailed({ ...base, refusalCode: payment.refusalCode, nextAttemptAt: null }));
       await trx.updateTable('subscriptions').set({ status: 'past_due', updated_at: now.toISOString() }).where('id', '=', sub.id).where('status', '=', 'active').execute();
