@@ -11,7 +11,7 @@ import { XmlDocument, XsdValidator } from 'libxml2-wasm';
 import { parseConfig } from '../src/config.js';
 import { verifyLedger } from '../src/modules/ledger/verify.js';
 import { eventsOfType } from './support/events.js';
-import { ADMIN_TOKEN, eachDatabase } from './support/harness.js';
+import { ADMIN_TOKEN, eachDatabase, ManualClock } from './support/harness.js';
 import { withMerchantApp } from './support/merchant-app.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -62,17 +62,26 @@ function camt054(entries: Array<{ ref: string; amount: string; currency?: string
 </Document>`;
 }
 
+const DAY = 86_400_000;
+
 eachDatabase('payout bank files', (dialect) => {
-  const { t, m } = withMerchantApp(dialect, { env: OPERATOR });
+  // Three days ago: the files of the days the payouts are made on are over by the end, for the command line (which
+  // runs on the real time) too.
+  const clock = new ManualClock(new Date(Date.now() - 3 * DAY));
+  const { t, m } = withMerchantApp(dialect, { env: OPERATOR, clock });
   const live = (method: string, url: string, body?: unknown) => t.api(m.liveKey, method, url, body);
   const admin = (method: string, url: string, body?: string, contentType = 'application/xml') =>
     t.api(ADMIN_TOKEN, method, url, body, body === undefined ? {} : { 'content-type': contentType });
-  const today = () => new Date().toISOString().slice(0, 10);
+  const dayOf = (d: Date) => d.toISOString().slice(0, 10);
+  /** The UTC day the payouts of `before` are made on. */
+  let payoutDay = '';
+  const today = () => payoutDay;
   const available = async (currency: string) =>
     ((await live('GET', '/api/v1/balance')).body.available as Array<{ currency: string; amount: number }>).find((b) => b.currency === currency)?.amount ?? 0;
   const payouts: Record<string, { id: string; amount: number }> = {};
 
   before(async () => {
+    payoutDay = dayOf(clock.now());
     for (const [currency, iban, holder] of [['EUR', EUR_IBAN, 'Fare Ute & Fils <SARL>'], ['XPF', XPF_IBAN, 'Tiare, "Papeete"']] as const) {
       assert.equal((await live('POST', '/api/v1/bank-accounts', { iban, holderName: holder, currency, ...(currency === 'EUR' ? { bic: 'BNPAFRPP' } : {}) })).status, 201);
       assert.equal((await t.admin('POST', `/admin/v1/merchants/${m.id}/adjustments`, { mode: 'live', currency, amount: 50_000, reason: 'sales' })).status, 201);
@@ -82,6 +91,7 @@ eachDatabase('payout bank files', (dialect) => {
       assert.equal(res.status, 201, JSON.stringify(res.body));
       assert.equal(res.body.status, 'pending');
       payouts[name] = { id: res.body.id, amount };
+      clock.advance(1000);
     }
     // A test-mode payout never goes to the bank's file.
     await t.api(m.testKey, 'POST', '/api/v1/bank-accounts', { iban: EUR_IBAN, holderName: 'Test', currency: 'EUR' });
@@ -89,7 +99,12 @@ eachDatabase('payout bank files', (dialect) => {
     assert.equal((await t.api(m.testKey, 'POST', '/api/v1/payouts', { currency: 'EUR' })).status, 201);
   });
 
-  it("the day's EUR payouts as a pain.001.001.03 file the ISO 20022 schema accepts; they are in transit from then on", async () => {
+  it("the day's EUR payouts as a pain.001.001.03 file the ISO 20022 schema accepts, once the day is over; they are in transit from then on", async () => {
+    const early = await admin('GET', `/admin/v1/payouts/transfers.xml?date=${today()}`);
+    assert.equal(early.status, 422, 'the day is not over: more payouts could come');
+    assert.equal(early.body.code, 'BUSINESS_RULE_VIOLATION');
+    assert.equal((await live('GET', `/api/v1/payouts/${payouts.first!.id}`)).body.status, 'pending', 'nothing changed');
+    clock.advance(DAY);
     const res = await admin('GET', `/admin/v1/payouts/transfers.xml?date=${today()}`);
     assert.equal(res.status, 200, String(res.body));
     assert.match(String(res.headers['content-type']), /^application\/xml/);
@@ -174,7 +189,7 @@ eachDatabase('payout bank files', (dialect) => {
     const cli = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/start/main.ts'), ...args], { cwd: ROOT, env, encoding: 'utf8' });
     const third = await live('POST', '/api/v1/payouts', { currency: 'EUR', amount: 1_001 });
     assert.equal(third.status, 201);
-    const xml = cli('payouts', 'transfers-xml', '--date', today());
+    const xml = cli('payouts', 'transfers-xml', '--date', dayOf(clock.now()));
     assert.equal(xml.status, 0, xml.stdout + xml.stderr);
     assert.deepEqual(schemaErrors(xml.stdout), []);
     assert.match(xml.stdout, new RegExp(`<EndToEndId>${third.body.id}</EndToEndId>`));

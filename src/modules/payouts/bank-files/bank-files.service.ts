@@ -1,8 +1,9 @@
 // The operator's side of live payouts at the bank: the day's transfer files out (SEPA XML for EUR, CSV for XPF,
-// which SEPA does not carry), and the bank's camt.054 answers in. Producing a file marks its pending payouts
-// `in_transit`: they are at the bank now, and a merchant can no longer cancel them (a cancelled payout the bank then
-// pays would be paid twice). The same day's file can be fetched again: it lists the same payouts, under the same
-// message id, so a bank refuses a second submission as a duplicate.
+// which SEPA does not carry), and the bank's camt.054 answers in. A file is of a UTC day that is over, so it is
+// complete. Producing it marks its pending payouts `in_transit`: they are at the bank now, and a merchant can no longer
+// cancel them (a cancelled payout the bank then pays would be paid twice). The same day's file can be fetched again:
+// it lists the same payouts (those not answered yet) under the same message id, so a bank refuses a second submission
+// as a duplicate.
 import { createHash } from 'node:crypto';
 import type { OperatorAccount } from '../../../config.js';
 import type { Database } from '../../../db/database.js';
@@ -67,6 +68,12 @@ export class BankFilesService {
   /** The live payouts of a currency created on `date` (UTC) and not answered yet, marked in_transit, with their IBANs. */
   private async rows(date: string, currency: 'EUR' | 'XPF') {
     const { from, to } = day(date);
+    // Only a day that is over: its list of payouts can no longer grow, so its file is complete and the same at every
+    // download. (A file of a day still going on would leave out the payouts made later that day, and a second file of
+    // it would carry the first one's payouts again: paid twice by a bank given both.)
+    if (to > this.clock.now().toISOString()) {
+      throw new AppError('BUSINESS_RULE_VIOLATION', `The day ${date} is not over yet (UTC): its transfer file can be made from ${to}`, { date, availableFrom: to });
+    }
     const rows = await this.db.kysely.selectFrom('payouts as p').innerJoin('bank_accounts as b', 'b.id', 'p.bank_account_id')
       .select(['p.id', 'p.merchant_id', 'p.amount', 'p.currency', 'p.description', 'p.status', 'p.bank_account_id', 'b.holder_name', 'b.bic'])
       .where('p.mode', '=', 'live').where('p.currency', '=', currency).where('p.status', 'in', ['pending', 'in_transit'])
