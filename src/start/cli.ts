@@ -10,7 +10,7 @@ import { buildServices } from '../compose.js';
 import { KeyBody } from '../modules/merchants/api-keys.routes.js';
 import { ContractBody, ContractPatch } from '../modules/merchants/contracts.routes.js';
 import { AdminOpenBody, CloseBody } from '../modules/disputes/disputes.routes.js';
-import { XPF_CSV_HEADER } from '../modules/payouts/payouts.routes.js';
+import { XPF_CSV_HEADER, xpfCsvValues } from '../modules/payouts/payouts.routes.js';
 import { csvLine } from '../shared/csv.js';
 import { MerchantBody, MerchantPatch } from '../modules/merchants/merchants.routes.js';
 import { StoreBody, StorePatch } from '../modules/merchants/stores.routes.js';
@@ -202,7 +202,7 @@ export async function main(argv: string[], print: (line: string) => void = conso
         } else {
           const list = await services.bankFiles.xpfList(date);
           print(csvLine(XPF_CSV_HEADER).trimEnd());
-          for (const r of list.rows) print(csvLine([r.id, r.merchant_id, Number(r.amount), r.currency, r.holder_name, r.iban, r.bic, r.description]).trimEnd());
+          for (const r of list.rows) print(csvLine(xpfCsvValues(r)).trimEnd());
         }
         return 0;
       } catch (err) {

@@ -126,6 +126,10 @@ export function payoutsRoutes(service: PayoutsService, schedule: PayoutScheduleS
 const PAYOUTS_CSV_HEADER = ['id', 'amount', 'currency', 'status', 'automatic', 'bankAccountId', 'arrivalDate', 'description', 'failureReason', 'createdAt'];
 const DayQuery = Type.Object({ date: Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'the UTC day the payouts were made, YYYY-MM-DD' }) }, { additionalProperties: false });
 export const XPF_CSV_HEADER = ['payoutId', 'merchantId', 'amount', 'currency', 'holderName', 'iban', 'bic', 'description'];
+/** One row of the XPF transfer list, in XPF_CSV_HEADER's order (the admin route's and `motu payouts transfers-csv`'s). */
+export function xpfCsvValues(r: Awaited<ReturnType<BankFilesService['xpfList']>>['rows'][number]) {
+  return [r.id, r.merchant_id, Number(r.amount), r.currency, r.holder_name, r.iban, r.bic, r.description];
+}
 const CamtResult = Type.Object({
   paid: Type.Array(Type.String()),
   failed: Type.Array(Type.Object({ payoutId: Type.String(), failureReason: Type.String(), code: Type.String() })),
@@ -158,7 +162,7 @@ export function payoutsAdminRoutes(service: PayoutsService, bankFiles: BankFiles
       async (request, reply) => {
         const list = await bankFiles.xpfList(request.query.date);
         return reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${list.filename}"`)
-          .send(csvStream(XPF_CSV_HEADER, [list.rows], (r) => [r.id, r.merchant_id, Number(r.amount), r.currency, r.holder_name, r.iban, r.bic, r.description]));
+          .send(csvStream(XPF_CSV_HEADER, [list.rows], xpfCsvValues));
       },
     );
     app.post<{ Body: string }>(

@@ -4,19 +4,28 @@
 import type { Trx } from '../../db/database.js';
 import { timeOn } from '../test-clocks/clock-time.js';
 import { dueDate } from './due-dates.js';
-import type { SubscriptionRow } from './subscriptions.table.js';
+import type { DueDateStatus, SubscriptionRow } from './subscriptions.table.js';
 
-export async function backToActive(trx: Trx, sub: SubscriptionRow, now: Date): Promise<void> {
+/**
+ * The due dates a subscription passed while it opened none (past due, or waiting for a mandate), written with the
+ * given status, up to `now`; returns the index of the next due date to open.
+ */
+export async function writeMissedDueDates(trx: Trx, sub: SubscriptionRow, now: Date, status: DueDateStatus, nextAttemptAt: string | null): Promise<number> {
   const start = new Date(sub.start_date);
   let n = sub.due_count;
   for (; (sub.end_after === null || n < sub.end_after) && dueDate(start, sub.interval, sub.interval_count, n) <= now; n++) {
     await trx.insertInto('subscription_due_dates').values({
-      subscription_id: sub.id, due_date: dueDate(start, sub.interval, sub.interval_count, n).toISOString(), status: 'skipped', attempts: 0,
-      next_attempt_at: null, claimed_at: null, test_clock_id: sub.test_clock_id, created_at: now.toISOString(),
+      subscription_id: sub.id, due_date: dueDate(start, sub.interval, sub.interval_count, n).toISOString(), status, attempts: 0,
+      next_attempt_at: nextAttemptAt, claimed_at: null, test_clock_id: sub.test_clock_id, created_at: now.toISOString(),
     }).onConflict((oc) => oc.columns(['subscription_id', 'due_date']).doNothing()).execute();
   }
+  return n;
+}
+
+export async function backToActive(trx: Trx, sub: SubscriptionRow, now: Date): Promise<void> {
+  const n = await writeMissedDueDates(trx, sub, now, 'skipped', null);
   await trx.updateTable('subscriptions')
-    .set({ status: 'active', due_count: n, next_due_date: dueDate(start, sub.interval, sub.interval_count, n).toISOString(), updated_at: now.toISOString() })
+    .set({ status: 'active', due_count: n, next_due_date: dueDate(new Date(sub.start_date), sub.interval, sub.interval_count, n).toISOString(), updated_at: now.toISOString() })
     .where('id', '=', sub.id).where('status', '=', 'past_due').execute();
 }
 

@@ -7,7 +7,8 @@ import { recordEvent } from '../../events/outbox.js';
 import { payloads } from '../../events/payloads.js';
 import { timeOn } from '../test-clocks/clock-time.js';
 import { dueDate } from './due-dates.js';
-import type { DueDateStatus, SubscriptionRow } from './subscriptions.table.js';
+import { writeMissedDueDates } from './dunning.js';
+import type { SubscriptionRow } from './subscriptions.table.js';
 
 export async function revokeMandates(trx: Trx, paymentMethodId: string, reason: 'deleted' | 'disabled' | 'unknown_at_acquirer', at: Date): Promise<number> {
   const subscriptions = await trx.selectFrom('subscriptions').select(['id', 'merchant_id', 'mode'])
@@ -31,24 +32,13 @@ export async function restoreMandate(
   trx: Trx, row: SubscriptionRow, paymentMethodId: string, reason: 'integration' | 'merchant' | 'cardholder', collectMissed: boolean, at: Date,
 ): Promise<Pick<SubscriptionRow, 'status' | 'due_count' | 'next_due_date' | 'payment_method_id'>> {
   const now = await timeOn(trx, row.test_clock_id, at);
-  const start = new Date(row.start_date);
-  let n = row.due_count;
-  for (; ; n++) {
-    if (row.end_after !== null && n >= row.end_after) break;
-    const due = dueDate(start, row.interval, row.interval_count, n);
-    if (due > now) break;
-    const status: DueDateStatus = collectMissed ? 'scheduled' : 'skipped';
-    await trx.insertInto('subscription_due_dates').values({
-      subscription_id: row.id, due_date: due.toISOString(), status, attempts: 0, next_attempt_at: collectMissed ? now.toISOString() : null,
-      claimed_at: null, test_clock_id: row.test_clock_id, created_at: now.toISOString(),
-    }).onConflict((oc) => oc.columns(['subscription_id', 'due_date']).doNothing()).execute();
-  }
+  const n = await writeMissedDueDates(trx, row, now, collectMissed ? 'scheduled' : 'skipped', collectMissed ? now.toISOString() : null);
   if (collectMissed) {
     await trx.updateTable('subscription_due_dates').set({ status: 'scheduled', next_attempt_at: now.toISOString() })
       .where('subscription_id', '=', row.id).where('status', 'in', ['skipped', 'unpaid']).execute();
   }
   await recordEvent(trx, { merchantId: row.merchant_id, mode: row.mode, at, ...payloads.subscriptionMandateRestored({ subscriptionId: row.id, paymentMethodId, reason }) });
-  return { status: 'active', due_count: n, next_due_date: dueDate(start, row.interval, row.interval_count, n).toISOString(), payment_method_id: paymentMethodId };
+  return { status: 'active', due_count: n, next_due_date: dueDate(new Date(row.start_date), row.interval, row.interval_count, n).toISOString(), payment_method_id: paymentMethodId };
 }
 
 /** The cardholder saved a card through a wallet session or card link made for a subscription: it charges that card now. */
