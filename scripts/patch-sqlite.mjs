@@ -1,5 +1,6 @@
-// npm's postinstall: rebuilds better-sqlite3's SQLite with one fix to its page cache (docs/performance.md, "Sessions on
-// SQLite: the page cache's full scan at COMMIT").
+// `npm run sqlite:patched` (opt-in): rebuilds better-sqlite3's SQLite with one fix to its page cache (docs/performance.md,
+// "Sessions on SQLite: the page cache's full scan at COMMIT", where the report for SQLite's maintainers is written).
+// `npm install` does not run it: it takes about a minute and needs a C compiler and Node's headers.
 //
 // SQLite's b-tree, when it splits a page and the new pages' numbers are out of order, swaps two of them through a
 // temporary page number: the lock page, 1 GiB into the file (balance_nonroot). The page cache then records that number
@@ -12,9 +13,11 @@
 //
 // What it does: if the installed binary does not carry the fix (its sqlite_source_id() ends with MARK), it copies the
 // package to a temporary directory, patches deps/sqlite3/sqlite3.c there, builds it with npm's node-gyp (about a
-// minute), checks the result and only then puts the new binary in place. If anything fails, it says so and leaves the
-// installed binary as it was: Motu works unchanged, its COMMITs are only slower; test/sqlite-build.test.ts fails so that
-// it does not go unnoticed. Run `node scripts/patch-sqlite.mjs` again after `npm rebuild better-sqlite3`.
+// minute), checks the result and only then puts the new binary in place. If anything fails, it says so, exits 1 and
+// leaves the installed binary as it was: Motu works unchanged, its COMMITs are only slower. Motu logs which build it
+// runs on at start (`motu started`, `sqlite.pageCacheFix`). The way back to better-sqlite3's own build is
+// `npm rebuild better-sqlite3`; run `npm run sqlite:patched` again after that, or after an `npm install` that updated
+// better-sqlite3. MARK is also src/db/sqlite/build.ts's PAGE_CACHE_FIX_MARK.
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -37,6 +40,12 @@ const SOURCE_ID = /^(#define SQLITE_SOURCE_ID\s+"[^"]*)"/m;
 
 function say(message) {
   console.log(`motu: ${message}`);
+}
+
+/** The fix was asked for and is not there: said, and `npm run sqlite:patched` exits 1. */
+function notApplied(reason) {
+  process.exitCode = 1;
+  say(`SQLite page cache fix NOT applied: ${reason}`);
 }
 
 /** The sqlite_source_id() of the better_sqlite3.node at `binary`, or undefined if it does not load. */
@@ -62,19 +71,19 @@ function main() {
   try {
     packageDir = path.dirname(require.resolve('better-sqlite3/package.json'));
   } catch {
-    return say('better-sqlite3 is not installed; nothing to patch');
+    return notApplied('better-sqlite3 is not installed (run npm install first)');
   }
   const binary = path.join(packageDir, 'build/Release/better_sqlite3.node');
   const installed = existsSync(binary) ? sourceId(packageDir, binary) : undefined;
-  if (installed?.endsWith(MARK)) return; // already built with the fix
+  if (installed?.endsWith(MARK)) return say('SQLite already carries the page cache fix; nothing to do');
 
   const sourceFile = path.join(packageDir, 'deps/sqlite3/sqlite3.c');
   const source = existsSync(sourceFile) ? readFileSync(sourceFile, 'utf8') : '';
   if (source.split(REKEY).length !== 2 || !SOURCE_ID.test(source)) {
-    return say('SQLite page cache fix NOT applied: this better-sqlite3 has no SQLite source Motu knows (docs/performance.md)');
+    return notApplied('this better-sqlite3 has no SQLite source Motu knows (docs/performance.md)');
   }
   const gyp = nodeGyp();
-  if (!gyp) return say("SQLite page cache fix NOT applied: npm's node-gyp was not found");
+  if (!gyp) return notApplied("npm's node-gyp was not found");
 
   const work = mkdtempSync(path.join(tmpdir(), 'motu-sqlite-'));
   try {
@@ -94,16 +103,16 @@ function main() {
     const built = path.join(copy, 'build/Release/better_sqlite3.node');
     if (build.status !== 0 || !existsSync(built)) {
       process.stderr.write(build.stderr.slice(-4000));
-      return say('SQLite page cache fix NOT applied: the build failed (output above); the installed binary is unchanged');
+      return notApplied('the build failed (output above); the installed binary is unchanged');
     }
     if (!sourceId(packageDir, built)?.endsWith(MARK)) {
-      return say('SQLite page cache fix NOT applied: the new build does not load; the installed binary is unchanged');
+      return notApplied('the new build does not load; the installed binary is unchanged');
     }
     // Into the package's directory first, then renamed over the old binary: a process loading it sees one or the other.
     const staged = `${binary}.motu`;
     cpSync(built, staged);
     renameSync(staged, binary);
-    say('SQLite built with the page cache fix');
+    say('SQLite built with the page cache fix (the way back: npm rebuild better-sqlite3)');
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

@@ -3,6 +3,7 @@ import { buildApp } from '../app.js';
 import { createLogger } from '../http/logger.js';
 import type { Config, Role } from '../config.js';
 import { systemClock } from '../shared/clock.js';
+import { sqliteBuild } from '../db/sqlite/build.js';
 import { openMigrated, resolveAdminToken, seedDemo } from './bootstrap.js';
 import { startWorkers } from './workers.js';
 
@@ -32,7 +33,12 @@ export async function serve(config: Config, role: Role, out: (line: string) => v
     listening = await app.listen({ port: config.port, host: config.host });
   }
   const workers = role === 'api' ? undefined : startWorkers(config, db, clock, logger);
-  logger.info({ role, database: db.dialect, listening, url: config.publicUrl }, 'motu started');
+  // On SQLite, which build: `npm run sqlite:patched` (opt-in) rebuilds it with the page cache fix (docs/performance.md).
+  const sqlite = db.dialect === 'sqlite' ? await sqliteBuild(db.kysely) : undefined;
+  logger.info(
+    { role, database: db.dialect, listening, url: config.publicUrl, ...(sqlite ? { sqlite: { version: sqlite.version, pageCacheFix: sqlite.pageCacheFix } } : {}) },
+    'motu started',
+  );
 
   let stopping = false;
   const stop = async (signal: string) => {
