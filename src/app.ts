@@ -46,6 +46,7 @@ import { bankAccountsRoutes } from './modules/bank-accounts/bank-accounts.routes
 import { payoutsAdminRoutes, payoutsRoutes } from './modules/payouts/payouts.routes.js';
 import { disputesAdminRoutes, disputesRoutes } from './modules/disputes/disputes.routes.js';
 import { invoicePageRoutes } from './pages/invoices/invoice-page.routes.js';
+import { dashboardPageRoutes } from './pages/dashboard/dashboard.routes.js';
 import { invoicesRoutes } from './modules/invoices/invoices.routes.js';
 import { subscriptionsRoutes } from './modules/subscriptions/subscriptions.routes.js';
 import { testClocksRoutes } from './modules/test-clocks/test-clocks.routes.js';
@@ -139,6 +140,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(checkoutRoutes(services.checkout, config.publicUrl));
   await app.register(walletPagesRoutes(services.walletSessions));
   await app.register(invoicePageRoutes(services.invoices));
+  await app.register(dashboardPageRoutes());
   await app.register(sdkRoutes(new SdkService(services.checkout, services.walletSessions, config.publicUrl)));
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 

@@ -1,0 +1,125 @@
+// Payments: every matching payment, newest first, filtered through the API's own query parameters (kept in the
+// address, so a filtered list can be bookmarked and shared), one page of 20 at a time, and the CSV of all of them.
+import { useState } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { createColumnHelper } from '@tanstack/react-table';
+import { Link, useSearchParams } from 'react-router';
+import { useTranslation } from 'react-i18next';
+import { api, saveBlob, type Page as ApiPage } from '../api.js';
+import { startOfDay } from '../format.js';
+import type { Payment, Store } from '../types.js';
+import { DataTable, NUMERIC } from '../components/DataTable.js';
+import { DateTime, useTimeZone } from '../components/DateTime.js';
+import { ErrorMessage } from '../components/ErrorMessage.js';
+import { Filters } from '../components/Filters.js';
+import { SelectField, TextField } from '../components/Form.js';
+import { Money } from '../components/Money.js';
+import { Page } from '../components/Page.js';
+import { Pager, useCursor } from '../components/Pager.js';
+import { QueryView } from '../components/QueryView.js';
+import { StatusBadge } from '../components/StatusBadge.js';
+import { statusLabel } from '../labels.js';
+
+const STATUSES = ['pending', 'transit', 'captured', 'failed', 'cancelled', 'expired', 'partially_refunded', 'refunded'];
+const FILTERS = ['status', 'from', 'to', 'amountMin', 'amountMax', 'storeId', 'reference', 'customerEmail', 'cardLast4', 'q'] as const;
+type FilterName = (typeof FILTERS)[number];
+type FilterValues = Record<FilterName, string>;
+
+function readFilters(params: URLSearchParams): FilterValues {
+  return Object.fromEntries(FILTERS.map((name) => [name, params.get(name) ?? ''])) as FilterValues;
+}
+
+/** The filters as GET /api/v1/payments takes them: the dates are whole days of the merchant's time zone. */
+function apiQuery(filters: FilterValues, timeZone: string) {
+  const { from, to, ...rest } = filters;
+  return { ...rest, createdFrom: from ? startOfDay(from, timeZone) : undefined, createdTo: to ? startOfDay(to, timeZone, 1) : undefined };
+}
+
+export function PaymentsPage() {
+  const { t } = useTranslation();
+  const timeZone = useTimeZone();
+  const [params, setParams] = useSearchParams();
+  const applied = readFilters(params);
+  const [draft, setDraft] = useState<FilterValues>(applied);
+  const cursor = useCursor();
+  const query = apiQuery(applied, timeZone);
+  const payments = useQuery({
+    queryKey: ['payments', query, cursor.startingAfter],
+    queryFn: () => api.get<ApiPage<Payment>>('/api/v1/payments', { ...query, limit: 20, startingAfter: cursor.startingAfter }),
+    placeholderData: (previous) => previous,
+  });
+  const stores = useQuery({ queryKey: ['stores'], queryFn: () => api.get<ApiPage<Store>>('/dashboard/api/stores') });
+  const [exporting, setExporting] = useState(false);
+  const [exportError, setExportError] = useState<unknown>(null);
+
+  const apply = (values: FilterValues) => {
+    const next = new URLSearchParams();
+    for (const name of FILTERS) if (values[name].trim()) next.set(name, values[name].trim());
+    cursor.reset();
+    setParams(next);
+  };
+  const set = (name: FilterName) => (event: { target: { value: string } }) => setDraft({ ...draft, [name]: event.target.value });
+  const exportCsv = async () => {
+    setExporting(true);
+    setExportError(null);
+    try {
+      saveBlob(await api.blob('/api/v1/payments', query, 'text/csv'), 'payments.csv');
+    } catch (error) {
+      setExportError(error);
+    } finally {
+      setExporting(false);
+    }
+  };
+
+  const column = createColumnHelper<Payment>();
+  const columns = [
+    column.accessor('createdAt', { header: t('payments.created'), cell: (c) => <DateTime value={c.getValue()} /> }),
+    column.accessor((p) => p.orderReference ?? p.reference, {
+      id: 'reference', header: t('payments.reference'),
+      cell: (c) => <Link to={`/payments/${c.row.original.id}`}>{c.getValue()}</Link>,
+    }),
+    column.accessor('email', { header: t('payments.customer'), cell: (c) => c.getValue() ?? '—' }),
+    column.accessor('cardLast4', { header: t('payments.card'), cell: (c) => (c.getValue() ? `${c.row.original.cardBrand ?? ''} •••• ${c.getValue()}` : '—') }),
+    column.accessor((p) => p.store?.name ?? '—', { id: 'store', header: t('payments.store') }),
+    column.accessor('status', { header: t('payments.status'), cell: (c) => <StatusBadge status={c.getValue()} /> }),
+    column.accessor('amount', { header: t('payments.amount'), meta: NUMERIC, cell: (c) => <Money amount={c.getValue()} currency={c.row.original.currency} eurCents={c.row.original.amountCents} /> }),
+  ];
+
+  return (
+    <Page
+      title={t('payments.title')}
+      actions={<button type="button" className="button secondary" onClick={exportCsv} disabled={exporting}>{t('payments.exportCsv')}</button>}
+    >
+      <ErrorMessage error={exportError} />
+      <Filters label={t('payments.filters')} onApply={() => apply(draft)} onReset={() => { const empty = readFilters(new URLSearchParams()); setDraft(empty); apply(empty); }}>
+        <TextField label={t('payments.search')} type="search" value={draft.q} onChange={set('q')} hint={t('payments.searchHint')} />
+        <SelectField label={t('payments.status')} value={draft.status} onChange={set('status')}>
+          <option value="">{t('common.all')}</option>
+          {STATUSES.map((s) => <option key={s} value={s}>{statusLabel(t, s)}</option>)}
+        </SelectField>
+        <TextField label={t('payments.from')} type="date" value={draft.from} onChange={set('from')} />
+        <TextField label={t('payments.to')} type="date" value={draft.to} onChange={set('to')} />
+        <TextField label={t('payments.amountMin')} type="number" min={0} step={1} inputMode="numeric" value={draft.amountMin} onChange={set('amountMin')} hint={t('payments.amountHint')} />
+        <TextField label={t('payments.amountMax')} type="number" min={0} step={1} inputMode="numeric" value={draft.amountMax} onChange={set('amountMax')} />
+        <SelectField label={t('payments.store')} value={draft.storeId} onChange={set('storeId')}>
+          <option value="">{t('common.all')}</option>
+          {(stores.data?.data ?? []).map((s) => <option key={s.id} value={s.id}>{s.name}</option>)}
+        </SelectField>
+        <TextField label={t('payments.reference')} value={draft.reference} onChange={set('reference')} />
+        <TextField label={t('payments.customerEmail')} type="email" value={draft.customerEmail} onChange={set('customerEmail')} />
+        <TextField label={t('payments.cardLast4')} inputMode="numeric" pattern="[0-9]{4}" maxLength={4} value={draft.cardLast4} onChange={set('cardLast4')} />
+      </Filters>
+      <QueryView query={payments}>
+        {(page) => (
+          <>
+            <DataTable
+              caption={t('payments.caption')} columns={columns} data={page.data} rowKey={(p) => p.id}
+              empty={t('payments.empty')}
+            />
+            <Pager cursor={cursor} hasMore={page.hasMore} lastId={page.data[page.data.length - 1]?.id} />
+          </>
+        )}
+      </QueryView>
+    </Page>
+  );
+}

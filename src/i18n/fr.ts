@@ -1,0 +1,46 @@
+// Textes français : la même forme que en.ts (le compilateur le vérifie).
+import type { en } from './en.js';
+
+export const fr: typeof en = {
+  dashboard: {
+    common: {
+      loading: 'Chargement…', error: 'Erreur :', back: 'Retour', all: 'Tous', applyFilters: 'Filtrer', resetFilters: 'Réinitialiser',
+      pagination: 'Pagination', previous: 'Précédent', next: 'Suivant', pageN: 'Page {{n}}', save: 'Enregistrer', saved: 'Enregistré',
+      create: 'Créer', delete: 'Supprimer', cancel: 'Annuler', copy: 'Copier', yes: 'Oui', no: 'Non', none: 'Aucun', actions: 'Actions',
+    },
+    shell: {
+      skip: 'Aller au contenu', menu: 'Menu', navigation: 'Principale', language: 'Langue', signOut: 'Se déconnecter',
+      testBadge: 'TEST', liveBadge: 'PRODUCTION', liveMode: 'Mode production', nowLive: 'Vous êtes en mode production : paiements réels.',
+      nowTest: 'Vous êtes en mode test.', testBanner: 'Mode test : ces données sont des données de test ; aucun argent réel ne circule.',
+    },
+    nav: {
+      home: 'Accueil', payments: 'Paiements', customers: 'Clients', subscriptions: 'Abonnements', invoices: 'Factures',
+      balance: 'Solde', payouts: 'Virements', disputes: 'Litiges', developers: 'Développeurs', settings: 'Paramètres',
+    },
+    signIn: {
+      title: 'Connexion à Motu', email: 'E-mail', password: 'Mot de passe', code: "Code d'authentification",
+      codeHint: "Le code à 6 chiffres de votre application d'authentification, ou l'un de vos codes de secours.", submit: 'Se connecter',
+      locked: 'Trop de tentatives échouées : ce compte est bloqué. Réessayez dans {{minutes}} minutes.',
+    },
+    setup: {
+      title: 'Choisissez votre mot de passe', intro: 'Bienvenue dans le back-office de {{merchant}}. Votre compte : {{email}}.',
+      password: 'Mot de passe', confirm: 'Confirmer le mot de passe', passwordHint: '{{n}} caractères ou plus.',
+      tooShort: 'Le mot de passe doit compter {{n}} caractères ou plus.', mismatch: 'Les deux mots de passe diffèrent.',
+      submit: 'Enregistrer et se connecter',
+    },
+    notFound: { title: 'Page introuvable', text: "Il n'y a pas de page à cette adresse.", back: 'Aller aux paiements' },
+    status: {
+      pending: 'En attente', transit: 'Autorisé', captured: 'Encaissé', failed: 'Échoué', cancelled: 'Annulé', expired: 'Expiré',
+      partially_refunded: 'Partiellement remboursé', refunded: 'Remboursé', succeeded: 'Réussi', delivered: 'Livré',
+      ready: 'Prête', advancing: 'En avance', active: 'Actif', invited: 'Invité', disabled: 'Désactivé', enabled: 'Activé', revoked: 'Révoquée',
+    },
+    roles: { owner: 'Propriétaire', admin: 'Administrateur', developer: 'Développeur', support: 'Support', analyst: 'Analyste' },
+    payments: {
+      title: 'Paiements', caption: 'Paiements, du plus récent au plus ancien', filters: 'Filtrer les paiements', search: 'Rechercher',
+      searchHint: 'Référence, e-mail, identifiant…', status: 'Statut', from: 'Du', to: 'Au', amountMin: 'Montant minimum',
+      amountMax: 'Montant maximum', amountHint: "Dans la plus petite unité : francs pour XPF, centimes pour EUR.", store: 'Boutique',
+      reference: 'Référence', customerEmail: 'E-mail du client', cardLast4: '4 derniers chiffres de la carte', created: 'Créé le',
+      customer: 'Client', card: 'Carte', amount: 'Montant', exportCsv: 'Exporter en CSV', empty: 'Aucun paiement ne correspond à ces filtres.',
+    },
+  },
+};

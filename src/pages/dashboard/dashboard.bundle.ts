@@ -1,0 +1,55 @@
+// The back-office application's bundle (/dashboard/assets/app-<hash>.js and .css). From the sources (tsx, tests) it is
+// bundled by esbuild on first request; a built install serves dist/dashboard/app.js and app.css, written by
+// `npm run build:dashboard` (part of `npm run build`). Either way it is built once per process and served from memory
+// under names carrying its content hash, so browsers may cache each file for good.
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+export interface DashboardAsset {
+  body: string;
+  /** First 16 hex characters of the SHA-256 of the body: the versioned file name's and the ETag. */
+  hash: string;
+}
+
+export interface DashboardBundle {
+  js: DashboardAsset;
+  css: DashboardAsset;
+}
+
+const ENTRY = fileURLToPath(new URL('../../dashboard/app/main.tsx', import.meta.url));
+const PREBUILT = { js: fileURLToPath(new URL('../../dashboard/app.js', import.meta.url)), css: fileURLToPath(new URL('../../dashboard/app.css', import.meta.url)) };
+
+let cached: Promise<DashboardBundle> | null = null;
+
+export function dashboardBundle(): Promise<DashboardBundle> {
+  cached ??= build().catch((err: unknown) => {
+    cached = null;
+    throw err;
+  });
+  return cached;
+}
+
+function asset(body: string): DashboardAsset {
+  return { body, hash: createHash('sha256').update(body).digest('hex').slice(0, 16) };
+}
+
+async function build(): Promise<DashboardBundle> {
+  if (existsSync(ENTRY)) {
+    const esbuild = await import('esbuild');
+    const out = await esbuild.build({
+      entryPoints: { app: ENTRY }, bundle: true, minify: true, format: 'esm', target: ['es2020'], outdir: 'dashboard',
+      write: false, legalComments: 'none', charset: 'utf8', jsx: 'automatic', define: { 'process.env.NODE_ENV': '"production"' },
+    });
+    const text = (ext: string) => {
+      const file = out.outputFiles.find((f) => f.path.endsWith(ext));
+      if (!file) throw new Error(`The dashboard bundle has no ${ext} output`);
+      return file.text;
+    };
+    return { js: asset(text('.js')), css: asset(text('.css')) };
+  }
+  if (existsSync(PREBUILT.js) && existsSync(PREBUILT.css)) {
+    return { js: asset(readFileSync(PREBUILT.js, 'utf8')), css: asset(readFileSync(PREBUILT.css, 'utf8')) };
+  }
+  throw new Error('The back-office bundle is missing: run `npm run build` (it writes dist/dashboard/app.js and app.css)');
+}

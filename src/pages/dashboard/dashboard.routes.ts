@@ -1,0 +1,65 @@
+// The back-office application's HTML shell and assets. Every page under /dashboard is the same shell: the application
+// (src/dashboard/app) routes in the browser. /dashboard/api/* is the back-office's JSON API, registered elsewhere;
+// an unknown path under it answers a JSON 404 here rather than the shell.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { sendHtml } from '../../http/html.js';
+import { pageLang } from '../../shared/lang.js';
+import { dashboardBundle, type DashboardAsset } from './dashboard.bundle.js';
+
+/** No inline script or style anywhere in the application: it is one script and one stylesheet from here. */
+export const DASHBOARD_CSP = [
+  "default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self' data:", "connect-src 'self'", "font-src 'self'",
+  "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'",
+].join('; ');
+
+function shell(lang: string, js: string, css: string): string {
+  return `<!doctype html>
+<html lang="${lang}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
+<title>Motu</title>
+<link rel="stylesheet" href="/dashboard/assets/app-${css}.css">
+<script type="module" src="/dashboard/assets/app-${js}.js"></script>
+</head>
+<body>
+<div id="root"></div>
+<noscript>Motu's back-office needs JavaScript. / Le back-office de Motu a besoin de JavaScript.</noscript>
+</body>
+</html>
+`;
+}
+
+/** The first language the browser asks for: French for fr*, English otherwise (the application may switch). */
+function shellLang(request: FastifyRequest): 'fr' | 'en' {
+  const first = String(request.headers['accept-language'] ?? '').split(',')[0]!.split(';')[0]!.trim();
+  return first === '' ? 'en' : pageLang(first);
+}
+
+export function dashboardPageRoutes() {
+  return async function routes(app: FastifyInstance): Promise<void> {
+    const page = async (request: FastifyRequest, reply: FastifyReply) => {
+      if (request.url.startsWith('/dashboard/api/') || request.url === '/dashboard/api') {
+        return reply.code(404).send({ code: 'NOT_FOUND', message: `Route ${request.method}:${request.url.split('?')[0]} not found` });
+      }
+      const bundle = await dashboardBundle();
+      return sendHtml(reply, shell(shellLang(request), bundle.js.hash, bundle.css.hash), DASHBOARD_CSP);
+    };
+    app.get('/dashboard', { schema: { hide: true } }, page);
+    app.get('/dashboard/*', { schema: { hide: true } }, page);
+
+    const serve = (type: string, pick: (b: Awaited<ReturnType<typeof dashboardBundle>>) => DashboardAsset) =>
+      async (request: FastifyRequest<{ Params: { hash: string } }>, reply: FastifyReply) => {
+        const file = pick(await dashboardBundle());
+        if (request.params.hash !== file.hash) return reply.code(404).send({ code: 'NOT_FOUND', message: 'No such back-office build' });
+        const etag = `"${file.hash}"`;
+        reply.header('content-type', `${type}; charset=utf-8`).header('etag', etag).header('x-content-type-options', 'nosniff')
+          .header('cache-control', 'public, max-age=31536000, immutable');
+        if (request.headers['if-none-match'] === etag) return reply.code(304).send();
+        return reply.send(file.body);
+      };
+    app.get<{ Params: { hash: string } }>('/dashboard/assets/app-:hash.js', { schema: { hide: true } }, serve('text/javascript', (b) => b.js));
+    app.get<{ Params: { hash: string } }>('/dashboard/assets/app-:hash.css', { schema: { hide: true } }, serve('text/css', (b) => b.css));
+  };
+}
