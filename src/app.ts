@@ -50,6 +50,10 @@ import { dashboardPageRoutes } from './pages/dashboard/dashboard.routes.js';
 import { invoicesRoutes } from './modules/invoices/invoices.routes.js';
 import { subscriptionsRoutes } from './modules/subscriptions/subscriptions.routes.js';
 import { testClocksRoutes } from './modules/test-clocks/test-clocks.routes.js';
+import { backOfficeRoutes } from './modules/back-office/back-office.routes.js';
+import { usersAdminRoutes } from './modules/users/users.admin.routes.js';
+import { usersRoutes } from './modules/users/users.routes.js';
+import { checkCsrf, registerAudit, resolveSession } from './http/dashboard-auth.js';
 
 export interface AppDeps {
   db: Database;
@@ -86,6 +90,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   app.setValidatorCompiler(validatorCompiler());
   app.decorateRequest('merchant', null);
   app.decorateRequest('authFailure', null);
+  app.decorateRequest('user', null);
+  app.decorateRequest('auditId', null);
   app.addSchema(ErrorSchema);
   registerErrorHandling(app);
   registerJsonBodyParser(app);
@@ -156,6 +162,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await admin.register(balanceAdminRoutes(services.balance));
       await admin.register(payoutsAdminRoutes(services.payouts, services.bankFiles));
       await admin.register(disputesAdminRoutes(services.disputes));
+      await admin.register(usersAdminRoutes(services.users));
     },
     { prefix: '/admin/v1' },
   );
@@ -176,9 +183,10 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
         },
       });
       api.removeContentTypeParser('text/plain');
-      const auth = merchantAuthHooks(db);
+      const auth = merchantAuthHooks(db, services.userSessions);
       api.addHook('onRequest', auth.identify);
       api.addHook('preParsing', auth.enforce);
+      registerAudit(api, services.audit);
       registerIdempotency(api, db, clock, secretBox);
       await api.register(customersRoutes(services.customers));
       await api.register(sessionsRoutes(services.paymentSessions));
@@ -199,6 +207,37 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await api.register(invoicesRoutes(services.invoices));
     },
     { prefix: '/api/v1' },
+  );
+
+  // The back-office's own routes: sign-in and set-up are open (rate-limited per client address, and the account's
+  // lockout is in the database); every other route needs the session cookie, and every change its CSRF token.
+  await app.register(
+    async (dashboard) => {
+      await dashboard.register(rateLimit, {
+        max: config.rateLimit.max,
+        timeWindow: config.rateLimit.windowMs,
+        keyGenerator: (request) => (request.user ? `usr:${request.user.userId}` : `ip:${request.ip}`),
+        errorResponseBuilder: (_request, context) => new AppError('RATE_LIMITED', `Too many requests; retry in ${Math.ceil(context.ttl / 1000)} s`, {
+          retryAfterSeconds: Math.ceil(context.ttl / 1000), limit: context.max,
+        }) as unknown as object,
+      });
+      dashboard.removeContentTypeParser('text/plain');
+      const sessionOf = resolveSession(services.userSessions);
+      dashboard.addHook('onRequest', async (request) => {
+        if (request.routeOptions.config?.public) return;
+        const session = await sessionOf(request);
+        if (!session) throw new AppError('UNAUTHORIZED', 'Sign in to the back-office first');
+        checkCsrf(request, session);
+      });
+      registerAudit(dashboard, services.audit);
+      const deps = { secureCookies: config.publicUrl.startsWith('https://'), defaultTimezone: config.timezone };
+      await dashboard.register(usersRoutes({ users: services.users, sessions: services.userSessions, merchants: services.merchants, ...deps }));
+      await dashboard.register(backOfficeRoutes({
+        apiKeys: services.apiKeys, merchants: services.merchants, stores: services.stores, audit: services.audit,
+        timeline: services.timeline, home: services.home, defaultTimezone: config.timezone,
+      }));
+    },
+    { prefix: '/dashboard/api' },
   );
 
   return app;

@@ -29,6 +29,11 @@ import { EventsService } from './modules/webhooks/events.service.js';
 import { WebhooksService } from './modules/webhooks/webhooks.service.js';
 import { DisputesService } from './modules/disputes/disputes.service.js';
 import { TestClocksService } from './modules/test-clocks/test-clocks.service.js';
+import { AuditService } from './modules/audit/audit.service.js';
+import { HomeService } from './modules/back-office/home.js';
+import { TimelineService } from './modules/back-office/timeline.js';
+import { UserSessions } from './modules/users/user-sessions.js';
+import { UsersService } from './modules/users/users.service.js';
 import type { Clock } from './shared/clock.js';
 import { secretBoxFor } from './shared/secret-box.js';
 
@@ -59,6 +64,11 @@ export interface Services {
   subscriptions: SubscriptionsService;
   subscriptionsEngine: SubscriptionsEngine;
   invoices: InvoicesService;
+  users: UsersService;
+  userSessions: UserSessions;
+  audit: AuditService;
+  timeline: TimelineService;
+  home: HomeService;
 }
 
 export function buildServices(config: Config, db: Database, clock: Clock): Services {
@@ -82,6 +92,9 @@ export function buildServices(config: Config, db: Database, clock: Clock): Servi
     }, mail, config.mail?.testAllowlist ?? []);
   const subscriptionsEngine = new SubscriptionsEngine(db, clock, merchantPayments, config.operationClaimSeconds, (owner, invoiceId) => invoices.send(owner, invoiceId));
   const payouts = new PayoutsService(db, clock, bankAccounts, balance, { testPayoutSeconds: config.testPayoutSeconds });
+  const events = new EventsService(db, clock);
+  const disputes = new DisputesService(db, clock);
+  const audit = new AuditService(db, clock);
   return {
     merchants: new MerchantsService(db, clock, secretBoxFor(config)),
     contracts: new ContractsService(db, clock),
@@ -94,7 +107,7 @@ export function buildServices(config: Config, db: Database, clock: Clock): Servi
     refunds,
     merchantPayments,
     webhooks: new WebhooksService(config, db, clock),
-    events: new EventsService(db, clock),
+    events,
     acquirers,
     checkout: new CheckoutService(db, clock, acquirers, config, wallet, customers, mail),
     wallet,
@@ -108,6 +121,11 @@ export function buildServices(config: Config, db: Database, clock: Clock): Servi
     subscriptionsEngine,
     invoices,
     testClocks: new TestClocksService(db, clock),
-    disputes: new DisputesService(db, clock),
+    disputes,
+    users: new UsersService(db, clock, { publicUrl: config.publicUrl, box: secretBoxFor(config), mail }),
+    userSessions: new UserSessions(db, clock),
+    audit,
+    timeline: new TimelineService({ payments, refunds, disputes, events, audit, acquirers }),
+    home: new HomeService(db, clock, balance, payments),
   };
 }

@@ -97,7 +97,7 @@ export function scheduledJobs(db: Database, clock: Clock, config?: Config, logge
     jobs.push({ name: 'release-late-authorizations', everyMs: recoveryEvery, run: (now) => services.merchantPayments.releaseLateAuthorizations(now, recoveryEvery) });
     // Receipts and card-link mails queued in mail_jobs, when MOTU_SMTP_URL is set.
     if (config.mail) {
-      const compose = { db, clock, publicUrl: config.publicUrl, timezone: config.timezone };
+      const compose = { db, clock, publicUrl: config.publicUrl, timezone: config.timezone, setupUrl: (userId: string, nonce: string) => services.users.setupUrl(userId, nonce) };
       jobs.push(...mailJobs({ db, clock, mailer: smtpMailer(config.mail), compose: (job) => composeMail(compose, job), logger }));
     }
   }

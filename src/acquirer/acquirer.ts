@@ -138,6 +138,8 @@ export interface AuthorizationView {
   refusalCode: RefusalCode | null;
   createdAt: string;
   capturedAt: string | null;
+  /** How 3-D Secure went, when the acquirer tells: no challenge, a challenge still open, or its result. */
+  threeDSecure?: 'frictionless' | 'challenge_pending' | 'authenticated' | 'failed';
 }
 
 export interface DisputeNotice {

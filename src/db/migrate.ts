@@ -31,6 +31,7 @@ import * as m0028 from './migrations/0028_disputes.js';
 import * as m0029 from './migrations/0029_payout_schedules.js';
 import * as m0030 from './migrations/0030_subscriptions.js';
 import * as m0031 from './migrations/0031_invoices.js';
+import * as m0032 from './migrations/0032_back_office.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_core': m0001,
@@ -63,6 +64,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0029_payout_schedules': m0029,
   '0030_subscriptions': m0030,
   '0031_invoices': m0031,
+  '0032_back_office': m0032,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

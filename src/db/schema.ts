@@ -18,6 +18,8 @@ import type { SubscriptionDueDatesTable, SubscriptionsTable } from '../modules/s
 import type { MailAttemptsTable, MailJobsTable } from '../mail/mail.table.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEventsTable } from '../events/events.table.js';
 import type { WebhookEndpointsTable } from '../modules/webhooks/endpoints.table.js';
+import type { UserSessionsTable, UsersTable } from '../modules/users/users.table.js';
+import type { AuditLogTable } from '../modules/audit/audit.table.js';
 
 export interface DB {
   settings: SettingsTable;
@@ -59,4 +61,7 @@ export interface DB {
   invoice_payments: InvoicePaymentsTable;
   credit_notes: CreditNotesTable;
   billing_sequences: BillingSequencesTable;
+  users: UsersTable;
+  user_sessions: UserSessionsTable;
+  audit_log: AuditLogTable;
 }

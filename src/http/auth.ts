@@ -4,7 +4,10 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../db/database.js';
 import { apiKeyAuthenticator } from '../modules/merchants/api-keys.js';
 import type { Principal } from '../modules/merchants/principal.js';
+import { roleMayCall } from '../modules/users/roles.js';
+import type { UserSessions } from '../modules/users/user-sessions.js';
 import { AppError } from '../shared/errors.js';
+import { checkCsrf, resolveSession, sessionToken, userPrincipal } from './dashboard-auth.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -15,6 +18,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The route answers a secret (the webhook signing secret): refused to read-only keys, even on GET. */
     readsSecret?: boolean;
+    /** A back-office route open without a session (sign-in, the set-up link). */
+    public?: boolean;
   }
 }
 
@@ -31,8 +36,8 @@ export function bearerToken(request: FastifyRequest): string | undefined {
  * id, or against the client address when no key was identified; `enforce` (preParsing) answers a kept failure. So
  * however "Bearer" is spelled, one key has one budget, and failed attempts are limited too.
  */
-export function merchantAuthHooks(db: Database) {
-  const authenticate = merchantAuthHook(db);
+export function merchantAuthHooks(db: Database, userSessions: UserSessions) {
+  const authenticate = merchantAuthHook(db, userSessions);
   return {
     async identify(request: FastifyRequest, reply: FastifyReply): Promise<void> {
       try {
@@ -54,10 +59,28 @@ export function rateLimitKey(request: FastifyRequest): string {
   return request.merchant ? `key:${request.merchant.keyId}` : `ip:${request.ip}`;
 }
 
-function merchantAuthHook(db: Database) {
+function merchantAuthHook(db: Database, userSessions: UserSessions) {
   const authenticate = apiKeyAuthenticator(db);
+  const sessionOf = resolveSession(userSessions);
   return async function authenticateRequest(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     const token = bearerToken(request);
+    // Without a key, the back-office's session cookie: the signed-in user's merchant, mode and role.
+    if (!token && sessionToken(request) !== undefined) {
+      const session = await sessionOf(request);
+      if (!session) throw new AppError('UNAUTHORIZED', 'Your back-office session has ended; sign in again');
+      {
+        request.merchant = userPrincipal(session);
+        checkCsrf(request, session);
+        const path = (request.routeOptions.url ?? '').replace(/^\/api\/v1/, '');
+        if (!roleMayCall(session.role, request.method, path, request.routeOptions.config?.readsSecret === true)) {
+          throw new AppError('PERMISSION_DENIED', `Your role (${session.role}) does not allow this; ask an owner or admin of your team`);
+        }
+        if (session.mode === 'live' && request.url.startsWith('/api/v1/test-helpers/')) {
+          throw new AppError('PERMISSION_DENIED', 'Test helpers work in test mode; switch the back-office to test');
+        }
+        return;
+      }
+    }
     if (!token) throw new AppError('UNAUTHORIZED', 'Send your secret key as "Authorization: Bearer sk_test_…"');
     const principal = await authenticate(token);
     request.merchant = principal;

@@ -39,5 +39,28 @@ export const en = {
       reference: 'Reference', customerEmail: 'Customer email', cardLast4: 'Card last 4 digits', created: 'Created',
       customer: 'Customer', card: 'Card', amount: 'Amount', exportCsv: 'Export CSV', empty: 'No payment matches these filters.',
     },
+    payment: {
+      title: 'Payment {{reference}}', backToList: '← All payments', summary: 'Summary', id: 'Payment id', reference: 'Payment reference',
+      orderReference: 'Order reference', customer: 'Customer', card: 'Card', store: 'Store', captureMode: 'Capture mode',
+      created: 'Created', authorizedAt: 'Authorized', capturedAt: 'Captured', settledAt: 'Settled', capturedAmount: 'Captured amount',
+      refundedAmount: 'Refunded amount', disputedAmount: 'Disputed amount', refusal: 'Refusal', fees: 'Fees',
+      feesCaption: 'Motu fees on this payment', feeLine: 'Line', amount: 'Amount', feesTotal: 'Total fees', net: 'Net amount',
+      timeline: 'Timeline', capture: 'Capture', cancel: 'Cancel payment', refund: 'Refund',
+      captureTitle: 'Capture this payment?', captureText: 'Authorized amount:', captureAmount: 'Amount to capture (empty: all)',
+      cancelTitle: 'Cancel this payment?', cancelText: 'The authorization is released; the customer is not charged. This cannot be undone.',
+      refundTitle: 'Refund this payment?', refundText: 'Refundable:', refundAmount: 'Amount to refund (empty: all of it)', refundReason: 'Reason (optional)',
+      amountMinorHint: 'In the smallest unit: francs for XPF, cents for EUR.',
+      captured: 'Payment captured.', cancelled: 'Payment cancelled.', refunded: 'Refund requested.',
+    },
+    timeline: {
+      attempt: 'Authorization attempt', refusalCode: 'refusal code', threeDSecure: '3-D Secure', refund: 'Refund', dispute: 'Dispute',
+      teamAction: 'Team action', event: 'Event',
+    },
+    events: {
+      title: 'Event log', caption: 'Events, newest first', type: 'Type', created: 'Created', deliveries: 'Deliveries', resend: 'Resend',
+      resent: 'The event is being delivered again.', noDelivery: 'No delivery: no endpoint or notification URL took this event.',
+      attempt: 'Attempt {{n}}', noAnswer: 'no answer', nextAttempt: 'Next attempt:', empty: 'No event yet.', payment: 'Payment',
+      filterType: 'Event type', show: 'Show deliveries', hide: 'Hide deliveries',
+    },
   },
 };

@@ -42,5 +42,28 @@ export const fr: typeof en = {
       reference: 'Référence', customerEmail: 'E-mail du client', cardLast4: '4 derniers chiffres de la carte', created: 'Créé le',
       customer: 'Client', card: 'Carte', amount: 'Montant', exportCsv: 'Exporter en CSV', empty: 'Aucun paiement ne correspond à ces filtres.',
     },
+    payment: {
+      title: 'Paiement {{reference}}', backToList: '← Tous les paiements', summary: 'Résumé', id: 'Identifiant', reference: 'Référence du paiement',
+      orderReference: 'Référence de commande', customer: 'Client', card: 'Carte', store: 'Boutique', captureMode: "Mode d'encaissement",
+      created: 'Créé le', authorizedAt: 'Autorisé le', capturedAt: 'Encaissé le', settledAt: 'Réglé le', capturedAmount: 'Montant encaissé',
+      refundedAmount: 'Montant remboursé', disputedAmount: 'Montant contesté', refusal: 'Refus', fees: 'Frais',
+      feesCaption: 'Frais Motu sur ce paiement', feeLine: 'Ligne', amount: 'Montant', feesTotal: 'Total des frais', net: 'Montant net',
+      timeline: 'Historique', capture: 'Encaisser', cancel: 'Annuler le paiement', refund: 'Rembourser',
+      captureTitle: 'Encaisser ce paiement ?', captureText: 'Montant autorisé :', captureAmount: 'Montant à encaisser (vide : tout)',
+      cancelTitle: 'Annuler ce paiement ?', cancelText: "L'autorisation est libérée ; le client n'est pas débité. C'est définitif.",
+      refundTitle: 'Rembourser ce paiement ?', refundText: 'Remboursable :', refundAmount: 'Montant à rembourser (vide : tout)', refundReason: 'Motif (facultatif)',
+      amountMinorHint: 'Dans la plus petite unité : francs pour XPF, centimes pour EUR.',
+      captured: 'Paiement encaissé.', cancelled: 'Paiement annulé.', refunded: 'Remboursement demandé.',
+    },
+    timeline: {
+      attempt: "Tentative d'autorisation", refusalCode: 'code de refus', threeDSecure: '3-D Secure', refund: 'Remboursement', dispute: 'Litige',
+      teamAction: "Action de l'équipe", event: 'Événement',
+    },
+    events: {
+      title: 'Journal des événements', caption: 'Événements, du plus récent au plus ancien', type: 'Type', created: 'Créé le', deliveries: 'Livraisons', resend: 'Renvoyer',
+      resent: "L'événement est renvoyé.", noDelivery: "Aucune livraison : ni point de terminaison ni URL de notification pour cet événement.",
+      attempt: 'Tentative {{n}}', noAnswer: 'pas de réponse', nextAttempt: 'Prochaine tentative :', empty: "Aucun événement pour l'instant.", payment: 'Paiement',
+      filterType: "Type d'événement", show: 'Voir les livraisons', hide: 'Masquer les livraisons',
+    },
   },
 };

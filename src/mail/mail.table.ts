@@ -1,8 +1,11 @@
 import type { Selectable } from 'kysely';
 import type { Mode } from '../modules/merchants/merchants.table.js';
 
-/** receipt: subject is a payment (pay_…); card_link: subject is a card link (cl_…); invoice: an invoice sent (inv_…). */
-export type MailKind = 'receipt' | 'card_link' | 'invoice';
+/**
+ * receipt: subject is a payment (pay_…); card_link: subject is a card link (cl_…); invoice: an invoice sent (inv_…);
+ * invitation: a back-office user invited, `usr_…:<set-up nonce>` (a new invitation of the same user is a new mail).
+ */
+export type MailKind = 'receipt' | 'card_link' | 'invoice' | 'invitation';
 /** pending (due at next_attempt_at) → sending (claimed, leased) → sent | failed (retries exhausted) | skipped (no longer due: link used or cancelled). */
 export type MailStatus = 'pending' | 'sending' | 'sent' | 'failed' | 'skipped';
 

@@ -13,7 +13,7 @@ export interface PageRequest {
   startingAfter?: string;
 }
 
-type Paged = 'customers' | 'payments' | 'payment_sessions' | 'payment_methods' | 'card_links' | 'webhook_endpoints' | 'bank_accounts' | 'payouts' | 'test_clocks' | 'disputes' | 'subscriptions' | 'invoices';
+type Paged = 'customers' | 'payments' | 'payment_sessions' | 'payment_methods' | 'card_links' | 'webhook_endpoints' | 'bank_accounts' | 'payouts' | 'test_clocks' | 'disputes' | 'subscriptions' | 'invoices' | 'audit_log';
 
 /**
  * Applies the cursor to a query over a table with `id` and `created_at`, ordered by (created_at, id) descending.

@@ -1,4 +1,5 @@
 // The `motu` command line: serve, migrate, and one command per admin API call, printing JSON.
+import { UserBody } from '../modules/users/users.admin.routes.js';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { TSchema } from 'typebox';
@@ -41,6 +42,9 @@ const USAGE = `Usage: motu <command> [options]
   stores update ID [--name NAME] [--active true|false] [--contract ID]
   keys create --merchant ID --mode test|live [--permission write|read] [--store ID]
   keys revoke ID
+  users create --merchant ID --email EMAIL --role owner|admin|developer|support|analyst
+                                           a back-office user; prints its one-time set-up link (docs/back-office.md)
+  users list --merchant ID
   adjustments create --merchant ID --mode test|live --currency EUR|XPF --amount SIGNED_MINOR_UNITS --reason TEXT
                                            correct a merchant's balance (an adjustment transaction, available at once)
   disputes open PAYMENT_ID --kind chargeback|inquiry --reason REASON [--amount MINOR_UNITS]
@@ -62,6 +66,7 @@ Configuration comes from the environment (see README).`;
 
 const OPTIONS = {
   role: { type: 'string' },
+  email: { type: 'string' },
   name: { type: 'string' },
   'display-name': { type: 'string' },
   'primary-color': { type: 'string' },
@@ -303,6 +308,12 @@ export async function main(argv: string[], print: (line: string) => void = conso
           }
           return services.payouts.recordAnswer(need(id, 'id'), { paid: false, reason });
         }
+        case 'users create': {
+          const created = await services.users.create(need(str(v, 'merchant'), 'merchant'), checked(UserBody, { email: str(v, 'email'), role: str(v, 'role') }));
+          return { ...created.user, setupUrl: created.setupUrl };
+        }
+        case 'users list':
+          return { data: await services.users.list(need(str(v, 'merchant'), 'merchant')) };
         case 'disputes open':
           return services.disputes.openByOperator(need(id, 'payment id'), checked(AdminOpenBody, {
             kind: str(v, 'kind'), reason: str(v, 'reason'), amount: int(v, 'amount'),

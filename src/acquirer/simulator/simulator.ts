@@ -434,6 +434,8 @@ function viewOf(row: AcquirerAuthorizationRow, card: AcquirerCardRow): Authoriza
     id: row.id, merchantReference: row.merchant_reference, status: row.status, amount: row.amount, currency: row.currency,
     capturedAmount: row.captured_amount, refundedAmount: row.refunded_amount, card: cardInfo(card),
     refusalCode: row.refusal_code as RefusalCode | null, createdAt: row.created_at, capturedAt: row.captured_at,
+    threeDSecure: row.authentication === 'authenticated' || row.authentication === 'failed' ? row.authentication
+      : row.status === 'challenge' ? 'challenge_pending' : 'frictionless',
   };
 }
 

@@ -28,7 +28,7 @@ export function Shell() {
       <a className="skip-link" href="#main">{t('shell.skip')}</a>
       <header className="topbar">
         <div className="brand">
-          <button type="button" className="menu-button" aria-expanded={menuOpen} aria-controls="main-nav" onClick={() => setMenuOpen(!menuOpen)}>
+          <button type="button" className="menu-button button secondary small" aria-expanded={menuOpen} aria-controls="main-nav" onClick={() => setMenuOpen(!menuOpen)}>
             {t('shell.menu')}
           </button>
           <span className="merchant-name">{me.merchant.displayName || me.merchant.name}</span>

@@ -4,11 +4,13 @@ import type { ReactElement } from 'react';
 import { Navigate } from 'react-router';
 import type { ParseKeys } from 'i18next';
 import { PaymentsPage } from './pages/Payments.js';
+import { PaymentDetailPage } from './pages/PaymentDetail.js';
 
 export const PAGES: Array<{ path: string; element: ReactElement }> = [
   // Until the home page exists, the back-office opens on the payments.
   { path: '/', element: <Navigate to="/payments" replace /> },
   { path: '/payments', element: <PaymentsPage /> },
+  { path: '/payments/:id', element: <PaymentDetailPage /> },
 ];
 
 /** The main navigation, in this order; each label's English text is the link's accessible name. */

@@ -106,7 +106,10 @@ export interface AuditEntry {
 
 export interface Timeline {
   payment: Payment;
-  attempts: Array<{ at: string; outcome: string; refusalCode: string | null; threeDSecure: unknown }>;
+  attempts: Array<{
+    id?: string; at: string; status?: string; outcome?: string; amount?: number; currency?: string; refusalCode: string | null;
+    threeDSecure: unknown; card?: { brand: string; last4: string };
+  }>;
   refunds: Refund[];
   disputes: Array<{ id: string; status: string; reason?: string | null; amount: number; currency: string; createdAt: string }>;
   events: MotuEvent[];

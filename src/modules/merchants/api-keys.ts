@@ -10,7 +10,7 @@ import { sha256Hex } from '../../shared/hash.js';
 import { newId, randomToken } from '../../shared/ids.js';
 import type { ApiKey, Mode, Permission } from './merchants.table.js';
 import { requireMerchant } from './merchants.repository.js';
-import type { Principal } from './principal.js';
+import type { Owner, Principal } from './principal.js';
 
 const KEY_PATTERN = /^sk_(test|live)_[0-9A-Za-z]{32}$/;
 
@@ -74,6 +74,30 @@ export class ApiKeysService {
     });
   }
 
+  /** The keys of a merchant's environment, newest first, never their secret (only its last four characters). */
+  async list(owner: Owner) {
+    const rows = await this.db.kysely.selectFrom('api_keys').select(['id', 'mode', 'permission', 'store_id', 'last4', 'created_at', 'revoked_at'])
+      .where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode).orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
+    return rows.map(keyView);
+  }
+
+  /** A key of the merchant's environment (the back-office): created in that mode, answered with its secret once. */
+  async createOwned(owner: Owner, input: Omit<KeyInput, 'mode'>) {
+    const created = await this.create(owner.merchantId, { ...input, mode: owner.mode });
+    return { ...created, last4: created.secretKey.slice(-4), createdAt: this.now(), revokedAt: null };
+  }
+
+  /** Revokes a key of the merchant's environment; another merchant's or mode's key is 404. */
+  async revokeOwned(owner: Owner, id: string) {
+    const key = await this.db.kysely.selectFrom('api_keys').select('id').where('id', '=', id)
+      .where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode).executeTakeFirst();
+    if (!key) throw notFound('key', id);
+    await this.revoke(id);
+    const row = await this.db.kysely.selectFrom('api_keys').select(['id', 'mode', 'permission', 'store_id', 'last4', 'created_at', 'revoked_at'])
+      .where('id', '=', id).executeTakeFirstOrThrow();
+    return keyView(row);
+  }
+
   async revoke(id: string) {
     const now = this.now();
     const result = await this.db.kysely
@@ -89,6 +113,10 @@ export class ApiKeysService {
     }
     return { id, revoked: true, revokedAt: now };
   }
+}
+
+function keyView(row: Pick<ApiKey, 'id' | 'mode' | 'permission' | 'store_id' | 'last4' | 'created_at' | 'revoked_at'>) {
+  return { id: row.id, mode: row.mode, permission: row.permission, storeId: row.store_id, last4: row.last4, createdAt: row.created_at, revokedAt: row.revoked_at };
 }
 
 export async function insertKey(trx: Trx, merchantId: string, input: KeyInput, secretKey: string, now: string): Promise<string> {

@@ -1,6 +1,7 @@
 // Who is asking, as the services see it: a merchant's environment, the key that spoke for it and what that key may
 // do. The transport builds it (today from a secret key; a back-office user or an agency acting for its client are
 // other ways in), and services take it without knowing any HTTP type.
+import type { Role } from '../users/users.table.js';
 import type { Mode, Permission } from './merchants.table.js';
 
 export interface Principal {
@@ -17,6 +18,8 @@ export interface Principal {
    * what that party may do). Absent for the merchant's own keys, the only way in today.
    */
   readonly actingFor?: { readonly kind: 'agency' | 'platform'; readonly id: string };
+  /** A back-office user signed in with the session cookie (then `keyId` is the user's id): the audit names them. */
+  readonly user?: { readonly id: string; readonly role: Role };
 }
 
 /**

@@ -36,6 +36,12 @@ export class StoresService {
     return this.clock.now().toISOString();
   }
 
+  /** A merchant's stores, oldest first (the back-office's store filter). */
+  async listOf(merchantId: string) {
+    const rows = await this.db.kysely.selectFrom('stores').selectAll().where('merchant_id', '=', merchantId).orderBy('created_at').orderBy('id').execute();
+    return rows.map(storeView);
+  }
+
   async create(merchantId: string, input: StoreInput) {
     const id = newId('sto');
     try {

@@ -15,6 +15,7 @@ import type { Clock } from '../../shared/clock.js';
 import type { MailJobRow } from '../../mail/mail.table.js';
 import { isPaid } from '../../modules/payments/payment-status.js';
 import type { OutgoingMail } from '../../mail/mailer.js';
+import { SETUP_LINK_HOURS } from '../../modules/users/users.service.js';
 
 type Lang = 'fr' | 'en';
 
@@ -27,6 +28,8 @@ const TEXT = {
     receiptFile: 'recu',
     invoiceSubject: 'Facture {number} · {merchant}',
     invoiceBody: 'Bonjour,\n\n{merchant} vous adresse la facture {number} : {amount} à payer avant le {due}.\n\nVoir et payer la facture : {url}\n\nLa facture est jointe à ce message (PDF).',
+    invitationSubject: 'Invitation à rejoindre {merchant} sur Motu',
+    invitationBody: "Bonjour,\n\nVous êtes invité(e) à rejoindre l'équipe de {merchant} sur son espace de gestion des paiements.\n\nChoisir mon mot de passe : {url}\n\nCe lien est valable {hours} heures et une seule fois.",
   },
   en: {
     receiptSubject: 'Your payment receipt · {merchant}',
@@ -36,6 +39,8 @@ const TEXT = {
     receiptFile: 'receipt',
     invoiceSubject: 'Invoice {number} · {merchant}',
     invoiceBody: 'Hello,\n\n{merchant} sends you invoice {number}: {amount} due by {due}.\n\nView and pay the invoice: {url}\n\nThe invoice is attached (PDF).',
+    invitationSubject: 'Join {merchant} on Motu',
+    invitationBody: "Hello,\n\nYou are invited to join {merchant}'s team in its payments back-office.\n\nChoose my password: {url}\n\nThis link is valid {hours} hours, once.",
   },
 } as const;
 
@@ -55,11 +60,14 @@ export interface ComposeDeps {
   publicUrl: string;
   /** MOTU_TIMEZONE: receipts of a merchant without its own time zone. */
   timezone: string;
+  /** The set-up link of a back-office user's invitation (the link's key never leaves the users module). */
+  setupUrl: (userId: string, nonce: string) => string;
 }
 
 export async function composeMail(deps: ComposeDeps, job: MailJobRow): Promise<OutgoingMail | null> {
   const lang: Lang = job.locale === 'en' ? 'en' : 'fr';
   if (job.kind === 'invoice') return invoiceMail(deps, job, lang);
+  if (job.kind === 'invitation') return invitationMail(deps, job, lang);
   return job.kind === 'receipt' ? receiptMail(deps, job, lang) : cardLinkMail(deps, job, lang);
 }
 
@@ -112,4 +120,17 @@ async function invoiceMail({ db, publicUrl }: ComposeDeps, job: MailJobRow, lang
     to: job.recipient, subject: fill(t.invoiceSubject, values), text, html: html(text, url),
     attachments: [{ filename: `${invoice.number}.pdf`, content: pdf, contentType: 'application/pdf' }],
   };
+}
+
+async function invitationMail({ db, clock, setupUrl }: ComposeDeps, job: MailJobRow, lang: Lang): Promise<OutgoingMail | null> {
+  const [userId, nonce] = job.subject_id.split(':');
+  const user = await db.kysely.selectFrom('users').selectAll().where('id', '=', userId ?? '').executeTakeFirst();
+  // Used, replaced by a newer invitation, expired, or the user removed meanwhile: the link would not work.
+  if (!user || !nonce || user.setup_nonce !== nonce || user.removed_at || !user.setup_expires_at || user.setup_expires_at <= clock.now().toISOString()) return null;
+  const merchant = await db.kysely.selectFrom('merchants').selectAll().where('id', '=', user.merchant_id).executeTakeFirstOrThrow();
+  const url = setupUrl(user.id, nonce);
+  const t = TEXT[lang];
+  const values = { merchant: displayName(merchant), url, hours: String(SETUP_LINK_HOURS) };
+  const text = fill(t.invitationBody, values);
+  return { to: job.recipient, subject: fill(t.invitationSubject, values), text, html: html(text, url) };
 }

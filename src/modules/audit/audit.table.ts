@@ -1,0 +1,17 @@
+import type { Selectable } from 'kysely';
+import type { Mode } from '../merchants/merchants.table.js';
+
+export type AuditOutcome = 'pending' | 'succeeded' | 'failed';
+
+export interface AuditLogTable {
+  id: string;
+  merchant_id: string;
+  mode: Mode;
+  user_id: string;
+  action: string;
+  object_id: string | null;
+  outcome: AuditOutcome;
+  status_code: number | null;
+  created_at: string;
+}
+export type AuditRow = Selectable<AuditLogTable>;

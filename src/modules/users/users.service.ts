@@ -1,0 +1,310 @@
+// The merchant's team: users created by the operator or invited by an owner or admin, set up through a one-time
+// link, signed in with a password and, when they turned it on, a TOTP or recovery code. Lockouts and used codes are
+// rows, so every api process sees them.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { Database, Trx } from '../../db/database.js';
+import type { MailOutbox } from '../../mail/outbox.js';
+import { mailable } from '../../mail/outbox.js';
+import type { Clock } from '../../shared/clock.js';
+import { AppError, invalidField, notFound } from '../../shared/errors.js';
+import { newId, randomToken } from '../../shared/ids.js';
+import type { SecretBox } from '../../shared/secret-box.js';
+import { requireMerchant } from '../merchants/merchants.repository.js';
+import { checkPasswordRules, hashPassword, passwordMatches } from './passwords.js';
+import { mayAssign, mayManageTeam } from './roles.js';
+import { newRecoveryCodes, newTotpSecret, recoveryCodeHash, totpFor, totpStep } from './two-factor.js';
+import type { UserSession } from './user-sessions.js';
+import { ROLES, type Role, type UserRow } from './users.table.js';
+
+export const SETUP_LINK_HOURS = 72;
+export const LOCKOUT_FAILURES = 10;
+export const LOCKOUT_MINUTES = 15;
+
+export interface UserView {
+  id: string;
+  email: string;
+  role: Role;
+  status: 'invited' | 'active';
+  twoFactorEnabled: boolean;
+  createdAt: string;
+  lastSignInAt: string | null;
+}
+
+export function userView(row: UserRow): UserView {
+  return {
+    id: row.id, email: row.email, role: row.role, status: row.password_hash ? 'active' : 'invited',
+    twoFactorEnabled: row.totp_enabled === 1, createdAt: row.created_at, lastSignInAt: row.last_sign_in_at,
+  };
+}
+
+export interface NewUser {
+  user: UserView;
+  /** The set-up link; null when it was mailed to the user instead (an invitation with a mailer configured). */
+  setupUrl: string | null;
+  emailSent: boolean;
+}
+
+export class UsersService {
+  private readonly setupKey: Buffer;
+
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+    private readonly options: { publicUrl: string; box: SecretBox; mail: MailOutbox | null },
+  ) {
+    this.setupKey = options.box.derivedKey('back-office-setup-link');
+  }
+
+  private now(): Date {
+    return this.clock.now();
+  }
+
+  /** The operator's way in (`motu users create`): a user of any role, its set-up link answered to the operator. */
+  async create(merchantId: string, input: { email: string; role: string }): Promise<NewUser> {
+    return this.add(merchantId, input, null, false);
+  }
+
+  /** An owner or admin invites a teammate: mailed when a mailer is configured, the link answered otherwise. */
+  async invite(actor: UserSession, input: { email: string; role: string }): Promise<NewUser> {
+    const role = parseRole(input.role);
+    if (!mayAssign(actor.role, role)) throw new AppError('PERMISSION_DENIED', `A ${actor.role} cannot invite a user as ${role}`);
+    return this.add(actor.merchantId, input, actor.userId, this.options.mail !== null);
+  }
+
+  private async add(merchantId: string, input: { email: string; role: string }, invitedBy: string | null, mailIt: boolean): Promise<NewUser> {
+    const email = input.email.trim().toLowerCase();
+    if (!mailable(email)) throw invalidField('email', 'must be an email address');
+    const role = parseRole(input.role);
+    const nonce = randomToken(22);
+    const now = this.now();
+    const expires = new Date(now.getTime() + SETUP_LINK_HOURS * 3600_000).toISOString();
+    const row = await this.db.transaction(async (trx) => {
+      await requireMerchant(trx, merchantId);
+      const existing = await trx.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
+      if (existing && existing.removed_at === null) throw new AppError('ALREADY_EXISTS', 'A user with this email already exists', { field: 'email' });
+      const fresh = {
+        merchant_id: merchantId, email, role, password_hash: null, setup_nonce: nonce, setup_expires_at: expires,
+        totp_secret: null, totp_enabled: 0, totp_last_step: null, recovery_codes: null, failed_sign_ins: 0, locked_until: null,
+        invited_by: invitedBy, created_at: now.toISOString(), last_sign_in_at: null, removed_at: null,
+      };
+      // A removed user's address is given a new life: the same row (its past actions keep their author), set up afresh.
+      const id = existing?.id ?? newId('usr');
+      if (existing) await trx.updateTable('users').set(fresh).where('id', '=', id).execute();
+      else await trx.insertInto('users').values({ id, ...fresh }).execute();
+      const sent = mailIt && this.options.mail
+        ? (await this.options.mail.enqueue(trx, { merchantId, mode: 'live', kind: 'invitation', subjectId: `${id}:${nonce}`, recipient: email, locale: 'en' })) !== null
+        : false;
+      return { id, ...fresh, sent };
+    });
+    return { user: userView(row), setupUrl: row.sent ? null : this.setupUrl(row.id, nonce), emailSent: row.sent };
+  }
+
+  /** The set-up link of a user and nonce (the invitation mail is composed from them, later, by the worker). */
+  setupUrl(userId: string, nonce: string): string {
+    return `${this.options.publicUrl}/dashboard/setup/${userId}.${this.setupMac(userId, nonce)}`;
+  }
+
+  private setupMac(userId: string, nonce: string): string {
+    return createHmac('sha256', this.setupKey).update(`${userId}\n${nonce}`).digest('base64url');
+  }
+
+  /** The user a set-up link names, if the link is still good: unused, unexpired, the user not removed. */
+  private async setupUser(trx: Trx | Database['kysely'], token: string): Promise<UserRow> {
+    const match = /^(usr_[0-9A-Za-z]{22})\.([A-Za-z0-9_-]{43})$/.exec(token);
+    const gone = notFound('set-up link');
+    if (!match) throw gone;
+    const row = await trx.selectFrom('users').selectAll().where('id', '=', match[1]!).executeTakeFirst();
+    if (!row || row.removed_at !== null || row.setup_nonce === null || row.setup_expires_at === null) throw gone;
+    const expected = Buffer.from(this.setupMac(row.id, row.setup_nonce));
+    const given = Buffer.from(match[2]!);
+    if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw gone;
+    if (Date.parse(row.setup_expires_at) <= this.now().getTime()) throw gone;
+    return row;
+  }
+
+  async setupInfo(token: string): Promise<{ email: string; merchantName: string }> {
+    const row = await this.setupUser(this.db.kysely, token);
+    const merchant = await this.db.kysely.selectFrom('merchants').select(['name', 'display_name']).where('id', '=', row.merchant_id).executeTakeFirstOrThrow();
+    return { email: row.email, merchantName: merchant.display_name ?? merchant.name };
+  }
+
+  /** Sets the password through the link, once; answers the user, whom the caller signs in. */
+  async completeSetup(token: string, password: string): Promise<UserRow> {
+    checkPasswordRules(password);
+    const passwordHash = await hashPassword(password);
+    return this.db.transaction(async (trx) => {
+      const row = await this.setupUser(trx, token);
+      // Guarded by the nonce: of two uses of one link racing, one sets the password.
+      const res = await trx.updateTable('users')
+        .set({ password_hash: passwordHash, setup_nonce: null, setup_expires_at: null, failed_sign_ins: 0, locked_until: null, last_sign_in_at: this.now().toISOString() })
+        .where('id', '=', row.id).where('setup_nonce', '=', row.setup_nonce).executeTakeFirst();
+      if (Number(res.numUpdatedRows) !== 1) throw notFound('set-up link');
+      return { ...row, password_hash: passwordHash };
+    });
+  }
+
+  /**
+   * Email, password and, with two-factor on, a TOTP or recovery code. Every wrong password or code counts; the tenth
+   * in a row locks the account LOCKOUT_MINUTES, during which even the right password is refused.
+   */
+  async signIn(input: { email: string; password: string; code?: string }): Promise<UserRow> {
+    const email = input.email.trim().toLowerCase();
+    const row = await this.db.kysely.selectFrom('users').selectAll().where('email', '=', email).where('removed_at', 'is', null).executeTakeFirst();
+    const now = this.now();
+    if (row) this.refuseIfLocked(row, now);
+    if (!(await passwordMatches(row?.password_hash ?? null, input.password)) || !row) {
+      if (row?.password_hash) await this.countFailure(row.id);
+      throw new AppError('INVALID_CREDENTIALS', 'The email or the password is wrong');
+    }
+    if (row.totp_enabled === 1) {
+      const code = input.code?.trim();
+      if (!code) throw new AppError('TWO_FACTOR_REQUIRED', 'Enter the code of your authenticator app, or a recovery code');
+      if (!(await this.acceptSecondFactor(row, code))) {
+        await this.countFailure(row.id);
+        throw new AppError('INVALID_TWO_FACTOR_CODE', 'This code is not valid');
+      }
+    }
+    await this.db.kysely.updateTable('users').set({ failed_sign_ins: 0, locked_until: null, last_sign_in_at: now.toISOString() }).where('id', '=', row.id).execute();
+    return row;
+  }
+
+  private refuseIfLocked(row: UserRow, now: Date): void {
+    if (row.locked_until && Date.parse(row.locked_until) > now.getTime()) {
+      const retryAfterSeconds = Math.ceil((Date.parse(row.locked_until) - now.getTime()) / 1000);
+      throw new AppError('ACCOUNT_LOCKED', `Too many failed sign-ins: this account is locked for ${Math.ceil(retryAfterSeconds / 60)} more minutes`, { retryAfterSeconds });
+    }
+  }
+
+  private async countFailure(userId: string): Promise<void> {
+    const now = this.now();
+    const lockedUntil = await this.db.transaction(async (trx) => {
+      const row = await this.db.lockForUpdate(trx.selectFrom('users').select(['failed_sign_ins', 'locked_until']).where('id', '=', userId)).executeTakeFirstOrThrow();
+      // A lock that has run out starts the count again.
+      const expired = row.locked_until !== null && Date.parse(row.locked_until) <= now.getTime();
+      const failures = (expired ? 0 : row.failed_sign_ins) + 1;
+      const locked = failures >= LOCKOUT_FAILURES ? new Date(now.getTime() + LOCKOUT_MINUTES * 60_000).toISOString() : expired ? null : row.locked_until;
+      await trx.updateTable('users').set({ failed_sign_ins: failures, locked_until: locked }).where('id', '=', userId).execute();
+      return failures >= LOCKOUT_FAILURES ? locked : null;
+    });
+    if (lockedUntil) throw new AppError('ACCOUNT_LOCKED', `Too many failed sign-ins: this account is locked for ${LOCKOUT_MINUTES} minutes`, { retryAfterSeconds: LOCKOUT_MINUTES * 60 });
+  }
+
+  /** A TOTP code of a step not used yet, or an unused recovery code (used up by this call). */
+  private async acceptSecondFactor(row: UserRow, code: string): Promise<boolean> {
+    return this.db.transaction(async (trx) => {
+      const current = await this.db.lockForUpdate(trx.selectFrom('users').select(['totp_secret', 'totp_last_step', 'recovery_codes']).where('id', '=', row.id)).executeTakeFirstOrThrow();
+      if (!current.totp_secret) return false;
+      const step = totpStep(this.options.box.open(current.totp_secret), code, this.now());
+      if (step !== null) {
+        if (current.totp_last_step !== null && step <= current.totp_last_step) return false;
+        await trx.updateTable('users').set({ totp_last_step: step }).where('id', '=', row.id).execute();
+        return true;
+      }
+      const hashes: string[] = JSON.parse(current.recovery_codes ?? '[]');
+      const left = hashes.filter((h) => h !== recoveryCodeHash(code));
+      if (left.length === hashes.length) return false;
+      await trx.updateTable('users').set({ recovery_codes: JSON.stringify(left) }).where('id', '=', row.id).execute();
+      return true;
+    });
+  }
+
+  async get(userId: string): Promise<UserRow> {
+    const row = await this.db.kysely.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirst();
+    if (!row) throw notFound('user', userId);
+    return row;
+  }
+
+  async list(merchantId: string): Promise<UserView[]> {
+    const rows = await this.db.kysely.selectFrom('users').selectAll().where('merchant_id', '=', merchantId).where('removed_at', 'is', null).orderBy('created_at').orderBy('id').execute();
+    return rows.map(userView);
+  }
+
+  async changeRole(actor: UserSession, userId: string, newRole: string): Promise<UserView> {
+    const role = parseRole(newRole);
+    return this.db.transaction(async (trx) => {
+      const target = await this.teammate(trx, actor, userId);
+      if (!mayAssign(actor.role, target.role) || !mayAssign(actor.role, role)) throw new AppError('PERMISSION_DENIED', 'Only an owner changes an owner, or makes one');
+      if (target.role === 'owner' && role !== 'owner') await this.keepAnOwner(trx, actor.merchantId, userId);
+      await trx.updateTable('users').set({ role }).where('id', '=', userId).execute();
+      return userView({ ...target, role });
+    });
+  }
+
+  async remove(actor: UserSession, userId: string): Promise<void> {
+    await this.db.transaction(async (trx) => {
+      const target = await this.teammate(trx, actor, userId);
+      if (!mayAssign(actor.role, target.role)) throw new AppError('PERMISSION_DENIED', 'Only an owner removes an owner');
+      if (target.role === 'owner') await this.keepAnOwner(trx, actor.merchantId, userId);
+      const now = this.now().toISOString();
+      await trx.updateTable('users').set({ removed_at: now, setup_nonce: null, setup_expires_at: null }).where('id', '=', userId).execute();
+      await trx.updateTable('user_sessions').set({ ended_at: now }).where('user_id', '=', userId).where('ended_at', 'is', null).execute();
+    });
+  }
+
+  private async teammate(trx: Trx, actor: UserSession, userId: string): Promise<UserRow> {
+    if (!mayManageTeam(actor.role)) throw new AppError('PERMISSION_DENIED', 'Only owners and admins manage the team');
+    const row = await this.db.lockForUpdate(trx.selectFrom('users').selectAll().where('id', '=', userId).where('merchant_id', '=', actor.merchantId).where('removed_at', 'is', null)).executeTakeFirst();
+    if (!row) throw notFound('user', userId);
+    return row;
+  }
+
+  /** A merchant always keeps an owner: the last one can be neither removed nor demoted. */
+  private async keepAnOwner(trx: Trx, merchantId: string, leaving: string): Promise<void> {
+    const others = await this.db.lockForUpdate(trx.selectFrom('users').select('id').where('merchant_id', '=', merchantId).where('role', '=', 'owner')
+      .where('removed_at', 'is', null).where('id', '!=', leaving)).execute();
+    if (others.length === 0) throw new AppError('LAST_OWNER', 'The merchant must keep an owner: make someone else owner first');
+  }
+
+  /** Starts enrolment: a new secret (sealed), not in force until a first code confirms it. */
+  async startTwoFactor(actor: UserSession): Promise<{ secret: string; otpauthUrl: string }> {
+    const secret = newTotpSecret();
+    const res = await this.db.kysely.updateTable('users').set({ totp_secret: this.options.box.seal(secret) })
+      .where('id', '=', actor.userId).where('totp_enabled', '=', 0).executeTakeFirst();
+    if (Number(res.numUpdatedRows) !== 1) throw new AppError('BUSINESS_RULE_VIOLATION', 'Two-factor authentication is already on; turn it off first');
+    return { secret, otpauthUrl: totpFor(secret, actor.email).toString() };
+  }
+
+  /** Confirms enrolment with a code of the new secret; answers the ten recovery codes, shown this once. */
+  async enableTwoFactor(actor: UserSession, code: string): Promise<string[]> {
+    const codes = newRecoveryCodes();
+    await this.db.transaction(async (trx) => {
+      const row = await this.db.lockForUpdate(trx.selectFrom('users').select(['totp_secret', 'totp_enabled']).where('id', '=', actor.userId)).executeTakeFirstOrThrow();
+      if (row.totp_enabled === 1) throw new AppError('BUSINESS_RULE_VIOLATION', 'Two-factor authentication is already on');
+      if (!row.totp_secret) throw new AppError('BUSINESS_RULE_VIOLATION', 'Start the set-up first');
+      const step = totpStep(this.options.box.open(row.totp_secret), code, this.now());
+      if (step === null) throw invalidField('code', 'is not the current code of your authenticator app');
+      await trx.updateTable('users').set({ totp_enabled: 1, totp_last_step: step, recovery_codes: JSON.stringify(codes.map(recoveryCodeHash)) })
+        .where('id', '=', actor.userId).execute();
+    });
+    return codes;
+  }
+
+  async disableTwoFactor(actor: UserSession, password: string): Promise<void> {
+    await this.confirmPassword(actor, password);
+    await this.db.kysely.updateTable('users').set({ totp_enabled: 0, totp_secret: null, totp_last_step: null, recovery_codes: null }).where('id', '=', actor.userId).execute();
+  }
+
+  async regenerateRecoveryCodes(actor: UserSession, password: string): Promise<string[]> {
+    await this.confirmPassword(actor, password);
+    const codes = newRecoveryCodes();
+    const res = await this.db.kysely.updateTable('users').set({ recovery_codes: JSON.stringify(codes.map(recoveryCodeHash)) })
+      .where('id', '=', actor.userId).where('totp_enabled', '=', 1).executeTakeFirst();
+    if (Number(res.numUpdatedRows) !== 1) throw new AppError('BUSINESS_RULE_VIOLATION', 'Two-factor authentication is off');
+    return codes;
+  }
+
+  /** A sensitive change asks the password again; a wrong one counts toward the lockout like a sign-in. */
+  private async confirmPassword(actor: UserSession, password: string): Promise<void> {
+    const row = await this.get(actor.userId);
+    this.refuseIfLocked(row, this.now());
+    if (!(await passwordMatches(row.password_hash, password))) {
+      await this.countFailure(row.id);
+      throw invalidField('password', 'is not your password');
+    }
+  }
+}
+
+function parseRole(role: string): Role {
+  if (!(ROLES as readonly string[]).includes(role)) throw invalidField('role', `must be one of ${ROLES.join(', ')}`);
+  return role as Role;
+}
