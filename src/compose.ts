@@ -72,7 +72,10 @@ export interface Services {
 }
 
 export function buildServices(config: Config, db: Database, clock: Clock): Services {
-  const acquirers = new Acquirers(db, clock, { publicUrl: config.publicUrl, settlementDelaySeconds: config.testSettlementDelaySeconds });
+  const acquirers = new Acquirers(db, clock, {
+    publicUrl: config.publicUrl, settlementDelaySeconds: config.testSettlementDelaySeconds,
+    box: secretBoxFor(config), monext: { baseUrl: config.monext.apiUrl, timeoutMs: config.monext.timeoutMs },
+  });
   // Mails are queued only when a mailer is configured (MOTU_SMTP_URL); the worker role sends them.
   const mail = config.mail ? new MailOutbox(clock) : null;
   const customers = new CustomersService(db, clock);
@@ -97,7 +100,7 @@ export function buildServices(config: Config, db: Database, clock: Clock): Servi
   const audit = new AuditService(db, clock);
   return {
     merchants: new MerchantsService(db, clock, secretBoxFor(config)),
-    contracts: new ContractsService(db, clock),
+    contracts: new ContractsService(db, clock, secretBoxFor(config)),
     stores: new StoresService(db, clock),
     apiKeys: new ApiKeysService(db, clock),
     customers,

@@ -50,6 +50,11 @@ export interface Config {
    * transfer files that pay live payouts out; unset: no transfer file can be made.
    */
   readonly operatorAccount: OperatorAccount | undefined;
+  /**
+   * Live payments through Monext (docs/live.md): MOTU_MONEXT_TIMEOUT_MS bounds every call (default 30000), and
+   * MOTU_MONEXT_API_URL replaces Monext's own base URL (a test double on this machine; never set in production).
+   */
+  readonly monext: { readonly apiUrl: string | undefined; readonly timeoutMs: number };
 }
 
 export interface OperatorAccount {
@@ -225,5 +230,9 @@ export function parseConfig(env: Env = process.env): Config {
     mail: mailConfig(env),
     timezone: timezone(env),
     operatorAccount: operatorAccount(env),
+    monext: Object.freeze({
+      apiUrl: env.MOTU_MONEXT_API_URL?.trim() ? url(env, 'MOTU_MONEXT_API_URL', '') : undefined,
+      timeoutMs: integer(env, 'MOTU_MONEXT_TIMEOUT_MS', 30_000, 100, 600_000),
+    }),
   });
 }

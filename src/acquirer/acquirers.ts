@@ -1,33 +1,213 @@
-// Which acquirer serves which environment. Test mode is always the simulator; live mode needs a
-// connector (none ships yet): without one, every live card operation is 503 ACQUIRER_NOT_CONFIGURED.
+// Which acquirer serves which payment. Test mode is always the simulator. Live mode goes to the acquirer of the
+// payment's contract (`contracts.acquirer`, migration 0034): Monext's Retail API for a contract configured with its
+// credentials (docs/live.md); a contract without a connector answers every live card operation 503
+// ACQUIRER_NOT_CONFIGURED, as before. The live acquirer is a router: each call finds its contract from what it is
+// given (an authorization id starts with its contract id, a widget token and a refund reference were recorded with
+// theirs, a saved card reference carries its own), so the simulator path never pays for it.
 import type { Database } from '../db/database.js';
 import type { Mode } from '../modules/merchants/merchants.table.js';
 import type { Clock } from '../shared/clock.js';
 import { AppError } from '../shared/errors.js';
-import type { Acquirer } from './acquirer.js';
+import type { SecretBox } from '../shared/secret-box.js';
+import type {
+  Acquirer, AuthorizationOutcome, AuthorizationView, AuthorizeInput, CardInfo, CardNetwork, CardSource, DisputeNotice,
+  OperationResult, RefundInput, RefundView, SettlementLine, TokenizeInput, TokenizeResult, VerifyOutcome,
+} from './acquirer.js';
+import { chooseNetwork } from './cards.js';
+import { MonextAcquirer, splitAuthorizationId, type CardEntry, type CardEntryInput } from './monext/monext.acquirer.js';
+import { openCredentials } from './monext/monext.config.js';
 import { SimulatorAcquirer } from './simulator/simulator.js';
+
+export interface MonextOptions {
+  /** MOTU_MONEXT_API_URL: replaces Monext's base URL (tests: the fake Monext on 127.0.0.1). */
+  baseUrl?: string;
+  /** MOTU_MONEXT_TIMEOUT_MS: the longest Monext call (default 30 s); keep it under MOTU_OPERATION_CLAIM_SECONDS. */
+  timeoutMs?: number;
+}
+
+const NOT_CONFIGURED =
+  'Live payments need an acquirer connector, and none is configured for this contract. Use a test key (sk_test_…) or connect the contract to Monext (motu contracts update --acquirer monext, docs/live.md).';
+
+export function notConfigured(): AppError {
+  return new AppError('ACQUIRER_NOT_CONFIGURED', NOT_CONFIGURED);
+}
+
+/** 503 for a live card sent to Motu's own fields: a live acquirer connector (Monext) takes cards in its own widget. */
+export function liveCardsElsewhere(): AppError {
+  return new AppError('ACQUIRER_NOT_CONFIGURED',
+    "Live cards are never typed in Motu's card fields: a live acquirer connector (Monext) takes them in its own secure widget (docs/live.md).");
+}
 
 export class Acquirers {
   readonly simulator: SimulatorAcquirer;
+  private readonly live: Acquirer;
+  readonly monext: LiveRouter;
 
-  constructor(db: Database, clock: Clock, options: { publicUrl: string; settlementDelaySeconds: number; live?: Acquirer }, ) {
+  constructor(
+    private readonly db: Database,
+    clock: Clock,
+    options: { publicUrl: string; settlementDelaySeconds: number; live?: Acquirer; box?: SecretBox; monext?: MonextOptions },
+  ) {
     this.simulator = new SimulatorAcquirer(db, clock, options);
-    this.live = options.live ?? null;
+    this.monext = new LiveRouter(db, clock, options.box ?? null, { baseUrl: options.monext?.baseUrl, timeoutMs: options.monext?.timeoutMs ?? 30_000 });
+    this.live = options.live ?? this.monext;
   }
 
-  private readonly live: Acquirer | null;
-
-  /** The acquirer for an environment; throws 503 ACQUIRER_NOT_CONFIGURED for live mode without a connector. */
+  /** The acquirer for an environment: live mode is the router over each contract's connector. */
   forMode(mode: Mode): Acquirer {
-    if (mode === 'test') return this.simulator;
-    if (this.live) return this.live;
-    throw new AppError(
-      'ACQUIRER_NOT_CONFIGURED',
-      'Live payments need an acquirer connector, and none is configured on this Motu instance. Use a test key (sk_test_…) or configure a live acquirer.',
-    );
+    return mode === 'test' ? this.simulator : this.live;
   }
 
+  /**
+   * 503 ACQUIRER_NOT_CONFIGURED before anything is written when a live request cannot reach any acquirer: the given
+   * contract has no connector, or (no contract given) none of the merchant's contracts has one. Test mode: nothing
+   * to check, no database read.
+   */
+  async requireLive(owner: { merchantId: string; mode: Mode }, contractId?: string): Promise<void> {
+    if (owner.mode === 'test' || this.live !== this.monext) return;
+    let q = this.db.kysely.selectFrom('contracts').select('id').where('merchant_id', '=', owner.merchantId)
+      .where('acquirer', '=', 'monext').where('acquirer_config_sealed', 'is not', null);
+    if (contractId) q = q.where('id', '=', contractId);
+    if (!(await q.executeTakeFirst())) throw notConfigured();
+  }
+
+  /** Live jobs run: the router answers for every contract (nothing to read for a contract without a connector). */
   liveConfigured(): boolean {
-    return this.live !== null;
+    return true;
+  }
+}
+
+/** Live mode: each call goes to its contract's connector. */
+export class LiveRouter implements Acquirer {
+  readonly name = 'live';
+  private readonly connectors = new Map<string, { sealed: string; acquirer: MonextAcquirer }>();
+
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+    private readonly box: SecretBox | null,
+    private readonly options: { baseUrl?: string; timeoutMs: number },
+  ) {}
+
+  /** The Monext connector of a contract; 503 ACQUIRER_NOT_CONFIGURED when it has none. */
+  async connector(contractId: string): Promise<MonextAcquirer> {
+    const row = await this.db.kysely.selectFrom('contracts').select(['acquirer', 'acquirer_config_sealed'])
+      .where('id', '=', contractId).executeTakeFirst();
+    if (!row || row.acquirer !== 'monext' || !row.acquirer_config_sealed || !this.box) throw notConfigured();
+    const cached = this.connectors.get(contractId);
+    if (cached && cached.sealed === row.acquirer_config_sealed) return cached.acquirer;
+    const credentials = openCredentials(this.box, row.acquirer_config_sealed);
+    if (!credentials) throw notConfigured();
+    const acquirer = new MonextAcquirer(this.db, this.clock, contractId, credentials, this.options);
+    this.connectors.set(contractId, { sealed: row.acquirer_config_sealed, acquirer });
+    return acquirer;
+  }
+
+  /** The connector, or null for a contract without one (reads answer "nothing there": nothing could have reached an acquirer). */
+  private async connectorOrNull(contractId: string): Promise<MonextAcquirer | null> {
+    try {
+      return await this.connector(contractId);
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'ACQUIRER_NOT_CONFIGURED') return null;
+      throw err;
+    }
+  }
+
+  private async byToken(mode: Mode, token: string): Promise<MonextAcquirer | null> {
+    const row = await this.db.kysely.selectFrom('monext_authorizations').select('contract_id')
+      .where('reference', '=', token).where('kind', '=', 'session').where('mode', '=', mode).executeTakeFirst();
+    return row ? this.connector(row.contract_id) : null;
+  }
+
+  private byAuthorization(authorizationId: string): Promise<MonextAcquirer> {
+    const parsed = splitAuthorizationId(authorizationId);
+    if (!parsed) throw notConfigured();
+    return this.connector(parsed.contractId);
+  }
+
+  /** A widget session for a payment or a card registration, on the given contract's connector. */
+  async startCardEntry(contractId: string, input: CardEntryInput): Promise<CardEntry & { environment: string }> {
+    const connector = await this.connector(contractId);
+    return { ...(await connector.startCardEntry(input)), environment: connector.environment };
+  }
+
+  chooseNetwork(networks: CardNetwork[]): CardNetwork {
+    return chooseNetwork(networks);
+  }
+
+  async tokenize(_input: TokenizeInput): Promise<TokenizeResult> {
+    throw liveCardsElsewhere();
+  }
+
+  async describe(mode: Mode, source: CardSource): Promise<CardInfo | null> {
+    if ('token' in source) return null;
+    const contractId = source.cardRef.split('.')[1];
+    const connector = contractId ? await this.connectorOrNull(contractId) : null;
+    return connector ? connector.describe(mode, source) : null;
+  }
+
+  async verify(input: { mode: Mode; token: string }): Promise<VerifyOutcome> {
+    const connector = await this.byToken(input.mode, input.token);
+    if (!connector) return { status: 'error', code: 'INVALID_TOKEN', message: 'The Monext session is unknown' };
+    return connector.verify(input);
+  }
+
+  async authorize(input: AuthorizeInput): Promise<AuthorizationOutcome> {
+    if ('token' in input.source) {
+      const connector = await this.byToken(input.mode, input.source.token);
+      if (!connector) return { status: 'error', code: 'INVALID_TOKEN', message: 'The Monext session is unknown' };
+      return connector.authorize(input);
+    }
+    const contractId = input.source.cardRef.startsWith('mx1.') ? input.source.cardRef.split('.')[1] : undefined;
+    if (!contractId) return { status: 'error', code: 'UNKNOWN_CARD', message: 'The saved card is not kept by a live acquirer' };
+    return (await this.connector(contractId)).authorize(input);
+  }
+
+  async completeChallenge(mode: Mode, authorizationId: string): Promise<AuthorizationOutcome> {
+    return (await this.byAuthorization(authorizationId)).completeChallenge(mode, authorizationId);
+  }
+
+  async capture(input: { mode: Mode; authorizationId: string; amount: number }): Promise<OperationResult> {
+    return (await this.byAuthorization(input.authorizationId)).capture(input);
+  }
+
+  async cancel(input: { mode: Mode; authorizationId: string }): Promise<OperationResult> {
+    return (await this.byAuthorization(input.authorizationId)).cancel(input);
+  }
+
+  async refund(input: RefundInput): Promise<OperationResult> {
+    return (await this.byAuthorization(input.authorizationId)).refund(input);
+  }
+
+  async getRefund(mode: Mode, reference: string): Promise<RefundView | null> {
+    const row = await this.db.kysely.selectFrom('monext_refunds').select('contract_id').where('reference', '=', reference).where('mode', '=', mode).executeTakeFirst();
+    if (!row) return null;
+    const connector = await this.connectorOrNull(row.contract_id);
+    return connector ? connector.getRefund(mode, reference) : null;
+  }
+
+  async getAuthorization(mode: Mode, authorizationId: string): Promise<AuthorizationView | null> {
+    const parsed = splitAuthorizationId(authorizationId);
+    const connector = parsed ? await this.connectorOrNull(parsed.contractId) : null;
+    return connector ? connector.getAuthorization(mode, authorizationId) : null;
+  }
+
+  async listAuthorizations(mode: Mode, merchantReference: string): Promise<AuthorizationView[]> {
+    const contracts = await this.db.kysely.selectFrom('monext_authorizations').select('contract_id').distinct()
+      .where('merchant_reference', '=', merchantReference).where('mode', '=', mode).execute();
+    const out: AuthorizationView[] = [];
+    for (const { contract_id } of contracts) {
+      const connector = await this.connectorOrNull(contract_id);
+      if (connector) out.push(...await connector.listAuthorizations(mode, merchantReference));
+    }
+    return out.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  }
+
+  async settlementReport(_input: { mode: Mode; from: Date; to: Date }): Promise<SettlementLine[]> {
+    return [];
+  }
+
+  async disputeNotices(_input: { mode: Mode; from: Date; to: Date }): Promise<DisputeNotice[]> {
+    return [];
   }
 }

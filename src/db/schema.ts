@@ -6,6 +6,7 @@ import type {
 } from '../modules/merchants/merchants.table.js';
 import type { PaymentSessionsTable, PaymentsTable } from '../modules/payments/payments.table.js';
 import type { RefundsTable } from '../modules/refunds/refunds.table.js';
+import type { MonextAuthorizationsTable, MonextRefundsTable } from '../acquirer/monext/monext.table.js';
 import type { AcquirerAuthorizationsTable, AcquirerCardsTable, AcquirerRefundsTable, AcquirerTokensTable } from '../acquirer/acquirer.table.js';
 import type { CardLinksTable, PaymentMethodsTable, WalletSessionsTable } from '../modules/wallet/wallet.table.js';
 import type { BalanceTransactionsTable, LedgerLinesTable, LedgerPostingsTable, PayoutItemsTable } from '../modules/ledger/ledger.table.js';
@@ -37,6 +38,8 @@ export interface DB {
   acquirer_tokens: AcquirerTokensTable;
   acquirer_authorizations: AcquirerAuthorizationsTable;
   acquirer_refunds: AcquirerRefundsTable;
+  monext_authorizations: MonextAuthorizationsTable;
+  monext_refunds: MonextRefundsTable;
   webhook_events: WebhookEventsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;

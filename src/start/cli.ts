@@ -38,6 +38,9 @@ const USAGE = `Usage: motu <command> [options]
                    [--authorization-fee CENTS] [--tax-rate BP] [--dispute-fee CENTS] [--default] [--inactive]
   contracts update ID [--statement-label L] [--commission-rate BP] [--fixed-fee CENTS] [--dispute-fee CENTS]
                    [--authorization-fee CENTS] [--tax-rate BP] [--default] [--active true|false]
+                   [--acquirer simulator|monext] [--monext-merchant-id ID] [--monext-access-key KEY]
+                   [--monext-point-of-sale REF] [--monext-contract-number N] [--monext-environment homologation|production]
+                                           live payments through Monext (docs/live.md); the access key is never printed
   stores create --merchant ID --code CODE --name NAME --kind online|physical [--contract ID] [--inactive]
   stores update ID [--name NAME] [--active true|false] [--contract ID]
   keys create --merchant ID --mode test|live [--permission write|read] [--store ID]
@@ -83,6 +86,12 @@ const OPTIONS = {
   'authorization-fee': { type: 'string' },
   'tax-rate': { type: 'string' },
   'dispute-fee': { type: 'string' },
+  acquirer: { type: 'string' },
+  'monext-merchant-id': { type: 'string' },
+  'monext-access-key': { type: 'string' },
+  'monext-point-of-sale': { type: 'string' },
+  'monext-contract-number': { type: 'string' },
+  'monext-environment': { type: 'string' },
   outcome: { type: 'string' },
   date: { type: 'string' },
   default: { type: 'boolean' },
@@ -150,6 +159,16 @@ function checked<T>(schema: TSchema, input: Record<string, unknown>): T {
   const validate = bodyValidator(schema);
   if (!validate(body)) throw schemaValidationError(validate.errors ?? [], 'body');
   return body as T;
+}
+
+/** The --monext-… flags as the contract's `monext` patch; undefined when none is given. */
+function monextFlags(v: Values): Record<string, string> | undefined {
+  const flags = {
+    merchantId: str(v, 'monext-merchant-id'), accessKey: str(v, 'monext-access-key'), pointOfSaleReference: str(v, 'monext-point-of-sale'),
+    contractNumber: str(v, 'monext-contract-number'), environment: str(v, 'monext-environment'),
+  };
+  const given = Object.fromEntries(Object.entries(flags).filter(([, value]) => value !== undefined)) as Record<string, string>;
+  return Object.keys(given).length > 0 ? given : undefined;
 }
 
 function need(value: string | undefined, flag: string): string {
@@ -264,6 +283,8 @@ export async function main(argv: string[], print: (line: string) => void = conso
               disputeFee: int(v, 'dispute-fee'),
               isDefault: v.default === true ? true : undefined,
               active: bool(v, 'active'),
+              acquirer: str(v, 'acquirer'),
+              monext: monextFlags(v),
             }),
           );
         case 'stores create':

@@ -8,7 +8,7 @@ import { esc, jsonForScript, sendHtml } from '../../http/html.js';
 import { AppError } from '../../shared/errors.js';
 import type { Mode } from '../../modules/merchants/merchants.table.js';
 import { formatAmount, isCurrency } from '../../shared/money.js';
-import type { Acquirers } from '../acquirers.js';
+import { liveCardsElsewhere, type Acquirers } from '../acquirers.js';
 import { FIELDS_JS } from './fields-script.js';
 import { FIELDS_CSS } from './fields-style.js';
 import { BANK_TEXT, FIELD_TEXT, langOf } from './fields.messages.js';
@@ -118,6 +118,8 @@ ${field === 'number' ? '<span class="brand" id="brand" aria-live="polite"></span
         config: { rateLimit: { max: limits.perMinute, timeWindow: 60_000, keyGenerator: (request) => request.ip } },
       }, async (request, reply) => {
         const { session, ...card } = request.body;
+        // Live cards are never typed here: a live connector takes them in its own widget (503, before any slot is spent).
+        if (card.mode === 'live') throw liveCardsElsewhere();
         const acquirer = acquirers.forMode(card.mode);
         // Before anything is written: a refused session leaves no row behind. A slot is spent whatever the acquirer
         // then answers (a number it refuses included): a card tester's tries count.

@@ -135,6 +135,7 @@ export class CheckoutService {
     if (!loaded) throw new AppError('NOT_FOUND', 'Unknown session');
     if ('inactive' in loaded) throw this.closedError(loaded.state);
     const { session, payment } = loaded;
+    await this.acquirers.requireLive({ merchantId: session.merchant_id, mode: session.mode }, payment.contract_id);
     const acquirer = this.acquirers.forMode(session.mode);
 
     let email = session.email ?? payment.email;

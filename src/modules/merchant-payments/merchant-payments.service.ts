@@ -127,7 +127,7 @@ export class MerchantPaymentsService {
       : urlProblem(input.notificationUrl, 'notification', { mode: owner.mode, allowLoopbackUrls: this.config.allowLoopbackUrls });
     if (problem) fields.push({ field: 'notificationUrl', message: problem });
     fields.push(...orderFieldProblems(input.order));
-    this.acquirers.forMode(owner.mode); // 503 before anything is written when live mode has no connector
+    await this.acquirers.requireLive(owner, input.merchantConfigId); // 503 before anything is written when live mode has no connector
 
     return this.db.transaction(async (trx) => {
       const store = await this.sessions.resolveStore(trx, owner, input.storeId);

@@ -18,6 +18,16 @@ export const ContractBody = Type.Object(
     disputeFee: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'EUR cents Motu charges per chargeback (default 1500, no tax)' })),
     isDefault: Type.Optional(Type.Boolean()),
     active: Type.Optional(Type.Boolean()),
+    acquirer: Type.Optional(Type.Union([Type.Literal('simulator'), Type.Literal('monext')], {
+      description: "where this contract's live payments go: simulator (none: live card operations answer 503 ACQUIRER_NOT_CONFIGURED) or monext (docs/live.md)",
+    })),
+    monext: Type.Optional(Type.Object({
+      merchantId: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: "Monext's merchant identifier (HTTP Basic user)" })),
+      accessKey: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'the access key (HTTP Basic password); sealed at rest, never shown again' })),
+      pointOfSaleReference: Type.Optional(Type.String({ minLength: 1, maxLength: 50 })),
+      contractNumber: Type.Optional(Type.String({ minLength: 1, maxLength: 50, description: "the card contract's number at Monext" })),
+      environment: Type.Optional(Type.Union([Type.Literal('homologation'), Type.Literal('production')])),
+    }, { additionalProperties: false, description: 'Monext credentials, merged over those the contract already keeps' })),
   },
   { additionalProperties: false },
 );

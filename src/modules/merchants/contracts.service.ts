@@ -5,6 +5,13 @@ import type { Clock } from '../../shared/clock.js';
 import { invalidField, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import type { Contract } from './merchants.table.js';
+import type { SecretBox } from '../../shared/secret-box.js';
+import {
+  credentialsView, mergeCredentials, openCredentials, sealCredentials, type MonextCredentialsPatch,
+} from '../../acquirer/monext/monext.config.js';
+
+/** The acquirers a contract's live payments may go to: none ('simulator': live card operations are 503) or Monext. */
+export type ContractAcquirer = 'simulator' | 'monext';
 import { requireMerchant } from './merchants.repository.js';
 
 export interface ContractInput {
@@ -17,6 +24,10 @@ export interface ContractInput {
   disputeFee?: number;
   isDefault?: boolean;
   active?: boolean;
+  /** Where live payments go; 'monext' needs the Monext credentials (given now or before). */
+  acquirer?: ContractAcquirer;
+  /** Monext credentials, merged over those already sealed on the contract. */
+  monext?: MonextCredentialsPatch;
 }
 
 export const DEFAULT_CONTRACT: ContractInput = {
@@ -28,7 +39,7 @@ export const DEFAULT_CONTRACT: ContractInput = {
   disputeFee: 1500,
 };
 
-export function contractView(c: Contract) {
+export function contractView(c: Contract, box?: SecretBox) {
   return {
     id: c.id,
     merchantId: c.merchant_id,
@@ -40,12 +51,26 @@ export function contractView(c: Contract) {
     disputeFee: c.dispute_fee,
     active: c.active === 1,
     isDefault: c.is_default === 1,
+    acquirer: (c.acquirer ?? 'simulator') as ContractAcquirer,
+    // Never the access key: `accessKeySet` says one is kept.
+    monext: box && c.acquirer_config_sealed ? credentialsView(openCredentials(box, c.acquirer_config_sealed)) : null,
     createdAt: c.created_at,
   };
 }
 
 export class ContractsService {
-  constructor(private readonly db: Database, private readonly clock: Clock) {}
+  constructor(private readonly db: Database, private readonly clock: Clock, private readonly box?: SecretBox) {}
+
+  /** The acquirer columns a create or an update writes: credentials merged, checked and sealed. */
+  private acquirerColumns(current: Contract | null, input: Partial<ContractInput>): { acquirer: string; acquirer_config_sealed: string | null } {
+    const acquirer = input.acquirer ?? (current?.acquirer as ContractAcquirer | undefined) ?? 'simulator';
+    let sealed = current?.acquirer_config_sealed ?? null;
+    if (input.monext !== undefined || (acquirer === 'monext' && !sealed)) {
+      if (!this.box) throw new Error('contracts need the secrets box to keep acquirer credentials');
+      sealed = sealCredentials(this.box, mergeCredentials(openCredentials(this.box, sealed), input.monext ?? {}));
+    }
+    return { acquirer, acquirer_config_sealed: sealed };
+  }
 
   private now(): string {
     return this.clock.now().toISOString();
@@ -73,10 +98,11 @@ export class ContractsService {
           active: active ? 1 : 0,
           is_default: isDefault ? 1 : 0,
           created_at: this.now(),
+          ...this.acquirerColumns(null, input),
         })
         .execute();
       const row = await trx.selectFrom('contracts').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-      return contractView(row);
+      return contractView(row, this.box);
     });
   }
 
@@ -102,11 +128,12 @@ export class ContractsService {
           dispute_fee: patch.disputeFee ?? current.dispute_fee,
           active: active ? 1 : 0,
           is_default: isDefault ? 1 : 0,
+          ...this.acquirerColumns(current, patch),
         })
         .where('id', '=', id)
         .execute();
       const row = await trx.selectFrom('contracts').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-      return contractView(row);
+      return contractView(row, this.box);
     });
   }
 }

@@ -111,7 +111,7 @@ export class MerchantsService {
     const stores = await this.db.kysely.selectFrom('stores').selectAll().where('merchant_id', '=', id).orderBy('created_at').execute();
     return {
       ...merchantView(merchant),
-      contracts: contracts.map(contractView),
+      contracts: contracts.map((c) => contractView(c, this.box)),
       stores: stores.map(storeView),
     };
   }

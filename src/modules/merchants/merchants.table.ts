@@ -1,4 +1,4 @@
-import type { Generated, Selectable } from 'kysely';
+import type { ColumnType, Generated, Selectable } from 'kysely';
 
 export type Mode = 'test' | 'live';
 export type Permission = 'write' | 'read';
@@ -47,6 +47,10 @@ export interface ContractsTable {
   active: number;
   is_default: number;
   created_at: string;
+  /** Where this contract's live payments go: 'simulator' (no live acquirer: 503) or 'monext' (migration 0034). */
+  acquirer: ColumnType<string, string | undefined, string>;
+  /** The acquirer's credentials, JSON sealed by the SecretBox; null when none were given. */
+  acquirer_config_sealed: string | null;
 }
 
 export interface StoresTable {

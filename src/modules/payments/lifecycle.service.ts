@@ -82,6 +82,7 @@ export class PaymentLifecycleService {
   }
 
   private async captureOnce(owner: Owner, id: string, amount?: number): Promise<void> {
+    await this.acquirers.requireLive(owner); // 503 before anything is claimed when live mode has no connector
     const acquirer = this.acquirers.forMode(owner.mode);
     const payment = await this.claimCapture(owner, id, amount);
     const authorizationId = payment.acquirer_authorization_id!;

@@ -59,7 +59,7 @@ export class RefundsService {
       throw validationError([{ field: 'amount', message: `differs from amountCents (${input.amountCents}); give one of them, or the same value` }]);
     }
     const requested = input.amountCents ?? input.amount;
-    this.acquirers.forMode(owner.mode); // 503 before anything is reserved when live mode has no connector
+    await this.acquirers.requireLive(owner); // 503 before anything is reserved when live mode has no connector
     return this.db.transaction(async (trx) => {
       const p = await lockOwnedPayment(this.db, trx, owner, id);
       let refundId = newId('re');

@@ -206,6 +206,7 @@ export class WalletSessionsService {
     if (!open) throw new AppError('NOT_FOUND', 'Unknown session');
     if (open === 'inactive') throw new AppError('SESSION_EXPIRED', 'This card registration session is no longer active');
     const { session } = open;
+    await this.acquirers.requireLive({ merchantId: session.merchant_id, mode: session.mode });
     const acquirer = this.acquirers.forMode(session.mode);
     // Never inside a transaction: the acquirer is an outbound call.
     const outcome: VerifyOutcome = await acquirer.verify({ mode: session.mode, token });

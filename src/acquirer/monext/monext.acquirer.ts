@@ -1,0 +1,564 @@
+// The Acquirer interface over Monext's Retail API, for one contract (its credentials). Card numbers never reach
+// Motu: the cardholder types the card, chooses the CB network of a co-badged card and passes 3-D Secure in Monext's
+// widget, which authorizes; Motu holds the widget session's token and reads the outcome back (authorize/verify with
+// { token }). Merchant-initiated charges use the card Monext keeps in a wallet (cardRef). Authorization ids given to
+// Motu are `<contract id>.<Monext transaction id>`, so every later call finds its contract without a database read.
+//
+// Recovery: an answer lost on the way (timeout, 5xx, an unreadable body) throws MonextUnavailable and nothing final is
+// recorded; the state is read back from Monext (GET transaction, GET session). Monext offers no idempotency key, so
+// the connector keeps its own: each direct authorization and each refund is written (monext_authorizations,
+// monext_refunds) before it is sent, and a repeated call with the same reference answers from that row or from
+// Monext's record of the transaction, never by asking Monext to charge or refund a second time while the first call
+// may still be on its way.
+import { createHash, randomBytes } from 'node:crypto';
+import type { Database } from '../../db/database.js';
+import type { Mode } from '../../modules/merchants/merchants.table.js';
+import type { Clock } from '../../shared/clock.js';
+import { iso } from '../../shared/clock.js';
+import { AppError } from '../../shared/errors.js';
+import { base62 } from '../../shared/ids.js';
+import type {
+  Acquirer, AuthorizationOutcome, AuthorizationView, AuthorizeInput, CardBrand, CardInfo, CardNetwork, CardSource,
+  DisputeNotice, OperationResult, RefundInput, RefundView, SettlementLine, TokenizeInput, TokenizeResult, VerifyOutcome,
+} from '../acquirer.js';
+import { REFUSAL_MESSAGES } from '../acquirer.js';
+import { chooseNetwork } from '../cards.js';
+import { BUYER_CANCELLED, PENDING_TITLES, refusalOf, USED_ORDER } from './monext.codes.js';
+import { MonextClient, MonextUnavailable, resultOf, type MonextAnswer, type MonextClientOptions } from './monext.client.js';
+import { MONEXT_WIDGET_URLS, type MonextCredentials } from './monext.config.js';
+
+export interface CardEntryInput {
+  mode: Mode;
+  /** Motu's payment id (a payment) or wallet session id (a card registration): the order reference at Monext. */
+  merchantReference: string;
+  /** 0 for a card registration (zero-amount verification). */
+  amount: number;
+  currency: string;
+  /** Where Monext sends the browser back (with `monext_session_id`), and where it notifies. */
+  returnUrl: string;
+  notificationUrl: string;
+  languageCode?: string;
+  statementLabel?: string;
+  email?: string | null;
+}
+
+export interface CardEntry {
+  /** The widget session's token: the `data-token` of Monext's widget, then the token authorize/verify read. */
+  token: string;
+  /** Monext's own payment page for the same session (the redirection mode). */
+  redirectUrl: string | null;
+  scriptUrl: string;
+  styleUrl: string;
+}
+
+function genId(prefix: string): string {
+  return `${prefix}_${base62(randomBytes(12), 16)}`;
+}
+
+export class MonextAcquirer implements Acquirer {
+  readonly name = 'monext';
+  private readonly client: MonextClient;
+
+  get environment(): string {
+    return this.credentials.environment;
+  }
+
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+    readonly contractId: string,
+    private readonly credentials: MonextCredentials,
+    private readonly clientOptions: MonextClientOptions,
+  ) {
+    this.client = new MonextClient(credentials, clientOptions);
+  }
+
+  chooseNetwork(networks: CardNetwork[]): CardNetwork {
+    return chooseNetwork(networks); // the widget offers the choice; CB by default
+  }
+
+  async tokenize(_input: TokenizeInput): Promise<TokenizeResult> {
+    throw new AppError('BUSINESS_RULE_VIOLATION', "Live cards are typed in Monext's secure widget: Motu's card fields serve test mode only");
+  }
+
+  async describe(_mode: Mode, source: CardSource): Promise<CardInfo | null> {
+    if ('cardRef' in source) return parseCardRef(source.cardRef)?.card ?? null;
+    return null;
+  }
+
+  /** A widget session for one payment (amount > 0) or one card registration (amount 0, a new wallet). */
+  async startCardEntry(input: CardEntryInput): Promise<CardEntry> {
+    const verification = input.amount === 0;
+    const walletId = verification ? genId('motu') : undefined;
+    const body = {
+      pointOfSaleReference: this.credentials.pointOfSaleReference,
+      paymentMethod: { paymentMethodIDs: [this.credentials.contractNumber] },
+      order: { reference: input.merchantReference, amount: input.amount, currency: input.currency, origin: 'E_COM' },
+      payment: { paymentType: 'ONE_OFF', capture: 'MANUAL', ...(input.statementLabel ? { softDescriptor: input.statementLabel } : {}) },
+      ...(walletId ? { walletId } : {}),
+      ...(input.email ? { buyer: { email: input.email } } : {}),
+      threeDS: { challengeInd: verification ? 'CHALLENGE_MANDATE' : 'NO_PREFERENCE' },
+      privateData: { motuReference: input.merchantReference },
+      returnURL: input.returnUrl,
+      notificationURL: input.notificationUrl,
+      languageCode: (input.languageCode ?? 'fr').slice(0, 2).toUpperCase(),
+    };
+    const answer = await this.client.call('POST', '/v1/checkout/payments/sessions', body);
+    if (answer.kind === 'rejected') throw rejectedError(answer);
+    const sessionId = answer.body.sessionId;
+    if (typeof sessionId !== 'string' || !/^[A-Za-z0-9_-]{1,100}$/.test(sessionId)) throw new MonextUnavailable('a session without a usable sessionId');
+    const now = iso(this.clock.now());
+    await this.db.kysely.insertInto('monext_authorizations').values({
+      id: genId('mxa'), contract_id: this.contractId, mode: input.mode, merchant_reference: input.merchantReference, reference: sessionId,
+      kind: 'session', amount: input.amount, currency: input.currency, transaction_id: walletId ? `wallet:${walletId}` : null,
+      state: 'created', created_at: now, updated_at: now,
+    }).execute();
+    const widget = MONEXT_WIDGET_URLS[this.credentials.environment];
+    const redirectUrl = typeof answer.body.redirectURL === 'string' ? answer.body.redirectURL : null;
+    return { token: sessionId, redirectUrl, scriptUrl: widget.script, styleUrl: widget.style };
+  }
+
+  async verify(input: { mode: Mode; token: string }): Promise<VerifyOutcome> {
+    const row = await this.sessionRow(input.mode, input.token);
+    if (!row || row.amount !== 0) return { status: 'error', code: 'INVALID_TOKEN', message: 'The Monext session is unknown or was not made for a card registration' };
+    const walletId = row.transaction_id?.startsWith('wallet:') ? row.transaction_id.slice('wallet:'.length) : null;
+    const read = await this.readSession(input.token);
+    if (read.kind === 'pending') return { status: 'error', code: 'INVALID_TOKEN', message: 'The card registration is not finished in the widget' };
+    if (read.kind === 'cancelled') return { status: 'error', code: 'INVALID_TOKEN', message: "The cardholder left Monext's widget" };
+    if (read.kind === 'refused') {
+      return { status: 'refused', card: read.card, refusalCode: read.refusalCode, refusalMessage: REFUSAL_MESSAGES[read.refusalCode] };
+    }
+    if (!walletId || !read.card) throw new MonextUnavailable('a registration without its card');
+    const issuer = read.issuerTransactionId ?? '';
+    return { status: 'verified', cardRef: cardRefOf(this.contractId, walletId, issuer, read.card), card: read.card };
+  }
+
+  async authorize(input: AuthorizeInput): Promise<AuthorizationOutcome> {
+    if ('token' in input.source) return this.authorizeSession(input, input.source.token);
+    return this.authorizeDirect(input, input.source.cardRef);
+  }
+
+  /** The widget's authorization, read from its session (a repeated read answers the same). */
+  private async authorizeSession(input: AuthorizeInput, token: string): Promise<AuthorizationOutcome> {
+    const row = await this.sessionRow(input.mode, token);
+    if (!row || row.merchant_reference !== input.merchantReference || row.amount !== input.amount || row.currency !== input.currency) {
+      return { status: 'error', code: 'INVALID_TOKEN', message: 'The Monext session is unknown, or was made for another payment or amount' };
+    }
+    return this.sessionOutcome(token);
+  }
+
+  private async sessionOutcome(token: string): Promise<AuthorizationOutcome> {
+    const read = await this.readSession(token);
+    if (read.kind === 'pending') {
+      return {
+        status: 'challenge', authorizationId: `${this.contractId}.s.${token}`, card: read.card ?? unknownCard(),
+        challengeUrl: read.redirectUrl ?? '',
+      };
+    }
+    if (read.kind === 'cancelled') return { status: 'error', code: 'INVALID_TOKEN', message: "The cardholder left Monext's widget (02319)" };
+    const authorizationId = `${this.contractId}.${read.transactionId}`;
+    await this.db.kysely.updateTable('monext_authorizations').set({ transaction_id: read.transactionId, state: read.kind, updated_at: iso(this.clock.now()) })
+      .where('contract_id', '=', this.contractId).where('reference', '=', token).execute();
+    if (read.kind === 'refused') {
+      return { status: 'refused', authorizationId, card: read.card, refusalCode: read.refusalCode, refusalMessage: REFUSAL_MESSAGES[read.refusalCode] };
+    }
+    return { status: 'authorized', authorizationId, card: read.card ?? unknownCard(), captured: read.captured };
+  }
+
+  async completeChallenge(_mode: Mode, authorizationId: string): Promise<AuthorizationOutcome> {
+    const parsed = splitAuthorizationId(authorizationId);
+    if (parsed?.session) return this.sessionOutcome(parsed.session);
+    if (!parsed) return { status: 'error', code: 'INVALID_TOKEN', message: 'Unknown authorization' };
+    const view = await this.getAuthorization(_mode, authorizationId);
+    if (!view) return { status: 'error', code: 'INVALID_TOKEN', message: 'Unknown authorization' };
+    return outcomeOfView(view);
+  }
+
+  /** A merchant-initiated charge of a card kept in a Monext wallet: POST /v1/checkout/payments. */
+  private async authorizeDirect(input: AuthorizeInput, cardRef: string): Promise<AuthorizationOutcome> {
+    const saved = parseCardRef(cardRef);
+    if (!saved || saved.contractId !== this.contractId) return { status: 'error', code: 'UNKNOWN_CARD', message: 'The saved card is not kept at Monext for this contract' };
+    const reference = input.reference ?? genId('mxr');
+    const now = this.clock.now();
+    const intent = {
+      id: genId('mxa'), contract_id: this.contractId, mode: input.mode, merchant_reference: input.merchantReference, reference,
+      kind: 'direct' as const, amount: input.amount, currency: input.currency, transaction_id: null, state: 'sending',
+      created_at: iso(now), updated_at: iso(now),
+    };
+    try {
+      await this.db.kysely.insertInto('monext_authorizations').values(intent).execute();
+    } catch (err) {
+      if (!this.db.isUniqueViolation(err)) throw err;
+      const earlier = await this.db.kysely.selectFrom('monext_authorizations').selectAll()
+        .where('contract_id', '=', this.contractId).where('reference', '=', reference).executeTakeFirstOrThrow();
+      if (earlier.transaction_id) {
+        const view = await this.getAuthorization(input.mode, `${this.contractId}.${earlier.transaction_id}`);
+        if (view) return outcomeOfView(view);
+      }
+      if (earlier.state === 'unknown') return { status: 'error', code: 'INVALID_TOKEN', message: `Monext holds an earlier transaction under ${reference} that it does not show` };
+      // The first call may still be on its way: only once it is surely over (past the timeout) is it sent again.
+      if (now.getTime() - Date.parse(earlier.updated_at) < this.clientOptions.timeoutMs + 1000) {
+        throw new MonextUnavailable('an earlier call under the same reference is still on its way');
+      }
+      const retaken = await this.db.kysely.updateTable('monext_authorizations').set({ updated_at: iso(now) })
+        .where('id', '=', earlier.id).where('updated_at', '=', earlier.updated_at).where('transaction_id', 'is', null).executeTakeFirst();
+      if (Number(retaken.numUpdatedRows) !== 1) throw new MonextUnavailable('another call under the same reference is on its way');
+    }
+    const body = {
+      pointOfSaleReference: this.credentials.pointOfSaleReference,
+      paymentMethodId: this.credentials.contractNumber,
+      order: { reference: input.merchantReference, amount: input.amount, currency: input.currency, origin: 'E_COM' },
+      payment: {
+        paymentType: 'ONE_OFF', capture: input.capture ? 'AUTOMATIC' : 'MANUAL',
+        ...(input.statementLabel ? { softDescriptor: input.statementLabel } : {}),
+      },
+      ...(saved.issuerTransactionId ? { issuerTransactionId: saved.issuerTransactionId } : {}),
+      paymentInstrument: { walletId: saved.walletId, cardIndex: 1 },
+      privateData: { motuReference: reference },
+    };
+    const answer = await this.client.call('POST', '/v1/checkout/payments', body);
+    const at = iso(this.clock.now());
+    if (answer.kind === 'rejected') {
+      if (answer.code === USED_ORDER) {
+        await this.db.kysely.updateTable('monext_authorizations').set({ state: 'unknown', updated_at: at }).where('contract_id', '=', this.contractId).where('reference', '=', reference).execute();
+        return { status: 'error', code: 'INVALID_TOKEN', message: `Monext already holds a transaction for order ${input.merchantReference} (01185)` };
+      }
+      await this.db.kysely.updateTable('monext_authorizations').set({ state: 'refused', updated_at: at }).where('contract_id', '=', this.contractId).where('reference', '=', reference).execute();
+      if (answer.status === 401 || answer.status === 403) throw rejectedError(answer);
+      return {
+        status: 'refused', authorizationId: `${this.contractId}.rejected.${reference}`, card: saved.card, refusalCode: 'processing_error',
+        refusalMessage: REFUSAL_MESSAGES.processing_error,
+      };
+    }
+    const result = resultOf(answer.body);
+    const transaction = answer.body.transaction as Record<string, unknown> | undefined;
+    const transactionId = typeof transaction?.id === 'string' && transaction.id !== '' ? transaction.id : null;
+    if (!result || !transactionId) throw new MonextUnavailable('a payment answer without its result or transaction');
+    await this.db.kysely.updateTable('monext_authorizations').set({ transaction_id: transactionId, state: result.title === 'ACCEPTED' ? 'answered' : 'refused', updated_at: at })
+      .where('contract_id', '=', this.contractId).where('reference', '=', reference).execute();
+    const authorizationId = `${this.contractId}.${transactionId}`;
+    if (result.title === 'ACCEPTED') {
+      return { status: 'authorized', authorizationId, card: saved.card, captured: Boolean(input.capture) };
+    }
+    if (result.title === 'REFUSED' || result.title === 'ERROR') {
+      const code = refusalOf(result.code, result.title);
+      return { status: 'refused', authorizationId, card: saved.card, refusalCode: code, refusalMessage: REFUSAL_MESSAGES[code] };
+    }
+    // A status this connector does not know: not final. The transaction is kept; its state is read back later.
+    throw new MonextUnavailable(`an unknown payment status ${JSON.stringify(result.title).slice(0, 40)}`);
+  }
+
+  async capture(input: { mode: Mode; authorizationId: string; amount: number }): Promise<OperationResult> {
+    return this.operation(input.authorizationId, 'captures', { amount: input.amount });
+  }
+
+  async cancel(input: { mode: Mode; authorizationId: string }): Promise<OperationResult> {
+    const view = await this.getAuthorization(input.mode, input.authorizationId);
+    if (!view) return { ok: false, reason: 'unknown authorization' };
+    if (view.status === 'cancelled') return { ok: true };
+    if (view.status !== 'authorized') return { ok: false, reason: `the authorization is ${view.status}` };
+    return this.operation(input.authorizationId, 'cancels', { amount: view.amount });
+  }
+
+  private async operation(authorizationId: string, kind: 'captures' | 'cancels', body: Record<string, unknown>): Promise<OperationResult> {
+    const parsed = splitAuthorizationId(authorizationId);
+    if (!parsed?.transaction) return { ok: false, reason: 'unknown authorization' };
+    const answer = await this.client.call('POST', `/v1/checkout/transactions/${encodeURIComponent(parsed.transaction)}/${kind}`, body);
+    if (answer.kind === 'rejected') return { ok: false, reason: `${answer.title}${answer.code ? ` (${answer.code})` : ''}: ${answer.detail}`.slice(0, 300) };
+    const result = resultOf(answer.body);
+    if (!result) throw new MonextUnavailable(`a ${kind.slice(0, -1)} answer without its result`);
+    if (result.title === 'ACCEPTED') return { ok: true };
+    if (result.title === 'REFUSED' || result.title === 'ERROR') return { ok: false, reason: `${result.title} ${result.code}${result.detail ? `: ${result.detail}` : ''}`.slice(0, 300) };
+    throw new MonextUnavailable(`an unknown ${kind.slice(0, -1)} status`);
+  }
+
+  async refund(input: RefundInput): Promise<OperationResult> {
+    const parsed = splitAuthorizationId(input.authorizationId);
+    if (!parsed?.transaction) return { ok: false, reason: 'unknown authorization' };
+    if (!Number.isInteger(input.amount) || input.amount <= 0) return { ok: false, reason: 'amount must be a positive integer' };
+    const now = this.clock.now();
+    try {
+      await this.db.kysely.insertInto('monext_refunds').values({
+        reference: input.reference, contract_id: this.contractId, mode: input.mode, authorization_id: input.authorizationId,
+        amount: input.amount, status: 'sent', transaction_id: null, reason: null, created_at: iso(now),
+      }).execute();
+    } catch (err) {
+      if (!this.db.isUniqueViolation(err)) throw err;
+      const found = await this.getRefund(input.mode, input.reference);
+      if (found) return found.status === 'succeeded' ? { ok: true } : { ok: false, reason: found.reason ?? 'refused' };
+      // Never received by Monext (getRefund made sure, past the timeout): sent again, by one caller only.
+      const row = await this.db.kysely.selectFrom('monext_refunds').selectAll().where('reference', '=', input.reference).executeTakeFirstOrThrow();
+      const retaken = await this.db.kysely.updateTable('monext_refunds').set({ created_at: iso(now) })
+        .where('reference', '=', input.reference).where('status', '=', 'sent').where('created_at', '=', row.created_at).executeTakeFirst();
+      if (Number(retaken.numUpdatedRows) !== 1) throw new MonextUnavailable('another refund under the same reference is on its way');
+    }
+    const answer = await this.client.call('POST', `/v1/checkout/transactions/${encodeURIComponent(parsed.transaction)}/refunds`, {
+      amount: input.amount, merchantReference: input.reference,
+    });
+    return this.recordRefund(input.reference, answer);
+  }
+
+  private async recordRefund(reference: string, answer: MonextAnswer): Promise<OperationResult> {
+    if (answer.kind === 'rejected') {
+      const reason = `${answer.title}${answer.code ? ` (${answer.code})` : ''}: ${answer.detail}`.slice(0, 300);
+      await this.db.kysely.updateTable('monext_refunds').set({ status: 'refused', reason }).where('reference', '=', reference).where('status', '=', 'sent').execute();
+      return { ok: false, reason };
+    }
+    const result = resultOf(answer.body);
+    const transaction = answer.body.transaction as Record<string, unknown> | undefined;
+    if (!result) throw new MonextUnavailable('a refund answer without its result');
+    if (result.title === 'ACCEPTED') {
+      const transactionId = typeof transaction?.id === 'string' ? transaction.id : null;
+      await this.db.kysely.updateTable('monext_refunds').set({ status: 'succeeded', transaction_id: transactionId }).where('reference', '=', reference).where('status', '=', 'sent').execute();
+      return { ok: true };
+    }
+    if (result.title === 'REFUSED' || result.title === 'ERROR') {
+      const reason = `${result.title} ${result.code}${result.detail ? `: ${result.detail}` : ''}`.slice(0, 300);
+      await this.db.kysely.updateTable('monext_refunds').set({ status: 'refused', reason }).where('reference', '=', reference).where('status', '=', 'sent').execute();
+      return { ok: false, reason };
+    }
+    throw new MonextUnavailable('an unknown refund status');
+  }
+
+  /**
+   * The refund under this reference: from its row once answered; a row whose answer was lost is matched against
+   * Monext's record of the authorization (a successful REFUND of the same amount that no other reference owns).
+   * Null when Monext surely never received it (no such refund, and the call is past its timeout).
+   */
+  async getRefund(mode: Mode, reference: string): Promise<RefundView | null> {
+    const row = await this.db.kysely.selectFrom('monext_refunds').selectAll().where('reference', '=', reference).where('mode', '=', mode).executeTakeFirst();
+    if (!row) return null;
+    const view = (status: 'succeeded' | 'refused', reason: string | null): RefundView => ({
+      reference, authorizationId: row.authorization_id, amount: row.amount, status, reason, createdAt: row.created_at,
+    });
+    if (row.status !== 'sent') return view(row.status, row.reason);
+    const parsed = splitAuthorizationId(row.authorization_id);
+    if (!parsed?.transaction) return null;
+    const details = await this.transactionDetails(parsed.transaction);
+    if (!details) throw new MonextUnavailable('the authorization of a refund is unknown to Monext');
+    const owned = new Set((await this.db.kysely.selectFrom('monext_refunds').select('transaction_id')
+      .where('authorization_id', '=', row.authorization_id).where('transaction_id', 'is not', null).execute()).map((r) => r.transaction_id));
+    const match = details.associated.find((t) => t.type === 'REFUND' && t.status === 'OK' && t.amount === row.amount && !owned.has(t.id));
+    if (match) {
+      await this.db.kysely.updateTable('monext_refunds').set({ status: 'succeeded', transaction_id: match.id }).where('reference', '=', reference).where('status', '=', 'sent').execute();
+      return view('succeeded', null);
+    }
+    if (this.clock.now().getTime() - Date.parse(row.created_at) < this.clientOptions.timeoutMs + 1000) {
+      throw new MonextUnavailable('the refund call may still be on its way');
+    }
+    return null;
+  }
+
+  async getAuthorization(mode: Mode, authorizationId: string): Promise<AuthorizationView | null> {
+    const parsed = splitAuthorizationId(authorizationId);
+    if (!parsed?.transaction || parsed.contractId !== this.contractId) return null;
+    const details = await this.transactionDetails(parsed.transaction);
+    if (!details) return null;
+    return viewOf(authorizationId, details, mode);
+  }
+
+  async listAuthorizations(mode: Mode, merchantReference: string): Promise<AuthorizationView[]> {
+    const rows = await this.db.kysely.selectFrom('monext_authorizations').selectAll()
+      .where('merchant_reference', '=', merchantReference).where('contract_id', '=', this.contractId).where('mode', '=', mode)
+      .orderBy('created_at').orderBy('id').execute();
+    const out: AuthorizationView[] = [];
+    for (const row of rows) {
+      let transactionId = row.transaction_id && !row.transaction_id.startsWith('wallet:') ? row.transaction_id : null;
+      if (!transactionId && row.kind === 'session') {
+        const read = await this.readSession(row.reference).catch(() => null);
+        if (read && (read.kind === 'authorized' || read.kind === 'refused')) transactionId = read.transactionId;
+      }
+      if (!transactionId) continue;
+      const view = await this.getAuthorization(mode, `${this.contractId}.${transactionId}`);
+      if (view) out.push(view);
+    }
+    return out;
+  }
+
+  /** Monext's REST API publishes no settlement report: settlement comes from its remittance files (docs/live.md). */
+  async settlementReport(_input: { mode: Mode; from: Date; to: Date }): Promise<SettlementLine[]> {
+    return [];
+  }
+
+  /** Chargebacks come from Monext's dispute files, not its REST API (docs/live.md). */
+  async disputeNotices(_input: { mode: Mode; from: Date; to: Date }): Promise<DisputeNotice[]> {
+    return [];
+  }
+
+  private sessionRow(mode: Mode, token: string) {
+    return this.db.kysely.selectFrom('monext_authorizations').selectAll()
+      .where('contract_id', '=', this.contractId).where('reference', '=', token).where('kind', '=', 'session').where('mode', '=', mode)
+      .executeTakeFirst();
+  }
+
+  private async readSession(token: string): Promise<SessionRead> {
+    if (!/^[A-Za-z0-9_-]{1,100}$/.test(token)) return { kind: 'cancelled' };
+    const answer = await this.client.call('GET', `/v1/checkout/payments/sessions/${encodeURIComponent(token)}`);
+    if (answer.kind === 'rejected') {
+      if (answer.status === 404 || answer.code === '02304' || answer.code === '02324') return { kind: 'cancelled' };
+      throw rejectedError(answer);
+    }
+    const result = resultOf(answer.body);
+    if (!result) throw new MonextUnavailable('a session without its result');
+    const transactions = Array.isArray(answer.body.transactions) ? answer.body.transactions as Record<string, unknown>[] : [];
+    const last = transactions.at(-1);
+    const card = last ? cardOf(last.paymentInstrumentData) : null;
+    const redirectUrl = typeof answer.body.redirectURL === 'string' ? answer.body.redirectURL : null;
+    if (PENDING_TITLES.has(result.title)) return { kind: 'pending', card, redirectUrl };
+    if (result.title === 'CANCELLED' || result.code === BUYER_CANCELLED) return { kind: 'cancelled' };
+    const transactionId = typeof last?.id === 'string' && last.id !== '' ? last.id : null;
+    if (result.title === 'ACCEPTED') {
+      if (!transactionId) throw new MonextUnavailable('an accepted session without its transaction');
+      const partner = last!.partnerReturnedData as Record<string, unknown> | undefined;
+      return {
+        kind: 'authorized', transactionId, card, captured: last!.type === 'AUTHORIZATION_AND_CAPTURE',
+        issuerTransactionId: typeof partner?.issuerTransactionId === 'string' ? partner.issuerTransactionId : null,
+      };
+    }
+    if (result.title === 'REFUSED' || result.title === 'ERROR') {
+      if (!transactionId) return { kind: 'cancelled' };
+      return { kind: 'refused', transactionId, card, refusalCode: refusalOf(result.code, result.title) };
+    }
+    throw new MonextUnavailable('an unknown session status');
+  }
+
+  private async transactionDetails(transactionId: string): Promise<TransactionDetails | null> {
+    const answer = await this.client.call('GET', `/v1/checkout/transactions/${encodeURIComponent(transactionId)}`);
+    if (answer.kind === 'rejected') {
+      if (answer.status === 404) return null;
+      throw rejectedError(answer);
+    }
+    const transaction = answer.body.transaction as Record<string, unknown> | undefined;
+    const result = resultOf(answer.body);
+    if (!transaction || typeof transaction !== 'object' || !result) throw new MonextUnavailable('a transaction without its details');
+    const associated = (Array.isArray(answer.body.associatedTransactions) ? answer.body.associatedTransactions : [])
+      .filter((t): t is Record<string, unknown> => t !== null && typeof t === 'object')
+      .map((t) => ({ id: String(t.id ?? ''), type: String(t.type ?? ''), status: String(t.status ?? ''), amount: Number(t.amount ?? 0), date: String(t.date ?? '') }));
+    if (associated.some((t) => !Number.isInteger(t.amount) || t.amount < 0)) throw new MonextUnavailable('an associated transaction with an unreadable amount');
+    const order = answer.body.order as Record<string, unknown> | undefined;
+    const amount = Number(transaction.authorizedAmount ?? transaction.requestedAmount ?? order?.amount);
+    if (!Number.isInteger(amount)) throw new MonextUnavailable('a transaction without its amount');
+    if (!['ACCEPTED', 'REFUSED', 'ERROR'].includes(result.title)) throw new MonextUnavailable('a transaction with an unknown status');
+    return {
+      id: transactionId, type: String(transaction.type ?? ''), amount, currency: String(transaction.currency ?? order?.currency ?? ''),
+      date: String(transaction.date ?? ''), orderReference: String(order?.reference ?? ''), result, associated,
+      card: cardOf(transaction.paymentInstrumentData),
+    };
+  }
+}
+
+type SessionRead =
+  | { kind: 'pending'; card: CardInfo | null; redirectUrl: string | null }
+  | { kind: 'cancelled' }
+  | { kind: 'authorized'; transactionId: string; card: CardInfo | null; captured: boolean; issuerTransactionId: string | null }
+  | { kind: 'refused'; transactionId: string; card: CardInfo | null; refusalCode: import('../acquirer.js').RefusalCode };
+
+interface TransactionDetails {
+  id: string;
+  type: string;
+  amount: number;
+  currency: string;
+  date: string;
+  orderReference: string;
+  result: { title: string; code: string };
+  associated: { id: string; type: string; status: string; amount: number; date: string }[];
+  card: CardInfo | null;
+}
+
+function viewOf(authorizationId: string, d: TransactionDetails, _mode: Mode): AuthorizationView {
+  const ok = (type: string) => d.associated.filter((t) => t.type === type && t.status === 'OK');
+  const captures = ok('CAPTURE');
+  const capturedAtOnce = d.type === 'AUTHORIZATION_AND_CAPTURE' && d.result.title === 'ACCEPTED';
+  const capturedAmount = capturedAtOnce ? d.amount : captures.reduce((sum, t) => sum + t.amount, 0);
+  const refundedAmount = ok('REFUND').reduce((sum, t) => sum + t.amount, 0);
+  let status: AuthorizationView['status'];
+  if (d.result.title !== 'ACCEPTED') status = 'refused';
+  else if (ok('CANCEL_AUTHORIZATION').length > 0 || ok('RESET').length > 0) status = 'cancelled';
+  else if (capturedAmount > 0) status = 'captured';
+  else status = 'authorized';
+  return {
+    id: authorizationId, merchantReference: d.orderReference, status, amount: d.amount, currency: d.currency,
+    capturedAmount, refundedAmount, card: d.card ?? unknownCard(),
+    refusalCode: status === 'refused' ? refusalOf(d.result.code, d.result.title) : null,
+    createdAt: normalDate(d.date), capturedAt: capturedAtOnce ? normalDate(d.date) : captures[0] ? normalDate(captures[0].date) : null,
+  };
+}
+
+function outcomeOfView(view: AuthorizationView): AuthorizationOutcome {
+  if (view.status === 'refused') {
+    const code = view.refusalCode ?? 'processing_error';
+    return { status: 'refused', authorizationId: view.id, card: view.card, refusalCode: code, refusalMessage: REFUSAL_MESSAGES[code] };
+  }
+  if (view.status === 'cancelled') return { status: 'error', code: 'INVALID_TOKEN', message: `Authorization ${view.id} was cancelled` };
+  return { status: 'authorized', authorizationId: view.id, card: view.card, captured: view.status === 'captured' };
+}
+
+function normalDate(value: string): string {
+  const t = Date.parse(value);
+  return Number.isNaN(t) ? new Date(0).toISOString() : new Date(t).toISOString();
+}
+
+/** `<contract>.<transaction>` or `<contract>.s.<session token>` (a widget session not finished yet). */
+export function splitAuthorizationId(id: string): { contractId: string; transaction?: string; session?: string } | null {
+  const m = /^(mcf_[A-Za-z0-9]+)\.(?:s\.([A-Za-z0-9_-]+)|([A-Za-z0-9_-]+))$/.exec(id);
+  if (!m) return null;
+  return m[2] ? { contractId: m[1]!, session: m[2] } : { contractId: m[1]!, transaction: m[3]! };
+}
+
+function brandOf(masked: string, code: string): CardBrand {
+  if (code === 'VISA' || masked.startsWith('4')) return 'VISA';
+  if (code === 'MASTERCARD' || /^(5[1-5]|2[2-7])/.test(masked)) return 'MASTERCARD';
+  if (code === 'AMEX' || /^3[47]/.test(masked)) return 'AMEX';
+  return 'UNKNOWN';
+}
+
+/** What Monext tells of the card (paymentInstrumentData): never the number, a masked one and Monext's mxToken. */
+function cardOf(raw: unknown): CardInfo | null {
+  if (!raw || typeof raw !== 'object') return null;
+  const d = raw as Record<string, unknown>;
+  const masked = typeof d.maskedNumber === 'string' ? d.maskedNumber : '';
+  const network = String(d.selectedNetwork ?? d.network ?? (d.paymentInstrumentType as Record<string, unknown> | undefined)?.code ?? '').toUpperCase();
+  const brand = brandOf(masked, network);
+  const own: CardNetwork | null = brand === 'UNKNOWN' ? null : brand;
+  const networks: CardNetwork[] = network === 'CB' ? ['CB', ...(own ? [own] : [])] : own ? [own] : ['VISA'];
+  const exp = typeof d.expirationDate === 'string' && /^\d{4}$/.test(d.expirationDate) ? d.expirationDate : '';
+  const last = masked.slice(-4).replace(/[^0-9]/g, '•');
+  const token = typeof d.mxToken === 'string' ? d.mxToken : masked;
+  return {
+    brand, network: network === 'CB' ? 'CB' : networks[0]!, networks, last4: last.length === 4 ? last : '••••',
+    expMonth: exp ? Number(exp.slice(0, 2)) : 1, expYear: exp ? 2000 + Number(exp.slice(2)) : 2000,
+    fingerprint: createHash('sha256').update(`monext:${token}`).digest('base64url').slice(0, 22),
+  };
+}
+
+function unknownCard(): CardInfo {
+  return { brand: 'UNKNOWN', network: 'VISA', networks: ['VISA'], last4: '••••', expMonth: 1, expYear: 2000, fingerprint: 'monext-unknown' };
+}
+
+/** A saved card: the contract, Monext's wallet, the issuer's transaction id of the first payment, and the card's facts. */
+function cardRefOf(contractId: string, walletId: string, issuerTransactionId: string, card: CardInfo): string {
+  const facts = Buffer.from(JSON.stringify([card.brand, card.network, card.networks, card.last4, card.expMonth, card.expYear, card.fingerprint])).toString('base64url');
+  return `mx1.${contractId}.${walletId}.${issuerTransactionId.replace(/[^A-Za-z0-9_-]/g, '')}.${facts}`;
+}
+
+function parseCardRef(ref: string): { contractId: string; walletId: string; issuerTransactionId: string | null; card: CardInfo } | null {
+  const parts = ref.split('.');
+  if (parts.length !== 5 || parts[0] !== 'mx1') return null;
+  try {
+    const [brand, network, networks, last4, expMonth, expYear, fingerprint] = JSON.parse(Buffer.from(parts[4]!, 'base64url').toString('utf8')) as [CardBrand, CardNetwork, CardNetwork[], string, number, number, string];
+    return {
+      contractId: parts[1]!, walletId: parts[2]!, issuerTransactionId: parts[3] || null,
+      card: { brand, network, networks, last4, expMonth, expYear, fingerprint },
+    };
+  } catch {
+    return null;
+  }
+}
+
+function rejectedError(answer: Extract<MonextAnswer, { kind: 'rejected' }>): AppError {
+  if (answer.status === 401 || answer.status === 403) {
+    return new AppError('ACQUIRER_NOT_CONFIGURED', "Monext refused this contract's credentials: check the merchant id and access key (motu contracts update)");
+  }
+  return new AppError('SERVICE_UNAVAILABLE', `Monext refused the request: ${answer.title}${answer.code ? ` (${answer.code})` : ''}`);
+}
+

@@ -1,0 +1,99 @@
+// Monext's Retail API (REST v1) over HTTP: Basic authentication (merchant id : access key), JSON both ways, every call
+// bounded by a timeout. What comes back is sorted into three kinds, and only three:
+// - an answer: a 2xx with a JSON object (its `result` read by the connector),
+// - a rejection: a 4xx with Monext's problem body ({title, detail, code?}): Monext refused the request itself,
+// - unknown: no answer in time, a network error, a 5xx, or a body that is not the JSON object promised. Monext may
+//   or may not have acted: MonextUnavailable is thrown, the caller records nothing final, and the recovery reads the
+//   state back from Monext later. Nothing of the request or the answer is logged: no access key, no card data.
+import { AppError } from '../../shared/errors.js';
+import { MONEXT_API_URLS, type MonextCredentials } from './monext.config.js';
+
+/** Monext could not be asked, or its answer cannot be read: the outcome is unknown. Answered 503 to a caller. */
+export class MonextUnavailable extends AppError {
+  constructor(reason: string) {
+    super('SERVICE_UNAVAILABLE', `Monext did not give a usable answer (${reason}); nothing is final: the operation is resolved from Monext's records`);
+  }
+}
+
+export interface MonextResult {
+  title: string;
+  code: string;
+  detail?: string;
+}
+
+export type MonextAnswer =
+  | { kind: 'answer'; status: number; body: Record<string, unknown> }
+  | { kind: 'rejected'; status: number; title: string; detail: string; code: string | null };
+
+export interface MonextClientOptions {
+  /** Overrides the environment's base URL (tests: the fake Monext on 127.0.0.1). */
+  baseUrl?: string;
+  timeoutMs: number;
+}
+
+export class MonextClient {
+  private readonly base: string;
+  private readonly authorization: string;
+
+  constructor(credentials: MonextCredentials, private readonly options: MonextClientOptions) {
+    this.base = (options.baseUrl ?? MONEXT_API_URLS[credentials.environment]).replace(/\/+$/, '');
+    this.authorization = `Basic ${Buffer.from(`${credentials.merchantId}:${credentials.accessKey}`).toString('base64')}`;
+  }
+
+  async call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<MonextAnswer> {
+    let res: Response;
+    try {
+      res = await fetch(`${this.base}${path}`, {
+        method,
+        headers: {
+          authorization: this.authorization, accept: 'application/json',
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        signal: AbortSignal.timeout(this.options.timeoutMs),
+        redirect: 'error',
+      });
+    } catch (err) {
+      const name = (err as Error).name;
+      throw new MonextUnavailable(name === 'TimeoutError' || name === 'AbortError' ? `no answer within ${this.options.timeoutMs} ms` : 'unreachable');
+    }
+    let text: string;
+    try {
+      text = await res.text();
+    } catch {
+      throw new MonextUnavailable('the answer was cut off');
+    }
+    if (res.status >= 500) throw new MonextUnavailable(`HTTP ${res.status}`);
+    let parsed: unknown;
+    try {
+      parsed = text === '' ? {} : JSON.parse(text);
+    } catch {
+      throw new MonextUnavailable(`HTTP ${res.status} with a body that is not JSON`);
+    }
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new MonextUnavailable(`HTTP ${res.status} with a body that is not a JSON object`);
+    const obj = parsed as Record<string, unknown>;
+    if (res.status >= 200 && res.status < 300) {
+      // Monext answers bad credentials with a 200 {title: "Unauthorized"} on some calls (its Sylius plugin checks it).
+      if (obj.title === 'Unauthorized' && obj.result === undefined) return { kind: 'rejected', status: 401, title: 'Unauthorized', detail: 'Monext refused the credentials', code: null };
+      return { kind: 'answer', status: res.status, body: obj };
+    }
+    if (res.status >= 400) {
+      return {
+        kind: 'rejected', status: res.status, title: str(obj.title) ?? `HTTP ${res.status}`, detail: str(obj.detail) ?? '',
+        code: str(obj.code) ?? str((obj.result as Record<string, unknown> | undefined)?.code) ?? null,
+      };
+    }
+    throw new MonextUnavailable(`HTTP ${res.status}`);
+  }
+}
+
+function str(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** The `result` of an answer, checked: a title and a five-digit code; undefined when missing or malformed. */
+export function resultOf(body: Record<string, unknown>): MonextResult | undefined {
+  const r = body.result as Record<string, unknown> | undefined;
+  if (!r || typeof r !== 'object' || typeof r.title !== 'string' || typeof r.code !== 'string') return undefined;
+  return { title: r.title, code: r.code, ...(typeof r.detail === 'string' ? { detail: r.detail } : {}) };
+}

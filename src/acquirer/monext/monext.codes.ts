@@ -1,0 +1,29 @@
+// Monext's return codes (result.code, five digits, with result.title ACCEPTED / REFUSED / ERROR / INPROGRESS…) mapped
+// onto Motu's refusal codes. The table is docs/live.md's "What Motu does on each Monext answer".
+import type { RefusalCode } from '../acquirer.js';
+
+/** Session titles that are not final: the cardholder is still in the widget (3-D Secure included). */
+export const PENDING_TITLES = new Set(['INPROGRESS', 'ONHOLD_PARTNER', 'PENDING_RISK']);
+
+const REFUSALS: Record<string, RefusalCode> = {
+  '01101': 'expired_card', '01201': 'expired_card',
+  '01116': 'insufficient_funds', '01121': 'insufficient_funds', '01183': 'insufficient_funds',
+  '01130': 'incorrect_cvc',
+  '01111': 'card_unknown', '01114': 'card_unknown', '01118': 'card_unknown', '01125': 'card_unknown',
+  '01131': 'authentication_failed',
+  '01197': 'processing_error', '01198': 'processing_error', '01199': 'processing_error',
+};
+
+/** The refusal a REFUSED (or ERROR) result means for the card. */
+export function refusalOf(code: string, title: string): RefusalCode {
+  const known = REFUSALS[code];
+  if (known) return known;
+  if (/^03\d{3}$/.test(code)) return 'authentication_failed'; // 03xxx: 3-D Secure authentication
+  if (title === 'ERROR') return 'processing_error';
+  return 'card_declined';
+}
+
+/** 02319: the buyer left the widget (cancel); 02324 / 02304: the session expired or has no transaction. */
+export const BUYER_CANCELLED = '02319';
+/** 01185 "Used order": Monext already has a transaction under this order reference (a repeated call). */
+export const USED_ORDER = '01185';

@@ -1,0 +1,36 @@
+// The Monext connector's own tables (migration 0034). Motu's modules never read them: they go through the Acquirer
+// interface. No card data: Monext keeps the cards; these rows hold Monext's transaction ids and Motu's references.
+import type { Mode } from '../../modules/merchants/merchants.table.js';
+
+export interface MonextAuthorizationsTable {
+  id: string;
+  contract_id: string;
+  mode: Mode;
+  /** Motu's payment id (pay_…). */
+  merchant_reference: string;
+  /** Motu's idempotency reference (merchant-initiated: the pay_ id) or the widget session's token. Unique per contract. */
+  reference: string;
+  /** 'session': the widget's authorization, read from its session; 'direct': asked by Motu with a saved card. */
+  kind: 'session' | 'direct';
+  amount: number;
+  currency: string;
+  /** Monext's transaction id; null while the call is on its way (or its answer was lost). */
+  transaction_id: string | null;
+  /** 'sending' | 'answered' | 'refused' | 'unknown' (Monext refused a duplicate order: it has a transaction Motu cannot see). */
+  state: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface MonextRefundsTable {
+  /** Motu's refund reference (re_…, release_…). */
+  reference: string;
+  contract_id: string;
+  mode: Mode;
+  authorization_id: string;
+  amount: number;
+  status: 'sent' | 'succeeded' | 'refused';
+  transaction_id: string | null;
+  reason: string | null;
+  created_at: string;
+}
