@@ -161,6 +161,30 @@ async function fullFlow(run: Run): Promise<void> {
     assert.ok(res.status >= 400 && res.status < 500, JSON.stringify(res.body));
     for (const pan of PANS) assert.ok(!JSON.stringify(res.body).includes(pan), `error answer echoes a card number: ${JSON.stringify(res.body)}`);
   }
+  // The back-office: a user set up through its link, two-factor turned on, a key made from the back-office. The
+  // password, the link's signature, the session cookie, the TOTP secret and the recovery codes appear nowhere.
+  const password = 'a long back-office password 42';
+  const user = await t.admin('POST', `/admin/v1/merchants/${m.id}/users`, { email: 'owner@secret.example', role: 'owner' });
+  ok(user, 201);
+  const setupToken = String(user.body.setupUrl).split('/').at(-1)!;
+  issued.push(password, setupToken.split('.')[1]!);
+  ok(await t.api(undefined, 'GET', `/dashboard/api/setup/${setupToken}`), 200);
+  const setUp = await t.api(undefined, 'POST', '/dashboard/api/setup', { token: setupToken, password });
+  ok(setUp, 200);
+  const cookie = String(setUp.headers['set-cookie']).split(';')[0]!;
+  issued.push(cookie.split('=')[1]!);
+  const asUser = { cookie, 'x-csrf-token': setUp.body.csrfToken };
+  const totp = await t.api(undefined, 'POST', '/dashboard/api/two-factor/setup', undefined, asUser);
+  ok(totp, 200);
+  const { TOTP, Secret } = await import('otpauth');
+  const enabled = await t.api(undefined, 'POST', '/dashboard/api/two-factor/enable', { code: new TOTP({ secret: Secret.fromBase32(totp.body.secret) }).generate() }, asUser);
+  ok(enabled, 200);
+  issued.push(totp.body.secret, ...enabled.body.recoveryCodes);
+  ok(await t.api(undefined, 'POST', '/dashboard/api/sign-in', { email: 'owner@secret.example', password, code: enabled.body.recoveryCodes[0] }), 200);
+  const boKey = await t.api(undefined, 'POST', '/dashboard/api/keys', {}, asUser);
+  ok(boKey, 201);
+  issued.push(boKey.body.secretKey);
+
   // A secret key sent where it does not belong, and a wrong key.
   await t.api(`sk_test_${'Z'.repeat(32)}`, 'GET', '/api/v1/payments');
   issued.push(`sk_test_${'Z'.repeat(32)}`);

@@ -17,6 +17,16 @@ const SECRET_FIELDS = [
   'previousSecret',
   'iban',
   'iban_sealed',
+  // The back-office: passwords, set-up links, the session's CSRF token, TOTP secrets and recovery codes.
+  'password',
+  'password_hash',
+  'token',
+  'csrfToken',
+  'setupUrl',
+  'recoveryCodes',
+  'totp_secret',
+  'otpauthUrl',
+  'x-csrf-token',
 ];
 
 // pino's `*` matches one level: list the top level, one level down, and the request headers explicitly.
@@ -98,7 +108,8 @@ class LazyChildLogger {
  * show only its prefix, as the Authorization header is redacted.
  */
 export function redactUrl(url: string): string {
-  return url.replace(/ses_[0-9A-Za-z]+/g, 'ses_[redacted]');
+  // A back-office set-up link (/dashboard/setup/usr_….<mac>) sets the user's password: its signature is a secret too.
+  return url.replace(/ses_[0-9A-Za-z]+/g, 'ses_[redacted]').replace(/(\/setup\/usr_[0-9A-Za-z]+\.)[A-Za-z0-9_-]+/g, '$1[redacted]');
 }
 
 /** The one log line of a request, at info, once answered: method, URL, route, status and time (no headers, no body). */
