@@ -7,6 +7,7 @@ import { scheduledJobs } from '../src/start/workers.js';
 import { eachDatabase, ManualClock, type TestApp } from './support/harness.js';
 import { withMerchantApp } from './support/merchant-app.js';
 import { createCustomer } from './support/factories.js';
+import { PASSWORD, signedInUser } from './support/back-office.js';
 import { createSession, paySession } from './support/payments.js';
 import { decodePart, fakeSmtp, mimeParts, subjectOf, type FakeSmtp } from './support/smtp.js';
 
@@ -163,6 +164,34 @@ eachDatabase('mail', (dialect) => {
     const read = await t.api(m.testKey, 'GET', `/api/v1/card-links/${created.body.id}`);
     assert.equal(read.body.emailSent, false);
     assert.equal(read.body.emailStatus, 'skipped');
+  });
+
+  test('a back-office invitation is mailed with its set-up link, which signs the invitee in; the mail of an invitee removed before it left is skipped', async () => {
+    const owner = await signedInUser(t, m.id, 'owner');
+    const invited = await owner.call('POST', '/dashboard/api/users', { email: 'teammate@shop.example', role: 'analyst' });
+    assert.equal(invited.status, 201, JSON.stringify(invited.body));
+    assert.equal(invited.body.emailSent, true);
+    assert.equal(invited.body.setupUrl, null, 'the link goes to the invitee only');
+    assert.equal(await runMailJob(t), 1);
+    const mail = smtp.received.at(-1)!;
+    assert.deepEqual(mail.to, ['teammate@shop.example']);
+    assert.match(subjectOf(mail.raw), /Fare Ute/);
+    const text = mimeParts(mail.raw).map((p) => decodePart(p).toString('utf8')).join('\n');
+    const url = /http:\/\/localhost:3000\/dashboard\/setup\/(usr_[0-9A-Za-z]+\.[A-Za-z0-9_-]+)/.exec(text);
+    assert.ok(url, text);
+    const setUp = await t.api(undefined, 'POST', '/dashboard/api/setup', { token: url[1], password: PASSWORD });
+    assert.equal(setUp.status, 200, JSON.stringify(setUp.body));
+    assert.equal(setUp.body.user.email, 'teammate@shop.example');
+    assert.equal(setUp.body.user.role, 'analyst');
+    // Invited again after removal: a new mail, and the first link (used) would not be sent again.
+    await owner.call('DELETE', `/dashboard/api/users/${setUp.body.user.id}`);
+    const again = await owner.call('POST', '/dashboard/api/users', { email: 'teammate@shop.example', role: 'support' });
+    assert.equal(again.body.emailSent, true);
+    await owner.call('DELETE', `/dashboard/api/users/${setUp.body.user.id}`);
+    await runMailJob(t);
+    const last = (await jobsOf(t)).at(-1)!;
+    assert.equal(last.kind, 'invitation');
+    assert.equal(last.status, 'skipped', 'the invitee was removed before the mail left: its link would not work');
   });
 });
 
