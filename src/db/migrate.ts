@@ -32,6 +32,7 @@ import * as m0029 from './migrations/0029_payout_schedules.js';
 import * as m0030 from './migrations/0030_subscriptions.js';
 import * as m0031 from './migrations/0031_invoices.js';
 import * as m0032 from './migrations/0032_back_office.js';
+import * as m0033 from './migrations/0033_payments_list.js';
 import * as m0034 from './migrations/0034_contract_acquirer.js';
 
 const MIGRATIONS: Record<string, Migration> = {
@@ -66,6 +67,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0030_subscriptions': m0030,
   '0031_invoices': m0031,
   '0032_back_office': m0032,
+  '0033_payments_list': m0033,
   '0034_contract_acquirer': m0034,
 };
 

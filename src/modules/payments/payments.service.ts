@@ -3,14 +3,45 @@
 import type { Acquirers } from '../../acquirer/acquirers.js';
 import type { Database } from '../../db/database.js';
 import type { Owner } from '../merchants/principal.js';
-import { notFound } from '../../shared/errors.js';
-import { paginate } from '../../shared/pagination.js';
+import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
+import type { DB } from '../../db/schema.js';
+import { invalidField, notFound } from '../../shared/errors.js';
+import { allRows, paginate } from '../../shared/pagination.js';
 import { refundView } from '../refunds/refunds.views.js';
 import { settlementOf } from '../payment-transitions/payment-events.js';
 import type { PaymentRow } from './payments.table.js';
 import { paymentView, storeRef, type StoreRef } from './payments.views.js';
 import type { PaymentListFilter } from '../sessions/sessions.schemas.js';
 import { ownedBy } from '../merchants/scope.js';
+import { settlementBlock, type FeeContract } from './fees.js';
+
+/** One way a lookup filter may match a payment (see PaymentsService.filtered). */
+type Alternative = (eb: ExpressionBuilder<DB, 'payments'>) => Expression<SqlBool>;
+
+/** Payments read per query by the CSV export. */
+const EXPORT_BATCH = 1000;
+
+/** One line of the payments CSV (GET /payments with Accept: text/csv). */
+export interface PaymentExportRow {
+  id: string;
+  reference: string;
+  orderReference: string | null;
+  createdAt: string;
+  status: string;
+  amount: number;
+  currency: string;
+  amountEur: number;
+  capturedAmount: number;
+  refundedAmount: number;
+  /** Motu's fees on the payment in its currency (the settlement block's mobupayCommission). */
+  fees: number;
+  /** capturedAmount − fees (the settlement block's netAmount). */
+  net: number;
+  customerEmail: string | null;
+  cardBrand: string | null;
+  cardLast4: string | null;
+  storeCode: string | null;
+}
 
 // A key attached to a store sees only that store's payments (docs/reliability.md, Isolation).
 
@@ -21,8 +52,12 @@ export class PaymentsService {
     private readonly acquirers?: Acquirers,
   ) {}
 
+  private scoped(owner: Owner) {
+    return this.db.kysely.selectFrom('payments').where(ownedBy(owner, { store: true }));
+  }
+
   private mine(owner: Owner) {
-    return this.db.kysely.selectFrom('payments').selectAll().where(ownedBy(owner, { store: true }));
+    return this.scoped(owner).selectAll();
   }
 
   async get(owner: Owner, id: string) {
@@ -43,19 +78,51 @@ export class PaymentsService {
     return { ...view, attempts, refunds: refunds.map(refundView), settlement };
   }
 
-  async list(owner: Owner, filter: PaymentListFilter) {
-    let q = this.mine(owner);
-    if (filter.status) q = q.where('status', '=', filter.status);
-    if (filter.customerId) q = q.where('customer_id', '=', filter.customerId);
-    if (filter.createdFrom) q = q.where('created_at', '>=', new Date(filter.createdFrom).toISOString());
-    if (filter.createdTo) q = q.where('created_at', '<', new Date(filter.createdTo).toISOString());
+  /**
+   * The caller's payments matching `filter` (every filter of GET /payments but the page), in no order yet; the caller
+   * selects (`selectAll('payments')`, or the CSV's columns).
+   *
+   * The filters that look payments up by a value (`q`, `reference`, `customerEmail`) each match one of a few
+   * alternatives, each read from its own index. Written as `a = x OR b = x` in the list's query, both databases would
+   * rather walk the whole list in its order (created_at, id) and test every row, a million of them for a payment that
+   * is not there. So the first such filter drives the query: the ids its alternatives match (a UNION, each part on its
+   * index) come first, `CROSS JOIN payments` (which SQLite keeps in that order), and only those rows are sorted. The
+   * other filters are conditions on those rows.
+   */
+  private filtered(owner: Owner, filter: PaymentListFilter) {
+    if (filter.amountMin !== undefined && filter.amountMax !== undefined && filter.amountMin > filter.amountMax) {
+      throw invalidField('amountMin', 'is greater than amountMax');
+    }
+    const lookups: Alternative[][] = [];
+    const search = filter.q?.trim();
+    if (search) {
+      lookups.push([
+        (eb) => eb('payments.id', '=', search),
+        (eb) => eb('payments.reference', '=', search),
+        (eb) => eb('payments.order_reference', '=', search),
+        // An email always holds an @: without one, the email's alternatives cannot match.
+        ...(search.includes('@') ? this.emailIs(owner, search) : []),
+      ]);
+    }
     if (filter.reference) {
       const ref = filter.reference;
-      q = q.where((eb) => eb.or([eb('reference', '=', ref), eb('order_reference', '=', ref)]));
+      lookups.push([(eb) => eb('payments.reference', '=', ref), (eb) => eb('payments.order_reference', '=', ref)]);
     }
+    if (filter.customerEmail) lookups.push(this.emailIs(owner, filter.customerEmail));
+    const [driver, ...others] = lookups;
+    let q = driver ? this.matching(owner, driver) : this.scoped(owner);
+    for (const alternatives of others) q = q.where((eb) => eb.or(alternatives.map((alternative) => alternative(eb))));
+    if (filter.status) q = q.where('payments.status', '=', filter.status);
+    if (filter.customerId) q = q.where('payments.customer_id', '=', filter.customerId);
+    if (filter.createdFrom) q = q.where('payments.created_at', '>=', new Date(filter.createdFrom).toISOString());
+    if (filter.createdTo) q = q.where('payments.created_at', '<', new Date(filter.createdTo).toISOString());
+    if (filter.amountMin !== undefined) q = q.where('payments.amount', '>=', filter.amountMin);
+    if (filter.amountMax !== undefined) q = q.where('payments.amount', '<=', filter.amountMax);
+    if (filter.currency) q = q.where('payments.currency', '=', filter.currency);
+    if (filter.cardLast4) q = q.where('payments.card_last4', '=', filter.cardLast4);
     if (filter.storeId) {
       const ref = filter.storeId;
-      q = q.where('store_id', 'in', (eb) =>
+      q = q.where('payments.store_id', 'in', (eb) =>
         eb
           .selectFrom('stores')
           .select('stores.id')
@@ -63,8 +130,98 @@ export class PaymentsService {
           .where((s) => s.or([s('stores.id', '=', ref), s('stores.code', '=', ref)])),
       );
     }
-    const page = await paginate(q, filter, (id) => this.mine(owner).where('id', '=', id).executeTakeFirst());
+    return q;
+  }
+
+  /** The caller's payments matching one of `alternatives`, driven by the ids they match (see `filtered`). */
+  private matching(owner: Owner, alternatives: Alternative[]) {
+    const parts = alternatives.map((alternative) => this.scoped(owner).select('payments.id as match_id').where(alternative));
+    const ids = parts.slice(1).reduce((union, part) => union.union(part), parts[0]!);
+    // The other filters, the page's keyset and its order name payments' columns only (`matches` has just match_id), so
+    // the query reads as the plain one; the type says so.
+    return this.db.kysely.selectFrom(ids.as('matches')).crossJoin('payments')
+      .whereRef('payments.id', '=', 'matches.match_id')
+      .where(ownedBy(owner, { alias: 'payments', store: true })) as unknown as ReturnType<PaymentsService['scoped']>;
+  }
+
+  /**
+   * A payment's customer email is `email`: its own (the address given for it, or its customer's when it was made), or,
+   * for a payment made without one (a saved card charged), its customer's. Case-insensitive (lower() on both sides of
+   * the indexed expression; customers keep their lower-cased email_key).
+   */
+  private emailIs(owner: Owner, email: string): Alternative[] {
+    return [
+      (eb) => eb(sql`lower(${sql.ref('payments.email')})`, '=', sql`lower(${email})`),
+      (eb) => eb.and([
+        eb('payments.email', 'is', null),
+        eb('payments.customer_id', 'in', eb.selectFrom('customers').select('customers.id')
+          .where('customers.merchant_id', '=', owner.merchantId).where('customers.mode', '=', owner.mode)
+          .where('customers.email_key', '=', email.toLowerCase())),
+      ]),
+    ];
+  }
+
+  async list(owner: Owner, filter: PaymentListFilter) {
+    const page = await paginate(this.filtered(owner, filter).selectAll('payments'), filter, (id) => this.mine(owner).where('id', '=', id).executeTakeFirst());
     return { data: await this.views(page.data), hasMore: page.hasMore };
+  }
+
+  /**
+   * Every payment matching `filter`, newest first, as the CSV export's rows, a batch at a time (keyset on created_at
+   * and id: a million payments are a thousand queries, never all in memory).
+   */
+  async *exportBatches(owner: Owner, filter: PaymentListFilter): AsyncGenerator<PaymentExportRow[]> {
+    const query = this.filtered(owner, filter).select([
+      'payments.id', 'payments.reference', 'payments.order_reference', 'payments.created_at', 'payments.status', 'payments.amount',
+      'payments.currency', 'payments.amount_eur_cents', 'payments.captured_amount', 'payments.refunded_amount', 'payments.contract_id',
+      'payments.authorization_attempts', 'payments.settled', 'payments.email', 'payments.customer_id', 'payments.card_brand',
+      'payments.card_last4', 'payments.store_id',
+    ]);
+    const contracts = new Map<string, FeeContract>();
+    const stores = new Map<string, string>();
+    for await (const rows of allRows(query, EXPORT_BATCH)) {
+      const wanted = <T>(ids: (string | null)[], known: Map<string, T>) =>
+        [...new Set(ids.filter((id): id is string => id !== null && !known.has(id)))];
+      const newContracts = wanted(rows.map((r) => r.contract_id), contracts);
+      if (newContracts.length) {
+        const found = await this.db.kysely.selectFrom('contracts').select(['id', 'commission_rate', 'fixed_fee', 'authorization_fee', 'tax_rate'])
+          .where('id', 'in', newContracts).execute();
+        for (const c of found) contracts.set(c.id, c);
+      }
+      const newStores = wanted(rows.map((r) => r.store_id), stores);
+      if (newStores.length) {
+        const found = await this.db.kysely.selectFrom('stores').select(['id', 'code']).where('id', 'in', newStores).execute();
+        for (const st of found) stores.set(st.id, st.code);
+      }
+      const customerIds = [...new Set(rows.filter((r) => r.email === null && r.customer_id !== null).map((r) => r.customer_id!))];
+      const customerEmails = new Map(customerIds.length
+        ? (await this.db.kysely.selectFrom('customers').select(['id', 'email']).where('id', 'in', customerIds).execute()).map((c) => [c.id, c.email])
+        : []);
+      yield rows.map((row) => {
+        const contract = contracts.get(row.contract_id);
+        const fees = contract
+          ? settlementBlock({ currency: row.currency, capturedAmount: row.captured_amount, attempts: row.authorization_attempts, settled: row.settled === 1 }, contract).mobupayCommission
+          : 0;
+        return {
+          id: row.id,
+          reference: row.reference,
+          orderReference: row.order_reference,
+          createdAt: row.created_at,
+          status: row.status,
+          amount: row.amount,
+          currency: row.currency,
+          amountEur: row.amount_eur_cents,
+          capturedAmount: row.captured_amount,
+          refundedAmount: row.refunded_amount,
+          fees,
+          net: row.captured_amount - fees,
+          customerEmail: row.email ?? (row.customer_id ? customerEmails.get(row.customer_id) ?? null : null),
+          cardBrand: row.card_brand,
+          cardLast4: row.card_last4,
+          storeCode: row.store_id ? stores.get(row.store_id) ?? null : null,
+        };
+      });
+    }
   }
 
   /** Views of several payments with two extra queries in all (their stores and sessions), not two per row. */

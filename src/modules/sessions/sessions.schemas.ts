@@ -259,6 +259,15 @@ export const PaymentListQuery = Type.Object(
     reference: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
     createdFrom: Type.Optional(Type.String({ format: 'date-time', description: 'created at or after (ISO 8601)' })),
     createdTo: Type.Optional(Type.String({ format: 'date-time', description: 'created before (ISO 8601)' })),
+    amountMin: Type.Optional(Type.Integer({ minimum: 0, maximum: 999_999_999, description: "amount at least this (inclusive), in the minor unit of the payment's own currency" })),
+    amountMax: Type.Optional(Type.Integer({ minimum: 0, maximum: 999_999_999, description: "amount at most this (inclusive), in the minor unit of the payment's own currency" })),
+    currency: Type.Optional(Type.Union([Type.Literal('XPF'), Type.Literal('EUR')])),
+    customerEmail: Type.Optional(Type.String({ format: 'email', maxLength: 254, description: "the payment's email, else its customer's; exact, case-insensitive" })),
+    cardLast4: Type.Optional(Type.String({ pattern: '^[0-9]{4}$', description: 'the last 4 digits of the card that paid (or was refused)' })),
+    q: Type.Optional(Type.String({
+      minLength: 1, maxLength: 255,
+      description: 'search, exact: a payment id (pay_…), the payment reference (SPR-…), the order reference, or a customer email (case-insensitive)',
+    })),
   },
   { additionalProperties: false },
 );
