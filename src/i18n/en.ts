@@ -3,7 +3,7 @@ export const en = {
   dashboard: {
     common: {
       loading: 'Loading…', error: 'Error:', back: 'Back', all: 'All', applyFilters: 'Apply filters', resetFilters: 'Reset',
-      pagination: 'Pagination', previous: 'Previous', next: 'Next', pageN: 'Page {{n}}', save: 'Save', saved: 'Saved',
+      pagination: 'Pagination', previous: 'Previous', next: 'Next', pageN: 'Page {{n}}', save: 'Save', saved: 'Saved', copied: 'Copied',
       create: 'Create', delete: 'Delete', cancel: 'Cancel', copy: 'Copy', yes: 'Yes', no: 'No', none: 'None', actions: 'Actions',
     },
     shell: {
@@ -30,6 +30,11 @@ export const en = {
       pending: 'Pending', transit: 'Authorized', captured: 'Captured', failed: 'Failed', cancelled: 'Cancelled', expired: 'Expired',
       partially_refunded: 'Partially refunded', refunded: 'Refunded', succeeded: 'Succeeded', delivered: 'Delivered',
       ready: 'Ready', advancing: 'Advancing', active: 'Active', invited: 'Invited', disabled: 'Disabled', enabled: 'Enabled', revoked: 'Revoked',
+      available: 'Available', in_transit: 'In transit', paid: 'Paid', new: 'New', errored: 'Errored', removed: 'Removed',
+      needs_response: 'Needs response', under_review: 'Under review', won: 'Won', lost: 'Lost', warning_needs_response: 'Inquiry: needs response',
+      warning_under_review: 'Inquiry: under review', warning_closed: 'Inquiry closed', waiting_mandate: 'Waiting for a card', past_due: 'Past due',
+      ended: 'Ended', scheduled: 'Scheduled', retrying: 'Retrying', unpaid: 'Unpaid', skipped: 'Skipped', draft: 'Draft', open: 'Open',
+      partially_paid: 'Partially paid', disputed: 'Disputed', credited: 'Credited', uncollectible: 'Uncollectible',
     },
     roles: { owner: 'Owner', admin: 'Admin', developer: 'Developer', support: 'Support', analyst: 'Analyst' },
     payments: {
@@ -61,6 +66,31 @@ export const en = {
       resent: 'The event is being delivered again.', noDelivery: 'No delivery: no endpoint or notification URL took this event.',
       attempt: 'Attempt {{n}}', noAnswer: 'no answer', nextAttempt: 'Next attempt:', empty: 'No event yet.', payment: 'Payment',
       filterType: 'Event type', show: 'Show deliveries', hide: 'Hide deliveries',
+    },
+    developers: { title: 'Developers', keys: 'API keys', webhooks: 'Webhooks', events: 'Event log', testClocks: 'Test clocks' },
+    apiKeys: {
+      create: 'Create an API key', permission: 'Permission', write: 'Read and write', read: 'Read only', store: 'Store', allStores: 'All stores',
+      createButton: 'Create a {{mode}} key', newKey: 'Your new secret key:', shownOnce: 'It is shown only this once: copy it now.',
+      key: 'Key', created: 'Created', status: 'Status', revoke: 'Revoke', revokeKey: 'Revoke the key ending {{last4}}',
+      caption: 'API keys of this mode', empty: 'No API key in this mode yet.', revokeTitle: 'Revoke this key?',
+      revokeText: 'Requests made with the key ending {{last4}} are refused from now on. This cannot be undone.', revoked: 'Key revoked.',
+    },
+    webhooks: {
+      endpoints: 'Webhook endpoints', url: 'URL', events: 'Events', eventsHint: 'Event types separated by commas; * for all, payment.* for a family.',
+      description: 'Description', add: 'Add endpoint', status: 'Status', created: 'Created', caption: 'Webhook endpoints',
+      empty: 'No endpoint yet: events go to each payment’s notification URL only.', added: 'Endpoint added.',
+      disable: 'Disable', enable: 'Enable', reenable: 'Re-enable', disableUrl: 'Disable {{url}}', enableUrl: 'Enable {{url}}', deleteUrl: 'Delete {{url}}',
+      enabledNow: 'Endpoint enabled.', disabledNow: 'Endpoint disabled.', deleteTitle: 'Delete this endpoint?',
+      deleteText: 'Events are no longer sent to {{url}}.', deleted: 'Endpoint deleted.',
+      signingSecret: 'Signing secret', signingText: 'Every webhook is signed with this secret; your server checks the signature with it.',
+      reveal: 'Reveal', rotate: 'Rotate', secret: 'Signing secret:', previousValid: 'The previous secret also signs until {{until}}.',
+      rotateTitle: 'Rotate the signing secret?', rotateText: 'A new secret signs from now on; for 24 hours the old one signs too, so your servers can switch.',
+    },
+    testClocks: {
+      create: 'Create a test clock', intro: 'A test clock freezes time for the objects attached to it; advance it to see what time does to them.',
+      name: 'Name', frozenTime: 'Frozen time', status: 'Status', advance: 'Advance', advanceTo: 'Advance {{name}} to',
+      createButton: 'Create test clock', caption: 'Test clocks', empty: 'No test clock yet.', badTime: 'Enter a date and a time.',
+      advanced: 'The clock is advancing.',
     },
   },
 };

@@ -41,15 +41,36 @@ function offsetMinutes(instant: number, timeZone: string): number {
 }
 
 /**
+ * The instant a wall-clock time (`YYYY-MM-DDTHH:MM`, as an <input type="datetime-local"> gives it) is in a time zone,
+ * as ISO 8601 UTC. Null for a malformed value.
+ */
+export function zonedToIso(local: string, timeZone: string): string | null {
+  const match = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?$/.exec(local);
+  if (!match) return null;
+  const [, y, mo, d, h, mi, se] = match.map(Number) as number[];
+  return fromWallClock(Date.UTC(y!, mo! - 1, d!, h!, mi!, se || 0), timeZone);
+}
+
+/**
  * The instant a day (YYYY-MM-DD) starts in a time zone, as ISO 8601 UTC; `plusDays` moves the day first (the end
  * of a date range is the start of the next day). Null for a malformed day.
  */
 export function startOfDay(day: string, timeZone: string, plusDays = 0): string | null {
   const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day);
   if (!match) return null;
-  const utcMidnight = Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]) + plusDays);
+  return fromWallClock(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]) + plusDays), timeZone);
+}
+
+/** `wallClock` is the wanted local time written as if it were UTC. */
+function fromWallClock(wallClock: number, timeZone: string): string {
   // Twice: the offset at the guessed instant may differ from the offset at the true one across a DST change.
-  let instant = utcMidnight - offsetMinutes(utcMidnight, timeZone) * 60_000;
-  instant = utcMidnight - offsetMinutes(instant, timeZone) * 60_000;
+  let instant = wallClock - offsetMinutes(wallClock, timeZone) * 60_000;
+  instant = wallClock - offsetMinutes(instant, timeZone) * 60_000;
   return new Date(instant).toISOString();
+}
+
+/** An instant as the merchant's wall clock, `YYYY-MM-DDTHH:MM` (the value of an <input type="datetime-local">). */
+export function toZonedLocal(iso: string, timeZone: string): string {
+  const instant = new Date(iso).getTime();
+  return new Date(instant + offsetMinutes(instant, timeZone) * 60_000).toISOString().slice(0, 16);
 }

@@ -5,12 +5,14 @@ import { Navigate } from 'react-router';
 import type { ParseKeys } from 'i18next';
 import { PaymentsPage } from './pages/Payments.js';
 import { PaymentDetailPage } from './pages/PaymentDetail.js';
+import { DevelopersPage } from './pages/Developers.js';
 
 export const PAGES: Array<{ path: string; element: ReactElement }> = [
   // Until the home page exists, the back-office opens on the payments.
   { path: '/', element: <Navigate to="/payments" replace /> },
   { path: '/payments', element: <PaymentsPage /> },
   { path: '/payments/:id', element: <PaymentDetailPage /> },
+  { path: '/developers/*', element: <DevelopersPage /> },
 ];
 
 /** The main navigation, in this order; each label's English text is the link's accessible name. */

@@ -1,0 +1,34 @@
+// Developers: API keys, webhook endpoints and the signing secret, the event log, and test clocks (test mode).
+import { Route, Routes } from 'react-router';
+import { useTranslation } from 'react-i18next';
+import { useMe } from '../session.js';
+import { Page } from '../components/Page.js';
+import { SubNav } from '../components/SubNav.js';
+import { ApiKeysPart } from './developers/ApiKeys.js';
+import { WebhooksPart } from './developers/Webhooks.js';
+import { EventsPart } from './developers/Events.js';
+import { TestClocksPart } from './developers/TestClocks.js';
+import { NotFoundPage } from './NotFound.js';
+
+export function DevelopersPage() {
+  const { t } = useTranslation();
+  const me = useMe();
+  const items = [
+    { to: '/developers', label: t('developers.keys'), end: true },
+    { to: '/developers/webhooks', label: t('developers.webhooks') },
+    { to: '/developers/events', label: t('developers.events') },
+    ...(me.mode === 'test' ? [{ to: '/developers/test-clocks', label: t('developers.testClocks') }] : []),
+  ];
+  return (
+    <Page title={t('developers.title')}>
+      <SubNav label={t('developers.title')} items={items} />
+      <Routes>
+        <Route index element={<ApiKeysPart />} />
+        <Route path="webhooks" element={<WebhooksPart />} />
+        <Route path="events" element={<EventsPart />} />
+        {me.mode === 'test' && <Route path="test-clocks" element={<TestClocksPart />} />}
+        <Route path="*" element={<NotFoundPage />} />
+      </Routes>
+    </Page>
+  );
+}

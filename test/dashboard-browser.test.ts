@@ -1,0 +1,203 @@
+// The merchant back-office (/dashboard) in Chromium, on every database: a user set up from the operator's link signs
+// in, goes through every page, and acts from the pages (refund, event resend, CSV export, test/live switch); axe-core's
+// WCAG A/AA rules on every page in light and dark; the pages at a phone's width (390 px). One browser per file.
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import type { BrowserContext, Page } from 'playwright-core';
+import { axeViolations } from './support/axe.js';
+import { newPage } from './support/browser.js';
+import { eachDatabase } from './support/harness.js';
+import { withMerchantApp } from './support/merchant-app.js';
+import { paidPayment } from './support/payments.js';
+
+const PASSWORD = 'correct horse battery staple';
+const EMAIL = 'owner@fare-ute.example';
+const PHONE = { width: 390, height: 844 };
+
+eachDatabase('the merchant back-office', (dialect) => {
+  const suite = withMerchantApp(dialect, { serve: true, browser: true, merchantName: 'Fare Ute' });
+  const { t, m } = suite;
+  const api = (method: string, url: string, body?: unknown) => t.api(m.testKey, method, url, body);
+
+  /** A signed-in page: the user's session cookie is the context's, so a second page of the same context is signed in too. */
+  let signedIn: { context: BrowserContext; page: Page } | undefined;
+
+  async function dashboard(path: string): Promise<Page> {
+    assert.ok(signedIn, 'signed in by the first test');
+    await signedIn.page.goto(`${suite.baseUrl}/dashboard${path}`);
+    return signedIn.page;
+  }
+
+  /** axe in light and dark on the page as it is now (the colour scheme is emulated in place). */
+  async function accessible(page: Page, what: string): Promise<void> {
+    for (const colorScheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme });
+      assert.deepEqual(await axeViolations(page), [], `${what} (${colorScheme})`);
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+  }
+
+  it('the set-up link asks the password twice and signs the user in; sign-out, then sign-in with Email and Password', async () => {
+    const created = await t.admin('POST', `/admin/v1/merchants/${m.id}/users`, { email: EMAIL, role: 'owner' });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const { context, page } = await newPage(suite.browser, { locale: 'en-GB' });
+    signedIn = { context, page };
+    await page.goto(created.body.setupUrl);
+    await page.getByRole('heading', { level: 1 }).waitFor();
+    await accessible(page, 'set-up page');
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await page.getByLabel('Confirm password').fill(PASSWORD + 'x');
+    await page.getByRole('button', { name: 'Save and sign in' }).click();
+    await page.getByText('The two passwords differ.').waitFor();
+    await page.getByLabel('Confirm password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Save and sign in' }).click();
+    await page.getByRole('navigation', { name: 'Main' }).waitFor();
+    assert.equal(await page.locator('.merchant-name').innerText(), 'Fare Ute');
+    assert.equal(await page.locator('.mode-badge').innerText(), 'TEST');
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in to Motu' }).waitFor();
+    await accessible(page, 'sign-in page');
+    await page.getByLabel('Email').fill(EMAIL);
+    await page.getByLabel('Password').fill('wrong password!');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').waitFor();
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('navigation', { name: 'Main' }).waitFor();
+  });
+
+  it('payments: the list with its filters, each row linking to its detail, and the CSV of every matching row', async () => {
+    const xpf = await paidPayment(t, m.testKey, { amount: 2500, currency: 'XPF' });
+    await paidPayment(t, m.testKey, { amount: 1999, currency: 'EUR' });
+    const payment = (await api('GET', `/api/v1/payments/${xpf}`)).body;
+    const page = await dashboard('/payments');
+    const table = page.getByRole('table', { name: 'Payments, newest first' });
+    await table.waitFor();
+    assert.equal(await table.locator('tbody tr').count(), 2);
+    await accessible(page, 'payments');
+    // 2,500 XPF is 20.95 EUR (2500 × 838 / 1000 = 2095 cents).
+    const row = table.getByRole('row').filter({ has: page.getByRole('link', { name: payment.orderReference }) });
+    assert.match(await row.innerText(), /XPF\s2,500.*EUR\s20\.95/s);
+
+    await page.getByLabel('Minimum amount').fill('2000');
+    await page.getByLabel('Status').selectOption('captured');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL(/amountMin=2000/);
+
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
+    const csv = await (await download.createReadStream()).toArray();
+    const text = Buffer.concat(csv as Buffer[]).toString('utf8');
+    assert.match(text, new RegExp(xpf));
+
+    await page.getByRole('button', { name: 'Reset' }).click();
+    await page.getByRole('link', { name: payment.orderReference }).click();
+    await page.waitForURL(new RegExp(`/dashboard/payments/${xpf}$`));
+  });
+
+  it('payment detail: amounts, fees and timeline; Refund behind its confirmation; Resend of an event adds a delivery', async () => {
+    const id = await paidPayment(t, m.testKey, { amount: 5000, currency: 'XPF' });
+    const page = await dashboard(`/payments/${id}`);
+    await page.getByRole('heading', { name: 'Timeline' }).waitFor();
+    assert.match(await page.locator('.amount-hero').innerText(), /XPF\s5,000.*EUR\s41\.90/s);
+    await page.getByRole('table', { name: 'Motu fees on this payment' }).waitFor();
+    await accessible(page, 'payment detail');
+
+    const event = (await api('GET', `/api/v1/events?paymentId=${id}`)).body.data[0];
+    const before = (await api('GET', `/api/v1/events/${event.id}/deliveries`)).body.data.length;
+    await page.getByRole('listitem').filter({ has: page.locator(`[id="event-${event.id}"]`) }).getByRole('button', { name: 'Resend' }).click();
+    await page.getByRole('status').filter({ hasText: 'The event is being delivered again.' }).waitFor();
+    assert.equal((await api('GET', `/api/v1/events/${event.id}/deliveries`)).body.data.length, before + 1);
+
+    await page.getByRole('button', { name: 'Refund' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Refund this payment?' });
+    await dialog.waitFor();
+    await accessible(page, 'refund dialog');
+    await dialog.getByLabel(/Amount to refund/).fill('1000');
+    await dialog.getByRole('button', { name: 'Refund' }).click();
+    await page.getByRole('status').filter({ hasText: 'Refund requested.' }).waitFor();
+    await dialog.waitFor({ state: 'hidden' });
+    const refunded = (await api('GET', `/api/v1/payments/${id}`)).body;
+    assert.deepEqual([refunded.status, refunded.refundedAmount], ['partially_refunded', 1000]);
+    await page.getByText('Refund', { exact: true }).first().waitFor();
+  });
+
+  it('developers: API key shown once then revoked; webhook endpoint added, disabled, enabled, deleted; signing secret; event log; test clocks', async () => {
+    await paidPayment(t, m.testKey, { amount: 1500, currency: 'XPF' });
+    const page = await dashboard('/developers');
+    await page.getByRole('heading', { name: 'Developers', level: 1 }).waitFor();
+    await page.getByLabel('Permission').selectOption('read');
+    await page.getByRole('button', { name: 'Create a test key' }).click();
+    const secret = await page.locator('.secret-box code').innerText();
+    assert.match(secret, /^sk_test_/);
+    const keys = page.getByRole('table', { name: 'API keys of this mode' });
+    await keys.getByText(`sk_test_…${secret.slice(-4)}`).waitFor();
+    assert.equal((await t.api(secret, 'GET', '/api/v1/payments')).status, 200, 'the key shown works');
+    await accessible(page, 'developers: API keys');
+    await page.getByRole('button', { name: `Revoke the key ending ${secret.slice(-4)}` }).click();
+    await page.getByRole('dialog', { name: 'Revoke this key?' }).getByRole('button', { name: 'Revoke' }).click();
+    await page.getByRole('status').filter({ hasText: 'Key revoked.' }).waitFor();
+    assert.equal((await t.api(secret, 'GET', '/api/v1/payments')).status, 401, 'the revoked key is refused');
+
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    const url = 'https://hooks.fare-ute.example/motu';
+    await page.getByLabel('URL').fill(url);
+    await page.getByLabel('Events', { exact: true }).fill('payment.*');
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    const endpoints = page.getByRole('table', { name: 'Webhook endpoints' });
+    await endpoints.getByText(url).waitFor();
+    await page.getByRole('button', { name: `Disable ${url}` }).click();
+    await endpoints.getByText('Disabled').waitFor();
+    await page.getByRole('button', { name: `Enable ${url}` }).click();
+    await endpoints.getByText('Enabled').waitFor();
+    const stored = (await api('GET', '/api/v1/webhook-endpoints')).body.data;
+    assert.deepEqual(stored.map((e: { url: string; events: string[]; enabled: boolean }) => [e.url, e.events, e.enabled]), [[url, ['payment.*'], true]]);
+    await page.getByRole('button', { name: 'Reveal' }).click();
+    assert.equal(await page.locator('.secret-box code').innerText(), m.testWebhookSecret);
+    await accessible(page, 'developers: webhooks');
+    await page.getByRole('button', { name: `Delete ${url}` }).click();
+    await page.getByRole('dialog', { name: 'Delete this endpoint?' }).getByRole('button', { name: 'Delete' }).click();
+    await page.getByText('No endpoint yet', { exact: false }).waitFor();
+
+    await page.getByRole('link', { name: 'Event log' }).click();
+    const events = page.getByRole('table', { name: 'Events, newest first' });
+    await events.waitFor();
+    await accessible(page, 'developers: event log');
+    const first = (await api('GET', '/api/v1/events?limit=1')).body.data[0];
+    const before = (await api('GET', `/api/v1/events/${first.id}/deliveries`)).body.data.length;
+    const row = events.getByRole('row').filter({ has: page.locator(`[id="event-${first.id}"]`) });
+    await row.getByRole('button', { name: 'Show deliveries' }).click();
+    await row.getByRole('button', { name: 'Resend' }).click();
+    await page.getByRole('status').filter({ hasText: 'The event is being delivered again.' }).waitFor();
+    assert.equal((await api('GET', `/api/v1/events/${first.id}/deliveries`)).body.data.length, before + 1);
+
+    await page.getByRole('link', { name: 'Test clocks' }).click();
+    await page.getByLabel('Name').fill('Renewals');
+    await page.getByLabel('Frozen time').fill('2027-01-31T12:00');
+    await page.getByRole('button', { name: 'Create test clock' }).click();
+    const clocks = page.getByRole('table', { name: 'Test clocks' });
+    await clocks.getByRole('cell', { name: 'Renewals', exact: true }).waitFor();
+    await accessible(page, 'developers: test clocks');
+    await page.getByLabel('Advance Renewals to').fill('2027-03-01T12:00');
+    await page.getByRole('button', { name: 'Advance' }).click();
+    await page.getByRole('status').filter({ hasText: 'The clock is advancing.' }).waitFor();
+    const clock = (await api('GET', '/api/v1/test-helpers/test-clocks')).body.data[0];
+    // The merchant's time zone (Pacific/Tahiti by default, UTC−10) is the one typed in.
+    assert.equal(clock.advancingTo ?? clock.frozenTime, '2027-03-01T22:00:00.000Z');
+  });
+
+  it('at 390 px the navigation is a menu button', async () => {
+    assert.ok(signedIn);
+    const page = await signedIn.context.newPage();
+    await page.setViewportSize(PHONE);
+    await page.goto(`${suite.baseUrl}/dashboard/payments`);
+    await page.getByRole('heading', { name: 'Payments', level: 1 }).waitFor();
+    assert.equal(await page.getByRole('link', { name: 'Settings' }).isVisible(), false);
+    await page.getByRole('button', { name: 'Menu' }).click();
+    await page.getByRole('link', { name: 'Settings' }).waitFor();
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    assert.ok(overflow <= 0, `the page scrolls sideways by ${overflow} px`);
+    await accessible(page, 'payments at 390 px');
+    await page.close();
+  });
+});
