@@ -40,6 +40,8 @@ import { SdkService } from './sdk/sdk.service.js';
 import { sdkRoutes } from './sdk/sdk.routes.js';
 import { fieldsRoutes } from './acquirer/fields/fields.routes.js';
 import { sessionTokenBudget } from './modules/sessions/token-budget.js';
+import { monextRoutes } from './acquirer/monext/monext.routes.js';
+import { cardEntryCompletion, cardEntrySession } from './modules/checkout/card-entry.js';
 import { checkoutRoutes } from './pages/checkout/checkout.routes.js';
 import { balanceAdminRoutes, balanceRoutes } from './modules/ledger/balance.routes.js';
 import { bankAccountsRoutes } from './modules/bank-accounts/bank-accounts.routes.js';
@@ -142,6 +144,10 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   });
   await app.register(fieldsRoutes(services.acquirers, config.publicUrl, {
     perMinute: config.tokensPerMinute, takeTokenSlot: sessionTokenBudget(db, clock, config.tokensPerSession),
+  }));
+  await app.register(monextRoutes(services.acquirers.monext, {
+    publicUrl: config.publicUrl, resolve: (id) => cardEntrySession(db, id), takeTokenSlot: sessionTokenBudget(db, clock, config.tokensPerSession),
+    complete: cardEntryCompletion(services.checkout, services.walletSessions),
   }));
   await app.register(checkoutRoutes(services.checkout, config.publicUrl));
   await app.register(walletPagesRoutes(services.walletSessions));

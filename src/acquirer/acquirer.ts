@@ -3,6 +3,18 @@
 // (brand, network, last four digits, expiry, fingerprint). The test-mode simulator implements it;
 // a live connector implements the same interface (see acquirers.ts for how one is chosen).
 import type { Mode } from '../modules/merchants/merchants.table.js';
+import { AppError } from '../shared/errors.js';
+
+/**
+ * A live acquirer's answer is unknown (no answer in time, a 5xx, a body that cannot be read): the operation may or may
+ * not have been done. Nothing final is recorded and a claim is kept, so the recovery reads the outcome back from the
+ * acquirer (docs/payments.md, Recovery). Answered 503 SERVICE_UNAVAILABLE.
+ */
+export class AcquirerOutcomeUnknown extends AppError {
+  constructor(message: string) {
+    super('SERVICE_UNAVAILABLE', message);
+  }
+}
 
 /** Card schemes the brand detection knows. */
 export type CardBrand = 'VISA' | 'MASTERCARD' | 'AMEX' | 'UNKNOWN';

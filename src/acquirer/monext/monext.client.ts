@@ -5,13 +5,13 @@
 // - unknown: no answer in time, a network error, a 5xx, or a body that is not the JSON object promised. Monext may
 //   or may not have acted: MonextUnavailable is thrown, the caller records nothing final, and the recovery reads the
 //   state back from Monext later. Nothing of the request or the answer is logged: no access key, no card data.
-import { AppError } from '../../shared/errors.js';
+import { AcquirerOutcomeUnknown } from '../acquirer.js';
 import { MONEXT_API_URLS, type MonextCredentials } from './monext.config.js';
 
 /** Monext could not be asked, or its answer cannot be read: the outcome is unknown. Answered 503 to a caller. */
-export class MonextUnavailable extends AppError {
+export class MonextUnavailable extends AcquirerOutcomeUnknown {
   constructor(reason: string) {
-    super('SERVICE_UNAVAILABLE', `Monext did not give a usable answer (${reason}); nothing is final: the operation is resolved from Monext's records`);
+    super(`Monext did not give a usable answer (${reason}); nothing is final: the operation is resolved from Monext's records`);
   }
 }
 

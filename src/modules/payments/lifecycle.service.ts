@@ -11,7 +11,7 @@
 // So two captures never both reach the acquirer and a cancel and a capture exclude each other, on both databases. A claim older than
 // `claimTtlSeconds` (MOTU_OPERATION_CLAIM_SECONDS, default CLAIM_TTL_SECONDS) is considered abandoned (crash between
 // 1 and 3) and may be taken again; the acquirer's own state then tells what happened (see `resolveAbandonedClaim`).
-import type { Acquirer } from '../../acquirer/acquirer.js';
+import { AcquirerOutcomeUnknown, type Acquirer } from '../../acquirer/acquirer.js';
 import type { Acquirers } from '../../acquirer/acquirers.js';
 import type { Database, Trx } from '../../db/database.js';
 import type { Owner } from '../merchants/principal.js';
@@ -101,7 +101,8 @@ export class PaymentLifecycleService {
         captured = view.capturedAmount;
       }
     } catch (err) {
-      await this.release(payment.id, 'capture');
+      // An unknown outcome (a live acquirer's lost answer) keeps the claim: the recovery reads what the acquirer did.
+      if (!(err instanceof AcquirerOutcomeUnknown)) await this.release(payment.id, 'capture');
       throw err;
     }
     await this.writeCaptured(payment.id, captured, 'capture');
@@ -169,7 +170,7 @@ export class PaymentLifecycleService {
     try {
       await this.voidAuthorization(acquirer, claimed);
     } catch (err) {
-      await this.release(claimed.id, 'cancel');
+      if (!(err instanceof AcquirerOutcomeUnknown)) await this.release(claimed.id, 'cancel');
       throw err;
     }
     // The acquirer voided the authorization: the payment is cancelled even if a slow call let the recovery job

@@ -1,0 +1,336 @@
+// Live payments through Monext (docs/live.md), against the contract-faithful fake of Monext's Retail API
+// (test/support/fake-monext.ts, on 127.0.0.1): a contract connected with sealed credentials, a payment in the widget
+// (authorize, full and partial capture, cancel, refunds), 3-D Secure and refusals, a card registration (zero amount)
+// then a merchant-initiated charge, and Monext's hostile answers (timeouts after Monext acted, 5xx, bodies that are not
+// JSON, unknown statuses): no payment loses its state, nothing is charged or refunded twice. Both databases. The last
+// suite runs against Monext's homologation environment when MONEXT_* credentials are in the environment.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { eachDatabase, ManualClock, startApp, type TestApp } from './support/harness.js';
+import { createCustomer, createMerchant, type MerchantFixture } from './support/factories.js';
+import { FAKE_MONEXT_CREDENTIALS, FakeMonext, MONEXT_CARDS } from './support/fake-monext.js';
+import { paymentSchedule, type Schedule } from './support/schedule.js';
+import { paymentEvents } from './support/events.js';
+
+const MONEXT_ENV = ['MONEXT_MERCHANT_ID', 'MONEXT_ACCESS_KEY', 'MONEXT_POINT_OF_SALE', 'MONEXT_CONTRACT_NUMBER'] as const;
+
+eachDatabase('live payments through Monext', (dialect) => {
+  let t: TestApp;
+  let m: MerchantFixture;
+  let fake: FakeMonext;
+  let clock: ManualClock;
+  let schedule: Schedule;
+
+  before(async () => {
+    fake = await new FakeMonext().start();
+    clock = new ManualClock(new Date());
+    t = await startApp(dialect, { clock, env: { MOTU_MONEXT_API_URL: fake.url, MOTU_MONEXT_TIMEOUT_MS: '1500' } });
+    fake.holdMs = 2500;
+    m = await createMerchant(t, 'Monext Shop');
+    schedule = paymentSchedule(t, clock);
+  });
+  after(async () => {
+    await t.close();
+    await fake.stop();
+  });
+
+  const connect = () => t.admin('PATCH', `/admin/v1/contracts/${m.defaultContractId}`, {
+    acquirer: 'monext', monext: { ...FAKE_MONEXT_CREDENTIALS, environment: 'homologation' },
+  });
+
+  /** A live session paid in Monext's widget: the page asks for a widget session, the cardholder pays in it, the page sends the token. */
+  async function widgetPayment(options: { amount?: number; captureMode?: 'AUTO' | 'MANUAL'; card?: string } = {}) {
+    const created = await t.api(m.liveKey, 'POST', '/api/v1/payments/sessions', {
+      order: { reference: `ORD-${Math.random().toString(36).slice(2, 8)}`, amount: options.amount ?? 10_000, currency: 'EUR' },
+      captureMode: options.captureMode ?? 'MANUAL', email: 'buyer@example.com',
+      redirectUrl: 'https://shop.example/return', notificationUrl: 'https://shop.example/hook',
+    });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const entry = await t.api(undefined, 'POST', '/acquirer/v1/monext/sessions', { session: created.body.sessionId });
+    assert.equal(entry.status, 201, JSON.stringify(entry.body));
+    fake.payInWidget(entry.body.token, options.card ?? MONEXT_CARDS.visa);
+    const paid = await t.api(undefined, 'POST', `/checkout/${created.body.sessionId}/pay`, { token: entry.body.token });
+    assert.equal(paid.status, 200, JSON.stringify(paid.body));
+    return { paymentId: created.body.paymentId as string, sessionId: created.body.sessionId as string, token: entry.body.token as string, next: paid.body };
+  }
+  const payment = async (id: string) => (await t.api(m.liveKey, 'GET', `/api/v1/payments/${id}`)).body;
+  const transactionOf = async (id: string) => {
+    const p = await t.db.kysely.selectFrom('payments').select('acquirer_authorization_id').where('id', '=', id).executeTakeFirstOrThrow();
+    return p.acquirer_authorization_id!.split('.')[1]!;
+  };
+
+  it('a live contract without a connector keeps its 503', async () => {
+    const created = await t.api(m.liveKey, 'POST', '/api/v1/payments/sessions', {
+      order: { amount: 1000, currency: 'EUR' }, redirectUrl: 'https://shop.example/r', notificationUrl: 'https://shop.example/h',
+    });
+    const capture = await t.api(m.liveKey, 'POST', `/api/v1/payments/${created.body.paymentId}/capture`);
+    assert.equal(capture.status, 503);
+    assert.equal(capture.body.code, 'ACQUIRER_NOT_CONFIGURED');
+    const entry = await t.api(undefined, 'POST', '/acquirer/v1/monext/sessions', { session: created.body.sessionId });
+    assert.equal(entry.body.code, 'ACQUIRER_NOT_CONFIGURED');
+  });
+
+  it('connects a contract to Monext: credentials checked, sealed at rest, the access key never shown', async () => {
+    const missing = await t.admin('PATCH', `/admin/v1/contracts/${m.defaultContractId}`, { acquirer: 'monext' });
+    assert.equal(missing.status, 400, JSON.stringify(missing.body));
+    const res = await connect();
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(res.body.acquirer, 'monext');
+    assert.deepEqual(res.body.monext, {
+      merchantId: FAKE_MONEXT_CREDENTIALS.merchantId, pointOfSaleReference: 'POS_MOTU', contractNumber: 'CB_1234567',
+      environment: 'homologation', accessKeySet: true,
+    });
+    assert.equal(JSON.stringify(res.body).includes(FAKE_MONEXT_CREDENTIALS.accessKey), false);
+    const merchant = await t.admin('GET', `/admin/v1/merchants/${m.id}`);
+    assert.equal(JSON.stringify(merchant.body).includes(FAKE_MONEXT_CREDENTIALS.accessKey), false);
+    const row = await t.db.kysely.selectFrom('contracts').select('acquirer_config_sealed').where('id', '=', m.defaultContractId).executeTakeFirstOrThrow();
+    assert.match(row.acquirer_config_sealed!, /^v1:/);
+    assert.equal(row.acquirer_config_sealed!.includes(FAKE_MONEXT_CREDENTIALS.accessKey), false);
+    // A later patch keeps the access key it does not repeat.
+    const env = await t.admin('PATCH', `/admin/v1/contracts/${m.defaultContractId}`, { monext: { environment: 'homologation' } });
+    assert.equal(env.body.monext.accessKeySet, true);
+    // Test mode never goes to Monext.
+    assert.equal((await t.api(undefined, 'POST', '/acquirer/v1/tokens', { mode: 'live', number: '4242424242424242', expMonth: 12, expYear: 2040, cvc: '123', session: 'ses_x' })).status, 503);
+  });
+
+  it('authorizes in the widget, captures in part, refunds in part then the rest (Basic auth, amounts, references)', async () => {
+    const before = fake.requests.length;
+    const { paymentId, next } = await widgetPayment({ amount: 10_000 });
+    assert.equal(next.next, 'redirect');
+    let p = await payment(paymentId);
+    assert.equal(p.status, 'transit');
+    assert.equal(p.authorizedAmount, 10_000);
+    const tx = await transactionOf(paymentId);
+    const created = fake.requests.slice(before).find((r) => r.path === '/v1/checkout/payments/sessions')!;
+    assert.equal(created.body.order.reference, paymentId);
+    assert.equal(created.body.payment.capture, 'MANUAL');
+    assert.equal(created.body.payment.softDescriptor, 'MONEXT SHOP');
+    assert.ok(fake.requests.slice(before).every((r) => r.auth === 'ok'));
+
+    const capture = await t.api(m.liveKey, 'POST', `/api/v1/payments/${paymentId}/capture`, { amount: 6_000 });
+    assert.equal(capture.status, 200, JSON.stringify(capture.body));
+    assert.equal(capture.body.status, 'captured');
+    assert.deepEqual(fake.operations(tx, 'CAPTURE').map((o) => o.amount), [6_000]);
+
+    const partial = await t.api(m.liveKey, 'POST', `/api/v1/payments/${paymentId}/refund`, { amount: 1_000 });
+    assert.equal(partial.status, 201, JSON.stringify(partial.body));
+    assert.equal(partial.body.status, 'succeeded');
+    const rest = await t.api(m.liveKey, 'POST', `/api/v1/payments/${paymentId}/refund`, {});
+    assert.equal(rest.body.status, 'succeeded');
+    assert.deepEqual(fake.operations(tx, 'REFUND').map((o) => o.amount), [1_000, 5_000]);
+    p = await payment(paymentId);
+    assert.equal(p.status, 'refunded');
+    const over = await t.api(m.liveKey, 'POST', `/api/v1/payments/${paymentId}/refund`, { amount: 1 });
+    assert.equal(over.status, 422);
+    const types = (await paymentEvents(t, paymentId)).map((e) => e.type);
+    assert.deepEqual(types.filter((x) => x.startsWith('payment.')), ['payment.authorized', 'payment.captured', 'payment.partially_refunded', 'payment.refunded']);
+  });
+
+  it('AUTO capture, full capture and cancel', async () => {
+    const auto = await widgetPayment({ captureMode: 'AUTO', amount: 2_500 });
+    assert.equal((await payment(auto.paymentId)).status, 'captured');
+    assert.deepEqual(fake.operations(await transactionOf(auto.paymentId), 'CAPTURE').map((o) => o.amount), [2_500]);
+
+    const cancelled = await widgetPayment({ amount: 3_000 });
+    const res = await t.api(m.liveKey, 'POST', `/api/v1/payments/${cancelled.paymentId}/cancel`);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(res.body.status, 'cancelled');
+    assert.equal(fake.operations(await transactionOf(cancelled.paymentId), 'CANCEL_AUTHORIZATION').length, 1);
+  });
+
+  it('refusals, the co-badged CB card, 3-D Secure in the widget and a cardholder who leaves', async () => {
+    const declined = await widgetPayment({ card: MONEXT_CARDS.declined });
+    assert.equal(declined.next.next, 'redirect');
+    let p = await payment(declined.paymentId);
+    assert.equal(p.status, 'failed');
+    assert.equal(p.refusalCode, 'card_declined');
+    const poor = await widgetPayment({ card: MONEXT_CARDS.insufficient });
+    assert.equal((await payment(poor.paymentId)).refusalCode, 'insufficient_funds');
+
+    const cb = await widgetPayment({ card: MONEXT_CARDS.cb });
+    p = await payment(cb.paymentId);
+    assert.equal(p.status, 'transit');
+    assert.equal(p.attempts[0].network, 'CB');
+
+    // 3-D Secure: still in the widget when the page asks → the challenge (Monext's page); once passed → authorized.
+    const challenged = await widgetPayment({ card: MONEXT_CARDS.challenge });
+    assert.equal(challenged.next.next, 'challenge');
+    assert.match(challenged.next.url, /\/webpayment\//);
+    fake.finishChallenge(challenged.token, true);
+    const back = await t.app.inject({ method: 'GET', url: `/acquirer/v1/monext/return?session=${challenged.sessionId}&monext_session_id=${challenged.token}` });
+    assert.equal(back.statusCode, 302);
+    assert.equal((await payment(challenged.paymentId)).status, 'transit');
+
+    const failed3ds = await widgetPayment({ card: MONEXT_CARDS.challenge });
+    fake.finishChallenge(failed3ds.token, false);
+    const notify = await t.app.inject({ method: 'GET', url: `/acquirer/v1/monext/notify?session=${failed3ds.sessionId}&token=${failed3ds.token}&notificationType=WEBTRS` });
+    assert.equal(notify.statusCode, 200);
+    assert.equal((await payment(failed3ds.paymentId)).refusalCode, 'authentication_failed');
+
+    // A token made for another payment is refused; an unknown one too.
+    const other = await widgetPayment({ amount: 700 });
+    const created = await t.api(m.liveKey, 'POST', '/api/v1/payments/sessions', {
+      order: { amount: 700, currency: 'EUR' }, email: 'b@example.com', redirectUrl: 'https://shop.example/r', notificationUrl: 'https://shop.example/h',
+    });
+    const stolen = await t.api(undefined, 'POST', `/checkout/${created.body.sessionId}/pay`, { token: other.token });
+    assert.equal(stolen.body.next, 'error');
+    assert.equal((await payment(created.body.paymentId)).status, 'pending');
+  });
+
+  it('a card registered at zero amount in the widget, then charged by the merchant (subscription-style)', async () => {
+    const customerId = await createCustomer(t, m.liveKey);
+    const ws = await t.api(m.liveKey, 'POST', `/api/v1/customers/${customerId}/sessions`, { returnUrl: 'https://shop.example/wallet' });
+    assert.equal(ws.status, 201, JSON.stringify(ws.body));
+    const entry = await t.api(undefined, 'POST', '/acquirer/v1/monext/sessions', { session: ws.body.sessionId });
+    assert.equal(entry.status, 201, JSON.stringify(entry.body));
+    const started = fake.requests.filter((r) => r.path === '/v1/checkout/payments/sessions').at(-1)!;
+    assert.equal(started.body.order.amount, 0);
+    assert.match(started.body.walletId, /^motu_/);
+    fake.payInWidget(entry.body.token, MONEXT_CARDS.visa);
+    const saved = await t.api(undefined, 'POST', `/api/v1/sdk/sessions/${ws.body.sessionId}/submit`, { token: entry.body.token });
+    assert.equal(saved.status, 200, JSON.stringify(saved.body));
+    const pm = (await t.api(m.liveKey, 'GET', `/api/v1/customers/${customerId}/payment-methods`)).body.data[0];
+    assert.ok(pm?.id, 'a saved card');
+
+    const charge = await t.api(m.liveKey, 'POST', '/api/v1/payments', {
+      paymentMethodId: pm.id, order: { reference: 'SUB-1', amount: 1_500, currency: 'EUR' }, captureMode: 'AUTO',
+      notificationUrl: 'https://shop.example/hook',
+    }, { 'Idempotency-Key': 'renewal-1' });
+    assert.equal(charge.status, 201, JSON.stringify(charge.body));
+    assert.equal(charge.body.status, 'captured');
+    const direct = fake.requests.filter((r) => r.path === '/v1/checkout/payments').at(-1)!;
+    assert.equal(direct.body.payment.capture, 'AUTOMATIC');
+    assert.equal(direct.body.order.reference, charge.body.id);
+    assert.match(direct.body.issuerTransactionId, /^ISS/);
+    // The same Idempotency-Key: the same payment, Monext not asked again.
+    const count = fake.requests.filter((r) => r.path === '/v1/checkout/payments').length;
+    const again = await t.api(m.liveKey, 'POST', '/api/v1/payments', {
+      paymentMethodId: pm.id, order: { reference: 'SUB-1', amount: 1_500, currency: 'EUR' }, captureMode: 'AUTO',
+      notificationUrl: 'https://shop.example/hook',
+    }, { 'Idempotency-Key': 'renewal-1' });
+    assert.equal(again.body.id, charge.body.id);
+    assert.equal(fake.requests.filter((r) => r.path === '/v1/checkout/payments').length, count);
+  });
+
+  it('a capture whose answer is lost after Monext captured: 503, then recovered once from Monext', async () => {
+    const { paymentId } = await widgetPayment({ amount: 4_000 });
+    const tx = await transactionOf(paymentId);
+    fake.fault(/captures$/, 'timeout-after-accept');
+    const lost = await t.api(m.liveKey, 'POST', `/api/v1/payments/${paymentId}/capture`);
+    assert.equal(lost.status, 503, JSON.stringify(lost.body));
+    assert.equal((await payment(paymentId)).status, 'transit', 'nothing final recorded');
+    clock.advance(200_000);
+    await schedule.tick();
+    assert.equal((await payment(paymentId)).status, 'captured');
+    assert.equal(fake.operations(tx, 'CAPTURE').length, 1, 'captured once at Monext');
+    const captured = (await paymentEvents(t, paymentId)).filter((e) => e.type === 'payment.captured');
+    assert.equal(captured.length, 1);
+  });
+
+  it('a 5xx, a body that is not JSON, an unknown status: the payment keeps its state, a retry finishes it', async () => {
+    const { paymentId } = await widgetPayment({ amount: 5_000 });
+    const tx = await transactionOf(paymentId);
+    for (const fault of ['500', 'malformed', 'unknown-status'] as const) {
+      fake.fault(/captures$/, fault);
+      const res = await t.api(m.liveKey, 'POST', `/api/v1/payments/${paymentId}/capture`);
+      assert.equal(res.status, 503, `${fault}: ${JSON.stringify(res.body)}`);
+      assert.equal((await payment(paymentId)).status, 'transit');
+      clock.advance(200_000);
+      await schedule.tick(); // the claim resolved from Monext: still authorized (500) → released
+    }
+    // 'unknown-status' came after Monext captured: the recovery found the capture.
+    assert.equal((await payment(paymentId)).status, 'captured');
+    assert.equal(fake.operations(tx, 'CAPTURE').length, 1);
+  });
+
+  it('a refund interrupted mid-way (answer lost after Monext refunded): recovered, refunded once', async () => {
+    const { paymentId } = await widgetPayment({ amount: 8_000, captureMode: 'AUTO' });
+    const tx = await transactionOf(paymentId);
+    fake.fault(/refunds$/, 'timeout-after-accept');
+    const res = await t.api(m.liveKey, 'POST', `/api/v1/payments/${paymentId}/refund`, { amount: 3_000 });
+    assert.ok(res.status === 201 || res.status === 503, JSON.stringify(res.body));
+    if (res.status === 201) assert.equal(res.body.status, 'pending');
+    await new Promise((r) => setTimeout(r, fake.holdMs)); // Monext's late answer arrives nowhere
+    clock.advance(200_000);
+    await schedule.tick();
+    const refunds = (await t.api(m.liveKey, 'GET', `/api/v1/payments/${paymentId}/refunds`)).body.data;
+    assert.deepEqual(refunds.map((r: any) => [r.amount, r.status]), [[3_000, 'succeeded']]);
+    assert.deepEqual(fake.operations(tx, 'REFUND').map((o) => o.amount), [3_000], 'refunded once');
+
+    // Never received (a timeout before Monext acted): refunded by the recovery under the same reference.
+    fake.fault(/refunds$/, 'timeout-before');
+    await t.api(m.liveKey, 'POST', `/api/v1/payments/${paymentId}/refund`, { amount: 2_000 });
+    await new Promise((r) => setTimeout(r, fake.holdMs));
+    clock.advance(200_000);
+    await schedule.tick();
+    assert.deepEqual(fake.operations(tx, 'REFUND').map((o) => o.amount), [3_000, 2_000]);
+    assert.equal((await payment(paymentId)).refundedAmount, 5_000);
+  });
+
+  it('a merchant-initiated charge whose answer is lost: never charged twice', async () => {
+    const customerId = await createCustomer(t, m.liveKey);
+    const ws = await t.api(m.liveKey, 'POST', `/api/v1/customers/${customerId}/sessions`, { returnUrl: 'https://shop.example/wallet' });
+    const entry = await t.api(undefined, 'POST', '/acquirer/v1/monext/sessions', { session: ws.body.sessionId });
+    fake.payInWidget(entry.body.token, MONEXT_CARDS.visa);
+    await t.api(undefined, 'POST', `/api/v1/sdk/sessions/${ws.body.sessionId}/submit`, { token: entry.body.token });
+    const pm = (await t.api(m.liveKey, 'GET', `/api/v1/customers/${customerId}/payment-methods`)).body.data[0];
+    const body = { paymentMethodId: pm.id, order: { reference: 'SUB-2', amount: 900, currency: 'EUR' }, captureMode: 'MANUAL', notificationUrl: 'https://shop.example/hook' };
+    fake.fault(/^POST \/v1\/checkout\/payments$/, 'malformed');
+    const first = await t.api(m.liveKey, 'POST', '/api/v1/payments', body, { 'Idempotency-Key': 'renewal-2' });
+    assert.ok(first.status >= 500 || first.body.status === 'pending', JSON.stringify(first.body));
+    const sent = fake.requests.filter((r) => r.path === '/v1/checkout/payments').length;
+    // A retry at once may not send again while the first call could still be on its way.
+    const retry = await t.api(m.liveKey, 'POST', '/api/v1/payments', body, { 'Idempotency-Key': 'renewal-2' });
+    assert.notEqual(retry.body.status, 'transit');
+    assert.equal(fake.requests.filter((r) => r.path === '/v1/checkout/payments').length, sent);
+    const charged = [...fake.transactions.values()].filter((x) => x.orderReference.startsWith('pay_') && x.amount === 900);
+    assert.ok(charged.length <= 1, 'at most one charge at Monext');
+  });
+
+  it('Monext refusing the credentials is a clear 503, never a card refusal', async () => {
+    await t.admin('PATCH', `/admin/v1/contracts/${m.defaultContractId}`, { monext: { accessKey: 'wrong-key-000' } });
+    const created = await t.api(m.liveKey, 'POST', '/api/v1/payments/sessions', {
+      order: { amount: 1000, currency: 'EUR' }, redirectUrl: 'https://shop.example/r', notificationUrl: 'https://shop.example/h',
+    });
+    const entry = await t.api(undefined, 'POST', '/acquirer/v1/monext/sessions', { session: created.body.sessionId });
+    assert.equal(entry.status, 503);
+    assert.equal(entry.body.code, 'ACQUIRER_NOT_CONFIGURED');
+    assert.match(entry.body.message, /credentials/);
+    assert.equal(JSON.stringify(entry.body).includes('wrong-key-000'), false);
+    await connect();
+  });
+});
+
+describe("Monext's homologation environment", () => {
+  const missing = MONEXT_ENV.filter((name) => !process.env[name]);
+  it('creates a widget session with the given credentials', {
+    skip: missing.length > 0
+      ? `did not run: no Monext homologation credentials (set ${missing.join(', ')} to run against api-sandbox.retail.monext.com)`
+      : false,
+  }, async () => {
+    const t = await startApp('sqlite');
+    try {
+      const m = await createMerchant(t, 'Homologation');
+      const res = await t.admin('PATCH', `/admin/v1/contracts/${m.defaultContractId}`, {
+        acquirer: 'monext',
+        monext: {
+          merchantId: process.env.MONEXT_MERCHANT_ID, accessKey: process.env.MONEXT_ACCESS_KEY,
+          pointOfSaleReference: process.env.MONEXT_POINT_OF_SALE, contractNumber: process.env.MONEXT_CONTRACT_NUMBER, environment: 'homologation',
+        },
+      });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      const created = await t.api(m.liveKey, 'POST', '/api/v1/payments/sessions', {
+        order: { amount: 1000, currency: 'EUR' }, email: 'buyer@example.com', redirectUrl: 'https://shop.example/r', notificationUrl: 'https://shop.example/h',
+      });
+      const entry = await t.api(undefined, 'POST', '/acquirer/v1/monext/sessions', { session: created.body.sessionId });
+      assert.equal(entry.status, 201, JSON.stringify(entry.body));
+      assert.ok(entry.body.token);
+      assert.match(entry.body.scriptUrl, /^https:\/\/homologation-payment\.cdn\.payline\.com\//);
+      // The token reads back as "the cardholder is still in the widget".
+      const pay = await t.api(undefined, 'POST', `/checkout/${created.body.sessionId}/pay`, { token: entry.body.token });
+      assert.equal(pay.body.next, 'challenge');
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -1,0 +1,268 @@
+// A contract-faithful fake of Monext's Retail API (REST v1), on 127.0.0.1 only, for the live-mode tests. It answers
+// what Monext's own plugins (PaylineByMonext/payline-commercetools, Monext/monext-sylius) send and read:
+//   POST /v1/checkout/payments/sessions            → {result, sessionId, redirectURL}   (the widget's session)
+//   GET  /v1/checkout/payments/sessions/{id}       → {result, transactions[], order, privateData}
+//   GET  /v1/checkout/transactions/{id}            → {result, transaction, order, associatedTransactions[]}
+//   POST /v1/checkout/transactions/{id}/captures | /cancels | /refunds {amount} → {result, transaction:{id,date,type}}
+//   POST /v1/checkout/payments                     → a merchant-initiated payment with a wallet's card
+// Basic authentication (merchant id : access key; a wrong pair is a 401 {title: "Unauthorized"}), results as
+// {title: ACCEPTED|REFUSED|ERROR|INPROGRESS|CANCELLED, code: "00000"…, detail}. The cardholder's side of the widget
+// (card typed, CB chosen, 3-D Secure) is played by `payInWidget`, and faults are put on the next calls by `fault`:
+// a timeout after Monext acted, a 5xx, a body that is not JSON, an unknown status, a slow answer.
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export const FAKE_MONEXT_CREDENTIALS = {
+  merchantId: '123456789012345', accessKey: 'fake-access-key-DO-NOT-LOG-0123', pointOfSaleReference: 'POS_MOTU', contractNumber: 'CB_1234567',
+};
+
+/** Test cards of the fake widget (the number never leaves the fake: Motu sees a masked number and an mxToken). */
+export const MONEXT_CARDS = {
+  visa: '4970100000000014', // not co-badged in the fake: network VISA
+  cb: '4970100000000006', // co-badged: CB chosen
+  declined: '4000000000000002', // 01100 refused
+  insufficient: '4000000000009995', // 01116
+  challenge: '4000000000003220', // 3-D Secure in the widget
+  saveThenDecline: '4000000000000341', // registers; every merchant-initiated charge refused 01100
+} as const;
+
+export type Fault = 'timeout-after-accept' | 'timeout-before' | '500' | 'malformed' | 'unknown-status' | 'slow';
+
+interface Card { pan: string; network: string; code: string }
+interface Associated { id: string; type: string; amount: number; status: 'OK' | 'KO'; date: string; originTransactionId: string }
+interface Tx {
+  id: string; type: 'AUTHORIZATION' | 'AUTHORIZATION_AND_CAPTURE'; amount: number; currency: string; orderReference: string;
+  result: { title: string; code: string; detail: string }; card: Card; associated: Associated[]; date: string; issuerTransactionId: string;
+}
+interface Session {
+  id: string; order: { reference: string; amount: number; currency: string }; walletId: string | null; capture: string;
+  result: { title: string; code: string; detail: string }; transactions: string[]; pendingCard: Card | null; returnURL: string; notificationURL: string | null;
+  softDescriptor: string | null;
+}
+
+const ACCEPTED = { title: 'ACCEPTED', code: '00000', detail: 'Transaction approved' };
+const INPROGRESS = { title: 'INPROGRESS', code: '02306', detail: 'Customer has to fill his payment data' };
+
+function id(): string {
+  return `${Date.now()}${randomBytes(4).readUInt32BE(0)}`.slice(0, 20);
+}
+
+export class FakeMonext {
+  readonly sessions = new Map<string, Session>();
+  readonly transactions = new Map<string, Tx>();
+  readonly wallets = new Map<string, Card>();
+  /** Every request received (method, path, body), in order; the Authorization header is kept only as "ok"/"bad". */
+  readonly requests: { method: string; path: string; body: any; auth: 'ok' | 'bad' }[] = [];
+  private readonly faults: { match: RegExp; fault: Fault }[] = [];
+  private server!: Server;
+  url = '';
+  /** How long a "timeout" fault holds the answer (longer than the connector's timeout). */
+  holdMs = 4000;
+
+  async start(): Promise<this> {
+    this.server = createServer((req, res) => void this.handle(req, res));
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** The next call whose "METHOD path" matches gets this fault (once). */
+  fault(match: RegExp, fault: Fault): void {
+    this.faults.push({ match, fault });
+  }
+
+  /** Counts the successful operations of a type on an authorization (CAPTURE, REFUND, CANCEL_AUTHORIZATION). */
+  operations(transactionId: string, type: string): Associated[] {
+    return (this.transactions.get(transactionId)?.associated ?? []).filter((a) => a.type === type && a.status === 'OK');
+  }
+
+  /**
+   * The cardholder in the widget: types `pan` (any future expiry, any code), chooses CB on a co-badged card, and —
+   * for the challenge card — is left in 3-D Secure until `finishChallenge`. Answers the session's result.
+   */
+  payInWidget(token: string, pan: string): Session['result'] {
+    const s = this.sessions.get(token);
+    if (!s) throw new Error(`unknown session ${token}`);
+    const card = cardOf(pan);
+    if (pan === MONEXT_CARDS.challenge) {
+      s.pendingCard = card;
+      return s.result;
+    }
+    return this.authorizeSession(s, card, true);
+  }
+
+  finishChallenge(token: string, authenticated: boolean): Session['result'] {
+    const s = this.sessions.get(token)!;
+    const card = s.pendingCard!;
+    s.pendingCard = null;
+    return this.authorizeSession(s, card, authenticated);
+  }
+
+  /** The cardholder left the widget (cancel link). */
+  cancelInWidget(token: string): void {
+    this.sessions.get(token)!.result = { title: 'CANCELLED', code: '02319', detail: 'Payment cancelled by Buyer' };
+  }
+
+  private authorizeSession(s: Session, card: Card, authenticated: boolean) {
+    let result: Session['result'] = ACCEPTED;
+    if (!authenticated) result = { title: 'REFUSED', code: '03022', detail: '3DS authentication failed' };
+    else if (card.pan === MONEXT_CARDS.declined) result = { title: 'REFUSED', code: '01100', detail: 'Transaction refused' };
+    else if (card.pan === MONEXT_CARDS.insufficient) result = { title: 'REFUSED', code: '01116', detail: 'Amount limit' };
+    const tx = this.newTx(s.order, s.capture === 'AUTOMATIC' ? 'AUTHORIZATION_AND_CAPTURE' : 'AUTHORIZATION', result, card);
+    s.transactions.push(tx.id);
+    s.result = result;
+    if (result.title === 'ACCEPTED' && s.walletId) this.wallets.set(s.walletId, card);
+    return result;
+  }
+
+  private newTx(order: Session['order'], type: Tx['type'], result: Tx['result'], card: Card): Tx {
+    const tx: Tx = {
+      id: id(), type, amount: order.amount, currency: order.currency, orderReference: order.reference, result, card,
+      associated: [], date: new Date().toISOString(), issuerTransactionId: `ISS${id()}`,
+    };
+    tx.associated.push({ id: tx.id, type, amount: order.amount, status: result.title === 'ACCEPTED' ? 'OK' : 'KO', date: tx.date, originTransactionId: tx.id });
+    this.transactions.set(tx.id, tx);
+    return tx;
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const raw = Buffer.concat(chunks).toString('utf8');
+    let body: any = null;
+    try { body = raw ? JSON.parse(raw) : null; } catch { body = '__invalid__'; }
+    const path = (req.url ?? '').split('?')[0]!;
+    const expected = `Basic ${Buffer.from(`${FAKE_MONEXT_CREDENTIALS.merchantId}:${FAKE_MONEXT_CREDENTIALS.accessKey}`).toString('base64')}`;
+    const auth = req.headers.authorization === expected ? 'ok' : 'bad';
+    this.requests.push({ method: req.method!, path, body, auth });
+    const send = (status: number, payload: unknown) => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(payload));
+    };
+    if (path.startsWith('/cdn/')) {
+      res.writeHead(200, { 'content-type': 'text/javascript' });
+      res.end('/* stand-in for Monext widget-min.js */ window.Payline = window.Payline || {};');
+      return;
+    }
+    if (auth === 'bad') return send(401, { title: 'Unauthorized', detail: 'Full authentication is required to access this resource' });
+    const key = `${req.method} ${path}`;
+    const index = this.faults.findIndex((f) => f.match.test(key));
+    const fault = index >= 0 ? this.faults.splice(index, 1)[0]!.fault : null;
+    if (fault === 'timeout-before') return void setTimeout(() => { if (!res.destroyed) send(504, {}); }, this.holdMs);
+    if (fault === '500') return send(500, { title: 'Internal Server Error', detail: 'backend' });
+    if (fault === 'malformed') { res.writeHead(200, { 'content-type': 'application/json' }); res.end('{"result": {"title": "ACCEPTED", "code": "00'); return; }
+    const answer = this.route(req.method!, path, body);
+    if (fault === 'timeout-after-accept') return void setTimeout(() => { if (!res.destroyed) send(answer.status, answer.body); }, this.holdMs);
+    if (fault === 'unknown-status' && answer.body?.result) answer.body.result = { title: 'MYSTERY_STATE', code: '09999', detail: 'not in any list' };
+    if (fault === 'slow') await new Promise((r) => setTimeout(r, 300));
+    send(answer.status, answer.body);
+  }
+
+  private route(method: string, path: string, body: any): { status: number; body: any } {
+    const bad = (detail: string) => ({ status: 400, body: { title: 'BAD_REQUEST', detail, code: '02101' } });
+    if (body === '__invalid__') return bad('malformed JSON');
+    let m: RegExpExecArray | null;
+    if (method === 'POST' && path === '/v1/checkout/payments/sessions') {
+      if (body?.pointOfSaleReference !== FAKE_MONEXT_CREDENTIALS.pointOfSaleReference) return bad('unknown pointOfSaleReference');
+      if (!Array.isArray(body?.paymentMethod?.paymentMethodIDs) || !body.paymentMethod.paymentMethodIDs.includes(FAKE_MONEXT_CREDENTIALS.contractNumber)) return bad('unknown payment method');
+      const o = body.order;
+      if (!o || !Number.isInteger(o.amount) || o.amount < 0 || typeof o.currency !== 'string' || typeof o.reference !== 'string') return bad('order');
+      if (typeof body.returnURL !== 'string') return bad('returnURL is required');
+      const sid = `${randomBytes(9).toString('base64url')}${Date.now()}`.slice(0, 34);
+      this.sessions.set(sid, {
+        id: sid, order: { reference: o.reference, amount: o.amount, currency: o.currency }, walletId: body.walletId ?? null,
+        capture: body.payment?.capture ?? 'AUTOMATIC', result: INPROGRESS, transactions: [], pendingCard: null,
+        returnURL: body.returnURL, notificationURL: body.notificationURL ?? null, softDescriptor: body.payment?.softDescriptor ?? null,
+      });
+      return { status: 200, body: { result: ACCEPTED, sessionId: sid, redirectURL: `${this.url}/webpayment/${sid}` } };
+    }
+    if (method === 'GET' && (m = /^\/v1\/checkout\/payments\/sessions\/([^/]+)$/.exec(path))) {
+      const s = this.sessions.get(m[1]!);
+      if (!s) return { status: 404, body: { title: 'NOT_FOUND', detail: 'No transaction found for this token', code: '02304' } };
+      return {
+        status: 200,
+        body: {
+          result: s.result, redirectURL: `${this.url}/webpayment/${s.id}`,
+          transactions: s.transactions.map((t) => this.txView(this.transactions.get(t)!)),
+          order: { ...s.order, origin: 'E_COM' }, privateData: {},
+        },
+      };
+    }
+    if (method === 'GET' && (m = /^\/v1\/checkout\/transactions\/([^/]+)$/.exec(path))) {
+      const tx = this.transactions.get(m[1]!);
+      if (!tx) return { status: 404, body: { title: 'NOT_FOUND', detail: 'Transaction not found' } };
+      return {
+        status: 200,
+        body: {
+          result: tx.result, transaction: this.txView(tx), order: { reference: tx.orderReference, amount: tx.amount, currency: tx.currency },
+          associatedTransactions: tx.associated,
+        },
+      };
+    }
+    if (method === 'POST' && (m = /^\/v1\/checkout\/transactions\/([^/]+)\/(captures|cancels|refunds)$/.exec(path))) {
+      const tx = this.transactions.get(m[1]!);
+      if (!tx) return { status: 404, body: { title: 'NOT_FOUND', detail: 'Transaction not found' } };
+      const amount = body?.amount;
+      if (!Number.isInteger(amount) || amount <= 0) return bad('amount');
+      const ok = (t: string) => tx.associated.filter((a) => a.type === t && a.status === 'OK');
+      const sum = (list: Associated[]) => list.reduce((s, a) => s + a.amount, 0);
+      const captured = tx.type === 'AUTHORIZATION_AND_CAPTURE' && tx.result.title === 'ACCEPTED' ? tx.amount : sum(ok('CAPTURE'));
+      const cancelled = ok('CANCEL_AUTHORIZATION').length > 0;
+      const refuse = (code: string, detail: string) => ({ status: 200, body: { result: { title: 'REFUSED', code, detail }, transaction: { id: id(), date: new Date().toISOString(), type: m![2] } } });
+      const record = (type: string) => {
+        const op: Associated = { id: id(), type, amount, status: 'OK', date: new Date().toISOString(), originTransactionId: tx.id };
+        tx.associated.push(op);
+        return { status: 200, body: { result: ACCEPTED, transaction: { id: op.id, date: op.date, type } } };
+      };
+      if (tx.result.title !== 'ACCEPTED') return refuse('01119', 'This transaction is not authorized');
+      if (m[2] === 'captures') {
+        if (cancelled || captured > 0) return refuse('01119', 'Transaction already captured or cancelled');
+        if (amount > tx.amount) return { status: 200, body: { result: { title: 'ERROR', code: '01110', detail: 'Invalid amount' } } };
+        return record('CAPTURE');
+      }
+      if (m[2] === 'cancels') {
+        if (cancelled || captured > 0) return refuse('01119', 'Transaction already captured or cancelled');
+        return record('CANCEL_AUTHORIZATION');
+      }
+      if (captured === 0) return refuse('01119', 'Nothing captured');
+      if (sum(ok('REFUND')) + amount > captured) return { status: 200, body: { result: { title: 'ERROR', code: '01110', detail: 'Invalid amount' } } };
+      return record('REFUND');
+    }
+    if (method === 'POST' && path === '/v1/checkout/payments') {
+      if (body?.paymentMethodId !== FAKE_MONEXT_CREDENTIALS.contractNumber) return bad('unknown payment method');
+      const o = body.order;
+      if (!o || !Number.isInteger(o.amount) || o.amount <= 0) return bad('order');
+      const card = this.wallets.get(body.paymentInstrument?.walletId);
+      if (!card) return bad('unknown wallet');
+      const result = card.pan === MONEXT_CARDS.saveThenDecline ? { title: 'REFUSED', code: '01100', detail: 'Transaction refused' } : ACCEPTED;
+      const tx = this.newTx({ reference: o.reference, amount: o.amount, currency: o.currency }, body.payment?.capture === 'AUTOMATIC' ? 'AUTHORIZATION_AND_CAPTURE' : 'AUTHORIZATION', result, card);
+      return { status: 200, body: { result, transaction: { id: tx.id, date: tx.date, type: tx.type } } };
+    }
+    return { status: 404, body: { title: 'NOT_FOUND', detail: `no route ${method} ${path}` } };
+  }
+
+  private txView(tx: Tx) {
+    return {
+      id: tx.id, date: tx.date, type: tx.type, currency: tx.currency, paymentType: 'ONE_OFF', requestedAmount: tx.amount,
+      authorizedAmount: tx.amount,
+      paymentInstrumentData: {
+        usedPaymentInstrument: 'UsedCard', expirationDate: '1234', mxToken: `${tx.card.pan.slice(0, 6)}Hq${tx.card.pan.slice(-2)}`,
+        maskedNumber: `${tx.card.pan.slice(0, 6)}XXXXXX${tx.card.pan.slice(-4)}`, network: tx.card.network,
+        selectedNetwork: tx.card.network, paymentInstrumentType: { code: tx.card.code },
+      },
+      partnerReturnedData: { authorizationNumber: 'A55A', authorizationDate: tx.date, issuerTransactionId: tx.issuerTransactionId },
+    };
+  }
+}
+
+function cardOf(pan: string): Card {
+  const cb = pan.startsWith('4970100000000006') || pan.startsWith('513100');
+  const brand = pan.startsWith('4') ? 'VISA' : pan.startsWith('5') ? 'MASTERCARD' : 'AMEX';
+  return { pan, network: cb ? 'CB' : brand, code: cb ? 'CB' : brand };
+}
