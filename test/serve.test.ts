@@ -128,6 +128,16 @@ eachDatabase('motu serve (child process)', (dialect) => {
     assert.equal(secret.status, 200);
     assert.equal(secret.body.webhookSecret, webhookSecret);
 
+    // The printed back-office link sets the demo owner's password and signs in.
+    const setupUrl = printed(out, 'Back-office set-up');
+    assert.match(setupUrl, /^http:\/\/localhost:\d+\/dashboard\/setup\/usr_[0-9A-Za-z]{22}\.[A-Za-z0-9_-]{43}$/);
+    const setUp = await fetch(`${running.url}/dashboard/api/setup`, {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token: setupUrl.split('/').at(-1), password: 'demo owner password 1' }),
+    });
+    assert.equal(setUp.status, 200);
+    assert.equal(((await setUp.json()) as { user: { email: string } }).user.email, 'owner@demo-shop.example');
+
     const merchant = await call('POST', '/admin/v1/merchants', adminToken, { name: 'Second shop' });
     assert.equal(merchant.status, 201);
     assert.equal((await call('GET', '/admin/v1/merchants', 'adm_wrong_token_000000000000')).status, 401);

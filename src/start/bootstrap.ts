@@ -5,6 +5,7 @@ import type { Config } from '../config.js';
 import { openDatabase, type Database } from '../db/database.js';
 import { migrate } from '../db/migrate.js';
 import { MerchantsService } from '../modules/merchants/merchants.service.js';
+import { UsersService } from '../modules/users/users.service.js';
 import { StoresService } from '../modules/merchants/stores.service.js';
 import type { Clock } from '../shared/clock.js';
 import { sha256Hex } from '../shared/hash.js';
@@ -51,6 +52,8 @@ export interface DemoSeed {
   webhookSecret: string;
   storeId: string;
   storeCode: string;
+  /** The demo owner's one-time back-office set-up link. */
+  backOfficeSetupUrl: string;
 }
 
 /** On an empty database, a demo merchant with a store, so `curl` works right after `npm start`. */
@@ -67,7 +70,10 @@ export async function seedDemo(config: Config, db: Database, clock: Clock): Prom
   const merchants = new MerchantsService(db, clock, secretBoxFor(config));
   const merchant = await merchants.createMerchant({ name: 'Demo Shop' });
   const store = await new StoresService(db, clock).create(merchant.id, { code: 'web', name: 'Demo Shop online', kind: 'online' });
+  const owner = await new UsersService(db, clock, { publicUrl: config.publicUrl, box: secretBoxFor(config), mail: null })
+    .create(merchant.id, { email: 'owner@demo-shop.example', role: 'owner' });
   return {
+    backOfficeSetupUrl: owner.setupUrl!,
     merchantId: merchant.id,
     testSecretKey: merchant.testSecretKey,
     webhookSecret: merchant.testWebhookSecret,

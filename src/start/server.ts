@@ -23,6 +23,7 @@ export async function serve(config: Config, role: Role, out: (line: string) => v
       out(`  Demo test secret key:  ${demo.testSecretKey}`);
       out(`  Demo webhook secret:   ${demo.webhookSecret}`);
       out(`  Demo store:            ${demo.storeId} (code "${demo.storeCode}")`);
+      out(`  Back-office set-up:    ${demo.backOfficeSetupUrl} (owner@demo-shop.example, valid 72 h)`);
     }
     out('');
   }
