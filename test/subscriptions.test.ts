@@ -2,6 +2,7 @@
 // ends clamped), retries on the retry schedule then past due and back, the mandate revoked by a card the acquirer
 // no longer knows or the merchant deletes and restored (missed due dates skipped, or collected), cancellation now
 // and at the period's end, endAfter; every event; never a due date charged twice; bad input, isolation.
+import { signedInUser } from './support/back-office.js';
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { eventsOfType } from './support/events.js';
@@ -125,7 +126,11 @@ eachDatabase('subscriptions', (dialect) => {
     assert.equal(deleted.data.reason, 'deleted');
     await advance(c.clockId, '2027-06-15T00:00:00.000Z');
     const third = await saveCard(t, m.testKey, c.customerId);
-    await api('PATCH', `/api/v1/subscriptions/${sub.id}`, { paymentMethodId: third.result.paymentMethodId });
+    // This time the merchant's team restores it, from the back-office: the event says so.
+    const owner = await signedInUser(t, m.id, 'owner');
+    assert.equal((await owner.call('PATCH', `/api/v1/subscriptions/${sub.id}`, { paymentMethodId: third.result.paymentMethodId })).status, 200);
+    const [, byTeam] = await events('subscription.mandate_restored', sub.id);
+    assert.deepEqual(byTeam.data, { subscriptionId: sub.id, paymentMethodId: third.result.paymentMethodId, reason: 'merchant' });
     const latest = (await dueDates(sub.id)).slice(0, 2);
     assert.deepEqual(latest.map((r) => [r.dueDate.slice(0, 10), r.status]), [['2027-05-31', 'skipped'], ['2027-04-30', 'skipped']]);
     assert.equal((await get(sub.id)).nextDueDate, '2027-06-30T10:00:00.000Z');

@@ -104,7 +104,10 @@ export function subscriptionsRoutes(service: SubscriptionsService) {
     app.patch<{ Params: Static<typeof IdParams>; Body: Static<typeof Patch> }>(
       '/subscriptions/:id',
       { schema: { tags, summary: 'Change a subscription (a card attached restores the mandate)', params: IdParams, body: Patch, response: { 200: Subscription } } },
-      async (request) => service.update(merchantOf(request), request.params.id, request.body as never),
+      async (request) => {
+        const principal = merchantOf(request);
+        return service.update(principal, request.params.id, request.body as never, principal.user ? 'merchant' : 'integration');
+      },
     );
     app.post<{ Params: Static<typeof IdParams>; Body: Static<typeof CancelBody> }>(
       '/subscriptions/:id/cancel',

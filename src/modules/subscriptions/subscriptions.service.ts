@@ -146,7 +146,8 @@ export class SubscriptionsService {
     return { data: shown.map((r) => dueDateView(r, attemptsOf(r.due_date))), hasMore: rows.length > limit };
   }
 
-  async update(owner: Owner, id: string, patch: SubscriptionPatch) {
+  /** `by`: who restores a mandate with a new card, the merchant's integration (a key) or its team (the back-office). */
+  async update(owner: Owner, id: string, patch: SubscriptionPatch, by: 'integration' | 'merchant' = 'integration') {
     const at = this.clock.now();
     await this.db.transaction(async (trx) => {
       const current = await this.find(trx, owner, id);
@@ -161,7 +162,7 @@ export class SubscriptionsService {
         await this.usableCard(trx, owner, current.customer_id, patch.paymentMethodId);
         set.payment_method_id = patch.paymentMethodId;
         if (current.status === 'waiting_mandate') {
-          Object.assign(set, await restoreMandate(trx, current, patch.paymentMethodId, 'integration', patch.collectMissed ?? false, at));
+          Object.assign(set, await restoreMandate(trx, current, patch.paymentMethodId, by, patch.collectMissed ?? false, at));
         }
       }
       const res = await trx.updateTable('subscriptions').set(set).where('id', '=', id).where('status', '=', current.status).executeTakeFirst();
