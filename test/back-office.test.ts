@@ -75,6 +75,7 @@ eachDatabase('back-office', (dialect) => {
     const audit = (await user.call('GET', `/dashboard/api/audit?objectId=${made.body.paymentId}`)).body.data;
     assert.deepEqual(audit.map((a: { action: string }) => a.action).sort(), ['POST /api/v1/payments/:id/cancel', 'POST /api/v1/payments/sessions']);
     for (const entry of audit) {
+      assert.deepEqual(entry.actedBy, { userId: user.id });
       assert.equal(entry.user.id, user.id);
       assert.equal(entry.user.email, user.email);
       assert.equal(entry.outcome, 'succeeded');
@@ -128,6 +129,10 @@ eachDatabase('back-office', (dialect) => {
     assert.equal((await admin!.call('PATCH', '/dashboard/api/settings', { displayName: 'Fare Ute Shop' })).body.displayName, 'Fare Ute Shop');
     assert.equal((await developer!.call('POST', '/dashboard/api/users', { email: 'x@shop.example', role: 'analyst' })).status, 403);
     assert.equal((await admin!.call('POST', '/dashboard/api/users', { email: 'boss@shop.example', role: 'owner' })).status, 403, 'only an owner makes an owner');
+    // Another merchant's team sees none of this merchant's activity, nor its payments.
+    const stranger = await signedInUser(t, other.id, 'owner');
+    assert.deepEqual((await stranger.call('GET', '/dashboard/api/audit')).body.data, []);
+    assert.equal((await stranger.call('GET', `/api/v1/payments/${paymentId}`)).status, 404);
     // Another merchant's payment is not there at all.
     const foreign = await paidPayment(t, other.testKey);
     assert.equal((await admin!.call('GET', `/api/v1/payments/${foreign}`)).status, 404);

@@ -10,6 +10,8 @@ import type { AuditOutcome, AuditRow } from './audit.table.js';
 
 export interface AuditEntry {
   id: string;
+  /** Who acted: the back-office user. */
+  actedBy: { userId: string };
   user: { id: string; email: string };
   action: string;
   objectId: string | null;
@@ -60,7 +62,7 @@ export class AuditService {
     const users = userIds.length ? await this.db.kysely.selectFrom('users').select(['id', 'email']).where('id', 'in', userIds).execute() : [];
     const emails = new Map(users.map((u) => [u.id, u.email]));
     return rows.map((r) => ({
-      id: r.id, user: { id: r.user_id, email: emails.get(r.user_id) ?? '' }, action: r.action, objectId: r.object_id,
+      id: r.id, actedBy: { userId: r.user_id }, user: { id: r.user_id, email: emails.get(r.user_id) ?? '' }, action: r.action, objectId: r.object_id,
       outcome: r.outcome, statusCode: r.status_code, createdAt: r.created_at,
     }));
   }
