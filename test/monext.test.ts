@@ -267,7 +267,7 @@ eachDatabase('live payments through Monext', (dialect) => {
     assert.equal((await payment(paymentId)).refundedAmount, 5_000);
   });
 
-  it('a merchant-initiated charge whose answer is lost: never charged twice', async () => {
+  it('a merchant-initiated charge whose answer is lost: never sent twice, never charged twice', async () => {
     const customerId = await createCustomer(t, m.liveKey);
     const ws = await t.api(m.liveKey, 'POST', `/api/v1/customers/${customerId}/sessions`, { returnUrl: 'https://shop.example/wallet' });
     const entry = await t.api(undefined, 'POST', '/acquirer/v1/monext/sessions', { session: ws.body.sessionId });
@@ -275,16 +275,23 @@ eachDatabase('live payments through Monext', (dialect) => {
     await t.api(undefined, 'POST', `/api/v1/sdk/sessions/${ws.body.sessionId}/submit`, { token: entry.body.token });
     const pm = (await t.api(m.liveKey, 'GET', `/api/v1/customers/${customerId}/payment-methods`)).body.data[0];
     const body = { paymentMethodId: pm.id, order: { reference: 'SUB-2', amount: 900, currency: 'EUR' }, captureMode: 'MANUAL', notificationUrl: 'https://shop.example/hook' };
+    const sends = () => fake.requests.filter((r) => r.path === '/v1/checkout/payments' && r.body?.order?.amount === 900).length;
     fake.fault(/^POST \/v1\/checkout\/payments$/, 'malformed');
     const first = await t.api(m.liveKey, 'POST', '/api/v1/payments', body, { 'Idempotency-Key': 'renewal-2' });
-    assert.ok(first.status >= 500 || first.body.status === 'pending', JSON.stringify(first.body));
-    const sent = fake.requests.filter((r) => r.path === '/v1/checkout/payments').length;
-    // A retry at once may not send again while the first call could still be on its way.
+    assert.equal(first.status, 503, JSON.stringify(first.body));
+    assert.equal(sends(), 1);
+    const paymentId = (await t.db.kysely.selectFrom('payments').select('id').where('order_reference', '=', 'SUB-2').executeTakeFirstOrThrow()).id;
+    assert.equal((await payment(paymentId)).status, 'pending', 'nothing final');
+    // A retry at once: the first call could still be on its way; nothing is sent.
     const retry = await t.api(m.liveKey, 'POST', '/api/v1/payments', body, { 'Idempotency-Key': 'renewal-2' });
-    assert.notEqual(retry.body.status, 'transit');
-    assert.equal(fake.requests.filter((r) => r.path === '/v1/checkout/payments').length, sent);
-    const charged = [...fake.transactions.values()].filter((x) => x.orderReference.startsWith('pay_') && x.amount === 900);
-    assert.ok(charged.length <= 1, 'at most one charge at Monext');
+    assert.equal(retry.status, 503, JSON.stringify(retry.body));
+    // Later (the recovery job): never sent again; the payment fails, as the merchant is told.
+    clock.advance(200_000);
+    await schedule.tick();
+    await schedule.services.merchantPayments.recoverLeftPending(clock.now());
+    const later = await t.api(m.liveKey, 'POST', '/api/v1/payments', body, { 'Idempotency-Key': 'renewal-2' });
+    assert.equal((await payment(paymentId)).status, 'failed', JSON.stringify(later.body));
+    assert.equal(sends(), 1, 'Monext asked once');
   });
 
   it('Monext refusing the credentials is a clear 503, never a card refusal', async () => {

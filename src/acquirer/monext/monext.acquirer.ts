@@ -195,14 +195,19 @@ export class MonextAcquirer implements Acquirer {
         const view = await this.getAuthorization(input.mode, `${this.contractId}.${earlier.transaction_id}`);
         if (view) return outcomeOfView(view);
       }
-      if (earlier.state === 'unknown') return { status: 'error', code: 'INVALID_TOKEN', message: `Monext holds an earlier transaction under ${reference} that it does not show` };
-      // The first call may still be on its way: only once it is surely over (past the timeout) is it sent again.
-      if (now.getTime() - Date.parse(earlier.updated_at) < this.clientOptions.timeoutMs + 1000) {
+      // The first call may still be on its way: nothing is final until it is surely over (past the timeout).
+      if (earlier.state === 'sending' && now.getTime() - Date.parse(earlier.updated_at) < this.clientOptions.timeoutMs + 1000) {
         throw new MonextUnavailable('an earlier call under the same reference is still on its way');
       }
-      const retaken = await this.db.kysely.updateTable('monext_authorizations').set({ updated_at: iso(now) })
-        .where('id', '=', earlier.id).where('updated_at', '=', earlier.updated_at).where('transaction_id', 'is', null).executeTakeFirst();
-      if (Number(retaken.numUpdatedRows) !== 1) throw new MonextUnavailable('another call under the same reference is on its way');
+      // Its answer was lost. Monext's API finds a transaction by its id only, never by order reference, so the call is
+      // never sent again: that could charge the card twice. Not an attempt Motu can see; the operator reconciles it
+      // in Monext's back office (docs/live.md, "A lost answer of a merchant-initiated charge").
+      await this.db.kysely.updateTable('monext_authorizations').set({ state: 'unknown', updated_at: iso(now) })
+        .where('id', '=', earlier.id).where('transaction_id', 'is', null).execute();
+      return {
+        status: 'error', code: 'INVALID_TOKEN',
+        message: `Monext's answer to the charge under ${reference} was lost; it is not sent again (no double charge): check Monext's back office for order ${input.merchantReference}`,
+      };
     }
     const body = {
       pointOfSaleReference: this.credentials.pointOfSaleReference,
