@@ -3,6 +3,7 @@
 // WCAG A/AA rules on every page in light and dark; the pages at a phone's width (390 px). One browser per file.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
+import { Secret, TOTP } from 'otpauth';
 import type { BrowserContext, Page } from 'playwright-core';
 import { axeViolations } from './support/axe.js';
 import { newPage } from './support/browser.js';
@@ -147,8 +148,10 @@ eachDatabase('the merchant back-office', (dialect) => {
     const endpoints = page.getByRole('table', { name: 'Webhook endpoints' });
     await endpoints.getByText(url).waitFor();
     await page.getByRole('button', { name: `Disable ${url}` }).click();
+    await page.getByRole('status').filter({ hasText: 'Endpoint disabled.' }).waitFor();
     await endpoints.getByText('Disabled').waitFor();
     await page.getByRole('button', { name: `Enable ${url}` }).click();
+    await page.getByRole('status').filter({ hasText: 'Endpoint enabled.' }).waitFor();
     await endpoints.getByText('Enabled').waitFor();
     const stored = (await api('GET', '/api/v1/webhook-endpoints')).body.data;
     assert.deepEqual(stored.map((e: { url: string; events: string[]; enabled: boolean }) => [e.url, e.events, e.enabled]), [[url, ['payment.*'], true]]);
@@ -184,6 +187,99 @@ eachDatabase('the merchant back-office', (dialect) => {
     const clock = (await api('GET', '/api/v1/test-helpers/test-clocks')).body.data[0];
     // The merchant's time zone (Pacific/Tahiti by default, UTC−10) is the one typed in.
     assert.equal(clock.advancingTo ?? clock.frozenTime, '2027-03-01T22:00:00.000Z');
+  });
+
+  it('settings: branding and legal identity, payout schedule, team (invite with its link, role, removal), team activity', async () => {
+    const page = await dashboard('/settings');
+    await page.getByRole('heading', { name: 'Settings', level: 1 }).waitFor();
+    await page.getByLabel('Display name').fill('Fare Ute Papeete');
+    await page.getByRole('button', { name: 'Save branding' }).click();
+    await page.locator('.merchant-name').filter({ hasText: 'Fare Ute Papeete' }).waitFor();
+    await page.getByLabel('Legal name').fill('Fare Ute SARL');
+    await page.getByLabel('Address', { exact: true }).fill('Rue du Commandant Destremau');
+    await page.getByLabel('Postal code').fill('98713');
+    await page.getByLabel('City').fill('Papeete');
+    await page.getByLabel('Country').fill('PF');
+    await page.getByRole('button', { name: 'Save legal identity' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved' }).first().waitFor();
+    const merchant = (await t.admin('GET', `/admin/v1/merchants/${m.id}`)).body;
+    assert.equal(merchant.displayName, 'Fare Ute Papeete');
+    assert.equal(merchant.legalName, 'Fare Ute SARL');
+    assert.equal(merchant.address.city, 'Papeete');
+    await accessible(page, 'settings: business');
+
+    await page.getByRole('link', { name: 'Payout schedule' }).click();
+    await page.getByLabel('Automatic payouts').selectOption('weekly');
+    await page.getByLabel('Day of the week').selectOption('friday');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved' }).first().waitFor();
+    const schedule = (await api('GET', '/api/v1/payout-schedule')).body;
+    assert.deepEqual([schedule.interval, schedule.weeklyAnchor], ['weekly', 'friday']);
+    await accessible(page, 'settings: payout schedule');
+
+    await page.getByRole('link', { name: 'Team', exact: true }).click();
+    await page.getByLabel('Email').fill('dev@fare-ute.example');
+    await page.getByLabel('Role', { exact: true }).selectOption('developer');
+    await page.getByRole('button', { name: 'Invite' }).click();
+    const link = await page.locator('.secret-box code').innerText();
+    assert.match(link, new RegExp(`^${suite.baseUrl}/dashboard/setup/`));
+    const team = page.getByRole('table', { name: 'Team members' });
+    await team.getByRole('cell', { name: 'dev@fare-ute.example', exact: true }).waitFor();
+    await accessible(page, 'settings: team');
+    await page.getByLabel('Role of dev@fare-ute.example').selectOption('analyst');
+    await page.getByRole('status').filter({ hasText: 'dev@fare-ute.example is now Analyst.' }).waitFor();
+    await page.getByRole('button', { name: 'Remove dev@fare-ute.example' }).click();
+    await page.getByRole('dialog', { name: 'Remove this team member?' }).getByRole('button', { name: 'Remove' }).click();
+    await page.getByRole('status').filter({ hasText: 'Team member removed.' }).waitFor();
+    assert.deepEqual((await t.admin('GET', `/admin/v1/merchants/${m.id}/users`)).body.data.map((u: { email: string }) => u.email), [EMAIL]);
+
+    await page.getByRole('link', { name: 'Team activity' }).click();
+    const activity = page.getByRole('table', { name: /Changes made from the back-office/ });
+    await activity.waitFor();
+    assert.ok(await activity.getByRole('cell', { name: EMAIL }).count() > 3, 'every change above is in the audit log, with its author');
+    await accessible(page, 'settings: team activity');
+  });
+
+  it('the TEST/LIVE switch changes the mode of every page (live data apart), and back', async () => {
+    await paidPayment(t, m.testKey, { amount: 700, currency: 'XPF' });
+    const page = await dashboard('/payments');
+    await page.getByRole('table', { name: 'Payments, newest first' }).waitFor();
+    await page.getByRole('switch', { name: 'Live mode' }).click();
+    await page.locator('.mode-badge').filter({ hasText: 'LIVE' }).waitFor();
+    await page.getByText('No payment matches these filters.').waitFor();
+    assert.equal(await page.getByRole('switch', { name: 'Live mode' }).getAttribute('aria-checked'), 'true');
+    await accessible(page, 'payments in live mode');
+    await page.reload();
+    await page.locator('.mode-badge').filter({ hasText: 'LIVE' }).waitFor();
+    await page.getByRole('switch', { name: 'Live mode' }).click();
+    await page.locator('.mode-badge').filter({ hasText: 'TEST' }).waitFor();
+    await page.getByRole('table', { name: 'Payments, newest first' }).waitFor();
+  });
+
+  it('two-factor: enrolled from the QR code and a first code, recovery codes shown once; sign-in then asks a code (a recovery code works)', async () => {
+    const page = await dashboard('/settings/two-factor');
+    await page.getByRole('button', { name: 'Set up two-factor authentication' }).click();
+    await page.getByRole('img', { name: 'QR code of your two-factor secret' }).waitFor();
+    await accessible(page, 'settings: two-factor enrolment');
+    const secret = await page.locator('.totp-secret').innerText();
+    const totp = () => new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30 }).generate();
+    await page.getByLabel('Authentication code').fill(totp());
+    await page.getByRole('button', { name: 'Turn on' }).click();
+    const codes = page.getByRole('list', { name: 'Recovery codes' }).getByRole('listitem');
+    await codes.first().waitFor();
+    assert.equal(await codes.count(), 10);
+    const recovery = await codes.first().innerText();
+    await page.getByText('Two-factor authentication is on: signing in asks', { exact: false }).waitFor();
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('Email').fill(EMAIL);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    // The code just used to enrol may not sign in again (its time step is spent): a recovery code does, once.
+    await page.getByLabel('Authentication code').fill(recovery);
+    await accessible(page, 'sign-in asking the code');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('navigation', { name: 'Main' }).waitFor();
   });
 
   it('at 390 px the navigation is a menu button', async () => {

@@ -6,6 +6,7 @@ import type { ParseKeys } from 'i18next';
 import { PaymentsPage } from './pages/Payments.js';
 import { PaymentDetailPage } from './pages/PaymentDetail.js';
 import { DevelopersPage } from './pages/Developers.js';
+import { SettingsPage } from './pages/Settings.js';
 
 export const PAGES: Array<{ path: string; element: ReactElement }> = [
   // Until the home page exists, the back-office opens on the payments.
@@ -13,6 +14,7 @@ export const PAGES: Array<{ path: string; element: ReactElement }> = [
   { path: '/payments', element: <PaymentsPage /> },
   { path: '/payments/:id', element: <PaymentDetailPage /> },
   { path: '/developers/*', element: <DevelopersPage /> },
+  { path: '/settings/*', element: <SettingsPage /> },
 ];
 
 /** The main navigation, in this order; each label's English text is the link's accessible name. */

@@ -1,0 +1,103 @@
+// The merchant's branding (the name and colours customers see on the hosted pages) and its legal identity (what
+// invoices carry). Empty means "not set": the server's default applies.
+import { useState, type FormEvent } from 'react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useTranslation } from 'react-i18next';
+import { api } from '../../api.js';
+import { ME_KEY } from '../../session.js';
+import type { MerchantSettings } from '../../types.js';
+import { ErrorMessage } from '../../components/ErrorMessage.js';
+import { TextField } from '../../components/Form.js';
+import { Section } from '../../components/Page.js';
+import { QueryView } from '../../components/QueryView.js';
+import { useToast } from '../../components/Toasts.js';
+
+const KEY = ['settings'];
+
+export function BusinessPart() {
+  const settings = useQuery({ queryKey: KEY, queryFn: () => api.get<MerchantSettings>('/dashboard/api/settings') });
+  return <QueryView query={settings}>{(found) => <BusinessForms settings={found} />}</QueryView>;
+}
+
+const orNull = (value: string) => (value.trim() === '' ? null : value.trim());
+
+function useSave() {
+  const queryClient = useQueryClient();
+  const toast = useToast();
+  const { t } = useTranslation();
+  const [error, setError] = useState<unknown>(null);
+  const save = async (patch: Partial<MerchantSettings>) => {
+    setError(null);
+    try {
+      queryClient.setQueryData(KEY, await api.patch<MerchantSettings>('/dashboard/api/settings', patch));
+      // The header shows the display name and dates use the time zone: read `me` again.
+      await queryClient.invalidateQueries({ queryKey: ME_KEY });
+      toast(t('common.saved'));
+    } catch (err) {
+      setError(err);
+    }
+  };
+  return { save, error };
+}
+
+function BusinessForms({ settings }: { settings: MerchantSettings }) {
+  const { t } = useTranslation();
+  const branding = useSave();
+  const legal = useSave();
+  const [displayName, setDisplayName] = useState(settings.displayName ?? '');
+  const [primaryColor, setPrimaryColor] = useState(settings.primaryColor ?? '');
+  const [accentColor, setAccentColor] = useState(settings.accentColor ?? '');
+  const [timezone, setTimezone] = useState(settings.timezone ?? '');
+  const [legalName, setLegalName] = useState(settings.legalName ?? '');
+  const [line1, setLine1] = useState(settings.address?.line1 ?? '');
+  const [line2, setLine2] = useState(settings.address?.line2 ?? '');
+  const [postalCode, setPostalCode] = useState(settings.address?.postalCode ?? '');
+  const [city, setCity] = useState(settings.address?.city ?? '');
+  const [country, setCountry] = useState(settings.address?.country ?? '');
+  const [registrationNumber, setRegistrationNumber] = useState(settings.registrationNumber ?? '');
+  const [taxId, setTaxId] = useState(settings.taxId ?? '');
+
+  const saveBranding = (event: FormEvent) => {
+    event.preventDefault();
+    void branding.save({ displayName: orNull(displayName), primaryColor: orNull(primaryColor), accentColor: orNull(accentColor), timezone: orNull(timezone) ?? undefined });
+  };
+  const saveLegal = (event: FormEvent) => {
+    event.preventDefault();
+    const anyAddress = [line1, postalCode, city, country].some((v) => v.trim());
+    void legal.save({
+      legalName: orNull(legalName), registrationNumber: orNull(registrationNumber), taxId: orNull(taxId),
+      address: anyAddress ? { line1: line1.trim(), ...(line2.trim() ? { line2: line2.trim() } : {}), postalCode: postalCode.trim(), city: city.trim(), country: country.trim().toUpperCase() } : null,
+    });
+  };
+
+  return (
+    <>
+      <Section title={t('settings.branding')}>
+        <form className="stack" onSubmit={saveBranding}>
+          <p className="muted">{t('settings.merchantName', { name: settings.name })}</p>
+          <TextField label={t('settings.displayName')} hint={t('settings.displayNameHint')} maxLength={100} value={displayName} onChange={(e) => setDisplayName(e.target.value)} />
+          <TextField label={t('settings.primaryColor')} hint={t('settings.colorHint')} placeholder="#0057b8" pattern="#[0-9a-fA-F]{6}" value={primaryColor} onChange={(e) => setPrimaryColor(e.target.value)} />
+          <TextField label={t('settings.accentColor')} hint={t('settings.colorHint')} placeholder="#ff6a13" pattern="#[0-9a-fA-F]{6}" value={accentColor} onChange={(e) => setAccentColor(e.target.value)} />
+          <TextField label={t('settings.timezone')} hint={t('settings.timezoneHint')} placeholder="Pacific/Tahiti" value={timezone} onChange={(e) => setTimezone(e.target.value)} />
+          <ErrorMessage error={branding.error} />
+          <div><button type="submit" className="button primary">{t('settings.saveBranding')}</button></div>
+        </form>
+      </Section>
+      <Section title={t('settings.legal')}>
+        <form className="stack" onSubmit={saveLegal}>
+          <p className="muted">{t('settings.legalHint')}</p>
+          <TextField label={t('settings.legalName')} maxLength={200} value={legalName} onChange={(e) => setLegalName(e.target.value)} />
+          <TextField label={t('settings.line1')} maxLength={200} value={line1} onChange={(e) => setLine1(e.target.value)} />
+          <TextField label={t('settings.line2')} maxLength={200} value={line2} onChange={(e) => setLine2(e.target.value)} />
+          <TextField label={t('settings.postalCode')} maxLength={20} value={postalCode} onChange={(e) => setPostalCode(e.target.value)} />
+          <TextField label={t('settings.city')} maxLength={100} value={city} onChange={(e) => setCity(e.target.value)} />
+          <TextField label={t('settings.country')} hint={t('settings.countryHint')} maxLength={2} value={country} onChange={(e) => setCountry(e.target.value)} />
+          <TextField label={t('settings.registrationNumber')} hint={t('settings.registrationHint')} maxLength={50} value={registrationNumber} onChange={(e) => setRegistrationNumber(e.target.value)} />
+          <TextField label={t('settings.taxId')} maxLength={50} value={taxId} onChange={(e) => setTaxId(e.target.value)} />
+          <ErrorMessage error={legal.error} />
+          <div><button type="submit" className="button primary">{t('settings.saveLegal')}</button></div>
+        </form>
+      </Section>
+    </>
+  );
+}
