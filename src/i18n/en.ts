@@ -1,4 +1,6 @@
 // English texts. French (fr.ts) has the same shape, checked by the compiler. Interpolations are {{name}} (i18next).
+import { enMoney } from './en-money.js';
+
 export const en = {
   dashboard: {
     common: {
@@ -92,6 +94,7 @@ export const en = {
       createButton: 'Create test clock', caption: 'Test clocks', empty: 'No test clock yet.', badTime: 'Enter a date and a time.',
       advanced: 'The clock is advancing.',
     },
+    ...enMoney,
     settings: {
       title: 'Settings', business: 'Business', payoutSchedule: 'Payout schedule', team: 'Team', twoFactor: 'Two-factor authentication',
       activity: 'Team activity', branding: 'Branding', merchantName: 'Registered name: {{name}} (changed by the operator).',

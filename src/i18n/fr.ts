@@ -1,5 +1,6 @@
 // Textes français : la même forme que en.ts (le compilateur le vérifie).
 import type { en } from './en.js';
+import { frMoney } from './fr-money.js';
 
 export const fr: typeof en = {
   dashboard: {
@@ -95,6 +96,7 @@ export const fr: typeof en = {
       createButton: "Créer l'horloge", caption: 'Horloges de test', empty: 'Aucune horloge de test.', badTime: 'Saisissez une date et une heure.',
       advanced: "L'horloge avance.",
     },
+    ...frMoney,
     settings: {
       title: 'Paramètres', business: 'Entreprise', payoutSchedule: 'Calendrier des virements', team: 'Équipe', twoFactor: 'Double authentification',
       activity: "Activité de l'équipe", branding: 'Image de marque', merchantName: "Nom enregistré : {{name}} (modifié par l'opérateur).",

@@ -1,0 +1,113 @@
+// A new draft invoice: the customer, the currency, lines (description, quantity, unit price before tax in minor
+// units, tax rate in percent), days until due and a memo. The draft is created as it is, then finalized from its page.
+import { useState, type FormEvent } from 'react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { Link, useNavigate, useSearchParams } from 'react-router';
+import { useTranslation } from 'react-i18next';
+import { api, type Page as ApiPage } from '../api.js';
+import type { Customer, Invoice } from '../money-types.js';
+import { ErrorMessage } from '../components/ErrorMessage.js';
+import { SelectField, TextField } from '../components/Form.js';
+import { Money } from '../components/Money.js';
+import { Page, Section } from '../components/Page.js';
+
+interface LineDraft { key: number; description: string; quantity: string; unitPrice: string; taxRate: string }
+
+let nextKey = 1;
+const emptyLine = (): LineDraft => ({ key: nextKey++, description: '', quantity: '1', unitPrice: '', taxRate: '0' });
+
+/** "16" or "16,5" percent → basis points (1600, 1650). */
+function basisPoints(percent: string): number {
+  return Math.round(Number(percent.replace(',', '.') || '0') * 100);
+}
+
+export function InvoiceNewPage() {
+  const { t } = useTranslation();
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const [params] = useSearchParams();
+  const customers = useQuery({ queryKey: ['customers', 'all'], queryFn: () => api.get<ApiPage<Customer>>('/api/v1/customers', { limit: 100 }) });
+  const [customerId, setCustomerId] = useState(params.get('customerId') ?? '');
+  const [currency, setCurrency] = useState('XPF');
+  const [lines, setLines] = useState<LineDraft[]>(() => [emptyLine()]);
+  const [daysUntilDue, setDaysUntilDue] = useState('30');
+  const [memo, setMemo] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+
+  const setLine = (key: number, patch: Partial<LineDraft>) => setLines(lines.map((l) => (l.key === key ? { ...l, ...patch } : l)));
+  const subtotal = lines.reduce((sum, l) => sum + (Number(l.quantity) || 0) * (Number(l.unitPrice) || 0), 0);
+  const options = customers.data?.data ?? [];
+  const known = options.some((c) => c.id === customerId);
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const invoice = await api.post<Invoice>('/api/v1/billing/invoices', {
+        customerId, currency,
+        lines: lines.map((l) => ({ description: l.description.trim(), quantity: Number(l.quantity), unitPrice: Number(l.unitPrice), taxRate: basisPoints(l.taxRate) })),
+        ...(daysUntilDue.trim() ? { daysUntilDue: Number(daysUntilDue) } : {}),
+        ...(memo.trim() ? { memo: memo.trim() } : {}),
+      });
+      await queryClient.invalidateQueries({ queryKey: ['invoices'] });
+      navigate(`/invoices/${invoice.id}`);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <Page title={t('invoices.newTitle')}>
+      <p><Link to="/invoices">{t('invoices.backToList')}</Link></p>
+      <form onSubmit={submit}>
+        <Section title={t('invoices.customerAndTerms')}>
+          <div className="grid-form">
+            <SelectField label={t('invoices.customer')} required value={customerId} onChange={(e) => setCustomerId(e.target.value)}>
+              <option value="">{customers.isPending ? t('common.loading') : t('invoices.chooseCustomer')}</option>
+              {!known && customerId && <option value={customerId}>{customerId}</option>}
+              {options.map((c) => <option key={c.id} value={c.id}>{[c.name, c.email].filter(Boolean).join(' · ') || c.id}</option>)}
+            </SelectField>
+            <SelectField label={t('invoices.currency')} value={currency} onChange={(e) => setCurrency(e.target.value)}>
+              <option value="XPF">XPF</option>
+              <option value="EUR">EUR</option>
+            </SelectField>
+            <TextField label={t('invoices.daysUntilDue')} type="number" min={0} max={365} inputMode="numeric" value={daysUntilDue} onChange={(e) => setDaysUntilDue(e.target.value)} />
+          </div>
+        </Section>
+        <Section title={t('invoices.lines')} actions={<button type="button" className="button secondary" onClick={() => setLines([...lines, emptyLine()])}>{t('invoices.addLine')}</button>}>
+          <ol className="invoice-lines">
+            {lines.map((line, index) => (
+              <li key={line.key}>
+                <fieldset className="invoice-line">
+                  <legend>{t('invoices.lineN', { n: index + 1 })}</legend>
+                  <TextField label={t('invoices.description')} required maxLength={500} className="line-description" value={line.description} onChange={(e) => setLine(line.key, { description: e.target.value })} />
+                  <TextField label={t('invoices.quantity')} required type="number" min={1} step={1} inputMode="numeric" value={line.quantity} onChange={(e) => setLine(line.key, { quantity: e.target.value })} />
+                  <TextField label={t('invoices.unitPrice')} required type="number" min={0} step={1} inputMode="numeric" value={line.unitPrice} onChange={(e) => setLine(line.key, { unitPrice: e.target.value })} hint={t('payment.amountMinorHint')} />
+                  <TextField label={t('invoices.taxRate')} type="number" min={0} max={100} step={0.01} inputMode="decimal" value={line.taxRate} onChange={(e) => setLine(line.key, { taxRate: e.target.value })} />
+                  {lines.length > 1 && (
+                    <button type="button" className="button secondary small" onClick={() => setLines(lines.filter((l) => l.key !== line.key))}>
+                      {t('invoices.removeLine', { n: index + 1 })}
+                    </button>
+                  )}
+                </fieldset>
+              </li>
+            ))}
+          </ol>
+          <p>{t('invoices.subtotalPreview')} <Money amount={subtotal} currency={currency} /></p>
+        </Section>
+        <Section title={t('invoices.memo')}>
+          <div className="field">
+            <label htmlFor="invoice-memo">{t('invoices.memo')}</label>
+            <textarea id="invoice-memo" rows={3} maxLength={2000} value={memo} onChange={(e) => setMemo(e.target.value)} />
+          </div>
+        </Section>
+        <ErrorMessage error={error} />
+        <button type="submit" className="button primary" disabled={busy}>{t('invoices.createDraft')}</button>
+      </form>
+    </Page>
+  );
+}

@@ -1,0 +1,271 @@
+// The back-office's money pages (/dashboard: home, customers, subscriptions, invoices, balance, payouts, disputes) in
+// Chromium, on every database. The data is made through the API with the merchant's test key; a user signed in
+// through the back-office API hands its session cookie to the browser. Each page is visited with data in it and
+// checked with axe-core (WCAG A/AA) in light and dark; the user acts from the pages (accept a dispute, create,
+// finalize and send an invoice and record its payment, cancel a subscription, send a card link, add a bank account
+// and make a manual payout), and the API is asked afterwards what happened. One browser per file.
+import assert from 'node:assert/strict';
+import { before, it } from 'node:test';
+import type { BrowserContext, Page } from 'playwright-core';
+import { axeViolations } from './support/axe.js';
+import { signedInUser } from './support/back-office.js';
+import { newPage } from './support/browser.js';
+import { eachDatabase } from './support/harness.js';
+import { withMerchantApp } from './support/merchant-app.js';
+import { createSession, paidPayment, paySession } from './support/payments.js';
+import { saveCard } from './support/wallet.js';
+
+const PHONE = { width: 390, height: 844 };
+const IDENTITY = {
+  legalName: 'Fare Ute SARL', address: { line1: 'Rue du Commandant Destremau', postalCode: '98713', city: 'Papeete', country: 'PF' },
+  registrationNumber: 'TAHITI A12345', taxId: '123456',
+};
+const PAID_IBAN = 'FR7630006000010000000000152';
+
+eachDatabase('the back-office money pages', (dialect) => {
+  const suite = withMerchantApp(dialect, { serve: true, browser: true, merchantName: 'Fare Ute' });
+  const { t, m } = suite;
+  const api = async (method: string, url: string, body?: unknown) => {
+    const res = await t.api(m.testKey, method, url, body);
+    assert.ok(res.status < 300, `${method} ${url}: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body;
+  };
+
+  let context: BrowserContext;
+  let page: Page;
+  /** The customer with a saved card, a subscription, a draft invoice and a payment. */
+  let customer: { id: string; name: string; email: string };
+  let subscriptionId: string;
+  let paymentId: string;
+
+  before(async () => {
+    assert.equal((await t.admin('PATCH', `/admin/v1/merchants/${m.id}`, IDENTITY)).status, 200);
+    const user = await signedInUser(t, m.id, 'owner');
+    const [name, value] = [user.cookie.slice(0, user.cookie.indexOf('=')), user.cookie.slice(user.cookie.indexOf('=') + 1)];
+    ({ context, page } = await newPage(suite.browser, { locale: 'en-GB' }));
+    await context.addCookies([{ name, value, url: suite.baseUrl }]);
+
+    customer = { name: 'Hina Teriitahi', email: 'hina@example.pf', id: '' };
+    customer.id = (await api('POST', '/api/v1/customers', { name: customer.name, email: customer.email })).id;
+    await saveCard(t, m.testKey, customer.id);
+    const card = (await api('GET', `/api/v1/customers/${customer.id}/payment-methods`)).data[0];
+    subscriptionId = (await api('POST', '/api/v1/subscriptions', {
+      customerId: customer.id, paymentMethodId: card.id, amount: 1500, currency: 'XPF', interval: 'month', description: 'Paniers de fruits',
+    })).id;
+    await api('POST', '/api/v1/billing/invoices', { customerId: customer.id, currency: 'XPF', lines: [{ description: 'Loyer', quantity: 1, unitPrice: 85_000 }] });
+    const session = await createSession(t, m.testKey, { amount: 2500, currency: 'XPF', extra: { customerId: customer.id } });
+    await paySession(t, session.sessionId);
+    paymentId = session.paymentId;
+    await paidPayment(t, m.testKey, { amount: 1999, currency: 'EUR' });
+  });
+
+  async function visit(path: string, heading: string | RegExp): Promise<void> {
+    await page.goto(`${suite.baseUrl}/dashboard${path}`);
+    await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
+  }
+
+  /** axe in light and dark on the page as it is now (the colour scheme is emulated in place). */
+  async function accessible(what: string, target: Page = page): Promise<void> {
+    for (const colorScheme of ['light', 'dark'] as const) {
+      await target.emulateMedia({ colorScheme });
+      assert.deepEqual(await axeViolations(target), [], `${what} (${colorScheme})`);
+    }
+    await target.emulateMedia({ colorScheme: 'light' });
+  }
+
+  async function toast(text: string): Promise<void> {
+    await page.getByRole('status').filter({ hasText: text }).waitFor();
+  }
+
+  it('home: the balance per currency, the 30-day volume chart and the recent payments linking to their page', async () => {
+    const payment = await api('GET', `/api/v1/payments/${paymentId}`);
+    await visit('/', 'Home');
+    await page.getByRole('table', { name: 'The latest payments' }).waitFor();
+    const chart = page.getByRole('img', { name: /^EUR\s53\.51 captured in 3 payments over the last 30 days$/ });
+    await chart.waitFor();
+    assert.equal(await chart.locator('rect.chart-bar').count(), 30);
+    assert.match(await page.locator('.balance-cards').innerText(), /XPF[\s\S]*Pending/);
+    await accessible('home');
+    await page.getByRole('link', { name: payment.orderReference }).click();
+    await page.waitForURL(new RegExp(`/dashboard/payments/${paymentId}$`));
+  });
+
+  it("customers: the list, and a customer's page with its saved card, subscription, invoice and payment", async () => {
+    await visit('/customers', 'Customers');
+    const table = page.getByRole('table', { name: 'Customers, newest first' });
+    await table.waitFor();
+    await accessible('customers');
+    await table.getByRole('link', { name: customer.name }).click();
+    await page.getByRole('heading', { name: customer.name, level: 1 }).waitFor();
+    await page.getByRole('table', { name: 'Saved cards, newest first' }).getByText('•••• 4242').waitFor();
+    await page.getByRole('table', { name: "The customer's subscriptions" }).getByRole('link', { name: 'Paniers de fruits' }).waitFor();
+    await page.getByRole('table', { name: "The customer's invoices" }).getByRole('link', { name: 'Draft' }).waitFor();
+    const payments = page.getByRole('table', { name: "The customer's payments" });
+    await payments.waitFor();
+    await payments.getByRole('link', { name: (await api('GET', `/api/v1/payments/${paymentId}`)).orderReference }).waitFor();
+    await accessible('customer detail');
+  });
+
+  it('subscriptions: the detail with its due dates; a card link made and shown; Cancel behind its confirmation', async () => {
+    await visit('/subscriptions', 'Subscriptions');
+    await page.getByRole('table', { name: 'Subscriptions, newest first' }).getByRole('link', { name: 'Paniers de fruits' }).click();
+    await page.getByRole('heading', { name: 'Subscription Paniers de fruits', level: 1 }).waitFor();
+    // The first due date was charged when the subscription was created: paid, with its attempt's payment.
+    const dueDates = page.getByRole('table', { name: 'Due dates, newest first, with their attempts' });
+    await dueDates.locator('.badge').filter({ hasText: 'Paid' }).waitFor();
+    await dueDates.getByRole('link', { name: /^pay_/ }).waitFor();
+    assert.match(await page.locator('.amount-hero').innerText(), /XPF\s1,500 \(EUR\s12\.57\)\s+every month/);
+    await accessible('subscription detail');
+
+    await page.getByRole('button', { name: 'Send a card link' }).click();
+    const linkDialog = page.getByRole('dialog', { name: 'Ask the customer for a card' });
+    await linkDialog.getByRole('button', { name: 'Create the link' }).click();
+    await toast('Card link created.');
+    const url = await page.locator('.card-link-url').innerText();
+    assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\//);
+
+    await page.getByRole('button', { name: 'Cancel subscription' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Cancel this subscription?' });
+    await dialog.waitFor();
+    await accessible('cancel dialog');
+    assert.equal(await dialog.getByLabel('Now: no further charge').isChecked(), true);
+    await dialog.getByRole('button', { name: 'Cancel subscription' }).click();
+    await toast('Subscription cancelled.');
+    await dialog.waitFor({ state: 'hidden' });
+    await page.locator('.badge').filter({ hasText: 'Cancelled' }).first().waitFor();
+    assert.equal((await api('GET', `/api/v1/subscriptions/${subscriptionId}`)).status, 'cancelled');
+  });
+
+  let invoiceId = '';
+
+  it('invoices: a draft made from the form, finalized, sent (its page shown) and paid by a recorded payment; its PDF', async () => {
+    await visit('/invoices', 'Invoices');
+    await page.getByRole('table', { name: 'Invoices, newest first' }).waitFor();
+    await accessible('invoices');
+    await page.getByRole('link', { name: 'New invoice' }).click();
+    await page.getByRole('heading', { name: 'New invoice', level: 1 }).waitFor();
+    await page.getByLabel('Customer', { exact: true }).selectOption({ label: `${customer.name} · ${customer.email}` });
+    await page.getByLabel('Description').fill('Pareu');
+    await page.getByLabel('Quantity').fill('2');
+    await page.getByLabel('Unit price before tax').fill('5000');
+    await page.getByLabel('Tax rate (%)').fill('16');
+    await accessible('new invoice');
+    await page.getByRole('button', { name: 'Create the draft' }).click();
+    await page.getByRole('heading', { name: 'Draft invoice', level: 1 }).waitFor();
+    invoiceId = page.url().split('/').at(-1)!;
+    assert.match(invoiceId, /^inv_/);
+
+    await page.getByRole('button', { name: 'Finalize' }).click();
+    await page.getByRole('dialog', { name: 'Finalize this invoice?' }).getByRole('button', { name: 'Finalize' }).click();
+    await page.getByRole('heading', { name: /^Invoice F-\d{4}-\d{6}$/, level: 1 }).waitFor();
+    // 2 × 5,000 XPF and 16 % tax: 11,600 XPF.
+    assert.match(await page.locator('.amount-hero').innerText(), /XPF\s11,600/);
+    await accessible('invoice detail');
+
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.getByRole('dialog', { name: 'Send this invoice?' }).getByRole('button', { name: 'Send' }).click();
+    await toast('Invoice sent.');
+    assert.match(await page.locator('.invoice-url').innerText(), /\/invoices\//);
+    assert.ok((await api('GET', `/api/v1/billing/invoices/${invoiceId}`)).sentAt);
+
+    await page.getByRole('button', { name: 'Record a payment' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Record a payment received outside Motu' });
+    await dialog.getByLabel('Amount received').fill('11600');
+    await dialog.getByLabel('Method').selectOption('cash');
+    await dialog.getByRole('button', { name: 'Record a payment' }).click();
+    await toast('Payment recorded.');
+    await page.locator('.badge').filter({ hasText: 'Paid' }).first().waitFor();
+    const paid = await api('GET', `/api/v1/billing/invoices/${invoiceId}`);
+    assert.deepEqual([paid.status, paid.amountPaid, paid.amountRemaining], ['paid', 11_600, 0]);
+
+    const pdf = await page.request.get(suite.baseUrl + await page.getByRole('link', { name: 'Download PDF' }).getAttribute('href'));
+    assert.equal(pdf.headers()['content-type'], 'application/pdf');
+  });
+
+  it('balance: the transactions and their CSV', async () => {
+    await visit('/balance', 'Balance');
+    const table = page.getByRole('table', { name: 'Balance transactions, newest first' });
+    await table.waitFor();
+    assert.ok(await table.locator('tbody tr').count() >= 2);
+    await accessible('balance');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
+    const text = Buffer.concat((await (await download.createReadStream()).toArray()) as Buffer[]).toString('utf8');
+    assert.match(text, /^id,type,amount,currency/);
+    assert.match(text, new RegExp(paymentId));
+  });
+
+  it('payouts: a bank account added with its IBAN, a manual payout behind its confirmation, its page with its transactions', async () => {
+    assert.equal((await t.admin('POST', `/admin/v1/merchants/${m.id}/adjustments`, { mode: 'test', currency: 'EUR', amount: 50_000, reason: 'Opening balance' })).status, 201);
+    await visit('/payouts', 'Payouts');
+    await page.getByText('No bank account: add one to receive payouts.').waitFor();
+    await page.getByRole('link', { name: 'Change the payout schedule in Settings' }).waitFor();
+    await page.getByRole('button', { name: 'Add a bank account' }).click();
+    const add = page.getByRole('dialog', { name: 'Add a bank account' });
+    await add.getByLabel('IBAN').fill(PAID_IBAN);
+    await add.getByLabel('Account holder').fill('Fare Ute SARL');
+    await add.getByRole('button', { name: 'Add' }).click();
+    await toast('Bank account added.');
+    await page.getByRole('table', { name: 'Bank accounts' }).getByText('FR •••• 0152').waitFor();
+
+    await page.getByRole('button', { name: 'New payout' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Pay out the available balance?' });
+    await dialog.getByText(/Available now:\s*EUR\s500\.00/).waitFor();
+    // The amount left empty: all that is available, which carries the adjustment.
+    await accessible('payout dialog');
+    await dialog.getByRole('button', { name: 'Pay out' }).click();
+    await toast('Payout po_');
+    const payouts = (await api('GET', '/api/v1/payouts')).data;
+    assert.deepEqual(payouts.map((p: { amount: number; automatic: boolean }) => [p.amount, p.automatic]), [[50_000, false]]);
+    const balance = await api('GET', '/api/v1/balance');
+    assert.equal(balance.available.find((b: { currency: string }) => b.currency === 'EUR').amount, 0);
+    const table = page.getByRole('table', { name: 'Payouts, newest first' });
+    await table.getByText('EUR 500.00').waitFor();
+    await accessible('payouts');
+
+    await table.getByRole('link').first().click();
+    await page.getByRole('heading', { name: `Payout ${payouts[0].id}`, level: 1 }).waitFor();
+    await page.getByRole('table', { name: 'The balance transactions this payout carries' }).getByText('Adjustment').waitFor();
+    await accessible('payout detail');
+  });
+
+  it('disputes: the deadline, evidence saved as a draft, and Accept behind its confirmation (the chargeback is lost)', async () => {
+    const disputed = await paidPayment(t, m.testKey, { amount: 3000, currency: 'EUR' });
+    const dispute = await api('POST', `/api/v1/test-helpers/payments/${disputed}/dispute`, {});
+    await visit('/disputes', 'Disputes');
+    const table = page.getByRole('table', { name: 'Disputes, newest first' });
+    await table.getByText('Needs response').waitFor();
+    await accessible('disputes');
+    await table.getByRole('link').first().click();
+    await page.getByRole('heading', { name: `Dispute ${dispute.id}`, level: 1 }).waitFor();
+    assert.match(await page.locator('.deadline').innerText(), /Respond before .*\d{4}/);
+    await accessible('dispute detail');
+
+    await page.getByLabel('Product or service description').fill('Three pareus, delivered in Papeete.');
+    await page.getByRole('button', { name: 'Save draft' }).click();
+    await toast('Draft saved.');
+    const draft = await api('GET', `/api/v1/disputes/${dispute.id}`);
+    assert.deepEqual([draft.status, draft.evidence.productDescription, draft.evidenceSubmittedAt], ['needs_response', 'Three pareus, delivered in Papeete.', null]);
+
+    await page.getByRole('button', { name: 'Accept dispute' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Accept this dispute?' });
+    await dialog.getByRole('button', { name: 'Accept dispute' }).click();
+    await toast('Dispute accepted.');
+    await page.locator('.badge').filter({ hasText: 'Lost' }).waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Accept dispute' }).count(), 0);
+    assert.equal((await api('GET', `/api/v1/disputes/${dispute.id}`)).status, 'lost');
+  });
+
+  it('at 390 px the money pages do not scroll sideways', async () => {
+    const phone = await context.newPage();
+    await phone.setViewportSize(PHONE);
+    for (const [path, heading] of [['/', 'Home'], [`/invoices/${invoiceId}`, /^Invoice F-/], ['/invoices/new', 'New invoice'], ['/payouts', 'Payouts'], ['/balance', 'Balance']] as const) {
+      await phone.goto(`${suite.baseUrl}/dashboard${path}`);
+      await phone.getByRole('heading', { name: heading, level: 1 }).waitFor();
+      await phone.locator('.loading').waitFor({ state: 'detached' });
+      const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      assert.ok(overflow <= 0, `${path} scrolls sideways by ${overflow} px`);
+    }
+    await accessible('balance at 390 px', phone);
+    await phone.close();
+  });
+});
