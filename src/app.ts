@@ -41,6 +41,7 @@ import { sdkRoutes } from './sdk/sdk.routes.js';
 import { fieldsRoutes } from './acquirer/fields/fields.routes.js';
 import { sessionTokenBudget } from './modules/sessions/token-budget.js';
 import { monextRoutes } from './acquirer/monext/monext.routes.js';
+import { monextCsp } from './acquirer/monext/monext.config.js';
 import { cardEntryCompletion, cardEntrySession } from './modules/checkout/card-entry.js';
 import { checkoutRoutes } from './pages/checkout/checkout.routes.js';
 import { balanceAdminRoutes, balanceRoutes } from './modules/ledger/balance.routes.js';
@@ -149,7 +150,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     publicUrl: config.publicUrl, resolve: (id) => cardEntrySession(db, id), takeTokenSlot: sessionTokenBudget(db, clock, config.tokensPerSession),
     complete: cardEntryCompletion(services.checkout, services.walletSessions),
   }));
-  await app.register(checkoutRoutes(services.checkout, config.publicUrl));
+  await app.register(checkoutRoutes(services.checkout, config.publicUrl, monextCsp(config.monext.widgetUrl)));
   await app.register(walletPagesRoutes(services.walletSessions));
   await app.register(invoicePageRoutes(services.invoices));
   await app.register(dashboardPageRoutes());

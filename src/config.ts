@@ -52,9 +52,10 @@ export interface Config {
   readonly operatorAccount: OperatorAccount | undefined;
   /**
    * Live payments through Monext (docs/live.md): MOTU_MONEXT_TIMEOUT_MS bounds every call (default 30000), and
-   * MOTU_MONEXT_API_URL replaces Monext's own base URL (a test double on this machine; never set in production).
+   * MOTU_MONEXT_API_URL and MOTU_MONEXT_WIDGET_URL replace Monext's API and widget origins (a test double on this
+   * machine; never set in production).
    */
-  readonly monext: { readonly apiUrl: string | undefined; readonly timeoutMs: number };
+  readonly monext: { readonly apiUrl: string | undefined; readonly widgetUrl: string | undefined; readonly timeoutMs: number };
 }
 
 export interface OperatorAccount {
@@ -232,6 +233,7 @@ export function parseConfig(env: Env = process.env): Config {
     operatorAccount: operatorAccount(env),
     monext: Object.freeze({
       apiUrl: env.MOTU_MONEXT_API_URL?.trim() ? url(env, 'MOTU_MONEXT_API_URL', '') : undefined,
+      widgetUrl: env.MOTU_MONEXT_WIDGET_URL?.trim() ? url(env, 'MOTU_MONEXT_WIDGET_URL', '') : undefined,
       timeoutMs: integer(env, 'MOTU_MONEXT_TIMEOUT_MS', 30_000, 100, 600_000),
     }),
   });

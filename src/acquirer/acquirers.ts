@@ -21,6 +21,8 @@ import { SimulatorAcquirer } from './simulator/simulator.js';
 export interface MonextOptions {
   /** MOTU_MONEXT_API_URL: replaces Monext's base URL (tests: the fake Monext on 127.0.0.1). */
   baseUrl?: string;
+  /** MOTU_MONEXT_WIDGET_URL: replaces the origin Monext's widget script and style come from (tests: the fake). */
+  widgetUrl?: string;
   /** MOTU_MONEXT_TIMEOUT_MS: the longest Monext call (default 30 s); keep it under MOTU_OPERATION_CLAIM_SECONDS. */
   timeoutMs?: number;
 }
@@ -49,7 +51,9 @@ export class Acquirers {
     options: { publicUrl: string; settlementDelaySeconds: number; live?: Acquirer; box?: SecretBox; monext?: MonextOptions },
   ) {
     this.simulator = new SimulatorAcquirer(db, clock, options);
-    this.monext = new LiveRouter(db, clock, options.box ?? null, { baseUrl: options.monext?.baseUrl, timeoutMs: options.monext?.timeoutMs ?? 30_000 });
+    this.monext = new LiveRouter(db, clock, options.box ?? null, {
+      baseUrl: options.monext?.baseUrl, widgetUrl: options.monext?.widgetUrl, timeoutMs: options.monext?.timeoutMs ?? 30_000,
+    });
     this.live = options.live ?? this.monext;
   }
 
@@ -86,7 +90,7 @@ export class LiveRouter implements Acquirer {
     private readonly db: Database,
     private readonly clock: Clock,
     private readonly box: SecretBox | null,
-    private readonly options: { baseUrl?: string; timeoutMs: number },
+    private readonly options: { baseUrl?: string; widgetUrl?: string; timeoutMs: number },
   ) {}
 
   /** The Monext connector of a contract; 503 ACQUIRER_NOT_CONFIGURED when it has none. */

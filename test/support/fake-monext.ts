@@ -145,9 +145,25 @@ export class FakeMonext {
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(JSON.stringify(payload));
     };
-    if (path.startsWith('/cdn/')) {
-      res.writeHead(200, { 'content-type': 'text/javascript' });
-      res.end('/* stand-in for Monext widget-min.js */ window.Payline = window.Payline || {};');
+    // The stand-in widget (Monext's own cannot load here): its script and style, and the cardholder's "pay" call.
+    if (path === '/cdn/scripts/widget-min.js') {
+      res.writeHead(200, { 'content-type': 'text/javascript', 'access-control-allow-origin': '*' });
+      res.end(STAND_IN_WIDGET.replace('__ORIGIN__', this.url));
+      return;
+    }
+    if (path === '/cdn/styles/widget-min.css') {
+      res.writeHead(200, { 'content-type': 'text/css' });
+      res.end('#PaylineWidget .pl-card { display: grid; gap: 8px; }');
+      return;
+    }
+    if (path === '/_widget/pay' && req.method === 'POST') {
+      let state = 'PAYMENT_FAILURE';
+      try {
+        const { token, pan } = JSON.parse(raw) as { token: string; pan: string };
+        state = this.payInWidget(token, pan).title === 'ACCEPTED' ? 'PAYMENT_SUCCESS' : 'PAYMENT_FAILURE';
+      } catch { /* unknown token */ }
+      res.writeHead(200, { 'content-type': 'application/json', 'access-control-allow-origin': '*' });
+      res.end(JSON.stringify({ state }));
       return;
     }
     if (auth === 'bad') return send(401, { title: 'Unauthorized', detail: 'Full authentication is required to access this resource' });
@@ -260,6 +276,41 @@ export class FakeMonext {
     };
   }
 }
+
+/**
+ * The stand-in of Monext's widget-min.js: reads #PaylineWidget's data-token, shows the three card fields and a pay
+ * button (accessible names as Monext's widget has them), "pays" through the fake, then calls the page's
+ * data-event-finalstatehasbeenreached function, as Monext's widget does at its final state.
+ */
+const STAND_IN_WIDGET = String.raw`(function () {
+  var host = document.getElementById('PaylineWidget');
+  if (!host) return;
+  var token = host.getAttribute('data-token');
+  var box = document.createElement('div');
+  box.className = 'pl-card';
+  function field(id, label) {
+    var l = document.createElement('label'); l.htmlFor = id; l.textContent = label;
+    var i = document.createElement('input'); i.id = id; i.autocomplete = 'off';
+    box.appendChild(l); box.appendChild(i); return i;
+  }
+  var number = field('pl-card-number', 'Card number');
+  field('pl-card-expiry', 'Expiry date');
+  field('pl-card-cvv', 'Security code');
+  var pay = document.createElement('button'); pay.type = 'button'; pay.textContent = 'Pay in widget';
+  box.appendChild(pay);
+  host.appendChild(box);
+  pay.addEventListener('click', function () {
+    var xhr = new XMLHttpRequest();
+    xhr.open('POST', '__ORIGIN__/_widget/pay');
+    xhr.setRequestHeader('content-type', 'text/plain');
+    xhr.onload = function () {
+      var done = window[host.getAttribute('data-event-finalstatehasbeenreached')];
+      if (typeof done === 'function') done(JSON.parse(xhr.responseText));
+    };
+    xhr.send(JSON.stringify({ token: token, pan: number.value.replace(/\s/g, '') }));
+  });
+})();
+`;
 
 function cardOf(pan: string): Card {
   const cb = pan.startsWith('4970100000000006') || pan.startsWith('513100');

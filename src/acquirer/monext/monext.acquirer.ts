@@ -113,7 +113,10 @@ export class MonextAcquirer implements Acquirer {
       kind: 'session', amount: input.amount, currency: input.currency, transaction_id: walletId ? `wallet:${walletId}` : null,
       state: 'created', created_at: now, updated_at: now,
     }).execute();
-    const widget = MONEXT_WIDGET_URLS[this.credentials.environment];
+    const override = this.clientOptions.widgetUrl?.replace(/\/+$/, '');
+    const widget = override
+      ? { script: `${override}/cdn/scripts/widget-min.js`, style: `${override}/cdn/styles/widget-min.css` }
+      : MONEXT_WIDGET_URLS[this.credentials.environment];
     const redirectUrl = typeof answer.body.redirectURL === 'string' ? answer.body.redirectURL : null;
     return { token: sessionId, redirectUrl, scriptUrl: widget.script, styleUrl: widget.style };
   }

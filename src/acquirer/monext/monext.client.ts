@@ -28,6 +28,8 @@ export type MonextAnswer =
 export interface MonextClientOptions {
   /** Overrides the environment's base URL (tests: the fake Monext on 127.0.0.1). */
   baseUrl?: string;
+  /** Overrides the origin of the widget's script and style (tests: the fake's stand-in widget). */
+  widgetUrl?: string;
   timeoutMs: number;
 }
 

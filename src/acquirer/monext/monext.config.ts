@@ -45,6 +45,17 @@ export const MONEXT_CSP_ORIGINS: readonly string[] = [
   'https://api-sandbox.retail.monext.com', 'https://api.retail.monext.com',
 ];
 
+/**
+ * The Content-Security-Policy additions of a page that mounts Monext's widget (the hosted checkout and wallet pages
+ * in live mode; the SDK's host page, docs/sdk.md): Monext's origins for scripts, styles, images and calls, and any
+ * https frame and form target, since 3-D Secure shows the card issuer's own page (each bank its own domain).
+ */
+export function monextCsp(widgetOverride?: string): { sources: string[]; frames: string; forms: string } {
+  const sources = [...MONEXT_CSP_ORIGINS];
+  if (widgetOverride) sources.push(new URL(widgetOverride).origin);
+  return { sources, frames: 'https:', forms: 'https:' };
+}
+
 export type MonextCredentialsPatch = Partial<MonextCredentials>;
 
 const TEXT = /^[\x21-\x7e]{1,100}$/;

@@ -23,15 +23,24 @@ const PayBody = Type.Object({
 
 type SessionQuery = { Querystring: { sessionId?: string; lang?: string } };
 
-export function checkoutRoutes(checkout: CheckoutService, publicUrl: string): FastifyPluginAsync {
+/** What a live page adds to its CSP for the acquirer's widget (Monext: monextCsp in src/acquirer/monext/monext.config.ts). */
+export interface WidgetCsp { sources: string[]; frames: string; forms: string }
+
+export function checkoutRoutes(checkout: CheckoutService, publicUrl: string, widget?: WidgetCsp): FastifyPluginAsync {
   const publicOrigin = new URL(publicUrl).origin;
-  const cspWith = (styleSource: string | null) => [
-    "default-src 'none'", "script-src 'self'", styleSource ? `style-src 'self' ${styleSource}` : "style-src 'self'", "img-src 'self' data:", "connect-src 'self'",
-    `frame-src 'self' ${publicOrigin}`, "form-action 'self'", "base-uri 'none'", "frame-ancestors 'self'",
-  ].join('; ');
+  // Live pages mount the acquirer's widget: its origins for scripts, styles, images and calls; 3-D Secure frames and
+  // forms of any issuing bank (https). Test pages keep the strict policy.
+  const cspWith = (styleSource: string | null, live = false) => {
+    const w = live && widget ? ` ${widget.sources.join(' ')}` : '';
+    return [
+      "default-src 'none'", `script-src 'self'${w}`, styleSource ? `style-src 'self'${w} ${styleSource}` : `style-src 'self'${w}`, `img-src 'self' data:${w}`,
+      `connect-src 'self'${w}`, `frame-src 'self' ${publicOrigin}${w}${live && widget ? ` ${widget.frames}` : ''}`,
+      `form-action 'self'${live && widget ? ` ${widget.forms}` : ''}`, "base-uri 'none'", "frame-ancestors 'self'",
+    ].join('; ');
+  };
   const pageCsp = cspWith(null);
   /** The merchant's inline theme sheet is allowed by its hash, nothing else inline. */
-  const themedCsp = (merchant: Branded) => cspWith(pageTheme(merchant)?.cspSource ?? null);
+  const themedCsp = (merchant: Branded, live = false) => cspWith(pageTheme(merchant)?.cspSource ?? null, live);
   const hostOrigin = (request: FastifyRequest) =>
     request.host === new URL(publicUrl).host ? publicOrigin : `${request.protocol}://${request.host}`;
   const asset = (type: string, body: string) => async (_request: FastifyRequest, reply: FastifyReply) =>
@@ -66,7 +75,7 @@ export function checkoutRoutes(checkout: CheckoutService, publicUrl: string): Fa
       }
       const lang = langOf(loaded.session.language_code);
       const page = checkoutPage(loaded, lang, hostOrigin(request), checkout.mailsReceipt(loaded.session.mode));
-      return sendHtml(reply, page, themedCsp(loaded.merchant));
+      return sendHtml(reply, page, themedCsp(loaded.merchant, loaded.session.mode === 'live'));
     });
 
     app.post<{ Params: { sessionId: string }; Body: { token?: string; paymentMethodId?: string; email?: string; saveCard?: boolean } }>(

@@ -1,5 +1,7 @@
 // Browser script of the checkout page (/checkout/assets/checkout.js). It never sees card data: it asks the
-// number field to tokenize and receives only {token, brand, network, last4}, then posts the token to Motu.
+// number field to tokenize and receives only {token, brand, network, last4}, then posts the token to Motu. In live
+// mode (cfg.widget) the card is typed in the acquirer's widget (Monext's, docs/live.md): Pay asks Motu for a widget
+// session, mounts the widget with its token, and once the widget reached its final state posts that token the same way.
 export const CHECKOUT_JS = String.raw`(function () {
   'use strict';
   var cfg = JSON.parse(document.getElementById('checkout-config').textContent);
@@ -59,7 +61,11 @@ export const CHECKOUT_JS = String.raw`(function () {
       var res = {};
       try { res = JSON.parse(xhr.responseText); } catch (e) { res = {}; }
       if (xhr.status === 200 && res.next === 'redirect') { go(res.url); return; }
-      if (xhr.status === 200 && res.next === 'challenge') { openChallenge(res.url); return; }
+      if (xhr.status === 200 && res.next === 'challenge') {
+        // In the widget, 3-D Secure happens inside it: not finished yet, the widget calls back again.
+        if (cfg.widget) { setBusy(false); return; }
+        openChallenge(res.url); return;
+      }
       setBusy(false);
       if (res.next === 'error') { say(res.code === 'NAVIGATEUR_INCOMPATIBLE' ? cfg.text.browserUnfit : res.message); return; }
       if (res.code === 'SESSION_EXPIRED') { go('/expired?lang=' + cfg.lang); return; }
@@ -90,7 +96,7 @@ export const CHECKOUT_JS = String.raw`(function () {
     if (dialog.open && typeof dialog.close === 'function') dialog.close(); else dialog.removeAttribute('open');
     setBusy(false);
     say(cfg.text.challengeCancelled);
-    if (cardBlock && !cardBlock.hidden) numberFrame.focus(); else button.focus();
+    if (cardBlock && !cardBlock.hidden && numberFrame) numberFrame.focus(); else button.focus();
   }
   dialog.addEventListener('close', abandonChallenge);
   document.getElementById('challenge-close').addEventListener('click', abandonChallenge);
@@ -117,6 +123,48 @@ export const CHECKOUT_JS = String.raw`(function () {
     send(body);
   }
 
+  var widgetToken = null;
+  // The acquirer's widget: a session asked of Motu, then Monext's script mounted on #PaylineWidget with its token.
+  function mountWidget() {
+    var xhr = new XMLHttpRequest();
+    xhr.open('POST', '/acquirer/v1/monext/sessions');
+    xhr.setRequestHeader('content-type', 'application/json');
+    xhr.onload = function () {
+      var res = {};
+      try { res = JSON.parse(xhr.responseText); } catch (e) { res = {}; }
+      setBusy(false);
+      if (xhr.status !== 201 || !res.token) {
+        if (res.code === 'SESSION_EXPIRED') { go('/expired?lang=' + cfg.lang); return; }
+        if (res.code === 'TOO_MANY_ATTEMPTS') { go('/checkout/failed?sessionId=' + encodeURIComponent(cfg.sessionId)); return; }
+        say(res.code === 'ACQUIRER_NOT_CONFIGURED' ? cfg.text.unavailable : (res.message || cfg.text.network)); return;
+      }
+      widgetToken = res.token;
+      var style = document.createElement('link');
+      style.rel = 'stylesheet'; style.href = res.styleUrl;
+      document.head.appendChild(style);
+      var host = document.createElement('div');
+      host.id = 'PaylineWidget';
+      host.setAttribute('data-token', res.token);
+      host.setAttribute('data-template', 'column');
+      host.setAttribute('data-auto-init', 'true');
+      host.setAttribute('data-embeddedredirectionallowed', 'false');
+      host.setAttribute('data-event-finalstatehasbeenreached', 'motuWidgetDone');
+      document.getElementById('widget-block').appendChild(host);
+      var script = document.createElement('script');
+      script.src = res.scriptUrl;
+      document.body.appendChild(script);
+      button.hidden = true;
+    };
+    xhr.onerror = function () { setBusy(false); say(cfg.text.network); };
+    xhr.send(JSON.stringify({ session: cfg.sessionId }));
+  }
+  // The widget's final state (paid, refused, or left): Motu reads the outcome from the acquirer with the token.
+  window.motuWidgetDone = function () {
+    if (!widgetToken || busy) return;
+    setBusy(true);
+    payWith({ token: widgetToken });
+  };
+
   function submit() {
     if (busy) return;
     say('');
@@ -124,6 +172,7 @@ export const CHECKOUT_JS = String.raw`(function () {
     setBusy(true);
     var saved = selectedSaved();
     if (saved) { payWith({ paymentMethodId: saved }); return; }
+    if (cfg.widget) { if (emailInput) emailInput.readOnly = true; mountWidget(); return; }
     pendingToken = true;
     numberFrame.contentWindow.postMessage({ type: 'tokenize' }, window.location.origin);
   }

@@ -77,16 +77,18 @@ export function checkoutPage(ctx: CheckoutContext, lang: Lang, hostOrigin: strin
   const frame = (field: 'number' | 'expiry' | 'cvc', title: string) =>
     `<iframe class="secure-frame" id="frame-${field}" title="${esc(title)}" src="/acquirer/v1/fields/${field}?lang=${lang}&amp;channel=${channel}&amp;mode=${session.mode}&amp;session=${encodeURIComponent(session.id)}&amp;origin=${encodeURIComponent(hostOrigin)}"></iframe>`;
   const needsEmail = !session.email && !payment.email;
+  // Live mode: the card is typed in the acquirer's widget (Monext), mounted by the script once asked for.
+  const widget = session.mode === 'live';
   const saved = ctx.savedCards.length > 0
     ? `<fieldset class="saved"><legend>${t.savedCards}</legend>
 ${ctx.savedCards.map((c, i) => `<label class="choice"><input type="radio" name="card" value="${esc(c.id)}"${i === 0 ? ' checked' : ''}> ${esc(c.brand)} •••• ${esc(c.last4)}</label>`).join('')}
 <label class="choice"><input type="radio" name="card" value="new"> ${t.newCard}</label></fieldset>`
     : '';
-  const save = session.allow_save_payment_method === 1
+  const save = session.allow_save_payment_method === 1 && !widget
     ? `<div id="save-block" class="check"${ctx.savedCards.length > 0 ? ' hidden' : ''}><input type="checkbox" id="save-card"${session.save_payment_method_default === 1 ? ' checked' : ''}><label for="save-card">${t.saveCard}</label></div>`
     : '';
   const config = {
-    sessionId: session.id, lang,
+    sessionId: session.id, lang, widget,
     text: { processing: t.processing, payLabel, emailInvalid: t.emailInvalid, browserUnfit: t.browserUnfit, unavailable: t.unavailable,
       network: t.network, fieldsError: t.fieldsError, challengeCancelled: t.challengeCancelled },
   };
@@ -100,9 +102,9 @@ ${needsEmail ? `<div class="field"><label class="label" for="email">${t.email}</
 ${mailsReceipt ? `<div class="hint" id="email-hint">${t.emailHint}</div>` : ''}<div class="alert" id="email-error" aria-live="polite"></div></div>` : ''}
 ${saved}
 <div id="card-block" role="group" aria-labelledby="card-title"${ctx.savedCards.length > 0 ? ' hidden' : ''}><h2 id="card-title">${t.cardDetails}</h2>
-<div class="field"><span class="label" aria-hidden="true">${t.cardNumber}</span>${frame('number', t.cardNumber)}</div>
+${widget ? '<div id="widget-block" class="widget"></div>' : `<div class="field"><span class="label" aria-hidden="true">${t.cardNumber}</span>${frame('number', t.cardNumber)}</div>
 <div class="row"><div class="field"><span class="label" aria-hidden="true">${t.expiry}</span>${frame('expiry', t.expiry)}</div>
-<div class="field"><span class="label" aria-hidden="true">${t.cvc}</span>${frame('cvc', t.cvc)}</div></div></div>
+<div class="field"><span class="label" aria-hidden="true">${t.cvc}</span>${frame('cvc', t.cvc)}</div></div>`}</div>
 ${save}
 <div class="alert" id="alert" role="alert" aria-live="assertive"></div>
 <button type="submit" class="pay" id="pay">${esc(payLabel)}</button>
