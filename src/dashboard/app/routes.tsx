@@ -1,18 +1,41 @@
 // The application's pages. A new page: one file under pages/, one line in PAGES (its path under /dashboard), and,
 // for a top-level page, its entry in NAV.
 import type { ReactElement } from 'react';
-import { Navigate } from 'react-router';
 import type { ParseKeys } from 'i18next';
 import { PaymentsPage } from './pages/Payments.js';
 import { PaymentDetailPage } from './pages/PaymentDetail.js';
+import { HomePage } from './pages/Home.js';
+import { CustomersPage } from './pages/Customers.js';
+import { CustomerDetailPage } from './pages/CustomerDetail.js';
+import { SubscriptionsPage } from './pages/Subscriptions.js';
+import { SubscriptionDetailPage } from './pages/SubscriptionDetail.js';
+import { InvoicesPage } from './pages/Invoices.js';
+import { InvoiceNewPage } from './pages/InvoiceNew.js';
+import { InvoiceDetailPage } from './pages/InvoiceDetail.js';
+import { BalancePage } from './pages/Balance.js';
+import { PayoutsPage } from './pages/Payouts.js';
+import { PayoutDetailPage } from './pages/PayoutDetail.js';
+import { DisputesPage } from './pages/Disputes.js';
+import { DisputeDetailPage } from './pages/DisputeDetail.js';
 import { DevelopersPage } from './pages/Developers.js';
 import { SettingsPage } from './pages/Settings.js';
 
 export const PAGES: Array<{ path: string; element: ReactElement }> = [
-  // Until the home page exists, the back-office opens on the payments.
-  { path: '/', element: <Navigate to="/payments" replace /> },
+  { path: '/', element: <HomePage /> },
   { path: '/payments', element: <PaymentsPage /> },
   { path: '/payments/:id', element: <PaymentDetailPage /> },
+  { path: '/customers', element: <CustomersPage /> },
+  { path: '/customers/:id', element: <CustomerDetailPage /> },
+  { path: '/subscriptions', element: <SubscriptionsPage /> },
+  { path: '/subscriptions/:id', element: <SubscriptionDetailPage /> },
+  { path: '/invoices', element: <InvoicesPage /> },
+  { path: '/invoices/new', element: <InvoiceNewPage /> },
+  { path: '/invoices/:id', element: <InvoiceDetailPage /> },
+  { path: '/balance', element: <BalancePage /> },
+  { path: '/payouts', element: <PayoutsPage /> },
+  { path: '/payouts/:id', element: <PayoutDetailPage /> },
+  { path: '/disputes', element: <DisputesPage /> },
+  { path: '/disputes/:id', element: <DisputeDetailPage /> },
   { path: '/developers/*', element: <DevelopersPage /> },
   { path: '/settings/*', element: <SettingsPage /> },
 ];

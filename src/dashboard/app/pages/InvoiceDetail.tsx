@@ -7,6 +7,7 @@ import { createColumnHelper } from '@tanstack/react-table';
 import { Link, useNavigate, useParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { api } from '../api.js';
+import { locale } from '../format.js';
 import { useLang } from '../i18n.js';
 import type { CreditNote, Customer, Invoice, InvoiceLine } from '../money-types.js';
 import { ConfirmDialog } from '../components/ConfirmDialog.js';
@@ -30,7 +31,6 @@ export function InvoiceDetailPage() {
   return <QueryView query={invoice}>{(found) => <InvoiceView invoice={found} />}</QueryView>;
 }
 
-const percent = (basisPoints: number) => `${(basisPoints / 100).toLocaleString(undefined, { maximumFractionDigits: 2 })} %`;
 
 function InvoiceView({ invoice }: { invoice: Invoice }) {
   const { t } = useTranslation();
@@ -51,6 +51,7 @@ function InvoiceView({ invoice }: { invoice: Invoice }) {
   const payable = PAYABLE.includes(invoice.status);
   const creditable = !draft && invoice.total - invoice.amountCredited > 0 && invoice.status !== 'credited';
   const base = `/api/v1/billing/invoices/${invoice.id}`;
+  const percent = (basisPoints: number) => new Intl.NumberFormat(locale(lang), { style: 'percent', maximumFractionDigits: 2 }).format(basisPoints / 10_000);
 
   const open = (next: Action) => {
     setAmount('');
