@@ -1,5 +1,5 @@
 // Cursor pagination, newest first: `?limit=` (1–100, default 20) and `?startingAfter=<id>` → {data, hasMore}.
-import type { SelectQueryBuilder } from 'kysely';
+import type { ExpressionBuilder, SelectQueryBuilder } from 'kysely';
 import type { DB } from '../db/schema.js';
 import { invalidField } from './errors.js';
 
@@ -16,6 +16,21 @@ export interface PageRequest {
 type Paged = 'customers' | 'payments' | 'payment_sessions' | 'payment_methods' | 'card_links' | 'webhook_endpoints' | 'bank_accounts' | 'payouts' | 'test_clocks' | 'disputes' | 'subscriptions' | 'invoices' | 'audit_log';
 
 /**
+ * Rows after `cursor` in the order (created_at, id) descending. The first bound, `created_at <= cursor`, says nothing
+ * the rest does not; it is the range PostgreSQL starts its index scan at, where the OR alone makes it read the list
+ * from its head and skip every row before the cursor (a CSV export of a million rows would read 500 million).
+ */
+function before(cursor: { created_at: string; id: string }) {
+  return (eb: ExpressionBuilder<any, any>) => eb.and([
+    eb(eb.ref('created_at'), '<=', cursor.created_at),
+    eb.or([
+      eb(eb.ref('created_at'), '<', cursor.created_at),
+      eb.and([eb(eb.ref('created_at'), '=', cursor.created_at), eb(eb.ref('id'), '<', cursor.id)]),
+    ]),
+  ]);
+}
+
+/**
  * Applies the cursor to a query over a table with `id` and `created_at`, ordered by (created_at, id) descending.
  * The cursor row is looked up within the caller's own objects: an id from elsewhere is a 400, never a leak.
  */
@@ -29,13 +44,7 @@ export async function paginate<T extends Paged, O extends { id: string; created_
   if (page.startingAfter) {
     const cursor = await cursorOf(page.startingAfter);
     if (!cursor) throw invalidField('startingAfter', 'is not an id from this list');
-    const after = page.startingAfter;
-    q = q.where((eb) =>
-      eb.or([
-        eb(eb.ref('created_at' as never), '<', cursor.created_at as never),
-        eb.and([eb(eb.ref('created_at' as never), '=', cursor.created_at as never), eb(eb.ref('id' as never), '<', after as never)]),
-      ]),
-    );
+    q = q.where(before({ created_at: cursor.created_at, id: page.startingAfter }));
   }
   const rows = await q
     .orderBy('created_at' as never, 'desc')
@@ -57,13 +66,7 @@ export async function* allRows<T extends Paged, O extends { id: string; created_
   for (;;) {
     let q = query;
     if (after) {
-      const cursor = after;
-      q = q.where((eb) =>
-        eb.or([
-          eb(eb.ref('created_at' as never), '<', cursor.created_at as never),
-          eb.and([eb(eb.ref('created_at' as never), '=', cursor.created_at as never), eb(eb.ref('id' as never), '<', cursor.id as never)]),
-        ]),
-      );
+      q = q.where(before(after));
     }
     const rows = (await q.orderBy('created_at' as never, 'desc').orderBy('id' as never, 'desc').limit(batch).execute()) as O[];
     if (rows.length) yield rows;
