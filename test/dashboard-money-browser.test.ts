@@ -114,7 +114,9 @@ eachDatabase('the back-office money pages', (dialect) => {
     const dueDates = page.getByRole('table', { name: 'Due dates, newest first, with their attempts' });
     await dueDates.locator('.badge').filter({ hasText: 'Paid' }).waitFor();
     await dueDates.getByRole('link', { name: /^pay_/ }).waitFor();
-    assert.match(await page.locator('.amount-hero').innerText(), /XPF\s1,500 \(EUR\s12\.57\)\s+every month/);
+    assert.match(await page.locator('.amount-hero').innerText(), /XPF\s1,500 \(EUR\s12\.57\)/);
+    assert.equal(await page.locator('.subscription-period').innerText(), 'every month');
+    await page.getByText('VISA •••• 4242 (12/2040)').waitFor();
     await accessible('subscription detail');
 
     await page.getByRole('button', { name: 'Send a card link' }).click();
@@ -182,6 +184,28 @@ eachDatabase('the back-office money pages', (dialect) => {
     assert.equal(pdf.headers()['content-type'], 'application/pdf');
   });
 
+  it('invoices: a credit note on a finalized invoice, then Mark uncollectible, each behind its confirmation', async () => {
+    const created = await api('POST', '/api/v1/billing/invoices', { customerId: customer.id, currency: 'EUR', lines: [{ description: 'Cours', quantity: 1, unitPrice: 5_000 }] });
+    await api('POST', `/api/v1/billing/invoices/${created.id}/finalize`, {});
+    await visit(`/invoices/${created.id}`, /^Invoice F-/);
+    await page.getByRole('button', { name: 'Credit note' }).click();
+    const credit = page.getByRole('dialog', { name: 'Issue a credit note?' });
+    await credit.getByLabel(/^Amount to credit/).fill('1000');
+    await credit.getByLabel('Reason').selectOption('order_change');
+    await accessible('credit note dialog');
+    await credit.getByRole('button', { name: 'Credit note' }).click();
+    await toast('Credit note A-');
+    await page.getByRole('link', { name: /^PDF of A-\d{4}-\d{6}$/ }).waitFor();
+    assert.deepEqual(
+      [(await api('GET', `/api/v1/billing/invoices/${created.id}`)).amountCredited, (await api('GET', `/api/v1/billing/invoices/${created.id}`)).amountRemaining],
+      [1000, 4000],
+    );
+    await page.getByRole('button', { name: 'Mark uncollectible' }).click();
+    await page.getByRole('dialog', { name: 'Mark this invoice uncollectible?' }).getByRole('button', { name: 'Mark uncollectible' }).click();
+    await toast('Invoice marked uncollectible.');
+    assert.equal((await api('GET', `/api/v1/billing/invoices/${created.id}`)).status, 'uncollectible');
+  });
+
   it('balance: the transactions and their CSV', async () => {
     await visit('/balance', 'Balance');
     const table = page.getByRole('table', { name: 'Balance transactions, newest first' });
@@ -226,6 +250,19 @@ eachDatabase('the back-office money pages', (dialect) => {
     await page.getByRole('heading', { name: `Payout ${payouts[0].id}`, level: 1 }).waitFor();
     await page.getByRole('table', { name: 'The balance transactions this payout carries' }).getByText('Adjustment').waitFor();
     await accessible('payout detail');
+
+    // A second EUR account made the default, then the first deleted.
+    const second = await api('POST', '/api/v1/bank-accounts', { iban: 'FR7630006000010000000000249', holderName: 'Fare Ute SARL', currency: 'EUR' });
+    await visit('/payouts', 'Payouts');
+    await page.getByRole('button', { name: 'Make FR •••• 0249 the default' }).click();
+    await page.getByRole('dialog', { name: 'Make this account the default?' }).getByRole('button', { name: 'Make default' }).click();
+    await toast('Default account changed.');
+    assert.equal((await api('GET', `/api/v1/bank-accounts/${second.id}`)).default, true);
+    await page.getByRole('button', { name: 'Delete FR •••• 0152' }).click();
+    await page.getByRole('dialog', { name: 'Delete this bank account?' }).getByRole('button', { name: 'Delete' }).click();
+    await toast('Bank account deleted.');
+    await page.getByRole('button', { name: 'Delete FR •••• 0152' }).waitFor({ state: 'detached' });
+    assert.deepEqual((await api('GET', '/api/v1/bank-accounts')).data.map((a: { id: string }) => a.id), [second.id]);
   });
 
   it('disputes: the deadline, evidence saved as a draft, and Accept behind its confirmation (the chargeback is lost)', async () => {

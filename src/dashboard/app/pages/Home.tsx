@@ -73,8 +73,8 @@ function VolumeChart({ days }: { days: VolumeDay[] }) {
   ];
   return (
     <figure className="chart">
-      <svg className="bar-chart" viewBox={`0 0 ${WIDTH} ${HEIGHT + 20}`} role="img" aria-label={summary} preserveAspectRatio="none">
-        <line className="chart-axis" x1={0} y1={HEIGHT} x2={WIDTH} y2={HEIGHT} />
+      <svg className="bar-chart" viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="img" aria-label={summary} preserveAspectRatio="none">
+        <line className="chart-axis" x1={0} y1={HEIGHT - 0.5} x2={WIDTH} y2={HEIGHT - 0.5} />
         {days.map((d, i) => {
           const height = d.amountEur > 0 ? Math.max(2, Math.round((d.amountEur / max) * (HEIGHT - 10))) : 0;
           return (
@@ -83,9 +83,13 @@ function VolumeChart({ days }: { days: VolumeDay[] }) {
             </rect>
           );
         })}
-        {days.length > 0 && <text className="chart-label" x={0} y={HEIGHT + 16}>{dayLabel(days[0]!.day)}</text>}
-        {days.length > 1 && <text className="chart-label" x={WIDTH} y={HEIGHT + 16} textAnchor="end">{dayLabel(days[days.length - 1]!.day)}</text>}
       </svg>
+      {days.length > 0 && (
+        <div className="chart-days" aria-hidden="true">
+          <span>{dayLabel(days[0]!.day)}</span>
+          <span>{dayLabel(days[days.length - 1]!.day)}</span>
+        </div>
+      )}
       <figcaption>{summary}</figcaption>
       <details className="chart-table">
         <summary>{t('home.showTable')}</summary>

@@ -7,7 +7,7 @@ import { createColumnHelper } from '@tanstack/react-table';
 import { Link, useParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { api, type Page as ApiPage } from '../api.js';
-import type { CardLink, Customer, DueDate, Subscription } from '../money-types.js';
+import type { CardLink, Customer, DueDate, PaymentMethod, Subscription } from '../money-types.js';
 import { ConfirmDialog } from '../components/ConfirmDialog.js';
 import { DataTable } from '../components/DataTable.js';
 import { DateTime } from '../components/DateTime.js';
@@ -36,6 +36,11 @@ function SubscriptionView({ subscription }: { subscription: Subscription }) {
     queryFn: () => api.get<ApiPage<DueDate>>(`/api/v1/subscriptions/${subscription.id}/due-dates`, { limit: 50 }),
   });
   const customer = useQuery({ queryKey: ['customer', subscription.customerId], queryFn: () => api.get<Customer>(`/api/v1/customers/${subscription.customerId}`) });
+  const card = useQuery({
+    queryKey: ['payment-method', subscription.paymentMethodId],
+    queryFn: () => api.get<PaymentMethod>(`/api/v1/payment-methods/${subscription.paymentMethodId}`),
+    enabled: Boolean(subscription.paymentMethodId),
+  });
   const [action, setAction] = useState<Action>(null);
   const [atPeriodEnd, setAtPeriodEnd] = useState(false);
   const [sendEmail, setSendEmail] = useState(false);
@@ -111,13 +116,18 @@ function SubscriptionView({ subscription }: { subscription: Subscription }) {
         </div>
       )}
       <Section title={t('subscriptions.summary')}>
-        <p className="amount-hero"><Money amount={subscription.amount} currency={subscription.currency} /> <span className="muted">{intervalText(t, subscription)}</span></p>
+        <p className="amount-hero"><Money amount={subscription.amount} currency={subscription.currency} /></p>
+        <p className="subscription-period">{intervalText(t, subscription)}</p>
         <p><StatusBadge status={subscription.status} /></p>
         <dl className="facts">
           <dt>{t('subscriptions.id')}</dt><dd><code>{subscription.id}</code></dd>
           <dt>{t('subscriptions.customer')}</dt>
           <dd><Link to={`/customers/${subscription.customerId}`}>{customer.data?.name || customer.data?.email || subscription.customerId}</Link></dd>
-          <dt>{t('subscriptions.card')}</dt><dd>{subscription.paymentMethodId ? <code>{subscription.paymentMethodId}</code> : t('subscriptions.noCard')}</dd>
+          <dt>{t('subscriptions.card')}</dt><dd>
+            {!subscription.paymentMethodId ? t('subscriptions.noCard')
+              : card.data ? `${card.data.brand} •••• ${card.data.last4} (${String(card.data.expMonth).padStart(2, '0')}/${card.data.expYear})`
+              : <code>{subscription.paymentMethodId}</code>}
+          </dd>
           <dt>{t('subscriptions.startDate')}</dt><dd><DateTime value={subscription.startDate} /></dd>
           <dt>{t('subscriptions.nextDueDate')}</dt><dd><DateTime value={subscription.nextDueDate} /></dd>
           <dt>{t('subscriptions.dueDatesOpened')}</dt><dd>{subscription.endAfter ? `${subscription.dueDatesOpened} / ${subscription.endAfter}` : subscription.dueDatesOpened}</dd>
