@@ -1,6 +1,7 @@
 // The hosted invoice page (/invoices/{token}): the invoice as the customer received it, its PDF, and a card payment
 // of what is due through the hosted checkout (the same secure fields). No script: a link to the checkout page.
 import { esc } from '../../http/html.js';
+import { catalog } from '../../i18n/index.js';
 import { displayName } from '../../modules/merchants/branding.js';
 import type { Merchant } from '../../modules/merchants/merchants.table.js';
 import type { InvoiceLine, InvoiceRow, TaxLine } from '../../modules/invoices/invoices.table.js';
@@ -8,10 +9,7 @@ import { remaining } from '../../modules/invoices/issue.js';
 import { money } from '../format.js';
 import type { DocLang } from './invoice-pdf.js';
 
-const TEXT = {
-  fr: { title: 'Facture', due: 'À payer avant le', total: 'Total TTC', paid: 'Déjà payé', remaining: 'Reste à payer', pay: 'Payer par carte', pdf: 'Télécharger la facture (PDF)', settled: 'Cette facture est payée. Merci !', credited: 'Cette facture a été annulée par un avoir.', test: 'TEST : aucun paiement réel', tax: 'TVA' },
-  en: { title: 'Invoice', due: 'Due by', total: 'Total', paid: 'Paid', remaining: 'Amount due', pay: 'Pay by card', pdf: 'Download the invoice (PDF)', settled: 'This invoice is paid. Thank you!', credited: 'This invoice was cancelled by a credit note.', test: 'TEST: no real payment', tax: 'Tax' },
-};
+const TEXT = { fr: catalog.fr.invoicePage, en: catalog.en.invoicePage };
 
 export function invoicePage(input: { invoice: InvoiceRow; merchant: Merchant; checkoutUrl: string | null; pdfUrl: string; lang: DocLang }): string {
   const { invoice, merchant, lang } = input;

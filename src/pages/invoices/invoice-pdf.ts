@@ -1,6 +1,7 @@
 // Invoices and credit notes as PDFs (pdfkit, DejaVu Sans embedded): the merchant's legal identity, the number and
 // dates, the customer, the lines, the totals per tax rate adding up to the total, what was paid and credited, and
 // what is due; DRAFT across a draft and TEST on a test-mode document. French or English.
+import { catalog, fillText } from '../../i18n/index.js';
 import PDFDocument from 'pdfkit';
 import type { Merchant } from '../../modules/merchants/merchants.table.js';
 import type { CreditNoteRow, InvoiceLine, InvoiceRow, TaxLine } from '../../modules/invoices/invoices.table.js';
@@ -10,22 +11,7 @@ import { BOLD_FONT, REGULAR_FONT } from '../pdf-fonts.js';
 
 export type DocLang = 'fr' | 'en';
 
-const TEXT = {
-  fr: {
-    invoice: 'Facture', creditNote: 'Avoir', draft: 'BROUILLON', test: 'TEST · document sans valeur', number: 'Numéro', issued: 'Date',
-    due: 'Échéance', customer: 'Client', description: 'Désignation', quantity: 'Qté', unitPrice: 'Prix unitaire HT', amount: 'Montant HT',
-    subtotal: 'Total HT', tax: (rate: string) => `TVA ${rate} %`, total: 'Total TTC', paid: 'Déjà payé', credited: 'Avoirs', remaining: 'Reste à payer',
-    registration: "N° d'immatriculation", taxId: 'N° fiscal', forInvoice: 'Avoir sur la facture', reason: 'Motif',
-    reasons: { duplicate: 'Doublon', order_change: 'Modification de commande', product_unsatisfactory: 'Produit non satisfaisant', fraudulent: 'Fraude', other: 'Autre' } as Record<string, string>,
-  },
-  en: {
-    invoice: 'Invoice', creditNote: 'Credit note', draft: 'DRAFT', test: 'TEST · not a valid document', number: 'Number', issued: 'Date',
-    due: 'Due date', customer: 'Customer', description: 'Description', quantity: 'Qty', unitPrice: 'Unit price excl. tax', amount: 'Amount excl. tax',
-    subtotal: 'Subtotal', tax: (rate: string) => `Tax ${rate} %`, total: 'Total', paid: 'Paid', credited: 'Credited', remaining: 'Amount due',
-    registration: 'Registration number', taxId: 'Tax id', forInvoice: 'Credit note for invoice', reason: 'Reason',
-    reasons: { duplicate: 'Duplicate', order_change: 'Order change', product_unsatisfactory: 'Unsatisfactory product', fraudulent: 'Fraud', other: 'Other' } as Record<string, string>,
-  },
-};
+const TEXT = { fr: catalog.fr.invoicePdf, en: catalog.en.invoicePdf };
 
 const LEFT = 50;
 const WIDTH = 595.28 - 2 * LEFT;
@@ -104,7 +90,7 @@ export function invoicePdf(invoice: InvoiceRow, party: Party, lang: DocLang): Pr
   doc.moveDown(1);
 
   row(doc, t.subtotal, amount(invoice.subtotal));
-  for (const tax of JSON.parse(invoice.taxes) as TaxLine[]) row(doc, t.tax((tax.rate / 100).toLocaleString(lang === 'fr' ? 'fr-FR' : 'en-GB')), amount(tax.amount));
+  for (const tax of JSON.parse(invoice.taxes) as TaxLine[]) row(doc, fillText(t.tax, { rate: (tax.rate / 100).toLocaleString(lang === 'fr' ? 'fr-FR' : 'en-GB') }), amount(tax.amount));
   row(doc, t.total, amount(invoice.total), true);
   if (invoice.amount_paid > 0) row(doc, t.paid, amount(-invoice.amount_paid));
   if (invoice.amount_credited > 0) row(doc, t.credited, amount(-invoice.amount_credited));

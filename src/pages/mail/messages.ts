@@ -4,6 +4,7 @@
 // French and English. A subject that no longer warrants the mail (a card link cancelled or used meanwhile, a
 // payment no longer paid) gives null: the job ends `skipped`.
 import type { Database } from '../../db/database.js';
+import { catalog, fillText } from '../../i18n/index.js';
 import { esc } from '../../http/html.js';
 import { displayName } from '../../modules/merchants/branding.js';
 import { receiptFacts } from '../../modules/checkout/receipt-facts.js';
@@ -19,34 +20,9 @@ import { SETUP_LINK_HOURS } from '../../modules/users/users.service.js';
 
 type Lang = 'fr' | 'en';
 
-const TEXT = {
-  fr: {
-    receiptSubject: 'Votre reçu de paiement · {merchant}',
-    receiptBody: 'Bonjour,\n\nVotre paiement de {amount} à {merchant} a été accepté.\nRéférence du paiement : {reference}\n\nVotre reçu est joint à ce message (PDF).',
-    linkSubject: '{merchant} vous invite à enregistrer une carte',
-    linkBody: "Bonjour,\n\n{merchant} vous invite à enregistrer une carte bancaire. Aucun montant ne sera débité.\n\nEnregistrer ma carte : {url}\n\nCe lien est valable jusqu'au {until}.",
-    receiptFile: 'recu',
-    invoiceSubject: 'Facture {number} · {merchant}',
-    invoiceBody: 'Bonjour,\n\n{merchant} vous adresse la facture {number} : {amount} à payer avant le {due}.\n\nVoir et payer la facture : {url}\n\nLa facture est jointe à ce message (PDF).',
-    invitationSubject: 'Invitation à rejoindre {merchant} sur Motu',
-    invitationBody: "Bonjour,\n\nVous êtes invité(e) à rejoindre l'équipe de {merchant} sur son espace de gestion des paiements.\n\nChoisir mon mot de passe : {url}\n\nCe lien est valable {hours} heures et une seule fois.",
-  },
-  en: {
-    receiptSubject: 'Your payment receipt · {merchant}',
-    receiptBody: 'Hello,\n\nYour payment of {amount} to {merchant} has been accepted.\nPayment reference: {reference}\n\nYour receipt is attached (PDF).',
-    linkSubject: '{merchant} invites you to save a card',
-    linkBody: 'Hello,\n\n{merchant} invites you to save a payment card. Nothing will be charged.\n\nSave my card: {url}\n\nThis link is valid until {until}.',
-    receiptFile: 'receipt',
-    invoiceSubject: 'Invoice {number} · {merchant}',
-    invoiceBody: 'Hello,\n\n{merchant} sends you invoice {number}: {amount} due by {due}.\n\nView and pay the invoice: {url}\n\nThe invoice is attached (PDF).',
-    invitationSubject: 'Join {merchant} on Motu',
-    invitationBody: "Hello,\n\nYou are invited to join {merchant}'s team in its payments back-office.\n\nChoose my password: {url}\n\nThis link is valid {hours} hours, once.",
-  },
-} as const;
+const TEXT = { fr: catalog.fr.mail, en: catalog.en.mail };
 
-function fill(template: string, values: Record<string, string>): string {
-  return template.replace(/\{(\w+)\}/g, (_m, k: string) => values[k] ?? '');
-}
+const fill = fillText;
 
 /** Plain text to HTML: escaped, paragraphs, the one URL as a link. */
 function html(text: string, url?: string): string {

@@ -2,19 +2,13 @@
 // our own "Save card" button calling its submit(). The outcome goes back to the merchant's returnUrl with
 // status=success|failed|error (and paymentMethodId on success), or to /wallet/{id}/done for a link without one.
 import { esc, jsonForScript } from '../../http/html.js';
+import { catalog, fillText } from '../../i18n/index.js';
 import { pageLang } from '../../shared/lang.js';
 import { themeCss, themeOf, type Branded } from '../../modules/merchants/branding.js';
 
 export type WalletLang = 'fr' | 'en';
 
-export const WALLET_TEXT = {
-  fr: { title: 'Enregistrer une carte', intro: '{merchant} vous invite à enregistrer une carte. Aucun montant ne sera débité.', save: 'Enregistrer la carte',
-    saving: 'Vérification…', doneOk: 'Votre carte est enregistrée.', doneFailed: "Votre carte n'a pas pu être vérifiée.", doneError: "L'enregistrement n'a pas abouti.",
-    test: 'Mode test', unavailable: 'Le formulaire de carte ne peut pas se charger.', cardTitle: 'Votre carte' },
-  en: { title: 'Save a card', intro: '{merchant} invites you to save a card. Nothing will be charged.', save: 'Save card',
-    saving: 'Verifying…', doneOk: 'Your card is saved.', doneFailed: 'Your card could not be verified.', doneError: 'The registration did not complete.',
-    test: 'Test mode', unavailable: 'The card form cannot load.', cardTitle: 'Your card' },
-} as const;
+export const WALLET_TEXT = { fr: catalog.fr.wallet, en: catalog.en.wallet };
 
 export const walletLang: (code: string | null | undefined) => WalletLang = pageLang;
 
@@ -72,7 +66,7 @@ function layout(lang: WalletLang, title: string, body: string, scripts: string[]
 export function walletPage(input: { sessionId: string; merchantName: string; lang: WalletLang; mode: string; merchant?: Branded }): string {
   const t = WALLET_TEXT[input.lang];
   const config = { sessionId: input.sessionId, lang: input.lang, text: { save: t.save, saving: t.saving, unavailable: t.unavailable, cardTitle: t.cardTitle } };
-  const body = `<main><h1>${esc(t.title)}</h1><p class="intro">${esc(t.intro.replace('{merchant}', input.merchantName))}</p>
+  const body = `<main><h1>${esc(t.title)}</h1><p class="intro">${esc(fillText(t.intro, { merchant: input.merchantName }))}</p>
 <div id="card"></div><p class="alert" id="alert" role="alert" aria-live="assertive"></p>
 <button type="button" id="save">${esc(t.save)}</button></main>
 <script type="application/json" id="wallet-config">${jsonForScript(config)}</script>`;
