@@ -8,11 +8,13 @@ import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
 import { axeViolations } from './support/axe.js';
+import { CARDS } from './support/cards.js';
 import { signedInUser } from './support/back-office.js';
 import { newPage } from './support/browser.js';
 import { eachDatabase } from './support/harness.js';
 import { withMerchantApp } from './support/merchant-app.js';
 import { createSession, paidPayment, paySession } from './support/payments.js';
+import { paymentSchedule } from './support/schedule.js';
 import { saveCard } from './support/wallet.js';
 
 const PHONE = { width: 390, height: 844 };
@@ -138,6 +140,33 @@ eachDatabase('the back-office money pages', (dialect) => {
     assert.equal((await api('GET', `/api/v1/subscriptions/${subscriptionId}`)).status, 'cancelled');
   });
 
+  it('subscriptions: a past-due one shows its refused attempts; Retry payment behind its confirmation brings it back', async () => {
+    const testClock = await api('POST', '/api/v1/test-helpers/test-clocks', { frozenTime: '2027-01-31T10:00:00.000Z' });
+    const cus = await api('POST', '/api/v1/customers', { name: 'Teva', email: 'teva@example.pf', testClockId: testClock.id });
+    const declining = await saveCard(t, m.testKey, cus.id, CARDS.saveThenDecline);
+    const sub = await api('POST', '/api/v1/subscriptions', {
+      customerId: cus.id, paymentMethodId: declining.result.paymentMethodId, amount: 2500, currency: 'EUR', interval: 'month', retrySchedule: [1],
+      description: 'Cours de vaa',
+    });
+    await api('POST', `/api/v1/test-helpers/test-clocks/${testClock.id}/advance`, { frozenTime: '2027-02-03T00:00:00.000Z' });
+    await paymentSchedule(t, t.clock).tick();
+    assert.equal((await api('GET', `/api/v1/subscriptions/${sub.id}`)).status, 'past_due');
+    const card = await saveCard(t, m.testKey, cus.id);
+    await api('PATCH', `/api/v1/subscriptions/${sub.id}`, { paymentMethodId: card.result.paymentMethodId });
+
+    await visit(`/subscriptions/${sub.id}`, 'Subscription Cours de vaa');
+    await page.locator('.badge').filter({ hasText: 'Past due' }).waitFor();
+    const dueDates = page.getByRole('table', { name: 'Due dates, newest first, with their attempts' });
+    await dueDates.locator('.badge').filter({ hasText: 'Unpaid' }).waitFor();
+    assert.equal(await dueDates.getByText('card_declined').count(), 2);
+    await page.getByRole('button', { name: 'Retry payment' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Charge the unpaid due date again now?' });
+    await dialog.getByRole('button', { name: 'Retry payment' }).click();
+    await toast('The unpaid due date is being charged again.');
+    await page.locator('.badge').filter({ hasText: 'Active' }).first().waitFor();
+    assert.equal((await api('GET', `/api/v1/subscriptions/${sub.id}`)).status, 'active');
+  });
+
   let invoiceId = '';
 
   it('invoices: a draft made from the form, finalized, sent (its page shown) and paid by a recorded payment; its PDF', async () => {
@@ -235,7 +264,6 @@ eachDatabase('the back-office money pages', (dialect) => {
     const dialog = page.getByRole('dialog', { name: 'Pay out the available balance?' });
     await dialog.getByText(/Available now:\s*EUR\s500\.00/).waitFor();
     // The amount left empty: all that is available, which carries the adjustment.
-    await accessible('payout dialog');
     await dialog.getByRole('button', { name: 'Pay out' }).click();
     await toast('Payout po_');
     const payouts = (await api('GET', '/api/v1/payouts')).data;
