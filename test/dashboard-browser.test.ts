@@ -38,6 +38,30 @@ eachDatabase('the merchant back-office', (dialect) => {
     await page.emulateMedia({ colorScheme: 'light' });
   }
 
+  it('the shell: one HTML page for every path under /dashboard with a strict CSP, immutable versioned assets, JSON 404 under /dashboard/api', async () => {
+    const shell = await fetch(`${suite.baseUrl}/dashboard/payments/pay_x?status=captured`, { headers: { 'accept-language': 'fr-PF,fr;q=0.9' } });
+    assert.equal(shell.status, 200);
+    const csp = shell.headers.get('content-security-policy')!;
+    for (const directive of ["default-src 'none'", "script-src 'self'", "style-src 'self'", "connect-src 'self'", "frame-ancestors 'none'", "base-uri 'none'"]) {
+      assert.ok(csp.includes(directive), `${directive} in ${csp}`);
+    }
+    const html = await shell.text();
+    assert.match(html, /<html lang="fr">/);
+    assert.match(html, /<meta name="viewport"/);
+    const js = /src="(\/dashboard\/assets\/app-[0-9a-f]{16}\.js)"/.exec(html)![1]!;
+    const css = /href="(\/dashboard\/assets\/app-[0-9a-f]{16}\.css)"/.exec(html)![1]!;
+    for (const [path, type] of [[js, 'text/javascript'], [css, 'text/css']] as const) {
+      const asset = await fetch(`${suite.baseUrl}${path}`);
+      assert.equal(asset.status, 200);
+      assert.match(asset.headers.get('content-type')!, new RegExp(type));
+      assert.match(asset.headers.get('cache-control')!, /immutable/);
+    }
+    assert.equal((await fetch(`${suite.baseUrl}/dashboard/assets/app-0000000000000000.js`)).status, 404);
+    const api404 = await fetch(`${suite.baseUrl}/dashboard/api/no-such-route`);
+    assert.equal(api404.status, 404);
+    assert.equal((await api404.json()).code, 'NOT_FOUND');
+  });
+
   it('the set-up link asks the password twice and signs the user in; sign-out, then sign-in with Email and Password', async () => {
     const created = await t.admin('POST', `/admin/v1/merchants/${m.id}/users`, { email: EMAIL, role: 'owner' });
     assert.equal(created.status, 201, JSON.stringify(created.body));
@@ -280,6 +304,39 @@ eachDatabase('the merchant back-office', (dialect) => {
     await accessible(page, 'sign-in asking the code');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('navigation', { name: 'Main' }).waitFor();
+  });
+
+  it('the language switch: French labels, remembered in this browser', async () => {
+    const page = await dashboard('/payments');
+    await page.getByRole('combobox', { name: 'Language' }).selectOption('fr');
+    await page.getByRole('heading', { name: 'Paiements', level: 1 }).waitFor();
+    assert.equal(await page.getAttribute('html', 'lang'), 'fr');
+    await page.reload();
+    await page.getByRole('link', { name: 'Paramètres' }).waitFor();
+    await accessible(page, 'payments in French');
+    await page.getByRole('combobox', { name: 'Langue' }).selectOption('en');
+    await page.getByRole('heading', { name: 'Payments', level: 1 }).waitFor();
+  });
+
+  it('ten wrong passwords lock the account: the page says for how many minutes, even with the right password', async () => {
+    const created = await t.admin('POST', `/admin/v1/merchants/${m.id}/users`, { email: 'support@fare-ute.example', role: 'support' });
+    const token = new URL(created.body.setupUrl).pathname.split('/').pop();
+    const setup = await fetch(`${suite.baseUrl}/dashboard/api/setup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token, password: PASSWORD }) });
+    assert.equal(setup.status, 200);
+    const { context, page } = await newPage(suite.browser, { locale: 'en-US' });
+    try {
+      await page.goto(`${suite.baseUrl}/dashboard/sign-in`);
+      await page.getByLabel('Email').fill('support@fare-ute.example');
+      for (let i = 0; i < 10; i++) {
+        await page.getByLabel('Password').fill(`wrong password ${i}`);
+        await Promise.all([page.waitForResponse(/\/dashboard\/api\/sign-in$/), page.getByRole('button', { name: 'Sign in' }).click()]);
+      }
+      await page.getByLabel('Password').fill(PASSWORD);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('alert').filter({ hasText: /this account is locked\. Try again in 15 minutes/ }).waitFor();
+    } finally {
+      await context.close();
+    }
   });
 
   it('at 390 px the navigation is a menu button', async () => {

@@ -52,6 +52,7 @@ export const en = {
       created: 'Created', authorizedAt: 'Authorized', capturedAt: 'Captured', settledAt: 'Settled', capturedAmount: 'Captured amount',
       refundedAmount: 'Refunded amount', disputedAmount: 'Disputed amount', refusal: 'Refusal', fees: 'Fees',
       feesCaption: 'Motu fees on this payment', feeLine: 'Line', amount: 'Amount', feesTotal: 'Total fees', net: 'Net amount',
+      feeCommission: 'Commission', feeFixed: 'Fixed fee', feeAuthorization: 'Authorization',
       timeline: 'Timeline', capture: 'Capture', cancel: 'Cancel payment', refund: 'Refund',
       captureTitle: 'Capture this payment?', captureText: 'Authorized amount:', captureAmount: 'Amount to capture (empty: all)',
       cancelTitle: 'Cancel this payment?', cancelText: 'The authorization is released; the customer is not charged. This cannot be undone.',

@@ -54,6 +54,7 @@ export const fr: typeof en = {
       created: 'Créé le', authorizedAt: 'Autorisé le', capturedAt: 'Encaissé le', settledAt: 'Réglé le', capturedAmount: 'Montant encaissé',
       refundedAmount: 'Montant remboursé', disputedAmount: 'Montant contesté', refusal: 'Refus', fees: 'Frais',
       feesCaption: 'Frais Motu sur ce paiement', feeLine: 'Ligne', amount: 'Montant', feesTotal: 'Total des frais', net: 'Montant net',
+      feeCommission: 'Commission', feeFixed: 'Frais fixes', feeAuthorization: 'Autorisation',
       timeline: 'Historique', capture: 'Encaisser', cancel: 'Annuler le paiement', refund: 'Rembourser',
       captureTitle: 'Encaisser ce paiement ?', captureText: 'Montant autorisé :', captureAmount: 'Montant à encaisser (vide : tout)',
       cancelTitle: 'Annuler ce paiement ?', cancelText: "L'autorisation est libérée ; le client n'est pas débité. C'est définitif.",

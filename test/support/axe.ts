@@ -15,7 +15,8 @@ export async function axeViolations(page: Page): Promise<AxeFinding[]> {
   const found: AxeFinding[] = [];
   for (const frame of page.frames()) {
     if (frame.url() === 'about:blank' || frame.url() === '') continue;
-    await frame.evaluate(AXE_SOURCE);
+    // Once per document: a single-page application keeps its window (and axe) across its own navigations.
+    if (!(await frame.evaluate(() => 'axe' in window))) await frame.evaluate(AXE_SOURCE);
     const violations = await frame.evaluate(async (tags) => {
       const axe = (window as unknown as { axe: { run(ctx: unknown, opts: unknown): Promise<{ violations: Array<{ id: string; help: string; nodes: Array<{ target: unknown[] }> }> }> } }).axe;
       const result = await axe.run(document, { runOnly: { type: 'tag', values: tags }, iframes: false });

@@ -3,8 +3,22 @@ import { useTranslation } from 'react-i18next';
 import type { Settlement } from '../../types.js';
 import { Money } from '../../components/Money.js';
 
+/** The server's label is English; the lines Motu bills are named in the user's language by their id. */
+function useFeeLabel() {
+  const { t } = useTranslation();
+  return (line: { id: string; label: string }) => {
+    switch (line.id) {
+      case 'spirit_commission': return t('payment.feeCommission');
+      case 'spirit_fixed_fee': return t('payment.feeFixed');
+      case 'authorization_result': return t('payment.feeAuthorization');
+      default: return line.label;
+    }
+  };
+}
+
 export function FeeLines({ settlement }: { settlement: Settlement }) {
   const { t } = useTranslation();
+  const label = useFeeLabel();
   const currency = settlement.currency;
   return (
     <div className="table-wrap" role="region" aria-label={t('payment.fees')} tabIndex={0}>
@@ -16,7 +30,7 @@ export function FeeLines({ settlement }: { settlement: Settlement }) {
         <tbody>
           {settlement.detailedFees.map((line, index) => (
             <tr key={`${line.id}-${index}`}>
-              <td>{line.label}</td>
+              <td>{label(line)}</td>
               <td className="numeric"><Money amount={line.totalAmount} currency={currency} eurCents={line.totalAmountEur} /></td>
             </tr>
           ))}
