@@ -40,7 +40,7 @@ import { SdkService } from './sdk/sdk.service.js';
 import { sdkRoutes } from './sdk/sdk.routes.js';
 import { fieldsRoutes } from './acquirer/fields/fields.routes.js';
 import { sessionTokenBudget } from './modules/sessions/token-budget.js';
-import { monextRoutes } from './acquirer/monext/monext.routes.js';
+import { monextRoutes, widgetStarter } from './acquirer/monext/monext.routes.js';
 import { monextCsp } from './acquirer/monext/monext.config.js';
 import { cardEntryCompletion, cardEntrySession } from './modules/checkout/card-entry.js';
 import { checkoutRoutes } from './pages/checkout/checkout.routes.js';
@@ -146,15 +146,16 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(fieldsRoutes(services.acquirers, config.publicUrl, {
     perMinute: config.tokensPerMinute, takeTokenSlot: sessionTokenBudget(db, clock, config.tokensPerSession),
   }));
-  await app.register(monextRoutes(services.acquirers.monext, {
-    publicUrl: config.publicUrl, resolve: (id) => cardEntrySession(db, id), takeTokenSlot: sessionTokenBudget(db, clock, config.tokensPerSession),
+  const monextDeps = {
+    publicUrl: config.publicUrl, resolve: (id: string) => cardEntrySession(db, id), takeTokenSlot: sessionTokenBudget(db, clock, config.tokensPerSession),
     complete: cardEntryCompletion(services.checkout, services.walletSessions),
-  }));
+  };
+  await app.register(monextRoutes(services.acquirers.monext, monextDeps));
   await app.register(checkoutRoutes(services.checkout, config.publicUrl, monextCsp(config.monext.widgetUrl)));
   await app.register(walletPagesRoutes(services.walletSessions));
   await app.register(invoicePageRoutes(services.invoices));
   await app.register(dashboardPageRoutes());
-  await app.register(sdkRoutes(new SdkService(services.checkout, services.walletSessions, config.publicUrl)));
+  await app.register(sdkRoutes(new SdkService(services.checkout, services.walletSessions, config.publicUrl), widgetStarter(services.acquirers.monext, monextDeps)));
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(

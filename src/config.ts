@@ -56,6 +56,12 @@ export interface Config {
    * machine; never set in production).
    */
   readonly monext: { readonly apiUrl: string | undefined; readonly widgetUrl: string | undefined; readonly timeoutMs: number };
+  /** MOTU_METRICS_TOKEN: /metrics asks for `Authorization: Bearer <token>`; unset: open. */
+  readonly metricsToken: string | undefined;
+  /** MOTU_METRICS_PORT: /metrics is served only on this port (on HOST); unset: on PORT with the rest. */
+  readonly metricsPort: number | undefined;
+  /** LOG_FORMAT: `json` (pino lines), `pretty` (for people), or `auto`: pretty on a terminal outside production. */
+  readonly logFormat: 'json' | 'pretty' | 'auto';
 }
 
 export interface OperatorAccount {
@@ -178,6 +184,29 @@ function timezone(env: Env): string {
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
+function logFormat(env: Env, production: boolean): Config['logFormat'] {
+  const raw = env.LOG_FORMAT?.trim().toLowerCase() || undefined;
+  if (raw === undefined) return production ? 'json' : 'auto';
+  if (raw !== 'json' && raw !== 'pretty') throw new ConfigError('LOG_FORMAT', `must be json or pretty, got "${env.LOG_FORMAT}"`);
+  return raw;
+}
+
+/** The metrics token, checked without echoing it. */
+function metricsToken(env: Env): string | undefined {
+  const raw = env.MOTU_METRICS_TOKEN?.trim() || undefined;
+  if (raw !== undefined && !/^[\x21-\x7e]{16,256}$/.test(raw)) {
+    throw new ConfigError('MOTU_METRICS_TOKEN', 'must be 16 to 256 printable characters without spaces (openssl rand -hex 24); the value is not shown');
+  }
+  return raw;
+}
+
+function metricsPort(env: Env, port: number): number | undefined {
+  if (!env.MOTU_METRICS_PORT?.trim()) return undefined;
+  const value = integer(env, 'MOTU_METRICS_PORT', 0, 1, 65535);
+  if (value === port) throw new ConfigError('MOTU_METRICS_PORT', `must differ from PORT (${port}): /metrics gets a port of its own`);
+  return value;
+}
+
 export function parseConfig(env: Env = process.env): Config {
   const production = env.NODE_ENV === 'production';
   const port = integer(env, 'PORT', 3000, 0, 65535);
@@ -236,5 +265,8 @@ export function parseConfig(env: Env = process.env): Config {
       widgetUrl: env.MOTU_MONEXT_WIDGET_URL?.trim() ? url(env, 'MOTU_MONEXT_WIDGET_URL', '') : undefined,
       timeoutMs: integer(env, 'MOTU_MONEXT_TIMEOUT_MS', 30_000, 100, 600_000),
     }),
+    metricsToken: metricsToken(env),
+    metricsPort: metricsPort(env, port),
+    logFormat: logFormat(env, production),
   });
 }

@@ -3,6 +3,8 @@
 // here), the cardholder pays in it, the page sends the token, the customer is back at the shop. The page's CSP lets the
 // widget load and call its origin, and nothing else (no CSP violation). Both databases.
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, it } from 'node:test';
 import { newPage } from './support/browser.js';
 import { FAKE_MONEXT_CREDENTIALS, FakeMonext, MONEXT_CARDS } from './support/fake-monext.js';
@@ -50,5 +52,42 @@ eachDatabase('a live payment in Monext’s widget, in a browser', (dialect) => {
     assert.equal(p.attempts[0].network, 'CB');
     assert.deepEqual(violations, []);
     await context.close();
+  });
+
+  it("the SDK component mounts Monext's widget on the merchant's page, under the documented CSP", async () => {
+    const s = await t.api(m.liveKey, 'POST', '/api/v1/payments/sessions', {
+      order: { reference: 'CMD-10', amount: 1500, currency: 'EUR' }, captureMode: 'AUTO', email: 'client@example.com', languageCode: 'en',
+      redirectUrl: `${SHOP}/return`, notificationUrl: `${SHOP}/hook`,
+    });
+    assert.equal(s.status, 201, JSON.stringify(s.body));
+    const { context, page } = await newPage(suite.browser);
+    const violations: string[] = [];
+    page.on('console', (msg) => { if (/Content Security Policy/i.test(msg.text())) violations.push(msg.text()); });
+    // docs/sdk.md, section 4, with Monext's origins (here the fake's stand-in widget) and a nonce for the page's own script.
+    const csp = [
+      `script-src 'nonce-abc123' ${suite.baseUrl} https://payment.cdn.payline.com https://homologation-payment.cdn.payline.com ${fake.url}`,
+      `style-src 'self' 'unsafe-inline' ${suite.baseUrl} https://payment.cdn.payline.com https://homologation-payment.cdn.payline.com ${fake.url}`,
+      `connect-src 'self' ${suite.baseUrl} ${fake.url}`, `frame-src ${suite.baseUrl} https:`, `img-src 'self' data: ${suite.baseUrl}`,
+    ].join('; ');
+    const html = `<!doctype html><html><body><div id="pay"></div><script nonce="abc123" src="${suite.baseUrl}/sdk/v1/motu.js"></script>
+<script nonce="abc123">Service.mount({ session: '${s.body.sessionId}', container: '#pay', defi3ds: 'embarque',
+  onReady: function () { window.ready = true; }, onError: function (e) { window.failed = e.code; },
+  onSuccess: function (info) { window.paid = info.paymentId; } });</script></body></html>`;
+    // The merchant's page, on its own loopback server (Chromium lets a loopback page call Motu's loopback origin).
+    const shop = createServer((_req, res) => { res.writeHead(200, { 'content-type': 'text/html', 'content-security-policy': csp }); res.end(html); });
+    await new Promise<void>((resolve) => shop.listen(0, '127.0.0.1', resolve));
+    const shopUrl = `http://127.0.0.1:${(shop.address() as AddressInfo).port}`;
+    await context.route(`${SHOP}/**`, (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<h1>Shop</h1>' }));
+    await page.goto(`${shopUrl}/checkout`);
+    await page.waitForFunction(() => (window as any).ready === true);
+    await page.getByLabel('Card number').fill(MONEXT_CARDS.visa);
+    await page.getByRole('button', { name: 'Pay in widget' }).click();
+    await page.waitForURL(`${SHOP}/**`);
+    const p = (await t.api(m.liveKey, 'GET', `/api/v1/payments/${s.body.paymentId}`)).body;
+    assert.equal(p.status, 'captured');
+    assert.deepEqual(violations, []);
+    await context.close();
+    shop.closeAllConnections();
+    await new Promise<void>((resolve) => shop.close(() => resolve()));
   });
 });

@@ -140,9 +140,10 @@ export function registerErrorHandling(app: FastifyInstance): void {
  * Fastify's `frameworkErrors`: what its router refuses before any route or hook runs (a path that does not decode,
  * `/payments/%FF`; a failed async constraint) is answered in the same shape as every other error, not Fastify's own.
  */
-export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   const known = toAppError(error) ?? new AppError('VALIDATION_ERROR', 'The request is malformed', { field: 'request' });
-  void reply.code(known.status).send(known.toBody());
+  // No hook ran: the request id header (src/http/request-id.ts) is set here.
+  void reply.code(known.status).header('x-request-id', request.id).send(known.toBody());
 }
 
 /**

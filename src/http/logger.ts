@@ -40,8 +40,56 @@ export const REDACTED_PATHS = [
   ...SECRET_FIELDS.map((f) => `*.${f}`),
 ];
 
-export function createLogger(level: string, destination?: DestinationStream): Logger {
-  return pino({ level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, destination);
+/**
+ * `format` (config.logFormat): `json`, `pretty`, or `auto`, pretty when stdout is a terminal. Either way the same
+ * redaction applies: the pretty form is made from the JSON line pino wrote.
+ */
+export function createLogger(level: string, destination?: DestinationStream, format: 'json' | 'pretty' | 'auto' = 'json'): Logger {
+  const out = destination ?? (format === 'pretty' || (format === 'auto' && process.stdout.isTTY) ? prettyStream(process.stdout) : undefined);
+  return pino({ level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, out);
+}
+
+const LEVEL_NAMES: Record<number, [string, string]> = {
+  10: ['TRACE', '90'], 20: ['DEBUG', '36'], 30: ['INFO ', '32'], 40: ['WARN ', '33'], 50: ['ERROR', '31'], 60: ['FATAL', '35'],
+};
+const HIDDEN = new Set(['level', 'time', 'msg', 'pid', 'hostname', 'v']);
+
+/**
+ * Development logs for people, without a dependency: `12:04:05.123 INFO  [reqId] message key=value …`, one line per
+ * record (an error's stack on the lines below it), coloured on a terminal. pino's JSON line is parsed back: slower
+ * than JSON, which is why production (LOG_FORMAT unset, NODE_ENV=production) never gets it.
+ */
+export function prettyStream(out: { write(text: string): unknown; isTTY?: boolean }): DestinationStream {
+  const colour = Boolean(out.isTTY) && !process.env.NO_COLOR;
+  const paint = (code: string, text: string) => (colour ? `\x1b[${code}m${text}\x1b[0m` : text);
+  return {
+    write(line: string) {
+      let record: Record<string, unknown>;
+      try {
+        record = JSON.parse(line) as Record<string, unknown>;
+      } catch {
+        out.write(line);
+        return;
+      }
+      const [name, code] = LEVEL_NAMES[record.level as number] ?? [String(record.level), '0'];
+      const time = typeof record.time === 'number' ? new Date(record.time).toISOString().slice(11, 23) : '';
+      const parts = [paint('2', time), paint(code, name)];
+      if (record.reqId !== undefined) parts.push(paint('2', `[${String(record.reqId)}]`));
+      if (record.msg !== undefined) parts.push(String(record.msg));
+      let stack = '';
+      for (const [key, value] of Object.entries(record)) {
+        if (HIDDEN.has(key) || key === 'reqId') continue;
+        if (key === 'err' && value && typeof value === 'object' && typeof (value as { stack?: unknown }).stack === 'string') {
+          stack = `\n    ${(value as { stack: string }).stack.split('\n').join('\n    ')}`;
+          parts.push(`${paint('2', 'err=')}${JSON.stringify((value as { message?: unknown }).message ?? '')}`);
+          continue;
+        }
+        const text = typeof value === 'string' && /^[^\s"=]+$/.test(value) ? value : JSON.stringify(value);
+        parts.push(`${paint('2', `${key}=`)}${text}`);
+      }
+      out.write(`${parts.join(' ')}${stack}\n`);
+    },
+  };
 }
 
 type Bindings = Record<string, unknown>;

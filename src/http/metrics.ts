@@ -1,8 +1,21 @@
-// Prometheus metrics: one registry per app, so several apps (tests) never share counters.
-import type { FastifyInstance } from 'fastify';
+// Prometheus metrics: one registry per app, so several apps (tests) never share counters. `/metrics` answers on the
+// app's port, or only on a port of its own (MOTU_METRICS_PORT), and asks for a bearer token when MOTU_METRICS_TOKEN is
+// set.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { QueueDepth } from '../events/queue-depth.js';
+import { requestIdGenerator, requestIdHeader } from './request-id.js';
 
-export function registerMetrics(app: FastifyInstance): Registry {
+export interface MetricsOptions {
+  /** MOTU_METRICS_TOKEN: `Authorization: Bearer <token>` required on /metrics. */
+  token?: string;
+  /** MOTU_METRICS_PORT: /metrics only there (on `host`), listening from the app's `ready` to its `close`. */
+  port?: number;
+  host: string;
+}
+
+export function registerMetrics(app: FastifyInstance, options: MetricsOptions = { host: '127.0.0.1' }): Registry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const requests = new Counter({
@@ -25,11 +38,59 @@ export function registerMetrics(app: FastifyInstance): Registry {
     duration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
     done();
   });
-  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
-    reply.header('content-type', registry.contentType);
-    return registry.metrics();
+  const route = (server: FastifyInstance) =>
+    server.get('/metrics', { schema: { hide: true }, onRequest: metricsGuard(options.token) }, async (_request, reply) => {
+      reply.header('content-type', registry.contentType);
+      return registry.metrics();
+    });
+  if (options.port === undefined) {
+    route(app);
+    return registry;
+  }
+  // A server of its own: an address the load balancer does not expose, for the scraper alone.
+  const own = Fastify({ logger: false, genReqId: requestIdGenerator(), trustProxy: false, return503OnClosing: true });
+  requestIdHeader(own);
+  route(own);
+  own.setNotFoundHandler((_request, reply) => {
+    void reply.code(404).send({ code: 'NOT_FOUND', message: 'Only /metrics answers on this port' });
+  });
+  app.addHook('onReady', async () => {
+    await own.listen({ port: options.port!, host: options.host });
+  });
+  app.addHook('onClose', async () => {
+    await own.close();
   });
   return registry;
+}
+
+/** No token configured: open. Otherwise 401 unless `Authorization: Bearer <token>`, compared in constant time. */
+function metricsGuard(token: string | undefined) {
+  if (token === undefined) return (_request: FastifyRequest, _reply: FastifyReply, done: () => void) => done();
+  const expected = createHash('sha256').update(token).digest();
+  return (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
+    const given = createHash('sha256').update(match?.[1] ?? '').digest();
+    if (match && timingSafeEqual(given, expected)) return done();
+    void reply
+      .code(401)
+      .header('www-authenticate', 'Bearer realm="metrics"')
+      .send({ code: 'UNAUTHORIZED', message: 'GET /metrics needs Authorization: Bearer <MOTU_METRICS_TOKEN>' });
+  };
+}
+
+/**
+ * The gauges of one queue (`webhook_deliveries`, `mail_jobs`): pending, retrying, abandoned and the age of the oldest
+ * pending, from one read per scrape.
+ */
+export function queueGauges(registry: Registry, queue: 'webhook' | 'mail', read: () => Promise<QueueDepth>): void {
+  const [things, Things, abandonedState] = queue === 'webhook' ? ['webhook deliveries', 'Webhook deliveries', 'abandoned'] : ['mails', 'Mails', 'failed'];
+  const prefix = queue === 'webhook' ? 'motu_webhook_deliveries' : 'motu_mail_jobs';
+  gaugesOnScrape(registry, {
+    pending: { name: `${prefix}_pending`, help: `${Things} waiting to be sent: due, waiting for a retry, or being sent` },
+    retrying: { name: `${prefix}_retrying`, help: `Of the pending ${things}, those that failed at least once (a retry is scheduled or under way)` },
+    abandoned: { name: `${prefix}_abandoned`, help: `${Things} given up after the last retry (status ${abandonedState}); only grows` },
+    oldestPendingSeconds: { name: `${prefix}_oldest_pending_age_seconds`, help: `Seconds since the oldest pending one of the ${things} was queued (0: none pending)` },
+  }, read);
 }
 
 /**

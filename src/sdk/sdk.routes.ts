@@ -6,6 +6,7 @@ import { Type, type Static } from 'typebox';
 import { esc, jsonForScript, sendHtml } from '../http/html.js';
 import { sdkBundle } from './bundle.js';
 import type { SdkService } from './sdk.service.js';
+import { AppError } from '../shared/errors.js';
 
 const SessionParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 const SubmitBody = Type.Object(
@@ -34,7 +35,10 @@ export function corsOpen(reply: FastifyReply): void {
   reply.header('vary', 'origin');
 }
 
-export function sdkRoutes(sdk: SdkService) {
+/** A live session's widget (docs/live.md): `{token, scriptUrl, styleUrl, redirectUrl}` for the acquirer's own card entry. */
+export type StartWidget = (sessionId: string) => Promise<unknown>;
+
+export function sdkRoutes(sdk: SdkService, startWidget?: StartWidget) {
   return async function routes(app: FastifyInstance): Promise<void> {
     app.addHook('onSend', async (_request, reply, payload) => {
       corsOpen(reply);
@@ -76,6 +80,14 @@ export function sdkRoutes(sdk: SdkService) {
       async (request, reply) => {
         const result = await sdk.submit(request.params.id, request.body.token, request.body.defi3ds ?? 'embarque', request.body.email);
         return reply.header('cache-control', 'no-store').send(result);
+      },
+    );
+    app.post<{ Params: Static<typeof SessionParams> }>(
+      '/api/v1/sdk/sessions/:id/widget',
+      { schema: { tags: ['sdk'], summary: "Browser, live mode: a session of the acquirer's card widget (Monext) for this session", params: SessionParams, security: [] } },
+      async (request, reply) => {
+        if (!startWidget) throw new AppError('ACQUIRER_NOT_CONFIGURED', 'No live acquirer widget on this service');
+        return reply.code(201).header('cache-control', 'no-store').send(await startWidget(request.params.id));
       },
     );
     app.get<{ Params: Static<typeof SessionParams>; Querystring: Static<typeof ReturnQuery> }>(

@@ -8,7 +8,7 @@ import { openMigrated, resolveAdminToken, seedDemo } from './bootstrap.js';
 import { startWorkers } from './workers.js';
 
 export async function serve(config: Config, role: Role, out: (line: string) => void = console.log): Promise<void> {
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, undefined, config.logFormat);
   const clock = systemClock;
   const db = await openMigrated(config);
   const admin = await resolveAdminToken(config, db);

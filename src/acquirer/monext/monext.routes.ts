@@ -42,21 +42,29 @@ const ReturnQuery = Type.Object({
 
 type ReturnQueryT = { session: string; monext_session_id?: string; token?: string; paylinetoken?: string };
 
+/** A widget session for a Motu session (the hosted page's call, and the SDK's `POST /api/v1/sdk/sessions/{id}/widget`). */
+export function widgetStarter(router: LiveRouter, deps: MonextRouteDeps) {
+  return async (sessionId: string) => {
+    const info = await deps.resolve(sessionId);
+    if (!info) throw new AppError('SESSION_EXPIRED', 'This session is unknown or no longer takes a card');
+    if (info.mode !== 'live') throw new AppError('BUSINESS_RULE_VIOLATION', "Test mode takes cards in Motu's own fields (the simulator)");
+    await deps.takeTokenSlot(sessionId, info.mode);
+    const base = `${deps.publicUrl}/acquirer/v1/monext`;
+    const q = `session=${encodeURIComponent(sessionId)}`;
+    return router.startCardEntry(info.contractId, {
+      mode: info.mode, merchantReference: info.merchantReference, amount: info.amount, currency: info.currency,
+      returnUrl: `${base}/return?${q}`, notificationUrl: `${base}/notify?${q}`, languageCode: info.languageCode,
+      statementLabel: info.statementLabel ?? undefined, email: info.email,
+    });
+  };
+}
+
 export function monextRoutes(router: LiveRouter, deps: MonextRouteDeps) {
   const tokenOf = (q: ReturnQueryT) => q.monext_session_id ?? q.token ?? q.paylinetoken ?? '';
+  const start = widgetStarter(router, deps);
   return async function routes(app: FastifyInstance): Promise<void> {
     app.post<{ Body: { session: string } }>('/acquirer/v1/monext/sessions', { schema: { hide: true, body: StartBody } }, async (request, reply) => {
-      const info = await deps.resolve(request.body.session);
-      if (!info) throw new AppError('SESSION_EXPIRED', 'This session is unknown or no longer takes a card');
-      if (info.mode !== 'live') throw new AppError('BUSINESS_RULE_VIOLATION', "Test mode takes cards in Motu's own fields (the simulator)");
-      await deps.takeTokenSlot(request.body.session, info.mode);
-      const base = `${deps.publicUrl}/acquirer/v1/monext`;
-      const q = `session=${encodeURIComponent(request.body.session)}`;
-      const entry = await router.startCardEntry(info.contractId, {
-        mode: info.mode, merchantReference: info.merchantReference, amount: info.amount, currency: info.currency,
-        returnUrl: `${base}/return?${q}`, notificationUrl: `${base}/notify?${q}`, languageCode: info.languageCode,
-        statementLabel: info.statementLabel ?? undefined, email: info.email,
-      });
+      const entry = await start(request.body.session);
       reply.header('cache-control', 'no-store');
       return reply.code(201).send(entry);
     });

@@ -12,6 +12,8 @@ interface Outcome {
   abandon: boolean;
   attempt: number;
   error: string | null;
+  /** When the next retry is due (a failure with retries left). */
+  next: string | null;
 }
 
 export async function recordOutcomes(ctx: DeliveryContext, batch: Finished[]): Promise<void> {
@@ -45,7 +47,7 @@ export async function recordOutcomes(ctx: DeliveryContext, batch: Finished[]): P
       g = { token: c.row.claim_token!, set, outcomes: [] };
       groups.set(key, g);
     }
-    g.outcomes.push({ f, ok, abandon, attempt, error });
+    g.outcomes.push({ f, ok, abandon, attempt, error, next });
   }
   const recorded: Outcome[] = [];
   const lostClaims: Outcome[] = [];
@@ -87,11 +89,18 @@ export async function recordOutcomes(ctx: DeliveryContext, batch: Finished[]): P
   });
   for (const o of lostClaims) logger.warn({ deliveryId: o.f.c.row.id }, 'webhook claim lost before the attempt was recorded');
   for (const o of recorded) {
-    if (!o.abandon) continue;
+    if (o.ok) continue;
     const row = o.f.c.row;
-    logger.warn(
-      { deliveryId: row.id, eventId: row.event_id, endpointId: row.endpoint_id },
-      row.endpoint_id ? 'webhook abandoned; endpoint taken out of service' : 'webhook to notificationUrl abandoned',
-    );
+    // Ids, the status code and the transport's error only: never the URL (a notificationUrl may carry the merchant's
+    // own token), the body, the signature or the secret.
+    const fields = { deliveryId: row.id, eventId: row.event_id, endpointId: row.endpoint_id, mode: row.mode, attempt: o.attempt, statusCode: o.f.result.statusCode, error: o.error };
+    if (o.abandon) {
+      logger.warn(fields, row.endpoint_id ? 'webhook abandoned; endpoint taken out of service' : 'webhook to notificationUrl abandoned');
+    } else if (row.mode === 'test') {
+      // In test mode the receiver is the developer's own, being written: its failures are what they need to see.
+      logger.warn({ ...fields, nextAttemptAt: o.next }, 'test-mode webhook attempt failed; it will be retried');
+    } else {
+      logger.info({ ...fields, nextAttemptAt: o.next }, 'webhook attempt failed; it will be retried');
+    }
   }
 }

@@ -105,6 +105,7 @@ async function mount(options: MountOptions): Promise<Controller> {
   }
   const lang: Lang = langOf(session.locale);
   const t = TEXT[lang];
+  if (session.mode === 'live') return mountLiveWidget(options, session, container, lang, defi3ds, fail);
 
   // ---- rendering, inside a shadow root ----
   const host = el('div', { class: 'motu-component', 'data-intent': session.intent });
@@ -304,6 +305,100 @@ async function mount(options: MountOptions): Promise<Controller> {
   };
   window.addEventListener('pagehide', () => { if (redirectTimer) { clearTimeout(redirectTimer); redirectTimer = null; } });
 
+  try { options.onReady?.({ intent: session.intent, amount: controller.amount, currency: session.currency }); } catch { /* merchant handler */ }
+  return controller;
+}
+
+interface WidgetEntry { token: string; scriptUrl: string; styleUrl: string; redirectUrl: string | null }
+
+/**
+ * Live mode (docs/live.md): the card is typed in the acquirer's own widget (Monext's), mounted in the page itself
+ * (its script finds #PaylineWidget in the document, so the page's CSP lets Monext's origins in: docs/sdk.md). The
+ * widget's final state submits its token; `embarque` keeps 3-D Secure inside the widget, `redirection` lets the
+ * window go to Monext's page for it. Same callbacks and error codes as the card fields.
+ */
+async function mountLiveWidget(
+  options: MountOptions, session: SessionInfo, container: HTMLElement, lang: Lang, defi3ds: Defi3ds, fail: (err: MotuError) => never,
+): Promise<Controller> {
+  const t = TEXT[lang];
+  let entry: WidgetEntry;
+  try {
+    const res = await api<WidgetEntry & { code?: string; message?: string }>('POST', `${encodeURIComponent(session.id)}/widget`);
+    if (res.status === 410) return fail({ code: 'SESSION_EXPIREE', message: res.body.message ?? t.expired });
+    if (res.body.code === 'TOO_MANY_ATTEMPTS') return fail({ code: 'TENTATIVES_EPUISEES', message: t.tooManyAttempts });
+    if (res.status !== 201 || !res.body.token) return fail({ code: 'CHARGEMENT_IMPOSSIBLE', message: res.body.message ?? t.network });
+    entry = res.body;
+  } catch {
+    return fail({ code: 'RESEAU', message: t.network });
+  }
+  const callback = `motuWidgetDone_${randomChannel()}`;
+  const host = el('div', { class: 'motu-widget', 'data-intent': session.intent });
+  const widget = el('div', {
+    id: 'PaylineWidget', 'data-token': entry.token, 'data-template': 'column', 'data-auto-init': 'true',
+    'data-embeddedredirectionallowed': defi3ds === 'redirection' ? 'true' : 'false', 'data-event-finalstatehasbeenreached': callback,
+  });
+  const errorBox = el('p', { class: 'motu-error', role: 'alert', 'aria-live': 'assertive' });
+  host.append(widget, errorBox);
+  container.append(host);
+  const style = el('link', { rel: 'stylesheet', href: entry.styleUrl });
+  const script = el('script', { src: entry.scriptUrl });
+  document.head.append(style, script);
+
+  let busy = false;
+  const report = (err: MotuError) => {
+    errorBox.textContent = err.message;
+    try { options.onError?.(err); } catch { /* merchant handler */ }
+  };
+  const controller: Controller = {
+    intent: session.intent,
+    amount: session.intent === 'payment' ? session.amount : null,
+    currency: session.currency,
+    cardNetwork: () => null,
+    unmount() {
+      delete (window as unknown as Record<string, unknown>)[callback];
+      host.remove();
+    },
+    async submit() {
+      if (busy) return;
+      busy = true;
+      errorBox.textContent = '';
+      try {
+        let res: { status: number; body: SubmitResult & { code?: string; message?: string } };
+        try {
+          res = await api('POST', `${encodeURIComponent(session.id)}/submit`, { token: entry.token, defi3ds });
+        } catch {
+          report({ code: 'RESEAU', message: t.network });
+          return;
+        }
+        if (res.status !== 200) {
+          if (res.body.code === 'TOO_MANY_ATTEMPTS') report({ code: 'TENTATIVES_EPUISEES', message: t.tooManyAttempts });
+          else report({ code: res.status === 410 ? 'SESSION_EXPIREE' : res.body.code ?? 'ERREUR', message: res.body.message ?? t.network });
+          return;
+        }
+        const result = res.body;
+        if (result.status === 'challenge') {
+          // Not finished: 3-D Secure goes on in the widget, or, in redirection mode, on Monext's page.
+          if (defi3ds === 'redirection' && result.challengeUrl) window.location.assign(result.challengeUrl);
+          return;
+        }
+        if (result.status === 'succeeded') {
+          try {
+            options.onSuccess?.({
+              intent: session.intent, ...(result.paymentId ? { paymentId: result.paymentId } : {}),
+              ...(session.intent === 'tokenization' ? { paymentMethodId: result.paymentMethodId ?? null } : {}),
+              redirectUrl: result.redirectUrl, cardNetwork: result.cardNetwork ?? null,
+            });
+          } catch { /* merchant handler */ }
+          if (result.redirectUrl) window.location.assign(result.redirectUrl);
+          return;
+        }
+        report({ code: result.code, message: result.code === 'NAVIGATEUR_INCOMPATIBLE' ? t.unfit : result.message, ...(result.redirectUrl ? { redirectUrl: result.redirectUrl } : {}) });
+      } finally {
+        busy = false;
+      }
+    },
+  };
+  (window as unknown as Record<string, unknown>)[callback] = () => { void controller.submit(); };
   try { options.onReady?.({ intent: session.intent, amount: controller.amount, currency: session.currency }); } catch { /* merchant handler */ }
   return controller;
 }
