@@ -320,6 +320,23 @@ eachDatabase('the back-office money pages', (dialect) => {
     assert.equal((await api('GET', `/api/v1/disputes/${dispute.id}`)).status, 'lost');
   });
 
+  it('an analyst reads the money pages without the buttons its role may not use', async () => {
+    const analyst = await signedInUser(t, m.id, 'analyst');
+    const other = await suite.browser.newContext({ locale: 'en-GB' });
+    const eq = analyst.cookie.indexOf('=');
+    await other.addCookies([{ name: analyst.cookie.slice(0, eq), value: analyst.cookie.slice(eq + 1), url: suite.baseUrl }]);
+    const reader = await other.newPage();
+    await reader.goto(`${suite.baseUrl}/dashboard/payouts`);
+    await reader.getByRole('table', { name: 'Payouts, newest first' }).waitFor();
+    assert.equal(await reader.getByRole('button', { name: 'New payout' }).count(), 0);
+    assert.equal(await reader.getByRole('button', { name: 'Add a bank account' }).count(), 0);
+    await reader.goto(`${suite.baseUrl}/dashboard/invoices/${invoiceId}`);
+    await reader.getByRole('heading', { name: /^Invoice F-/, level: 1 }).waitFor();
+    await reader.getByRole('link', { name: 'Download PDF' }).waitFor();
+    assert.equal(await reader.getByRole('button', { name: 'Credit note' }).count(), 0);
+    await other.close();
+  });
+
   it('at 390 px the money pages do not scroll sideways', async () => {
     const phone = await context.newPage();
     await phone.setViewportSize(PHONE);

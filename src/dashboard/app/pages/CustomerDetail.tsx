@@ -14,6 +14,7 @@ import { Page, Section } from '../components/Page.js';
 import { QueryView } from '../components/QueryView.js';
 import { StatusBadge } from '../components/StatusBadge.js';
 import { intervalText } from './money/intervals.js';
+import { useMayChange } from './money/permissions.js';
 
 export function CustomerDetailPage() {
   const { id = '' } = useParams();
@@ -24,6 +25,7 @@ export function CustomerDetailPage() {
 function CustomerView({ customer }: { customer: Customer }) {
   const { t } = useTranslation();
   const id = encodeURIComponent(customer.id);
+  const mayInvoice = useMayChange('billing');
   const cards = useQuery({ queryKey: ['customer-cards', customer.id], queryFn: () => api.get<ApiPage<PaymentMethod>>(`/api/v1/customers/${id}/payment-methods`, { status: 'all', limit: 100 }) });
   const subscriptions = useQuery({ queryKey: ['subscriptions', { customerId: customer.id }], queryFn: () => api.get<ApiPage<Subscription>>('/api/v1/subscriptions', { customerId: customer.id, limit: 20 }) });
   const invoices = useQuery({ queryKey: ['invoices', { customerId: customer.id }], queryFn: () => api.get<ApiPage<Invoice>>('/api/v1/billing/invoices', { customerId: customer.id, limit: 20 }) });
@@ -77,7 +79,7 @@ function CustomerView({ customer }: { customer: Customer }) {
       <Section title={t('nav.subscriptions')} actions={<Link to={`/subscriptions?customerId=${id}`}>{t('customers.seeAll')}</Link>}>
         <QueryView query={subscriptions}>{(page) => <DataTable caption={t('customers.subscriptionsCaption')} columns={subColumns} data={page.data} rowKey={(s) => s.id} empty={t('subscriptions.empty')} />}</QueryView>
       </Section>
-      <Section title={t('nav.invoices')} actions={<Link to={`/invoices/new?customerId=${id}`}>{t('invoices.create')}</Link>}>
+      <Section title={t('nav.invoices')} actions={mayInvoice && <Link to={`/invoices/new?customerId=${id}`}>{t('invoices.create')}</Link>}>
         <QueryView query={invoices}>{(page) => <DataTable caption={t('customers.invoicesCaption')} columns={invColumns} data={page.data} rowKey={(i) => i.id} empty={t('invoices.empty')} />}</QueryView>
       </Section>
       <Section title={t('nav.payments')}>

@@ -16,6 +16,7 @@ import { QueryView } from '../components/QueryView.js';
 import { StatusBadge } from '../components/StatusBadge.js';
 import { useToast } from '../components/Toasts.js';
 import { disputeReasonLabel } from './money/disputes.js';
+import { useMayChange } from './money/permissions.js';
 
 export function DisputeDetailPage() {
   const { id = '' } = useParams();
@@ -28,7 +29,8 @@ function DisputeView({ dispute }: { dispute: Dispute }) {
   const queryClient = useQueryClient();
   const toast = useToast();
   const timeZone = useTimeZone();
-  const open = disputeOpen(dispute);
+  const answerable = disputeOpen(dispute);
+  const open = useMayChange('billing') && answerable;
   const [evidence, setEvidence] = useState<Record<EvidenceField, string>>(
     () => Object.fromEntries(EVIDENCE_FIELDS.map((f) => [f, dispute.evidence[f] ?? ''])) as Record<EvidenceField, string>,
   );
@@ -74,7 +76,7 @@ function DisputeView({ dispute }: { dispute: Dispute }) {
       <Section title={t('disputes.summary')}>
         <p className="amount-hero"><Money amount={dispute.amount} currency={dispute.currency} eurCents={dispute.amountEur} /></p>
         <p><StatusBadge status={dispute.status} /></p>
-        {open && (
+        {answerable && (
           <p className="notice deadline">
             {t('disputes.deadline')} <strong><DateTime value={dispute.evidenceDueBy} /></strong> ({timeZone})
           </p>

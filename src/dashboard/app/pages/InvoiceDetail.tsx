@@ -19,6 +19,7 @@ import { Page, Section } from '../components/Page.js';
 import { QueryView } from '../components/QueryView.js';
 import { StatusBadge } from '../components/StatusBadge.js';
 import { useToast } from '../components/Toasts.js';
+import { useMayChange } from './money/permissions.js';
 
 type Action = 'finalize' | 'delete' | 'send' | 'payment' | 'credit' | 'uncollectible' | null;
 const PAYABLE = ['open', 'partially_paid', 'uncollectible', 'disputed'];
@@ -47,9 +48,10 @@ function InvoiceView({ invoice }: { invoice: Invoice }) {
   const [refund, setRefund] = useState(false);
   const [sentUrl, setSentUrl] = useState<string | null>(null);
   const [creditNotes, setCreditNotes] = useState<CreditNote[]>([]);
-  const draft = invoice.status === 'draft';
-  const payable = PAYABLE.includes(invoice.status);
-  const creditable = !draft && invoice.total - invoice.amountCredited > 0 && invoice.status !== 'credited';
+  const mayChange = useMayChange('billing');
+  const draft = mayChange && invoice.status === 'draft';
+  const payable = mayChange && PAYABLE.includes(invoice.status);
+  const creditable = mayChange && invoice.status !== 'draft' && invoice.total - invoice.amountCredited > 0 && invoice.status !== 'credited';
   const base = `/api/v1/billing/invoices/${invoice.id}`;
   const percent = (basisPoints: number) => new Intl.NumberFormat(locale(lang), { style: 'percent', maximumFractionDigits: 2 }).format(basisPoints / 10_000);
 
@@ -109,7 +111,7 @@ function InvoiceView({ invoice }: { invoice: Invoice }) {
           {payable && invoice.amountRemaining > 0 && <button type="button" className="button primary" onClick={() => open('send')}>{t('invoices.send')}</button>}
           {payable && invoice.amountRemaining > 0 && <button type="button" className="button secondary" onClick={() => open('payment')}>{t('invoices.recordPayment')}</button>}
           {creditable && <button type="button" className="button secondary" onClick={() => open('credit')}>{t('invoices.creditNote')}</button>}
-          {(invoice.status === 'open' || invoice.status === 'partially_paid') && (
+          {mayChange && (invoice.status === 'open' || invoice.status === 'partially_paid') && (
             <button type="button" className="button secondary" onClick={() => open('uncollectible')}>{t('invoices.markUncollectible')}</button>
           )}
           <a className="button secondary" href={`${base}/pdf?lang=${lang}`} target="_blank" rel="noopener">{t('invoices.pdf')}</a>

@@ -17,6 +17,7 @@ import { Pager, useCursor } from '../components/Pager.js';
 import { QueryView } from '../components/QueryView.js';
 import { StatusBadge } from '../components/StatusBadge.js';
 import { statusLabel } from '../labels.js';
+import { useMayChange } from './money/permissions.js';
 
 export function InvoicesPage() {
   const { t } = useTranslation();
@@ -24,6 +25,7 @@ export function InvoicesPage() {
   const applied = { status: params.get('status') ?? '', customerId: params.get('customerId') ?? '' };
   const [draft, setDraft] = useState(applied);
   const cursor = useCursor();
+  const mayCreate = useMayChange('billing');
   const invoices = useQuery({
     queryKey: ['invoices', applied, cursor.startingAfter],
     queryFn: () => api.get<ApiPage<Invoice>>('/api/v1/billing/invoices', { ...applied, limit: 20, startingAfter: cursor.startingAfter }),
@@ -47,7 +49,7 @@ export function InvoicesPage() {
     column.accessor('createdAt', { header: t('invoices.created'), cell: (c) => <DateTime value={c.getValue()} /> }),
   ];
   return (
-    <Page title={t('invoices.title')} actions={<Link className="button primary" to="/invoices/new">{t('invoices.create')}</Link>}>
+    <Page title={t('invoices.title')} actions={mayCreate && <Link className="button primary" to="/invoices/new">{t('invoices.create')}</Link>}>
       <Filters label={t('invoices.filters')} onApply={() => apply(draft)} onReset={() => { const empty = { status: '', customerId: '' }; setDraft(empty); apply(empty); }}>
         <SelectField label={t('invoices.status')} value={draft.status} onChange={(e) => setDraft({ ...draft, status: e.target.value })}>
           <option value="">{t('common.all')}</option>

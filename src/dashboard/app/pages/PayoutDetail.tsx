@@ -16,6 +16,7 @@ import { QueryView } from '../components/QueryView.js';
 import { StatusBadge } from '../components/StatusBadge.js';
 import { useToast } from '../components/Toasts.js';
 import { TransactionsTable } from './money/Transactions.js';
+import { useMayChange } from './money/permissions.js';
 
 export function PayoutDetailPage() {
   const { id = '' } = useParams();
@@ -28,6 +29,7 @@ function PayoutView({ payout }: { payout: Payout }) {
   const queryClient = useQueryClient();
   const toast = useToast();
   const cursor = useCursor();
+  const mayCancel = useMayChange('money-out');
   const transactions = useQuery({
     queryKey: ['payout-transactions', payout.id, cursor.startingAfter],
     queryFn: () => api.get<ApiPage<BalanceTransaction>>(`/api/v1/payouts/${payout.id}/transactions`, { limit: 20, startingAfter: cursor.startingAfter }),
@@ -52,7 +54,7 @@ function PayoutView({ payout }: { payout: Payout }) {
   return (
     <Page
       title={t('payouts.detailTitle', { id: payout.id })}
-      actions={payout.status === 'pending' && <button type="button" className="button secondary" onClick={() => setCancelling(true)}>{t('payouts.cancel')}</button>}
+      actions={mayCancel && payout.status === 'pending' && <button type="button" className="button secondary" onClick={() => setCancelling(true)}>{t('payouts.cancel')}</button>}
     >
       <p><Link to="/payouts">{t('payouts.backToList')}</Link></p>
       <Section title={t('payouts.summary')}>

@@ -18,6 +18,7 @@ import { Pager, useCursor } from '../components/Pager.js';
 import { QueryView } from '../components/QueryView.js';
 import { StatusBadge } from '../components/StatusBadge.js';
 import { useToast } from '../components/Toasts.js';
+import { useMayChange } from './money/permissions.js';
 
 const CURRENCIES = ['EUR', 'XPF'] as const;
 
@@ -26,6 +27,7 @@ export function PayoutsPage() {
   const queryClient = useQueryClient();
   const toast = useToast();
   const cursor = useCursor();
+  const mayPayOut = useMayChange('money-out');
   const payouts = useQuery({
     queryKey: ['payouts', cursor.startingAfter],
     queryFn: () => api.get<ApiPage<Payout>>('/api/v1/payouts', { limit: 20, startingAfter: cursor.startingAfter }),
@@ -65,7 +67,7 @@ export function PayoutsPage() {
   ];
 
   return (
-    <Page title={t('payouts.title')} actions={<button type="button" className="button primary" onClick={openCreate}>{t('payouts.new')}</button>}>
+    <Page title={t('payouts.title')} actions={mayPayOut && <button type="button" className="button primary" onClick={openCreate}>{t('payouts.new')}</button>}>
       <p className="notice">{t('payouts.scheduleNote')} <Link to="/settings/payouts">{t('payouts.scheduleLink')}</Link></p>
       <QueryView query={payouts}>
         {(page) => (
@@ -100,6 +102,7 @@ function BankAccounts() {
   const queryClient = useQueryClient();
   const toast = useToast();
   const accounts = useQuery({ queryKey: ['bank-accounts'], queryFn: () => api.get<ApiPage<BankAccount>>('/api/v1/bank-accounts', { limit: 100 }) });
+  const mayChange = useMayChange('money-out');
   const [action, setAction] = useState<AccountAction>(null);
   const [form, setForm] = useState({ iban: '', holderName: '', currency: 'EUR', bic: '' });
   const refresh = () => queryClient.invalidateQueries({ queryKey: ['bank-accounts'] });
@@ -129,7 +132,7 @@ function BankAccounts() {
     column.accessor('currency', { header: t('bankAccounts.currency') }),
     column.accessor('default', { header: t('bankAccounts.default'), cell: (c) => (c.getValue() ? t('bankAccounts.isDefault') : '—') }),
     column.accessor('status', { header: t('bankAccounts.status'), cell: (c) => <StatusBadge status={c.getValue()} /> }),
-    column.display({
+    ...(!mayChange ? [] : [column.display({
       id: 'actions', header: t('common.actions'),
       cell: (c) => {
         const account = c.row.original;
@@ -147,14 +150,14 @@ function BankAccounts() {
           </div>
         );
       },
-    }),
+    })]),
   ];
   const target = action && action.kind !== 'add' ? action.account : null;
 
   return (
     <Section
       title={t('bankAccounts.title')}
-      actions={<button type="button" className="button secondary" onClick={() => { setForm({ iban: '', holderName: '', currency: 'EUR', bic: '' }); setAction({ kind: 'add' }); }}>{t('bankAccounts.add')}</button>}
+      actions={mayChange && <button type="button" className="button secondary" onClick={() => { setForm({ iban: '', holderName: '', currency: 'EUR', bic: '' }); setAction({ kind: 'add' }); }}>{t('bankAccounts.add')}</button>}
     >
       <QueryView query={accounts}>
         {(page) => <DataTable caption={t('bankAccounts.caption')} columns={columns} data={page.data} rowKey={(a) => a.id} empty={t('bankAccounts.empty')} />}

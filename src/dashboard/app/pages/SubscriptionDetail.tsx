@@ -18,6 +18,7 @@ import { QueryView } from '../components/QueryView.js';
 import { StatusBadge } from '../components/StatusBadge.js';
 import { useToast } from '../components/Toasts.js';
 import { intervalText } from './money/intervals.js';
+import { useMayChange } from './money/permissions.js';
 
 type Action = 'cancel' | 'retry' | 'card-link' | null;
 
@@ -46,7 +47,8 @@ function SubscriptionView({ subscription }: { subscription: Subscription }) {
   const [sendEmail, setSendEmail] = useState(false);
   const [link, setLink] = useState<CardLink | null>(null);
   const [copied, setCopied] = useState(false);
-  const live = subscription.status === 'active' || subscription.status === 'past_due' || subscription.status === 'waiting_mandate';
+  const mayChange = useMayChange('billing');
+  const live = mayChange && subscription.status === 'active' || subscription.status === 'past_due' || subscription.status === 'waiting_mandate';
   const cancellable = live && !subscription.cancelAt;
 
   const done = async (next: Subscription, message: string) => {
