@@ -318,6 +318,17 @@ eachDatabase('the back-office money pages', (dialect) => {
     await page.locator('.badge').filter({ hasText: 'Lost' }).waitFor();
     assert.equal(await page.getByRole('button', { name: 'Accept dispute' }).count(), 0);
     assert.equal((await api('GET', `/api/v1/disputes/${dispute.id}`)).status, 'lost');
+
+    // Another one answered: the evidence submitted behind its confirmation, the dispute under review.
+    const second = await api('POST', `/api/v1/test-helpers/payments/${await paidPayment(t, m.testKey, { amount: 1200, currency: 'EUR' })}/dispute`, {});
+    await visit(`/disputes/${second.id}`, `Dispute ${second.id}`);
+    await page.getByLabel('Shipping and tracking').fill('Colissimo 6A123456789');
+    await page.getByRole('button', { name: 'Submit evidence' }).click();
+    await page.getByRole('dialog', { name: 'Submit the evidence?' }).getByRole('button', { name: 'Submit evidence' }).click();
+    await toast('Evidence submitted.');
+    await page.locator('.badge').filter({ hasText: 'Under review' }).waitFor();
+    const submitted = await api('GET', `/api/v1/disputes/${second.id}`);
+    assert.deepEqual([submitted.status, submitted.evidence.shippingTracking, typeof submitted.evidenceSubmittedAt], ['under_review', 'Colissimo 6A123456789', 'string']);
   });
 
   it('an analyst reads the money pages without the buttons its role may not use', async () => {
