@@ -12,7 +12,10 @@ import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './ht
 import { registerIdempotency } from './http/idempotency.js';
 import { registerTextGuard } from './http/text-guard.js';
 import { registerJsonBodyParser } from './http/json-limits.js';
-import { gaugesOnScrape, registerMetrics } from './http/metrics.js';
+import { gaugesOnScrape, queueGauges, registerMetrics } from './http/metrics.js';
+import { requestIdGenerator, requestIdHeader } from './http/request-id.js';
+import { webhookQueueDepth } from './events/queue-depth.js';
+import { mailQueueDepth } from './mail/queue-depth.js';
 import { ErrorSchema } from './http/schemas.js';
 import { validatorCompiler } from './http/validation.js';
 import { lazyChildLoggerFactory, requestLogLine } from './http/logger.js';
@@ -88,7 +91,10 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     // One line per request at info (requestLogLine), not Fastify's two; a request's child logger is made on first use.
     logController: new LogController({ disableRequestLogging: true }),
     childLoggerFactory: deps.logger ? (lazyChildLoggerFactory as never) : undefined,
+    // X-Request-Id on every answer: the caller's when it is a safe short token, else ours (src/http/request-id.ts).
+    genReqId: requestIdGenerator(),
   });
+  requestIdHeader(app);
   if ((deps.logger as { isLevelEnabled?: (level: string) => boolean } | undefined)?.isLevelEnabled?.('info')) requestLogLine(app);
   app.setValidatorCompiler(validatorCompiler());
   app.decorateRequest('merchant', null);
@@ -116,7 +122,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   });
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
 
-  const metrics = registerMetrics(app);
+  const metrics = registerMetrics(app, { token: config.metricsToken, port: config.metricsPort, host: config.host });
   const secretBox = secretBoxFor(config);
   if (secretBox.warning) app.log.warn(secretBox.warning);
   // Rows written before webhook secrets were encrypted at rest are sealed now (no-op afterwards).
@@ -133,6 +139,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       help: `Of those, payments failed more than ${LATE_AUTHORIZATION_WATCH_HOURS} hours ago: the acquirer still holds an authorization Motu could not give back`,
     },
   }, () => merchantPayments.lateAuthorizationWatch(clock.now()));
+  queueGauges(metrics, 'webhook', () => webhookQueueDepth(db, clock.now()));
+  queueGauges(metrics, 'mail', () => mailQueueDepth(db, clock.now()));
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
