@@ -8,6 +8,7 @@ import { DateTime } from './DateTime.js';
 import { errorText } from './ErrorMessage.js';
 import { StatusBadge } from './StatusBadge.js';
 import { useToast } from './Toasts.js';
+import { usePermissions } from '../permissions.js';
 
 export function Deliveries({ deliveries }: { deliveries: Delivery[] }) {
   const { t } = useTranslation();
@@ -37,6 +38,7 @@ export function ResendButton({ eventId, describedBy, onSent }: { eventId: string
   const { t } = useTranslation();
   const toast = useToast();
   const [busy, setBusy] = useState(false);
+  const { can } = usePermissions();
   const resend = async () => {
     setBusy(true);
     try {
@@ -49,5 +51,6 @@ export function ResendButton({ eventId, describedBy, onSent }: { eventId: string
       setBusy(false);
     }
   };
+  if (!can('POST', '/api/v1/events/:id/resend')) return null;
   return <button type="button" className="button secondary small" aria-describedby={describedBy} disabled={busy} onClick={resend}>{t('events.resend')}</button>;
 }

@@ -1,5 +1,5 @@
 // Developers: API keys, webhook endpoints and the signing secret, the event log, and test clocks (test mode).
-import { Route, Routes } from 'react-router';
+import { Navigate, Route, Routes } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { useMe } from '../session.js';
 import { Page } from '../components/Page.js';
@@ -9,12 +9,16 @@ import { WebhooksPart } from './developers/Webhooks.js';
 import { EventsPart } from './developers/Events.js';
 import { TestClocksPart } from './developers/TestClocks.js';
 import { NotFoundPage } from './NotFound.js';
+import { usePermissions } from '../permissions.js';
 
 export function DevelopersPage() {
   const { t } = useTranslation();
   const me = useMe();
+  const { can } = usePermissions();
+  // API keys are for the roles that may hold secrets; the others start on the webhooks.
+  const keys = can('GET', '/dashboard/api/keys');
   const items = [
-    { to: '/developers', label: t('developers.keys'), end: true },
+    ...(keys ? [{ to: '/developers', label: t('developers.keys'), end: true }] : []),
     { to: '/developers/webhooks', label: t('developers.webhooks') },
     { to: '/developers/events', label: t('developers.events') },
     ...(me.mode === 'test' ? [{ to: '/developers/test-clocks', label: t('developers.testClocks') }] : []),
@@ -23,7 +27,7 @@ export function DevelopersPage() {
     <Page title={t('developers.title')}>
       <SubNav label={t('developers.title')} items={items} />
       <Routes>
-        <Route index element={<ApiKeysPart />} />
+        <Route index element={keys ? <ApiKeysPart /> : <Navigate to="webhooks" replace />} />
         <Route path="webhooks" element={<WebhooksPart />} />
         <Route path="events" element={<EventsPart />} />
         {me.mode === 'test' && <Route path="test-clocks" element={<TestClocksPart />} />}

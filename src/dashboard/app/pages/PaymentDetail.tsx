@@ -17,11 +17,11 @@ import { StatusBadge } from '../components/StatusBadge.js';
 import { useToast } from '../components/Toasts.js';
 import { FeeLines } from './payment/FeeLines.js';
 import { PaymentTimeline } from './payment/PaymentTimeline.js';
+import { usePermissions } from '../permissions.js';
 
 type Action = 'capture' | 'cancel' | 'refund' | null;
 
 export function PaymentDetailPage() {
-  const { t } = useTranslation();
   const { id = '' } = useParams();
   const timeline = useQuery({
     queryKey: ['payment-timeline', id],
@@ -43,9 +43,10 @@ function PaymentView({ timeline }: { timeline: Timeline }) {
   const [amount, setAmount] = useState('');
   const [reason, setReason] = useState('');
   const refundable = payment.capturedAmount - payment.refundedAmount - payment.disputedAmount;
-  const canCapture = payment.status === 'transit';
-  const canCancel = payment.status === 'pending' || payment.status === 'transit';
-  const canRefund = (payment.status === 'captured' || payment.status === 'partially_refunded') && refundable > 0;
+  const { can } = usePermissions();
+  const canCapture = payment.status === 'transit' && can('POST', '/api/v1/payments/:id/capture');
+  const canCancel = (payment.status === 'pending' || payment.status === 'transit') && can('POST', '/api/v1/payments/:id/cancel');
+  const canRefund = (payment.status === 'captured' || payment.status === 'partially_refunded') && refundable > 0 && can('POST', '/api/v1/payments/:id/refund');
 
   const open = (next: Action) => {
     setAmount('');

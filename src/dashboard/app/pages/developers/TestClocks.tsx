@@ -15,6 +15,7 @@ import { Section } from '../../components/Page.js';
 import { QueryView } from '../../components/QueryView.js';
 import { StatusBadge } from '../../components/StatusBadge.js';
 import { useToast } from '../../components/Toasts.js';
+import { usePermissions } from '../../permissions.js';
 
 const KEY = ['test-clocks'];
 
@@ -26,6 +27,7 @@ export function TestClocksPart() {
   const [name, setName] = useState('');
   const [frozen, setFrozen] = useState(() => toZonedLocal(new Date().toISOString(), timeZone));
   const [error, setError] = useState<unknown>(null);
+  const { can } = usePermissions();
 
   const create = async (event: FormEvent) => {
     event.preventDefault();
@@ -51,15 +53,17 @@ export function TestClocksPart() {
 
   return (
     <>
-      <Section title={t('testClocks.create')}>
-        <p>{t('testClocks.intro')}</p>
-        <form className="grid-form" onSubmit={create}>
-          <TextField label={t('testClocks.name')} value={name} onChange={(e) => setName(e.target.value)} />
-          <TextField label={t('testClocks.frozenTime')} type="datetime-local" required value={frozen} onChange={(e) => setFrozen(e.target.value)} hint={timeZone} />
-          <div><button type="submit" className="button primary">{t('testClocks.createButton')}</button></div>
-        </form>
-        <ErrorMessage error={error} />
-      </Section>
+      {can('POST', '/api/v1/test-helpers/test-clocks') && (
+        <Section title={t('testClocks.create')}>
+          <p>{t('testClocks.intro')}</p>
+          <form className="grid-form" onSubmit={create}>
+            <TextField label={t('testClocks.name')} value={name} onChange={(e) => setName(e.target.value)} />
+            <TextField label={t('testClocks.frozenTime')} type="datetime-local" required value={frozen} onChange={(e) => setFrozen(e.target.value)} hint={timeZone} />
+            <div><button type="submit" className="button primary">{t('testClocks.createButton')}</button></div>
+          </form>
+          <ErrorMessage error={error} />
+        </Section>
+      )}
       <QueryView query={clocks}>
         {(page) => <DataTable caption={t('testClocks.caption')} columns={columns} data={page.data} rowKey={(c) => c.id} empty={t('testClocks.empty')} />}
       </QueryView>
@@ -73,6 +77,7 @@ function AdvanceForm({ clock }: { clock: TestClock }) {
   const queryClient = useQueryClient();
   const toast = useToast();
   const [to, setTo] = useState(() => toZonedLocal(clock.frozenTime, timeZone));
+  const { can } = usePermissions();
   const advance = async (event: FormEvent) => {
     event.preventDefault();
     try {
@@ -85,6 +90,7 @@ function AdvanceForm({ clock }: { clock: TestClock }) {
       toast(errorText(err));
     }
   };
+  if (!can('POST', '/api/v1/test-helpers/test-clocks/:id/advance')) return null;
   return (
     <form className="row-actions" onSubmit={advance}>
       <TextField label={t('testClocks.advanceTo', { name: clock.name ?? clock.id })} type="datetime-local" required value={to} onChange={(e) => setTo(e.target.value)} />

@@ -17,14 +17,16 @@ import { QueryView } from '../../components/QueryView.js';
 import { SecretOnce } from '../../components/SecretOnce.js';
 import { StatusBadge } from '../../components/StatusBadge.js';
 import { useToast } from '../../components/Toasts.js';
+import { usePermissions } from '../../permissions.js';
 
 const KEY = ['webhook-endpoints'];
 
 export function WebhooksPart() {
+  const { readSecrets } = usePermissions();
   return (
     <>
       <EndpointsSection />
-      <SigningSecretSection />
+      {readSecrets && <SigningSecretSection />}
     </>
   );
 }
@@ -40,6 +42,8 @@ function EndpointsSection() {
   const [error, setError] = useState<unknown>(null);
   const [deleting, setDeleting] = useState<WebhookEndpoint | null>(null);
   const reload = () => queryClient.invalidateQueries({ queryKey: KEY });
+  const { can } = usePermissions();
+  const mayChange = can('POST', '/api/v1/webhook-endpoints');
 
   const create = async (event: FormEvent) => {
     event.preventDefault();
@@ -83,6 +87,7 @@ function EndpointsSection() {
       id: 'actions', header: t('common.actions'),
       cell: (c) => {
         const endpoint = c.row.original;
+        if (!mayChange) return null;
         return (
           <div className="row-actions">
             <button type="button" className="button secondary small" aria-label={t(endpoint.enabled ? 'webhooks.disableUrl' : 'webhooks.enableUrl', { url: endpoint.url })} onClick={() => setEnabled(endpoint, !endpoint.enabled)}>
@@ -99,12 +104,14 @@ function EndpointsSection() {
 
   return (
     <Section title={t('webhooks.endpoints')}>
-      <form className="grid-form" onSubmit={create}>
-        <TextField label={t('webhooks.url')} type="url" required placeholder="https://" value={url} onChange={(e) => setUrl(e.target.value)} />
-        <TextField label={t('webhooks.events')} hint={t('webhooks.eventsHint')} value={events} onChange={(e) => setEvents(e.target.value)} />
-        <TextField label={t('webhooks.description')} value={description} onChange={(e) => setDescription(e.target.value)} />
-        <div><button type="submit" className="button primary">{t('webhooks.add')}</button></div>
-      </form>
+      {mayChange && (
+        <form className="grid-form" onSubmit={create}>
+          <TextField label={t('webhooks.url')} type="url" required placeholder="https://" value={url} onChange={(e) => setUrl(e.target.value)} />
+          <TextField label={t('webhooks.events')} hint={t('webhooks.eventsHint')} value={events} onChange={(e) => setEvents(e.target.value)} />
+          <TextField label={t('webhooks.description')} value={description} onChange={(e) => setDescription(e.target.value)} />
+          <div><button type="submit" className="button primary">{t('webhooks.add')}</button></div>
+        </form>
+      )}
       <ErrorMessage error={error} />
       <QueryView query={endpoints}>
         {(page) => <DataTable caption={t('webhooks.caption')} columns={columns} data={page.data} rowKey={(e) => e.id} empty={t('webhooks.empty')} />}
@@ -130,6 +137,7 @@ function SigningSecretSection() {
   const [secret, setSecret] = useState<{ webhookSecret: string; previousSecretValidUntil?: string } | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [rotating, setRotating] = useState(false);
+  const { can } = usePermissions();
   const reveal = async () => {
     setError(null);
     try {
@@ -143,7 +151,7 @@ function SigningSecretSection() {
       <p>{t('webhooks.signingText')}</p>
       <div className="row-actions">
         {!secret && <button type="button" className="button secondary" onClick={reveal}>{t('webhooks.reveal')}</button>}
-        <button type="button" className="button secondary" onClick={() => setRotating(true)}>{t('webhooks.rotate')}</button>
+        {can('POST', '/api/v1/webhooks/signing-secret/rotate') && <button type="button" className="button secondary" onClick={() => setRotating(true)}>{t('webhooks.rotate')}</button>}
       </div>
       <ErrorMessage error={error} />
       {secret && (

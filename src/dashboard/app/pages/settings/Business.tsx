@@ -11,6 +11,7 @@ import { TextField } from '../../components/Form.js';
 import { Section } from '../../components/Page.js';
 import { QueryView } from '../../components/QueryView.js';
 import { useToast } from '../../components/Toasts.js';
+import { usePermissions } from '../../permissions.js';
 
 const KEY = ['settings'];
 
@@ -57,6 +58,7 @@ function BusinessForms({ settings }: { settings: MerchantSettings }) {
   const [registrationNumber, setRegistrationNumber] = useState(settings.registrationNumber ?? '');
   const [taxId, setTaxId] = useState(settings.taxId ?? '');
 
+  const mayChange = usePermissions().can('PATCH', '/dashboard/api/settings');
   const saveBranding = (event: FormEvent) => {
     event.preventDefault();
     void branding.save({ displayName: orNull(displayName), primaryColor: orNull(primaryColor), accentColor: orNull(accentColor), timezone: orNull(timezone) ?? undefined });
@@ -73,18 +75,18 @@ function BusinessForms({ settings }: { settings: MerchantSettings }) {
   return (
     <>
       <Section title={t('settings.branding')}>
-        <form className="stack" onSubmit={saveBranding}>
+        <form className="stack" onSubmit={saveBranding}><fieldset className="bare stack" disabled={!mayChange}>
           <p className="muted">{t('settings.merchantName', { name: settings.name })}</p>
           <TextField label={t('settings.displayName')} hint={t('settings.displayNameHint')} maxLength={100} value={displayName} onChange={(e) => setDisplayName(e.target.value)} />
           <TextField label={t('settings.primaryColor')} hint={t('settings.colorHint')} placeholder="#0057b8" pattern="#[0-9a-fA-F]{6}" value={primaryColor} onChange={(e) => setPrimaryColor(e.target.value)} />
           <TextField label={t('settings.accentColor')} hint={t('settings.colorHint')} placeholder="#ff6a13" pattern="#[0-9a-fA-F]{6}" value={accentColor} onChange={(e) => setAccentColor(e.target.value)} />
           <TextField label={t('settings.timezone')} hint={t('settings.timezoneHint')} placeholder="Pacific/Tahiti" value={timezone} onChange={(e) => setTimezone(e.target.value)} />
           <ErrorMessage error={branding.error} />
-          <div><button type="submit" className="button primary">{t('settings.saveBranding')}</button></div>
-        </form>
+          {mayChange && <div><button type="submit" className="button primary">{t('settings.saveBranding')}</button></div>}
+        </fieldset></form>
       </Section>
       <Section title={t('settings.legal')}>
-        <form className="stack" onSubmit={saveLegal}>
+        <form className="stack" onSubmit={saveLegal}><fieldset className="bare stack" disabled={!mayChange}>
           <p className="muted">{t('settings.legalHint')}</p>
           <TextField label={t('settings.legalName')} maxLength={200} value={legalName} onChange={(e) => setLegalName(e.target.value)} />
           <TextField label={t('settings.line1')} maxLength={200} value={line1} onChange={(e) => setLine1(e.target.value)} />
@@ -95,8 +97,8 @@ function BusinessForms({ settings }: { settings: MerchantSettings }) {
           <TextField label={t('settings.registrationNumber')} hint={t('settings.registrationHint')} maxLength={50} value={registrationNumber} onChange={(e) => setRegistrationNumber(e.target.value)} />
           <TextField label={t('settings.taxId')} maxLength={50} value={taxId} onChange={(e) => setTaxId(e.target.value)} />
           <ErrorMessage error={legal.error} />
-          <div><button type="submit" className="button primary">{t('settings.saveLegal')}</button></div>
-        </form>
+          {mayChange && <div><button type="submit" className="button primary">{t('settings.saveLegal')}</button></div>}
+        </fieldset></form>
       </Section>
     </>
   );

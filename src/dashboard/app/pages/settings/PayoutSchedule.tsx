@@ -10,6 +10,7 @@ import { SelectField, TextField } from '../../components/Form.js';
 import { Section } from '../../components/Page.js';
 import { QueryView } from '../../components/QueryView.js';
 import { useToast } from '../../components/Toasts.js';
+import { usePermissions } from '../../permissions.js';
 
 const KEY = ['payout-schedule'];
 const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
@@ -29,6 +30,7 @@ function ScheduleForm({ schedule }: { schedule: PayoutSchedule }) {
   const [monthlyAnchor, setMonthlyAnchor] = useState(String(schedule.monthlyAnchor));
   const [delayDays, setDelayDays] = useState(String(schedule.delayDays));
   const [error, setError] = useState<unknown>(null);
+  const mayChange = usePermissions().can('PATCH', '/api/v1/payout-schedule');
   const save = async (event: FormEvent) => {
     event.preventDefault();
     setError(null);
@@ -47,7 +49,7 @@ function ScheduleForm({ schedule }: { schedule: PayoutSchedule }) {
   };
   return (
     <Section title={t('settings.payoutSchedule')}>
-      <form className="stack" onSubmit={save}>
+      <form className="stack" onSubmit={save}><fieldset className="bare stack" disabled={!mayChange}>
         <SelectField label={t('payoutSchedule.interval')} value={interval} onChange={(e) => setInterval(e.target.value as PayoutSchedule['interval'])}>
           {INTERVALS.map((i) => <option key={i} value={i}>{t(`payoutSchedule.intervals.${i}`)}</option>)}
         </SelectField>
@@ -64,8 +66,8 @@ function ScheduleForm({ schedule }: { schedule: PayoutSchedule }) {
         )}
         <p>{schedule.nextRunOn ? t('payoutSchedule.nextRun', { date: schedule.nextRunOn }) : t('payoutSchedule.noRun')}</p>
         <ErrorMessage error={error} />
-        <div><button type="submit" className="button primary">{t('common.save')}</button></div>
-      </form>
+        {mayChange && <div><button type="submit" className="button primary">{t('common.save')}</button></div>}
+      </fieldset></form>
     </Section>
   );
 }

@@ -1,0 +1,31 @@
+// What the signed-in user's role allows, for the pages to show only the actions it may take. The rules are the
+// server's own (src/modules/users/roles.ts, bundled here): the API refuses the same calls, whatever a page shows.
+import { mayChangeSettings, mayManageKeys, mayManageTeam, mayReadSecrets, roleMayCall } from '../../modules/users/roles.js';
+import type { Role } from '../../modules/users/users.table.js';
+import { useMe } from './session.js';
+
+/** Merchant API routes answering a secret (their GET is refused to roles that may not read secrets). */
+const SECRET_ROUTES = new Set(['/webhooks/signing-secret']);
+
+/** Whether `role` may call `method` on `path`, a route pattern as the API reference writes it (`/api/v1/payments/:id/refund`). */
+export function roleMay(role: Role, method: string, path: string): boolean {
+  if (path.startsWith('/api/v1/')) {
+    const route = path.slice('/api/v1'.length);
+    return roleMayCall(role, method, route, SECRET_ROUTES.has(route));
+  }
+  if (path.startsWith('/dashboard/api/keys')) return mayManageKeys(role);
+  if (path.startsWith('/dashboard/api/users')) return method === 'GET' || mayManageTeam(role);
+  if (path.startsWith('/dashboard/api/settings')) return method === 'GET' || mayChangeSettings(role);
+  return true;
+}
+
+export interface Permissions {
+  /** May the user call this route? `can('POST', '/api/v1/payments/:id/refund')`. */
+  can(method: string, path: string): boolean;
+  readSecrets: boolean;
+}
+
+export function usePermissions(): Permissions {
+  const role = useMe().user.role as Role;
+  return { can: (method, path) => roleMay(role, method, path), readSecrets: mayReadSecrets(role) };
+}
