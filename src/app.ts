@@ -232,7 +232,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await dashboard.register(rateLimit, {
         max: config.rateLimit.max,
         timeWindow: config.rateLimit.windowMs,
-        keyGenerator: (request) => (request.user ? `usr:${request.user.userId}` : `ip:${request.ip}`),
+        // Counted before the session is read: per client address (sign-in attempts above all).
+        keyGenerator: (request) => `ip:${request.ip}`,
         errorResponseBuilder: (_request, context) => new AppError('RATE_LIMITED', `Too many requests; retry in ${Math.ceil(context.ttl / 1000)} s`, {
           retryAfterSeconds: Math.ceil(context.ttl / 1000), limit: context.max,
         }) as unknown as object,
