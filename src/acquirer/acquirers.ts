@@ -5,6 +5,7 @@
 // given (an authorization id starts with its contract id, a widget token and a refund reference were recorded with
 // theirs, a saved card reference carries its own), so the simulator path never pays for it.
 import type { Database } from '../db/database.js';
+import { ReferenceCache } from '../db/reference-cache.js';
 import type { Mode } from '../modules/merchants/merchants.table.js';
 import type { Clock } from '../shared/clock.js';
 import { AppError } from '../shared/errors.js';
@@ -14,7 +15,7 @@ import type {
   OperationResult, RefundInput, RefundView, SettlementLine, TokenizeInput, TokenizeResult, VerifyOutcome,
 } from './acquirer.js';
 import { chooseNetwork } from './cards.js';
-import { MonextAcquirer, splitAuthorizationId, type CardEntry, type CardEntryInput } from './monext/monext.acquirer.js';
+import { MonextAcquirer, splitAuthorizationId, type CardEntry, type CardEntryInput, type WidgetRow } from './monext/monext.acquirer.js';
 import { openCredentials } from './monext/monext.config.js';
 import { SimulatorAcquirer } from './simulator/simulator.js';
 
@@ -44,6 +45,8 @@ export class Acquirers {
   readonly simulator: SimulatorAcquirer;
   private readonly live: Acquirer;
   readonly monext: LiveRouter;
+  /** Contracts are reference rows: read once per change (Database.referenceStamp), not once per live call. */
+  private readonly reference: ReferenceCache;
 
   constructor(
     private readonly db: Database,
@@ -51,7 +54,8 @@ export class Acquirers {
     options: { publicUrl: string; settlementDelaySeconds: number; live?: Acquirer; box?: SecretBox; monext?: MonextOptions },
   ) {
     this.simulator = new SimulatorAcquirer(db, clock, options);
-    this.monext = new LiveRouter(db, clock, options.box ?? null, {
+    this.reference = new ReferenceCache(db);
+    this.monext = new LiveRouter(db, clock, options.box ?? null, this.reference, {
       baseUrl: options.monext?.baseUrl, widgetUrl: options.monext?.widgetUrl, timeoutMs: options.monext?.timeoutMs ?? 30_000,
     });
     this.live = options.live ?? this.monext;
@@ -69,10 +73,13 @@ export class Acquirers {
    */
   async requireLive(owner: { merchantId: string; mode: Mode }, contractId?: string): Promise<void> {
     if (owner.mode === 'test' || this.live !== this.monext) return;
-    let q = this.db.kysely.selectFrom('contracts').select('id').where('merchant_id', '=', owner.merchantId)
-      .where('acquirer', '=', 'monext').where('acquirer_config_sealed', 'is not', null);
-    if (contractId) q = q.where('id', '=', contractId);
-    if (!(await q.executeTakeFirst())) throw notConfigured();
+    const connected = await this.reference.get(`live-acquirer:${owner.merchantId}:${contractId ?? ''}`, async () => {
+      let q = this.db.kysely.selectFrom('contracts').select('id').where('merchant_id', '=', owner.merchantId)
+        .where('acquirer', '=', 'monext').where('acquirer_config_sealed', 'is not', null);
+      if (contractId) q = q.where('id', '=', contractId);
+      return Boolean(await q.executeTakeFirst());
+    });
+    if (!connected) throw notConfigured();
   }
 
   /** Live jobs run: the router answers for every contract (nothing to read for a contract without a connector). */
@@ -90,13 +97,14 @@ export class LiveRouter implements Acquirer {
     private readonly db: Database,
     private readonly clock: Clock,
     private readonly box: SecretBox | null,
+    private readonly reference: ReferenceCache,
     private readonly options: { baseUrl?: string; widgetUrl?: string; timeoutMs: number },
   ) {}
 
   /** The Monext connector of a contract; 503 ACQUIRER_NOT_CONFIGURED when it has none. */
   async connector(contractId: string): Promise<MonextAcquirer> {
-    const row = await this.db.kysely.selectFrom('contracts').select(['acquirer', 'acquirer_config_sealed'])
-      .where('id', '=', contractId).executeTakeFirst();
+    const row = await this.reference.get(`acquirer-config:${contractId}`, () => this.db.kysely.selectFrom('contracts')
+      .select(['acquirer', 'acquirer_config_sealed']).where('id', '=', contractId).executeTakeFirst());
     if (!row || row.acquirer !== 'monext' || !row.acquirer_config_sealed || !this.box) throw notConfigured();
     const cached = this.connectors.get(contractId);
     if (cached && cached.sealed === row.acquirer_config_sealed) return cached.acquirer;
@@ -117,10 +125,11 @@ export class LiveRouter implements Acquirer {
     }
   }
 
-  private async byToken(mode: Mode, token: string): Promise<MonextAcquirer | null> {
-    const row = await this.db.kysely.selectFrom('monext_authorizations').select('contract_id')
+  /** A widget session's connector, with its row (read once: the connector does not read it again). */
+  private async byToken(mode: Mode, token: string): Promise<{ connector: MonextAcquirer; row: WidgetRow } | null> {
+    const row = await this.db.kysely.selectFrom('monext_authorizations').selectAll()
       .where('reference', '=', token).where('kind', '=', 'session').where('mode', '=', mode).executeTakeFirst();
-    return row ? this.connector(row.contract_id) : null;
+    return row ? { connector: await this.connector(row.contract_id), row } : null;
   }
 
   private byAuthorization(authorizationId: string): Promise<MonextAcquirer> {
@@ -151,16 +160,16 @@ export class LiveRouter implements Acquirer {
   }
 
   async verify(input: { mode: Mode; token: string }): Promise<VerifyOutcome> {
-    const connector = await this.byToken(input.mode, input.token);
-    if (!connector) return { status: 'error', code: 'INVALID_TOKEN', message: 'The Monext session is unknown' };
-    return connector.verify(input);
+    const found = await this.byToken(input.mode, input.token);
+    if (!found) return { status: 'error', code: 'INVALID_TOKEN', message: 'The Monext session is unknown' };
+    return found.connector.verify(input, found.row);
   }
 
   async authorize(input: AuthorizeInput): Promise<AuthorizationOutcome> {
     if ('token' in input.source) {
-      const connector = await this.byToken(input.mode, input.source.token);
-      if (!connector) return { status: 'error', code: 'INVALID_TOKEN', message: 'The Monext session is unknown' };
-      return connector.authorize(input);
+      const found = await this.byToken(input.mode, input.source.token);
+      if (!found) return { status: 'error', code: 'INVALID_TOKEN', message: 'The Monext session is unknown' };
+      return found.connector.authorize(input, found.row);
     }
     const contractId = input.source.cardRef.startsWith('mx1.') ? input.source.cardRef.split('.')[1] : undefined;
     if (!contractId) return { status: 'error', code: 'UNKNOWN_CARD', message: 'The saved card is not kept by a live acquirer' };

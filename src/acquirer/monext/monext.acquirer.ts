@@ -26,6 +26,8 @@ import { chooseNetwork } from '../cards.js';
 import { BUYER_CANCELLED, PENDING_TITLES, refusalOf, USED_ORDER } from './monext.codes.js';
 import { MonextClient, MonextUnavailable, resultOf, type MonextAnswer, type MonextClientOptions } from './monext.client.js';
 import { MONEXT_WIDGET_URLS, type MonextCredentials } from './monext.config.js';
+import type { MonextAuthorizationsTable } from './monext.table.js';
+import type { Selectable } from 'kysely';
 
 export interface CardEntryInput {
   mode: Mode;
@@ -121,8 +123,8 @@ export class MonextAcquirer implements Acquirer {
     return { token: sessionId, redirectUrl, scriptUrl: widget.script, styleUrl: widget.style };
   }
 
-  async verify(input: { mode: Mode; token: string }): Promise<VerifyOutcome> {
-    const row = await this.sessionRow(input.mode, input.token);
+  async verify(input: { mode: Mode; token: string }, known?: WidgetRow): Promise<VerifyOutcome> {
+    const row = known ?? await this.sessionRow(input.mode, input.token);
     if (!row || row.amount !== 0) return { status: 'error', code: 'INVALID_TOKEN', message: 'The Monext session is unknown or was not made for a card registration' };
     const walletId = row.transaction_id?.startsWith('wallet:') ? row.transaction_id.slice('wallet:'.length) : null;
     const read = await this.readSession(input.token);
@@ -136,14 +138,15 @@ export class MonextAcquirer implements Acquirer {
     return { status: 'verified', cardRef: cardRefOf(this.contractId, walletId, issuer, read.card), card: read.card };
   }
 
-  async authorize(input: AuthorizeInput): Promise<AuthorizationOutcome> {
-    if ('token' in input.source) return this.authorizeSession(input, input.source.token);
+  /** `known`: the widget session's row when the caller already read it (the router, to find the contract). */
+  async authorize(input: AuthorizeInput, known?: WidgetRow): Promise<AuthorizationOutcome> {
+    if ('token' in input.source) return this.authorizeSession(input, input.source.token, known);
     return this.authorizeDirect(input, input.source.cardRef);
   }
 
   /** The widget's authorization, read from its session (a repeated read answers the same). */
-  private async authorizeSession(input: AuthorizeInput, token: string): Promise<AuthorizationOutcome> {
-    const row = await this.sessionRow(input.mode, token);
+  private async authorizeSession(input: AuthorizeInput, token: string, known?: WidgetRow): Promise<AuthorizationOutcome> {
+    const row = known ?? await this.sessionRow(input.mode, token);
     if (!row || row.merchant_reference !== input.merchantReference || row.amount !== input.amount || row.currency !== input.currency) {
       return { status: 'error', code: 'INVALID_TOKEN', message: 'The Monext session is unknown, or was made for another payment or amount' };
     }
@@ -454,6 +457,9 @@ export class MonextAcquirer implements Acquirer {
     };
   }
 }
+
+/** A widget session's row (monext_authorizations, kind 'session'). */
+export type WidgetRow = Selectable<MonextAuthorizationsTable>;
 
 type SessionRead =
   | { kind: 'pending'; card: CardInfo | null; redirectUrl: string | null }

@@ -1,0 +1,98 @@
+// bench/checkout-monext: the server side of a card payment, simulator against the Monext connector, in the same run
+// and on the same database: session created (merchant API), card entered (simulator: the token endpoint; Monext: a
+// widget session asked of Motu, the card "typed" in the fake Monext's widget in-process), authorized (the page's pay
+// call, MANUAL), captured (merchant API). The fake Monext (test/support/fake-monext.ts) listens on 127.0.0.1 and
+// answers at once, so the ratio measures what the connector costs Motu itself (its HTTP calls and database rows).
+// No worker runs in either pass (a live notificationUrl must be a public https address: nothing is delivered here).
+// Goal (docs/live.md): Monext ≥ 0.9 × the simulator's payments per second.
+// Run: `node --import tsx bench/checkout-monext.bench.ts` (SQLite; also PostgreSQL when DATABASE_URL is set).
+import { buildApp } from '../src/app.js';
+import { parseConfig } from '../src/config.js';
+import type { Dialect } from '../src/db/database.js';
+import { MerchantsService } from '../src/modules/merchants/merchants.service.js';
+import { systemClock } from '../src/shared/clock.js';
+import { sha256Hex } from '../src/shared/hash.js';
+import { secretBoxFor } from '../src/shared/secret-box.js';
+import { FAKE_MONEXT_CREDENTIALS, FakeMonext, MONEXT_CARDS } from '../test/support/fake-monext.js';
+import { freshDatabase } from '../test/support/harness.js';
+
+const SECONDS = Number(process.env.BENCH_CHECKOUT_SECONDS ?? process.env.BENCH_SECONDS ?? '8');
+const CONCURRENCY = Number(process.env.BENCH_CHECKOUT_CONCURRENCY ?? '16');
+const ADMIN = 'bench-admin-token-0123456789';
+
+async function runOn(dialect: Dialect): Promise<{ simulator: number; monext: number }> {
+  const database = await freshDatabase(dialect);
+  const fake = await new FakeMonext().start();
+  const config = parseConfig({
+    MOTU_DATA_DIR: database.dataDir, DATABASE_URL: database.databaseUrl, LOG_LEVEL: 'silent', MOTU_ADMIN_TOKEN: ADMIN,
+    MOTU_RATE_LIMIT_MAX: '10000000', MOTU_TOKENS_PER_MINUTE: '10000000', PORT: '0', MOTU_MONEXT_API_URL: fake.url,
+  });
+  const db = database.db;
+  const app = await buildApp(config, { db, adminTokenHash: sha256Hex(ADMIN), clock: systemClock });
+  const address = await app.listen({ port: 0, host: '127.0.0.1' });
+  const merchant = await new MerchantsService(db, systemClock, secretBoxFor(config)).createMerchant({ name: 'Bench' });
+  const call = async (method: string, url: string, body: unknown, auth?: string) => {
+    const res = await fetch(`${address}${url}`, {
+      method, headers: { 'content-type': 'application/json', ...(auth ? { authorization: `Bearer ${auth}` } : {}) }, body: JSON.stringify(body),
+    });
+    const json = (await res.json()) as any;
+    if (res.status >= 300) throw new Error(`${url}: ${res.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+  await call('PATCH', `/admin/v1/contracts/${merchant.defaultContractId}`, {
+    acquirer: 'monext', monext: { ...FAKE_MONEXT_CREDENTIALS, environment: 'homologation' },
+  }, ADMIN);
+
+  const pass = async (live: boolean): Promise<number> => {
+    const key = live ? merchant.liveSecretKey : merchant.testSecretKey;
+    let done = 0;
+    let failures = 0;
+    let n = 0;
+    const stopAt = performance.now() + SECONDS * 1000;
+    const started = performance.now();
+    const customer = async () => {
+      while (performance.now() < stopAt) {
+        const i = n++;
+        try {
+          const session = await call('POST', '/api/v1/payments/sessions', {
+            order: { reference: `B-${i}`, amount: 1000 + (i % 5000), currency: i % 2 ? 'XPF' : 'EUR' },
+            captureMode: 'MANUAL', email: 'buyer@example.com', redirectUrl: 'https://shop.example/return', notificationUrl: 'https://shop.example/hook',
+          }, key);
+          let token: string;
+          if (live) {
+            token = (await call('POST', '/acquirer/v1/monext/sessions', { session: session.sessionId })).token;
+            fake.payInWidget(token, MONEXT_CARDS.visa);
+          } else {
+            token = (await call('POST', '/acquirer/v1/tokens', { mode: 'test', number: '4242424242424242', expMonth: 12, expYear: 2040, cvc: '123', session: session.sessionId })).token;
+          }
+          const paid = await call('POST', `/checkout/${session.sessionId}/pay`, { token });
+          if (paid.next !== 'redirect') throw new Error(JSON.stringify(paid));
+          await call('POST', `/api/v1/payments/${session.paymentId}/capture`, {}, key);
+          done += 1;
+        } catch (err) {
+          failures += 1;
+          if (failures < 5) console.error(String(err));
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: CONCURRENCY }, customer));
+    if (failures > 0) console.error(`${live ? 'monext' : 'simulator'}: ${failures} failures`);
+    return done / ((performance.now() - started) / 1000);
+  };
+  // Warm both paths, then measure: simulator, Monext, simulator again (the first pass of a fresh database is slower).
+  await pass(false);
+  const simulatorA = await pass(false);
+  const monext = await pass(true);
+  const simulatorB = await pass(false);
+  await app.close();
+  await fake.stop();
+  await database.drop();
+  return { simulator: (simulatorA + simulatorB) / 2, monext };
+}
+
+const dialects: Dialect[] = process.env.DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+for (const dialect of dialects) {
+  const r = await runOn(dialect);
+  const ratio = r.monext / r.simulator;
+  console.log(`${dialect}: simulator ${r.simulator.toFixed(1)} payments/s, Monext (fake) ${r.monext.toFixed(1)} payments/s, ratio ${ratio.toFixed(2)} (goal ≥ 0.9)`);
+}
