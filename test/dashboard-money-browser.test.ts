@@ -300,6 +300,8 @@ eachDatabase('the back-office money pages', (dialect) => {
     const table = page.getByRole('table', { name: 'Disputes, newest first' });
     await table.getByText('Needs response').waitFor();
     await accessible('disputes');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
+    assert.match(Buffer.concat((await (await download.createReadStream()).toArray()) as Buffer[]).toString('utf8'), new RegExp(dispute.id));
     await table.getByRole('link').first().click();
     await page.getByRole('heading', { name: `Dispute ${dispute.id}`, level: 1 }).waitFor();
     assert.match(await page.locator('.deadline').innerText(), /Respond before .*\d{4}/);
@@ -354,7 +356,7 @@ eachDatabase('the back-office money pages', (dialect) => {
     for (const [path, heading] of [['/', 'Home'], [`/invoices/${invoiceId}`, /^Invoice F-/], ['/invoices/new', 'New invoice'], ['/payouts', 'Payouts'], ['/balance', 'Balance']] as const) {
       await phone.goto(`${suite.baseUrl}/dashboard${path}`);
       await phone.getByRole('heading', { name: heading, level: 1 }).waitFor();
-      await phone.locator('.loading').waitFor({ state: 'detached' });
+      await phone.waitForFunction(() => document.querySelector('.loading') === null);
       const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
       assert.ok(overflow <= 0, `${path} scrolls sideways by ${overflow} px`);
     }

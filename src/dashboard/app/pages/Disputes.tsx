@@ -1,4 +1,5 @@
 // Disputes: newest first, filtered by status, each linking to its page, with the deadline to answer.
+import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { createColumnHelper } from '@tanstack/react-table';
 import { Link, useSearchParams } from 'react-router';
@@ -15,8 +16,8 @@ import { Pager, useCursor } from '../components/Pager.js';
 import { QueryView } from '../components/QueryView.js';
 import { StatusBadge } from '../components/StatusBadge.js';
 import { statusLabel } from '../labels.js';
-import { useState } from 'react';
 import { disputeReasonLabel } from './money/disputes.js';
+import { CsvButton } from './money/CsvButton.js';
 
 export function DisputesPage() {
   const { t } = useTranslation();
@@ -43,7 +44,7 @@ export function DisputesPage() {
     column.accessor('paymentId', { header: t('disputes.payment'), cell: (c) => <Link to={`/payments/${c.getValue()}`}><code>{c.getValue()}</code></Link> }),
   ];
   return (
-    <Page title={t('disputes.title')}>
+    <Page title={t('disputes.title')} actions={<CsvButton path="/api/v1/disputes" query={{ status }} filename="disputes.csv" />}>
       <Filters label={t('disputes.filters')} onApply={() => apply(draft)} onReset={() => { setDraft(''); apply(''); }}>
         <SelectField label={t('disputes.status')} value={draft} onChange={(e) => setDraft(e.target.value)}>
           <option value="">{t('common.all')}</option>

@@ -19,6 +19,7 @@ import { QueryView } from '../components/QueryView.js';
 import { StatusBadge } from '../components/StatusBadge.js';
 import { useToast } from '../components/Toasts.js';
 import { useMayChange } from './money/permissions.js';
+import { CsvButton } from './money/CsvButton.js';
 
 const CURRENCIES = ['EUR', 'XPF'] as const;
 
@@ -67,7 +68,7 @@ export function PayoutsPage() {
   ];
 
   return (
-    <Page title={t('payouts.title')} actions={mayPayOut && <button type="button" className="button primary" onClick={openCreate}>{t('payouts.new')}</button>}>
+    <Page title={t('payouts.title')} actions={<>{mayPayOut && <button type="button" className="button primary" onClick={openCreate}>{t('payouts.new')}</button>}<CsvButton path="/api/v1/payouts" filename="payouts.csv" /></>}>
       <p className="notice">{t('payouts.scheduleNote')} <Link to="/settings/payouts">{t('payouts.scheduleLink')}</Link></p>
       <QueryView query={payouts}>
         {(page) => (
