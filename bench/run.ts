@@ -13,6 +13,8 @@ import { readFileSync, readdirSync, writeFileSync, existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import SQLite from 'better-sqlite3';
+import { PAGE_CACHE_FIX_MARK } from '../src/db/sqlite/build.js';
 import { motuCommand, runSessionsBench, type Figures, type SessionsResult } from './sessions.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -26,12 +28,27 @@ const selected = (name: string) => !only || only.has(name);
 /** Whether motu ran from the compiled build (motuCommand) rather than through tsx. */
 let compiledRun = false;
 
+/** Which SQLite the SQLite figures ran on: better-sqlite3's own, or `npm run sqlite:patched`'s (about 13 % apart). */
+function sqliteBuild(): string {
+  const db = new SQLite(':memory:');
+  try {
+    const id = db.prepare('select sqlite_source_id()').pluck().get() as string;
+    const version = db.prepare('select sqlite_version()').pluck().get() as string;
+    return id.endsWith(` ${PAGE_CACHE_FIX_MARK}`)
+      ? `${version} with the page cache fix (\`npm run sqlite:patched\`)`
+      : `${version}, better-sqlite3's own build (without the page cache fix of \`npm run sqlite:patched\`)`;
+  } finally {
+    db.close();
+  }
+}
+
 function machine(): string {
   const cpus = os.cpus();
   return [
     `- CPU: ${cpus.length} × ${cpus[0]?.model.trim() ?? 'unknown'}`,
     `- Memory: ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB`,
     `- OS: ${os.type()} ${os.release()}; Node ${process.version}`,
+    `- SQLite: ${sqliteBuild()}`,
     `- Load average when the run started: ${os.loadavg().map((l) => l.toFixed(2)).join(' / ')} (the machine may be shared)`,
     `- Date: ${new Date().toISOString().slice(0, 10)}`,
   ].join('\n');
