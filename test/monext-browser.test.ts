@@ -10,6 +10,7 @@ import { newPage } from './support/browser.js';
 import { FAKE_MONEXT_CREDENTIALS, FakeMonext, MONEXT_CARDS } from './support/fake-monext.js';
 import { eachDatabase } from './support/harness.js';
 import { withMerchantApp } from './support/merchant-app.js';
+import { createCustomer } from './support/factories.js';
 
 const SHOP = 'https://shop.example';
 
@@ -89,5 +90,25 @@ eachDatabase('a live payment in Monext’s widget, in a browser', (dialect) => {
     await context.close();
     shop.closeAllConnections();
     await new Promise<void>((resolve) => shop.close(() => resolve()));
+  });
+
+  it('registers a card on the hosted wallet page through the widget (zero amount), with no CSP violation', async () => {
+    const customerId = await createCustomer(t, m.liveKey);
+    const ws = await t.api(m.liveKey, 'POST', `/api/v1/customers/${customerId}/sessions`, { returnUrl: `${SHOP}/wallet` });
+    assert.equal(ws.status, 201, JSON.stringify(ws.body));
+    const { context, page } = await newPage(suite.browser, { locale: 'en-US' });
+    const violations: string[] = [];
+    page.on('console', (msg) => { if (/Content Security Policy/i.test(msg.text())) violations.push(msg.text()); });
+    await context.route(`${SHOP}/**`, (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<h1>Shop</h1>' }));
+    await page.goto(ws.body.redirectUrl);
+    await page.getByLabel('Card number').fill(MONEXT_CARDS.visa);
+    await page.getByRole('button', { name: 'Pay in widget' }).click();
+    await page.waitForURL(`${SHOP}/**`);
+    const saved = (await t.api(m.liveKey, 'GET', `/api/v1/customers/${customerId}/payment-methods`)).body.data;
+    assert.equal(saved.length, 1);
+    const started = fake.requests.filter((r) => r.path === '/v1/checkout/payments/sessions').at(-1)!;
+    assert.equal(started.body.order.amount, 0);
+    assert.deepEqual(violations, []);
+    await context.close();
   });
 });

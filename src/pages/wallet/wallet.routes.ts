@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { sendHtml } from '../../http/html.js';
 import type { WalletSessionsService } from '../../modules/wallet/wallet-sessions.service.js';
+import type { WidgetCsp } from '../checkout/checkout.routes.js';
 import { WALLET_CSS, WALLET_JS, walletDonePage, walletLang, walletPage } from './wallet.page.js';
 
 /** The component's frames and calls are same-origin here; inline styles are the component's shadow stylesheet. */
@@ -10,7 +11,17 @@ const PAGE_CSP = [
   "frame-src 'self'", "form-action 'self'", "base-uri 'none'", "frame-ancestors 'self'",
 ].join('; ');
 
-export function walletPagesRoutes(wallet: WalletSessionsService) {
+/** A live registration page mounts the acquirer's widget (Monext) through the component: its origins, the banks' 3-D Secure. */
+function liveCsp(widget: WidgetCsp): string {
+  const w = widget.sources.join(' ');
+  return [
+    "default-src 'none'", `script-src 'self' ${w}`, `style-src 'self' 'unsafe-inline' ${w}`, `img-src 'self' data: ${w}`, `connect-src 'self' ${w}`,
+    `frame-src 'self' ${w} ${widget.frames}`, `form-action 'self' ${widget.forms}`, "base-uri 'none'", "frame-ancestors 'self'",
+  ].join('; ');
+}
+
+export function walletPagesRoutes(wallet: WalletSessionsService, widget?: WidgetCsp) {
+  const livePageCsp = widget ? liveCsp(widget) : PAGE_CSP;
   return async function routes(app: FastifyInstance): Promise<void> {
     app.get('/wallet/assets/wallet.js', { schema: { hide: true } }, async (_request, reply) =>
       reply.header('content-type', 'text/javascript; charset=utf-8').header('cache-control', 'public, max-age=300').send(WALLET_JS));
@@ -25,7 +36,8 @@ export function walletPagesRoutes(wallet: WalletSessionsService) {
         return reply.redirect(`/expired?lang=${walletLang(any?.session.language_code)}`, 302);
       }
       const lang = walletLang(open.session.language_code);
-      return sendHtml(reply, walletPage({ sessionId: open.session.id, merchantName: open.merchantName, lang, mode: open.session.mode, merchant: open.merchant }), PAGE_CSP);
+      return sendHtml(reply, walletPage({ sessionId: open.session.id, merchantName: open.merchantName, lang, mode: open.session.mode, merchant: open.merchant }),
+        open.session.mode === 'live' ? livePageCsp : PAGE_CSP);
     });
 
     app.get<{ Params: { sessionId: string } }>('/wallet/:sessionId/done', { schema: { hide: true } }, async (request, reply) => {
