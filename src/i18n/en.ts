@@ -82,7 +82,7 @@ export const en = {
       endpoints: 'Webhook endpoints', url: 'URL', events: 'Events', eventsHint: 'Event types separated by commas; * for all, payment.* for a family.',
       description: 'Description', add: 'Add endpoint', status: 'Status', created: 'Created', caption: 'Webhook endpoints',
       empty: 'No endpoint yet: events go to each payment’s notification URL only.', added: 'Endpoint added.',
-      disable: 'Disable', enable: 'Enable', reenable: 'Re-enable', disableUrl: 'Disable {{url}}', enableUrl: 'Enable {{url}}', deleteUrl: 'Delete {{url}}',
+      disable: 'Disable', enable: 'Enable', reenable: 'Re-enable', disableUrl: 'Disable {{url}}', enableUrl: 'Enable {{url}}', reenableUrl: 'Re-enable {{url}}', deleteUrl: 'Delete {{url}}',
       enabledNow: 'Endpoint enabled.', disabledNow: 'Endpoint disabled.', deleteTitle: 'Delete this endpoint?',
       deleteText: 'Events are no longer sent to {{url}}.', deleted: 'Endpoint deleted.',
       signingSecret: 'Signing secret', signingText: 'Every webhook is signed with this secret; your server checks the signature with it.',

@@ -84,7 +84,7 @@ export const fr: typeof en = {
       endpoints: 'Points de terminaison', url: 'URL', events: 'Événements', eventsHint: "Types d'événements séparés par des virgules ; * pour tous, payment.* pour une famille.",
       description: 'Description', add: 'Ajouter', status: 'Statut', created: 'Créé le', caption: 'Points de terminaison des webhooks',
       empty: "Aucun point de terminaison : les événements ne vont qu'à l'URL de notification de chaque paiement.", added: 'Point de terminaison ajouté.',
-      disable: 'Désactiver', enable: 'Activer', reenable: 'Réactiver', disableUrl: 'Désactiver {{url}}', enableUrl: 'Activer {{url}}', deleteUrl: 'Supprimer {{url}}',
+      disable: 'Désactiver', enable: 'Activer', reenable: 'Réactiver', disableUrl: 'Désactiver {{url}}', enableUrl: 'Activer {{url}}', reenableUrl: 'Réactiver {{url}}', deleteUrl: 'Supprimer {{url}}',
       enabledNow: 'Point de terminaison activé.', disabledNow: 'Point de terminaison désactivé.', deleteTitle: 'Supprimer ce point de terminaison ?',
       deleteText: "Les événements ne seront plus envoyés à {{url}}.", deleted: 'Point de terminaison supprimé.',
       signingSecret: 'Secret de signature', signingText: 'Chaque webhook est signé avec ce secret ; votre serveur vérifie la signature avec lui.',

@@ -90,7 +90,7 @@ function EndpointsSection() {
         if (!mayChange) return null;
         return (
           <div className="row-actions">
-            <button type="button" className="button secondary small" aria-label={t(endpoint.enabled ? 'webhooks.disableUrl' : 'webhooks.enableUrl', { url: endpoint.url })} onClick={() => setEnabled(endpoint, !endpoint.enabled)}>
+            <button type="button" className="button secondary small" aria-label={t(endpoint.enabled ? 'webhooks.disableUrl' : endpoint.disabledReason ? 'webhooks.reenableUrl' : 'webhooks.enableUrl', { url: endpoint.url })} onClick={() => setEnabled(endpoint, !endpoint.enabled)}>
               {endpoint.enabled ? t('webhooks.disable') : endpoint.disabledReason ? t('webhooks.reenable') : t('webhooks.enable')}
             </button>
             <button type="button" className="button secondary small" aria-label={t('webhooks.deleteUrl', { url: endpoint.url })} onClick={() => setDeleting(endpoint)}>
