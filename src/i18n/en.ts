@@ -41,7 +41,7 @@ export const en = {
     roles: { owner: 'Owner', admin: 'Admin', developer: 'Developer', support: 'Support', analyst: 'Analyst' },
     payments: {
       title: 'Payments', caption: 'Payments, newest first', filters: 'Filter payments', search: 'Search',
-      searchHint: 'Reference, email, payment id…', status: 'Status', from: 'From', to: 'To', amountMin: 'Minimum amount',
+      searchHint: 'Reference, email, payment id…', status: 'Status', from: 'From', to: 'To', amountMin: 'Minimum amount', currency: 'Currency',
       amountMax: 'Maximum amount', amountHint: 'In the smallest unit: francs for XPF, cents for EUR.', store: 'Store',
       reference: 'Reference', customerEmail: 'Customer email', cardLast4: 'Card last 4 digits', created: 'Created',
       customer: 'Customer', card: 'Card', amount: 'Amount', exportCsv: 'Export CSV', empty: 'No payment matches these filters.',

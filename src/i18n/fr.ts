@@ -43,7 +43,7 @@ export const fr: typeof en = {
     roles: { owner: 'Propriétaire', admin: 'Administrateur', developer: 'Développeur', support: 'Support', analyst: 'Analyste' },
     payments: {
       title: 'Paiements', caption: 'Paiements, du plus récent au plus ancien', filters: 'Filtrer les paiements', search: 'Rechercher',
-      searchHint: 'Référence, e-mail, identifiant…', status: 'Statut', from: 'Du', to: 'Au', amountMin: 'Montant minimum',
+      searchHint: 'Référence, e-mail, identifiant…', status: 'Statut', from: 'Du', to: 'Au', amountMin: 'Montant minimum', currency: 'Devise',
       amountMax: 'Montant maximum', amountHint: "Dans la plus petite unité : francs pour XPF, centimes pour EUR.", store: 'Boutique',
       reference: 'Référence', customerEmail: 'E-mail du client', cardLast4: '4 derniers chiffres de la carte', created: 'Créé le',
       customer: 'Client', card: 'Carte', amount: 'Montant', exportCsv: 'Exporter en CSV', empty: 'Aucun paiement ne correspond à ces filtres.',

@@ -21,7 +21,7 @@ import { StatusBadge } from '../components/StatusBadge.js';
 import { statusLabel } from '../labels.js';
 
 const STATUSES = ['pending', 'transit', 'captured', 'failed', 'cancelled', 'expired', 'partially_refunded', 'refunded'];
-const FILTERS = ['status', 'from', 'to', 'amountMin', 'amountMax', 'storeId', 'reference', 'customerEmail', 'cardLast4', 'q'] as const;
+const FILTERS = ['status', 'from', 'to', 'currency', 'amountMin', 'amountMax', 'storeId', 'reference', 'customerEmail', 'cardLast4', 'q'] as const;
 type FilterName = (typeof FILTERS)[number];
 type FilterValues = Record<FilterName, string>;
 
@@ -99,6 +99,11 @@ export function PaymentsPage() {
         </SelectField>
         <TextField label={t('payments.from')} type="date" value={draft.from} onChange={set('from')} />
         <TextField label={t('payments.to')} type="date" value={draft.to} onChange={set('to')} />
+        <SelectField label={t('payments.currency')} value={draft.currency} onChange={set('currency')}>
+          <option value="">{t('common.all')}</option>
+          <option value="XPF">XPF</option>
+          <option value="EUR">EUR</option>
+        </SelectField>
         <TextField label={t('payments.amountMin')} type="number" min={0} step={1} inputMode="numeric" value={draft.amountMin} onChange={set('amountMin')} hint={t('payments.amountHint')} />
         <TextField label={t('payments.amountMax')} type="number" min={0} step={1} inputMode="numeric" value={draft.amountMax} onChange={set('amountMax')} />
         <SelectField label={t('payments.store')} value={draft.storeId} onChange={set('storeId')}>
