@@ -155,8 +155,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     perMinute: config.tokensPerMinute, takeTokenSlot: sessionTokenBudget(db, clock, config.tokensPerSession),
   }));
   const monextDeps = {
-    publicUrl: config.publicUrl, resolve: (id: string) => cardEntrySession(db, id), takeTokenSlot: sessionTokenBudget(db, clock, config.tokensPerSession),
-    complete: cardEntryCompletion(services.checkout, services.walletSessions),
+    publicUrl: config.publicUrl, resolve: (id: string, finished?: boolean) => cardEntrySession(db, id, finished), takeTokenSlot: sessionTokenBudget(db, clock, config.tokensPerSession),
+    complete: cardEntryCompletion(services.checkout, services.walletSessions, db, services.acquirers.monext),
   };
   await app.register(monextRoutes(services.acquirers.monext, monextDeps));
   await app.register(checkoutRoutes(services.checkout, config.publicUrl, monextCsp(config.monext.widgetUrl)));

@@ -212,6 +212,29 @@ eachDatabase('live payments through Monext', (dialect) => {
     assert.equal(fake.requests.filter((r) => r.path === '/v1/checkout/payments').length, count);
   });
 
+  it("a second widget finished after the payment was paid: Monext's extra authorization is given back", async () => {
+    const first = await widgetPayment({ amount: 1_200 });
+    const second = await t.api(undefined, 'POST', '/acquirer/v1/monext/sessions', { session: first.sessionId });
+    assert.equal(second.status, 410, 'a paid session starts no widget');
+    // The cardholder had a second tab open on a widget made before the payment: it authorizes on its own.
+    const created = await t.api(m.liveKey, 'POST', '/api/v1/payments/sessions', {
+      order: { amount: 1_300, currency: 'EUR' }, captureMode: 'MANUAL', email: 'b@example.com', redirectUrl: 'https://shop.example/r', notificationUrl: 'https://shop.example/h',
+    });
+    const tabA = (await t.api(undefined, 'POST', '/acquirer/v1/monext/sessions', { session: created.body.sessionId })).body.token;
+    const tabB = (await t.api(undefined, 'POST', '/acquirer/v1/monext/sessions', { session: created.body.sessionId })).body.token;
+    fake.payInWidget(tabA, MONEXT_CARDS.visa);
+    assert.equal((await t.api(undefined, 'POST', `/checkout/${created.body.sessionId}/pay`, { token: tabA })).body.next, 'redirect');
+    fake.payInWidget(tabB, MONEXT_CARDS.cb);
+    const notify = await t.app.inject({ method: 'POST', url: `/acquirer/v1/monext/notify?session=${created.body.sessionId}&token=${tabB}` });
+    assert.equal(notify.statusCode, 200);
+    const kept = await transactionOf(created.body.paymentId);
+    const txB = fake.sessions.get(tabB)!.transactions[0]!;
+    assert.notEqual(txB, kept);
+    assert.equal(fake.operations(txB, 'CANCEL_AUTHORIZATION').length, 1, "tab B's authorization cancelled at Monext");
+    assert.equal(fake.operations(kept, 'CANCEL_AUTHORIZATION').length, 0, "the payment's own authorization kept");
+    assert.equal((await payment(created.body.paymentId)).status, 'transit');
+  });
+
   it('a capture whose answer is lost after Monext captured: 503, then recovered once from Monext', async () => {
     const { paymentId } = await widgetPayment({ amount: 4_000 });
     const tx = await transactionOf(paymentId);

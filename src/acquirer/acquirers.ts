@@ -144,6 +144,30 @@ export class LiveRouter implements Acquirer {
     return { ...(await connector.startCardEntry(input)), environment: connector.environment };
   }
 
+  /**
+   * Gives back a widget's authorization Motu will not keep: the cardholder finished a widget after the payment was
+   * paid another way, expired, or closed (Monext's widget authorizes on its own, whatever Motu's session says).
+   * Cancelled when uncaptured, else refunded under `release_<id>`. `keep`: the payment's own authorization, left alone.
+   */
+  async releaseWidget(mode: Mode, token: string, keep: string | null): Promise<'released' | 'kept' | 'none'> {
+    const found = await this.byToken(mode, token);
+    if (!found || found.row.amount === 0) return 'none';
+    const outcome = await found.connector.authorize({
+      mode, source: { token }, amount: found.row.amount, currency: found.row.currency, merchantReference: found.row.merchant_reference,
+    }, found.row);
+    if (outcome.status !== 'authorized') return 'none';
+    if (outcome.authorizationId === keep) return 'kept';
+    if (!outcome.captured) {
+      const done = await found.connector.cancel({ mode, authorizationId: outcome.authorizationId });
+      if (!done.ok) throw new AppError('SERVICE_UNAVAILABLE', `Monext did not cancel ${outcome.authorizationId}: ${done.reason ?? 'refused'}`);
+      return 'released';
+    }
+    const view = await found.connector.getAuthorization(mode, outcome.authorizationId);
+    const left = view ? view.capturedAmount - view.refundedAmount : 0;
+    if (left > 0) await found.connector.refund({ mode, authorizationId: outcome.authorizationId, amount: left, reference: `release_${outcome.authorizationId}` });
+    return 'released';
+  }
+
   chooseNetwork(networks: CardNetwork[]): CardNetwork {
     return chooseNetwork(networks);
   }

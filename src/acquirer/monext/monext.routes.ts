@@ -24,7 +24,8 @@ export interface MonextSessionInfo {
 
 export interface MonextRouteDeps {
   publicUrl: string;
-  resolve(sessionId: string): Promise<MonextSessionInfo | null>;
+  /** `finished`: also a session that no longer takes a card (a late return or notification). */
+  resolve(sessionId: string, finished?: boolean): Promise<MonextSessionInfo | null>;
   /** The session's card-token budget: a widget session spends one slot, as a card token does. */
   takeTokenSlot(sessionId: string, mode: Mode): Promise<void>;
   /** Finishes the session from the widget's token; answers where the browser goes. */
@@ -71,17 +72,24 @@ export function monextRoutes(router: LiveRouter, deps: MonextRouteDeps) {
 
     // Monext's redirection mode: the browser comes back here with the session token.
     app.get<{ Querystring: ReturnQueryT }>('/acquirer/v1/monext/return', { schema: { hide: true, querystring: ReturnQuery } }, async (request, reply) => {
-      const info = await deps.resolve(request.query.session);
+      const info = await deps.resolve(request.query.session, true);
       const token = tokenOf(request.query);
       if (!info || !token) return reply.redirect(`/checkout/${encodeURIComponent(request.query.session)}`, 302);
-      return reply.redirect(await deps.complete(request.query.session, info.kind, token), 302);
+      try {
+        return reply.redirect(await deps.complete(request.query.session, info.kind, token), 302);
+      } catch (err) {
+        if (!(err instanceof AppError) || err.code === 'SERVICE_UNAVAILABLE') throw err;
+        // Finished already (or expired): the session's own page says how it ended.
+        const id = encodeURIComponent(request.query.session);
+        return reply.redirect(info.kind === 'wallet' ? `/wallet/${id}/done` : `/checkout/${id}`, 302);
+      }
     });
 
     // Monext's notification: answered 200 whatever happened (Monext notifies again until it gets one), after the
     // session was finished from the token when it still could be.
     const notify = async (request: { query: ReturnQueryT }, reply: import('fastify').FastifyReply) => {
       const token = tokenOf(request.query);
-      const info = token ? await deps.resolve(request.query.session) : null;
+      const info = token ? await deps.resolve(request.query.session, true) : null;
       if (info && token) {
         try {
           await deps.complete(request.query.session, info.kind, token);

@@ -4,6 +4,8 @@ import type { Database } from '../../db/database.js';
 import type { Mode } from '../merchants/merchants.table.js';
 import type { WalletSessionsService } from '../wallet/wallet-sessions.service.js';
 import type { CheckoutService } from './checkout.service.js';
+import type { LiveRouter } from '../../acquirer/acquirers.js';
+import { AppError } from '../../shared/errors.js';
 
 export interface CardEntrySession {
   kind: 'payment' | 'wallet';
@@ -20,16 +22,19 @@ export interface CardEntrySession {
   statementLabel: string | null;
 }
 
-/** The open session a widget may be started for; null when it is unknown or no longer takes a card. */
-export async function cardEntrySession(db: Database, sessionId: string): Promise<CardEntrySession | null> {
+/**
+ * The open session a widget may be started for; null when it is unknown or no longer takes a card. `finished`: also a
+ * session that is over (Monext's return or notification of a widget finished late: its authorization is given back).
+ */
+export async function cardEntrySession(db: Database, sessionId: string, finished = false): Promise<CardEntrySession | null> {
   const s = await db.kysely.selectFrom('payment_sessions').selectAll().where('id', '=', sessionId).executeTakeFirst();
-  if (!s || s.status !== 'open') return null;
+  if (!s || (s.status !== 'open' && !finished)) return null;
   if (s.kind === 'payment') {
     if (!s.payment_id) return null;
     const p = await db.kysely.selectFrom('payments').innerJoin('contracts', 'contracts.id', 'payments.contract_id')
       .select(['payments.id', 'payments.amount', 'payments.currency', 'payments.contract_id', 'payments.email', 'payments.status', 'contracts.statement_label'])
       .where('payments.id', '=', s.payment_id).executeTakeFirst();
-    if (!p || (p.status !== 'pending' && p.status !== 'failed')) return null;
+    if (!p || (!finished && p.status !== 'pending' && p.status !== 'failed')) return null;
     return {
       kind: 'payment', merchantId: s.merchant_id, mode: s.mode, contractId: p.contract_id, merchantReference: p.id, amount: p.amount,
       currency: p.currency, languageCode: s.language_code, email: s.email ?? p.email, statementLabel: p.statement_label,
@@ -48,10 +53,20 @@ export async function cardEntrySession(db: Database, sessionId: string): Promise
  * The widget is done (Monext sent the browser back, or notified): the payment or the registration is finished from
  * the widget's token, as the pay and submit calls finish it. Answers where the browser goes next.
  */
-export function cardEntryCompletion(checkout: CheckoutService, walletSessions: WalletSessionsService) {
+export function cardEntryCompletion(checkout: CheckoutService, walletSessions: WalletSessionsService, db: Database, live: LiveRouter) {
   return async (sessionId: string, kind: 'payment' | 'wallet', token: string): Promise<string> => {
     if (kind === 'wallet') return (await walletSessions.register(sessionId, token)).redirectUrl;
-    const next = await checkout.pay(sessionId, { token });
-    return next.next === 'error' ? `/checkout/${encodeURIComponent(sessionId)}` : next.url;
+    try {
+      const next = await checkout.pay(sessionId, { token });
+      return next.next === 'error' ? `/checkout/${encodeURIComponent(sessionId)}` : next.url;
+    } catch (err) {
+      if (!(err instanceof AppError) || (err.code !== 'SESSION_EXPIRED' && err.code !== 'TOO_MANY_ATTEMPTS')) throw err;
+      // The session no longer takes a card (paid another way, expired, out of attempts), but the widget authorized
+      // all the same: what the payment does not hold is given back at once.
+      const held = await db.kysely.selectFrom('payment_sessions').innerJoin('payments', 'payments.id', 'payment_sessions.payment_id')
+        .select(['payments.acquirer_authorization_id', 'payment_sessions.mode']).where('payment_sessions.id', '=', sessionId).executeTakeFirst();
+      if (held) await live.releaseWidget(held.mode, token, held.acquirer_authorization_id);
+      return `/checkout/${encodeURIComponent(sessionId)}`;
+    }
   };
 }
