@@ -70,7 +70,7 @@ const BY_ID: Record<string, { target: string; body?: unknown; storeScoped?: bool
   'POST /api/v1/card-links/{id}/cancel': { target: 'cardLink', body: {} },
 };
 /** Routes with {id} that a secret key does not drive: the SDK routes are authenticated by the session id itself. */
-const NOT_KEYED = new Set(['GET /api/v1/sdk/sessions/{id}', 'POST /api/v1/sdk/sessions/{id}/submit']);
+const NOT_KEYED = new Set(['GET /api/v1/sdk/sessions/{id}', 'POST /api/v1/sdk/sessions/{id}/submit', 'POST /api/v1/sdk/sessions/{id}/widget']);
 
 /** Creation routes that take another object's id in the body: a foreign id must be refused, nothing charged. */
 function crossReferences(ids: Record<string, string>): Array<[string, string, unknown]> {
