@@ -67,7 +67,7 @@ eachDatabase('the merchant back-office', (dialect) => {
     assert.equal((await api404.json()).code, 'NOT_FOUND');
   });
 
-  it('the set-up link asks the password twice and signs the user in; sign-out, then sign-in with Email and Password', async () => {
+  it('the set-up link asks the password twice and signs the user in (the sign-in page then leads in); sign-out, then sign-in with Email and Password', async () => {
     const created = await t.admin('POST', `/admin/v1/merchants/${m.id}/users`, { email: EMAIL, role: 'owner' });
     assert.equal(created.status, 201, JSON.stringify(created.body));
     const { context, page } = await newPage(suite.browser, { locale: 'en-GB' });
@@ -84,6 +84,9 @@ eachDatabase('the merchant back-office', (dialect) => {
     await page.getByRole('navigation', { name: 'Main' }).waitFor();
     assert.equal(await page.locator('.merchant-name').innerText(), 'Fare Ute');
     assert.equal(await page.locator('.mode-badge').innerText(), 'TEST');
+    await page.goto(`${suite.baseUrl}/dashboard/sign-in`);
+    await page.waitForURL((url) => !url.pathname.endsWith('/sign-in'));
+    await page.getByRole('navigation', { name: 'Main' }).waitFor();
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in to Motu' }).waitFor();

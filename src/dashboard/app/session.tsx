@@ -34,10 +34,9 @@ export function forgetMerchantData(queryClient: QueryClient): void {
   void queryClient.resetQueries({ predicate: (query) => query.queryKey[0] !== ME_KEY[0] });
 }
 
-export function RequireSession({ children }: { children: ReactNode }) {
-  const queryClient = useQueryClient();
-  const location = useLocation();
-  const me = useQuery({
+/** GET /dashboard/api/me, once: a 401 is an answer (signed out), not a failure to retry. */
+export function useMeQuery() {
+  return useQuery({
     queryKey: ME_KEY,
     queryFn: async () => {
       const found = await api.get<Me>('/dashboard/api/me');
@@ -47,6 +46,12 @@ export function RequireSession({ children }: { children: ReactNode }) {
     staleTime: Infinity,
     retry: false,
   });
+}
+
+export function RequireSession({ children }: { children: ReactNode }) {
+  const queryClient = useQueryClient();
+  const location = useLocation();
+  const me = useMeQuery();
   useEffect(() => onUnauthorized(() => {
     // Only a session that was open ends here (the `me` request's own 401 has no data yet: no loop).
     if (!queryClient.getQueryData(ME_KEY)) return;

@@ -2,10 +2,10 @@
 // page asks the code too, then sends all three again. A locked account is told how many minutes remain.
 import { useState, type FormEvent } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
-import { useLocation, useNavigate } from 'react-router';
+import { Navigate, useLocation, useNavigate } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { api, ApiError } from '../api.js';
-import { acceptMe } from '../session.js';
+import { acceptMe, useMeQuery } from '../session.js';
 import type { Me } from '../types.js';
 import { TextField } from '../components/Form.js';
 import { ErrorMessage } from '../components/ErrorMessage.js';
@@ -22,6 +22,9 @@ export function SignInPage() {
   const [askCode, setAskCode] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
+  const session = useMeQuery();
+  const from = (location.state as { from?: string } | null)?.from;
+  const destination = from && from !== '/sign-in' ? from : '/';
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -30,8 +33,7 @@ export function SignInPage() {
     try {
       const me = await api.post<Me>('/dashboard/api/sign-in', askCode ? { email, password, code: code.replace(/\s/g, '') } : { email, password });
       acceptMe(queryClient, me);
-      const from = (location.state as { from?: string } | null)?.from;
-      navigate(from && from !== '/sign-in' ? from : '/', { replace: true });
+      navigate(destination, { replace: true });
     } catch (err) {
       if (err instanceof ApiError && err.code === 'TWO_FACTOR_REQUIRED') {
         setAskCode(true);
@@ -46,6 +48,8 @@ export function SignInPage() {
     }
   };
 
+  // Already signed in (a bookmark, the back button): straight to the back-office.
+  if (session.isSuccess) return <Navigate to={destination} replace />;
   return (
     <AuthFrame title={t('signIn.title')}>
       <form className="stack" onSubmit={submit}>
