@@ -80,9 +80,13 @@ export class BalanceService {
   private async page(q: Listed, limit: number, after?: { created_at: string; id: string }): Promise<TransactionListRow[]> {
     let paged = q;
     if (after) {
-      paged = paged.where((eb) => eb.or([
-        eb('t.created_at', '<', after.created_at),
-        eb.and([eb('t.created_at', '=', after.created_at), eb('t.id', '<', after.id)]),
+      // `created_at <= cursor` first: the range an index scan starts at (the OR alone reads the list from its head).
+      paged = paged.where((eb) => eb.and([
+        eb('t.created_at', '<=', after.created_at),
+        eb.or([
+          eb('t.created_at', '<', after.created_at),
+          eb.and([eb('t.created_at', '=', after.created_at), eb('t.id', '<', after.id)]),
+        ]),
       ]));
     }
     return paged.orderBy('t.created_at', 'desc').orderBy('t.id', 'desc').limit(limit).execute();
