@@ -157,7 +157,9 @@ class LazyChildLogger {
  */
 export function redactUrl(url: string): string {
   // A back-office set-up link (/dashboard/setup/usr_….<mac>) sets the user's password: its signature is a secret too.
-  return url.replace(/ses_[0-9A-Za-z]+/g, 'ses_[redacted]').replace(/(\/setup\/usr_[0-9A-Za-z]+\.)[A-Za-z0-9_-]+/g, '$1[redacted]');
+  // Monext's widget token in its return and notification URLs (token, paylinetoken, monext_session_id) likewise.
+  return url.replace(/ses_[0-9A-Za-z]+/g, 'ses_[redacted]').replace(/(\/setup\/usr_[0-9A-Za-z]+\.)[A-Za-z0-9_-]+/g, '$1[redacted]')
+    .replace(/([?&](?:token|paylinetoken|monext_session_id)=)[^&#]*/gi, '$1[redacted]');
 }
 
 /** The one log line of a request, at info, once answered: method, URL, route, status and time (no headers, no body). */
