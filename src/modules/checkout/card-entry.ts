@@ -1,26 +1,14 @@
 // What a live acquirer's widget needs from a Motu session (a payment session or a card registration), and what
 // happens when the widget is done. The acquirer's routes get these as functions (it knows nothing of sessions).
 import type { Database } from '../../db/database.js';
-import type { Mode } from '../merchants/merchants.table.js';
 import type { WalletSessionsService } from '../wallet/wallet-sessions.service.js';
 import type { CheckoutService } from './checkout.service.js';
 import type { LiveRouter } from '../../acquirer/acquirers.js';
+import type { MonextSessionInfo } from '../../acquirer/monext/monext.routes.js';
 import { AppError } from '../../shared/errors.js';
 
-export interface CardEntrySession {
-  kind: 'payment' | 'wallet';
-  merchantId: string;
-  mode: Mode;
-  /** The payment's contract; a card registration's is the merchant's active default contract. */
-  contractId: string;
-  /** The payment's id, or the wallet session's id: Monext's order reference. */
-  merchantReference: string;
-  amount: number;
-  currency: string;
-  languageCode: string;
-  email: string | null;
-  statementLabel: string | null;
-}
+/** A Motu session as the acquirer's widget routes see it (their own type: the acquirer knows nothing of sessions). */
+export type CardEntrySession = MonextSessionInfo;
 
 /**
  * The open session a widget may be started for; null when it is unknown or no longer takes a card. `finished`: also a

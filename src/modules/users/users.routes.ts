@@ -8,7 +8,7 @@ import { IdParams } from '../../http/schemas.js';
 import { AppError } from '../../shared/errors.js';
 import type { MerchantsService } from '../merchants/merchants.service.js';
 import type { UserSession, UserSessions } from './user-sessions.js';
-import { userView, type UsersService } from './users.service.js';
+import type { UsersService } from './users.service.js';
 import { ROLES, type UserRow } from './users.table.js';
 
 const doc = { tags: ['back-office'], hide: true } as const;
@@ -108,4 +108,3 @@ export function usersRoutes(deps: SessionRoutesDeps) {
   };
 }
 
-export { userView };
