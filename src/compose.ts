@@ -74,7 +74,9 @@ export interface Services {
 export function buildServices(config: Config, db: Database, clock: Clock): Services {
   const acquirers = new Acquirers(db, clock, {
     publicUrl: config.publicUrl, settlementDelaySeconds: config.testSettlementDelaySeconds,
-    box: secretBoxFor(config), monext: { baseUrl: config.monext.apiUrl, widgetUrl: config.monext.widgetUrl, timeoutMs: config.monext.timeoutMs },
+    box: secretBoxFor(config), monext: {
+      baseUrl: config.monext.apiUrl, widgetUrl: config.monext.widgetUrl, timeoutMs: config.monext.timeoutMs, settlementDelaySeconds: config.monext.settlementDelaySeconds,
+    },
   });
   // Mails are queued only when a mailer is configured (MOTU_SMTP_URL); the worker role sends them.
   const mail = config.mail ? new MailOutbox(clock) : null;

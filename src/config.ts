@@ -51,11 +51,12 @@ export interface Config {
    */
   readonly operatorAccount: OperatorAccount | undefined;
   /**
-   * Live payments through Monext (docs/live.md): MOTU_MONEXT_TIMEOUT_MS bounds every call (default 30000), and
+   * Live payments through Monext (docs/live.md): MOTU_MONEXT_TIMEOUT_MS bounds every call (default 30000),
+   * MOTU_MONEXT_SETTLEMENT_DELAY is the seconds from a capture to the remittance that pays it (default 86400), and
    * MOTU_MONEXT_API_URL and MOTU_MONEXT_WIDGET_URL replace Monext's API and widget origins (a test double on this
    * machine; never set in production).
    */
-  readonly monext: { readonly apiUrl: string | undefined; readonly widgetUrl: string | undefined; readonly timeoutMs: number };
+  readonly monext: { readonly apiUrl: string | undefined; readonly widgetUrl: string | undefined; readonly timeoutMs: number; readonly settlementDelaySeconds: number };
   /** MOTU_METRICS_TOKEN: /metrics asks for `Authorization: Bearer <token>`; unset: open. */
   readonly metricsToken: string | undefined;
   /** MOTU_METRICS_PORT: /metrics is served only on this port (on HOST); unset: on PORT with the rest. */
@@ -264,6 +265,7 @@ export function parseConfig(env: Env = process.env): Config {
       apiUrl: env.MOTU_MONEXT_API_URL?.trim() ? url(env, 'MOTU_MONEXT_API_URL', '') : undefined,
       widgetUrl: env.MOTU_MONEXT_WIDGET_URL?.trim() ? url(env, 'MOTU_MONEXT_WIDGET_URL', '') : undefined,
       timeoutMs: integer(env, 'MOTU_MONEXT_TIMEOUT_MS', 30_000, 100, 600_000),
+      settlementDelaySeconds: integer(env, 'MOTU_MONEXT_SETTLEMENT_DELAY', 86_400, 0, 86_400 * 30),
     }),
     metricsToken: metricsToken(env),
     metricsPort: metricsPort(env, port),

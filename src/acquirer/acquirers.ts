@@ -17,6 +17,7 @@ import type {
 import { chooseNetwork } from './cards.js';
 import { MonextAcquirer, splitAuthorizationId, type CardEntry, type CardEntryInput, type WidgetRow } from './monext/monext.acquirer.js';
 import { openCredentials } from './monext/monext.config.js';
+import { MonextUnavailable } from './monext/monext.client.js';
 import { SimulatorAcquirer } from './simulator/simulator.js';
 
 export interface MonextOptions {
@@ -26,6 +27,8 @@ export interface MonextOptions {
   widgetUrl?: string;
   /** MOTU_MONEXT_TIMEOUT_MS: the longest Monext call (default 30 s); keep it under MOTU_OPERATION_CLAIM_SECONDS. */
   timeoutMs?: number;
+  /** MOTU_MONEXT_SETTLEMENT_DELAY: seconds from a capture to Monext's remittance (default one day). */
+  settlementDelaySeconds?: number;
 }
 
 const NOT_CONFIGURED =
@@ -57,6 +60,7 @@ export class Acquirers {
     this.reference = new ReferenceCache(db);
     this.monext = new LiveRouter(db, clock, options.box ?? null, this.reference, {
       baseUrl: options.monext?.baseUrl, widgetUrl: options.monext?.widgetUrl, timeoutMs: options.monext?.timeoutMs ?? 30_000,
+      settlementDelaySeconds: options.monext?.settlementDelaySeconds,
     });
     this.live = options.live ?? this.monext;
   }
@@ -98,7 +102,7 @@ export class LiveRouter implements Acquirer {
     private readonly clock: Clock,
     private readonly box: SecretBox | null,
     private readonly reference: ReferenceCache,
-    private readonly options: { baseUrl?: string; widgetUrl?: string; timeoutMs: number },
+    private readonly options: { baseUrl?: string; widgetUrl?: string; timeoutMs: number; settlementDelaySeconds?: number },
   ) {}
 
   /** The Monext connector of a contract; 503 ACQUIRER_NOT_CONFIGURED when it has none. */
@@ -240,8 +244,21 @@ export class LiveRouter implements Acquirer {
     return out.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
-  async settlementReport(_input: { mode: Mode; from: Date; to: Date }): Promise<SettlementLine[]> {
-    return [];
+  /** Every connected contract's settlement (MonextAcquirer.settlementReport); a contract Monext cannot answer for now waits for the next run. */
+  async settlementReport(input: { mode: Mode; from: Date; to: Date }): Promise<SettlementLine[]> {
+    const contracts = await this.db.kysely.selectFrom('contracts').select('id')
+      .where('acquirer', '=', 'monext').where('acquirer_config_sealed', 'is not', null).orderBy('id').execute();
+    const lines: SettlementLine[] = [];
+    for (const { id } of contracts) {
+      const connector = await this.connectorOrNull(id);
+      if (!connector) continue;
+      try {
+        lines.push(...await connector.settlementReport(input));
+      } catch (err) {
+        if (!(err instanceof MonextUnavailable)) throw err;
+      }
+    }
+    return lines;
   }
 
   async disputeNotices(_input: { mode: Mode; from: Date; to: Date }): Promise<DisputeNotice[]> {

@@ -34,6 +34,7 @@ import * as m0031 from './migrations/0031_invoices.js';
 import * as m0032 from './migrations/0032_back_office.js';
 import * as m0033 from './migrations/0033_payments_list.js';
 import * as m0034 from './migrations/0034_contract_acquirer.js';
+import * as m0035 from './migrations/0035_monext_settlement.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_core': m0001,
@@ -69,6 +70,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0032_back_office': m0032,
   '0033_payments_list': m0033,
   '0034_contract_acquirer': m0034,
+  '0035_monext_settlement': m0035,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

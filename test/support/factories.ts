@@ -2,6 +2,8 @@
 // the merchant API, as a merchant would.
 import assert from 'node:assert/strict';
 import type { TestApp } from './harness.js';
+import { FAKE_MONEXT_CREDENTIALS } from './fake-monext.js';
+import { LIVE_PROFILE } from './profile.js';
 
 export interface MerchantFixture {
   id: string;
@@ -10,12 +12,25 @@ export interface MerchantFixture {
   testWebhookSecret: string;
   liveWebhookSecret: string;
   defaultContractId: string;
+  /** The key the suite pays with: the test key, or the live key under the live profile (test/support/profile.ts). */
+  key: string;
+  /** The webhook secret events of `key`'s mode are signed with. */
+  webhookSecret: string;
 }
 
 export async function createMerchant(t: TestApp, name = 'Fare Ute'): Promise<MerchantFixture> {
   const res = await t.admin('POST', '/admin/v1/merchants', { name });
   assert.equal(res.status, 201, JSON.stringify(res.body));
+  if (LIVE_PROFILE) {
+    // Live profile: the default contract takes cards through Monext (the app's fake), as an operator connects it.
+    const connected = await t.admin('PATCH', `/admin/v1/contracts/${res.body.defaultContractId}`, {
+      acquirer: 'monext', monext: { ...FAKE_MONEXT_CREDENTIALS, environment: 'homologation' },
+    });
+    assert.equal(connected.status, 200, JSON.stringify(connected.body));
+  }
   return {
+    key: LIVE_PROFILE ? res.body.liveSecretKey : res.body.testSecretKey,
+    webhookSecret: LIVE_PROFILE ? res.body.liveWebhookSecret : res.body.testWebhookSecret,
     id: res.body.id,
     testKey: res.body.testSecretKey,
     liveKey: res.body.liveSecretKey,

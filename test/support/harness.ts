@@ -14,6 +14,8 @@ import { openDatabase, type Database, type Dialect } from '../../src/db/database
 import { migrate } from '../../src/db/migrate.js';
 import { ManualClock, systemClock, type Clock } from '../../src/shared/clock.js';
 import { sha256Hex } from '../../src/shared/hash.js';
+import { FakeMonext } from './fake-monext.js';
+import { LIVE_PROFILE } from './profile.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
@@ -85,6 +87,8 @@ export interface TestApp {
   dataDir: string;
   /** Admin API call. */
   admin(method: string, url: string, body?: unknown): Promise<{ status: number; body: any; headers: Record<string, unknown> }>;
+  /** The fake Monext this app's live contracts talk to (the live profile only: MOTU_TEST_ACQUIRER=monext). */
+  monext?: FakeMonext;
   /** Merchant API call with a secret key. */
   api(key: string | undefined, method: string, url: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Record<string, unknown> }>;
   close(): Promise<void>;
@@ -99,7 +103,10 @@ export interface TestAppOptions {
 
 export async function startApp(dialect: Dialect, options: TestAppOptions = {}): Promise<TestApp> {
   const database = await freshDatabase(dialect, { listenerHeartbeatMs: options.listenerHeartbeatMs });
+  const monext = LIVE_PROFILE ? await new FakeMonext().start() : undefined;
   const config = parseConfig({
+    // The live profile settles as the simulator does: Monext's remittance delay is the test settlement delay.
+    ...(monext ? { MOTU_MONEXT_API_URL: monext.url, MOTU_MONEXT_SETTLEMENT_DELAY: options.env?.MOTU_TEST_SETTLEMENT_DELAY ?? '60' } : {}),
     MOTU_DATA_DIR: database.dataDir,
     DATABASE_URL: database.databaseUrl,
     MOTU_ADMIN_TOKEN: ADMIN_TOKEN,
@@ -134,11 +141,13 @@ export async function startApp(dialect: Dialect, options: TestAppOptions = {}): 
     dialect,
     databaseUrl: database.databaseUrl,
     dataDir: database.dataDir,
+    monext,
     admin: (method, url, body) => call(ADMIN_TOKEN, method, url, body),
     api: call,
     async close() {
       await app.close();
       await database.drop();
+      await monext?.stop();
     },
   };
 }

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { CARDS } from './cards.js';
 import type { TestApp } from './harness.js';
+import { LIVE_PROFILE } from './profile.js';
 
 export interface PayOptions {
   /** Extra session fields (customerId, saveCustomer, allowCustomerToSavePaymentMethod…). */
@@ -34,6 +35,14 @@ export async function createSession(t: TestApp, key: string, options: PayOptions
 
 /** A card token as the secure fields mounted for `sessionId` (a payment or wallet session) ask for it; each takes one of the session's tokens. */
 export async function tokenize(t: TestApp, sessionId: string, number: string = CARDS.visa): Promise<string> {
+  if (LIVE_PROFILE) {
+    // Live profile: the page asks for a Monext widget session, the cardholder types the card in the widget (the
+    // fake plays it; its test cards answer as the simulator's do), and the widget's token is what the page sends.
+    const entry = await t.api(undefined, 'POST', '/acquirer/v1/monext/sessions', { session: sessionId });
+    assert.equal(entry.status, 201, JSON.stringify(entry.body));
+    t.monext!.payInWidget(entry.body.token, number);
+    return entry.body.token;
+  }
   const res = await t.api(undefined, 'POST', '/acquirer/v1/tokens', { mode: 'test', number, expMonth: 12, expYear: 2040, cvc: '123', session: sessionId });
   assert.equal(res.status, 201, JSON.stringify(res.body));
   return res.body.token;

@@ -14,7 +14,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Database } from '../../db/database.js';
 import type { Mode } from '../../modules/merchants/merchants.table.js';
 import type { Clock } from '../../shared/clock.js';
-import { iso } from '../../shared/clock.js';
+import { addSeconds, iso } from '../../shared/clock.js';
 import { AppError } from '../../shared/errors.js';
 import { base62 } from '../../shared/ids.js';
 import type {
@@ -42,6 +42,8 @@ export interface CardEntryInput {
   languageCode?: string;
   statementLabel?: string;
   email?: string | null;
+  /** A payment whose card the customer may choose to save: the session registers it in a Monext wallet as it pays. */
+  saveAllowed?: boolean;
 }
 
 export interface CardEntry {
@@ -52,6 +54,15 @@ export interface CardEntry {
   scriptUrl: string;
   styleUrl: string;
 }
+
+/** Monext remits a day's captures the next day (MOTU_MONEXT_SETTLEMENT_DELAY overrides it). */
+const SETTLEMENT_DELAY_SECONDS = 86_400;
+/** How far back open authorizations are looked for: a capture can come up to an authorization's life after it. */
+const SETTLEMENT_LOOKBACK_SECONDS = 35 * 86_400;
+/** A card authorization Monext keeps open for capture (7 days); one not captured by then is closed. */
+const AUTHORIZATION_LIFE_SECONDS = 8 * 86_400;
+/** Authorizations read from Monext per run and contract (the next run goes on). */
+const SETTLEMENT_BATCH = 200;
 
 function genId(prefix: string): string {
   return `${prefix}_${base62(randomBytes(12), 16)}`;
@@ -91,7 +102,7 @@ export class MonextAcquirer implements Acquirer {
   /** A widget session for one payment (amount > 0) or one card registration (amount 0, a new wallet). */
   async startCardEntry(input: CardEntryInput): Promise<CardEntry> {
     const verification = input.amount === 0;
-    const walletId = verification ? genId('motu') : undefined;
+    const walletId = verification || input.saveAllowed ? genId('motu') : undefined;
     const body = {
       pointOfSaleReference: this.credentials.pointOfSaleReference,
       paymentMethod: { paymentMethodIDs: [this.credentials.contractNumber] },
@@ -112,8 +123,8 @@ export class MonextAcquirer implements Acquirer {
     const now = iso(this.clock.now());
     await this.db.kysely.insertInto('monext_authorizations').values({
       id: genId('mxa'), contract_id: this.contractId, mode: input.mode, merchant_reference: input.merchantReference, reference: sessionId,
-      kind: 'session', amount: input.amount, currency: input.currency, transaction_id: walletId ? `wallet:${walletId}` : null,
-      state: 'created', created_at: now, updated_at: now,
+      kind: 'session', amount: input.amount, currency: input.currency, transaction_id: verification ? `wallet:${walletId}` : null,
+      wallet_id: walletId ?? null, state: 'created', created_at: now, updated_at: now,
     }).execute();
     const override = this.clientOptions.widgetUrl?.replace(/\/+$/, '');
     const widget = override
@@ -126,7 +137,7 @@ export class MonextAcquirer implements Acquirer {
   async verify(input: { mode: Mode; token: string }, known?: WidgetRow): Promise<VerifyOutcome> {
     const row = known ?? await this.sessionRow(input.mode, input.token);
     if (!row || row.amount !== 0) return { status: 'error', code: 'INVALID_TOKEN', message: 'The Monext session is unknown or was not made for a card registration' };
-    const walletId = row.transaction_id?.startsWith('wallet:') ? row.transaction_id.slice('wallet:'.length) : null;
+    const walletId = row.wallet_id ?? (row.transaction_id?.startsWith('wallet:') ? row.transaction_id.slice('wallet:'.length) : null);
     const read = await this.readSession(input.token);
     if (read.kind === 'pending') return { status: 'error', code: 'INVALID_TOKEN', message: 'The card registration is not finished in the widget' };
     if (read.kind === 'cancelled') return { status: 'error', code: 'INVALID_TOKEN', message: "The cardholder left Monext's widget" };
@@ -150,10 +161,11 @@ export class MonextAcquirer implements Acquirer {
     if (!row || row.merchant_reference !== input.merchantReference || row.amount !== input.amount || row.currency !== input.currency) {
       return { status: 'error', code: 'INVALID_TOKEN', message: 'The Monext session is unknown, or was made for another payment or amount' };
     }
-    return this.sessionOutcome(token);
+    return this.sessionOutcome(token, input.saveCard && row.wallet_id ? row.wallet_id : null);
   }
 
-  private async sessionOutcome(token: string): Promise<AuthorizationOutcome> {
+  /** `saveIn`: the Monext wallet the widget registered the card in, when the customer asked to save it (answers its cardRef). */
+  private async sessionOutcome(token: string, saveIn: string | null = null): Promise<AuthorizationOutcome> {
     const read = await this.readSession(token);
     if (read.kind === 'pending') {
       return {
@@ -168,7 +180,9 @@ export class MonextAcquirer implements Acquirer {
     if (read.kind === 'refused') {
       return { status: 'refused', authorizationId, card: read.card, refusalCode: read.refusalCode, refusalMessage: REFUSAL_MESSAGES[read.refusalCode] };
     }
-    return { status: 'authorized', authorizationId, card: read.card ?? unknownCard(), captured: read.captured };
+    const card = read.card ?? unknownCard();
+    const cardRef = saveIn && read.card ? cardRefOf(this.contractId, saveIn, read.issuerTransactionId ?? '', read.card) : undefined;
+    return { status: 'authorized', authorizationId, card, captured: read.captured, ...(cardRef ? { cardRef } : {}) };
   }
 
   async completeChallenge(_mode: Mode, authorizationId: string): Promise<AuthorizationOutcome> {
@@ -386,9 +400,60 @@ export class MonextAcquirer implements Acquirer {
     return out;
   }
 
-  /** Monext's REST API publishes no settlement report: settlement comes from its remittance files (docs/live.md). */
-  async settlementReport(_input: { mode: Mode; from: Date; to: Date }): Promise<SettlementLine[]> {
-    return [];
+  /**
+   * Monext's REST API publishes no settlement report, so the connector makes one: each open authorization of this
+   * contract is read back from Monext (GET transaction) until it shows a capture — made by Motu, by Monext's
+   * automatic capture, or in Monext's back-office — and is reported settled once the remittance delay has passed
+   * since Monext's capture date. Not yet captured ones are read again at most every `recheck` seconds (the delay,
+   * at most 15 minutes); an authorization that ended without a capture (refused, cancelled, expired) is closed and
+   * never read again. Lines reported after `from` are reported again (from what is kept, no call), so a run
+   * interrupted before its cursor moved loses nothing; Motu settles a payment once.
+   */
+  async settlementReport(input: { mode: Mode; from: Date; to: Date }): Promise<SettlementLine[]> {
+    const delay = this.clientOptions.settlementDelaySeconds ?? SETTLEMENT_DELAY_SECONDS;
+    const recheck = Math.min(delay, 900);
+    const to = iso(input.to);
+    const lines: SettlementLine[] = [];
+    const line = (row: { transaction_id: string | null; merchant_reference: string; captured_amount: number | null; currency: string; captured_at: string | null }): SettlementLine => ({
+      authorizationId: `${this.contractId}.${row.transaction_id}`, merchantReference: row.merchant_reference, capturedAmount: row.captured_amount!,
+      currency: row.currency, capturedAt: row.captured_at!, settledAt: iso(addSeconds(new Date(row.captured_at!), delay)),
+    });
+    const base = () => this.db.kysely.selectFrom('monext_authorizations').selectAll()
+      .where('contract_id', '=', this.contractId).where('mode', '=', input.mode);
+    // Reported by a run whose cursor did not move.
+    for (const row of await base().where('settled_at', '>', iso(input.from)).where('settled_at', '<=', to).where('captured_amount', '>', 0).execute()) {
+      lines.push(line(row));
+    }
+    const open = await base().where('settled_at', 'is', null).where('amount', '>', 0)
+      .where('state', 'in', ['answered', 'authorized'])
+      .where('transaction_id', 'is not', null).where('transaction_id', 'not like', 'wallet:%')
+      .where('created_at', '>=', iso(addSeconds(input.to, -SETTLEMENT_LOOKBACK_SECONDS)))
+      .where('created_at', '<=', iso(addSeconds(input.to, -delay)))
+      .where((eb) => eb.or([
+        eb('captured_at', 'is not', null),
+        eb('checked_at', 'is', null),
+        eb('checked_at', '<=', iso(addSeconds(input.to, -recheck))),
+      ]))
+      .orderBy('created_at').limit(SETTLEMENT_BATCH).execute();
+    for (const row of open) {
+      let { captured_amount: capturedAmount, captured_at: capturedAt } = row;
+      let closed = false;
+      if (capturedAt === null) {
+        const details = await this.transactionDetails(row.transaction_id!);
+        const capture = details ? captureOf(details) : null;
+        if (capture) ({ amount: capturedAmount, at: capturedAt } = capture);
+        // Refused, cancelled, or an authorization past its life (Monext's are valid 7 days) that was never captured.
+        else closed = !details || details.result.title !== 'ACCEPTED'
+          || details.associated.some((t) => t.type === 'CANCEL_AUTHORIZATION' && t.status === 'OK')
+          || Date.parse(row.created_at) < input.to.getTime() - AUTHORIZATION_LIFE_SECONDS * 1000;
+      }
+      const due = capturedAt !== null && Date.parse(capturedAt) + delay * 1000 <= input.to.getTime();
+      await this.db.kysely.updateTable('monext_authorizations').set({
+        captured_amount: closed ? 0 : capturedAmount, captured_at: capturedAt, checked_at: to, settled_at: due || closed ? to : null,
+      }).where('id', '=', row.id).execute();
+      if (due) lines.push(line({ ...row, captured_amount: capturedAmount, captured_at: capturedAt }));
+    }
+    return lines;
   }
 
   /** Chargebacks come from Monext's dispute files, not its REST API (docs/live.md). */
@@ -477,6 +542,20 @@ interface TransactionDetails {
   result: { title: string; code: string };
   associated: { id: string; type: string; status: string; amount: number; date: string }[];
   card: CardInfo | null;
+}
+
+/** The capture Monext's transaction shows: at once (authorization and capture) or its captures' sum, at the first one's date. */
+function captureOf(d: TransactionDetails): { amount: number; at: string } | null {
+  if (d.result.title !== 'ACCEPTED') return null;
+  const stamp = (date: string) => (Number.isNaN(Date.parse(date)) ? null : new Date(date).toISOString());
+  if (d.type === 'AUTHORIZATION_AND_CAPTURE') {
+    const at = stamp(d.date);
+    return at && d.amount > 0 ? { amount: d.amount, at } : null;
+  }
+  const captures = d.associated.filter((t) => t.type === 'CAPTURE' && t.status === 'OK');
+  const amount = captures.reduce((sum, t) => sum + t.amount, 0);
+  const at = captures.map((t) => stamp(t.date)).find((x) => x !== null) ?? null;
+  return amount > 0 && at ? { amount, at } : null;
 }
 
 function viewOf(authorizationId: string, d: TransactionDetails, _mode: Mode): AuthorizationView {

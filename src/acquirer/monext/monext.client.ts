@@ -31,6 +31,8 @@ export interface MonextClientOptions {
   /** Overrides the origin of the widget's script and style (tests: the fake's stand-in widget). */
   widgetUrl?: string;
   timeoutMs: number;
+  /** Seconds from a capture to the remittance that pays it (MOTU_MONEXT_SETTLEMENT_DELAY, default one day). */
+  settlementDelaySeconds?: number;
 }
 
 export class MonextClient {

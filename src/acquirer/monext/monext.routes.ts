@@ -20,6 +20,8 @@ export interface MonextSessionInfo {
   languageCode: string;
   email: string | null;
   statementLabel: string | null;
+  /** A payment whose customer may save the card: its widget session registers the card in a Monext wallet too. */
+  saveAllowed?: boolean;
 }
 
 export interface MonextRouteDeps {
@@ -55,7 +57,7 @@ export function widgetStarter(router: LiveRouter, deps: MonextRouteDeps) {
     return router.startCardEntry(info.contractId, {
       mode: info.mode, merchantReference: info.merchantReference, amount: info.amount, currency: info.currency,
       returnUrl: `${base}/return?${q}`, notificationUrl: `${base}/notify?${q}`, languageCode: info.languageCode,
-      statementLabel: info.statementLabel ?? undefined, email: info.email,
+      statementLabel: info.statementLabel ?? undefined, email: info.email, saveAllowed: info.saveAllowed,
     });
   };
 }

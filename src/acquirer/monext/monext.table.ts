@@ -20,6 +20,15 @@ export interface MonextAuthorizationsTable {
   state: string;
   created_at: string;
   updated_at: string;
+  /** The Monext wallet the widget session registers the card in (a card registration, or a payment whose card may be saved). */
+  wallet_id: string | null;
+  /** Settlement (migration 0035): the capture as Monext's transaction shows it, once seen. */
+  captured_amount: number | null;
+  captured_at: string | null;
+  /** The last read of a not yet captured authorization. */
+  checked_at: string | null;
+  /** When the connector reported the payment settled (or closed it without a capture: captured_amount 0). */
+  settled_at: string | null;
 }
 
 export interface MonextRefundsTable {

@@ -26,6 +26,7 @@ export async function cardEntrySession(db: Database, sessionId: string, finished
     return {
       kind: 'payment', merchantId: s.merchant_id, mode: s.mode, contractId: p.contract_id, merchantReference: p.id, amount: p.amount,
       currency: p.currency, languageCode: s.language_code, email: s.email ?? p.email, statementLabel: p.statement_label,
+      saveAllowed: s.allow_save_payment_method === 1,
     };
   }
   const contract = await db.kysely.selectFrom('contracts').select(['id', 'statement_label'])
