@@ -18,6 +18,7 @@ import { webhookQueueDepth } from './events/queue-depth.js';
 import { mailQueueDepth } from './mail/queue-depth.js';
 import { ErrorSchema } from './http/schemas.js';
 import { validatorCompiler } from './http/validation.js';
+import { adminDocumentOptions, merchantDocumentOptions } from './http/openapi.js';
 import { lazyChildLoggerFactory, requestLogLine } from './http/logger.js';
 import { AppError } from './shared/errors.js';
 import { sealStoredWebhookSecrets, secretBoxFor } from './shared/secret-box.js';
@@ -106,20 +107,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   registerJsonBodyParser(app);
   registerTextGuard(app);
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: { title: 'Motu API', version: '1.0.0', description: 'Card payments, customer card wallets and signed webhooks.' },
-      servers: [{ url: config.publicUrl }],
-      components: {
-        securitySchemes: {
-          secretKey: { type: 'http', scheme: 'bearer', description: 'sk_test_… or sk_live_…' },
-          adminToken: { type: 'http', scheme: 'bearer', description: 'MOTU_ADMIN_TOKEN' },
-        },
-      },
-      security: [{ secretKey: [] }],
-    },
-  });
+  // The merchant document (/api/v1/openapi.json, /docs) and the admin one (/admin/v1/openapi.json): src/http/openapi.ts.
+  await app.register(swagger, merchantDocumentOptions(config.publicUrl));
+  await app.register(swagger, adminDocumentOptions(config.publicUrl));
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
 
   const metrics = registerMetrics(app, { token: config.metricsToken, port: config.metricsPort, host: config.host });
@@ -171,6 +161,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       // The JSON APIs take JSON only: without this, Fastify's default text/plain parser lets a string reach the schema.
       admin.removeContentTypeParser('text/plain');
       admin.addHook('onRequest', adminAuthHook(deps.adminTokenHash));
+      admin.get('/openapi.json', { schema: { hide: true } }, async () => (app as unknown as { adminSwagger(): unknown }).adminSwagger());
       await admin.register(merchantsRoutes(services.merchants));
       await admin.register(contractsRoutes(services.contracts));
       await admin.register(storesRoutes(services.stores));
