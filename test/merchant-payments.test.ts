@@ -1,9 +1,10 @@
 // Merchant-initiated payments (POST /api/v1/payments) and CORS on every route family.
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
+import { LIVE_PROFILE, PROFILE_MODE } from './support/profile.js';
 import { eachDatabase } from './support/harness.js';
 import { withMerchantApp } from './support/merchant-app.js';
-import { createKey, createMerchant, createStore, createCustomer } from './support/factories.js';
+import { connectUnderLiveProfile, createKey, createMerchant, createStore, createCustomer } from './support/factories.js';
 import { saveCard } from './support/wallet.js';
 import { CARDS } from './support/cards.js';
 import { paymentEvents } from './support/events.js';
@@ -16,13 +17,13 @@ eachDatabase('merchant-initiated payments', (dialect) => {
   let saveThenDecline: string;
   const { t, m } = withMerchantApp(dialect);
   before(async () => {
-    customerId = await createCustomer(t, m.testKey);
-    visa = (await saveCard(t, m.testKey, customerId, CARDS.visa)).result.paymentMethodId;
-    saveThenDecline = (await saveCard(t, m.testKey, customerId, CARDS.saveThenDecline)).result.paymentMethodId;
+    customerId = await createCustomer(t, m.key);
+    visa = (await saveCard(t, m.key, customerId, CARDS.visa)).result.paymentMethodId;
+    saveThenDecline = (await saveCard(t, m.key, customerId, CARDS.saveThenDecline)).result.paymentMethodId;
   });
 
   test('AUTO: 201, captured, payment.authorized then payment.captured to the notificationUrl', async () => {
-    const res = await t.api(m.testKey, 'POST', '/api/v1/payments', {
+    const res = await t.api(m.key, 'POST', '/api/v1/payments', {
       paymentMethodId: visa, order: { reference: 'SUB-1', amount: 1500, currency: 'EUR', unknownKey: 1 }, notificationUrl: NOTIFY, privateData: { plan: 'gold' },
     });
     assert.equal(res.status, 201, JSON.stringify(res.body));
@@ -45,7 +46,7 @@ eachDatabase('merchant-initiated payments', (dialect) => {
   });
 
   test('MANUAL: authorized only (transit), XPF amount converted to EUR cents in events', async () => {
-    const res = await t.api(m.testKey, 'POST', '/api/v1/payments', {
+    const res = await t.api(m.key, 'POST', '/api/v1/payments', {
       paymentMethodId: visa, order: { amount: 1000, currency: 'XPF' }, captureMode: 'MANUAL', notificationUrl: NOTIFY,
     });
     assert.equal(res.status, 201);
@@ -58,7 +59,7 @@ eachDatabase('merchant-initiated payments', (dialect) => {
   });
 
   test('a refusal is 201 with status failed, refusalCode, and payment.failed (4000 0000 0000 0341 saves, then refuses)', async () => {
-    const res = await t.api(m.testKey, 'POST', '/api/v1/payments', {
+    const res = await t.api(m.key, 'POST', '/api/v1/payments', {
       paymentMethodId: saveThenDecline, order: { amount: 990, currency: 'EUR' }, notificationUrl: NOTIFY,
     });
     assert.equal(res.status, 201, JSON.stringify(res.body));
@@ -67,29 +68,30 @@ eachDatabase('merchant-initiated payments', (dialect) => {
     const events = await paymentEvents(t, res.body.id);
     assert.deepEqual(events.map((e) => e.type), ['payment.failed']);
     assert.equal(events[0].data.refusalCode, 'card_declined');
-    const read = await t.api(m.testKey, 'GET', `/api/v1/payments/${res.body.id}`);
+    const read = await t.api(m.key, 'GET', `/api/v1/payments/${res.body.id}`);
     assert.equal(read.body.status, 'failed');
     assert.equal(read.body.refusalCode, 'card_declined');
   });
 
   test('unknown, foreign or removed payment methods; validation', async () => {
-    assert.equal((await t.api(m.testKey, 'POST', '/api/v1/payments', { paymentMethodId: 'pm_nope', order: { amount: 100, currency: 'EUR' }, notificationUrl: NOTIFY })).status, 404);
+    assert.equal((await t.api(m.key, 'POST', '/api/v1/payments', { paymentMethodId: 'pm_nope', order: { amount: 100, currency: 'EUR' }, notificationUrl: NOTIFY })).status, 404);
     const other = await createMerchant(t, 'Other');
     assert.equal((await t.api(other.testKey, 'POST', '/api/v1/payments', { paymentMethodId: visa, order: { amount: 100, currency: 'EUR' }, notificationUrl: NOTIFY })).status, 404);
-    assert.equal((await t.api(m.liveKey, 'POST', '/api/v1/payments', { paymentMethodId: visa, order: { amount: 100, currency: 'EUR' }, notificationUrl: NOTIFY })).status, 503);
-    const doomed = (await saveCard(t, m.testKey, customerId, CARDS.mastercard)).result.paymentMethodId;
-    await t.api(m.testKey, 'DELETE', `/api/v1/payment-methods/${doomed}`);
-    const removed = await t.api(m.testKey, 'POST', '/api/v1/payments', { paymentMethodId: doomed, order: { amount: 100, currency: 'EUR' }, notificationUrl: NOTIFY });
+    // The other mode: a live key without a connector (503), or a test key that never sees a live card (404).
+    assert.equal((await t.api(m.otherModeKey, 'POST', '/api/v1/payments', { paymentMethodId: visa, order: { amount: 100, currency: 'EUR' }, notificationUrl: NOTIFY })).status, LIVE_PROFILE ? 404 : 503);
+    const doomed = (await saveCard(t, m.key, customerId, CARDS.mastercard)).result.paymentMethodId;
+    await t.api(m.key, 'DELETE', `/api/v1/payment-methods/${doomed}`);
+    const removed = await t.api(m.key, 'POST', '/api/v1/payments', { paymentMethodId: doomed, order: { amount: 100, currency: 'EUR' }, notificationUrl: NOTIFY });
     assert.equal(removed.status, 400);
     assert.equal(removed.body.details.field, 'paymentMethodId');
-    const http = await t.api(m.testKey, 'POST', '/api/v1/payments', { paymentMethodId: visa, order: { amount: 100, currency: 'EUR' }, notificationUrl: 'http://merchant.example/h' });
+    const http = await t.api(m.key, 'POST', '/api/v1/payments', { paymentMethodId: visa, order: { amount: 100, currency: 'EUR' }, notificationUrl: 'http://merchant.example/h' });
     assert.equal(http.status, 400);
     assert.equal(http.body.details.field, 'notificationUrl');
-    const noOrder = await t.api(m.testKey, 'POST', '/api/v1/payments', { paymentMethodId: visa, notificationUrl: NOTIFY });
+    const noOrder = await t.api(m.key, 'POST', '/api/v1/payments', { paymentMethodId: visa, notificationUrl: NOTIFY });
     assert.equal(noOrder.status, 400);
-    const extra = await t.api(m.testKey, 'POST', '/api/v1/payments', { paymentMethodId: visa, order: { amount: 100, currency: 'EUR' }, notificationUrl: NOTIFY, amount: 5 });
+    const extra = await t.api(m.key, 'POST', '/api/v1/payments', { paymentMethodId: visa, order: { amount: 100, currency: 'EUR' }, notificationUrl: NOTIFY, amount: 5 });
     assert.equal(extra.status, 400);
-    const mismatch = await t.api(m.testKey, 'POST', '/api/v1/payments', {
+    const mismatch = await t.api(m.key, 'POST', '/api/v1/payments', {
       paymentMethodId: visa, order: { amount: 100, currency: 'EUR', items: [{ product: 'x', unitPrice: 60, quantity: 1 }] }, notificationUrl: NOTIFY,
     });
     assert.equal(mismatch.status, 400);
@@ -98,36 +100,37 @@ eachDatabase('merchant-initiated payments', (dialect) => {
 
   test('store rules as for sessions: store echoed, unknown/inactive/physical/key mismatch/contract conflict', async () => {
     const online = await createStore(t, m.id, { code: 'PPT-WEB', name: 'Papeete web' });
-    const ok = await t.api(m.testKey, 'POST', '/api/v1/payments', { paymentMethodId: visa, order: { amount: 100, currency: 'EUR' }, notificationUrl: NOTIFY, storeId: 'PPT-WEB' });
+    const ok = await t.api(m.key, 'POST', '/api/v1/payments', { paymentMethodId: visa, order: { amount: 100, currency: 'EUR' }, notificationUrl: NOTIFY, storeId: 'PPT-WEB' });
     assert.equal(ok.status, 201);
     assert.deepEqual(ok.body.store, { id: online.id, code: 'PPT-WEB', name: 'Papeete web' });
     const [ev] = await paymentEvents(t, ok.body.id);
     assert.deepEqual(ev.data.store, { id: online.id, code: 'PPT-WEB', name: 'Papeete web' });
 
     const body = (extra: Record<string, unknown>) => ({ paymentMethodId: visa, order: { amount: 100, currency: 'EUR' }, notificationUrl: NOTIFY, ...extra });
-    assert.equal((await t.api(m.testKey, 'POST', '/api/v1/payments', body({ storeId: 'NOPE' }))).body.code, 'UNKNOWN_STORE');
+    assert.equal((await t.api(m.key, 'POST', '/api/v1/payments', body({ storeId: 'NOPE' }))).body.code, 'UNKNOWN_STORE');
     await createStore(t, m.id, { code: 'OFF', active: false });
-    assert.equal((await t.api(m.testKey, 'POST', '/api/v1/payments', body({ storeId: 'OFF' }))).body.code, 'STORE_INACTIVE');
+    assert.equal((await t.api(m.key, 'POST', '/api/v1/payments', body({ storeId: 'OFF' }))).body.code, 'STORE_INACTIVE');
     await createStore(t, m.id, { code: 'SHOP', kind: 'physical' });
-    assert.equal((await t.api(m.testKey, 'POST', '/api/v1/payments', body({ storeId: 'SHOP' }))).body.code, 'STORE_KIND_MISMATCH');
+    assert.equal((await t.api(m.key, 'POST', '/api/v1/payments', body({ storeId: 'SHOP' }))).body.code, 'STORE_KIND_MISMATCH');
     const other = await createStore(t, m.id, { code: 'MOOREA' });
-    const storeKey = await createKey(t, m.id, { mode: 'test', storeId: other.id });
+    const storeKey = await createKey(t, m.id, { mode: PROFILE_MODE, storeId: other.id });
     const mismatch = await t.api(storeKey.secretKey, 'POST', '/api/v1/payments', body({ storeId: 'PPT-WEB' }));
     assert.equal(mismatch.status, 400);
     assert.equal(mismatch.body.code, 'STORE_KEY_MISMATCH');
     const keyStore = await t.api(storeKey.secretKey, 'POST', '/api/v1/payments', body({}));
     assert.equal(keyStore.body.store.code, 'MOOREA');
     const contract = await t.admin('POST', `/admin/v1/merchants/${m.id}/contracts`, { statementLabel: 'OTHER', commissionRate: 100, fixedFee: 0 });
+    await connectUnderLiveProfile(t, contract.body.id);
     const bound = await createStore(t, m.id, { code: 'BOUND', contractId: m.defaultContractId });
     void bound;
-    const conflict = await t.api(m.testKey, 'POST', '/api/v1/payments', body({ storeId: 'BOUND', merchantConfigId: contract.body.id }));
+    const conflict = await t.api(m.key, 'POST', '/api/v1/payments', body({ storeId: 'BOUND', merchantConfigId: contract.body.id }));
     assert.equal(conflict.body.code, 'STORE_CONTRACT_CONFLICT');
   });
 
   test('idempotency: the same key replays the same payment', async () => {
     const body = { paymentMethodId: visa, order: { amount: 777, currency: 'EUR' }, notificationUrl: NOTIFY };
-    const a = await t.api(m.testKey, 'POST', '/api/v1/payments', body, { 'idempotency-key': 'mit-1' });
-    const b = await t.api(m.testKey, 'POST', '/api/v1/payments', body, { 'idempotency-key': 'mit-1' });
+    const a = await t.api(m.key, 'POST', '/api/v1/payments', body, { 'idempotency-key': 'mit-1' });
+    const b = await t.api(m.key, 'POST', '/api/v1/payments', body, { 'idempotency-key': 'mit-1' });
     assert.equal(a.status, 201);
     assert.equal(b.body.id, a.body.id);
     const count = await t.db.kysely.selectFrom('payments').select('id').where('amount', '=', 777).execute();
@@ -141,8 +144,8 @@ eachDatabase('CORS by route family', (dialect) => {
   const preflight = { ...origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' };
 
   test('open on /sdk/* and /api/v1/sdk/*', async () => {
-    const customerId = await createCustomer(t, m.testKey);
-    const { sessionId } = (await t.api(m.testKey, 'POST', `/api/v1/customers/${customerId}/sessions`, { returnUrl: 'https://shop.example/r' })).body;
+    const customerId = await createCustomer(t, m.key);
+    const { sessionId } = (await t.api(m.key, 'POST', `/api/v1/customers/${customerId}/sessions`, { returnUrl: 'https://shop.example/r' })).body;
     for (const [method, url] of [['GET', '/sdk/v1/motu.js'], ['GET', '/sdk/v1/manifest.json'], ['GET', `/api/v1/sdk/sessions/${sessionId}`], ['GET', '/api/v1/sdk/sessions/ses_unknown']] as const) {
       const res = await t.api(undefined, method, url, undefined, origin);
       assert.equal(res.headers['access-control-allow-origin'], '*', url);
@@ -167,7 +170,7 @@ eachDatabase('CORS by route family', (dialect) => {
       ['GET', '/checkout/ses_x'], ['GET', '/wallet/ses_x'], ['POST', '/acquirer/v1/tokens'],
     ];
     for (const [method, url] of urls) {
-      const res = await t.api(m.testKey, method, url, undefined, origin);
+      const res = await t.api(m.key, method, url, undefined, origin);
       assert.equal(res.headers['access-control-allow-origin'], undefined, `${method} ${url}`);
       const pre = await t.api(undefined, 'OPTIONS', url, undefined, preflight);
       assert.equal(pre.headers['access-control-allow-origin'], undefined, `OPTIONS ${url}`);

@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { paymentSchedule } from './support/schedule.js';
 import { settledBackToCaptured as settledIsNotAStatus } from '../src/db/migrations/0018_payments_hardening.js';
-import { createMerchant, createCustomer } from './support/factories.js';
+import { connectUnderLiveProfile, createMerchant, createCustomer } from './support/factories.js';
+import { onlyOn } from './support/profile.js';
 import { eachDatabase } from './support/harness.js';
 import { withMerchantApp } from './support/merchant-app.js';
 import { createSession, paidPayment, paySession, tokenize } from './support/payments.js';
@@ -19,8 +20,8 @@ const UNKNOWN_LATER = '4000000000005126';
 
 eachDatabase('hardening: payments and existing integrations', (dialect) => {
   const { t, m, clock } = withMerchantApp(dialect, { clock: 'now', env: { MOTU_TEST_SETTLEMENT_DELAY: '60' } });
-  const get = async (id: string) => (await t.api(m.testKey, 'GET', `/api/v1/payments/${id}`)).body;
-  const post = (url: string, body?: unknown) => t.api(m.testKey, 'POST', url, body);
+  const get = async (id: string) => (await t.api(m.key, 'GET', `/api/v1/payments/${id}`)).body;
+  const post = (url: string, body?: unknown) => t.api(m.key, 'POST', url, body);
   const tick = () => {
     return paymentSchedule(t, clock).tick();
   };
@@ -32,7 +33,7 @@ eachDatabase('hardening: payments and existing integrations', (dialect) => {
 
   /** A 3-D Secure challenge left open, the same session paid by another card meanwhile, then refunded in full. */
   async function paidThenRefundedWhileChallenged(start: (sessionId: string, token: string) => Promise<string>) {
-    const session = await createSession(t, m.testKey, { amount: 2_000 });
+    const session = await createSession(t, m.key, { amount: 2_000 });
     const authorizationId = await start(session.sessionId, await tokenize(t, session.sessionId, CARDS.challenge));
     await paySession(t, session.sessionId, CARDS.visa);
     const refund = await post(`/api/v1/payments/${session.paymentId}/refund`, {});
@@ -43,7 +44,7 @@ eachDatabase('hardening: payments and existing integrations', (dialect) => {
     return { session, returnUrl: new URL(String(bank.headers.location)) };
   }
 
-  it('paid is one predicate: a customer back from 3-D Secure on a session paid then refunded is sent to the success path (hosted page and component)', async () => {
+  it('paid is one predicate: a customer back from 3-D Secure on a session paid then refunded is sent to the success path (hosted page and component)', { skip: onlyOn('simulator', 'the bank page of the simulator 3-D Secure (Monext has it in its widget: test/monext.test.ts)') }, async () => {
     const hosted = await paidThenRefundedWhileChallenged(async (sessionId, token) => {
       const res = await t.api(undefined, 'POST', `/checkout/${sessionId}/pay`, { token });
       assert.equal(res.body.next, 'challenge', JSON.stringify(res.body));
@@ -64,7 +65,7 @@ eachDatabase('hardening: payments and existing integrations', (dialect) => {
     assert.match(String(back.headers.location), /\/checkout\/success\?sessionId=/, String(back.headers.location));
   });
   it('a refund of a fully refunded payment is beyond what is left: 422 REFUND_EXCEEDS_CAPTURED, refundable 0', async () => {
-    const id = await paidPayment(t, m.testKey, { amount: 1_500, currency: 'XPF' });
+    const id = await paidPayment(t, m.key, { amount: 1_500, currency: 'XPF' });
     assert.equal((await post(`/api/v1/payments/${id}/refund`, {})).status, 201);
     for (const body of [undefined, {}, { amount: 1 }, { amountCents: 1_500 }]) {
       const res = await post(`/api/v1/payments/${id}/refund`, body);
@@ -74,31 +75,31 @@ eachDatabase('hardening: payments and existing integrations', (dialect) => {
       assert.equal(res.body.details.capturedAmount, 1_500);
       assert.equal(res.body.details.refundedAmount, 1_500);
     }
-    const refunds = (await t.api(m.testKey, 'GET', `/api/v1/payments/${id}/refunds`)).body.data;
+    const refunds = (await t.api(m.key, 'GET', `/api/v1/payments/${id}/refunds`)).body.data;
     assert.equal(refunds.length, 1, 'nothing was reserved by the refused requests');
   });
   it('`[]` (PHP json_encode of an empty array) is `{}` on capture, cancel and refund, one request for the Idempotency-Key', async () => {
-    const manual = await paidPayment(t, m.testKey, { captureMode: 'MANUAL', amount: 3_000 });
+    const manual = await paidPayment(t, m.key, { captureMode: 'MANUAL', amount: 3_000 });
     const captured = await post(`/api/v1/payments/${manual}/capture`, []);
     assert.equal(captured.status, 200, JSON.stringify(captured.body));
     assert.equal(captured.body.capturedAmount, 3_000);
 
-    const refund = await t.api(m.testKey, 'POST', `/api/v1/payments/${manual}/refund`, [], { 'idempotency-key': 'php-refund-1' });
+    const refund = await t.api(m.key, 'POST', `/api/v1/payments/${manual}/refund`, [], { 'idempotency-key': 'php-refund-1' });
     assert.equal(refund.status, 201, JSON.stringify(refund.body));
     assert.equal(refund.body.originalAmount, 3_000);
     for (const same of [{}, [], undefined]) {
-      const replay = await t.api(m.testKey, 'POST', `/api/v1/payments/${manual}/refund`, same, { 'idempotency-key': 'php-refund-1' });
+      const replay = await t.api(m.key, 'POST', `/api/v1/payments/${manual}/refund`, same, { 'idempotency-key': 'php-refund-1' });
       assert.equal(replay.status, 201, `${JSON.stringify(same)}: ${JSON.stringify(replay.body)}`);
       assert.equal(replay.body.id, refund.body.id);
     }
-    assert.equal((await t.api(m.testKey, 'GET', `/api/v1/payments/${manual}/refunds`)).body.data.length, 1);
+    assert.equal((await t.api(m.key, 'GET', `/api/v1/payments/${manual}/refunds`)).body.data.length, 1);
 
-    const toCancel = await paidPayment(t, m.testKey, { captureMode: 'MANUAL', amount: 1_000 });
+    const toCancel = await paidPayment(t, m.key, { captureMode: 'MANUAL', amount: 1_000 });
     const cancelled = await post(`/api/v1/payments/${toCancel}/cancel`, []);
     assert.equal(cancelled.status, 200, JSON.stringify(cancelled.body));
     assert.equal(cancelled.body.status, 'cancelled');
 
-    const other = await paidPayment(t, m.testKey, { amount: 1_000 });
+    const other = await paidPayment(t, m.key, { amount: 1_000 });
     for (const bad of [[1], [{ amount: 1 }], 'x']) {
       const res = await post(`/api/v1/payments/${other}/refund`, bad);
       assert.equal(res.status, 400, JSON.stringify(bad));
@@ -106,13 +107,13 @@ eachDatabase('hardening: payments and existing integrations', (dialect) => {
     }
     assert.equal((await get(other)).refundedAmount, 0);
   });
-  it('a payment link with only an order: 201, no redirectUrl or notificationUrl, the customer stays on the success page, events go to the endpoints', async () => {
+  it('a payment link with only an order: 201, no redirectUrl or notificationUrl, the customer stays on the success page, events go to the endpoints', { skip: onlyOn('simulator', 'a live webhook endpoint must resolve to a public address, and no name resolves on the test machine') }, async () => {
     const endpoint = await post('/api/v1/webhook-endpoints', { url: 'https://hooks.example/motu', events: ['payment.*'] });
     assert.equal(endpoint.status, 201, JSON.stringify(endpoint.body));
     const link = await post('/api/v1/payments/links', { order: { reference: 'APP-1', amount: 2_500, currency: 'XPF' } });
     assert.equal(link.status, 201, JSON.stringify(link.body));
     assert.match(link.body.linkId, /^lnk_/);
-    const session = (await t.api(m.testKey, 'GET', `/api/v1/payments/sessions/${link.body.sessionId}`)).body;
+    const session = (await t.api(m.key, 'GET', `/api/v1/payments/sessions/${link.body.sessionId}`)).body;
     assert.equal(session.redirectUrl, null);
     assert.equal(session.failureRedirectUrl, null);
     assert.equal(session.notificationUrl, null);
@@ -145,7 +146,8 @@ eachDatabase('hardening: payments and existing integrations', (dialect) => {
       statementLabel: 'FARE MONI', commissionRate: 250, fixedFee: 25, authorizationFee: 10, taxRate: 1600, isDefault: true,
     });
     assert.equal(contract.status, 201, JSON.stringify(contract.body));
-    const key = feeMerchant.testKey;
+    await connectUnderLiveProfile(t, contract.body.id);
+    const key = feeMerchant.key;
     const fees = (e: { data: any }) => ({
       capturedAmount: e.data.settlement.capturedAmount, mobupayCommission: e.data.settlement.mobupayCommission,
       netAmount: e.data.settlement.netAmount, currency: e.data.settlement.currency,
@@ -209,7 +211,7 @@ eachDatabase('hardening: payments and existing integrations', (dialect) => {
   });
   it('settled is not a status: after settlement GET answers captured with settled true and settledAt; refunds still work; payment.settled is sent', async () => {
     await settleAll(); // what earlier tests captured
-    const id = await paidPayment(t, m.testKey, { amount: 5_000 });
+    const id = await paidPayment(t, m.key, { amount: 5_000 });
     const before = await get(id);
     assert.equal(before.status, 'captured');
     assert.equal(before.settled, false);
@@ -219,13 +221,13 @@ eachDatabase('hardening: payments and existing integrations', (dialect) => {
     assert.equal(payment.status, 'captured');
     assert.equal(payment.settled, true);
     assert.ok(payment.settledAt && !Number.isNaN(Date.parse(payment.settledAt)), String(payment.settledAt));
-    const listed = (await t.api(m.testKey, 'GET', `/api/v1/payments?reference=${payment.reference}`)).body.data;
+    const listed = (await t.api(m.key, 'GET', `/api/v1/payments?reference=${payment.reference}`)).body.data;
     assert.deepEqual(listed.map((p: any) => [p.id, p.status, p.settled, p.settledAt]), [[id, 'captured', true, payment.settledAt]]);
     const settled = (await paymentEvents(t, id)).filter((e) => e.type === 'payment.settled');
     assert.equal(settled.length, 1);
     assert.equal(settled[0]!.data.status, 'captured');
     assert.equal(settled[0]!.data.settlement.settled, true);
-    assert.equal((await t.api(m.testKey, 'GET', '/api/v1/payments?status=settled')).status, 400);
+    assert.equal((await t.api(m.key, 'GET', '/api/v1/payments?status=settled')).status, 400);
 
     const refund = await post(`/api/v1/payments/${id}/refund`, { amount: 1_000 });
     assert.equal(refund.status, 201, JSON.stringify(refund.body));
@@ -234,7 +236,7 @@ eachDatabase('hardening: payments and existing integrations', (dialect) => {
     assert.equal(refunded.settled, true);
 
     // A payment an earlier version left `settled` reads `captured` after the migration.
-    const old = await paidPayment(t, m.testKey, { amount: 700 });
+    const old = await paidPayment(t, m.key, { amount: 700 });
     await settleAll();
     await t.db.kysely.updateTable('payments').set({ status: 'settled' as never }).where('id', '=', old).execute();
     await settledIsNotAStatus(t.db.kysely);
@@ -243,26 +245,26 @@ eachDatabase('hardening: payments and existing integrations', (dialect) => {
     assert.equal(migrated.settled, true);
     assert.equal((await post(`/api/v1/payments/${old}/refund`, {})).status, 201);
   });
-  it("the contract's statementLabel goes to the acquirer with every authorization: hosted page, card component, merchant-initiated", async () => {
+  it("the contract's statementLabel goes to the acquirer with every authorization: hosted page, card component, merchant-initiated", { skip: onlyOn('simulator', 'reads the simulator record; the softDescriptor sent to Monext is checked in test/monext.test.ts') }, async () => {
     const labelOf = async (paymentId: string) => (await t.db.kysely.selectFrom('acquirer_authorizations').select('statement_label')
       .where('merchant_reference', '=', paymentId).execute()).map((r) => r.statement_label);
     const other = await t.admin('POST', `/admin/v1/merchants/${m.id}/contracts`, { statementLabel: 'MONI PPT', commissionRate: 250, fixedFee: 25 });
     assert.equal(other.status, 201, JSON.stringify(other.body));
 
-    const hosted = await paidPayment(t, m.testKey, { amount: 1_000 });
+    const hosted = await paidPayment(t, m.key, { amount: 1_000 });
     assert.deepEqual(await labelOf(hosted), ['FARE UTE'], 'the default contract: the merchant name, upper case');
-    const chosen = await paidPayment(t, m.testKey, { amount: 1_000, extra: { merchantConfigId: other.body.id } });
+    const chosen = await paidPayment(t, m.key, { amount: 1_000, extra: { merchantConfigId: other.body.id } });
     assert.deepEqual(await labelOf(chosen), ['MONI PPT']);
 
-    const component = await createSession(t, m.testKey, { amount: 1_000, extra: { merchantConfigId: other.body.id } });
+    const component = await createSession(t, m.key, { amount: 1_000, extra: { merchantConfigId: other.body.id } });
     const submitted = await t.api(undefined, 'POST', `/api/v1/sdk/sessions/${component.sessionId}/submit`, { token: await tokenize(t, component.sessionId, CARDS.declined) });
     assert.equal(submitted.body.status, 'failed', JSON.stringify(submitted.body));
     const retried = await t.api(undefined, 'POST', `/api/v1/sdk/sessions/${component.sessionId}/submit`, { token: await tokenize(t, component.sessionId, CARDS.visa) });
     assert.equal(retried.body.status, 'succeeded', JSON.stringify(retried.body));
     assert.deepEqual(await labelOf(component.paymentId), ['MONI PPT', 'MONI PPT'], 'a refused attempt carries it too');
 
-    const customerId = await createCustomer(t, m.testKey);
-    const pm = (await saveCard(t, m.testKey, customerId, CARDS.visa)).result.paymentMethodId;
+    const customerId = await createCustomer(t, m.key);
+    const pm = (await saveCard(t, m.key, customerId, CARDS.visa)).result.paymentMethodId;
     const mit = await post('/api/v1/payments', {
       paymentMethodId: pm, order: { reference: 'SUB-9', amount: 1_200, currency: 'XPF' }, notificationUrl: 'https://shop.example/hook',
       merchantConfigId: other.body.id,
@@ -270,10 +272,10 @@ eachDatabase('hardening: payments and existing integrations', (dialect) => {
     assert.equal(mit.status, 201, JSON.stringify(mit.body));
     assert.deepEqual(await labelOf(mit.body.id), ['MONI PPT']);
   });
-  it('a charge refused card_unknown removes the saved card (unknown_at_acquirer) with the failure: merchant-initiated and hosted one-click', async () => {
+  it('a charge refused card_unknown removes the saved card (unknown_at_acquirer) with the failure: merchant-initiated and hosted one-click', { skip: onlyOn('simulator', 'a simulator card that becomes unknown to the acquirer after it is saved') }, async () => {
     const removedEvents = async (pm: string) => (await eventsOfType(t, 'payment_method.removed')).filter((e) => e.data.id === pm);
-    const customerId = await createCustomer(t, m.testKey);
-    const saved = await saveCard(t, m.testKey, customerId, UNKNOWN_LATER);
+    const customerId = await createCustomer(t, m.key);
+    const saved = await saveCard(t, m.key, customerId, UNKNOWN_LATER);
     assert.equal(saved.result.status, 'succeeded', 'the verification of 5126 succeeds');
     const pm = saved.result.paymentMethodId;
 
@@ -283,7 +285,7 @@ eachDatabase('hardening: payments and existing integrations', (dialect) => {
     assert.equal(mit.status, 201, JSON.stringify(mit.body));
     assert.equal(mit.body.status, 'failed');
     assert.equal(mit.body.refusalCode, 'card_unknown');
-    const card = await t.api(m.testKey, 'GET', `/api/v1/payment-methods/${pm}`);
+    const card = await t.api(m.key, 'GET', `/api/v1/payment-methods/${pm}`);
     assert.equal(card.body.status, 'removed');
     assert.equal(card.body.removedReason, 'unknown_at_acquirer');
     const removed = await removedEvents(pm);
@@ -297,17 +299,17 @@ eachDatabase('hardening: payments and existing integrations', (dialect) => {
       paymentMethodId: pm, order: { reference: 'SUB-U2', amount: 900, currency: 'EUR' }, notificationUrl: 'https://shop.example/hook',
     });
     assert.equal(again.status, 400, 'a removed card is not charged again');
-    const listed = (await t.api(m.testKey, 'GET', `/api/v1/customers/${customerId}/payment-methods`)).body.data;
+    const listed = (await t.api(m.key, 'GET', `/api/v1/customers/${customerId}/payment-methods`)).body.data;
     assert.equal(listed.filter((p: any) => p.id === pm && p.status === 'active').length, 0);
 
     // Hosted one-click: the customer picks the saved card on the page.
-    const other = await createCustomer(t, m.testKey);
-    const oneClick = (await saveCard(t, m.testKey, other, UNKNOWN_LATER)).result.paymentMethodId;
-    const session = await createSession(t, m.testKey, { amount: 1_100, extra: { customerId: other, email: undefined } });
+    const other = await createCustomer(t, m.key);
+    const oneClick = (await saveCard(t, m.key, other, UNKNOWN_LATER)).result.paymentMethodId;
+    const session = await createSession(t, m.key, { amount: 1_100, extra: { customerId: other, email: undefined } });
     const res = await t.api(undefined, 'POST', `/checkout/${session.sessionId}/pay`, { paymentMethodId: oneClick });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.equal((await get(session.paymentId)).refusalCode, 'card_unknown');
-    const gone = await t.api(m.testKey, 'GET', `/api/v1/payment-methods/${oneClick}`);
+    const gone = await t.api(m.key, 'GET', `/api/v1/payment-methods/${oneClick}`);
     assert.equal(gone.body.status, 'removed');
     assert.equal(gone.body.removedReason, 'unknown_at_acquirer');
     assert.equal((await removedEvents(oneClick)).length, 1);
@@ -316,10 +318,10 @@ eachDatabase('hardening: payments and existing integrations', (dialect) => {
     assert.equal(retry.status, 400, JSON.stringify(retry.body));
   });
   it("a card typed by a payer who gives an existing customer's email is never saved to that customer's wallet, nor the payment attached", async () => {
-    const victim = await t.api(m.testKey, 'POST', '/api/v1/customers', { email: 'victim@example.pf', name: 'Victim' });
+    const victim = await t.api(m.key, 'POST', '/api/v1/customers', { email: 'victim@example.pf', name: 'Victim' });
     assert.equal(victim.status, 201, JSON.stringify(victim.body));
     const customersBefore = await t.db.kysely.selectFrom('customers').select('id').where('merchant_id', '=', m.id).execute();
-    const session = await createSession(t, m.testKey, {
+    const session = await createSession(t, m.key, {
       captureMode: 'MANUAL', extra: { email: undefined, saveCustomer: true, allowCustomerToSavePaymentMethod: true },
     });
     await paySession(t, session.sessionId, '5555555555554444', { email: 'Victim@Example.PF', saveCard: true });
@@ -330,19 +332,19 @@ eachDatabase('hardening: payments and existing integrations', (dialect) => {
     assert.equal(authorized.data.customerId, null);
     assert.equal(authorized.data.customerCreated, false);
     assert.equal(authorized.data.paymentMethodId, null);
-    const wallet = (await t.api(m.testKey, 'GET', `/api/v1/customers/${victim.body.id}/payment-methods`)).body.data;
+    const wallet = (await t.api(m.key, 'GET', `/api/v1/customers/${victim.body.id}/payment-methods`)).body.data;
     assert.deepEqual(wallet, [], "nothing added to the existing customer's wallet");
     assert.equal((await eventsOfType(t, 'payment_method.added')).filter((e) => e.data.customerId === victim.body.id).length, 0);
     const customersAfter = await t.db.kysely.selectFrom('customers').select('id').where('merchant_id', '=', m.id).execute();
     assert.equal(customersAfter.length, customersBefore.length, 'no second customer with the same email');
 
     // A one-click session of that customer offers nothing the stranger typed.
-    const oneClick = await createSession(t, m.testKey, { extra: { email: undefined, customerId: victim.body.id } });
+    const oneClick = await createSession(t, m.key, { extra: { email: undefined, customerId: victim.body.id } });
     const offered = await t.api(undefined, 'POST', `/checkout/${oneClick.sessionId}/pay`, { paymentMethodId: 'pm_anything' });
     assert.equal(offered.status, 400);
 
     // A new email still creates its customer and saves the card (customerCreated true).
-    const fresh = await createSession(t, m.testKey, {
+    const fresh = await createSession(t, m.key, {
       captureMode: 'MANUAL', extra: { email: undefined, saveCustomer: true, allowCustomerToSavePaymentMethod: true },
     });
     await paySession(t, fresh.sessionId, '5555555555554444', { email: 'first.time@example.pf', saveCard: true });
@@ -353,7 +355,7 @@ eachDatabase('hardening: payments and existing integrations', (dialect) => {
   });
 
   it("saveCustomer with order.buyer creates the customer with the buyer's name, phone and billing address; customer.created carries them", async () => {
-    const session = await createSession(t, m.testKey, {
+    const session = await createSession(t, m.key, {
       extra: {
         email: 'hina.t@example.pf', saveCustomer: true,
         order: {
@@ -379,7 +381,7 @@ eachDatabase('hardening: payments and existing integrations', (dialect) => {
       { id: created.data.id, email: created.data.email, name: created.data.name, phone: created.data.phone, address: created.data.address },
       expected,
     );
-    const read = (await t.api(m.testKey, 'GET', `/api/v1/customers/${customerId}`)).body;
+    const read = (await t.api(m.key, 'GET', `/api/v1/customers/${customerId}`)).body;
     assert.deepEqual({ id: read.id, email: read.email, name: read.name, phone: read.phone, address: read.address }, expected);
   });
 });

@@ -10,11 +10,11 @@ import { paidPayment } from './support/payments.js';
 
 eachDatabase('refunds', (dialect) => {
   const { t, m, clock } = withMerchantApp(dialect, { clock: 'now' });
-  const get = async (id: string) => (await t.api(m.testKey, 'GET', `/api/v1/payments/${id}`)).body;
-  const post = (url: string, body?: unknown) => t.api(m.testKey, 'POST', url, body);
+  const get = async (id: string) => (await t.api(m.key, 'GET', `/api/v1/payments/${id}`)).body;
+  const post = (url: string, body?: unknown) => t.api(m.key, 'POST', url, body);
 
   it('XPF refunds: partial, beyond, final by default; each emits one event with the refund fields', async () => {
-    const id = await paidPayment(t, m.testKey, { amount: 1000, currency: 'XPF' });
+    const id = await paidPayment(t, m.key, { amount: 1000, currency: 'XPF' });
     const captured = (await paymentEvents(t, id)).find((e) => e.type === 'payment.captured')!;
     // 1000 XPF = 838 c; commission 21 c + 3 c → 29 XPF; fixed 29 c → 35 XPF; Σ 53 c → 63 XPF (lines: 64)
     assert.equal(captured.data.amount, 838);
@@ -69,7 +69,7 @@ eachDatabase('refunds', (dialect) => {
     assert.deepEqual(final.settlement.detailedFees.map((l: any) => l.id), ['spirit_commission', 'spirit_fixed_fee', 'authorization_result', 'refund', 'refund']);
     assert.equal(partial.settlement.detailedFees.length, 4);
 
-    const list = await t.api(m.testKey, 'GET', `/api/v1/payments/${id}/refunds`);
+    const list = await t.api(m.key, 'GET', `/api/v1/payments/${id}/refunds`);
     assert.equal(list.status, 200);
     assert.deepEqual(list.body.data.map((r: any) => [r.id, r.amount, r.status, r.reason]), [[first.body.id, 400, 'succeeded', 'damaged'], [rest.body.id, 600, 'succeeded', null]]);
     const detail = await get(id);
@@ -81,14 +81,14 @@ eachDatabase('refunds', (dialect) => {
   });
 
   it('20 concurrent refunds never exceed the captured amount, and exactly one says refunded', async () => {
-    const id = await paidPayment(t, m.testKey, { amount: 1000 });
+    const id = await paidPayment(t, m.key, { amount: 1000 });
     const results = await Promise.all(Array.from({ length: 20 }, () => post(`/api/v1/payments/${id}/refund`, { amountCents: 50 })));
     assert.deepEqual(results.map((r) => r.status), Array(20).fill(201));
     const types = (await paymentEvents(t, id)).map((e) => e.type).filter((type) => type.includes('refunded'));
     assert.equal(types.filter((type) => type === 'payment.refunded').length, 1);
     assert.equal(types.filter((type) => type === 'payment.partially_refunded').length, 19);
 
-    const other = await paidPayment(t, m.testKey, { amount: 1000 });
+    const other = await paidPayment(t, m.key, { amount: 1000 });
     const tries = await Promise.all(Array.from({ length: 20 }, () => post(`/api/v1/payments/${other}/refund`, { amountCents: 70 })));
     assert.equal(tries.filter((r) => r.status === 201).length, 14);
     assert.ok(tries.filter((r) => r.status !== 201).every((r) => r.status === 422 && r.body.code === 'REFUND_EXCEEDS_CAPTURED'));
@@ -100,17 +100,17 @@ eachDatabase('refunds', (dialect) => {
   });
 
   it('a refund retried with the same Idempotency-Key is one refund', async () => {
-    const id = await paidPayment(t, m.testKey, { amount: 1000 });
+    const id = await paidPayment(t, m.key, { amount: 1000 });
     const headers = { 'idempotency-key': `refund-${id}` };
     const [a, b] = await Promise.all([
-      t.api(m.testKey, 'POST', `/api/v1/payments/${id}/refund`, { amountCents: 300 }, headers),
-      t.api(m.testKey, 'POST', `/api/v1/payments/${id}/refund`, { amountCents: 300 }, headers),
+      t.api(m.key, 'POST', `/api/v1/payments/${id}/refund`, { amountCents: 300 }, headers),
+      t.api(m.key, 'POST', `/api/v1/payments/${id}/refund`, { amountCents: 300 }, headers),
     ]);
-    const c = await t.api(m.testKey, 'POST', `/api/v1/payments/${id}/refund`, { amountCents: 300 }, headers);
+    const c = await t.api(m.key, 'POST', `/api/v1/payments/${id}/refund`, { amountCents: 300 }, headers);
     assert.ok([a, b].some((r) => r.status === 201));
     assert.equal(c.status, 201);
     assert.equal(c.body.id, (a.status === 201 ? a : b).body.id);
     assert.equal((await get(id)).refundedAmount, 300);
-    assert.equal((await t.api(m.testKey, 'GET', `/api/v1/payments/${id}/refunds`)).body.data.length, 1);
+    assert.equal((await t.api(m.key, 'GET', `/api/v1/payments/${id}/refunds`)).body.data.length, 1);
   });
 });

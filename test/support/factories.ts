@@ -16,21 +16,19 @@ export interface MerchantFixture {
   key: string;
   /** The webhook secret events of `key`'s mode are signed with. */
   webhookSecret: string;
+  /** The merchant's key of the other mode (live under the simulator profile, test under the live one): it never sees `key`'s objects. */
+  otherModeKey: string;
 }
 
 export async function createMerchant(t: TestApp, name = 'Fare Ute'): Promise<MerchantFixture> {
   const res = await t.admin('POST', '/admin/v1/merchants', { name });
   assert.equal(res.status, 201, JSON.stringify(res.body));
-  if (LIVE_PROFILE) {
-    // Live profile: the default contract takes cards through Monext (the app's fake), as an operator connects it.
-    const connected = await t.admin('PATCH', `/admin/v1/contracts/${res.body.defaultContractId}`, {
-      acquirer: 'monext', monext: { ...FAKE_MONEXT_CREDENTIALS, environment: 'homologation' },
-    });
-    assert.equal(connected.status, 200, JSON.stringify(connected.body));
-  }
+  // Live profile: the default contract takes cards through Monext (the app's fake), as an operator connects it.
+  await connectUnderLiveProfile(t, res.body.defaultContractId);
   return {
     key: LIVE_PROFILE ? res.body.liveSecretKey : res.body.testSecretKey,
     webhookSecret: LIVE_PROFILE ? res.body.liveWebhookSecret : res.body.testWebhookSecret,
+    otherModeKey: LIVE_PROFILE ? res.body.testSecretKey : res.body.liveSecretKey,
     id: res.body.id,
     testKey: res.body.testSecretKey,
     liveKey: res.body.liveSecretKey,
@@ -61,4 +59,13 @@ export async function createCustomer(t: TestApp, key: string, body: Record<strin
   const res = await t.api(key, 'POST', '/api/v1/customers', { email: `c${Math.random().toString(36).slice(2)}@example.com`, ...body });
   assert.equal(res.status, 201, JSON.stringify(res.body));
   return res.body.id;
+}
+
+/** Under the live profile (test/support/profile.ts), connects a contract to the app's fake Monext; else nothing. */
+export async function connectUnderLiveProfile(t: TestApp, contractId: string): Promise<void> {
+  if (!LIVE_PROFILE) return;
+  const connected = await t.admin('PATCH', `/admin/v1/contracts/${contractId}`, {
+    acquirer: 'monext', monext: { ...FAKE_MONEXT_CREDENTIALS, environment: 'homologation' },
+  });
+  assert.equal(connected.status, 200, JSON.stringify(connected.body));
 }

@@ -60,6 +60,9 @@ export class FakeMonext {
   /** How long a "timeout" fault holds the answer (longer than the connector's timeout). */
   holdMs = 4000;
 
+  /** `now`: Monext's clock (the dates of its transactions); a test app's ManualClock keeps them in its time. */
+  constructor(private readonly now: () => Date = () => new Date()) {}
+
   async start(): Promise<this> {
     this.server = createServer((req, res) => void this.handle(req, res));
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
@@ -124,7 +127,7 @@ export class FakeMonext {
   private newTx(order: Session['order'], type: Tx['type'], result: Tx['result'], card: Card): Tx {
     const tx: Tx = {
       id: id(), type, amount: order.amount, currency: order.currency, orderReference: order.reference, result, card,
-      associated: [], date: new Date().toISOString(), issuerTransactionId: `ISS${id()}`,
+      associated: [], date: this.now().toISOString(), issuerTransactionId: `ISS${id()}`,
     };
     tx.associated.push({ id: tx.id, type, amount: order.amount, status: result.title === 'ACCEPTED' ? 'OK' : 'KO', date: tx.date, originTransactionId: tx.id });
     this.transactions.set(tx.id, tx);
@@ -230,9 +233,9 @@ export class FakeMonext {
       const sum = (list: Associated[]) => list.reduce((s, a) => s + a.amount, 0);
       const captured = tx.type === 'AUTHORIZATION_AND_CAPTURE' && tx.result.title === 'ACCEPTED' ? tx.amount : sum(ok('CAPTURE'));
       const cancelled = ok('CANCEL_AUTHORIZATION').length > 0;
-      const refuse = (code: string, detail: string) => ({ status: 200, body: { result: { title: 'REFUSED', code, detail }, transaction: { id: id(), date: new Date().toISOString(), type: m![2] } } });
+      const refuse = (code: string, detail: string) => ({ status: 200, body: { result: { title: 'REFUSED', code, detail }, transaction: { id: id(), date: this.now().toISOString(), type: m![2] } } });
       const record = (type: string) => {
-        const op: Associated = { id: id(), type, amount, status: 'OK', date: new Date().toISOString(), originTransactionId: tx.id };
+        const op: Associated = { id: id(), type, amount, status: 'OK', date: this.now().toISOString(), originTransactionId: tx.id };
         tx.associated.push(op);
         return { status: 200, body: { result: ACCEPTED, transaction: { id: op.id, date: op.date, type } } };
       };

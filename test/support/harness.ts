@@ -103,7 +103,8 @@ export interface TestAppOptions {
 
 export async function startApp(dialect: Dialect, options: TestAppOptions = {}): Promise<TestApp> {
   const database = await freshDatabase(dialect, { listenerHeartbeatMs: options.listenerHeartbeatMs });
-  const monext = LIVE_PROFILE ? await new FakeMonext().start() : undefined;
+  const clock = options.clock ?? systemClock;
+  const monext = LIVE_PROFILE ? await new FakeMonext(() => clock.now()).start() : undefined;
   const config = parseConfig({
     // The live profile settles as the simulator does: Monext's remittance delay is the test settlement delay.
     ...(monext ? { MOTU_MONEXT_API_URL: monext.url, MOTU_MONEXT_SETTLEMENT_DELAY: options.env?.MOTU_TEST_SETTLEMENT_DELAY ?? '60' } : {}),
@@ -115,7 +116,6 @@ export async function startApp(dialect: Dialect, options: TestAppOptions = {}): 
     MOTU_TOKENS_PER_MINUTE: '100000',
     ...options.env,
   });
-  const clock = options.clock ?? systemClock;
   const app = await buildApp(config, { db: database.db, adminTokenHash: sha256Hex(ADMIN_TOKEN), clock });
   await app.ready();
   const call = async (auth: string | undefined, method: string, url: string, body?: unknown, headers: Record<string, string> = {}) => {
