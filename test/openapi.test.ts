@@ -9,6 +9,7 @@ import path from 'node:path';
 import { openApiDocuments } from '../scripts/openapi.js';
 import { operationsOf } from '../src/http/openapi.js';
 import { OPERATIONS } from '../src/http/openapi-operations.js';
+import { ERROR_STATUS } from '../src/shared/errors.js';
 import { eachDatabase, startApp, ADMIN_TOKEN, type TestApp } from './support/harness.js';
 
 const ROOT = path.join(path.dirname(new URL(import.meta.url).pathname), '..');
@@ -22,6 +23,19 @@ before(async () => {
   work = mkdtempSync(path.join(tmpdir(), 'motu-openapi-test-'));
 });
 after(() => rmSync(work, { recursive: true, force: true }));
+
+function walk(node: unknown, visit: (node: Json, where: string) => void, where = '#'): void {
+  if (Array.isArray(node)) {
+    node.forEach((item, i) => walk(item, visit, `${where}[${i}]`));
+    return;
+  }
+  if (!node || typeof node !== 'object') return;
+  visit(node as Json, where);
+  for (const [key, value] of Object.entries(node)) if (key !== 'examples' && key !== 'example') walk(value, visit, `${where}.${key}`);
+}
+
+const scalar = (s: Json | undefined) => !!s && (['string', 'integer', 'number'].includes(s.type) || (s.anyOf ?? []).some((b: Json) => ['string', 'integer', 'number'].includes(b.type)));
+const hasEnum = (s: Json | undefined) => !!s && (Array.isArray(s.enum) || s.const !== undefined || (s.anyOf ?? []).some((b: Json) => Array.isArray(b.enum)));
 
 function run(command: string, args: string[], cwd = ROOT): { status: number | null; output: string } {
   const result = spawnSync(command, args, { cwd, encoding: 'utf8', timeout: 180_000 });
@@ -62,6 +76,85 @@ describe('OpenAPI documents', () => {
     assert.ok(Object.keys(docs.admin.paths).length > 10);
     assert.deepEqual(Object.keys(docs.admin.paths).filter((p) => !p.startsWith('/admin/v1/')), []);
     assert.deepEqual(docs.admin.security, [{ adminToken: [] }]);
+  });
+
+  it('the objects of the API are named components, referenced wherever they occur', () => {
+    const { paths, components } = docs.motu;
+    const json = (op: Json, status: string) => op.responses[status].content['application/json'].schema;
+    for (const name of ['PaymentSessionCreated', 'PaymentSession', 'Payment', 'Refund', 'Customer', 'PaymentMethod', 'Event', 'Error', 'Invoice', 'Subscription']) {
+      assert.ok(components.schemas[name], `components.schemas.${name}`);
+    }
+    assert.deepEqual(json(paths['/api/v1/payments/sessions'].post, '201'), { $ref: '#/components/schemas/PaymentSessionCreated' });
+    assert.deepEqual(json(paths['/api/v1/payments/{id}'].get, '200'), { $ref: '#/components/schemas/Payment' });
+    assert.deepEqual(json(paths['/api/v1/payments'].get, '200').properties.data.items, { $ref: '#/components/schemas/Payment' });
+    assert.deepEqual(json(paths['/api/v1/payments/{id}/capture'].post, '200'), { $ref: '#/components/schemas/Payment' });
+    assert.deepEqual(components.schemas.Payment.properties.store.anyOf[0], { $ref: '#/components/schemas/StoreRef' });
+    // No inline copy of a payment is left anywhere in the paths.
+    const paymentKeys = Object.keys(components.schemas.Payment.properties).sort().join();
+    const copies: string[] = [];
+    walk(paths, (node, where) => {
+      if (node.properties && Object.keys(node.properties).sort().join() === paymentKeys) copies.push(where);
+    });
+    assert.deepEqual(copies, []);
+  });
+
+  it('every 4xx and 5xx an operation can answer is declared with the Error schema', () => {
+    for (const doc of [docs.motu, docs.admin]) {
+      for (const { key, op: operation } of operationsOf(doc)) {
+        const op = operation as Json;
+        const errors = Object.keys(op.responses).filter((status) => Number(status) >= 400);
+        assert.ok(errors.length > 0, `${key} declares no error`);
+        for (const status of errors) {
+          const response = doc.components.responses[op.responses[status].$ref.split('/').pop()];
+          assert.deepEqual(response.content['application/json'].schema, { $ref: '#/components/schemas/Error' }, `${key} ${status}`);
+          assert.equal(Number(status), ERROR_STATUS[response.content['application/json'].example.code as keyof typeof ERROR_STATUS]);
+        }
+      }
+    }
+    const statuses = (path: string, method: string) => Object.keys(docs.motu.paths[path][method].responses).join();
+    assert.equal(statuses('/api/v1/payments/sessions', 'post'), '201,400,401,403,404,409,422,429,503');
+    assert.equal(statuses('/api/v1/payments/{id}', 'get'), '200,400,401,403,404,429');
+    assert.equal(statuses('/api/v1/balance', 'get'), '200,401,403,429');
+    assert.ok(docs.motu.components.responses.TooManyRequests.headers['Retry-After']);
+    assert.deepEqual(docs.motu.components.schemas.Error.properties.code.enum, Object.keys(ERROR_STATUS));
+  });
+
+  it('every merchant POST declares the Idempotency-Key header, and nothing else does', () => {
+    for (const { key, op } of operationsOf(docs.motu)) {
+      const declared = ((op as Json).parameters ?? []).some((p: Json) => p.$ref === '#/components/parameters/IdempotencyKey');
+      assert.equal(declared, key.startsWith('POST ') && !key.startsWith('POST /api/v1/sdk/'), key);
+    }
+    assert.equal(docs.motu.components.parameters.IdempotencyKey.name, 'Idempotency-Key');
+  });
+
+  it('every status, type, kind and currency field has its enum, every field a real example', () => {
+    for (const doc of [docs.motu, docs.admin]) {
+      const missingEnum: string[] = [];
+      const missingExample: string[] = [];
+      walk(doc, (node, where) => {
+        for (const [name, property] of Object.entries((node.properties ?? {}) as Record<string, Json>)) {
+          if (property.$ref || where.endsWith('.delivery')) continue;
+          const array = property.type === 'array' && scalar(property.items);
+          if (!scalar(property) && !array) continue;
+          const enumerated = hasEnum(property) || (array && hasEnum(property.items));
+          if (['status', 'type', 'kind', 'currency', 'mode', 'captureMode'].includes(name) && !enumerated) missingEnum.push(`${where}.${name}`);
+          if (!enumerated && property.examples === undefined && property.example === undefined) missingExample.push(`${where}.${name}`);
+        }
+        for (const parameter of (Array.isArray(node.parameters) ? node.parameters : []) as Json[]) {
+          if (!parameter.$ref && parameter.example === undefined && !hasEnum(parameter.schema) && parameter.schema.type !== 'boolean') {
+            missingExample.push(`${where} ${parameter.in} ${parameter.name}`);
+          }
+        }
+      });
+      assert.deepEqual(missingEnum, [], `${doc.info.title}: plain strings where an enum belongs`);
+      assert.deepEqual(missingExample, [], `${doc.info.title}: fields without an example (src/http/openapi-examples.ts)`);
+    }
+    const payment = docs.motu.components.schemas.Payment.properties;
+    assert.match(payment.id.examples[0], /^pay_[0-9A-Za-z]{22}$/);
+    assert.equal(typeof payment.amount.examples[0], 'number');
+    assert.ok(payment.status.enum.includes('captured'));
+    assert.match(docs.motu.paths['/api/v1/payments/{id}'].get.parameters[0].example, /^pay_[0-9A-Za-z]{22}$/);
+    assert.doesNotMatch(JSON.stringify(docs.motu), /"examples":\["string"\]/);
   });
 
   it('Redocly lints both freshly generated documents with no error and no warning', () => {

@@ -1,0 +1,4 @@
+type Json = Record<string, unknown>;
+export function webhooksSection(_components: Json): Json {
+  return {};
+}
