@@ -317,6 +317,39 @@ eachDatabase('live payments through Monext', (dialect) => {
     assert.equal(sends(), 1, 'Monext asked once');
   });
 
+  it('a live subscription: each due date charged once through Monext with the saved card, then settled by the remittance delay', async () => {
+    const customerId = await createCustomer(t, m.liveKey);
+    const ws = await t.api(m.liveKey, 'POST', `/api/v1/customers/${customerId}/sessions`, { returnUrl: 'https://shop.example/wallet' });
+    const entry = await t.api(undefined, 'POST', '/acquirer/v1/monext/sessions', { session: ws.body.sessionId });
+    fake.payInWidget(entry.body.token, MONEXT_CARDS.cb);
+    await t.api(undefined, 'POST', `/api/v1/sdk/sessions/${ws.body.sessionId}/submit`, { token: entry.body.token });
+    const pm = (await t.api(m.liveKey, 'GET', `/api/v1/customers/${customerId}/payment-methods`)).body.data[0];
+    const charges = () => fake.requests.filter((r) => r.path === '/v1/checkout/payments' && r.body?.order?.amount === 2_345);
+
+    const sub = await t.api(m.liveKey, 'POST', '/api/v1/subscriptions', { customerId, paymentMethodId: pm.id, amount: 2_345, currency: 'EUR', interval: 'month' });
+    assert.equal(sub.status, 201, JSON.stringify(sub.body));
+    assert.equal(sub.body.status, 'active');
+    assert.equal(charges().length, 1, 'the first due date is charged at creation');
+    clock.advance(32 * 86_400_000);
+    await schedule.tick();
+    await schedule.tick();
+    assert.equal(charges().length, 2, 'the second due date, once');
+    assert.ok(charges().every((r) => r.body.paymentInstrument?.walletId === charges()[0]!.body.paymentInstrument.walletId), 'the wallet saved by the registration');
+    const dueDates = (await t.api(m.liveKey, 'GET', `/api/v1/subscriptions/${sub.body.id}/due-dates`)).body.data;
+    assert.deepEqual(dueDates.map((d: any) => d.status), ['paid', 'paid']);
+    const payments = dueDates.flatMap((d: any) => d.attempts.map((a: any) => a.paymentId));
+    for (const id of payments) assert.equal((await payment(id)).status, 'captured');
+
+    // Monext remits the day after a capture (MOTU_MONEXT_SETTLEMENT_DELAY, one day): both payments settle, once.
+    clock.advance(86_400_000 + 1_000);
+    await schedule.tick();
+    await schedule.tick();
+    for (const id of payments) {
+      assert.equal((await payment(id)).settled, true, id);
+      assert.equal((await paymentEvents(t, id)).filter((e) => e.type === 'payment.settled').length, 1);
+    }
+  });
+
   it('Monext refusing the credentials is a clear 503, never a card refusal', async () => {
     await t.admin('PATCH', `/admin/v1/contracts/${m.defaultContractId}`, { monext: { accessKey: 'wrong-key-000' } });
     const created = await t.api(m.liveKey, 'POST', '/api/v1/payments/sessions', {
