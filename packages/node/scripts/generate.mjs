@@ -1,7 +1,6 @@
 // Writes src/generated/ from what Motu itself declares, so the library's types cannot drift from the service:
 //   openapi.ts      the merchant API's paths, request and response types (openapi-typescript over openapi/motu.json)
 //   events.ts       every webhook event type and its payload (the type declarations of src/events/payloads.ts)
-//   error-codes.ts  every error code the API answers and its HTTP status (src/shared/errors.ts)
 // The generated files are committed, so building the package needs neither the service nor this script; the test
 // suite runs `node packages/node/scripts/generate.mjs --check` to fail when they are older than their sources.
 //
@@ -65,37 +64,9 @@ ${list}
 `;
 }
 
-/** The ERROR_STATUS table of errors.ts: every code and its status. */
-function errorCodes() {
-  const file = parse('src/shared/errors.ts');
-  let entries = null;
-  const visit = (node) => {
-    if (ts.isVariableDeclaration(node) && node.name.getText(file) === 'ERROR_STATUS') {
-      let init = node.initializer;
-      while (init && !ts.isObjectLiteralExpression(init)) init = init.expression;
-      if (!init) throw new Error('ERROR_STATUS is not an object literal');
-      entries = init.properties.map((p) => [p.name.getText(file), Number(p.initializer.getText(file))]);
-      return;
-    }
-    ts.forEachChild(node, visit);
-  };
-  visit(file);
-  if (!entries || entries.length === 0) throw new Error('src/shared/errors.ts has no ERROR_STATUS table');
-  const lines = entries.map(([code, status]) => `  ${code}: ${status},`).join('\n');
-  return `${HEADER('src/shared/errors.ts', 'its ERROR_STATUS table')}
-/** Every error code Motu's API answers, with the HTTP status it comes with. */
-export const ERROR_STATUS = {
-${lines}
-} as const;
-
-export type ApiErrorCode = keyof typeof ERROR_STATUS;
-`;
-}
-
 const files = {
   'openapi.ts': await openapiTypes(),
   'events.ts': eventTypes(),
-  'error-codes.ts': errorCodes(),
 };
 
 if (process.argv.includes('--check')) {

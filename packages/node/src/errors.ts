@@ -1,8 +1,9 @@
 // Errors as values a caller can branch on: every failure is a MotuError with the API's own fields; the subclass
 // tells the kind (by HTTP status, or a failure before any answer), `code` the precise reason.
-import { ERROR_STATUS, type ApiErrorCode } from './generated/error-codes.js';
+import type { components } from './generated/openapi.js';
 
-export { ERROR_STATUS, type ApiErrorCode };
+/** Every error code the API answers, as the document's Error schema lists them. */
+export type ApiErrorCode = components['schemas']['Error']['code'];
 
 /** Codes of failures that have no answer from Motu (the network, the timeout) or a webhook that does not verify. */
 export type ClientErrorCode = 'CONNECTION_ERROR' | 'TIMEOUT' | WebhookFailure;

@@ -1121,14 +1121,866 @@ export interface components {
              * @enum {string}
              */
             code: "VALIDATION_ERROR" | "ORDER_AMOUNT_MISMATCH" | "UNKNOWN_STORE" | "STORE_INACTIVE" | "STORE_KIND_MISMATCH" | "STORE_CONTRACT_INACTIVE" | "STORE_CONTRACT_CONFLICT" | "STORE_KEY_MISMATCH" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "TWO_FACTOR_REQUIRED" | "INVALID_TWO_FACTOR_CODE" | "CSRF_TOKEN_INVALID" | "PERMISSION_DENIED" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "ALREADY_EXISTS" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "SESSION_EXPIRED" | "BUSINESS_RULE_VIOLATION" | "PAYMENT_NOT_CAPTURABLE" | "PAYMENT_NOT_CANCELLABLE" | "PAYMENT_NOT_REFUNDABLE" | "REFUND_EXCEEDS_CAPTURED" | "INSUFFICIENT_BALANCE" | "NO_BANK_ACCOUNT" | "PAYOUT_NOT_CANCELLABLE" | "PAYOUT_NOT_PENDING" | "CLOCK_NOT_ADVANCEABLE" | "PAYMENT_DISPUTED" | "PAYMENT_NOT_DISPUTABLE" | "DISPUTE_EVIDENCE_SUBMITTED" | "DISPUTE_CLOSED" | "PAYMENT_METHOD_UNUSABLE" | "SUBSCRIPTION_CANCELLED" | "SUBSCRIPTION_NOT_PAST_DUE" | "INVOICING_INVOICE_FINALIZED" | "INVOICING_NOT_ACTIVATED" | "INVOICING_INVOICE_NOT_PAYABLE" | "INVOICING_AMOUNT_EXCEEDS_REMAINING" | "INVOICING_CREDIT_EXCEEDS_CREDITABLE" | "INVOICING_NOTHING_TO_REFUND" | "LAST_OWNER" | "RATE_LIMITED" | "ACCOUNT_LOCKED" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "ACQUIRER_NOT_CONFIGURED" | "OPERATOR_ACCOUNT_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE";
+            /** @example No payment with id pay_4kQ7mZ2xR9tLbV3nC8wYhJ */
             message: string;
             details?: {
                 [key: string]: unknown;
             };
             fields?: {
+                /** @example legalName */
                 field: string;
+                /** @example No payment with id pay_4kQ7mZ2xR9tLbV3nC8wYhJ */
                 message: string;
             }[];
+        };
+        StoreRef: {
+            /** @example sto_2bN8sKe5TqLm9XvR3cWz7P */
+            id: string;
+            /** @example papeete-shop */
+            code: string;
+            /** @example Hina Teriitahi */
+            name: string;
+        };
+        PaymentSessionCreated: {
+            /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
+            paymentId: string;
+            /** @example ses_9wPc3RtY6mKq2LxV8bNh4Z */
+            sessionId: string;
+            /** @example https://pay.example.pf/checkout/ses_9wPc3RtY6mKq2LxV8bNh4Z */
+            checkoutUrl: string;
+            store: components["schemas"]["StoreRef"] | null;
+            /** @enum {string} */
+            status: "open" | "complete" | "expired" | "cancelled";
+            /** @example crm-000451 */
+            externalId: string | null;
+            /** @example 2026-03-15T09:26:53.000Z */
+            expiresAt: string;
+        };
+        PaymentSession: {
+            /** @example ses_9wPc3RtY6mKq2LxV8bNh4Z */
+            id: string;
+            /** @example ses_9wPc3RtY6mKq2LxV8bNh4Z */
+            sessionId: string;
+            /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
+            paymentId: string;
+            /** @enum {string} */
+            status: "open" | "complete" | "expired" | "cancelled";
+            /** @enum {string} */
+            paymentStatus: "pending" | "transit" | "captured" | "failed" | "cancelled" | "expired" | "partially_refunded" | "refunded";
+            /** @example https://pay.example.pf/checkout/ses_9wPc3RtY6mKq2LxV8bNh4Z */
+            checkoutUrl: string;
+            store: components["schemas"]["StoreRef"] | null;
+            /** @example cus_9wPc3RtY6mKq2LxV8bNh4Z */
+            customerId: string | null;
+            /** @example hina.teriitahi@example.pf */
+            email: string | null;
+            /** @example crm-000451 */
+            externalId: string | null;
+            /** @example SPR-7Q3KX2M9TBZ4WD6A */
+            reference: string;
+            /** @example ORDER-2026-0042 */
+            orderReference: string | null;
+            /** @example 4500 */
+            amount: number;
+            /** @enum {string} */
+            currency: "XPF" | "EUR";
+            /** @example 4500 */
+            amountCents: number;
+            /** @enum {string} */
+            captureMode: "AUTO" | "MANUAL";
+            saveCustomer: boolean;
+            isInclTaxAmount: boolean;
+            allowCustomerToSavePaymentMethod: boolean;
+            savePaymentMethodCheckedByDefault: boolean;
+            /** @example fr */
+            languageCode: string;
+            /** @example https://shop.example.pf/orders/ORDER-2026-0042/thanks */
+            redirectUrl: string | null;
+            /** @example https://shop.example.pf/cart */
+            failureRedirectUrl: string | null;
+            /** @enum {string} */
+            successPageMode: "auto" | "show" | "redirect";
+            /** @enum {string} */
+            failurePageMode: "show" | "redirect";
+            /** @example https://shop.example.pf/webhooks/motu */
+            notificationUrl: string | null;
+            /** @example mcf_2bN8sKe5TqLm9XvR3cWz7P */
+            merchantConfigId: string;
+            /**
+             * @description cards sent to the acquirer for this session (hosted page and card component)
+             * @example 1
+             */
+            cardAttempts: number;
+            /**
+             * @description cards it may still send (MOTU_MAX_CARD_ATTEMPTS); 0: the customer can no longer pay
+             * @example 2
+             */
+            cardAttemptsLeft: number;
+            /** @example 2026-03-14T09:26:53.000Z */
+            createdAt: string;
+            /** @example 2026-03-15T09:26:53.000Z */
+            expiresAt: string;
+        };
+        PaymentLink: {
+            /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
+            paymentId: string;
+            /**
+             * @description lnk_…
+             * @example lnk_7Hq2LmVx9TzR4bNc8KpW3d
+             */
+            linkId: string;
+            /** @example https://pay.example.pf/checkout/ses_9wPc3RtY6mKq2LxV8bNh4Z */
+            linkUrl: string;
+            /** @example 2026-03-15T09:26:53.000Z */
+            expiresAt: string;
+            /** @example ses_9wPc3RtY6mKq2LxV8bNh4Z */
+            sessionId: string;
+            store: components["schemas"]["StoreRef"] | null;
+            /** @enum {string} */
+            status: "open" | "complete" | "expired" | "cancelled";
+            /** @example crm-000451 */
+            externalId: string | null;
+        };
+        Payment: {
+            /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
+            id: string;
+            /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
+            paymentId: string;
+            /** @enum {string} */
+            status: "pending" | "transit" | "captured" | "failed" | "cancelled" | "expired" | "partially_refunded" | "refunded";
+            /**
+             * @description SPR-… payment reference, as in events
+             * @example SPR-7Q3KX2M9TBZ4WD6A
+             */
+            reference: string;
+            /** @example ORDER-2026-0042 */
+            orderReference: string | null;
+            order: {
+                [key: string]: unknown;
+            };
+            /** @example crm-000451 */
+            externalId: string | null;
+            /**
+             * @description original currency minor unit, taxes included
+             * @example 4500
+             */
+            amount: number;
+            /** @enum {string} */
+            currency: "XPF" | "EUR";
+            /**
+             * @description EUR cents
+             * @example 4500
+             */
+            amountCents: number;
+            /** @example 4500 */
+            originalAmount: number;
+            /** @enum {string} */
+            originalCurrency: "XPF" | "EUR";
+            /** @example 750 */
+            taxAmount: number;
+            isInclTaxAmount: boolean;
+            /** @enum {string} */
+            captureMode: "AUTO" | "MANUAL";
+            store: components["schemas"]["StoreRef"] | null;
+            /** @example cus_9wPc3RtY6mKq2LxV8bNh4Z */
+            customerId: string | null;
+            /** @example hina.teriitahi@example.pf */
+            email: string | null;
+            /** @example ses_9wPc3RtY6mKq2LxV8bNh4Z */
+            sessionId: string | null;
+            /** @example do_not_honor */
+            refusalCode: string | null;
+            /** @example The card issuer declined the payment */
+            refusalMessage: string | null;
+            /** @example 4500 */
+            authorizedAmount: number;
+            /** @example 4500 */
+            capturedAmount: number;
+            /** @example 0 */
+            refundedAmount: number;
+            /**
+             * @description taken back by open or lost chargebacks; a refund may not reach into it
+             * @example 0
+             */
+            disputedAmount: number;
+            /** @example sub_2bN8sKe5TqLm9XvR3cWz7P */
+            subscriptionId: string | null;
+            /** @example 2026-04-01T00:00:00.000Z */
+            dueDate: string | null;
+            /** @example pm_7Hq2LmVx9TzR4bNc8KpW3d */
+            paymentMethodId: string | null;
+            /** @example VISA */
+            cardBrand: string | null;
+            /** @example 4242 */
+            cardLast4: string | null;
+            privateData: {
+                [key: string]: unknown;
+            } | null;
+            /** @example 2026-03-14T09:26:53.000Z */
+            createdAt: string;
+            /** @example 2026-03-14T09:41:12.000Z */
+            updatedAt: string;
+            /** @example 2026-03-15T09:26:53.000Z */
+            expiresAt: string | null;
+            settled?: boolean;
+            /** @example 2026-03-14T09:26:53.000Z */
+            authorizedAt?: string | null;
+            /** @example 2026-03-14T09:41:12.000Z */
+            capturedAt?: string | null;
+            /** @example 2026-03-16T06:00:00.000Z */
+            settledAt?: string | null;
+            attempts?: {
+                /** @example att_7Hq2LmVx9TzR4bNc8KpW3d */
+                id: string;
+                /** @enum {string} */
+                status: "challenge" | "authorized" | "refused" | "captured" | "cancelled";
+                /** @example 4500 */
+                amount: number;
+                /** @enum {string} */
+                currency: "XPF" | "EUR";
+                /** @example do_not_honor */
+                refusalCode: string | null;
+                /** @example VISA */
+                cardBrand: string;
+                /** @example 4242 */
+                cardLast4: string;
+                /** @example CB */
+                network: string;
+                /** @example 2026-03-14T09:26:53.000Z */
+                createdAt: string;
+            }[];
+            refunds?: {
+                [key: string]: unknown;
+            }[];
+            settlement?: {
+                [key: string]: unknown;
+            };
+        };
+        Refund: {
+            /**
+             * @description re_…
+             * @example re_9wPc3RtY6mKq2LxV8bNh4Z
+             */
+            id: string;
+            /** @enum {string} */
+            object: "refund";
+            /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
+            paymentId: string;
+            /**
+             * @description pending, succeeded or failed
+             * @enum {string}
+             */
+            status: "pending" | "succeeded" | "failed";
+            /** @example 4500 */
+            amount: number;
+            /** @enum {string} */
+            currency: "XPF" | "EUR";
+            /** @example 4500 */
+            originalAmount: number;
+            /** @enum {string} */
+            originalCurrency: "XPF" | "EUR";
+            /**
+             * @description EUR cents
+             * @example 4500
+             */
+            amountCents: number;
+            /** @example Customer returned the item */
+            reason: string | null;
+            /** @example account_closed */
+            failureReason: string | null;
+            /** @example 2026-03-14T09:26:53.000Z */
+            createdAt: string;
+        };
+        Customer: {
+            /** @example cus_9wPc3RtY6mKq2LxV8bNh4Z */
+            id: string;
+            /** @example hina.teriitahi@example.pf */
+            email: string | null;
+            /** @example crm-000451 */
+            externalId: string | null;
+            /** @example Hina Teriitahi */
+            name: string | null;
+            /** @example +689 87 12 34 56 */
+            phone: string | null;
+            address: {
+                [key: string]: unknown;
+            } | null;
+            metadata: {
+                [key: string]: unknown;
+            } | null;
+            /** @example 2026-03-14T09:26:53.000Z */
+            createdAt: string;
+            /** @example clk_2bN8sKe5TqLm9XvR3cWz7P */
+            testClockId: string | null;
+            /** @example 2026-03-14T09:41:12.000Z */
+            updatedAt: string;
+        };
+        UpdatedCustomer: {
+            /** @example cus_9wPc3RtY6mKq2LxV8bNh4Z */
+            id: string;
+            /** @example hina.teriitahi@example.pf */
+            email: string | null;
+            /** @example crm-000451 */
+            externalId: string | null;
+            /** @example Hina Teriitahi */
+            name: string | null;
+            /** @example +689 87 12 34 56 */
+            phone: string | null;
+            address: {
+                [key: string]: unknown;
+            } | null;
+            metadata: {
+                [key: string]: unknown;
+            } | null;
+            /** @example 2026-03-14T09:26:53.000Z */
+            createdAt: string;
+            /** @example clk_2bN8sKe5TqLm9XvR3cWz7P */
+            testClockId: string | null;
+            /** @example 2026-03-14T09:41:12.000Z */
+            updatedAt: string;
+            /**
+             * @example [
+             *       "email",
+             *       "phone"
+             *     ]
+             */
+            updatedFields: string[];
+        };
+        PaymentMethod: {
+            /** @example pm_7Hq2LmVx9TzR4bNc8KpW3d */
+            id: string;
+            /** @enum {string} */
+            object: "payment_method";
+            /** @example cus_9wPc3RtY6mKq2LxV8bNh4Z */
+            customerId: string;
+            /** @enum {string} */
+            type: "card";
+            /** @example VISA */
+            brand: string;
+            /**
+             * @description The network applied: CB for a co-badged card
+             * @example CB
+             */
+            network: string;
+            /**
+             * @example [
+             *       "CB",
+             *       "VISA"
+             *     ]
+             */
+            networks: string[];
+            /** @example 4242 */
+            last4: string;
+            /** @example 9 */
+            expMonth: number;
+            /** @example 2028 */
+            expYear: number;
+            /**
+             * @description Same value for the same card number, per service instance
+             * @example c2b8a1f4e9d07365
+             */
+            fingerprint: string;
+            /** @enum {string} */
+            status: "active" | "removed";
+            removedReason: ("deleted" | "disabled" | "unknown_at_acquirer") | null;
+            /** @example 2026-03-14T09:26:53.000Z */
+            createdAt: string;
+        };
+        WalletSession: {
+            /** @example https://shop.example.pf/orders/ORDER-2026-0042/thanks */
+            redirectUrl: string;
+            /** @example ses_9wPc3RtY6mKq2LxV8bNh4Z */
+            sessionId: string;
+            /** @example 2026-03-15T09:26:53.000Z */
+            expiresAt: string;
+            /** @example cus_9wPc3RtY6mKq2LxV8bNh4Z */
+            customerId: string;
+        };
+        CardLink: {
+            /** @example cl_9wPc3RtY6mKq2LxV8bNh4Z */
+            id: string;
+            /** @enum {string} */
+            object: "card_link";
+            /** @example cus_9wPc3RtY6mKq2LxV8bNh4Z */
+            customerId: string;
+            /** @example https://shop.example.pf/webhooks/motu */
+            url: string;
+            /** @example ses_9wPc3RtY6mKq2LxV8bNh4Z */
+            sessionId: string;
+            /** @enum {string} */
+            status: "open" | "completed" | "expired" | "cancelled";
+            outcome: ("success" | "failed" | "error") | null;
+            /** @example pm_7Hq2LmVx9TzR4bNc8KpW3d */
+            paymentMethodId: string | null;
+            /** @example https://shop.example.pf/account/cards */
+            returnUrl: string | null;
+            /** @example fr */
+            locale: string;
+            sendEmail: boolean;
+            /** @description true once the SMTP server accepted the invitation mail */
+            emailSent: boolean;
+            /**
+             * @description not_requested (sendEmail false); not_sent (no mailer configured or no customer email: send url yourself); queued; sent; failed (retries exhausted); skipped (link used or cancelled first)
+             * @enum {string}
+             */
+            emailStatus: "not_requested" | "not_sent" | "queued" | "sent" | "failed" | "skipped";
+            /** @example 2026-03-15T09:26:53.000Z */
+            expiresAt: string;
+            /** @example 2026-03-14T09:26:53.000Z */
+            createdAt: string;
+        };
+        WebhookEndpoint: {
+            /** @example we_4kQ7mZ2xR9tLbV3nC8wYhJ */
+            id: string;
+            /** @example https://shop.example.pf/webhooks/motu */
+            url: string;
+            /**
+             * @example [
+             *       "payment.*",
+             *       "refund.*"
+             *     ]
+             */
+            events: string[];
+            /** @example Monthly box of Tahitian vanilla */
+            description: string | null;
+            enabled: boolean;
+            /** @example Five deliveries failed in a row */
+            disabledReason: string | null;
+            /** @example 2026-03-14T09:41:12.000Z */
+            disabledAt: string | null;
+            /** @enum {string} */
+            kind: "merchant" | "agency";
+            /** @example 2026-03-14T09:26:53.000Z */
+            createdAt: string;
+            /** @example 2026-03-14T09:41:12.000Z */
+            updatedAt: string;
+        };
+        Event: {
+            /** @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ */
+            id: string;
+            /** @enum {string} */
+            type: "payment.authorized" | "payment.captured" | "payment.settled" | "payment.failed" | "payment.expired" | "payment.refunded" | "payment.partially_refunded" | "payment.cancelled" | "invoice.issued" | "invoice.sent" | "invoice.paid" | "invoice.partially_paid" | "invoice.overdue" | "invoice.disputed" | "invoice.credited" | "invoice.uncollectible" | "subscription.created" | "subscription.payment_succeeded" | "subscription.payment_failed" | "subscription.past_due" | "subscription.mandate_revoked" | "subscription.mandate_restored" | "subscription.cancelled" | "customer.created" | "customer.updated" | "payment_method.added" | "payment_method.removed" | "payout.created" | "payout.completed" | "payout.failed" | "dispute.created" | "dispute.updated" | "merchant.session.created" | "merchant.session.expired" | "merchant.session.cancelled" | "merchant.onboarding.updated" | "merchant.created" | "merchant.opened" | "merchant.rejected" | "merchant.linked" | "merchant.unlinked" | "agency.invitation.created" | "agency.invitation.expired" | "agency.invitation.cancelled" | "agency.client.onboarding.updated" | "agency.client.opened" | "agency.mandate.created" | "agency.mandate.updated" | "agency.mandate.revoked";
+            /** @example 2026-03-14T09:26:53.000Z */
+            createdAt: string;
+            data: {
+                [key: string]: unknown;
+            };
+            /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
+            paymentId: string | null;
+        };
+        Delivery: {
+            /** @example del_7Hq2LmVx9TzR4bNc8KpW3d */
+            id: string;
+            /** @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ */
+            eventId: string;
+            target: {
+                /** @enum {string} */
+                type: "endpoint" | "notification_url";
+                /** @example we_4kQ7mZ2xR9tLbV3nC8wYhJ */
+                endpointId: string | null;
+                /** @example https://shop.example.pf/webhooks/motu */
+                url: string;
+            };
+            /** @enum {string} */
+            status: "pending" | "sending" | "succeeded" | "abandoned";
+            /** @example 1 */
+            attemptCount: number;
+            /** @example 2026-03-14T09:27:23.000Z */
+            nextAttemptAt: string | null;
+            /** @example 200 */
+            lastStatusCode: number | null;
+            /** @example HTTP 500 */
+            lastError: string | null;
+            /** @example 2026-03-14T09:26:53.000Z */
+            createdAt: string;
+            attempts: {
+                /** @example 1 */
+                attempt: number;
+                /** @example 2026-03-14T09:41:12.000Z */
+                at: string;
+                /** @example 200 */
+                statusCode: number | null;
+                /** @example 182 */
+                latencyMs: number;
+                succeeded: boolean;
+                /** @example {"received":true} */
+                response: string | null;
+                /** @example connect ECONNREFUSED */
+                error: string | null;
+            }[];
+        };
+        Balance: {
+            available: {
+                /** @enum {string} */
+                currency: "XPF" | "EUR";
+                /** @example 4500 */
+                amount: number;
+            }[];
+            pending: {
+                /** @enum {string} */
+                currency: "XPF" | "EUR";
+                /** @example 4500 */
+                amount: number;
+            }[];
+        };
+        BalanceTransaction: {
+            /** @example txn_2bN8sKe5TqLm9XvR3cWz7P */
+            id: string;
+            /** @enum {string} */
+            type: "payment" | "payment_fee" | "refund" | "refund_fee" | "dispute" | "dispute_fee" | "dispute_reversal" | "payout" | "payout_failure" | "adjustment";
+            /**
+             * @description signed, minor units of currency: positive credits the merchant
+             * @example 4500
+             */
+            amount: number;
+            /** @enum {string} */
+            currency: "XPF" | "EUR";
+            /**
+             * @description the same amount in exact EUR cents
+             * @example 4500
+             */
+            amountEur: number;
+            /** @enum {string} */
+            status: "pending" | "available";
+            /**
+             * @description when it became available, or is expected to while pending
+             * @example 2026-03-16T00:00:00.000Z
+             */
+            availableOn: string;
+            source: {
+                /** @enum {string} */
+                type: "payment" | "refund" | "dispute" | "payout" | "adjustment";
+                /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
+                id: string;
+            };
+            /** @example po_9wPc3RtY6mKq2LxV8bNh4Z */
+            payoutId: string | null;
+            /** @example Monthly box of Tahitian vanilla */
+            description: string | null;
+            /** @example 2026-03-14T09:26:53.000Z */
+            createdAt: string;
+        };
+        BankAccount: {
+            /**
+             * @description ba_…
+             * @example ba_9wPc3RtY6mKq2LxV8bNh4Z
+             */
+            id: string;
+            /** @example PF */
+            country: string;
+            /** @example 4242 */
+            last4: string;
+            /** @enum {string} */
+            currency: "XPF" | "EUR";
+            /** @example Fare Ute Boutique SARL */
+            holderName: string;
+            /** @example BNPAFRPPXXX */
+            bic: string | null;
+            /**
+             * @description the same for the same IBAN within this merchant and mode
+             * @example c2b8a1f4e9d07365
+             */
+            fingerprint: string;
+            /** @enum {string} */
+            status: "new" | "errored";
+            default: boolean;
+            /** @example 2026-03-14T09:26:53.000Z */
+            createdAt: string;
+        };
+        Deleted: {
+            /** @example ba_9wPc3RtY6mKq2LxV8bNh4Z */
+            id: string;
+            /** @enum {boolean} */
+            deleted: true;
+        };
+        PayoutSchedule: {
+            /** @enum {string} */
+            interval: "daily" | "weekly" | "monthly" | "manual";
+            /** @enum {string} */
+            weeklyAnchor: "sunday" | "monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday";
+            /**
+             * @description 1–31; 31: the last day of the month
+             * @example 1
+             */
+            monthlyAnchor: number;
+            /**
+             * @description days funds stay available before an automatic payout carries them
+             * @example 2
+             */
+            delayDays: number;
+            /** @example 2026-03-16 */
+            nextRunOn: string | null;
+        };
+        Payout: {
+            /**
+             * @description po_…
+             * @example po_9wPc3RtY6mKq2LxV8bNh4Z
+             */
+            id: string;
+            /** @example 4500 */
+            amount: number;
+            /** @enum {string} */
+            currency: "XPF" | "EUR";
+            /** @enum {string} */
+            status: "pending" | "in_transit" | "paid" | "failed" | "cancelled";
+            automatic: boolean;
+            /** @example ba_9wPc3RtY6mKq2LxV8bNh4Z */
+            bankAccountId: string;
+            /**
+             * @description the bank account
+             * @example ba_9wPc3RtY6mKq2LxV8bNh4Z
+             */
+            recipientId: string;
+            /** @example 2026-03-16 */
+            arrivalDate: string;
+            /** @example Monthly box of Tahitian vanilla */
+            description: string | null;
+            /** @example account_closed */
+            failureReason: string | null;
+            /** @example The beneficiary account is closed */
+            failureMessage: string | null;
+            /** @example 2026-03-14T09:26:53.000Z */
+            createdAt: string;
+        };
+        TestClock: {
+            /**
+             * @description clk_…
+             * @example clk_2bN8sKe5TqLm9XvR3cWz7P
+             */
+            id: string;
+            /** @example Hina Teriitahi */
+            name: string | null;
+            /** @example 2027-01-31T12:00:00.000Z */
+            frozenTime: string;
+            /** @enum {string} */
+            status: "ready" | "advancing";
+            /** @example 2027-02-28T12:00:00.000Z */
+            advancingTo: string | null;
+            /** @example 2026-03-14T09:26:53.000Z */
+            createdAt: string;
+        };
+        Dispute: {
+            /**
+             * @description dp_…
+             * @example dp_4kQ7mZ2xR9tLbV3nC8wYhJ
+             */
+            id: string;
+            /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
+            paymentId: string;
+            /** @enum {string} */
+            kind: "chargeback" | "inquiry";
+            /** @example Customer returned the item */
+            reason: string;
+            /**
+             * @description minor units of the payment's currency
+             * @example 4500
+             */
+            amount: number;
+            /** @enum {string} */
+            currency: "XPF" | "EUR";
+            /**
+             * @description exact EUR cents
+             * @example 4500
+             */
+            amountEur: number;
+            /** @enum {string} */
+            status: "needs_response" | "under_review" | "won" | "lost" | "warning_needs_response" | "warning_under_review" | "warning_closed";
+            /** @example 2026-04-13T09:26:53.000Z */
+            evidenceDueBy: string;
+            evidence: {
+                /** @example Monoï de Tahiti 100 ml, shipped 2026-03-02 */
+                productDescription?: string;
+                /** @example Email of 2026-03-03 confirming delivery */
+                customerCommunication?: string;
+                /** @example Returns accepted within 14 days */
+                refundPolicy?: string;
+                /** @example LP123456789PF */
+                shippingTracking?: string;
+                /** @example Signed delivery receipt attached */
+                uncategorizedText?: string;
+            };
+            /** @example 2026-03-20T15:02:11.000Z */
+            evidenceSubmittedAt: string | null;
+            /** @example 2026-03-14T09:26:53.000Z */
+            createdAt: string;
+            /** @example 2026-03-14T09:41:12.000Z */
+            closedAt: string | null;
+        };
+        Subscription: {
+            /**
+             * @description sub_…
+             * @example sub_2bN8sKe5TqLm9XvR3cWz7P
+             */
+            id: string;
+            /** @example cus_9wPc3RtY6mKq2LxV8bNh4Z */
+            customerId: string;
+            /** @example pm_7Hq2LmVx9TzR4bNc8KpW3d */
+            paymentMethodId: string | null;
+            /** @enum {string} */
+            status: "waiting_mandate" | "active" | "past_due" | "cancelled" | "ended";
+            /** @example 4500 */
+            amount: number;
+            /** @enum {string} */
+            currency: "XPF" | "EUR";
+            /** @enum {string} */
+            interval: "day" | "week" | "month" | "year";
+            /** @example 1 */
+            intervalCount: number;
+            /** @example 2026-04-01T00:00:00.000Z */
+            startDate: string;
+            /** @example 2026-05-01T00:00:00.000Z */
+            nextDueDate: string | null;
+            /** @example 2026-12-31T23:59:59.000Z */
+            cancelAt: string | null;
+            /** @example 2026-03-14T09:41:12.000Z */
+            cancelledAt: string | null;
+            /** @example 12 */
+            endAfter: number | null;
+            /** @example 3 */
+            dueDatesOpened: number;
+            /**
+             * @example [
+             *       3,
+             *       5,
+             *       7
+             *     ]
+             */
+            retrySchedule: number[];
+            /** @example Monthly box of Tahitian vanilla */
+            description: string | null;
+            /** @example sto_2bN8sKe5TqLm9XvR3cWz7P */
+            storeId: string | null;
+            invoicing: {
+                [key: string]: unknown;
+            } | null;
+            privateData: {
+                [key: string]: unknown;
+            } | null;
+            /** @example 2026-03-14T09:26:53.000Z */
+            createdAt: string;
+            /** @example 2026-03-14T09:41:12.000Z */
+            updatedAt: string;
+        };
+        DueDate: {
+            /** @example 2026-04-01T00:00:00.000Z */
+            dueDate: string;
+            /** @enum {string} */
+            status: "scheduled" | "paid" | "retrying" | "unpaid" | "skipped";
+            attempts: {
+                /** @example 2026-03-14T09:41:12.000Z */
+                at: string;
+                /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
+                paymentId: string;
+                /** @enum {string} */
+                outcome: "succeeded" | "failed" | "pending";
+                /** @example do_not_honor */
+                refusalCode: string | null;
+            }[];
+            /** @example 2026-03-14T09:27:23.000Z */
+            nextAttemptAt: string | null;
+            /** @example inv_7Hq2LmVx9TzR4bNc8KpW3d */
+            invoiceId: string | null;
+        };
+        BillingSettings: {
+            enabled: boolean;
+            /** @enum {string} */
+            moduleState: "ouverte" | "a_activer";
+            issuable: boolean;
+            completeness: {
+                missing: {
+                    /** @example legalName */
+                    field: string;
+                    /** @example Home */
+                    label: string;
+                }[];
+            };
+            /** @example https://pay.example.pf/dashboard/settings/legal */
+            activationUrl: string;
+        };
+        Invoice: {
+            /**
+             * @description inv_…
+             * @example inv_7Hq2LmVx9TzR4bNc8KpW3d
+             */
+            id: string;
+            /** @example F-2026-000042 */
+            number: string | null;
+            /** @enum {string} */
+            status: "draft" | "open" | "partially_paid" | "paid" | "disputed" | "credited" | "uncollectible";
+            /** @example cus_9wPc3RtY6mKq2LxV8bNh4Z */
+            customerId: string;
+            /** @example sub_2bN8sKe5TqLm9XvR3cWz7P */
+            subscriptionId: string | null;
+            /** @enum {string} */
+            currency: "XPF" | "EUR";
+            lines: {
+                /** @example Monthly box of Tahitian vanilla */
+                description: string;
+                /** @example 3 */
+                quantity: number;
+                /** @example 1500 */
+                unitPrice: number;
+                /** @example 1600 */
+                taxRate: number;
+                /** @example 4500 */
+                amount: number;
+            }[];
+            /** @example Thank you for your order */
+            memo: string | null;
+            /** @example 10000 */
+            subtotal: number;
+            taxes: {
+                /** @example 1600 */
+                rate: number;
+                /** @example 10000 */
+                base: number;
+                /** @example 4500 */
+                amount: number;
+            }[];
+            /** @example 12000 */
+            total: number;
+            /** @example 0 */
+            amountPaid: number;
+            /** @example 0 */
+            amountCredited: number;
+            /** @example 12000 */
+            amountRemaining: number;
+            /** @example 2026-04-01T00:00:00.000Z */
+            dueDate: string | null;
+            overdue: boolean;
+            /** @example 9f2c4e1b7a0d3c5e8f6a2b4d1c7e9a0b3d5f7e2c4a6b8d0e1f3a5c7e9b2d4f6a */
+            contentHash: string | null;
+            /** @example 2026-03-14T09:26:53.000Z */
+            finalizedAt: string | null;
+            /** @example 2026-03-14T09:41:12.000Z */
+            sentAt: string | null;
+            /** @example 2026-03-14T09:41:12.000Z */
+            paidAt: string | null;
+            /** @example 2026-03-14T09:26:53.000Z */
+            createdAt: string;
+            /** @example 2026-03-14T09:41:12.000Z */
+            updatedAt: string;
+        };
+        CreditNote: {
+            /**
+             * @description cn_…
+             * @example cn_7Hq2LmVx9TzR4bNc8KpW3d
+             */
+            id: string;
+            /** @example inv_7Hq2LmVx9TzR4bNc8KpW3d */
+            invoiceId: string;
+            /**
+             * @description A-YYYY-NNNNNN
+             * @example F-2026-000042
+             */
+            number: string;
+            /** @example 4500 */
+            amount: number;
+            /** @example Customer returned the item */
+            reason: string;
+            refund: boolean;
+            /** @example 2026-03-14T09:26:53.000Z */
+            createdAt: string;
         };
     };
     responses: {
@@ -1307,6 +2159,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example ses_9wPc3RtY6mKq2LxV8bNh4Z */
                 id: string;
             };
             cookie?: never;
@@ -1331,6 +2184,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example ses_9wPc3RtY6mKq2LxV8bNh4Z */
                 id: string;
             };
             cookie?: never;
@@ -1338,8 +2192,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @example tok_4kQ7mZ2xR9tLbV3nC8wYhJ */
                     token: string;
+                    /** @enum {string} */
                     defi3ds?: "embarque" | "redirection";
+                    /** @example hina.teriitahi@example.pf */
                     email?: string;
                 };
             };
@@ -1365,6 +2222,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example ses_9wPc3RtY6mKq2LxV8bNh4Z */
                 id: string;
             };
             cookie?: never;
@@ -1389,9 +2247,13 @@ export interface operations {
     listCustomers: {
         parameters: {
             query?: {
+                /** @example 20 */
                 limit?: number;
+                /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
                 startingAfter?: string;
+                /** @example hina.teriitahi@example.pf */
                 email?: string;
+                /** @example crm-000451 */
                 externalId?: string;
             };
             header?: never;
@@ -1407,22 +2269,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            id: string;
-                            email: string | null;
-                            externalId: string | null;
-                            name: string | null;
-                            phone: string | null;
-                            address: {
-                                [key: string]: unknown;
-                            } | null;
-                            metadata: {
-                                [key: string]: unknown;
-                            } | null;
-                            createdAt: string;
-                            testClockId: string | null;
-                            updatedAt: string;
-                        }[];
+                        data: components["schemas"]["Customer"][];
                         hasMore: boolean;
                     };
                 };
@@ -1449,27 +2296,45 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** Format: email */
+                    /**
+                     * Format: email
+                     * @example hina.teriitahi@example.pf
+                     */
                     email?: string;
+                    /** @example crm-000451 */
                     externalId?: string;
+                    /** @example Hina Teriitahi */
                     name?: string;
+                    /** @example +689 87 12 34 56 */
                     phone?: string;
                     address?: {
+                        /** @example 12 */
                         streetNumber?: string;
+                        /** @example Rue du Général de Gaulle */
                         street?: string;
+                        /** @example 12 rue du Général de Gaulle */
                         line1?: string;
+                        /** @example Immeuble Taina, 2e étage */
                         line2?: string;
+                        /** @example Immeuble Taina */
                         complement?: string;
+                        /** @example Papeete */
                         city?: string;
+                        /** @example 98714 */
                         postalCode?: string;
+                        /** @example PF */
                         country?: string;
+                        /** @example Home */
                         label?: string;
                     };
                     /** @description any JSON, at most 16 levels deep, 100 keys per object and 16384 bytes as JSON */
                     metadata?: {
                         [key: string]: unknown;
                     };
-                    /** @description test mode: the test clock the customer lives on (clk_…) */
+                    /**
+                     * @description test mode: the test clock the customer lives on (clk_…)
+                     * @example clk_2bN8sKe5TqLm9XvR3cWz7P
+                     */
                     testClockId?: string;
                 };
             };
@@ -1481,22 +2346,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        email: string | null;
-                        externalId: string | null;
-                        name: string | null;
-                        phone: string | null;
-                        address: {
-                            [key: string]: unknown;
-                        } | null;
-                        metadata: {
-                            [key: string]: unknown;
-                        } | null;
-                        createdAt: string;
-                        testClockId: string | null;
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["Customer"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -1512,6 +2362,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example cus_9wPc3RtY6mKq2LxV8bNh4Z */
                 id: string;
             };
             cookie?: never;
@@ -1524,22 +2375,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        email: string | null;
-                        externalId: string | null;
-                        name: string | null;
-                        phone: string | null;
-                        address: {
-                            [key: string]: unknown;
-                        } | null;
-                        metadata: {
-                            [key: string]: unknown;
-                        } | null;
-                        createdAt: string;
-                        testClockId: string | null;
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["Customer"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -1554,6 +2390,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example cus_9wPc3RtY6mKq2LxV8bNh4Z */
                 id: string;
             };
             cookie?: never;
@@ -1561,19 +2398,32 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @example hina.teriitahi@example.pf */
                     email?: string | null;
+                    /** @example crm-000451 */
                     externalId?: string | null;
+                    /** @example Hina Teriitahi */
                     name?: string | null;
+                    /** @example +689 87 12 34 56 */
                     phone?: string | null;
                     address?: {
+                        /** @example 12 */
                         streetNumber?: string;
+                        /** @example Rue du Général de Gaulle */
                         street?: string;
+                        /** @example 12 rue du Général de Gaulle */
                         line1?: string;
+                        /** @example Immeuble Taina, 2e étage */
                         line2?: string;
+                        /** @example Immeuble Taina */
                         complement?: string;
+                        /** @example Papeete */
                         city?: string;
+                        /** @example 98714 */
                         postalCode?: string;
+                        /** @example PF */
                         country?: string;
+                        /** @example Home */
                         label?: string;
                     } | null;
                     metadata?: {
@@ -1589,23 +2439,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        email: string | null;
-                        externalId: string | null;
-                        name: string | null;
-                        phone: string | null;
-                        address: {
-                            [key: string]: unknown;
-                        } | null;
-                        metadata: {
-                            [key: string]: unknown;
-                        } | null;
-                        createdAt: string;
-                        testClockId: string | null;
-                        updatedAt: string;
-                        updatedFields: string[];
-                    };
+                    "application/json": components["schemas"]["UpdatedCustomer"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -1632,40 +2466,75 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description sto_… id or store code */
+                    /**
+                     * @description sto_… id or store code
+                     * @example sto_2bN8sKe5TqLm9XvR3cWz7P
+                     */
                     storeId?: string;
-                    /** @description contract mcf_… */
+                    /**
+                     * @description contract mcf_…
+                     * @example mcf_2bN8sKe5TqLm9XvR3cWz7P
+                     */
                     merchantConfigId?: string;
                     order: {
-                        /** @description the merchant's order reference */
+                        /**
+                         * @description the merchant's order reference
+                         * @example SPR-7Q3KX2M9TBZ4WD6A
+                         */
                         reference?: string;
-                        /** @description minor unit: EUR cents, whole XPF */
+                        /**
+                         * @description minor unit: EUR cents, whole XPF
+                         * @example 4500
+                         */
                         amount: number;
                         /** @enum {unknown} */
                         currency: "XPF" | "EUR";
                         items?: {
+                            /** @example Monoï de Tahiti 100 ml */
                             product: string;
-                            /** @description minor unit */
+                            /**
+                             * @description minor unit
+                             * @example 1500
+                             */
                             unitPrice: number;
+                            /** @example 3 */
                             quantity: number;
+                            /** @example Monthly box of Tahitian vanilla */
                             description?: string;
-                            /** @description minor unit, subtracted from unitPrice × quantity */
+                            /**
+                             * @description minor unit, subtracted from unitPrice × quantity
+                             * @example 0
+                             */
                             discount?: number;
                             taxDetail?: {
+                                /** @example TVA */
                                 id?: string;
                                 /** @enum {unknown} */
                                 type: "PERCENTAGE";
-                                /** @description hundredths of a percent: 11 % = 1100 */
+                                /**
+                                 * @description hundredths of a percent: 11 % = 1100
+                                 * @example 1600
+                                 */
                                 value: number;
                             }[];
                         }[];
-                        /** @description order-level discount, minor unit */
+                        /**
+                         * @description order-level discount, minor unit
+                         * @example 0
+                         */
                         discount?: number;
-                        /** @description tax in minor unit; with isInclTaxAmount false and no taxDetail.rate, added on top */
+                        /**
+                         * @description tax in minor unit; with isInclTaxAmount false and no taxDetail.rate, added on top
+                         * @example 750
+                         */
                         taxAmount?: number;
                         taxDetail?: {
-                            /** @description basis points: 16 % = 1600 */
+                            /**
+                             * @description basis points: 16 % = 1600
+                             * @example 1600
+                             */
                             rate?: number;
+                            /** @example TVA */
                             id?: string;
                             /** @enum {unknown} */
                             type?: "PERCENTAGE";
@@ -1675,48 +2544,89 @@ export interface operations {
                             [key: string]: unknown;
                         };
                         delivery?: {
+                            /** @example Colissimo */
                             mode?: string;
+                            /** @example Hina */
                             firstName?: string;
+                            /** @example Teriitahi */
                             lastName?: string;
-                            /** @description descriptive only; never part of the amount check */
+                            /**
+                             * @description descriptive only; never part of the amount check
+                             * @example 0
+                             */
                             fee?: number;
                             address?: {
+                                /** @example 12 */
                                 streetNumber?: string;
+                                /** @example Rue du Général de Gaulle */
                                 street?: string;
+                                /** @example 12 rue du Général de Gaulle */
                                 line1?: string;
+                                /** @example Immeuble Taina, 2e étage */
                                 line2?: string;
+                                /** @example Immeuble Taina */
                                 complement?: string;
+                                /** @example Papeete */
                                 city?: string;
+                                /** @example 98714 */
                                 postalCode?: string;
-                                /** @description ISO 3166-1 alpha-2 */
+                                /**
+                                 * @description ISO 3166-1 alpha-2
+                                 * @example PF
+                                 */
                                 country?: string;
+                                /** @example Home */
                                 label?: string;
+                                /** @example Hina */
                                 firstName?: string;
+                                /** @example Teriitahi */
                                 lastName?: string;
+                                /** @example +689 87 12 34 56 */
                                 phone?: string;
+                                /** @example hina.teriitahi@example.pf */
                                 email?: string;
                             };
                         };
                         buyer?: {
+                            /** @example crm-000451 */
                             id?: string;
+                            /** @example hina.teriitahi@example.pf */
                             email?: string;
+                            /** @example +689 87 12 34 56 */
                             phone?: string;
+                            /** @example Hina */
                             firstName?: string;
+                            /** @example Teriitahi */
                             lastName?: string;
                             billingAddress?: {
+                                /** @example 12 */
                                 streetNumber?: string;
+                                /** @example Rue du Général de Gaulle */
                                 street?: string;
+                                /** @example 12 rue du Général de Gaulle */
                                 line1?: string;
+                                /** @example Immeuble Taina, 2e étage */
                                 line2?: string;
+                                /** @example Immeuble Taina */
                                 complement?: string;
+                                /** @example Papeete */
                                 city?: string;
+                                /** @example 98714 */
                                 postalCode?: string;
-                                /** @description ISO 3166-1 alpha-2 */
+                                /**
+                                 * @description ISO 3166-1 alpha-2
+                                 * @example PF
+                                 */
                                 country?: string;
+                                /** @example Home */
                                 label?: string;
+                                /** @example Hina */
                                 firstName?: string;
+                                /** @example Teriitahi */
                                 lastName?: string;
+                                /** @example +689 87 12 34 56 */
                                 phone?: string;
+                                /** @example hina.teriitahi@example.pf */
                                 email?: string;
                             };
                         };
@@ -1732,9 +2642,14 @@ export interface operations {
                      * @enum {unknown}
                      */
                     captureMode?: "AUTO" | "MANUAL";
+                    /** @example cus_9wPc3RtY6mKq2LxV8bNh4Z */
                     customerId?: string;
-                    /** Format: email */
+                    /**
+                     * Format: email
+                     * @example hina.teriitahi@example.pf
+                     */
                     email?: string;
+                    /** @example crm-000451 */
                     externalId?: string;
                     /** @default false */
                     saveCustomer?: boolean;
@@ -1744,9 +2659,14 @@ export interface operations {
                     savePaymentMethodCheckedByDefault?: boolean;
                     /** @default true */
                     isInclTaxAmount?: boolean;
-                    /** @default fr */
+                    /**
+                     * @default fr
+                     * @example fr
+                     */
                     languageCode?: string;
+                    /** @example https://shop.example.pf/orders/ORDER-2026-0042/thanks */
                     redirectUrl: string;
+                    /** @example https://shop.example.pf/cart */
                     failureRedirectUrl?: string;
                     /**
                      * @default show
@@ -1758,10 +2678,12 @@ export interface operations {
                      * @enum {unknown}
                      */
                     successPageMode?: "auto" | "show" | "redirect";
+                    /** @example https://shop.example.pf/webhooks/motu */
                     notificationUrl: string;
                     /**
                      * @description seconds
                      * @default 86400
+                     * @example 86400
                      */
                     expiresIn?: number;
                     /** @description any JSON, at most 16 levels deep, 100 keys per object and 16384 bytes as JSON */
@@ -1778,19 +2700,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        paymentId: string;
-                        sessionId: string;
-                        checkoutUrl: string;
-                        store: {
-                            id: string;
-                            code: string;
-                            name: string;
-                        } | null;
-                        status: string;
-                        externalId: string | null;
-                        expiresAt: string;
-                    };
+                    "application/json": components["schemas"]["PaymentSessionCreated"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -1808,6 +2718,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example ses_9wPc3RtY6mKq2LxV8bNh4Z */
                 id: string;
             };
             cookie?: never;
@@ -1820,45 +2731,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        sessionId: string;
-                        paymentId: string;
-                        status: string;
-                        paymentStatus: string;
-                        checkoutUrl: string;
-                        store: {
-                            id: string;
-                            code: string;
-                            name: string;
-                        } | null;
-                        customerId: string | null;
-                        email: string | null;
-                        externalId: string | null;
-                        reference: string;
-                        orderReference: string | null;
-                        amount: number;
-                        currency: string;
-                        amountCents: number;
-                        captureMode: string;
-                        saveCustomer: boolean;
-                        isInclTaxAmount: boolean;
-                        allowCustomerToSavePaymentMethod: boolean;
-                        savePaymentMethodCheckedByDefault: boolean;
-                        languageCode: string;
-                        redirectUrl: string | null;
-                        failureRedirectUrl: string | null;
-                        successPageMode: string;
-                        failurePageMode: string;
-                        notificationUrl: string | null;
-                        merchantConfigId: string;
-                        /** @description cards sent to the acquirer for this session (hosted page and card component) */
-                        cardAttempts: number;
-                        /** @description cards it may still send (MOTU_MAX_CARD_ATTEMPTS); 0: the customer can no longer pay */
-                        cardAttemptsLeft: number;
-                        createdAt: string;
-                        expiresAt: string;
-                    };
+                    "application/json": components["schemas"]["PaymentSession"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -1884,40 +2757,75 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description sto_… id or store code */
+                    /**
+                     * @description sto_… id or store code
+                     * @example sto_2bN8sKe5TqLm9XvR3cWz7P
+                     */
                     storeId?: string;
-                    /** @description contract mcf_… */
+                    /**
+                     * @description contract mcf_…
+                     * @example mcf_2bN8sKe5TqLm9XvR3cWz7P
+                     */
                     merchantConfigId?: string;
                     order: {
-                        /** @description the merchant's order reference */
+                        /**
+                         * @description the merchant's order reference
+                         * @example SPR-7Q3KX2M9TBZ4WD6A
+                         */
                         reference?: string;
-                        /** @description minor unit: EUR cents, whole XPF */
+                        /**
+                         * @description minor unit: EUR cents, whole XPF
+                         * @example 4500
+                         */
                         amount: number;
                         /** @enum {unknown} */
                         currency: "XPF" | "EUR";
                         items?: {
+                            /** @example Monoï de Tahiti 100 ml */
                             product: string;
-                            /** @description minor unit */
+                            /**
+                             * @description minor unit
+                             * @example 1500
+                             */
                             unitPrice: number;
+                            /** @example 3 */
                             quantity: number;
+                            /** @example Monthly box of Tahitian vanilla */
                             description?: string;
-                            /** @description minor unit, subtracted from unitPrice × quantity */
+                            /**
+                             * @description minor unit, subtracted from unitPrice × quantity
+                             * @example 0
+                             */
                             discount?: number;
                             taxDetail?: {
+                                /** @example TVA */
                                 id?: string;
                                 /** @enum {unknown} */
                                 type: "PERCENTAGE";
-                                /** @description hundredths of a percent: 11 % = 1100 */
+                                /**
+                                 * @description hundredths of a percent: 11 % = 1100
+                                 * @example 1600
+                                 */
                                 value: number;
                             }[];
                         }[];
-                        /** @description order-level discount, minor unit */
+                        /**
+                         * @description order-level discount, minor unit
+                         * @example 0
+                         */
                         discount?: number;
-                        /** @description tax in minor unit; with isInclTaxAmount false and no taxDetail.rate, added on top */
+                        /**
+                         * @description tax in minor unit; with isInclTaxAmount false and no taxDetail.rate, added on top
+                         * @example 750
+                         */
                         taxAmount?: number;
                         taxDetail?: {
-                            /** @description basis points: 16 % = 1600 */
+                            /**
+                             * @description basis points: 16 % = 1600
+                             * @example 1600
+                             */
                             rate?: number;
+                            /** @example TVA */
                             id?: string;
                             /** @enum {unknown} */
                             type?: "PERCENTAGE";
@@ -1927,48 +2835,89 @@ export interface operations {
                             [key: string]: unknown;
                         };
                         delivery?: {
+                            /** @example Colissimo */
                             mode?: string;
+                            /** @example Hina */
                             firstName?: string;
+                            /** @example Teriitahi */
                             lastName?: string;
-                            /** @description descriptive only; never part of the amount check */
+                            /**
+                             * @description descriptive only; never part of the amount check
+                             * @example 0
+                             */
                             fee?: number;
                             address?: {
+                                /** @example 12 */
                                 streetNumber?: string;
+                                /** @example Rue du Général de Gaulle */
                                 street?: string;
+                                /** @example 12 rue du Général de Gaulle */
                                 line1?: string;
+                                /** @example Immeuble Taina, 2e étage */
                                 line2?: string;
+                                /** @example Immeuble Taina */
                                 complement?: string;
+                                /** @example Papeete */
                                 city?: string;
+                                /** @example 98714 */
                                 postalCode?: string;
-                                /** @description ISO 3166-1 alpha-2 */
+                                /**
+                                 * @description ISO 3166-1 alpha-2
+                                 * @example PF
+                                 */
                                 country?: string;
+                                /** @example Home */
                                 label?: string;
+                                /** @example Hina */
                                 firstName?: string;
+                                /** @example Teriitahi */
                                 lastName?: string;
+                                /** @example +689 87 12 34 56 */
                                 phone?: string;
+                                /** @example hina.teriitahi@example.pf */
                                 email?: string;
                             };
                         };
                         buyer?: {
+                            /** @example crm-000451 */
                             id?: string;
+                            /** @example hina.teriitahi@example.pf */
                             email?: string;
+                            /** @example +689 87 12 34 56 */
                             phone?: string;
+                            /** @example Hina */
                             firstName?: string;
+                            /** @example Teriitahi */
                             lastName?: string;
                             billingAddress?: {
+                                /** @example 12 */
                                 streetNumber?: string;
+                                /** @example Rue du Général de Gaulle */
                                 street?: string;
+                                /** @example 12 rue du Général de Gaulle */
                                 line1?: string;
+                                /** @example Immeuble Taina, 2e étage */
                                 line2?: string;
+                                /** @example Immeuble Taina */
                                 complement?: string;
+                                /** @example Papeete */
                                 city?: string;
+                                /** @example 98714 */
                                 postalCode?: string;
-                                /** @description ISO 3166-1 alpha-2 */
+                                /**
+                                 * @description ISO 3166-1 alpha-2
+                                 * @example PF
+                                 */
                                 country?: string;
+                                /** @example Home */
                                 label?: string;
+                                /** @example Hina */
                                 firstName?: string;
+                                /** @example Teriitahi */
                                 lastName?: string;
+                                /** @example +689 87 12 34 56 */
                                 phone?: string;
+                                /** @example hina.teriitahi@example.pf */
                                 email?: string;
                             };
                         };
@@ -1984,9 +2933,14 @@ export interface operations {
                      * @enum {unknown}
                      */
                     captureMode?: "AUTO" | "MANUAL";
+                    /** @example cus_9wPc3RtY6mKq2LxV8bNh4Z */
                     customerId?: string;
-                    /** Format: email */
+                    /**
+                     * Format: email
+                     * @example hina.teriitahi@example.pf
+                     */
                     email?: string;
+                    /** @example crm-000451 */
                     externalId?: string;
                     /** @default false */
                     saveCustomer?: boolean;
@@ -1996,9 +2950,14 @@ export interface operations {
                     savePaymentMethodCheckedByDefault?: boolean;
                     /** @default true */
                     isInclTaxAmount?: boolean;
-                    /** @default fr */
+                    /**
+                     * @default fr
+                     * @example fr
+                     */
                     languageCode?: string;
+                    /** @example https://shop.example.pf/orders/ORDER-2026-0042/thanks */
                     redirectUrl?: string;
+                    /** @example https://shop.example.pf/cart */
                     failureRedirectUrl?: string;
                     /**
                      * @default show
@@ -2010,10 +2969,12 @@ export interface operations {
                      * @enum {unknown}
                      */
                     successPageMode?: "auto" | "show" | "redirect";
+                    /** @example https://shop.example.pf/webhooks/motu */
                     notificationUrl?: string;
                     /**
                      * @description seconds
                      * @default 604800
+                     * @example 86400
                      */
                     expiresIn?: number;
                     /** @description any JSON, at most 16 levels deep, 100 keys per object and 16384 bytes as JSON */
@@ -2030,21 +2991,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        paymentId: string;
-                        /** @description lnk_… */
-                        linkId: string;
-                        linkUrl: string;
-                        expiresAt: string;
-                        sessionId: string;
-                        store: {
-                            id: string;
-                            code: string;
-                            name: string;
-                        } | null;
-                        status: string;
-                        externalId: string | null;
-                    };
+                    "application/json": components["schemas"]["PaymentLink"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2060,26 +3007,52 @@ export interface operations {
     listPayments: {
         parameters: {
             query?: {
+                /** @example 20 */
                 limit?: number;
+                /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
                 startingAfter?: string;
                 status?: "pending" | "transit" | "captured" | "failed" | "cancelled" | "expired" | "partially_refunded" | "refunded";
+                /** @example sto_2bN8sKe5TqLm9XvR3cWz7P */
                 storeId?: string;
+                /** @example cus_9wPc3RtY6mKq2LxV8bNh4Z */
                 customerId?: string;
+                /** @example SPR-7Q3KX2M9TBZ4WD6A */
                 reference?: string;
-                /** @description created at or after (ISO 8601) */
+                /**
+                 * @description created at or after (ISO 8601)
+                 * @example 2026-03-01T00:00:00.000Z
+                 */
                 createdFrom?: string;
-                /** @description created before (ISO 8601) */
+                /**
+                 * @description created before (ISO 8601)
+                 * @example 2026-03-31T23:59:59.000Z
+                 */
                 createdTo?: string;
-                /** @description amount at least this (inclusive), in the minor unit of the payment's own currency */
+                /**
+                 * @description amount at least this (inclusive), in the minor unit of the payment's own currency
+                 * @example 1000
+                 */
                 amountMin?: number;
-                /** @description amount at most this (inclusive), in the minor unit of the payment's own currency */
+                /**
+                 * @description amount at most this (inclusive), in the minor unit of the payment's own currency
+                 * @example 50000
+                 */
                 amountMax?: number;
                 currency?: "XPF" | "EUR";
-                /** @description the payment's email, else its customer's; exact, case-insensitive */
+                /**
+                 * @description the payment's email, else its customer's; exact, case-insensitive
+                 * @example hina.teriitahi@example.pf
+                 */
                 customerEmail?: string;
-                /** @description the last 4 digits of the card that paid (or was refused) */
+                /**
+                 * @description the last 4 digits of the card that paid (or was refused)
+                 * @example 4242
+                 */
                 cardLast4?: string;
-                /** @description search, exact: a payment id (pay_…), the payment reference (SPR-…), the order reference, or a customer email (case-insensitive) */
+                /**
+                 * @description search, exact: a payment id (pay_…), the payment reference (SPR-…), the order reference, or a customer email (case-insensitive)
+                 * @example ORDER-2026-0042
+                 */
                 q?: string;
             };
             header?: never;
@@ -2095,75 +3068,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            id: string;
-                            paymentId: string;
-                            status: string;
-                            /** @description SPR-… payment reference, as in events */
-                            reference: string;
-                            orderReference: string | null;
-                            order: {
-                                [key: string]: unknown;
-                            };
-                            externalId: string | null;
-                            /** @description original currency minor unit, taxes included */
-                            amount: number;
-                            currency: string;
-                            /** @description EUR cents */
-                            amountCents: number;
-                            originalAmount: number;
-                            originalCurrency: string;
-                            taxAmount: number;
-                            isInclTaxAmount: boolean;
-                            captureMode: string;
-                            store: {
-                                id: string;
-                                code: string;
-                                name: string;
-                            } | null;
-                            customerId: string | null;
-                            email: string | null;
-                            sessionId: string | null;
-                            refusalCode: string | null;
-                            refusalMessage: string | null;
-                            authorizedAmount: number;
-                            capturedAmount: number;
-                            refundedAmount: number;
-                            /** @description taken back by open or lost chargebacks; a refund may not reach into it */
-                            disputedAmount: number;
-                            subscriptionId: string | null;
-                            dueDate: string | null;
-                            paymentMethodId: string | null;
-                            cardBrand: string | null;
-                            cardLast4: string | null;
-                            privateData: {
-                                [key: string]: unknown;
-                            } | null;
-                            createdAt: string;
-                            updatedAt: string;
-                            expiresAt: string | null;
-                            settled?: boolean;
-                            authorizedAt?: string | null;
-                            capturedAt?: string | null;
-                            settledAt?: string | null;
-                            attempts?: {
-                                id: string;
-                                status: string;
-                                amount: number;
-                                currency: string;
-                                refusalCode: string | null;
-                                cardBrand: string;
-                                cardLast4: string;
-                                network: string;
-                                createdAt: string;
-                            }[];
-                            refunds?: {
-                                [key: string]: unknown;
-                            }[];
-                            settlement?: {
-                                [key: string]: unknown;
-                            };
-                        }[];
+                        data: components["schemas"]["Payment"][];
                         hasMore: boolean;
                     };
                 };
@@ -2190,38 +3095,70 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description saved card pm_… */
+                    /**
+                     * @description saved card pm_…
+                     * @example pm_7Hq2LmVx9TzR4bNc8KpW3d
+                     */
                     paymentMethodId: string;
                     order: {
-                        /** @description the merchant's order reference */
+                        /**
+                         * @description the merchant's order reference
+                         * @example SPR-7Q3KX2M9TBZ4WD6A
+                         */
                         reference?: string;
-                        /** @description minor unit: EUR cents, whole XPF */
+                        /**
+                         * @description minor unit: EUR cents, whole XPF
+                         * @example 4500
+                         */
                         amount: number;
                         /** @enum {unknown} */
                         currency: "XPF" | "EUR";
                         items?: {
+                            /** @example Monoï de Tahiti 100 ml */
                             product: string;
-                            /** @description minor unit */
+                            /**
+                             * @description minor unit
+                             * @example 1500
+                             */
                             unitPrice: number;
+                            /** @example 3 */
                             quantity: number;
+                            /** @example Monthly box of Tahitian vanilla */
                             description?: string;
-                            /** @description minor unit, subtracted from unitPrice × quantity */
+                            /**
+                             * @description minor unit, subtracted from unitPrice × quantity
+                             * @example 0
+                             */
                             discount?: number;
                             taxDetail?: {
+                                /** @example TVA */
                                 id?: string;
                                 /** @enum {unknown} */
                                 type: "PERCENTAGE";
-                                /** @description hundredths of a percent: 11 % = 1100 */
+                                /**
+                                 * @description hundredths of a percent: 11 % = 1100
+                                 * @example 1600
+                                 */
                                 value: number;
                             }[];
                         }[];
-                        /** @description order-level discount, minor unit */
+                        /**
+                         * @description order-level discount, minor unit
+                         * @example 0
+                         */
                         discount?: number;
-                        /** @description tax in minor unit; with isInclTaxAmount false and no taxDetail.rate, added on top */
+                        /**
+                         * @description tax in minor unit; with isInclTaxAmount false and no taxDetail.rate, added on top
+                         * @example 750
+                         */
                         taxAmount?: number;
                         taxDetail?: {
-                            /** @description basis points: 16 % = 1600 */
+                            /**
+                             * @description basis points: 16 % = 1600
+                             * @example 1600
+                             */
                             rate?: number;
+                            /** @example TVA */
                             id?: string;
                             /** @enum {unknown} */
                             type?: "PERCENTAGE";
@@ -2231,48 +3168,89 @@ export interface operations {
                             [key: string]: unknown;
                         };
                         delivery?: {
+                            /** @example Colissimo */
                             mode?: string;
+                            /** @example Hina */
                             firstName?: string;
+                            /** @example Teriitahi */
                             lastName?: string;
-                            /** @description descriptive only; never part of the amount check */
+                            /**
+                             * @description descriptive only; never part of the amount check
+                             * @example 0
+                             */
                             fee?: number;
                             address?: {
+                                /** @example 12 */
                                 streetNumber?: string;
+                                /** @example Rue du Général de Gaulle */
                                 street?: string;
+                                /** @example 12 rue du Général de Gaulle */
                                 line1?: string;
+                                /** @example Immeuble Taina, 2e étage */
                                 line2?: string;
+                                /** @example Immeuble Taina */
                                 complement?: string;
+                                /** @example Papeete */
                                 city?: string;
+                                /** @example 98714 */
                                 postalCode?: string;
-                                /** @description ISO 3166-1 alpha-2 */
+                                /**
+                                 * @description ISO 3166-1 alpha-2
+                                 * @example PF
+                                 */
                                 country?: string;
+                                /** @example Home */
                                 label?: string;
+                                /** @example Hina */
                                 firstName?: string;
+                                /** @example Teriitahi */
                                 lastName?: string;
+                                /** @example +689 87 12 34 56 */
                                 phone?: string;
+                                /** @example hina.teriitahi@example.pf */
                                 email?: string;
                             };
                         };
                         buyer?: {
+                            /** @example crm-000451 */
                             id?: string;
+                            /** @example hina.teriitahi@example.pf */
                             email?: string;
+                            /** @example +689 87 12 34 56 */
                             phone?: string;
+                            /** @example Hina */
                             firstName?: string;
+                            /** @example Teriitahi */
                             lastName?: string;
                             billingAddress?: {
+                                /** @example 12 */
                                 streetNumber?: string;
+                                /** @example Rue du Général de Gaulle */
                                 street?: string;
+                                /** @example 12 rue du Général de Gaulle */
                                 line1?: string;
+                                /** @example Immeuble Taina, 2e étage */
                                 line2?: string;
+                                /** @example Immeuble Taina */
                                 complement?: string;
+                                /** @example Papeete */
                                 city?: string;
+                                /** @example 98714 */
                                 postalCode?: string;
-                                /** @description ISO 3166-1 alpha-2 */
+                                /**
+                                 * @description ISO 3166-1 alpha-2
+                                 * @example PF
+                                 */
                                 country?: string;
+                                /** @example Home */
                                 label?: string;
+                                /** @example Hina */
                                 firstName?: string;
+                                /** @example Teriitahi */
                                 lastName?: string;
+                                /** @example +689 87 12 34 56 */
                                 phone?: string;
+                                /** @example hina.teriitahi@example.pf */
                                 email?: string;
                             };
                         };
@@ -2283,15 +3261,22 @@ export interface operations {
                             operationType?: "GOODS" | "SERVICES" | "MIXED";
                         };
                     };
-                    /** @default AUTO */
+                    /**
+                     * @default AUTO
+                     * @enum {string}
+                     */
                     captureMode?: "AUTO" | "MANUAL";
+                    /** @example sto_2bN8sKe5TqLm9XvR3cWz7P */
                     storeId?: string;
+                    /** @example mcf_2bN8sKe5TqLm9XvR3cWz7P */
                     merchantConfigId?: string;
+                    /** @example https://shop.example.pf/webhooks/motu */
                     notificationUrl: string;
                     /** @description any JSON, at most 16 levels deep, 100 keys per object and 16384 bytes as JSON */
                     privateData?: {
                         [key: string]: unknown;
                     };
+                    /** @example crm-000451 */
                     externalId?: string;
                 };
             };
@@ -2303,75 +3288,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        paymentId: string;
-                        status: string;
-                        /** @description SPR-… payment reference, as in events */
-                        reference: string;
-                        orderReference: string | null;
-                        order: {
-                            [key: string]: unknown;
-                        };
-                        externalId: string | null;
-                        /** @description original currency minor unit, taxes included */
-                        amount: number;
-                        currency: string;
-                        /** @description EUR cents */
-                        amountCents: number;
-                        originalAmount: number;
-                        originalCurrency: string;
-                        taxAmount: number;
-                        isInclTaxAmount: boolean;
-                        captureMode: string;
-                        store: {
-                            id: string;
-                            code: string;
-                            name: string;
-                        } | null;
-                        customerId: string | null;
-                        email: string | null;
-                        sessionId: string | null;
-                        refusalCode: string | null;
-                        refusalMessage: string | null;
-                        authorizedAmount: number;
-                        capturedAmount: number;
-                        refundedAmount: number;
-                        /** @description taken back by open or lost chargebacks; a refund may not reach into it */
-                        disputedAmount: number;
-                        subscriptionId: string | null;
-                        dueDate: string | null;
-                        paymentMethodId: string | null;
-                        cardBrand: string | null;
-                        cardLast4: string | null;
-                        privateData: {
-                            [key: string]: unknown;
-                        } | null;
-                        createdAt: string;
-                        updatedAt: string;
-                        expiresAt: string | null;
-                        settled?: boolean;
-                        authorizedAt?: string | null;
-                        capturedAt?: string | null;
-                        settledAt?: string | null;
-                        attempts?: {
-                            id: string;
-                            status: string;
-                            amount: number;
-                            currency: string;
-                            refusalCode: string | null;
-                            cardBrand: string;
-                            cardLast4: string;
-                            network: string;
-                            createdAt: string;
-                        }[];
-                        refunds?: {
-                            [key: string]: unknown;
-                        }[];
-                        settlement?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["Payment"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2389,6 +3306,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
                 id: string;
             };
             cookie?: never;
@@ -2401,75 +3319,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        paymentId: string;
-                        status: string;
-                        /** @description SPR-… payment reference, as in events */
-                        reference: string;
-                        orderReference: string | null;
-                        order: {
-                            [key: string]: unknown;
-                        };
-                        externalId: string | null;
-                        /** @description original currency minor unit, taxes included */
-                        amount: number;
-                        currency: string;
-                        /** @description EUR cents */
-                        amountCents: number;
-                        originalAmount: number;
-                        originalCurrency: string;
-                        taxAmount: number;
-                        isInclTaxAmount: boolean;
-                        captureMode: string;
-                        store: {
-                            id: string;
-                            code: string;
-                            name: string;
-                        } | null;
-                        customerId: string | null;
-                        email: string | null;
-                        sessionId: string | null;
-                        refusalCode: string | null;
-                        refusalMessage: string | null;
-                        authorizedAmount: number;
-                        capturedAmount: number;
-                        refundedAmount: number;
-                        /** @description taken back by open or lost chargebacks; a refund may not reach into it */
-                        disputedAmount: number;
-                        subscriptionId: string | null;
-                        dueDate: string | null;
-                        paymentMethodId: string | null;
-                        cardBrand: string | null;
-                        cardLast4: string | null;
-                        privateData: {
-                            [key: string]: unknown;
-                        } | null;
-                        createdAt: string;
-                        updatedAt: string;
-                        expiresAt: string | null;
-                        settled?: boolean;
-                        authorizedAt?: string | null;
-                        capturedAt?: string | null;
-                        settledAt?: string | null;
-                        attempts?: {
-                            id: string;
-                            status: string;
-                            amount: number;
-                            currency: string;
-                            refusalCode: string | null;
-                            cardBrand: string;
-                            cardLast4: string;
-                            network: string;
-                            createdAt: string;
-                        }[];
-                        refunds?: {
-                            [key: string]: unknown;
-                        }[];
-                        settlement?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["Payment"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2490,6 +3340,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
+                /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
                 id: string;
             };
             cookie?: never;
@@ -2497,7 +3348,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description original currency minor unit; absent: the whole authorized amount */
+                    /**
+                     * @description original currency minor unit; absent: the whole authorized amount
+                     * @example 4500
+                     */
                     amount?: number;
                 };
             };
@@ -2509,75 +3363,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        paymentId: string;
-                        status: string;
-                        /** @description SPR-… payment reference, as in events */
-                        reference: string;
-                        orderReference: string | null;
-                        order: {
-                            [key: string]: unknown;
-                        };
-                        externalId: string | null;
-                        /** @description original currency minor unit, taxes included */
-                        amount: number;
-                        currency: string;
-                        /** @description EUR cents */
-                        amountCents: number;
-                        originalAmount: number;
-                        originalCurrency: string;
-                        taxAmount: number;
-                        isInclTaxAmount: boolean;
-                        captureMode: string;
-                        store: {
-                            id: string;
-                            code: string;
-                            name: string;
-                        } | null;
-                        customerId: string | null;
-                        email: string | null;
-                        sessionId: string | null;
-                        refusalCode: string | null;
-                        refusalMessage: string | null;
-                        authorizedAmount: number;
-                        capturedAmount: number;
-                        refundedAmount: number;
-                        /** @description taken back by open or lost chargebacks; a refund may not reach into it */
-                        disputedAmount: number;
-                        subscriptionId: string | null;
-                        dueDate: string | null;
-                        paymentMethodId: string | null;
-                        cardBrand: string | null;
-                        cardLast4: string | null;
-                        privateData: {
-                            [key: string]: unknown;
-                        } | null;
-                        createdAt: string;
-                        updatedAt: string;
-                        expiresAt: string | null;
-                        settled?: boolean;
-                        authorizedAt?: string | null;
-                        capturedAt?: string | null;
-                        settledAt?: string | null;
-                        attempts?: {
-                            id: string;
-                            status: string;
-                            amount: number;
-                            currency: string;
-                            refusalCode: string | null;
-                            cardBrand: string;
-                            cardLast4: string;
-                            network: string;
-                            createdAt: string;
-                        }[];
-                        refunds?: {
-                            [key: string]: unknown;
-                        }[];
-                        settlement?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["Payment"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2601,6 +3387,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
+                /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
                 id: string;
             };
             cookie?: never;
@@ -2617,75 +3404,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        paymentId: string;
-                        status: string;
-                        /** @description SPR-… payment reference, as in events */
-                        reference: string;
-                        orderReference: string | null;
-                        order: {
-                            [key: string]: unknown;
-                        };
-                        externalId: string | null;
-                        /** @description original currency minor unit, taxes included */
-                        amount: number;
-                        currency: string;
-                        /** @description EUR cents */
-                        amountCents: number;
-                        originalAmount: number;
-                        originalCurrency: string;
-                        taxAmount: number;
-                        isInclTaxAmount: boolean;
-                        captureMode: string;
-                        store: {
-                            id: string;
-                            code: string;
-                            name: string;
-                        } | null;
-                        customerId: string | null;
-                        email: string | null;
-                        sessionId: string | null;
-                        refusalCode: string | null;
-                        refusalMessage: string | null;
-                        authorizedAmount: number;
-                        capturedAmount: number;
-                        refundedAmount: number;
-                        /** @description taken back by open or lost chargebacks; a refund may not reach into it */
-                        disputedAmount: number;
-                        subscriptionId: string | null;
-                        dueDate: string | null;
-                        paymentMethodId: string | null;
-                        cardBrand: string | null;
-                        cardLast4: string | null;
-                        privateData: {
-                            [key: string]: unknown;
-                        } | null;
-                        createdAt: string;
-                        updatedAt: string;
-                        expiresAt: string | null;
-                        settled?: boolean;
-                        authorizedAt?: string | null;
-                        capturedAt?: string | null;
-                        settledAt?: string | null;
-                        attempts?: {
-                            id: string;
-                            status: string;
-                            amount: number;
-                            currency: string;
-                            refusalCode: string | null;
-                            cardBrand: string;
-                            cardLast4: string;
-                            network: string;
-                            createdAt: string;
-                        }[];
-                        refunds?: {
-                            [key: string]: unknown;
-                        }[];
-                        settlement?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["Payment"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2709,6 +3428,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
+                /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
                 id: string;
             };
             cookie?: never;
@@ -2716,10 +3436,17 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description in the payment's original currency (francs for XPF, cents for EUR); absent: the whole remainder */
+                    /**
+                     * @description in the payment's original currency (francs for XPF, cents for EUR); absent: the whole remainder
+                     * @example 4500
+                     */
                     amountCents?: number;
-                    /** @description same as amountCents; both given and different is a 400 */
+                    /**
+                     * @description same as amountCents; both given and different is a 400
+                     * @example 4500
+                     */
                     amount?: number;
+                    /** @example Customer returned the item */
                     reason?: string;
                 };
             };
@@ -2731,24 +3458,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description re_… */
-                        id: string;
-                        /** @enum {string} */
-                        object: "refund";
-                        paymentId: string;
-                        /** @description pending, succeeded or failed */
-                        status: string;
-                        amount: number;
-                        currency: string;
-                        originalAmount: number;
-                        originalCurrency: string;
-                        /** @description EUR cents */
-                        amountCents: number;
-                        reason: string | null;
-                        failureReason: string | null;
-                        createdAt: string;
-                    };
+                    "application/json": components["schemas"]["Refund"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2766,6 +3476,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
                 id: string;
             };
             cookie?: never;
@@ -2779,24 +3490,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** @description re_… */
-                            id: string;
-                            /** @enum {string} */
-                            object: "refund";
-                            paymentId: string;
-                            /** @description pending, succeeded or failed */
-                            status: string;
-                            amount: number;
-                            currency: string;
-                            originalAmount: number;
-                            originalCurrency: string;
-                            /** @description EUR cents */
-                            amountCents: number;
-                            reason: string | null;
-                            failureReason: string | null;
-                            createdAt: string;
-                        }[];
+                        data: components["schemas"]["Refund"][];
                         hasMore: boolean;
                     };
                 };
@@ -2824,6 +3518,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @example whsec_3kX9bQ2mT7vL4nR8cW5yZ1pA6dF0hJ2s */
                         webhookSecret: string;
                     };
                 };
@@ -2855,7 +3550,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @example whsec_3kX9bQ2mT7vL4nR8cW5yZ1pA6dF0hJ2s */
                         webhookSecret: string;
+                        /** @example 2026-03-15T09:26:53.000Z */
                         previousSecretValidUntil: string;
                     };
                 };
@@ -2870,7 +3567,9 @@ export interface operations {
     listWebhookEndpoints: {
         parameters: {
             query?: {
+                /** @example 20 */
                 limit?: number;
+                /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
                 startingAfter?: string;
             };
             header?: never;
@@ -2886,18 +3585,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            id: string;
-                            url: string;
-                            events: string[];
-                            description: string | null;
-                            enabled: boolean;
-                            disabledReason: string | null;
-                            disabledAt: string | null;
-                            kind: string;
-                            createdAt: string;
-                            updatedAt: string;
-                        }[];
+                        data: components["schemas"]["WebhookEndpoint"][];
                         hasMore: boolean;
                     };
                 };
@@ -2924,8 +3612,16 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @example https://shop.example.pf/webhooks/motu */
                     url: string;
+                    /**
+                     * @example [
+                     *       "payment.*",
+                     *       "refund.*"
+                     *     ]
+                     */
                     events: string[];
+                    /** @example Monthly box of Tahitian vanilla */
                     description?: string | null;
                     enabled?: boolean;
                 };
@@ -2938,18 +3634,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        url: string;
-                        events: string[];
-                        description: string | null;
-                        enabled: boolean;
-                        disabledReason: string | null;
-                        disabledAt: string | null;
-                        kind: string;
-                        createdAt: string;
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2965,6 +3650,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example we_4kQ7mZ2xR9tLbV3nC8wYhJ */
                 id: string;
             };
             cookie?: never;
@@ -2977,18 +3663,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        url: string;
-                        events: string[];
-                        description: string | null;
-                        enabled: boolean;
-                        disabledReason: string | null;
-                        disabledAt: string | null;
-                        kind: string;
-                        createdAt: string;
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3003,6 +3678,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example we_4kQ7mZ2xR9tLbV3nC8wYhJ */
                 id: string;
             };
             cookie?: never;
@@ -3016,6 +3692,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @example we_4kQ7mZ2xR9tLbV3nC8wYhJ */
                         id: string;
                         deleted: boolean;
                     };
@@ -3033,6 +3710,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example we_4kQ7mZ2xR9tLbV3nC8wYhJ */
                 id: string;
             };
             cookie?: never;
@@ -3040,8 +3718,16 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @example https://shop.example.pf/webhooks/motu */
                     url?: string;
+                    /**
+                     * @example [
+                     *       "payment.*",
+                     *       "refund.*"
+                     *     ]
+                     */
                     events?: string[];
+                    /** @example Monthly box of Tahitian vanilla */
                     description?: string | null;
                     enabled?: boolean;
                 };
@@ -3054,18 +3740,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        url: string;
-                        events: string[];
-                        description: string | null;
-                        enabled: boolean;
-                        disabledReason: string | null;
-                        disabledAt: string | null;
-                        kind: string;
-                        createdAt: string;
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3092,8 +3767,16 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @example https://shop.example.pf/webhooks/motu */
                     url: string;
+                    /**
+                     * @example [
+                     *       "payment.*",
+                     *       "refund.*"
+                     *     ]
+                     */
                     events?: string[];
+                    /** @example Monthly box of Tahitian vanilla */
                     description?: string | null;
                 };
             };
@@ -3105,18 +3788,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        url: string;
-                        events: string[];
-                        description: string | null;
-                        enabled: boolean;
-                        disabledReason: string | null;
-                        disabledAt: string | null;
-                        kind: string;
-                        createdAt: string;
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3130,11 +3802,17 @@ export interface operations {
     listEvents: {
         parameters: {
             query?: {
+                /** @example 20 */
                 limit?: number;
+                /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
                 startingAfter?: string;
+                /** @example payment.captured */
                 type?: string;
+                /** @example 2026-03-01T00:00:00.000Z */
                 createdAfter?: string;
+                /** @example 2026-03-31T23:59:59.000Z */
                 createdBefore?: string;
+                /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
                 paymentId?: string;
             };
             header?: never;
@@ -3150,15 +3828,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            id: string;
-                            type: string;
-                            createdAt: string;
-                            data: {
-                                [key: string]: unknown;
-                            };
-                            paymentId: string | null;
-                        }[];
+                        data: components["schemas"]["Event"][];
                         hasMore: boolean;
                     };
                 };
@@ -3174,6 +3844,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ */
                 id: string;
             };
             cookie?: never;
@@ -3186,15 +3857,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        type: string;
-                        createdAt: string;
-                        data: {
-                            [key: string]: unknown;
-                        };
-                        paymentId: string | null;
-                    };
+                    "application/json": components["schemas"]["Event"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3209,6 +3872,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ */
                 id: string;
             };
             cookie?: never;
@@ -3222,30 +3886,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            id: string;
-                            eventId: string;
-                            target: {
-                                type: string;
-                                endpointId: string | null;
-                                url: string;
-                            };
-                            status: string;
-                            attemptCount: number;
-                            nextAttemptAt: string | null;
-                            lastStatusCode: number | null;
-                            lastError: string | null;
-                            createdAt: string;
-                            attempts: {
-                                attempt: number;
-                                at: string;
-                                statusCode: number | null;
-                                latencyMs: number;
-                                succeeded: boolean;
-                                response: string | null;
-                                error: string | null;
-                            }[];
-                        }[];
+                        data: components["schemas"]["Delivery"][];
                         hasMore: boolean;
                     };
                 };
@@ -3268,6 +3909,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
+                /** @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ */
                 id: string;
             };
             cookie?: never;
@@ -3275,7 +3917,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @example we_4kQ7mZ2xR9tLbV3nC8wYhJ */
                     endpointId?: string;
+                    /** @enum {string} */
                     target?: "all" | "notification_url";
                 };
             };
@@ -3288,31 +3932,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ */
                         eventId: string;
-                        deliveries: {
-                            id: string;
-                            eventId: string;
-                            target: {
-                                type: string;
-                                endpointId: string | null;
-                                url: string;
-                            };
-                            status: string;
-                            attemptCount: number;
-                            nextAttemptAt: string | null;
-                            lastStatusCode: number | null;
-                            lastError: string | null;
-                            createdAt: string;
-                            attempts: {
-                                attempt: number;
-                                at: string;
-                                statusCode: number | null;
-                                latencyMs: number;
-                                succeeded: boolean;
-                                response: string | null;
-                                error: string | null;
-                            }[];
-                        }[];
+                        deliveries: components["schemas"]["Delivery"][];
                     };
                 };
             };
@@ -3328,6 +3950,7 @@ export interface operations {
     streamEvents: {
         parameters: {
             query?: {
+                /** @example 2026-03-14T09:26:53.000Z */
                 since?: string;
             };
             header?: never;
@@ -3352,12 +3975,15 @@ export interface operations {
     listCustomerPaymentMethods: {
         parameters: {
             query?: {
+                /** @example 20 */
                 limit?: number;
+                /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
                 startingAfter?: string;
                 status?: "active" | "removed" | "all";
             };
             header?: never;
             path: {
+                /** @example cus_9wPc3RtY6mKq2LxV8bNh4Z */
                 id: string;
             };
             cookie?: never;
@@ -3371,26 +3997,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            id: string;
-                            /** @enum {string} */
-                            object: "payment_method";
-                            customerId: string;
-                            /** @enum {string} */
-                            type: "card";
-                            brand: string;
-                            /** @description The network applied: CB for a co-badged card */
-                            network: string;
-                            networks: string[];
-                            last4: string;
-                            expMonth: number;
-                            expYear: number;
-                            /** @description Same value for the same card number, per service instance */
-                            fingerprint: string;
-                            status: "active" | "removed";
-                            removedReason: "deleted" | "disabled" | "unknown_at_acquirer" | null;
-                            createdAt: string;
-                        }[];
+                        data: components["schemas"]["PaymentMethod"][];
                         hasMore: boolean;
                     };
                 };
@@ -3407,6 +4014,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example pm_7Hq2LmVx9TzR4bNc8KpW3d */
                 id: string;
             };
             cookie?: never;
@@ -3419,26 +4027,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** @enum {string} */
-                        object: "payment_method";
-                        customerId: string;
-                        /** @enum {string} */
-                        type: "card";
-                        brand: string;
-                        /** @description The network applied: CB for a co-badged card */
-                        network: string;
-                        networks: string[];
-                        last4: string;
-                        expMonth: number;
-                        expYear: number;
-                        /** @description Same value for the same card number, per service instance */
-                        fingerprint: string;
-                        status: "active" | "removed";
-                        removedReason: "deleted" | "disabled" | "unknown_at_acquirer" | null;
-                        createdAt: string;
-                    };
+                    "application/json": components["schemas"]["PaymentMethod"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3453,6 +4042,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example pm_7Hq2LmVx9TzR4bNc8KpW3d */
                 id: string;
             };
             cookie?: never;
@@ -3465,26 +4055,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** @enum {string} */
-                        object: "payment_method";
-                        customerId: string;
-                        /** @enum {string} */
-                        type: "card";
-                        brand: string;
-                        /** @description The network applied: CB for a co-badged card */
-                        network: string;
-                        networks: string[];
-                        last4: string;
-                        expMonth: number;
-                        expYear: number;
-                        /** @description Same value for the same card number, per service instance */
-                        fingerprint: string;
-                        status: "active" | "removed";
-                        removedReason: "deleted" | "disabled" | "unknown_at_acquirer" | null;
-                        createdAt: string;
-                    };
+                    "application/json": components["schemas"]["PaymentMethod"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3506,6 +4077,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
+                /** @example pm_7Hq2LmVx9TzR4bNc8KpW3d */
                 id: string;
             };
             cookie?: never;
@@ -3513,6 +4085,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @enum {string} */
                     reason: "disabled" | "unknown_at_acquirer";
                 };
             };
@@ -3524,26 +4097,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** @enum {string} */
-                        object: "payment_method";
-                        customerId: string;
-                        /** @enum {string} */
-                        type: "card";
-                        brand: string;
-                        /** @description The network applied: CB for a co-badged card */
-                        network: string;
-                        networks: string[];
-                        last4: string;
-                        expMonth: number;
-                        expYear: number;
-                        /** @description Same value for the same card number, per service instance */
-                        fingerprint: string;
-                        status: "active" | "removed";
-                        removedReason: "deleted" | "disabled" | "unknown_at_acquirer" | null;
-                        createdAt: string;
-                    };
+                    "application/json": components["schemas"]["PaymentMethod"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3566,6 +4120,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
+                /** @example cus_9wPc3RtY6mKq2LxV8bNh4Z */
                 id: string;
             };
             cookie?: never;
@@ -3573,12 +4128,21 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description HTTPS URL the customer returns to; query gets status (+ paymentMethodId) */
+                    /**
+                     * @description HTTPS URL the customer returns to; query gets status (+ paymentMethodId)
+                     * @example https://shop.example.pf/account/cards
+                     */
                     returnUrl: string;
+                    /** @example fr */
                     locale?: string;
+                    /** @example hina.teriitahi@example.pf */
                     email?: string;
+                    /** @example crm-000451 */
                     externalId?: string;
-                    /** @description a subscription of the customer: the saved card charges it */
+                    /**
+                     * @description a subscription of the customer: the saved card charges it
+                     * @example sub_2bN8sKe5TqLm9XvR3cWz7P
+                     */
                     subscriptionId?: string;
                 };
             };
@@ -3590,12 +4154,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        redirectUrl: string;
-                        sessionId: string;
-                        expiresAt: string;
-                        customerId: string;
-                    };
+                    "application/json": components["schemas"]["WalletSession"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3619,6 +4178,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
+                /** @example cus_9wPc3RtY6mKq2LxV8bNh4Z */
                 id: string;
             };
             cookie?: never;
@@ -3626,12 +4186,20 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description seconds, default 604800 (7 days) */
+                    /**
+                     * @description seconds, default 604800 (7 days)
+                     * @example 86400
+                     */
                     expiresIn?: number;
+                    /** @example https://shop.example.pf/account/cards */
                     returnUrl?: string;
+                    /** @example fr */
                     locale?: string;
                     sendEmail?: boolean;
-                    /** @description a subscription of the customer: the saved card charges it */
+                    /**
+                     * @description a subscription of the customer: the saved card charges it
+                     * @example sub_2bN8sKe5TqLm9XvR3cWz7P
+                     */
                     subscriptionId?: string;
                 };
             };
@@ -3643,26 +4211,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** @enum {string} */
-                        object: "card_link";
-                        customerId: string;
-                        url: string;
-                        sessionId: string;
-                        status: "open" | "completed" | "expired" | "cancelled";
-                        outcome: ("success" | "failed" | "error") | null;
-                        paymentMethodId: string | null;
-                        returnUrl: string | null;
-                        locale: string;
-                        sendEmail: boolean;
-                        /** @description true once the SMTP server accepted the invitation mail */
-                        emailSent: boolean;
-                        /** @description not_requested (sendEmail false); not_sent (no mailer configured or no customer email: send url yourself); queued; sent; failed (retries exhausted); skipped (link used or cancelled first) */
-                        emailStatus: "not_requested" | "not_sent" | "queued" | "sent" | "failed" | "skipped";
-                        expiresAt: string;
-                        createdAt: string;
-                    };
+                    "application/json": components["schemas"]["CardLink"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3680,6 +4229,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example cl_9wPc3RtY6mKq2LxV8bNh4Z */
                 id: string;
             };
             cookie?: never;
@@ -3692,26 +4242,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** @enum {string} */
-                        object: "card_link";
-                        customerId: string;
-                        url: string;
-                        sessionId: string;
-                        status: "open" | "completed" | "expired" | "cancelled";
-                        outcome: ("success" | "failed" | "error") | null;
-                        paymentMethodId: string | null;
-                        returnUrl: string | null;
-                        locale: string;
-                        sendEmail: boolean;
-                        /** @description true once the SMTP server accepted the invitation mail */
-                        emailSent: boolean;
-                        /** @description not_requested (sendEmail false); not_sent (no mailer configured or no customer email: send url yourself); queued; sent; failed (retries exhausted); skipped (link used or cancelled first) */
-                        emailStatus: "not_requested" | "not_sent" | "queued" | "sent" | "failed" | "skipped";
-                        expiresAt: string;
-                        createdAt: string;
-                    };
+                    "application/json": components["schemas"]["CardLink"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3732,6 +4263,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
+                /** @example cl_9wPc3RtY6mKq2LxV8bNh4Z */
                 id: string;
             };
             cookie?: never;
@@ -3744,26 +4276,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** @enum {string} */
-                        object: "card_link";
-                        customerId: string;
-                        url: string;
-                        sessionId: string;
-                        status: "open" | "completed" | "expired" | "cancelled";
-                        outcome: ("success" | "failed" | "error") | null;
-                        paymentMethodId: string | null;
-                        returnUrl: string | null;
-                        locale: string;
-                        sendEmail: boolean;
-                        /** @description true once the SMTP server accepted the invitation mail */
-                        emailSent: boolean;
-                        /** @description not_requested (sendEmail false); not_sent (no mailer configured or no customer email: send url yourself); queued; sent; failed (retries exhausted); skipped (link used or cancelled first) */
-                        emailStatus: "not_requested" | "not_sent" | "queued" | "sent" | "failed" | "skipped";
-                        expiresAt: string;
-                        createdAt: string;
-                    };
+                    "application/json": components["schemas"]["CardLink"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3790,16 +4303,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        available: {
-                            currency: string;
-                            amount: number;
-                        }[];
-                        pending: {
-                            currency: string;
-                            amount: number;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["Balance"];
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -3810,12 +4314,18 @@ export interface operations {
     listBalanceTransactions: {
         parameters: {
             query?: {
+                /** @example 20 */
                 limit?: number;
+                /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
                 startingAfter?: string;
                 type?: "payment" | "payment_fee" | "refund" | "refund_fee" | "dispute" | "dispute_fee" | "dispute_reversal" | "payout" | "payout_failure" | "adjustment";
+                /** @example po_9wPc3RtY6mKq2LxV8bNh4Z */
                 payoutId?: string;
+                /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
                 sourceId?: string;
+                /** @example 2026-03-01T00:00:00.000Z */
                 createdAfter?: string;
+                /** @example 2026-03-31T23:59:59.000Z */
                 createdBefore?: string;
             };
             header?: never;
@@ -3831,25 +4341,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            id: string;
-                            type: "payment" | "payment_fee" | "refund" | "refund_fee" | "dispute" | "dispute_fee" | "dispute_reversal" | "payout" | "payout_failure" | "adjustment";
-                            /** @description signed, minor units of currency: positive credits the merchant */
-                            amount: number;
-                            currency: string;
-                            /** @description the same amount in exact EUR cents */
-                            amountEur: number;
-                            status: "pending" | "available";
-                            /** @description when it became available, or is expected to while pending */
-                            availableOn: string;
-                            source: {
-                                type: string;
-                                id: string;
-                            };
-                            payoutId: string | null;
-                            description: string | null;
-                            createdAt: string;
-                        }[];
+                        data: components["schemas"]["BalanceTransaction"][];
                         hasMore: boolean;
                     };
                 };
@@ -3865,6 +4357,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example txn_2bN8sKe5TqLm9XvR3cWz7P */
                 id: string;
             };
             cookie?: never;
@@ -3877,25 +4370,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        type: "payment" | "payment_fee" | "refund" | "refund_fee" | "dispute" | "dispute_fee" | "dispute_reversal" | "payout" | "payout_failure" | "adjustment";
-                        /** @description signed, minor units of currency: positive credits the merchant */
-                        amount: number;
-                        currency: string;
-                        /** @description the same amount in exact EUR cents */
-                        amountEur: number;
-                        status: "pending" | "available";
-                        /** @description when it became available, or is expected to while pending */
-                        availableOn: string;
-                        source: {
-                            type: string;
-                            id: string;
-                        };
-                        payoutId: string | null;
-                        description: string | null;
-                        createdAt: string;
-                    };
+                    "application/json": components["schemas"]["BalanceTransaction"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3908,7 +4383,9 @@ export interface operations {
     listBankAccounts: {
         parameters: {
             query?: {
+                /** @example 20 */
                 limit?: number;
+                /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
                 startingAfter?: string;
             };
             header?: never;
@@ -3924,20 +4401,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** @description ba_… */
-                            id: string;
-                            country: string;
-                            last4: string;
-                            currency: string;
-                            holderName: string;
-                            bic: string | null;
-                            /** @description the same for the same IBAN within this merchant and mode */
-                            fingerprint: string;
-                            status: "new" | "errored";
-                            default: boolean;
-                            createdAt: string;
-                        }[];
+                        data: components["schemas"]["BankAccount"][];
                         hasMore: boolean;
                     };
                 };
@@ -3964,11 +4428,19 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description spaces allowed; never returned */
+                    /**
+                     * @description spaces allowed; never returned
+                     * @example FR76 3000 6000 0112 3456 7890 189
+                     */
                     iban: string;
+                    /** @example Fare Ute Boutique SARL */
                     holderName: string;
+                    /** @enum {string} */
                     currency: "EUR" | "XPF";
-                    /** @description 8 or 11 characters */
+                    /**
+                     * @description 8 or 11 characters
+                     * @example BNPAFRPPXXX
+                     */
                     bic?: string;
                 };
             };
@@ -3980,20 +4452,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description ba_… */
-                        id: string;
-                        country: string;
-                        last4: string;
-                        currency: string;
-                        holderName: string;
-                        bic: string | null;
-                        /** @description the same for the same IBAN within this merchant and mode */
-                        fingerprint: string;
-                        status: "new" | "errored";
-                        default: boolean;
-                        createdAt: string;
-                    };
+                    "application/json": components["schemas"]["BankAccount"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4009,6 +4468,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example ba_9wPc3RtY6mKq2LxV8bNh4Z */
                 id: string;
             };
             cookie?: never;
@@ -4021,20 +4481,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description ba_… */
-                        id: string;
-                        country: string;
-                        last4: string;
-                        currency: string;
-                        holderName: string;
-                        bic: string | null;
-                        /** @description the same for the same IBAN within this merchant and mode */
-                        fingerprint: string;
-                        status: "new" | "errored";
-                        default: boolean;
-                        createdAt: string;
-                    };
+                    "application/json": components["schemas"]["BankAccount"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4049,6 +4496,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example ba_9wPc3RtY6mKq2LxV8bNh4Z */
                 id: string;
             };
             cookie?: never;
@@ -4061,11 +4509,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** @enum {boolean} */
-                        deleted: true;
-                    };
+                    "application/json": components["schemas"]["Deleted"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4081,6 +4525,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example ba_9wPc3RtY6mKq2LxV8bNh4Z */
                 id: string;
             };
             cookie?: never;
@@ -4100,20 +4545,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description ba_… */
-                        id: string;
-                        country: string;
-                        last4: string;
-                        currency: string;
-                        holderName: string;
-                        bic: string | null;
-                        /** @description the same for the same IBAN within this merchant and mode */
-                        fingerprint: string;
-                        status: "new" | "errored";
-                        default: boolean;
-                        createdAt: string;
-                    };
+                    "application/json": components["schemas"]["BankAccount"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4139,15 +4571,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        interval: "daily" | "weekly" | "monthly" | "manual";
-                        weeklyAnchor: "sunday" | "monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday";
-                        /** @description 1–31; 31: the last day of the month */
-                        monthlyAnchor: number;
-                        /** @description days funds stay available before an automatic payout carries them */
-                        delayDays: number;
-                        nextRunOn: string | null;
-                    };
+                    "application/json": components["schemas"]["PayoutSchedule"];
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -4165,9 +4589,13 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @enum {string} */
                     interval?: "daily" | "weekly" | "monthly" | "manual";
+                    /** @enum {string} */
                     weeklyAnchor?: "sunday" | "monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday";
+                    /** @example 1 */
                     monthlyAnchor?: number;
+                    /** @example 2 */
                     delayDays?: number;
                 };
             };
@@ -4179,15 +4607,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        interval: "daily" | "weekly" | "monthly" | "manual";
-                        weeklyAnchor: "sunday" | "monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday";
-                        /** @description 1–31; 31: the last day of the month */
-                        monthlyAnchor: number;
-                        /** @description days funds stay available before an automatic payout carries them */
-                        delayDays: number;
-                        nextRunOn: string | null;
-                    };
+                    "application/json": components["schemas"]["PayoutSchedule"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4200,7 +4620,9 @@ export interface operations {
     listPayouts: {
         parameters: {
             query?: {
+                /** @example 20 */
                 limit?: number;
+                /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
                 startingAfter?: string;
             };
             header?: never;
@@ -4216,22 +4638,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** @description po_… */
-                            id: string;
-                            amount: number;
-                            currency: string;
-                            status: "pending" | "in_transit" | "paid" | "failed" | "cancelled";
-                            automatic: boolean;
-                            bankAccountId: string;
-                            /** @description the bank account */
-                            recipientId: string;
-                            arrivalDate: string;
-                            description: string | null;
-                            failureReason: string | null;
-                            failureMessage: string | null;
-                            createdAt: string;
-                        }[];
+                        data: components["schemas"]["Payout"][];
                         hasMore: boolean;
                     };
                 };
@@ -4258,11 +4665,19 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @enum {string} */
                     currency: "EUR" | "XPF";
-                    /** @description minor units; absent: the whole available balance */
+                    /**
+                     * @description minor units; absent: the whole available balance
+                     * @example 4500
+                     */
                     amount?: number;
-                    /** @description absent: the default account of the currency */
+                    /**
+                     * @description absent: the default account of the currency
+                     * @example ba_9wPc3RtY6mKq2LxV8bNh4Z
+                     */
                     bankAccountId?: string;
+                    /** @example Monthly box of Tahitian vanilla */
                     description?: string;
                 };
             };
@@ -4274,22 +4689,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description po_… */
-                        id: string;
-                        amount: number;
-                        currency: string;
-                        status: "pending" | "in_transit" | "paid" | "failed" | "cancelled";
-                        automatic: boolean;
-                        bankAccountId: string;
-                        /** @description the bank account */
-                        recipientId: string;
-                        arrivalDate: string;
-                        description: string | null;
-                        failureReason: string | null;
-                        failureMessage: string | null;
-                        createdAt: string;
-                    };
+                    "application/json": components["schemas"]["Payout"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4306,6 +4706,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example po_9wPc3RtY6mKq2LxV8bNh4Z */
                 id: string;
             };
             cookie?: never;
@@ -4318,22 +4719,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description po_… */
-                        id: string;
-                        amount: number;
-                        currency: string;
-                        status: "pending" | "in_transit" | "paid" | "failed" | "cancelled";
-                        automatic: boolean;
-                        bankAccountId: string;
-                        /** @description the bank account */
-                        recipientId: string;
-                        arrivalDate: string;
-                        description: string | null;
-                        failureReason: string | null;
-                        failureMessage: string | null;
-                        createdAt: string;
-                    };
+                    "application/json": components["schemas"]["Payout"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4346,11 +4732,14 @@ export interface operations {
     listPayoutTransactions: {
         parameters: {
             query?: {
+                /** @example 20 */
                 limit?: number;
+                /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
                 startingAfter?: string;
             };
             header?: never;
             path: {
+                /** @example po_9wPc3RtY6mKq2LxV8bNh4Z */
                 id: string;
             };
             cookie?: never;
@@ -4364,25 +4753,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            id: string;
-                            type: "payment" | "payment_fee" | "refund" | "refund_fee" | "dispute" | "dispute_fee" | "dispute_reversal" | "payout" | "payout_failure" | "adjustment";
-                            /** @description signed, minor units of currency: positive credits the merchant */
-                            amount: number;
-                            currency: string;
-                            /** @description the same amount in exact EUR cents */
-                            amountEur: number;
-                            status: "pending" | "available";
-                            /** @description when it became available, or is expected to while pending */
-                            availableOn: string;
-                            source: {
-                                type: string;
-                                id: string;
-                            };
-                            payoutId: string | null;
-                            description: string | null;
-                            createdAt: string;
-                        }[];
+                        data: components["schemas"]["BalanceTransaction"][];
                         hasMore: boolean;
                     };
                 };
@@ -4405,6 +4776,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
+                /** @example po_9wPc3RtY6mKq2LxV8bNh4Z */
                 id: string;
             };
             cookie?: never;
@@ -4421,22 +4793,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description po_… */
-                        id: string;
-                        amount: number;
-                        currency: string;
-                        status: "pending" | "in_transit" | "paid" | "failed" | "cancelled";
-                        automatic: boolean;
-                        bankAccountId: string;
-                        /** @description the bank account */
-                        recipientId: string;
-                        arrivalDate: string;
-                        description: string | null;
-                        failureReason: string | null;
-                        failureMessage: string | null;
-                        createdAt: string;
-                    };
+                    "application/json": components["schemas"]["Payout"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4451,7 +4808,9 @@ export interface operations {
     listTestClocks: {
         parameters: {
             query?: {
+                /** @example 20 */
                 limit?: number;
+                /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
                 startingAfter?: string;
             };
             header?: never;
@@ -4467,15 +4826,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** @description clk_… */
-                            id: string;
-                            name: string | null;
-                            frozenTime: string;
-                            status: "ready" | "advancing";
-                            advancingTo: string | null;
-                            createdAt: string;
-                        }[];
+                        data: components["schemas"]["TestClock"][];
                         hasMore: boolean;
                     };
                 };
@@ -4505,8 +4856,10 @@ export interface operations {
                     /**
                      * Format: date-time
                      * @description ISO 8601 date-time (UTC: 2027-01-31T12:00:00.000Z)
+                     * @example 2027-01-31T12:00:00.000Z
                      */
                     frozenTime: string;
+                    /** @example Hina Teriitahi */
                     name?: string;
                 };
             };
@@ -4518,15 +4871,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description clk_… */
-                        id: string;
-                        name: string | null;
-                        frozenTime: string;
-                        status: "ready" | "advancing";
-                        advancingTo: string | null;
-                        createdAt: string;
-                    };
+                    "application/json": components["schemas"]["TestClock"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4541,6 +4886,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example clk_2bN8sKe5TqLm9XvR3cWz7P */
                 id: string;
             };
             cookie?: never;
@@ -4553,15 +4899,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description clk_… */
-                        id: string;
-                        name: string | null;
-                        frozenTime: string;
-                        status: "ready" | "advancing";
-                        advancingTo: string | null;
-                        createdAt: string;
-                    };
+                    "application/json": components["schemas"]["TestClock"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4582,6 +4920,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
+                /** @example clk_2bN8sKe5TqLm9XvR3cWz7P */
                 id: string;
             };
             cookie?: never;
@@ -4592,6 +4931,7 @@ export interface operations {
                     /**
                      * Format: date-time
                      * @description ISO 8601 date-time (UTC: 2027-01-31T12:00:00.000Z)
+                     * @example 2027-01-31T12:00:00.000Z
                      */
                     frozenTime: string;
                 };
@@ -4604,15 +4944,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description clk_… */
-                        id: string;
-                        name: string | null;
-                        frozenTime: string;
-                        status: "ready" | "advancing";
-                        advancingTo: string | null;
-                        createdAt: string;
-                    };
+                    "application/json": components["schemas"]["TestClock"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4627,9 +4959,12 @@ export interface operations {
     listDisputes: {
         parameters: {
             query?: {
+                /** @example 20 */
                 limit?: number;
+                /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
                 startingAfter?: string;
                 status?: "needs_response" | "under_review" | "won" | "lost" | "warning_needs_response" | "warning_under_review" | "warning_closed";
+                /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
                 paymentId?: string;
             };
             header?: never;
@@ -4645,30 +4980,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** @description dp_… */
-                            id: string;
-                            paymentId: string;
-                            kind: "chargeback" | "inquiry";
-                            reason: string;
-                            /** @description minor units of the payment's currency */
-                            amount: number;
-                            currency: string;
-                            /** @description exact EUR cents */
-                            amountEur: number;
-                            status: "needs_response" | "under_review" | "won" | "lost" | "warning_needs_response" | "warning_under_review" | "warning_closed";
-                            evidenceDueBy: string;
-                            evidence: {
-                                productDescription?: string;
-                                customerCommunication?: string;
-                                refundPolicy?: string;
-                                shippingTracking?: string;
-                                uncategorizedText?: string;
-                            };
-                            evidenceSubmittedAt: string | null;
-                            createdAt: string;
-                            closedAt: string | null;
-                        }[];
+                        data: components["schemas"]["Dispute"][];
                         hasMore: boolean;
                     };
                 };
@@ -4684,6 +4996,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example dp_4kQ7mZ2xR9tLbV3nC8wYhJ */
                 id: string;
             };
             cookie?: never;
@@ -4696,30 +5009,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description dp_… */
-                        id: string;
-                        paymentId: string;
-                        kind: "chargeback" | "inquiry";
-                        reason: string;
-                        /** @description minor units of the payment's currency */
-                        amount: number;
-                        currency: string;
-                        /** @description exact EUR cents */
-                        amountEur: number;
-                        status: "needs_response" | "under_review" | "won" | "lost" | "warning_needs_response" | "warning_under_review" | "warning_closed";
-                        evidenceDueBy: string;
-                        evidence: {
-                            productDescription?: string;
-                            customerCommunication?: string;
-                            refundPolicy?: string;
-                            shippingTracking?: string;
-                            uncategorizedText?: string;
-                        };
-                        evidenceSubmittedAt: string | null;
-                        createdAt: string;
-                        closedAt: string | null;
-                    };
+                    "application/json": components["schemas"]["Dispute"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4740,6 +5030,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
+                /** @example dp_4kQ7mZ2xR9tLbV3nC8wYhJ */
                 id: string;
             };
             cookie?: never;
@@ -4747,10 +5038,15 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @example Monoï de Tahiti 100 ml, shipped 2026-03-02 */
                     productDescription?: string;
+                    /** @example Email of 2026-03-03 confirming delivery */
                     customerCommunication?: string;
+                    /** @example Returns accepted within 14 days */
                     refundPolicy?: string;
+                    /** @example LP123456789PF */
                     shippingTracking?: string;
+                    /** @example Signed delivery receipt attached */
                     uncategorizedText?: string;
                     /** @description false: save a draft; true: send it (once) */
                     submit: boolean;
@@ -4764,30 +5060,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description dp_… */
-                        id: string;
-                        paymentId: string;
-                        kind: "chargeback" | "inquiry";
-                        reason: string;
-                        /** @description minor units of the payment's currency */
-                        amount: number;
-                        currency: string;
-                        /** @description exact EUR cents */
-                        amountEur: number;
-                        status: "needs_response" | "under_review" | "won" | "lost" | "warning_needs_response" | "warning_under_review" | "warning_closed";
-                        evidenceDueBy: string;
-                        evidence: {
-                            productDescription?: string;
-                            customerCommunication?: string;
-                            refundPolicy?: string;
-                            shippingTracking?: string;
-                            uncategorizedText?: string;
-                        };
-                        evidenceSubmittedAt: string | null;
-                        createdAt: string;
-                        closedAt: string | null;
-                    };
+                    "application/json": components["schemas"]["Dispute"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4810,6 +5083,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
+                /** @example dp_4kQ7mZ2xR9tLbV3nC8wYhJ */
                 id: string;
             };
             cookie?: never;
@@ -4826,30 +5100,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description dp_… */
-                        id: string;
-                        paymentId: string;
-                        kind: "chargeback" | "inquiry";
-                        reason: string;
-                        /** @description minor units of the payment's currency */
-                        amount: number;
-                        currency: string;
-                        /** @description exact EUR cents */
-                        amountEur: number;
-                        status: "needs_response" | "under_review" | "won" | "lost" | "warning_needs_response" | "warning_under_review" | "warning_closed";
-                        evidenceDueBy: string;
-                        evidence: {
-                            productDescription?: string;
-                            customerCommunication?: string;
-                            refundPolicy?: string;
-                            shippingTracking?: string;
-                            uncategorizedText?: string;
-                        };
-                        evidenceSubmittedAt: string | null;
-                        createdAt: string;
-                        closedAt: string | null;
-                    };
+                    "application/json": components["schemas"]["Dispute"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4872,6 +5123,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
+                /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
                 id: string;
             };
             cookie?: never;
@@ -4879,9 +5131,14 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @enum {string} */
                     kind?: "chargeback" | "inquiry";
+                    /** @enum {string} */
                     reason?: "fraudulent" | "duplicate" | "product_not_received" | "product_unacceptable" | "subscription_canceled" | "credit_not_processed" | "unrecognized" | "general";
-                    /** @description absent: what is left of the captured amount */
+                    /**
+                     * @description absent: what is left of the captured amount
+                     * @example 4500
+                     */
                     amount?: number;
                 };
             };
@@ -4893,30 +5150,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description dp_… */
-                        id: string;
-                        paymentId: string;
-                        kind: "chargeback" | "inquiry";
-                        reason: string;
-                        /** @description minor units of the payment's currency */
-                        amount: number;
-                        currency: string;
-                        /** @description exact EUR cents */
-                        amountEur: number;
-                        status: "needs_response" | "under_review" | "won" | "lost" | "warning_needs_response" | "warning_under_review" | "warning_closed";
-                        evidenceDueBy: string;
-                        evidence: {
-                            productDescription?: string;
-                            customerCommunication?: string;
-                            refundPolicy?: string;
-                            shippingTracking?: string;
-                            uncategorizedText?: string;
-                        };
-                        evidenceSubmittedAt: string | null;
-                        createdAt: string;
-                        closedAt: string | null;
-                    };
+                    "application/json": components["schemas"]["Dispute"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4931,8 +5165,11 @@ export interface operations {
     listSubscriptions: {
         parameters: {
             query?: {
+                /** @example 20 */
                 limit?: number;
+                /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
                 startingAfter?: string;
+                /** @example cus_9wPc3RtY6mKq2LxV8bNh4Z */
                 customerId?: string;
                 status?: "waiting_mandate" | "active" | "past_due" | "cancelled" | "ended";
             };
@@ -4949,34 +5186,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** @description sub_… */
-                            id: string;
-                            customerId: string;
-                            paymentMethodId: string | null;
-                            status: "waiting_mandate" | "active" | "past_due" | "cancelled" | "ended";
-                            amount: number;
-                            currency: string;
-                            interval: "day" | "week" | "month" | "year";
-                            intervalCount: number;
-                            startDate: string;
-                            nextDueDate: string | null;
-                            cancelAt: string | null;
-                            cancelledAt: string | null;
-                            endAfter: number | null;
-                            dueDatesOpened: number;
-                            retrySchedule: number[];
-                            description: string | null;
-                            storeId: string | null;
-                            invoicing: {
-                                [key: string]: unknown;
-                            } | null;
-                            privateData: {
-                                [key: string]: unknown;
-                            } | null;
-                            createdAt: string;
-                            updatedAt: string;
-                        }[];
+                        data: components["schemas"]["Subscription"][];
                         hasMore: boolean;
                     };
                 };
@@ -5003,26 +5213,48 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @example cus_9wPc3RtY6mKq2LxV8bNh4Z */
                     customerId: string;
+                    /** @example pm_7Hq2LmVx9TzR4bNc8KpW3d */
                     paymentMethodId?: string;
-                    /** @description minor units */
+                    /**
+                     * @description minor units
+                     * @example 4500
+                     */
                     amount: number;
+                    /** @enum {string} */
                     currency: "EUR" | "XPF";
+                    /** @enum {string} */
                     interval: "day" | "week" | "month" | "year";
+                    /** @example 1 */
                     intervalCount?: number;
                     /**
                      * Format: date-time
                      * @description the first due date (default: now)
+                     * @example 2026-04-01T00:00:00.000Z
                      */
                     startDate?: string;
+                    /** @example Monthly box of Tahitian vanilla */
                     description?: string;
+                    /** @example sto_2bN8sKe5TqLm9XvR3cWz7P */
                     storeId?: string;
-                    /** @description days after the previous attempt */
+                    /**
+                     * @description days after the previous attempt
+                     * @example [
+                     *       3,
+                     *       5,
+                     *       7
+                     *     ]
+                     */
                     retrySchedule?: number[];
-                    /** @description number of due dates */
+                    /**
+                     * @description number of due dates
+                     * @example 12
+                     */
                     endAfter?: number;
                     invoicing?: {
                         enabled: boolean;
+                        /** @example 30 */
                         daysUntilDue?: number;
                     };
                     /** @description any JSON, at most 16 levels deep, 100 keys per object and 16384 bytes as JSON */
@@ -5039,34 +5271,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description sub_… */
-                        id: string;
-                        customerId: string;
-                        paymentMethodId: string | null;
-                        status: "waiting_mandate" | "active" | "past_due" | "cancelled" | "ended";
-                        amount: number;
-                        currency: string;
-                        interval: "day" | "week" | "month" | "year";
-                        intervalCount: number;
-                        startDate: string;
-                        nextDueDate: string | null;
-                        cancelAt: string | null;
-                        cancelledAt: string | null;
-                        endAfter: number | null;
-                        dueDatesOpened: number;
-                        retrySchedule: number[];
-                        description: string | null;
-                        storeId: string | null;
-                        invoicing: {
-                            [key: string]: unknown;
-                        } | null;
-                        privateData: {
-                            [key: string]: unknown;
-                        } | null;
-                        createdAt: string;
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["Subscription"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5083,6 +5288,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example sub_2bN8sKe5TqLm9XvR3cWz7P */
                 id: string;
             };
             cookie?: never;
@@ -5095,34 +5301,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description sub_… */
-                        id: string;
-                        customerId: string;
-                        paymentMethodId: string | null;
-                        status: "waiting_mandate" | "active" | "past_due" | "cancelled" | "ended";
-                        amount: number;
-                        currency: string;
-                        interval: "day" | "week" | "month" | "year";
-                        intervalCount: number;
-                        startDate: string;
-                        nextDueDate: string | null;
-                        cancelAt: string | null;
-                        cancelledAt: string | null;
-                        endAfter: number | null;
-                        dueDatesOpened: number;
-                        retrySchedule: number[];
-                        description: string | null;
-                        storeId: string | null;
-                        invoicing: {
-                            [key: string]: unknown;
-                        } | null;
-                        privateData: {
-                            [key: string]: unknown;
-                        } | null;
-                        createdAt: string;
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["Subscription"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5137,6 +5316,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example sub_2bN8sKe5TqLm9XvR3cWz7P */
                 id: string;
             };
             cookie?: never;
@@ -5144,11 +5324,21 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @example pm_7Hq2LmVx9TzR4bNc8KpW3d */
                     paymentMethodId?: string;
                     collectMissed?: boolean;
+                    /** @example 4500 */
                     amount?: number;
+                    /** @example Monthly box of Tahitian vanilla */
                     description?: string;
-                    /** @description days after the previous attempt */
+                    /**
+                     * @description days after the previous attempt
+                     * @example [
+                     *       3,
+                     *       5,
+                     *       7
+                     *     ]
+                     */
                     retrySchedule?: number[];
                     /** @description any JSON, at most 16 levels deep, 100 keys per object and 16384 bytes as JSON */
                     privateData?: {
@@ -5164,34 +5354,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description sub_… */
-                        id: string;
-                        customerId: string;
-                        paymentMethodId: string | null;
-                        status: "waiting_mandate" | "active" | "past_due" | "cancelled" | "ended";
-                        amount: number;
-                        currency: string;
-                        interval: "day" | "week" | "month" | "year";
-                        intervalCount: number;
-                        startDate: string;
-                        nextDueDate: string | null;
-                        cancelAt: string | null;
-                        cancelledAt: string | null;
-                        endAfter: number | null;
-                        dueDatesOpened: number;
-                        retrySchedule: number[];
-                        description: string | null;
-                        storeId: string | null;
-                        invoicing: {
-                            [key: string]: unknown;
-                        } | null;
-                        privateData: {
-                            [key: string]: unknown;
-                        } | null;
-                        createdAt: string;
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["Subscription"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5213,6 +5376,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
+                /** @example sub_2bN8sKe5TqLm9XvR3cWz7P */
                 id: string;
             };
             cookie?: never;
@@ -5231,34 +5395,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description sub_… */
-                        id: string;
-                        customerId: string;
-                        paymentMethodId: string | null;
-                        status: "waiting_mandate" | "active" | "past_due" | "cancelled" | "ended";
-                        amount: number;
-                        currency: string;
-                        interval: "day" | "week" | "month" | "year";
-                        intervalCount: number;
-                        startDate: string;
-                        nextDueDate: string | null;
-                        cancelAt: string | null;
-                        cancelledAt: string | null;
-                        endAfter: number | null;
-                        dueDatesOpened: number;
-                        retrySchedule: number[];
-                        description: string | null;
-                        storeId: string | null;
-                        invoicing: {
-                            [key: string]: unknown;
-                        } | null;
-                        privateData: {
-                            [key: string]: unknown;
-                        } | null;
-                        createdAt: string;
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["Subscription"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5281,6 +5418,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
+                /** @example sub_2bN8sKe5TqLm9XvR3cWz7P */
                 id: string;
             };
             cookie?: never;
@@ -5297,34 +5435,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description sub_… */
-                        id: string;
-                        customerId: string;
-                        paymentMethodId: string | null;
-                        status: "waiting_mandate" | "active" | "past_due" | "cancelled" | "ended";
-                        amount: number;
-                        currency: string;
-                        interval: "day" | "week" | "month" | "year";
-                        intervalCount: number;
-                        startDate: string;
-                        nextDueDate: string | null;
-                        cancelAt: string | null;
-                        cancelledAt: string | null;
-                        endAfter: number | null;
-                        dueDatesOpened: number;
-                        retrySchedule: number[];
-                        description: string | null;
-                        storeId: string | null;
-                        invoicing: {
-                            [key: string]: unknown;
-                        } | null;
-                        privateData: {
-                            [key: string]: unknown;
-                        } | null;
-                        createdAt: string;
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["Subscription"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5339,11 +5450,14 @@ export interface operations {
     listSubscriptionDueDates: {
         parameters: {
             query?: {
+                /** @example 20 */
                 limit?: number;
+                /** @example 2026-04-01T00:00:00.000Z */
                 startingAfter?: string;
             };
             header?: never;
             path: {
+                /** @example sub_2bN8sKe5TqLm9XvR3cWz7P */
                 id: string;
             };
             cookie?: never;
@@ -5357,18 +5471,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            dueDate: string;
-                            status: "scheduled" | "paid" | "retrying" | "unpaid" | "skipped";
-                            attempts: {
-                                at: string;
-                                paymentId: string;
-                                outcome: string;
-                                refusalCode: string | null;
-                            }[];
-                            nextAttemptAt: string | null;
-                            invoiceId: string | null;
-                        }[];
+                        data: components["schemas"]["DueDate"][];
                         hasMore: boolean;
                     };
                 };
@@ -5395,18 +5498,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        enabled: boolean;
-                        moduleState: "ouverte" | "a_activer";
-                        issuable: boolean;
-                        completeness: {
-                            missing: {
-                                field: string;
-                                label: string;
-                            }[];
-                        };
-                        activationUrl: string;
-                    };
+                    "application/json": components["schemas"]["BillingSettings"];
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -5417,10 +5509,14 @@ export interface operations {
     listInvoices: {
         parameters: {
             query?: {
+                /** @example 20 */
                 limit?: number;
+                /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
                 startingAfter?: string;
+                /** @example cus_9wPc3RtY6mKq2LxV8bNh4Z */
                 customerId?: string;
                 status?: "draft" | "open" | "partially_paid" | "paid" | "disputed" | "credited" | "uncollectible";
+                /** @example sub_2bN8sKe5TqLm9XvR3cWz7P */
                 subscriptionId?: string;
             };
             header?: never;
@@ -5436,41 +5532,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** @description inv_… */
-                            id: string;
-                            number: string | null;
-                            status: "draft" | "open" | "partially_paid" | "paid" | "disputed" | "credited" | "uncollectible";
-                            customerId: string;
-                            subscriptionId: string | null;
-                            currency: string;
-                            lines: {
-                                description: string;
-                                quantity: number;
-                                unitPrice: number;
-                                taxRate: number;
-                                amount: number;
-                            }[];
-                            memo: string | null;
-                            subtotal: number;
-                            taxes: {
-                                rate: number;
-                                base: number;
-                                amount: number;
-                            }[];
-                            total: number;
-                            amountPaid: number;
-                            amountCredited: number;
-                            amountRemaining: number;
-                            dueDate: string | null;
-                            overdue: boolean;
-                            contentHash: string | null;
-                            finalizedAt: string | null;
-                            sentAt: string | null;
-                            paidAt: string | null;
-                            createdAt: string;
-                            updatedAt: string;
-                        }[];
+                        data: components["schemas"]["Invoice"][];
                         hasMore: boolean;
                     };
                 };
@@ -5497,20 +5559,37 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @example cus_9wPc3RtY6mKq2LxV8bNh4Z */
                     customerId: string;
+                    /** @enum {string} */
                     currency: "EUR" | "XPF";
                     lines: {
+                        /** @example Monthly box of Tahitian vanilla */
                         description: string;
+                        /** @example 3 */
                         quantity: number;
-                        /** @description minor units, before tax */
+                        /**
+                         * @description minor units, before tax
+                         * @example 1500
+                         */
                         unitPrice: number;
-                        /** @description basis points (1600 = 16 %), default 0 */
+                        /**
+                         * @description basis points (1600 = 16 %), default 0
+                         * @example 1600
+                         */
                         taxRate?: number;
                     }[];
-                    /** Format: date-time */
+                    /**
+                     * Format: date-time
+                     * @example 2026-04-01T00:00:00.000Z
+                     */
                     dueDate?: string;
-                    /** @description counted from finalization, default 30 */
+                    /**
+                     * @description counted from finalization, default 30
+                     * @example 30
+                     */
                     daysUntilDue?: number;
+                    /** @example Thank you for your order */
                     memo?: string;
                 };
             };
@@ -5522,41 +5601,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description inv_… */
-                        id: string;
-                        number: string | null;
-                        status: "draft" | "open" | "partially_paid" | "paid" | "disputed" | "credited" | "uncollectible";
-                        customerId: string;
-                        subscriptionId: string | null;
-                        currency: string;
-                        lines: {
-                            description: string;
-                            quantity: number;
-                            unitPrice: number;
-                            taxRate: number;
-                            amount: number;
-                        }[];
-                        memo: string | null;
-                        subtotal: number;
-                        taxes: {
-                            rate: number;
-                            base: number;
-                            amount: number;
-                        }[];
-                        total: number;
-                        amountPaid: number;
-                        amountCredited: number;
-                        amountRemaining: number;
-                        dueDate: string | null;
-                        overdue: boolean;
-                        contentHash: string | null;
-                        finalizedAt: string | null;
-                        sentAt: string | null;
-                        paidAt: string | null;
-                        createdAt: string;
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["Invoice"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5573,6 +5618,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example inv_7Hq2LmVx9TzR4bNc8KpW3d */
                 id: string;
             };
             cookie?: never;
@@ -5585,41 +5631,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description inv_… */
-                        id: string;
-                        number: string | null;
-                        status: "draft" | "open" | "partially_paid" | "paid" | "disputed" | "credited" | "uncollectible";
-                        customerId: string;
-                        subscriptionId: string | null;
-                        currency: string;
-                        lines: {
-                            description: string;
-                            quantity: number;
-                            unitPrice: number;
-                            taxRate: number;
-                            amount: number;
-                        }[];
-                        memo: string | null;
-                        subtotal: number;
-                        taxes: {
-                            rate: number;
-                            base: number;
-                            amount: number;
-                        }[];
-                        total: number;
-                        amountPaid: number;
-                        amountCredited: number;
-                        amountRemaining: number;
-                        dueDate: string | null;
-                        overdue: boolean;
-                        contentHash: string | null;
-                        finalizedAt: string | null;
-                        sentAt: string | null;
-                        paidAt: string | null;
-                        createdAt: string;
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["Invoice"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5634,6 +5646,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example inv_7Hq2LmVx9TzR4bNc8KpW3d */
                 id: string;
             };
             cookie?: never;
@@ -5660,6 +5673,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example inv_7Hq2LmVx9TzR4bNc8KpW3d */
                 id: string;
             };
             cookie?: never;
@@ -5667,18 +5681,32 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @enum {string} */
                     currency?: "EUR" | "XPF";
                     lines?: {
+                        /** @example Monthly box of Tahitian vanilla */
                         description: string;
+                        /** @example 3 */
                         quantity: number;
-                        /** @description minor units, before tax */
+                        /**
+                         * @description minor units, before tax
+                         * @example 1500
+                         */
                         unitPrice: number;
-                        /** @description basis points (1600 = 16 %), default 0 */
+                        /**
+                         * @description basis points (1600 = 16 %), default 0
+                         * @example 1600
+                         */
                         taxRate?: number;
                     }[];
-                    /** Format: date-time */
+                    /**
+                     * Format: date-time
+                     * @example 2026-04-01T00:00:00.000Z
+                     */
                     dueDate?: string;
+                    /** @example 30 */
                     daysUntilDue?: number;
+                    /** @example Thank you for your order */
                     memo?: string;
                 };
             };
@@ -5690,41 +5718,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description inv_… */
-                        id: string;
-                        number: string | null;
-                        status: "draft" | "open" | "partially_paid" | "paid" | "disputed" | "credited" | "uncollectible";
-                        customerId: string;
-                        subscriptionId: string | null;
-                        currency: string;
-                        lines: {
-                            description: string;
-                            quantity: number;
-                            unitPrice: number;
-                            taxRate: number;
-                            amount: number;
-                        }[];
-                        memo: string | null;
-                        subtotal: number;
-                        taxes: {
-                            rate: number;
-                            base: number;
-                            amount: number;
-                        }[];
-                        total: number;
-                        amountPaid: number;
-                        amountCredited: number;
-                        amountRemaining: number;
-                        dueDate: string | null;
-                        overdue: boolean;
-                        contentHash: string | null;
-                        finalizedAt: string | null;
-                        sentAt: string | null;
-                        paidAt: string | null;
-                        createdAt: string;
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["Invoice"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5742,6 +5736,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @example inv_7Hq2LmVx9TzR4bNc8KpW3d */
                 id: string;
             };
             cookie?: never;
@@ -5769,6 +5764,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @example cn_7Hq2LmVx9TzR4bNc8KpW3d */
                 id: string;
             };
             cookie?: never;
@@ -5800,6 +5796,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
+                /** @example inv_7Hq2LmVx9TzR4bNc8KpW3d */
                 id: string;
             };
             cookie?: never;
@@ -5816,41 +5813,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description inv_… */
-                        id: string;
-                        number: string | null;
-                        status: "draft" | "open" | "partially_paid" | "paid" | "disputed" | "credited" | "uncollectible";
-                        customerId: string;
-                        subscriptionId: string | null;
-                        currency: string;
-                        lines: {
-                            description: string;
-                            quantity: number;
-                            unitPrice: number;
-                            taxRate: number;
-                            amount: number;
-                        }[];
-                        memo: string | null;
-                        subtotal: number;
-                        taxes: {
-                            rate: number;
-                            base: number;
-                            amount: number;
-                        }[];
-                        total: number;
-                        amountPaid: number;
-                        amountCredited: number;
-                        amountRemaining: number;
-                        dueDate: string | null;
-                        overdue: boolean;
-                        contentHash: string | null;
-                        finalizedAt: string | null;
-                        sentAt: string | null;
-                        paidAt: string | null;
-                        createdAt: string;
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["Invoice"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5873,6 +5836,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
+                /** @example inv_7Hq2LmVx9TzR4bNc8KpW3d */
                 id: string;
             };
             cookie?: never;
@@ -5880,8 +5844,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @example 4500 */
                     amount: number;
+                    /** @enum {string} */
                     method: "bank_transfer" | "cash" | "other";
+                    /** @example Bank transfer received on 2026-03-20 */
                     note?: string;
                 };
             };
@@ -5893,41 +5860,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description inv_… */
-                        id: string;
-                        number: string | null;
-                        status: "draft" | "open" | "partially_paid" | "paid" | "disputed" | "credited" | "uncollectible";
-                        customerId: string;
-                        subscriptionId: string | null;
-                        currency: string;
-                        lines: {
-                            description: string;
-                            quantity: number;
-                            unitPrice: number;
-                            taxRate: number;
-                            amount: number;
-                        }[];
-                        memo: string | null;
-                        subtotal: number;
-                        taxes: {
-                            rate: number;
-                            base: number;
-                            amount: number;
-                        }[];
-                        total: number;
-                        amountPaid: number;
-                        amountCredited: number;
-                        amountRemaining: number;
-                        dueDate: string | null;
-                        overdue: boolean;
-                        contentHash: string | null;
-                        finalizedAt: string | null;
-                        sentAt: string | null;
-                        paidAt: string | null;
-                        createdAt: string;
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["Invoice"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5950,6 +5883,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
+                /** @example inv_7Hq2LmVx9TzR4bNc8KpW3d */
                 id: string;
             };
             cookie?: never;
@@ -5967,39 +5901,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description inv_… */
+                        /**
+                         * @description inv_…
+                         * @example inv_7Hq2LmVx9TzR4bNc8KpW3d
+                         */
                         id: string;
+                        /** @example F-2026-000042 */
                         number: string | null;
+                        /** @enum {string} */
                         status: "draft" | "open" | "partially_paid" | "paid" | "disputed" | "credited" | "uncollectible";
+                        /** @example cus_9wPc3RtY6mKq2LxV8bNh4Z */
                         customerId: string;
+                        /** @example sub_2bN8sKe5TqLm9XvR3cWz7P */
                         subscriptionId: string | null;
-                        currency: string;
+                        /** @enum {string} */
+                        currency: "XPF" | "EUR";
                         lines: {
+                            /** @example Monthly box of Tahitian vanilla */
                             description: string;
+                            /** @example 3 */
                             quantity: number;
+                            /** @example 1500 */
                             unitPrice: number;
+                            /** @example 1600 */
                             taxRate: number;
+                            /** @example 4500 */
                             amount: number;
                         }[];
+                        /** @example Thank you for your order */
                         memo: string | null;
+                        /** @example 10000 */
                         subtotal: number;
                         taxes: {
+                            /** @example 1600 */
                             rate: number;
+                            /** @example 10000 */
                             base: number;
+                            /** @example 4500 */
                             amount: number;
                         }[];
+                        /** @example 12000 */
                         total: number;
+                        /** @example 0 */
                         amountPaid: number;
+                        /** @example 0 */
                         amountCredited: number;
+                        /** @example 12000 */
                         amountRemaining: number;
+                        /** @example 2026-04-01T00:00:00.000Z */
                         dueDate: string | null;
                         overdue: boolean;
+                        /** @example 9f2c4e1b7a0d3c5e8f6a2b4d1c7e9a0b3d5f7e2c4a6b8d0e1f3a5c7e9b2d4f6a */
                         contentHash: string | null;
+                        /** @example 2026-03-14T09:26:53.000Z */
                         finalizedAt: string | null;
+                        /** @example 2026-03-14T09:41:12.000Z */
                         sentAt: string | null;
+                        /** @example 2026-03-14T09:41:12.000Z */
                         paidAt: string | null;
+                        /** @example 2026-03-14T09:26:53.000Z */
                         createdAt: string;
+                        /** @example 2026-03-14T09:41:12.000Z */
                         updatedAt: string;
+                        /** @example https://shop.example.pf/webhooks/motu */
                         url: string;
                     };
                 };
@@ -6024,6 +5988,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
+                /** @example inv_7Hq2LmVx9TzR4bNc8KpW3d */
                 id: string;
             };
             cookie?: never;
@@ -6040,41 +6005,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description inv_… */
-                        id: string;
-                        number: string | null;
-                        status: "draft" | "open" | "partially_paid" | "paid" | "disputed" | "credited" | "uncollectible";
-                        customerId: string;
-                        subscriptionId: string | null;
-                        currency: string;
-                        lines: {
-                            description: string;
-                            quantity: number;
-                            unitPrice: number;
-                            taxRate: number;
-                            amount: number;
-                        }[];
-                        memo: string | null;
-                        subtotal: number;
-                        taxes: {
-                            rate: number;
-                            base: number;
-                            amount: number;
-                        }[];
-                        total: number;
-                        amountPaid: number;
-                        amountCredited: number;
-                        amountRemaining: number;
-                        dueDate: string | null;
-                        overdue: boolean;
-                        contentHash: string | null;
-                        finalizedAt: string | null;
-                        sentAt: string | null;
-                        paidAt: string | null;
-                        createdAt: string;
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["Invoice"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -6097,6 +6028,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
+                /** @example inv_7Hq2LmVx9TzR4bNc8KpW3d */
                 id: string;
             };
             cookie?: never;
@@ -6104,7 +6036,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @example 4500 */
                     amount?: number;
+                    /** @enum {string} */
                     reason: "duplicate" | "order_change" | "product_unsatisfactory" | "fraudulent" | "other";
                     refund?: boolean;
                 };
@@ -6117,17 +6051,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description cn_… */
-                        id: string;
-                        invoiceId: string;
-                        /** @description A-YYYY-NNNNNN */
-                        number: string;
-                        amount: number;
-                        reason: string;
-                        refund: boolean;
-                        createdAt: string;
-                    };
+                    "application/json": components["schemas"]["CreditNote"];
                 };
             };
             400: components["responses"]["BadRequest"];
