@@ -45,8 +45,11 @@ it('the generated types are current with openapi/motu.json and src/events/payloa
   assert.match(stdout, /is current/);
 });
 
-it("MotuEvent's types are exactly the event types Motu emits", () => {
+it("MotuEvent's types are exactly the event types Motu emits (and the OpenAPI document's webhooks, once it has them)", () => {
   assert.deepEqual([...lib.EVENT_TYPES].sort(), [...EMITTED].sort());
+  const doc = JSON.parse(readFileSync(path.join(ROOT, 'openapi/motu.json'), 'utf8')) as { webhooks?: Record<string, unknown> };
+  const documented = Object.keys(doc.webhooks ?? {});
+  if (documented.length > 0) assert.deepEqual(documented.sort(), [...lib.EVENT_TYPES].sort());
   for (const type of EMITTED) assert.equal(lib.isMotuEventType(type), true, type);
   assert.equal(lib.isMotuEventType('payment.teleported'), false);
 });
