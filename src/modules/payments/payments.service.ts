@@ -60,6 +60,13 @@ export class PaymentsService {
     return this.scoped(owner).selectAll();
   }
 
+  /** The operator's read (`motu payments get`): any merchant's payment, in either mode, as its merchant sees it. */
+  async getByOperator(id: string) {
+    const row = await this.db.kysely.selectFrom('payments').select(['merchant_id', 'mode']).where('id', '=', id).executeTakeFirst();
+    if (!row) throw notFound('payment', id);
+    return this.get({ merchantId: row.merchant_id, mode: row.mode }, id);
+  }
+
   async get(owner: Owner, id: string) {
     const row = await this.mine(owner).where('id', '=', id).executeTakeFirst();
     if (!row) throw notFound('payment', id);

@@ -190,6 +190,13 @@ export class EventsService {
    * again after the first request was killed mid-way (its in-flight key abandoned) answers the deliveries that run
    * created, and delivers nothing more. The key used again after KEY_REUSE_AFTER_MS is a new resend.
    */
+  /** The operator's resend (`motu events resend`): the event is found by its id alone, then resent as its merchant would. */
+  async resendByOperator(id: string, input: ResendInput) {
+    const row = await this.db.kysely.selectFrom('webhook_events').select(['merchant_id', 'mode']).where('id', '=', id).executeTakeFirst();
+    if (!row) throw notFound('event', id);
+    return this.resend({ merchantId: row.merchant_id, mode: row.mode }, id, input);
+  }
+
   async resend(owner: Owner, id: string, input: ResendInput, idempotencyKey?: string) {
     try {
       return await this.resendOnce(owner, id, input, idempotencyKey);
