@@ -1,7 +1,7 @@
 // The process entry of `motu`: runs the CLI with the command line and turns its result into an exit code.
 // bin/motu.js runs the compiled copy (dist/start/main.js); `node --import tsx src/start/main.ts` runs the source.
+// Only the command line is loaded here; each command loads what it needs when it runs (src/start/cli/program.ts).
 import { setFlagsFromString } from 'node:v8';
-import { ConfigError } from '../config.js';
 import { main } from './cli.js';
 
 // V8 lets the old generation grow to up to four times what survived the last full collection before collecting it
@@ -15,10 +15,8 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exitCode = code;
   },
   (err: unknown) => {
-    // A configuration mistake is the operator's to fix: its message names the variable; no stack.
-    if (err instanceof ConfigError) console.error(err.message);
-    else if (String((err as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS')) console.error(`${(err as Error).message}\nRun motu --help.`);
-    else console.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
+    // main() answers every failure itself; reaching this is a bug in the command line.
+    console.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
     process.exit(1);
   },
 );
