@@ -46,7 +46,9 @@ export async function main(argv: string[], print: (line: string) => void = conso
   } catch (err) {
     if (err instanceof ParseFailure) {
       // --help and --version printed what was asked.
-      if (err.error.code === 'commander.helpDisplayed' || err.error.code === 'commander.version') return EXIT.ok;
+      // (`motu help keys` ends as 'commander.help' with exit code 0; a group without its command, with 1.)
+      const { code, exitCode } = err.error;
+      if (code === 'commander.helpDisplayed' || code === 'commander.version' || (code === 'commander.help' && exitCode === 0)) return EXIT.ok;
       print(JSON.stringify(usageBody(err.error, err.command), null, 2));
       return EXIT.usage;
     }

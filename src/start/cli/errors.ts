@@ -22,6 +22,7 @@ export class CliError extends Error {
     readonly hint: string,
     readonly exitCode: number = EXIT.failed,
     readonly details?: Record<string, unknown>,
+    readonly fields?: FieldError[],
   ) {
     super(message);
     this.name = 'CliError';
@@ -135,6 +136,7 @@ export function databaseError(err: unknown, databaseUrl: string | undefined): Cl
 export async function renderError(err: unknown, command: string): Promise<{ body: CliErrorBody; exitCode: number; bug: boolean }> {
   if (err instanceof CliError) {
     const body: CliErrorBody = { code: err.code, message: err.message, hint: err.hint.replaceAll('{command}', command) };
+    if (err.fields) body.fields = err.fields;
     if (err.details) body.details = err.details;
     return { body, exitCode: err.exitCode, bug: false };
   }

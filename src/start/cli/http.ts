@@ -1,5 +1,6 @@
 // The HTTP side of `motu listen` and `motu trigger`: calls to a running Motu with a test secret key, each failure
 // turned into a CliError with its hint (server unreachable, key refused, the API's own error answers).
+import type { ErrorBody } from '../../shared/errors.js';
 import { CliError, fromErrorBody, isNetworkError, systemCode } from './errors.js';
 
 export interface ApiTarget {
@@ -44,12 +45,16 @@ export function httpError(status: number, text: string, what: string): CliError 
     /* not JSON: not an answer of Motu's API */
   }
   if (body && typeof body.code === 'string' && typeof body.message === 'string') {
-    const rendered = fromErrorBody(body as { code: string; message: string }, 'motu');
+    const rendered = fromErrorBody(body as ErrorBody, 'motu');
     if (status === 401) {
       return new CliError('UNAUTHORIZED', `${what}: the key was refused (${rendered.message})`,
         'Pass a current test secret key with --key or MOTU_SECRET_KEY (revoked keys are refused); `motu keys create --merchant ID --mode test` makes one.', 1);
     }
-    return new CliError(rendered.code, `${what}: ${rendered.message}`, rendered.hint, 1, { status, ...(rendered.fields ? { fields: rendered.fields } : {}) });
+    // A 400 here is the API refusing what this command sent, not a flag of the user's: say which call and field.
+    const hint = rendered.code === 'VALIDATION_ERROR'
+      ? `The server refused the request (HTTP ${status}) on the field named in "fields": check the values given to this command (--amount, --notification-url) and that the server runs the same version of Motu.`
+      : rendered.hint;
+    return new CliError(rendered.code, `${what}: ${rendered.message}`, hint, 1, { status, ...rendered.details }, rendered.fields);
   }
   return new CliError('HTTP_ERROR', `${what}: HTTP ${status}`,
     'The address answered but not as Motu does: check --api-url (MOTU_URL) points at the Motu server.', 1, { status });

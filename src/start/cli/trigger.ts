@@ -42,6 +42,8 @@ class Steps {
     const created = await this.call<{ paymentId: string; sessionId: string }>('POST', '/api/v1/payments/sessions', {
       order: { reference: `motu-trigger-${randomBytes(4).toString('hex')}`, amount: this.options.amount ?? 2500, currency: 'EUR' },
       captureMode,
+      // The buyer's email, which the hosted checkout would otherwise ask for (its receipt goes there when mail is on).
+      email: 'buyer@example.com',
       redirectUrl: 'https://shop.example/return',
       notificationUrl: this.options.notificationUrl ?? DEFAULT_NOTIFICATION_URL,
     }, 'Creating a payment session');
@@ -76,7 +78,9 @@ class Steps {
   }
 
   async customer(): Promise<string> {
-    const created = await this.call<{ id: string }>('POST', '/api/v1/customers', { name: 'Motu trigger', email: 'trigger@example.com' }, 'Creating a customer');
+    // A customer's email is unique per merchant: each trigger makes its own.
+    const email = `trigger-${randomBytes(4).toString('hex')}@example.com`;
+    const created = await this.call<{ id: string }>('POST', '/api/v1/customers', { name: 'Motu trigger', email }, 'Creating a customer');
     this.objects.customerId = created.id;
     return created.id;
   }
