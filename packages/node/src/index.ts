@@ -6,7 +6,7 @@ export * from './events.js';
 export { verifyWebhook, type VerifyWebhookOptions, type WebhookHeaders } from './webhooks.js';
 export { ListPromise, type Page } from './pagination.js';
 export type * from './types.js';
-export type { components, operations, paths } from './generated/openapi.js';
+export type { components, operations, paths, webhooks } from './generated/openapi.js';
 export type * from './resources/billing.js';
 export type * from './resources/customers.js';
 export type * from './resources/money.js';

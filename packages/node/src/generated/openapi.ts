@@ -1111,7 +1111,988 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "payment.authorized": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment.authorized: The card was authorized (before capture when the capture mode is MANUAL).
+         * @description Sent to every enabled endpoint subscribed to this type (and to the payment's notificationUrl for payment events), signed with your webhook secret. Answer any 2xx within 10 seconds; anything else is retried after 30 s, 2 min, 10 min, 1 h and 6 h. See docs/events.md.
+         */
+        post: operations["onPaymentAuthorized"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.captured": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment.captured: The payment was collected; the commission it announces is a projection until settlement.
+         * @description Sent to every enabled endpoint subscribed to this type (and to the payment's notificationUrl for payment events), signed with your webhook secret. Answer any 2xx within 10 seconds; anything else is retried after 30 s, 2 min, 10 min, 1 h and 6 h. See docs/events.md.
+         */
+        post: operations["onPaymentCaptured"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.settled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment.settled: The acquirer settled the funds; the commission is final.
+         * @description Sent to every enabled endpoint subscribed to this type (and to the payment's notificationUrl for payment events), signed with your webhook secret. Answer any 2xx within 10 seconds; anything else is retried after 30 s, 2 min, 10 min, 1 h and 6 h. See docs/events.md.
+         */
+        post: operations["onPaymentSettled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment.failed: The card was refused.
+         * @description Sent to every enabled endpoint subscribed to this type (and to the payment's notificationUrl for payment events), signed with your webhook secret. Answer any 2xx within 10 seconds; anything else is retried after 30 s, 2 min, 10 min, 1 h and 6 h. See docs/events.md.
+         */
+        post: operations["onPaymentFailed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment.expired: The session or payment link expired without a payment.
+         * @description Sent to every enabled endpoint subscribed to this type (and to the payment's notificationUrl for payment events), signed with your webhook secret. Answer any 2xx within 10 seconds; anything else is retried after 30 s, 2 min, 10 min, 1 h and 6 h. See docs/events.md.
+         */
+        post: operations["onPaymentExpired"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.refunded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment.refunded: A refund brought the payment to fully refunded.
+         * @description Sent to every enabled endpoint subscribed to this type (and to the payment's notificationUrl for payment events), signed with your webhook secret. Answer any 2xx within 10 seconds; anything else is retried after 30 s, 2 min, 10 min, 1 h and 6 h. See docs/events.md.
+         */
+        post: operations["onPaymentRefunded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.partially_refunded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment.partially_refunded: A partial refund succeeded; part of the payment remains.
+         * @description Sent to every enabled endpoint subscribed to this type (and to the payment's notificationUrl for payment events), signed with your webhook secret. Answer any 2xx within 10 seconds; anything else is retried after 30 s, 2 min, 10 min, 1 h and 6 h. See docs/events.md.
+         */
+        post: operations["onPaymentPartiallyRefunded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment.cancelled: An authorized, uncaptured payment was cancelled, or a pending one (by the cardholder or through the API: `cancelledBy`).
+         * @description Sent to every enabled endpoint subscribed to this type (and to the payment's notificationUrl for payment events), signed with your webhook secret. Answer any 2xx within 10 seconds; anything else is retried after 30 s, 2 min, 10 min, 1 h and 6 h. See docs/events.md.
+         */
+        post: operations["onPaymentCancelled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.issued": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.issued: The invoice was finalized: its legal number is given and its content frozen.
+         * @description Sent to every enabled endpoint subscribed to this type (and to the payment's notificationUrl for payment events), signed with your webhook secret. Answer any 2xx within 10 seconds; anything else is retried after 30 s, 2 min, 10 min, 1 h and 6 h. See docs/events.md.
+         */
+        post: operations["onInvoiceIssued"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.sent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.sent: The invoice was sent with its payment link.
+         * @description Sent to every enabled endpoint subscribed to this type (and to the payment's notificationUrl for payment events), signed with your webhook secret. Answer any 2xx within 10 seconds; anything else is retried after 30 s, 2 min, 10 min, 1 h and 6 h. See docs/events.md.
+         */
+        post: operations["onInvoiceSent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.paid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.paid: The invoice is fully paid.
+         * @description Sent to every enabled endpoint subscribed to this type (and to the payment's notificationUrl for payment events), signed with your webhook secret. Answer any 2xx within 10 seconds; anything else is retried after 30 s, 2 min, 10 min, 1 h and 6 h. See docs/events.md.
+         */
+        post: operations["onInvoicePaid"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.partially_paid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.partially_paid: A payment covered part of the invoice; `amountRemaining` is what is still due.
+         * @description Sent to every enabled endpoint subscribed to this type (and to the payment's notificationUrl for payment events), signed with your webhook secret. Answer any 2xx within 10 seconds; anything else is retried after 30 s, 2 min, 10 min, 1 h and 6 h. See docs/events.md.
+         */
+        post: operations["onInvoicePartiallyPaid"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.overdue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.overdue: The due date passed with an amount still due.
+         * @description Sent to every enabled endpoint subscribed to this type (and to the payment's notificationUrl for payment events), signed with your webhook secret. Answer any 2xx within 10 seconds; anything else is retried after 30 s, 2 min, 10 min, 1 h and 6 h. See docs/events.md.
+         */
+        post: operations["onInvoiceOverdue"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.disputed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.disputed: A payment that paid the invoice was disputed; the invoice is reopened.
+         * @description Sent to every enabled endpoint subscribed to this type (and to the payment's notificationUrl for payment events), signed with your webhook secret. Answer any 2xx within 10 seconds; anything else is retried after 30 s, 2 min, 10 min, 1 h and 6 h. See docs/events.md.
+         */
+        post: operations["onInvoiceDisputed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.credited": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.credited: A credit note cancelled the whole invoice.
+         * @description Sent to every enabled endpoint subscribed to this type (and to the payment's notificationUrl for payment events), signed with your webhook secret. Answer any 2xx within 10 seconds; anything else is retried after 30 s, 2 min, 10 min, 1 h and 6 h. See docs/events.md.
+         */
+        post: operations["onInvoiceCredited"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.uncollectible": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.uncollectible: The invoice was marked uncollectible (it can still be paid).
+         * @description Sent to every enabled endpoint subscribed to this type (and to the payment's notificationUrl for payment events), signed with your webhook secret. Answer any 2xx within 10 seconds; anything else is retried after 30 s, 2 min, 10 min, 1 h and 6 h. See docs/events.md.
+         */
+        post: operations["onInvoiceUncollectible"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "subscription.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * subscription.created: A subscription was created; without a card it waits for its mandate.
+         * @description Sent to every enabled endpoint subscribed to this type (and to the payment's notificationUrl for payment events), signed with your webhook secret. Answer any 2xx within 10 seconds; anything else is retried after 30 s, 2 min, 10 min, 1 h and 6 h. See docs/events.md.
+         */
+        post: operations["onSubscriptionCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "subscription.payment_succeeded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * subscription.payment_succeeded: A due date was collected.
+         * @description Sent to every enabled endpoint subscribed to this type (and to the payment's notificationUrl for payment events), signed with your webhook secret. Answer any 2xx within 10 seconds; anything else is retried after 30 s, 2 min, 10 min, 1 h and 6 h. See docs/events.md.
+         */
+        post: operations["onSubscriptionPaymentSucceeded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "subscription.payment_failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * subscription.payment_failed: A due date was refused; another attempt follows while the retry schedule allows.
+         * @description Sent to every enabled endpoint subscribed to this type (and to the payment's notificationUrl for payment events), signed with your webhook secret. Answer any 2xx within 10 seconds; anything else is retried after 30 s, 2 min, 10 min, 1 h and 6 h. See docs/events.md.
+         */
+        post: operations["onSubscriptionPaymentFailed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "subscription.past_due": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * subscription.past_due: Every attempt of a due date failed: it is unpaid and the subscription past due.
+         * @description Sent to every enabled endpoint subscribed to this type (and to the payment's notificationUrl for payment events), signed with your webhook secret. Answer any 2xx within 10 seconds; anything else is retried after 30 s, 2 min, 10 min, 1 h and 6 h. See docs/events.md.
+         */
+        post: operations["onSubscriptionPastDue"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "subscription.mandate_revoked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * subscription.mandate_revoked: The card of the subscription can no longer be charged; `reason` says why.
+         * @description Sent to every enabled endpoint subscribed to this type (and to the payment's notificationUrl for payment events), signed with your webhook secret. Answer any 2xx within 10 seconds; anything else is retried after 30 s, 2 min, 10 min, 1 h and 6 h. See docs/events.md.
+         */
+        post: operations["onSubscriptionMandateRevoked"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "subscription.mandate_restored": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * subscription.mandate_restored: A card was attached again; `reason` says who attached it.
+         * @description Sent to every enabled endpoint subscribed to this type (and to the payment's notificationUrl for payment events), signed with your webhook secret. Answer any 2xx within 10 seconds; anything else is retried after 30 s, 2 min, 10 min, 1 h and 6 h. See docs/events.md.
+         */
+        post: operations["onSubscriptionMandateRestored"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "subscription.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * subscription.cancelled: The subscription was cancelled (final).
+         * @description Sent to every enabled endpoint subscribed to this type (and to the payment's notificationUrl for payment events), signed with your webhook secret. Answer any 2xx within 10 seconds; anything else is retried after 30 s, 2 min, 10 min, 1 h and 6 h. See docs/events.md.
+         */
+        post: operations["onSubscriptionCancelled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "customer.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * customer.created: A customer was created, through the API or by a payment carrying the buyer's details.
+         * @description Sent to every enabled endpoint subscribed to this type (and to the payment's notificationUrl for payment events), signed with your webhook secret. Answer any 2xx within 10 seconds; anything else is retried after 30 s, 2 min, 10 min, 1 h and 6 h. See docs/events.md.
+         */
+        post: operations["onCustomerCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "customer.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * customer.updated: A customer changed; `updatedFields` lists what.
+         * @description Sent to every enabled endpoint subscribed to this type (and to the payment's notificationUrl for payment events), signed with your webhook secret. Answer any 2xx within 10 seconds; anything else is retried after 30 s, 2 min, 10 min, 1 h and 6 h. See docs/events.md.
+         */
+        post: operations["onCustomerUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment_method.added": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment_method.added: A card was saved, through a wallet session, a card link or a payment.
+         * @description Sent to every enabled endpoint subscribed to this type (and to the payment's notificationUrl for payment events), signed with your webhook secret. Answer any 2xx within 10 seconds; anything else is retried after 30 s, 2 min, 10 min, 1 h and 6 h. See docs/events.md.
+         */
+        post: operations["onPaymentMethodAdded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment_method.removed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment_method.removed: A saved card can no longer be used; `reason` is deleted, disabled or unknown_at_acquirer.
+         * @description Sent to every enabled endpoint subscribed to this type (and to the payment's notificationUrl for payment events), signed with your webhook secret. Answer any 2xx within 10 seconds; anything else is retried after 30 s, 2 min, 10 min, 1 h and 6 h. See docs/events.md.
+         */
+        post: operations["onPaymentMethodRemoved"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payout.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payout.created: A payout to the merchant's bank account started, by hand or on the payout schedule.
+         * @description Sent to every enabled endpoint subscribed to this type (and to the payment's notificationUrl for payment events), signed with your webhook secret. Answer any 2xx within 10 seconds; anything else is retried after 30 s, 2 min, 10 min, 1 h and 6 h. See docs/events.md.
+         */
+        post: operations["onPayoutCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payout.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payout.completed: The bank executed the payout.
+         * @description Sent to every enabled endpoint subscribed to this type (and to the payment's notificationUrl for payment events), signed with your webhook secret. Answer any 2xx within 10 seconds; anything else is retried after 30 s, 2 min, 10 min, 1 h and 6 h. See docs/events.md.
+         */
+        post: operations["onPayoutCompleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payout.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payout.failed: The payout failed, was rejected by the interbank network or cancelled; see `failureReason`.
+         * @description Sent to every enabled endpoint subscribed to this type (and to the payment's notificationUrl for payment events), signed with your webhook secret. Answer any 2xx within 10 seconds; anything else is retried after 30 s, 2 min, 10 min, 1 h and 6 h. See docs/events.md.
+         */
+        post: operations["onPayoutFailed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "dispute.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * dispute.created: A cardholder disputed a payment (a chargeback or an inquiry).
+         * @description Sent to every enabled endpoint subscribed to this type (and to the payment's notificationUrl for payment events), signed with your webhook secret. Answer any 2xx within 10 seconds; anything else is retried after 30 s, 2 min, 10 min, 1 h and 6 h. See docs/events.md.
+         */
+        post: operations["onDisputeCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "dispute.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * dispute.updated: A dispute changed status; `previousStatus` is the one before.
+         * @description Sent to every enabled endpoint subscribed to this type (and to the payment's notificationUrl for payment events), signed with your webhook secret. Answer any 2xx within 10 seconds; anything else is retried after 30 s, 2 min, 10 min, 1 h and 6 h. See docs/events.md.
+         */
+        post: operations["onDisputeUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "merchant.session.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * merchant.session.created: A marketplace invited a merchant to enroll.
+         * @description Sent to every enabled endpoint subscribed to this type (and to the payment's notificationUrl for payment events), signed with your webhook secret. Answer any 2xx within 10 seconds; anything else is retried after 30 s, 2 min, 10 min, 1 h and 6 h. See docs/events.md.
+         */
+        post: operations["onMerchantSessionCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "merchant.session.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * merchant.session.expired: An enrollment invitation expired unused; issue another.
+         * @description Sent to every enabled endpoint subscribed to this type (and to the payment's notificationUrl for payment events), signed with your webhook secret. Answer any 2xx within 10 seconds; anything else is retried after 30 s, 2 min, 10 min, 1 h and 6 h. See docs/events.md.
+         */
+        post: operations["onMerchantSessionExpired"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "merchant.session.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * merchant.session.cancelled: An enrollment invitation was cancelled.
+         * @description Sent to every enabled endpoint subscribed to this type (and to the payment's notificationUrl for payment events), signed with your webhook secret. Answer any 2xx within 10 seconds; anything else is retried after 30 s, 2 min, 10 min, 1 h and 6 h. See docs/events.md.
+         */
+        post: operations["onMerchantSessionCancelled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "merchant.onboarding.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * merchant.onboarding.updated: A merchant's enrollment status changed.
+         * @description Sent to every enabled endpoint subscribed to this type (and to the payment's notificationUrl for payment events), signed with your webhook secret. Answer any 2xx within 10 seconds; anything else is retried after 30 s, 2 min, 10 min, 1 h and 6 h. See docs/events.md.
+         */
+        post: operations["onMerchantOnboardingUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "merchant.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * merchant.created: A merchant account was created from an enrollment.
+         * @description Sent to every enabled endpoint subscribed to this type (and to the payment's notificationUrl for payment events), signed with your webhook secret. Answer any 2xx within 10 seconds; anything else is retried after 30 s, 2 min, 10 min, 1 h and 6 h. See docs/events.md.
+         */
+        post: operations["onMerchantCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "merchant.opened": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * merchant.opened: A merchant's payment account is open and can collect.
+         * @description Sent to every enabled endpoint subscribed to this type (and to the payment's notificationUrl for payment events), signed with your webhook secret. Answer any 2xx within 10 seconds; anything else is retried after 30 s, 2 min, 10 min, 1 h and 6 h. See docs/events.md.
+         */
+        post: operations["onMerchantOpened"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "merchant.rejected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * merchant.rejected: An enrollment needs corrections or was refused (`enrollmentStatus`).
+         * @description Sent to every enabled endpoint subscribed to this type (and to the payment's notificationUrl for payment events), signed with your webhook secret. Answer any 2xx within 10 seconds; anything else is retried after 30 s, 2 min, 10 min, 1 h and 6 h. See docs/events.md.
+         */
+        post: operations["onMerchantRejected"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "merchant.linked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * merchant.linked: A merchant was linked to the marketplace.
+         * @description Sent to every enabled endpoint subscribed to this type (and to the payment's notificationUrl for payment events), signed with your webhook secret. Answer any 2xx within 10 seconds; anything else is retried after 30 s, 2 min, 10 min, 1 h and 6 h. See docs/events.md.
+         */
+        post: operations["onMerchantLinked"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "merchant.unlinked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * merchant.unlinked: A merchant was unlinked from the marketplace (its account stays open).
+         * @description Sent to every enabled endpoint subscribed to this type (and to the payment's notificationUrl for payment events), signed with your webhook secret. Answer any 2xx within 10 seconds; anything else is retried after 30 s, 2 min, 10 min, 1 h and 6 h. See docs/events.md.
+         */
+        post: operations["onMerchantUnlinked"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "agency.invitation.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * agency.invitation.created: An agency invited a client.
+         * @description Sent to every enabled endpoint subscribed to this type (and to the payment's notificationUrl for payment events), signed with your webhook secret. Answer any 2xx within 10 seconds; anything else is retried after 30 s, 2 min, 10 min, 1 h and 6 h. See docs/events.md.
+         */
+        post: operations["onAgencyInvitationCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "agency.invitation.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * agency.invitation.expired: An agency's invitation expired unused.
+         * @description Sent to every enabled endpoint subscribed to this type (and to the payment's notificationUrl for payment events), signed with your webhook secret. Answer any 2xx within 10 seconds; anything else is retried after 30 s, 2 min, 10 min, 1 h and 6 h. See docs/events.md.
+         */
+        post: operations["onAgencyInvitationExpired"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "agency.invitation.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * agency.invitation.cancelled: An agency's invitation was cancelled.
+         * @description Sent to every enabled endpoint subscribed to this type (and to the payment's notificationUrl for payment events), signed with your webhook secret. Answer any 2xx within 10 seconds; anything else is retried after 30 s, 2 min, 10 min, 1 h and 6 h. See docs/events.md.
+         */
+        post: operations["onAgencyInvitationCancelled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "agency.client.onboarding.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * agency.client.onboarding.updated: The enrollment of an agency's client changed status.
+         * @description Sent to every enabled endpoint subscribed to this type (and to the payment's notificationUrl for payment events), signed with your webhook secret. Answer any 2xx within 10 seconds; anything else is retried after 30 s, 2 min, 10 min, 1 h and 6 h. See docs/events.md.
+         */
+        post: operations["onAgencyClientOnboardingUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "agency.client.opened": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * agency.client.opened: The account of an agency's client is open.
+         * @description Sent to every enabled endpoint subscribed to this type (and to the payment's notificationUrl for payment events), signed with your webhook secret. Answer any 2xx within 10 seconds; anything else is retried after 30 s, 2 min, 10 min, 1 h and 6 h. See docs/events.md.
+         */
+        post: operations["onAgencyClientOpened"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "agency.mandate.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * agency.mandate.created: A client entered the agency's portfolio.
+         * @description Sent to every enabled endpoint subscribed to this type (and to the payment's notificationUrl for payment events), signed with your webhook secret. Answer any 2xx within 10 seconds; anything else is retried after 30 s, 2 min, 10 min, 1 h and 6 h. See docs/events.md.
+         */
+        post: operations["onAgencyMandateCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "agency.mandate.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * agency.mandate.updated: The scope of an agency's mandate changed, or the account's ownership was transferred.
+         * @description Sent to every enabled endpoint subscribed to this type (and to the payment's notificationUrl for payment events), signed with your webhook secret. Answer any 2xx within 10 seconds; anything else is retried after 30 s, 2 min, 10 min, 1 h and 6 h. See docs/events.md.
+         */
+        post: operations["onAgencyMandateUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "agency.mandate.revoked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * agency.mandate.revoked: The agency's mandate was revoked: its calls on that account are refused.
+         * @description Sent to every enabled endpoint subscribed to this type (and to the payment's notificationUrl for payment events), signed with your webhook secret. Answer any 2xx within 10 seconds; anything else is retried after 30 s, 2 min, 10 min, 1 h and 6 h. See docs/events.md.
+         */
+        post: operations["onAgencyMandateRevoked"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /** @description Every failure has this shape */
@@ -1981,6 +2962,639 @@ export interface components {
             refund: boolean;
             /** @example 2026-03-14T09:26:53.000Z */
             createdAt: string;
+        };
+        PaymentAuthorizedData: {
+            /** @description The payment (pay_…). */
+            paymentId: string;
+            /**
+             * @description The object's status after the change.
+             * @constant
+             */
+            status: "transit";
+            /** @description The payment's `SPR-…` reference. */
+            reference: string;
+            /** @description The merchant's own order reference. */
+            order: {
+                /** @description The payment's SPR-… reference. */
+                reference: string | null;
+            };
+            /** @description Your own id of the payment, as given at creation. */
+            externalId: string | null;
+            /** @description EUR cents. */
+            amount: number;
+            /**
+             * @description ISO 4217 code.
+             * @constant
+             */
+            currency: "EUR";
+            /** @description The store the payment was taken for, or null. */
+            store: components["schemas"]["EventStoreRef"] | null;
+            /** @description The customer (cus_…), or null. */
+            customerId: string | null;
+            /** @description The free JSON you gave at creation, returned as is. */
+            privateData?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description True when the payment created the customer. */
+            customerCreated: boolean;
+            /** @description The saved card (pm_…), or null when none was saved. */
+            paymentMethodId: string | null;
+            /** @description The card's brand (VISA, MASTERCARD, CB…). */
+            cardBrand: string | null;
+            /** @description The last four digits of the card. */
+            cardLast4: string | null;
+            /** @description The amount in the original currency (minor unit). */
+            grossAmount: number;
+            /**
+             * @description The currency the order was placed in.
+             * @enum {string}
+             */
+            originalCurrency: "XPF" | "EUR";
+            /** @description The amounts collected, the commission and the net, with each fee line. */
+            settlement: components["schemas"]["Settlement"];
+        };
+        EventStoreRef: {
+            /** @description The identifier of the object. */
+            id: string;
+            /** @description The store's code. */
+            code: string;
+            /** @description The store's name. */
+            name: string;
+        };
+        Settlement: {
+            /** @description Captured, in the original currency (minor unit). */
+            capturedAmount: number;
+            /** @description The service's commission (minor unit; the name is kept for existing integrations). */
+            mobupayCommission: number;
+            /** @description What the merchant receives (minor unit). */
+            netAmount: number;
+            /**
+             * @description The payment's original currency.
+             * @enum {string}
+             */
+            currency: "XPF" | "EUR";
+            /** @description False until the acquirer's settlement arrives. */
+            settled: boolean;
+            /** @description Each fee line. */
+            detailedFees: components["schemas"]["FeeLine"][];
+        };
+        /** @description A full line (PERCENTAGE) or a simple line carrying only id, label and the totals. */
+        FeeLine: {
+            /** @description The identifier of the object. */
+            id: string;
+            /** @description What the line is, in words. */
+            label: string;
+            /** @description The kind of line (PERCENTAGE for a rate). */
+            type?: string;
+            /** @description Basis points (250 = 2.50 %). */
+            rate?: number;
+            /** @description Minor unit of `currency`. */
+            amount?: number;
+            /** @description The same amount in exact EUR cents. */
+            amountEur?: number;
+            /** @description Tax, minor unit. */
+            taxAmount?: number;
+            /** @description Tax, EUR cents. */
+            taxAmountEur?: number;
+            /** @description Each tax of the line. */
+            taxes?: components["schemas"]["FeeTax"][];
+            /** @description Line total, minor unit. */
+            totalAmount: number;
+            /** @description Line total, EUR cents. */
+            totalAmountEur: number;
+        };
+        FeeTax: {
+            /** @description The identifier of the object. */
+            id: string;
+            /** @description The kind of line (PERCENTAGE for a rate). */
+            type: string;
+            /** @description The tax rate in basis points. */
+            value: number;
+            /** @description Minor unit of `currency`. */
+            amount: number;
+            /** @description The same amount in exact EUR cents. */
+            amountEur: number;
+        };
+        PaymentCapturedData: {
+            /** @description The payment (pay_…). */
+            paymentId: string;
+            /**
+             * @description The object's status after the change.
+             * @enum {string}
+             */
+            status: "pending" | "transit" | "captured" | "failed" | "cancelled" | "expired" | "partially_refunded" | "refunded";
+            /** @description The payment's `SPR-…` reference. */
+            reference: string;
+            /** @description The merchant's own order reference. */
+            order: {
+                /** @description The payment's SPR-… reference. */
+                reference: string | null;
+            };
+            /** @description Your own id of the payment, as given at creation. */
+            externalId: string | null;
+            /** @description EUR cents. */
+            amount: number;
+            /**
+             * @description ISO 4217 code.
+             * @constant
+             */
+            currency: "EUR";
+            /** @description The store the payment was taken for, or null. */
+            store: components["schemas"]["EventStoreRef"] | null;
+            /** @description The customer (cus_…), or null. */
+            customerId?: string | null;
+            /** @description The free JSON you gave at creation, returned as is. */
+            privateData?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description The amount in the original currency (minor unit). */
+            grossAmount: number;
+            /**
+             * @description The currency the order was placed in.
+             * @enum {string}
+             */
+            originalCurrency: "XPF" | "EUR";
+            /** @description The amounts collected, the commission and the net, with each fee line. */
+            settlement: components["schemas"]["Settlement"];
+        };
+        PaymentSettledData: {
+            /** @description The payment (pay_…). */
+            paymentId: string;
+            /**
+             * @description The object's status after the change.
+             * @enum {string}
+             */
+            status: "pending" | "transit" | "captured" | "failed" | "cancelled" | "expired" | "partially_refunded" | "refunded";
+            /** @description The payment's `SPR-…` reference. */
+            reference: string;
+            /** @description The merchant's own order reference. */
+            order: {
+                /** @description The payment's SPR-… reference. */
+                reference: string | null;
+            };
+            /** @description Your own id of the payment, as given at creation. */
+            externalId: string | null;
+            /** @description EUR cents. */
+            amount: number;
+            /**
+             * @description ISO 4217 code.
+             * @constant
+             */
+            currency: "EUR";
+            /** @description The store the payment was taken for, or null. */
+            store: components["schemas"]["EventStoreRef"] | null;
+            /** @description The customer (cus_…), or null. */
+            customerId?: string | null;
+            /** @description The free JSON you gave at creation, returned as is. */
+            privateData?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description The amounts collected, the commission and the net, with each fee line. */
+            settlement?: components["schemas"]["Settlement"];
+        };
+        PaymentFailedData: {
+            /** @description The payment (pay_…). */
+            paymentId: string;
+            /**
+             * @description The object's status after the change.
+             * @enum {string}
+             */
+            status: "pending" | "transit" | "captured" | "failed" | "cancelled" | "expired" | "partially_refunded" | "refunded";
+            /** @description The payment's `SPR-…` reference. */
+            reference: string;
+            /** @description The merchant's own order reference. */
+            order: {
+                /** @description The payment's SPR-… reference. */
+                reference: string | null;
+            };
+            /** @description Your own id of the payment, as given at creation. */
+            externalId: string | null;
+            /** @description EUR cents. */
+            amount: number;
+            /**
+             * @description ISO 4217 code.
+             * @constant
+             */
+            currency: "EUR";
+            /** @description The store the payment was taken for, or null. */
+            store: components["schemas"]["EventStoreRef"] | null;
+            /** @description The customer (cus_…), or null. */
+            customerId?: string | null;
+            /** @description The free JSON you gave at creation, returned as is. */
+            privateData?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Why the card was refused (do_not_honor, insufficient_funds, expired_card…). */
+            refusalCode: string;
+            /** @description The refusal in words. */
+            refusalMessage?: string | null;
+        };
+        PaymentExpiredData: components["schemas"]["PaymentBase"];
+        /** @description Fields every payment event's data carries (the existing integrations read them). */
+        PaymentBase: {
+            /** @description The payment (pay_…). */
+            paymentId: string;
+            /**
+             * @description The object's status after the change.
+             * @enum {string}
+             */
+            status: "pending" | "transit" | "captured" | "failed" | "cancelled" | "expired" | "partially_refunded" | "refunded";
+            /** @description The payment's `SPR-…` reference. */
+            reference: string;
+            /** @description The merchant's own order reference. */
+            order: {
+                /** @description The payment's SPR-… reference. */
+                reference: string | null;
+            };
+            /** @description Your own id of the payment, as given at creation. */
+            externalId: string | null;
+            /** @description EUR cents. */
+            amount: number;
+            /**
+             * @description ISO 4217 code.
+             * @constant
+             */
+            currency: "EUR";
+            /** @description The store the payment was taken for, or null. */
+            store: components["schemas"]["EventStoreRef"] | null;
+            /** @description The customer (cus_…), or null. */
+            customerId?: string | null;
+            /** @description The free JSON you gave at creation, returned as is. */
+            privateData?: {
+                [key: string]: unknown;
+            } | null;
+        };
+        PaymentRefundData: {
+            /** @description The payment (pay_…). */
+            paymentId: string;
+            /**
+             * @description The object's status after the change.
+             * @enum {string}
+             */
+            status: "pending" | "transit" | "captured" | "failed" | "cancelled" | "expired" | "partially_refunded" | "refunded";
+            /** @description The payment's `SPR-…` reference. */
+            reference: string;
+            /** @description The merchant's own order reference. */
+            order: {
+                /** @description The payment's SPR-… reference. */
+                reference: string | null;
+            };
+            /** @description Your own id of the payment, as given at creation. */
+            externalId: string | null;
+            /** @description EUR cents. */
+            amount: number;
+            /**
+             * @description ISO 4217 code.
+             * @constant
+             */
+            currency: "EUR";
+            /** @description The store the payment was taken for, or null. */
+            store: components["schemas"]["EventStoreRef"] | null;
+            /** @description The customer (cus_…), or null. */
+            customerId?: string | null;
+            /** @description The free JSON you gave at creation, returned as is. */
+            privateData?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description The refund (re_…). */
+            refundId: string;
+            /** @description This refund, in the original currency. */
+            refundOriginalAmount: number;
+            /** @description Every refund so far, in the original currency. */
+            totalRefundedOriginalAmount: number;
+            /** @description What can still be refunded, in the original currency. */
+            remainingOriginalAmount: number;
+            /**
+             * @description The currency the order was placed in.
+             * @enum {string}
+             */
+            originalCurrency: "XPF" | "EUR";
+            /** @description The amounts collected, the commission and the net, with each fee line. */
+            settlement: components["schemas"]["Settlement"];
+        };
+        PaymentCancelledData: {
+            /** @description The payment (pay_…). */
+            paymentId: string;
+            /**
+             * @description The object's status after the change.
+             * @enum {string}
+             */
+            status: "pending" | "transit" | "captured" | "failed" | "cancelled" | "expired" | "partially_refunded" | "refunded";
+            /** @description The payment's `SPR-…` reference. */
+            reference: string;
+            /** @description The merchant's own order reference. */
+            order: {
+                /** @description The payment's SPR-… reference. */
+                reference: string | null;
+            };
+            /** @description Your own id of the payment, as given at creation. */
+            externalId: string | null;
+            /** @description EUR cents. */
+            amount: number;
+            /**
+             * @description ISO 4217 code.
+             * @constant
+             */
+            currency: "EUR";
+            /** @description The store the payment was taken for, or null. */
+            store: components["schemas"]["EventStoreRef"] | null;
+            /** @description The customer (cus_…), or null. */
+            customerId?: string | null;
+            /** @description The free JSON you gave at creation, returned as is. */
+            privateData?: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * @description Who cancelled a pending payment: porteur (the cardholder) or merchant_api.
+             * @enum {string}
+             */
+            cancelledBy: "porteur" | "merchant_api";
+            /** @description The amounts collected, the commission and the net, with each fee line. */
+            settlement: components["schemas"]["Settlement"];
+        };
+        /** @description Never the lines nor the customer's identity. */
+        InvoiceData: {
+            /** @description The invoice (inv_…). */
+            invoiceId: string;
+            /** @description The legal number (F-YYYY-NNNNNN), null while a draft. */
+            number: string | null;
+            /**
+             * @description The object's status after the change.
+             * @enum {string}
+             */
+            status: "draft" | "open" | "partially_paid" | "paid" | "disputed" | "credited" | "uncollectible";
+            /**
+             * @description ISO 4217 code.
+             * @enum {string}
+             */
+            currency: "XPF" | "EUR";
+            /** @description Total due, minor unit. */
+            total: number;
+            /** @description Paid so far, minor unit. */
+            amountPaid: number;
+            /** @description Still due, minor unit. */
+            amountRemaining: number;
+            /** @description The due date (ISO 8601). */
+            dueDate: string | null;
+            /** @description The subscription (sub_…). */
+            subscriptionId?: string;
+        };
+        SubscriptionCreatedData: {
+            /** @description The subscription (sub_…). */
+            subscriptionId: string;
+            /**
+             * @description The object's status after the change.
+             * @enum {string}
+             */
+            status: "waiting_mandate" | "active" | "past_due" | "cancelled" | "ended";
+            /** @description The customer (cus_…), or null. */
+            customerId: string | null;
+            /** @description Minor unit of `currency`. */
+            amount: number;
+            /**
+             * @description ISO 4217 code.
+             * @enum {string}
+             */
+            currency: "XPF" | "EUR";
+            /** @description day, week, month or year. */
+            interval: string;
+            /** @description How many intervals between due dates. */
+            intervalCount: number;
+            /** @description The next due date, or null when none is left. */
+            nextDueDate: string | null;
+        };
+        SubscriptionPaymentData: {
+            /** @description The subscription (sub_…). */
+            subscriptionId: string;
+            /** @description The due date (ISO 8601). */
+            dueDate: string;
+            /** @description The payment (pay_…). */
+            paymentId: string;
+            /** @description Minor unit of `currency`. */
+            amount: number;
+            /**
+             * @description ISO 4217 code.
+             * @enum {string}
+             */
+            currency: "XPF" | "EUR";
+            /** @description Counted from 1. */
+            attempt: number;
+            /** @description Why the card was refused (do_not_honor, insufficient_funds, expired_card…). */
+            refusalCode?: string | null;
+            /** @description payment_failed: when the next attempt is, null when none is left. */
+            nextAttemptAt?: string | null;
+        };
+        SubscriptionPastDueData: {
+            /** @description The subscription (sub_…). */
+            subscriptionId: string;
+            /** @description The due date (ISO 8601). */
+            dueDate: string;
+            /** @description The payment (pay_…). */
+            paymentId: string;
+            /** @description What the unpaid due date was for, minor unit. */
+            amountDue: number;
+        };
+        SubscriptionMandateData: {
+            /** @description The subscription (sub_…). */
+            subscriptionId: string;
+            /** @description The saved card (pm_…), or null when none was saved. */
+            paymentMethodId: string | null;
+            /** @description Why, in a word (see the event). */
+            reason: string;
+        };
+        SubscriptionData: {
+            /** @description The subscription (sub_…). */
+            subscriptionId: string;
+            /**
+             * @description The object's status after the change.
+             * @enum {string}
+             */
+            status: "waiting_mandate" | "active" | "past_due" | "cancelled" | "ended";
+            /** @description The customer (cus_…), or null. */
+            customerId: string | null;
+        };
+        CustomerData: {
+            /** @description The identifier of the object. */
+            id: string;
+        };
+        CustomerUpdatedData: {
+            /** @description The fields that changed. */
+            updatedFields: string[];
+            /** @description The identifier of the object. */
+            id: string;
+        };
+        PaymentMethodData: {
+            /** @description The identifier of the object. */
+            id: string;
+            /** @description The customer (cus_…), or null. */
+            customerId: string;
+            /** @description The card's brand (VISA, MASTERCARD, CB…). */
+            cardBrand: string | null;
+            /** @description The last four digits of the card. */
+            cardLast4: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        PaymentMethodRemovedData: {
+            /**
+             * @description Why, in a word (see the event).
+             * @enum {string}
+             */
+            reason: "deleted" | "disabled" | "unknown_at_acquirer";
+            /** @description The identifier of the object. */
+            id: string;
+            /** @description The customer (cus_…), or null. */
+            customerId: string;
+            /** @description The card's brand (VISA, MASTERCARD, CB…). */
+            cardBrand: string | null;
+            /** @description The last four digits of the card. */
+            cardLast4: string | null;
+        };
+        /** @description Never the recipient's bank details: only recipientId. */
+        PayoutData: {
+            /** @description The payout (po_…). */
+            payoutId: string;
+            /** @description The bank account (ba_…); never its details. */
+            recipientId: string;
+            /** @description Minor unit of `currency`. */
+            amount: number;
+            /**
+             * @description ISO 4217 code.
+             * @enum {string}
+             */
+            currency: "XPF" | "EUR";
+            /**
+             * @description The object's status after the change.
+             * @enum {string}
+             */
+            status: "pending" | "in_transit" | "paid" | "failed" | "cancelled";
+            /** @description True when the payout schedule made it. */
+            automatic: boolean;
+            /** @description The day the funds are expected (YYYY-MM-DD). */
+            arrivalDate: string;
+        };
+        PayoutFailedData: {
+            /** @description Why the payout failed. */
+            failureReason: string;
+            /** @description The payout (po_…). */
+            payoutId: string;
+            /** @description The bank account (ba_…); never its details. */
+            recipientId: string;
+            /** @description Minor unit of `currency`. */
+            amount: number;
+            /**
+             * @description ISO 4217 code.
+             * @enum {string}
+             */
+            currency: "XPF" | "EUR";
+            /**
+             * @description The object's status after the change.
+             * @enum {string}
+             */
+            status: "pending" | "in_transit" | "paid" | "failed" | "cancelled";
+            /** @description True when the payout schedule made it. */
+            automatic: boolean;
+            /** @description The day the funds are expected (YYYY-MM-DD). */
+            arrivalDate: string;
+        };
+        /** @description Never the bank partner's raw data, never a store. */
+        DisputeData: {
+            /** @description The dispute (dp_…). */
+            disputeId: string;
+            /** @description The payment (pay_…). */
+            paymentId: string;
+            /**
+             * @description chargeback or inquiry.
+             * @enum {string}
+             */
+            kind: "chargeback" | "inquiry";
+            /** @description Why, in a word (see the event). */
+            reason: string;
+            /** @description Minor unit of `currency`. */
+            amount: number;
+            /**
+             * @description ISO 4217 code.
+             * @enum {string}
+             */
+            currency: "XPF" | "EUR";
+            /**
+             * @description The object's status after the change.
+             * @enum {string}
+             */
+            status: "needs_response" | "under_review" | "won" | "lost" | "warning_needs_response" | "warning_under_review" | "warning_closed";
+            /** @description The last moment to submit evidence. */
+            evidenceDueBy: string;
+        };
+        DisputeUpdatedData: {
+            /**
+             * @description The status before this change.
+             * @enum {string}
+             */
+            previousStatus: "needs_response" | "under_review" | "won" | "lost" | "warning_needs_response" | "warning_under_review" | "warning_closed";
+            /** @description The dispute (dp_…). */
+            disputeId: string;
+            /** @description The payment (pay_…). */
+            paymentId: string;
+            /**
+             * @description chargeback or inquiry.
+             * @enum {string}
+             */
+            kind: "chargeback" | "inquiry";
+            /** @description Why, in a word (see the event). */
+            reason: string;
+            /** @description Minor unit of `currency`. */
+            amount: number;
+            /**
+             * @description ISO 4217 code.
+             * @enum {string}
+             */
+            currency: "XPF" | "EUR";
+            /**
+             * @description The object's status after the change.
+             * @enum {string}
+             */
+            status: "needs_response" | "under_review" | "won" | "lost" | "warning_needs_response" | "warning_under_review" | "warning_closed";
+            /** @description The last moment to submit evidence. */
+            evidenceDueBy: string;
+        };
+        MerchantPlatformData: {
+            /** @description The merchant (mer_…). */
+            merchantId?: string;
+            /** @description The enrollment session. */
+            sessionId?: string;
+            /** @description The object's status after the change. */
+            status?: string;
+            /** @description The enrollment's status. */
+            enrollmentStatus?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        MerchantRejectedData: {
+            /**
+             * @description The enrollment's status.
+             * @enum {string}
+             */
+            enrollmentStatus: "CORRECTION_REQUESTED" | "REFUSED";
+            /** @description The merchant (mer_…). */
+            merchantId?: string;
+            /** @description The enrollment session. */
+            sessionId?: string;
+            /** @description The object's status after the change. */
+            status?: string;
+        };
+        AgencyData: {
+            /** @description The agency (mer_…). */
+            agencyId: string;
+            /** @description The agency's client (mer_…). */
+            clientMerchantId?: string;
+            /** @description The invitation. */
+            invitationId?: string;
+            /** @description The mandate. */
+            mandateId?: string;
+            /** @description The object's status after the change. */
+            status?: string;
+        } & {
+            [key: string]: unknown;
         };
     };
     responses: {
@@ -6062,6 +7676,4200 @@ export interface operations {
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    onPaymentAuthorized: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, as in the body
+                 * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed; refuse one older than 5 minutes
+                 * @example 1773480413
+                 */
+                "X-Service-Timestamp": string;
+                /**
+                 * @description Hex HMAC-SHA256 of "<timestamp>.<raw body>" with your webhook secret: verify this one
+                 * @example 9ab1c04e2f6d8b3a5c7e9f1d2b4a6c8e0f2d4b6a8c0e2f4d6b8a0c2e4f6d8b1a
+                 */
+                "X-Service-Signature-V2": string;
+                /**
+                 * @description V1, hex HMAC-SHA256 of the raw body (no replay protection; kept for existing integrations)
+                 * @example 5f2c8e1a3b7d9f0c2e4a6b8d0f1c3e5a7b9d1f3e5c7a9b0d2f4e6a8c1b3d5f7e
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "whe_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *       "type": "payment.authorized",
+                 *       "createdAt": "2026-03-14T09:26:53.000Z",
+                 *       "data": {
+                 *         "paymentId": "pay_2bN8sKe5TqLm9XvR3cWz7P",
+                 *         "status": "transit",
+                 *         "reference": "SPR-7Q3KX2M9TBZ4WD6A",
+                 *         "order": {
+                 *           "reference": "ORDER-2026-0042"
+                 *         },
+                 *         "externalId": "crm-000451",
+                 *         "amount": 4500,
+                 *         "currency": "EUR",
+                 *         "store": {
+                 *           "id": "sto_2bN8sKe5TqLm9XvR3cWz7P",
+                 *           "code": "papeete-shop",
+                 *           "name": "Fare Ute Papeete"
+                 *         },
+                 *         "customerId": "cus_9wPc3RtY6mKq2LxV8bNh4Z",
+                 *         "privateData": {},
+                 *         "customerCreated": false,
+                 *         "paymentMethodId": "pm_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *         "cardBrand": "VISA",
+                 *         "cardLast4": "4242",
+                 *         "grossAmount": 4500,
+                 *         "originalCurrency": "EUR",
+                 *         "settlement": {
+                 *           "capturedAmount": 4500,
+                 *           "mobupayCommission": 131,
+                 *           "netAmount": 4369,
+                 *           "currency": "EUR",
+                 *           "settled": false,
+                 *           "detailedFees": [
+                 *             {
+                 *               "id": "spirit_commission",
+                 *               "label": "Commission Motu",
+                 *               "type": "PERCENTAGE",
+                 *               "rate": 250,
+                 *               "amount": 113,
+                 *               "amountEur": 113,
+                 *               "taxAmount": 18,
+                 *               "taxAmountEur": 18,
+                 *               "taxes": [
+                 *                 {
+                 *                   "id": "tva",
+                 *                   "type": "VAT",
+                 *                   "value": 1600,
+                 *                   "amount": 18,
+                 *                   "amountEur": 18
+                 *                 }
+                 *               ],
+                 *               "totalAmount": 131,
+                 *               "totalAmountEur": 131
+                 *             }
+                 *           ]
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The event (whe_…); deduplicate on it: an event may arrive more than once
+                     * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                     */
+                    id: string;
+                    /** @constant */
+                    type: "payment.authorized";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (ISO 8601, UTC)
+                     * @example 2026-03-14T09:26:53.000Z
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["PaymentAuthorizedData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx will do) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, for example): the delivery is retried, then abandoned */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onPaymentCaptured: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, as in the body
+                 * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed; refuse one older than 5 minutes
+                 * @example 1773480413
+                 */
+                "X-Service-Timestamp": string;
+                /**
+                 * @description Hex HMAC-SHA256 of "<timestamp>.<raw body>" with your webhook secret: verify this one
+                 * @example 9ab1c04e2f6d8b3a5c7e9f1d2b4a6c8e0f2d4b6a8c0e2f4d6b8a0c2e4f6d8b1a
+                 */
+                "X-Service-Signature-V2": string;
+                /**
+                 * @description V1, hex HMAC-SHA256 of the raw body (no replay protection; kept for existing integrations)
+                 * @example 5f2c8e1a3b7d9f0c2e4a6b8d0f1c3e5a7b9d1f3e5c7a9b0d2f4e6a8c1b3d5f7e
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "whe_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *       "type": "payment.captured",
+                 *       "createdAt": "2026-03-14T09:26:53.000Z",
+                 *       "data": {
+                 *         "paymentId": "pay_2bN8sKe5TqLm9XvR3cWz7P",
+                 *         "status": "pending",
+                 *         "reference": "SPR-7Q3KX2M9TBZ4WD6A",
+                 *         "order": {
+                 *           "reference": "ORDER-2026-0042"
+                 *         },
+                 *         "externalId": "crm-000451",
+                 *         "amount": 4500,
+                 *         "currency": "EUR",
+                 *         "store": {
+                 *           "id": "sto_2bN8sKe5TqLm9XvR3cWz7P",
+                 *           "code": "papeete-shop",
+                 *           "name": "Fare Ute Papeete"
+                 *         },
+                 *         "customerId": "cus_9wPc3RtY6mKq2LxV8bNh4Z",
+                 *         "privateData": {},
+                 *         "grossAmount": 4500,
+                 *         "originalCurrency": "EUR",
+                 *         "settlement": {
+                 *           "capturedAmount": 4500,
+                 *           "mobupayCommission": 131,
+                 *           "netAmount": 4369,
+                 *           "currency": "EUR",
+                 *           "settled": false,
+                 *           "detailedFees": [
+                 *             {
+                 *               "id": "spirit_commission",
+                 *               "label": "Commission Motu",
+                 *               "type": "PERCENTAGE",
+                 *               "rate": 250,
+                 *               "amount": 113,
+                 *               "amountEur": 113,
+                 *               "taxAmount": 18,
+                 *               "taxAmountEur": 18,
+                 *               "taxes": [
+                 *                 {
+                 *                   "id": "tva",
+                 *                   "type": "VAT",
+                 *                   "value": 1600,
+                 *                   "amount": 18,
+                 *                   "amountEur": 18
+                 *                 }
+                 *               ],
+                 *               "totalAmount": 131,
+                 *               "totalAmountEur": 131
+                 *             }
+                 *           ]
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The event (whe_…); deduplicate on it: an event may arrive more than once
+                     * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                     */
+                    id: string;
+                    /** @constant */
+                    type: "payment.captured";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (ISO 8601, UTC)
+                     * @example 2026-03-14T09:26:53.000Z
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["PaymentCapturedData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx will do) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, for example): the delivery is retried, then abandoned */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onPaymentSettled: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, as in the body
+                 * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed; refuse one older than 5 minutes
+                 * @example 1773480413
+                 */
+                "X-Service-Timestamp": string;
+                /**
+                 * @description Hex HMAC-SHA256 of "<timestamp>.<raw body>" with your webhook secret: verify this one
+                 * @example 9ab1c04e2f6d8b3a5c7e9f1d2b4a6c8e0f2d4b6a8c0e2f4d6b8a0c2e4f6d8b1a
+                 */
+                "X-Service-Signature-V2": string;
+                /**
+                 * @description V1, hex HMAC-SHA256 of the raw body (no replay protection; kept for existing integrations)
+                 * @example 5f2c8e1a3b7d9f0c2e4a6b8d0f1c3e5a7b9d1f3e5c7a9b0d2f4e6a8c1b3d5f7e
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "whe_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *       "type": "payment.settled",
+                 *       "createdAt": "2026-03-14T09:26:53.000Z",
+                 *       "data": {
+                 *         "paymentId": "pay_2bN8sKe5TqLm9XvR3cWz7P",
+                 *         "status": "pending",
+                 *         "reference": "SPR-7Q3KX2M9TBZ4WD6A",
+                 *         "order": {
+                 *           "reference": "ORDER-2026-0042"
+                 *         },
+                 *         "externalId": "crm-000451",
+                 *         "amount": 4500,
+                 *         "currency": "EUR",
+                 *         "store": {
+                 *           "id": "sto_2bN8sKe5TqLm9XvR3cWz7P",
+                 *           "code": "papeete-shop",
+                 *           "name": "Fare Ute Papeete"
+                 *         },
+                 *         "customerId": "cus_9wPc3RtY6mKq2LxV8bNh4Z",
+                 *         "privateData": {},
+                 *         "settlement": {
+                 *           "capturedAmount": 4500,
+                 *           "mobupayCommission": 131,
+                 *           "netAmount": 4369,
+                 *           "currency": "EUR",
+                 *           "settled": false,
+                 *           "detailedFees": [
+                 *             {
+                 *               "id": "spirit_commission",
+                 *               "label": "Commission Motu",
+                 *               "type": "PERCENTAGE",
+                 *               "rate": 250,
+                 *               "amount": 113,
+                 *               "amountEur": 113,
+                 *               "taxAmount": 18,
+                 *               "taxAmountEur": 18,
+                 *               "taxes": [
+                 *                 {
+                 *                   "id": "tva",
+                 *                   "type": "VAT",
+                 *                   "value": 1600,
+                 *                   "amount": 18,
+                 *                   "amountEur": 18
+                 *                 }
+                 *               ],
+                 *               "totalAmount": 131,
+                 *               "totalAmountEur": 131
+                 *             }
+                 *           ]
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The event (whe_…); deduplicate on it: an event may arrive more than once
+                     * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                     */
+                    id: string;
+                    /** @constant */
+                    type: "payment.settled";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (ISO 8601, UTC)
+                     * @example 2026-03-14T09:26:53.000Z
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["PaymentSettledData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx will do) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, for example): the delivery is retried, then abandoned */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onPaymentFailed: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, as in the body
+                 * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed; refuse one older than 5 minutes
+                 * @example 1773480413
+                 */
+                "X-Service-Timestamp": string;
+                /**
+                 * @description Hex HMAC-SHA256 of "<timestamp>.<raw body>" with your webhook secret: verify this one
+                 * @example 9ab1c04e2f6d8b3a5c7e9f1d2b4a6c8e0f2d4b6a8c0e2f4d6b8a0c2e4f6d8b1a
+                 */
+                "X-Service-Signature-V2": string;
+                /**
+                 * @description V1, hex HMAC-SHA256 of the raw body (no replay protection; kept for existing integrations)
+                 * @example 5f2c8e1a3b7d9f0c2e4a6b8d0f1c3e5a7b9d1f3e5c7a9b0d2f4e6a8c1b3d5f7e
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "whe_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *       "type": "payment.failed",
+                 *       "createdAt": "2026-03-14T09:26:53.000Z",
+                 *       "data": {
+                 *         "paymentId": "pay_2bN8sKe5TqLm9XvR3cWz7P",
+                 *         "status": "pending",
+                 *         "reference": "SPR-7Q3KX2M9TBZ4WD6A",
+                 *         "order": {
+                 *           "reference": "ORDER-2026-0042"
+                 *         },
+                 *         "externalId": "crm-000451",
+                 *         "amount": 4500,
+                 *         "currency": "EUR",
+                 *         "store": {
+                 *           "id": "sto_2bN8sKe5TqLm9XvR3cWz7P",
+                 *           "code": "papeete-shop",
+                 *           "name": "Fare Ute Papeete"
+                 *         },
+                 *         "customerId": "cus_9wPc3RtY6mKq2LxV8bNh4Z",
+                 *         "privateData": {},
+                 *         "refusalCode": "do_not_honor",
+                 *         "refusalMessage": "The card issuer declined the payment"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The event (whe_…); deduplicate on it: an event may arrive more than once
+                     * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                     */
+                    id: string;
+                    /** @constant */
+                    type: "payment.failed";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (ISO 8601, UTC)
+                     * @example 2026-03-14T09:26:53.000Z
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["PaymentFailedData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx will do) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, for example): the delivery is retried, then abandoned */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onPaymentExpired: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, as in the body
+                 * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed; refuse one older than 5 minutes
+                 * @example 1773480413
+                 */
+                "X-Service-Timestamp": string;
+                /**
+                 * @description Hex HMAC-SHA256 of "<timestamp>.<raw body>" with your webhook secret: verify this one
+                 * @example 9ab1c04e2f6d8b3a5c7e9f1d2b4a6c8e0f2d4b6a8c0e2f4d6b8a0c2e4f6d8b1a
+                 */
+                "X-Service-Signature-V2": string;
+                /**
+                 * @description V1, hex HMAC-SHA256 of the raw body (no replay protection; kept for existing integrations)
+                 * @example 5f2c8e1a3b7d9f0c2e4a6b8d0f1c3e5a7b9d1f3e5c7a9b0d2f4e6a8c1b3d5f7e
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "whe_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *       "type": "payment.expired",
+                 *       "createdAt": "2026-03-14T09:26:53.000Z",
+                 *       "data": {
+                 *         "paymentId": "pay_2bN8sKe5TqLm9XvR3cWz7P",
+                 *         "status": "pending",
+                 *         "reference": "SPR-7Q3KX2M9TBZ4WD6A",
+                 *         "order": {
+                 *           "reference": "ORDER-2026-0042"
+                 *         },
+                 *         "externalId": "crm-000451",
+                 *         "amount": 4500,
+                 *         "currency": "EUR",
+                 *         "store": {
+                 *           "id": "sto_2bN8sKe5TqLm9XvR3cWz7P",
+                 *           "code": "papeete-shop",
+                 *           "name": "Fare Ute Papeete"
+                 *         },
+                 *         "customerId": "cus_9wPc3RtY6mKq2LxV8bNh4Z",
+                 *         "privateData": {}
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The event (whe_…); deduplicate on it: an event may arrive more than once
+                     * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                     */
+                    id: string;
+                    /** @constant */
+                    type: "payment.expired";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (ISO 8601, UTC)
+                     * @example 2026-03-14T09:26:53.000Z
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["PaymentExpiredData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx will do) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, for example): the delivery is retried, then abandoned */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onPaymentRefunded: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, as in the body
+                 * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed; refuse one older than 5 minutes
+                 * @example 1773480413
+                 */
+                "X-Service-Timestamp": string;
+                /**
+                 * @description Hex HMAC-SHA256 of "<timestamp>.<raw body>" with your webhook secret: verify this one
+                 * @example 9ab1c04e2f6d8b3a5c7e9f1d2b4a6c8e0f2d4b6a8c0e2f4d6b8a0c2e4f6d8b1a
+                 */
+                "X-Service-Signature-V2": string;
+                /**
+                 * @description V1, hex HMAC-SHA256 of the raw body (no replay protection; kept for existing integrations)
+                 * @example 5f2c8e1a3b7d9f0c2e4a6b8d0f1c3e5a7b9d1f3e5c7a9b0d2f4e6a8c1b3d5f7e
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "whe_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *       "type": "payment.refunded",
+                 *       "createdAt": "2026-03-14T09:26:53.000Z",
+                 *       "data": {
+                 *         "paymentId": "pay_2bN8sKe5TqLm9XvR3cWz7P",
+                 *         "status": "pending",
+                 *         "reference": "SPR-7Q3KX2M9TBZ4WD6A",
+                 *         "order": {
+                 *           "reference": "ORDER-2026-0042"
+                 *         },
+                 *         "externalId": "crm-000451",
+                 *         "amount": 4500,
+                 *         "currency": "EUR",
+                 *         "store": {
+                 *           "id": "sto_2bN8sKe5TqLm9XvR3cWz7P",
+                 *           "code": "papeete-shop",
+                 *           "name": "Fare Ute Papeete"
+                 *         },
+                 *         "customerId": "cus_9wPc3RtY6mKq2LxV8bNh4Z",
+                 *         "privateData": {},
+                 *         "refundId": "re_9wPc3RtY6mKq2LxV8bNh4Z",
+                 *         "refundOriginalAmount": 1500,
+                 *         "totalRefundedOriginalAmount": 1500,
+                 *         "remainingOriginalAmount": 3000,
+                 *         "originalCurrency": "EUR",
+                 *         "settlement": {
+                 *           "capturedAmount": 4500,
+                 *           "mobupayCommission": 131,
+                 *           "netAmount": 4369,
+                 *           "currency": "EUR",
+                 *           "settled": false,
+                 *           "detailedFees": [
+                 *             {
+                 *               "id": "spirit_commission",
+                 *               "label": "Commission Motu",
+                 *               "type": "PERCENTAGE",
+                 *               "rate": 250,
+                 *               "amount": 113,
+                 *               "amountEur": 113,
+                 *               "taxAmount": 18,
+                 *               "taxAmountEur": 18,
+                 *               "taxes": [
+                 *                 {
+                 *                   "id": "tva",
+                 *                   "type": "VAT",
+                 *                   "value": 1600,
+                 *                   "amount": 18,
+                 *                   "amountEur": 18
+                 *                 }
+                 *               ],
+                 *               "totalAmount": 131,
+                 *               "totalAmountEur": 131
+                 *             }
+                 *           ]
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The event (whe_…); deduplicate on it: an event may arrive more than once
+                     * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                     */
+                    id: string;
+                    /** @constant */
+                    type: "payment.refunded";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (ISO 8601, UTC)
+                     * @example 2026-03-14T09:26:53.000Z
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["PaymentRefundData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx will do) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, for example): the delivery is retried, then abandoned */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onPaymentPartiallyRefunded: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, as in the body
+                 * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed; refuse one older than 5 minutes
+                 * @example 1773480413
+                 */
+                "X-Service-Timestamp": string;
+                /**
+                 * @description Hex HMAC-SHA256 of "<timestamp>.<raw body>" with your webhook secret: verify this one
+                 * @example 9ab1c04e2f6d8b3a5c7e9f1d2b4a6c8e0f2d4b6a8c0e2f4d6b8a0c2e4f6d8b1a
+                 */
+                "X-Service-Signature-V2": string;
+                /**
+                 * @description V1, hex HMAC-SHA256 of the raw body (no replay protection; kept for existing integrations)
+                 * @example 5f2c8e1a3b7d9f0c2e4a6b8d0f1c3e5a7b9d1f3e5c7a9b0d2f4e6a8c1b3d5f7e
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "whe_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *       "type": "payment.partially_refunded",
+                 *       "createdAt": "2026-03-14T09:26:53.000Z",
+                 *       "data": {
+                 *         "paymentId": "pay_2bN8sKe5TqLm9XvR3cWz7P",
+                 *         "status": "pending",
+                 *         "reference": "SPR-7Q3KX2M9TBZ4WD6A",
+                 *         "order": {
+                 *           "reference": "ORDER-2026-0042"
+                 *         },
+                 *         "externalId": "crm-000451",
+                 *         "amount": 4500,
+                 *         "currency": "EUR",
+                 *         "store": {
+                 *           "id": "sto_2bN8sKe5TqLm9XvR3cWz7P",
+                 *           "code": "papeete-shop",
+                 *           "name": "Fare Ute Papeete"
+                 *         },
+                 *         "customerId": "cus_9wPc3RtY6mKq2LxV8bNh4Z",
+                 *         "privateData": {},
+                 *         "refundId": "re_9wPc3RtY6mKq2LxV8bNh4Z",
+                 *         "refundOriginalAmount": 1500,
+                 *         "totalRefundedOriginalAmount": 1500,
+                 *         "remainingOriginalAmount": 3000,
+                 *         "originalCurrency": "EUR",
+                 *         "settlement": {
+                 *           "capturedAmount": 4500,
+                 *           "mobupayCommission": 131,
+                 *           "netAmount": 4369,
+                 *           "currency": "EUR",
+                 *           "settled": false,
+                 *           "detailedFees": [
+                 *             {
+                 *               "id": "spirit_commission",
+                 *               "label": "Commission Motu",
+                 *               "type": "PERCENTAGE",
+                 *               "rate": 250,
+                 *               "amount": 113,
+                 *               "amountEur": 113,
+                 *               "taxAmount": 18,
+                 *               "taxAmountEur": 18,
+                 *               "taxes": [
+                 *                 {
+                 *                   "id": "tva",
+                 *                   "type": "VAT",
+                 *                   "value": 1600,
+                 *                   "amount": 18,
+                 *                   "amountEur": 18
+                 *                 }
+                 *               ],
+                 *               "totalAmount": 131,
+                 *               "totalAmountEur": 131
+                 *             }
+                 *           ]
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The event (whe_…); deduplicate on it: an event may arrive more than once
+                     * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                     */
+                    id: string;
+                    /** @constant */
+                    type: "payment.partially_refunded";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (ISO 8601, UTC)
+                     * @example 2026-03-14T09:26:53.000Z
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["PaymentRefundData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx will do) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, for example): the delivery is retried, then abandoned */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onPaymentCancelled: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, as in the body
+                 * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed; refuse one older than 5 minutes
+                 * @example 1773480413
+                 */
+                "X-Service-Timestamp": string;
+                /**
+                 * @description Hex HMAC-SHA256 of "<timestamp>.<raw body>" with your webhook secret: verify this one
+                 * @example 9ab1c04e2f6d8b3a5c7e9f1d2b4a6c8e0f2d4b6a8c0e2f4d6b8a0c2e4f6d8b1a
+                 */
+                "X-Service-Signature-V2": string;
+                /**
+                 * @description V1, hex HMAC-SHA256 of the raw body (no replay protection; kept for existing integrations)
+                 * @example 5f2c8e1a3b7d9f0c2e4a6b8d0f1c3e5a7b9d1f3e5c7a9b0d2f4e6a8c1b3d5f7e
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "whe_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *       "type": "payment.cancelled",
+                 *       "createdAt": "2026-03-14T09:26:53.000Z",
+                 *       "data": {
+                 *         "paymentId": "pay_2bN8sKe5TqLm9XvR3cWz7P",
+                 *         "status": "pending",
+                 *         "reference": "SPR-7Q3KX2M9TBZ4WD6A",
+                 *         "order": {
+                 *           "reference": "ORDER-2026-0042"
+                 *         },
+                 *         "externalId": "crm-000451",
+                 *         "amount": 4500,
+                 *         "currency": "EUR",
+                 *         "store": {
+                 *           "id": "sto_2bN8sKe5TqLm9XvR3cWz7P",
+                 *           "code": "papeete-shop",
+                 *           "name": "Fare Ute Papeete"
+                 *         },
+                 *         "customerId": "cus_9wPc3RtY6mKq2LxV8bNh4Z",
+                 *         "privateData": {},
+                 *         "cancelledBy": "merchant_api",
+                 *         "settlement": {
+                 *           "capturedAmount": 4500,
+                 *           "mobupayCommission": 131,
+                 *           "netAmount": 4369,
+                 *           "currency": "EUR",
+                 *           "settled": false,
+                 *           "detailedFees": [
+                 *             {
+                 *               "id": "spirit_commission",
+                 *               "label": "Commission Motu",
+                 *               "type": "PERCENTAGE",
+                 *               "rate": 250,
+                 *               "amount": 113,
+                 *               "amountEur": 113,
+                 *               "taxAmount": 18,
+                 *               "taxAmountEur": 18,
+                 *               "taxes": [
+                 *                 {
+                 *                   "id": "tva",
+                 *                   "type": "VAT",
+                 *                   "value": 1600,
+                 *                   "amount": 18,
+                 *                   "amountEur": 18
+                 *                 }
+                 *               ],
+                 *               "totalAmount": 131,
+                 *               "totalAmountEur": 131
+                 *             }
+                 *           ]
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The event (whe_…); deduplicate on it: an event may arrive more than once
+                     * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                     */
+                    id: string;
+                    /** @constant */
+                    type: "payment.cancelled";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (ISO 8601, UTC)
+                     * @example 2026-03-14T09:26:53.000Z
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["PaymentCancelledData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx will do) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, for example): the delivery is retried, then abandoned */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onInvoiceIssued: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, as in the body
+                 * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed; refuse one older than 5 minutes
+                 * @example 1773480413
+                 */
+                "X-Service-Timestamp": string;
+                /**
+                 * @description Hex HMAC-SHA256 of "<timestamp>.<raw body>" with your webhook secret: verify this one
+                 * @example 9ab1c04e2f6d8b3a5c7e9f1d2b4a6c8e0f2d4b6a8c0e2f4d6b8a0c2e4f6d8b1a
+                 */
+                "X-Service-Signature-V2": string;
+                /**
+                 * @description V1, hex HMAC-SHA256 of the raw body (no replay protection; kept for existing integrations)
+                 * @example 5f2c8e1a3b7d9f0c2e4a6b8d0f1c3e5a7b9d1f3e5c7a9b0d2f4e6a8c1b3d5f7e
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "whe_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *       "type": "invoice.issued",
+                 *       "createdAt": "2026-03-14T09:26:53.000Z",
+                 *       "data": {
+                 *         "invoiceId": "inv_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *         "number": "F-2026-000042",
+                 *         "status": "draft",
+                 *         "currency": "EUR",
+                 *         "total": 12000,
+                 *         "amountPaid": 0,
+                 *         "amountRemaining": 12000,
+                 *         "dueDate": "2026-04-01T00:00:00.000Z",
+                 *         "subscriptionId": "sub_2bN8sKe5TqLm9XvR3cWz7P"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The event (whe_…); deduplicate on it: an event may arrive more than once
+                     * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                     */
+                    id: string;
+                    /** @constant */
+                    type: "invoice.issued";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (ISO 8601, UTC)
+                     * @example 2026-03-14T09:26:53.000Z
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["InvoiceData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx will do) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, for example): the delivery is retried, then abandoned */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onInvoiceSent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, as in the body
+                 * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed; refuse one older than 5 minutes
+                 * @example 1773480413
+                 */
+                "X-Service-Timestamp": string;
+                /**
+                 * @description Hex HMAC-SHA256 of "<timestamp>.<raw body>" with your webhook secret: verify this one
+                 * @example 9ab1c04e2f6d8b3a5c7e9f1d2b4a6c8e0f2d4b6a8c0e2f4d6b8a0c2e4f6d8b1a
+                 */
+                "X-Service-Signature-V2": string;
+                /**
+                 * @description V1, hex HMAC-SHA256 of the raw body (no replay protection; kept for existing integrations)
+                 * @example 5f2c8e1a3b7d9f0c2e4a6b8d0f1c3e5a7b9d1f3e5c7a9b0d2f4e6a8c1b3d5f7e
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "whe_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *       "type": "invoice.sent",
+                 *       "createdAt": "2026-03-14T09:26:53.000Z",
+                 *       "data": {
+                 *         "invoiceId": "inv_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *         "number": "F-2026-000042",
+                 *         "status": "draft",
+                 *         "currency": "EUR",
+                 *         "total": 12000,
+                 *         "amountPaid": 0,
+                 *         "amountRemaining": 12000,
+                 *         "dueDate": "2026-04-01T00:00:00.000Z",
+                 *         "subscriptionId": "sub_2bN8sKe5TqLm9XvR3cWz7P"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The event (whe_…); deduplicate on it: an event may arrive more than once
+                     * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                     */
+                    id: string;
+                    /** @constant */
+                    type: "invoice.sent";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (ISO 8601, UTC)
+                     * @example 2026-03-14T09:26:53.000Z
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["InvoiceData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx will do) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, for example): the delivery is retried, then abandoned */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onInvoicePaid: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, as in the body
+                 * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed; refuse one older than 5 minutes
+                 * @example 1773480413
+                 */
+                "X-Service-Timestamp": string;
+                /**
+                 * @description Hex HMAC-SHA256 of "<timestamp>.<raw body>" with your webhook secret: verify this one
+                 * @example 9ab1c04e2f6d8b3a5c7e9f1d2b4a6c8e0f2d4b6a8c0e2f4d6b8a0c2e4f6d8b1a
+                 */
+                "X-Service-Signature-V2": string;
+                /**
+                 * @description V1, hex HMAC-SHA256 of the raw body (no replay protection; kept for existing integrations)
+                 * @example 5f2c8e1a3b7d9f0c2e4a6b8d0f1c3e5a7b9d1f3e5c7a9b0d2f4e6a8c1b3d5f7e
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "whe_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *       "type": "invoice.paid",
+                 *       "createdAt": "2026-03-14T09:26:53.000Z",
+                 *       "data": {
+                 *         "invoiceId": "inv_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *         "number": "F-2026-000042",
+                 *         "status": "draft",
+                 *         "currency": "EUR",
+                 *         "total": 12000,
+                 *         "amountPaid": 0,
+                 *         "amountRemaining": 12000,
+                 *         "dueDate": "2026-04-01T00:00:00.000Z",
+                 *         "subscriptionId": "sub_2bN8sKe5TqLm9XvR3cWz7P"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The event (whe_…); deduplicate on it: an event may arrive more than once
+                     * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                     */
+                    id: string;
+                    /** @constant */
+                    type: "invoice.paid";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (ISO 8601, UTC)
+                     * @example 2026-03-14T09:26:53.000Z
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["InvoiceData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx will do) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, for example): the delivery is retried, then abandoned */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onInvoicePartiallyPaid: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, as in the body
+                 * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed; refuse one older than 5 minutes
+                 * @example 1773480413
+                 */
+                "X-Service-Timestamp": string;
+                /**
+                 * @description Hex HMAC-SHA256 of "<timestamp>.<raw body>" with your webhook secret: verify this one
+                 * @example 9ab1c04e2f6d8b3a5c7e9f1d2b4a6c8e0f2d4b6a8c0e2f4d6b8a0c2e4f6d8b1a
+                 */
+                "X-Service-Signature-V2": string;
+                /**
+                 * @description V1, hex HMAC-SHA256 of the raw body (no replay protection; kept for existing integrations)
+                 * @example 5f2c8e1a3b7d9f0c2e4a6b8d0f1c3e5a7b9d1f3e5c7a9b0d2f4e6a8c1b3d5f7e
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "whe_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *       "type": "invoice.partially_paid",
+                 *       "createdAt": "2026-03-14T09:26:53.000Z",
+                 *       "data": {
+                 *         "invoiceId": "inv_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *         "number": "F-2026-000042",
+                 *         "status": "draft",
+                 *         "currency": "EUR",
+                 *         "total": 12000,
+                 *         "amountPaid": 0,
+                 *         "amountRemaining": 12000,
+                 *         "dueDate": "2026-04-01T00:00:00.000Z",
+                 *         "subscriptionId": "sub_2bN8sKe5TqLm9XvR3cWz7P"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The event (whe_…); deduplicate on it: an event may arrive more than once
+                     * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                     */
+                    id: string;
+                    /** @constant */
+                    type: "invoice.partially_paid";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (ISO 8601, UTC)
+                     * @example 2026-03-14T09:26:53.000Z
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["InvoiceData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx will do) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, for example): the delivery is retried, then abandoned */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onInvoiceOverdue: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, as in the body
+                 * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed; refuse one older than 5 minutes
+                 * @example 1773480413
+                 */
+                "X-Service-Timestamp": string;
+                /**
+                 * @description Hex HMAC-SHA256 of "<timestamp>.<raw body>" with your webhook secret: verify this one
+                 * @example 9ab1c04e2f6d8b3a5c7e9f1d2b4a6c8e0f2d4b6a8c0e2f4d6b8a0c2e4f6d8b1a
+                 */
+                "X-Service-Signature-V2": string;
+                /**
+                 * @description V1, hex HMAC-SHA256 of the raw body (no replay protection; kept for existing integrations)
+                 * @example 5f2c8e1a3b7d9f0c2e4a6b8d0f1c3e5a7b9d1f3e5c7a9b0d2f4e6a8c1b3d5f7e
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "whe_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *       "type": "invoice.overdue",
+                 *       "createdAt": "2026-03-14T09:26:53.000Z",
+                 *       "data": {
+                 *         "invoiceId": "inv_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *         "number": "F-2026-000042",
+                 *         "status": "draft",
+                 *         "currency": "EUR",
+                 *         "total": 12000,
+                 *         "amountPaid": 0,
+                 *         "amountRemaining": 12000,
+                 *         "dueDate": "2026-04-01T00:00:00.000Z",
+                 *         "subscriptionId": "sub_2bN8sKe5TqLm9XvR3cWz7P"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The event (whe_…); deduplicate on it: an event may arrive more than once
+                     * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                     */
+                    id: string;
+                    /** @constant */
+                    type: "invoice.overdue";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (ISO 8601, UTC)
+                     * @example 2026-03-14T09:26:53.000Z
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["InvoiceData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx will do) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, for example): the delivery is retried, then abandoned */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onInvoiceDisputed: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, as in the body
+                 * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed; refuse one older than 5 minutes
+                 * @example 1773480413
+                 */
+                "X-Service-Timestamp": string;
+                /**
+                 * @description Hex HMAC-SHA256 of "<timestamp>.<raw body>" with your webhook secret: verify this one
+                 * @example 9ab1c04e2f6d8b3a5c7e9f1d2b4a6c8e0f2d4b6a8c0e2f4d6b8a0c2e4f6d8b1a
+                 */
+                "X-Service-Signature-V2": string;
+                /**
+                 * @description V1, hex HMAC-SHA256 of the raw body (no replay protection; kept for existing integrations)
+                 * @example 5f2c8e1a3b7d9f0c2e4a6b8d0f1c3e5a7b9d1f3e5c7a9b0d2f4e6a8c1b3d5f7e
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "whe_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *       "type": "invoice.disputed",
+                 *       "createdAt": "2026-03-14T09:26:53.000Z",
+                 *       "data": {
+                 *         "invoiceId": "inv_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *         "number": "F-2026-000042",
+                 *         "status": "draft",
+                 *         "currency": "EUR",
+                 *         "total": 12000,
+                 *         "amountPaid": 0,
+                 *         "amountRemaining": 12000,
+                 *         "dueDate": "2026-04-01T00:00:00.000Z",
+                 *         "subscriptionId": "sub_2bN8sKe5TqLm9XvR3cWz7P"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The event (whe_…); deduplicate on it: an event may arrive more than once
+                     * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                     */
+                    id: string;
+                    /** @constant */
+                    type: "invoice.disputed";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (ISO 8601, UTC)
+                     * @example 2026-03-14T09:26:53.000Z
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["InvoiceData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx will do) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, for example): the delivery is retried, then abandoned */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onInvoiceCredited: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, as in the body
+                 * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed; refuse one older than 5 minutes
+                 * @example 1773480413
+                 */
+                "X-Service-Timestamp": string;
+                /**
+                 * @description Hex HMAC-SHA256 of "<timestamp>.<raw body>" with your webhook secret: verify this one
+                 * @example 9ab1c04e2f6d8b3a5c7e9f1d2b4a6c8e0f2d4b6a8c0e2f4d6b8a0c2e4f6d8b1a
+                 */
+                "X-Service-Signature-V2": string;
+                /**
+                 * @description V1, hex HMAC-SHA256 of the raw body (no replay protection; kept for existing integrations)
+                 * @example 5f2c8e1a3b7d9f0c2e4a6b8d0f1c3e5a7b9d1f3e5c7a9b0d2f4e6a8c1b3d5f7e
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "whe_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *       "type": "invoice.credited",
+                 *       "createdAt": "2026-03-14T09:26:53.000Z",
+                 *       "data": {
+                 *         "invoiceId": "inv_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *         "number": "F-2026-000042",
+                 *         "status": "draft",
+                 *         "currency": "EUR",
+                 *         "total": 12000,
+                 *         "amountPaid": 0,
+                 *         "amountRemaining": 12000,
+                 *         "dueDate": "2026-04-01T00:00:00.000Z",
+                 *         "subscriptionId": "sub_2bN8sKe5TqLm9XvR3cWz7P"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The event (whe_…); deduplicate on it: an event may arrive more than once
+                     * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                     */
+                    id: string;
+                    /** @constant */
+                    type: "invoice.credited";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (ISO 8601, UTC)
+                     * @example 2026-03-14T09:26:53.000Z
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["InvoiceData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx will do) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, for example): the delivery is retried, then abandoned */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onInvoiceUncollectible: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, as in the body
+                 * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed; refuse one older than 5 minutes
+                 * @example 1773480413
+                 */
+                "X-Service-Timestamp": string;
+                /**
+                 * @description Hex HMAC-SHA256 of "<timestamp>.<raw body>" with your webhook secret: verify this one
+                 * @example 9ab1c04e2f6d8b3a5c7e9f1d2b4a6c8e0f2d4b6a8c0e2f4d6b8a0c2e4f6d8b1a
+                 */
+                "X-Service-Signature-V2": string;
+                /**
+                 * @description V1, hex HMAC-SHA256 of the raw body (no replay protection; kept for existing integrations)
+                 * @example 5f2c8e1a3b7d9f0c2e4a6b8d0f1c3e5a7b9d1f3e5c7a9b0d2f4e6a8c1b3d5f7e
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "whe_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *       "type": "invoice.uncollectible",
+                 *       "createdAt": "2026-03-14T09:26:53.000Z",
+                 *       "data": {
+                 *         "invoiceId": "inv_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *         "number": "F-2026-000042",
+                 *         "status": "draft",
+                 *         "currency": "EUR",
+                 *         "total": 12000,
+                 *         "amountPaid": 0,
+                 *         "amountRemaining": 12000,
+                 *         "dueDate": "2026-04-01T00:00:00.000Z",
+                 *         "subscriptionId": "sub_2bN8sKe5TqLm9XvR3cWz7P"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The event (whe_…); deduplicate on it: an event may arrive more than once
+                     * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                     */
+                    id: string;
+                    /** @constant */
+                    type: "invoice.uncollectible";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (ISO 8601, UTC)
+                     * @example 2026-03-14T09:26:53.000Z
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["InvoiceData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx will do) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, for example): the delivery is retried, then abandoned */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onSubscriptionCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, as in the body
+                 * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed; refuse one older than 5 minutes
+                 * @example 1773480413
+                 */
+                "X-Service-Timestamp": string;
+                /**
+                 * @description Hex HMAC-SHA256 of "<timestamp>.<raw body>" with your webhook secret: verify this one
+                 * @example 9ab1c04e2f6d8b3a5c7e9f1d2b4a6c8e0f2d4b6a8c0e2f4d6b8a0c2e4f6d8b1a
+                 */
+                "X-Service-Signature-V2": string;
+                /**
+                 * @description V1, hex HMAC-SHA256 of the raw body (no replay protection; kept for existing integrations)
+                 * @example 5f2c8e1a3b7d9f0c2e4a6b8d0f1c3e5a7b9d1f3e5c7a9b0d2f4e6a8c1b3d5f7e
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "whe_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *       "type": "subscription.created",
+                 *       "createdAt": "2026-03-14T09:26:53.000Z",
+                 *       "data": {
+                 *         "subscriptionId": "sub_2bN8sKe5TqLm9XvR3cWz7P",
+                 *         "status": "active",
+                 *         "customerId": "cus_9wPc3RtY6mKq2LxV8bNh4Z",
+                 *         "amount": 4500,
+                 *         "currency": "EUR",
+                 *         "interval": "month",
+                 *         "intervalCount": 1,
+                 *         "nextDueDate": "2026-05-01T00:00:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The event (whe_…); deduplicate on it: an event may arrive more than once
+                     * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                     */
+                    id: string;
+                    /** @constant */
+                    type: "subscription.created";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (ISO 8601, UTC)
+                     * @example 2026-03-14T09:26:53.000Z
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["SubscriptionCreatedData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx will do) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, for example): the delivery is retried, then abandoned */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onSubscriptionPaymentSucceeded: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, as in the body
+                 * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed; refuse one older than 5 minutes
+                 * @example 1773480413
+                 */
+                "X-Service-Timestamp": string;
+                /**
+                 * @description Hex HMAC-SHA256 of "<timestamp>.<raw body>" with your webhook secret: verify this one
+                 * @example 9ab1c04e2f6d8b3a5c7e9f1d2b4a6c8e0f2d4b6a8c0e2f4d6b8a0c2e4f6d8b1a
+                 */
+                "X-Service-Signature-V2": string;
+                /**
+                 * @description V1, hex HMAC-SHA256 of the raw body (no replay protection; kept for existing integrations)
+                 * @example 5f2c8e1a3b7d9f0c2e4a6b8d0f1c3e5a7b9d1f3e5c7a9b0d2f4e6a8c1b3d5f7e
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "whe_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *       "type": "subscription.payment_succeeded",
+                 *       "createdAt": "2026-03-14T09:26:53.000Z",
+                 *       "data": {
+                 *         "subscriptionId": "sub_2bN8sKe5TqLm9XvR3cWz7P",
+                 *         "dueDate": "2026-04-01T00:00:00.000Z",
+                 *         "paymentId": "pay_2bN8sKe5TqLm9XvR3cWz7P",
+                 *         "amount": 4500,
+                 *         "currency": "EUR",
+                 *         "attempt": 1,
+                 *         "refusalCode": "do_not_honor",
+                 *         "nextAttemptAt": "2026-03-14T09:27:23.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The event (whe_…); deduplicate on it: an event may arrive more than once
+                     * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                     */
+                    id: string;
+                    /** @constant */
+                    type: "subscription.payment_succeeded";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (ISO 8601, UTC)
+                     * @example 2026-03-14T09:26:53.000Z
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["SubscriptionPaymentData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx will do) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, for example): the delivery is retried, then abandoned */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onSubscriptionPaymentFailed: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, as in the body
+                 * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed; refuse one older than 5 minutes
+                 * @example 1773480413
+                 */
+                "X-Service-Timestamp": string;
+                /**
+                 * @description Hex HMAC-SHA256 of "<timestamp>.<raw body>" with your webhook secret: verify this one
+                 * @example 9ab1c04e2f6d8b3a5c7e9f1d2b4a6c8e0f2d4b6a8c0e2f4d6b8a0c2e4f6d8b1a
+                 */
+                "X-Service-Signature-V2": string;
+                /**
+                 * @description V1, hex HMAC-SHA256 of the raw body (no replay protection; kept for existing integrations)
+                 * @example 5f2c8e1a3b7d9f0c2e4a6b8d0f1c3e5a7b9d1f3e5c7a9b0d2f4e6a8c1b3d5f7e
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "whe_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *       "type": "subscription.payment_failed",
+                 *       "createdAt": "2026-03-14T09:26:53.000Z",
+                 *       "data": {
+                 *         "subscriptionId": "sub_2bN8sKe5TqLm9XvR3cWz7P",
+                 *         "dueDate": "2026-04-01T00:00:00.000Z",
+                 *         "paymentId": "pay_2bN8sKe5TqLm9XvR3cWz7P",
+                 *         "amount": 4500,
+                 *         "currency": "EUR",
+                 *         "attempt": 1,
+                 *         "refusalCode": "do_not_honor",
+                 *         "nextAttemptAt": "2026-03-14T09:27:23.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The event (whe_…); deduplicate on it: an event may arrive more than once
+                     * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                     */
+                    id: string;
+                    /** @constant */
+                    type: "subscription.payment_failed";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (ISO 8601, UTC)
+                     * @example 2026-03-14T09:26:53.000Z
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["SubscriptionPaymentData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx will do) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, for example): the delivery is retried, then abandoned */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onSubscriptionPastDue: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, as in the body
+                 * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed; refuse one older than 5 minutes
+                 * @example 1773480413
+                 */
+                "X-Service-Timestamp": string;
+                /**
+                 * @description Hex HMAC-SHA256 of "<timestamp>.<raw body>" with your webhook secret: verify this one
+                 * @example 9ab1c04e2f6d8b3a5c7e9f1d2b4a6c8e0f2d4b6a8c0e2f4d6b8a0c2e4f6d8b1a
+                 */
+                "X-Service-Signature-V2": string;
+                /**
+                 * @description V1, hex HMAC-SHA256 of the raw body (no replay protection; kept for existing integrations)
+                 * @example 5f2c8e1a3b7d9f0c2e4a6b8d0f1c3e5a7b9d1f3e5c7a9b0d2f4e6a8c1b3d5f7e
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "whe_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *       "type": "subscription.past_due",
+                 *       "createdAt": "2026-03-14T09:26:53.000Z",
+                 *       "data": {
+                 *         "subscriptionId": "sub_2bN8sKe5TqLm9XvR3cWz7P",
+                 *         "dueDate": "2026-04-01T00:00:00.000Z",
+                 *         "paymentId": "pay_2bN8sKe5TqLm9XvR3cWz7P",
+                 *         "amountDue": 4500
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The event (whe_…); deduplicate on it: an event may arrive more than once
+                     * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                     */
+                    id: string;
+                    /** @constant */
+                    type: "subscription.past_due";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (ISO 8601, UTC)
+                     * @example 2026-03-14T09:26:53.000Z
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["SubscriptionPastDueData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx will do) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, for example): the delivery is retried, then abandoned */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onSubscriptionMandateRevoked: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, as in the body
+                 * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed; refuse one older than 5 minutes
+                 * @example 1773480413
+                 */
+                "X-Service-Timestamp": string;
+                /**
+                 * @description Hex HMAC-SHA256 of "<timestamp>.<raw body>" with your webhook secret: verify this one
+                 * @example 9ab1c04e2f6d8b3a5c7e9f1d2b4a6c8e0f2d4b6a8c0e2f4d6b8a0c2e4f6d8b1a
+                 */
+                "X-Service-Signature-V2": string;
+                /**
+                 * @description V1, hex HMAC-SHA256 of the raw body (no replay protection; kept for existing integrations)
+                 * @example 5f2c8e1a3b7d9f0c2e4a6b8d0f1c3e5a7b9d1f3e5c7a9b0d2f4e6a8c1b3d5f7e
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "whe_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *       "type": "subscription.mandate_revoked",
+                 *       "createdAt": "2026-03-14T09:26:53.000Z",
+                 *       "data": {
+                 *         "subscriptionId": "sub_2bN8sKe5TqLm9XvR3cWz7P",
+                 *         "paymentMethodId": "pm_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *         "reason": "card_expired"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The event (whe_…); deduplicate on it: an event may arrive more than once
+                     * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                     */
+                    id: string;
+                    /** @constant */
+                    type: "subscription.mandate_revoked";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (ISO 8601, UTC)
+                     * @example 2026-03-14T09:26:53.000Z
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["SubscriptionMandateData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx will do) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, for example): the delivery is retried, then abandoned */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onSubscriptionMandateRestored: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, as in the body
+                 * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed; refuse one older than 5 minutes
+                 * @example 1773480413
+                 */
+                "X-Service-Timestamp": string;
+                /**
+                 * @description Hex HMAC-SHA256 of "<timestamp>.<raw body>" with your webhook secret: verify this one
+                 * @example 9ab1c04e2f6d8b3a5c7e9f1d2b4a6c8e0f2d4b6a8c0e2f4d6b8a0c2e4f6d8b1a
+                 */
+                "X-Service-Signature-V2": string;
+                /**
+                 * @description V1, hex HMAC-SHA256 of the raw body (no replay protection; kept for existing integrations)
+                 * @example 5f2c8e1a3b7d9f0c2e4a6b8d0f1c3e5a7b9d1f3e5c7a9b0d2f4e6a8c1b3d5f7e
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "whe_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *       "type": "subscription.mandate_restored",
+                 *       "createdAt": "2026-03-14T09:26:53.000Z",
+                 *       "data": {
+                 *         "subscriptionId": "sub_2bN8sKe5TqLm9XvR3cWz7P",
+                 *         "paymentMethodId": "pm_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *         "reason": "card_expired"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The event (whe_…); deduplicate on it: an event may arrive more than once
+                     * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                     */
+                    id: string;
+                    /** @constant */
+                    type: "subscription.mandate_restored";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (ISO 8601, UTC)
+                     * @example 2026-03-14T09:26:53.000Z
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["SubscriptionMandateData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx will do) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, for example): the delivery is retried, then abandoned */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onSubscriptionCancelled: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, as in the body
+                 * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed; refuse one older than 5 minutes
+                 * @example 1773480413
+                 */
+                "X-Service-Timestamp": string;
+                /**
+                 * @description Hex HMAC-SHA256 of "<timestamp>.<raw body>" with your webhook secret: verify this one
+                 * @example 9ab1c04e2f6d8b3a5c7e9f1d2b4a6c8e0f2d4b6a8c0e2f4d6b8a0c2e4f6d8b1a
+                 */
+                "X-Service-Signature-V2": string;
+                /**
+                 * @description V1, hex HMAC-SHA256 of the raw body (no replay protection; kept for existing integrations)
+                 * @example 5f2c8e1a3b7d9f0c2e4a6b8d0f1c3e5a7b9d1f3e5c7a9b0d2f4e6a8c1b3d5f7e
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "whe_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *       "type": "subscription.cancelled",
+                 *       "createdAt": "2026-03-14T09:26:53.000Z",
+                 *       "data": {
+                 *         "subscriptionId": "sub_2bN8sKe5TqLm9XvR3cWz7P",
+                 *         "status": "active",
+                 *         "customerId": "cus_9wPc3RtY6mKq2LxV8bNh4Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The event (whe_…); deduplicate on it: an event may arrive more than once
+                     * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                     */
+                    id: string;
+                    /** @constant */
+                    type: "subscription.cancelled";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (ISO 8601, UTC)
+                     * @example 2026-03-14T09:26:53.000Z
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["SubscriptionData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx will do) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, for example): the delivery is retried, then abandoned */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onCustomerCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, as in the body
+                 * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed; refuse one older than 5 minutes
+                 * @example 1773480413
+                 */
+                "X-Service-Timestamp": string;
+                /**
+                 * @description Hex HMAC-SHA256 of "<timestamp>.<raw body>" with your webhook secret: verify this one
+                 * @example 9ab1c04e2f6d8b3a5c7e9f1d2b4a6c8e0f2d4b6a8c0e2f4d6b8a0c2e4f6d8b1a
+                 */
+                "X-Service-Signature-V2": string;
+                /**
+                 * @description V1, hex HMAC-SHA256 of the raw body (no replay protection; kept for existing integrations)
+                 * @example 5f2c8e1a3b7d9f0c2e4a6b8d0f1c3e5a7b9d1f3e5c7a9b0d2f4e6a8c1b3d5f7e
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "whe_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *       "type": "customer.created",
+                 *       "createdAt": "2026-03-14T09:26:53.000Z",
+                 *       "data": {
+                 *         "id": "cus_9wPc3RtY6mKq2LxV8bNh4Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The event (whe_…); deduplicate on it: an event may arrive more than once
+                     * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                     */
+                    id: string;
+                    /** @constant */
+                    type: "customer.created";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (ISO 8601, UTC)
+                     * @example 2026-03-14T09:26:53.000Z
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["CustomerData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx will do) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, for example): the delivery is retried, then abandoned */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onCustomerUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, as in the body
+                 * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed; refuse one older than 5 minutes
+                 * @example 1773480413
+                 */
+                "X-Service-Timestamp": string;
+                /**
+                 * @description Hex HMAC-SHA256 of "<timestamp>.<raw body>" with your webhook secret: verify this one
+                 * @example 9ab1c04e2f6d8b3a5c7e9f1d2b4a6c8e0f2d4b6a8c0e2f4d6b8a0c2e4f6d8b1a
+                 */
+                "X-Service-Signature-V2": string;
+                /**
+                 * @description V1, hex HMAC-SHA256 of the raw body (no replay protection; kept for existing integrations)
+                 * @example 5f2c8e1a3b7d9f0c2e4a6b8d0f1c3e5a7b9d1f3e5c7a9b0d2f4e6a8c1b3d5f7e
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "whe_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *       "type": "customer.updated",
+                 *       "createdAt": "2026-03-14T09:26:53.000Z",
+                 *       "data": {
+                 *         "updatedFields": [
+                 *           "email",
+                 *           "phone"
+                 *         ],
+                 *         "id": "cus_9wPc3RtY6mKq2LxV8bNh4Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The event (whe_…); deduplicate on it: an event may arrive more than once
+                     * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                     */
+                    id: string;
+                    /** @constant */
+                    type: "customer.updated";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (ISO 8601, UTC)
+                     * @example 2026-03-14T09:26:53.000Z
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["CustomerUpdatedData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx will do) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, for example): the delivery is retried, then abandoned */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onPaymentMethodAdded: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, as in the body
+                 * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed; refuse one older than 5 minutes
+                 * @example 1773480413
+                 */
+                "X-Service-Timestamp": string;
+                /**
+                 * @description Hex HMAC-SHA256 of "<timestamp>.<raw body>" with your webhook secret: verify this one
+                 * @example 9ab1c04e2f6d8b3a5c7e9f1d2b4a6c8e0f2d4b6a8c0e2f4d6b8a0c2e4f6d8b1a
+                 */
+                "X-Service-Signature-V2": string;
+                /**
+                 * @description V1, hex HMAC-SHA256 of the raw body (no replay protection; kept for existing integrations)
+                 * @example 5f2c8e1a3b7d9f0c2e4a6b8d0f1c3e5a7b9d1f3e5c7a9b0d2f4e6a8c1b3d5f7e
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "whe_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *       "type": "payment_method.added",
+                 *       "createdAt": "2026-03-14T09:26:53.000Z",
+                 *       "data": {
+                 *         "id": "pm_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *         "customerId": "cus_9wPc3RtY6mKq2LxV8bNh4Z",
+                 *         "cardBrand": "VISA",
+                 *         "cardLast4": "4242"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The event (whe_…); deduplicate on it: an event may arrive more than once
+                     * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                     */
+                    id: string;
+                    /** @constant */
+                    type: "payment_method.added";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (ISO 8601, UTC)
+                     * @example 2026-03-14T09:26:53.000Z
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["PaymentMethodData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx will do) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, for example): the delivery is retried, then abandoned */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onPaymentMethodRemoved: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, as in the body
+                 * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed; refuse one older than 5 minutes
+                 * @example 1773480413
+                 */
+                "X-Service-Timestamp": string;
+                /**
+                 * @description Hex HMAC-SHA256 of "<timestamp>.<raw body>" with your webhook secret: verify this one
+                 * @example 9ab1c04e2f6d8b3a5c7e9f1d2b4a6c8e0f2d4b6a8c0e2f4d6b8a0c2e4f6d8b1a
+                 */
+                "X-Service-Signature-V2": string;
+                /**
+                 * @description V1, hex HMAC-SHA256 of the raw body (no replay protection; kept for existing integrations)
+                 * @example 5f2c8e1a3b7d9f0c2e4a6b8d0f1c3e5a7b9d1f3e5c7a9b0d2f4e6a8c1b3d5f7e
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "whe_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *       "type": "payment_method.removed",
+                 *       "createdAt": "2026-03-14T09:26:53.000Z",
+                 *       "data": {
+                 *         "reason": "deleted",
+                 *         "id": "pm_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *         "customerId": "cus_9wPc3RtY6mKq2LxV8bNh4Z",
+                 *         "cardBrand": "VISA",
+                 *         "cardLast4": "4242"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The event (whe_…); deduplicate on it: an event may arrive more than once
+                     * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                     */
+                    id: string;
+                    /** @constant */
+                    type: "payment_method.removed";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (ISO 8601, UTC)
+                     * @example 2026-03-14T09:26:53.000Z
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["PaymentMethodRemovedData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx will do) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, for example): the delivery is retried, then abandoned */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onPayoutCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, as in the body
+                 * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed; refuse one older than 5 minutes
+                 * @example 1773480413
+                 */
+                "X-Service-Timestamp": string;
+                /**
+                 * @description Hex HMAC-SHA256 of "<timestamp>.<raw body>" with your webhook secret: verify this one
+                 * @example 9ab1c04e2f6d8b3a5c7e9f1d2b4a6c8e0f2d4b6a8c0e2f4d6b8a0c2e4f6d8b1a
+                 */
+                "X-Service-Signature-V2": string;
+                /**
+                 * @description V1, hex HMAC-SHA256 of the raw body (no replay protection; kept for existing integrations)
+                 * @example 5f2c8e1a3b7d9f0c2e4a6b8d0f1c3e5a7b9d1f3e5c7a9b0d2f4e6a8c1b3d5f7e
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "whe_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *       "type": "payout.created",
+                 *       "createdAt": "2026-03-14T09:26:53.000Z",
+                 *       "data": {
+                 *         "payoutId": "po_9wPc3RtY6mKq2LxV8bNh4Z",
+                 *         "recipientId": "ba_9wPc3RtY6mKq2LxV8bNh4Z",
+                 *         "amount": 4500,
+                 *         "currency": "EUR",
+                 *         "status": "pending",
+                 *         "automatic": true,
+                 *         "arrivalDate": "2026-03-16"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The event (whe_…); deduplicate on it: an event may arrive more than once
+                     * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                     */
+                    id: string;
+                    /** @constant */
+                    type: "payout.created";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (ISO 8601, UTC)
+                     * @example 2026-03-14T09:26:53.000Z
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["PayoutData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx will do) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, for example): the delivery is retried, then abandoned */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onPayoutCompleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, as in the body
+                 * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed; refuse one older than 5 minutes
+                 * @example 1773480413
+                 */
+                "X-Service-Timestamp": string;
+                /**
+                 * @description Hex HMAC-SHA256 of "<timestamp>.<raw body>" with your webhook secret: verify this one
+                 * @example 9ab1c04e2f6d8b3a5c7e9f1d2b4a6c8e0f2d4b6a8c0e2f4d6b8a0c2e4f6d8b1a
+                 */
+                "X-Service-Signature-V2": string;
+                /**
+                 * @description V1, hex HMAC-SHA256 of the raw body (no replay protection; kept for existing integrations)
+                 * @example 5f2c8e1a3b7d9f0c2e4a6b8d0f1c3e5a7b9d1f3e5c7a9b0d2f4e6a8c1b3d5f7e
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "whe_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *       "type": "payout.completed",
+                 *       "createdAt": "2026-03-14T09:26:53.000Z",
+                 *       "data": {
+                 *         "payoutId": "po_9wPc3RtY6mKq2LxV8bNh4Z",
+                 *         "recipientId": "ba_9wPc3RtY6mKq2LxV8bNh4Z",
+                 *         "amount": 4500,
+                 *         "currency": "EUR",
+                 *         "status": "pending",
+                 *         "automatic": true,
+                 *         "arrivalDate": "2026-03-16"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The event (whe_…); deduplicate on it: an event may arrive more than once
+                     * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                     */
+                    id: string;
+                    /** @constant */
+                    type: "payout.completed";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (ISO 8601, UTC)
+                     * @example 2026-03-14T09:26:53.000Z
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["PayoutData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx will do) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, for example): the delivery is retried, then abandoned */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onPayoutFailed: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, as in the body
+                 * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed; refuse one older than 5 minutes
+                 * @example 1773480413
+                 */
+                "X-Service-Timestamp": string;
+                /**
+                 * @description Hex HMAC-SHA256 of "<timestamp>.<raw body>" with your webhook secret: verify this one
+                 * @example 9ab1c04e2f6d8b3a5c7e9f1d2b4a6c8e0f2d4b6a8c0e2f4d6b8a0c2e4f6d8b1a
+                 */
+                "X-Service-Signature-V2": string;
+                /**
+                 * @description V1, hex HMAC-SHA256 of the raw body (no replay protection; kept for existing integrations)
+                 * @example 5f2c8e1a3b7d9f0c2e4a6b8d0f1c3e5a7b9d1f3e5c7a9b0d2f4e6a8c1b3d5f7e
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "whe_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *       "type": "payout.failed",
+                 *       "createdAt": "2026-03-14T09:26:53.000Z",
+                 *       "data": {
+                 *         "failureReason": "account_closed",
+                 *         "payoutId": "po_9wPc3RtY6mKq2LxV8bNh4Z",
+                 *         "recipientId": "ba_9wPc3RtY6mKq2LxV8bNh4Z",
+                 *         "amount": 4500,
+                 *         "currency": "EUR",
+                 *         "status": "pending",
+                 *         "automatic": true,
+                 *         "arrivalDate": "2026-03-16"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The event (whe_…); deduplicate on it: an event may arrive more than once
+                     * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                     */
+                    id: string;
+                    /** @constant */
+                    type: "payout.failed";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (ISO 8601, UTC)
+                     * @example 2026-03-14T09:26:53.000Z
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["PayoutFailedData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx will do) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, for example): the delivery is retried, then abandoned */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onDisputeCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, as in the body
+                 * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed; refuse one older than 5 minutes
+                 * @example 1773480413
+                 */
+                "X-Service-Timestamp": string;
+                /**
+                 * @description Hex HMAC-SHA256 of "<timestamp>.<raw body>" with your webhook secret: verify this one
+                 * @example 9ab1c04e2f6d8b3a5c7e9f1d2b4a6c8e0f2d4b6a8c0e2f4d6b8a0c2e4f6d8b1a
+                 */
+                "X-Service-Signature-V2": string;
+                /**
+                 * @description V1, hex HMAC-SHA256 of the raw body (no replay protection; kept for existing integrations)
+                 * @example 5f2c8e1a3b7d9f0c2e4a6b8d0f1c3e5a7b9d1f3e5c7a9b0d2f4e6a8c1b3d5f7e
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "whe_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *       "type": "dispute.created",
+                 *       "createdAt": "2026-03-14T09:26:53.000Z",
+                 *       "data": {
+                 *         "disputeId": "dp_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *         "paymentId": "pay_2bN8sKe5TqLm9XvR3cWz7P",
+                 *         "kind": "chargeback",
+                 *         "reason": "card_expired",
+                 *         "amount": 4500,
+                 *         "currency": "EUR",
+                 *         "status": "needs_response",
+                 *         "evidenceDueBy": "2026-04-13T09:26:53.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The event (whe_…); deduplicate on it: an event may arrive more than once
+                     * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                     */
+                    id: string;
+                    /** @constant */
+                    type: "dispute.created";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (ISO 8601, UTC)
+                     * @example 2026-03-14T09:26:53.000Z
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["DisputeData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx will do) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, for example): the delivery is retried, then abandoned */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onDisputeUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, as in the body
+                 * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed; refuse one older than 5 minutes
+                 * @example 1773480413
+                 */
+                "X-Service-Timestamp": string;
+                /**
+                 * @description Hex HMAC-SHA256 of "<timestamp>.<raw body>" with your webhook secret: verify this one
+                 * @example 9ab1c04e2f6d8b3a5c7e9f1d2b4a6c8e0f2d4b6a8c0e2f4d6b8a0c2e4f6d8b1a
+                 */
+                "X-Service-Signature-V2": string;
+                /**
+                 * @description V1, hex HMAC-SHA256 of the raw body (no replay protection; kept for existing integrations)
+                 * @example 5f2c8e1a3b7d9f0c2e4a6b8d0f1c3e5a7b9d1f3e5c7a9b0d2f4e6a8c1b3d5f7e
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "whe_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *       "type": "dispute.updated",
+                 *       "createdAt": "2026-03-14T09:26:53.000Z",
+                 *       "data": {
+                 *         "previousStatus": "needs_response",
+                 *         "disputeId": "dp_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *         "paymentId": "pay_2bN8sKe5TqLm9XvR3cWz7P",
+                 *         "kind": "chargeback",
+                 *         "reason": "card_expired",
+                 *         "amount": 4500,
+                 *         "currency": "EUR",
+                 *         "status": "needs_response",
+                 *         "evidenceDueBy": "2026-04-13T09:26:53.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The event (whe_…); deduplicate on it: an event may arrive more than once
+                     * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                     */
+                    id: string;
+                    /** @constant */
+                    type: "dispute.updated";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (ISO 8601, UTC)
+                     * @example 2026-03-14T09:26:53.000Z
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["DisputeUpdatedData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx will do) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, for example): the delivery is retried, then abandoned */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onMerchantSessionCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, as in the body
+                 * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed; refuse one older than 5 minutes
+                 * @example 1773480413
+                 */
+                "X-Service-Timestamp": string;
+                /**
+                 * @description Hex HMAC-SHA256 of "<timestamp>.<raw body>" with your webhook secret: verify this one
+                 * @example 9ab1c04e2f6d8b3a5c7e9f1d2b4a6c8e0f2d4b6a8c0e2f4d6b8a0c2e4f6d8b1a
+                 */
+                "X-Service-Signature-V2": string;
+                /**
+                 * @description V1, hex HMAC-SHA256 of the raw body (no replay protection; kept for existing integrations)
+                 * @example 5f2c8e1a3b7d9f0c2e4a6b8d0f1c3e5a7b9d1f3e5c7a9b0d2f4e6a8c1b3d5f7e
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "whe_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *       "type": "merchant.session.created",
+                 *       "createdAt": "2026-03-14T09:26:53.000Z",
+                 *       "data": {
+                 *         "merchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *         "sessionId": "enr_4kQ7mZ2x",
+                 *         "status": "active",
+                 *         "enrollmentStatus": "CORRECTION_REQUESTED"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The event (whe_…); deduplicate on it: an event may arrive more than once
+                     * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                     */
+                    id: string;
+                    /** @constant */
+                    type: "merchant.session.created";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (ISO 8601, UTC)
+                     * @example 2026-03-14T09:26:53.000Z
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["MerchantPlatformData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx will do) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, for example): the delivery is retried, then abandoned */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onMerchantSessionExpired: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, as in the body
+                 * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed; refuse one older than 5 minutes
+                 * @example 1773480413
+                 */
+                "X-Service-Timestamp": string;
+                /**
+                 * @description Hex HMAC-SHA256 of "<timestamp>.<raw body>" with your webhook secret: verify this one
+                 * @example 9ab1c04e2f6d8b3a5c7e9f1d2b4a6c8e0f2d4b6a8c0e2f4d6b8a0c2e4f6d8b1a
+                 */
+                "X-Service-Signature-V2": string;
+                /**
+                 * @description V1, hex HMAC-SHA256 of the raw body (no replay protection; kept for existing integrations)
+                 * @example 5f2c8e1a3b7d9f0c2e4a6b8d0f1c3e5a7b9d1f3e5c7a9b0d2f4e6a8c1b3d5f7e
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "whe_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *       "type": "merchant.session.expired",
+                 *       "createdAt": "2026-03-14T09:26:53.000Z",
+                 *       "data": {
+                 *         "merchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *         "sessionId": "enr_4kQ7mZ2x",
+                 *         "status": "active",
+                 *         "enrollmentStatus": "CORRECTION_REQUESTED"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The event (whe_…); deduplicate on it: an event may arrive more than once
+                     * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                     */
+                    id: string;
+                    /** @constant */
+                    type: "merchant.session.expired";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (ISO 8601, UTC)
+                     * @example 2026-03-14T09:26:53.000Z
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["MerchantPlatformData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx will do) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, for example): the delivery is retried, then abandoned */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onMerchantSessionCancelled: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, as in the body
+                 * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed; refuse one older than 5 minutes
+                 * @example 1773480413
+                 */
+                "X-Service-Timestamp": string;
+                /**
+                 * @description Hex HMAC-SHA256 of "<timestamp>.<raw body>" with your webhook secret: verify this one
+                 * @example 9ab1c04e2f6d8b3a5c7e9f1d2b4a6c8e0f2d4b6a8c0e2f4d6b8a0c2e4f6d8b1a
+                 */
+                "X-Service-Signature-V2": string;
+                /**
+                 * @description V1, hex HMAC-SHA256 of the raw body (no replay protection; kept for existing integrations)
+                 * @example 5f2c8e1a3b7d9f0c2e4a6b8d0f1c3e5a7b9d1f3e5c7a9b0d2f4e6a8c1b3d5f7e
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "whe_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *       "type": "merchant.session.cancelled",
+                 *       "createdAt": "2026-03-14T09:26:53.000Z",
+                 *       "data": {
+                 *         "merchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *         "sessionId": "enr_4kQ7mZ2x",
+                 *         "status": "active",
+                 *         "enrollmentStatus": "CORRECTION_REQUESTED"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The event (whe_…); deduplicate on it: an event may arrive more than once
+                     * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                     */
+                    id: string;
+                    /** @constant */
+                    type: "merchant.session.cancelled";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (ISO 8601, UTC)
+                     * @example 2026-03-14T09:26:53.000Z
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["MerchantPlatformData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx will do) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, for example): the delivery is retried, then abandoned */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onMerchantOnboardingUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, as in the body
+                 * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed; refuse one older than 5 minutes
+                 * @example 1773480413
+                 */
+                "X-Service-Timestamp": string;
+                /**
+                 * @description Hex HMAC-SHA256 of "<timestamp>.<raw body>" with your webhook secret: verify this one
+                 * @example 9ab1c04e2f6d8b3a5c7e9f1d2b4a6c8e0f2d4b6a8c0e2f4d6b8a0c2e4f6d8b1a
+                 */
+                "X-Service-Signature-V2": string;
+                /**
+                 * @description V1, hex HMAC-SHA256 of the raw body (no replay protection; kept for existing integrations)
+                 * @example 5f2c8e1a3b7d9f0c2e4a6b8d0f1c3e5a7b9d1f3e5c7a9b0d2f4e6a8c1b3d5f7e
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "whe_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *       "type": "merchant.onboarding.updated",
+                 *       "createdAt": "2026-03-14T09:26:53.000Z",
+                 *       "data": {
+                 *         "merchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *         "sessionId": "enr_4kQ7mZ2x",
+                 *         "status": "active",
+                 *         "enrollmentStatus": "CORRECTION_REQUESTED"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The event (whe_…); deduplicate on it: an event may arrive more than once
+                     * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                     */
+                    id: string;
+                    /** @constant */
+                    type: "merchant.onboarding.updated";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (ISO 8601, UTC)
+                     * @example 2026-03-14T09:26:53.000Z
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["MerchantPlatformData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx will do) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, for example): the delivery is retried, then abandoned */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onMerchantCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, as in the body
+                 * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed; refuse one older than 5 minutes
+                 * @example 1773480413
+                 */
+                "X-Service-Timestamp": string;
+                /**
+                 * @description Hex HMAC-SHA256 of "<timestamp>.<raw body>" with your webhook secret: verify this one
+                 * @example 9ab1c04e2f6d8b3a5c7e9f1d2b4a6c8e0f2d4b6a8c0e2f4d6b8a0c2e4f6d8b1a
+                 */
+                "X-Service-Signature-V2": string;
+                /**
+                 * @description V1, hex HMAC-SHA256 of the raw body (no replay protection; kept for existing integrations)
+                 * @example 5f2c8e1a3b7d9f0c2e4a6b8d0f1c3e5a7b9d1f3e5c7a9b0d2f4e6a8c1b3d5f7e
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "whe_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *       "type": "merchant.created",
+                 *       "createdAt": "2026-03-14T09:26:53.000Z",
+                 *       "data": {
+                 *         "merchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *         "sessionId": "enr_4kQ7mZ2x",
+                 *         "status": "active",
+                 *         "enrollmentStatus": "CORRECTION_REQUESTED"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The event (whe_…); deduplicate on it: an event may arrive more than once
+                     * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                     */
+                    id: string;
+                    /** @constant */
+                    type: "merchant.created";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (ISO 8601, UTC)
+                     * @example 2026-03-14T09:26:53.000Z
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["MerchantPlatformData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx will do) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, for example): the delivery is retried, then abandoned */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onMerchantOpened: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, as in the body
+                 * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed; refuse one older than 5 minutes
+                 * @example 1773480413
+                 */
+                "X-Service-Timestamp": string;
+                /**
+                 * @description Hex HMAC-SHA256 of "<timestamp>.<raw body>" with your webhook secret: verify this one
+                 * @example 9ab1c04e2f6d8b3a5c7e9f1d2b4a6c8e0f2d4b6a8c0e2f4d6b8a0c2e4f6d8b1a
+                 */
+                "X-Service-Signature-V2": string;
+                /**
+                 * @description V1, hex HMAC-SHA256 of the raw body (no replay protection; kept for existing integrations)
+                 * @example 5f2c8e1a3b7d9f0c2e4a6b8d0f1c3e5a7b9d1f3e5c7a9b0d2f4e6a8c1b3d5f7e
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "whe_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *       "type": "merchant.opened",
+                 *       "createdAt": "2026-03-14T09:26:53.000Z",
+                 *       "data": {
+                 *         "merchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *         "sessionId": "enr_4kQ7mZ2x",
+                 *         "status": "active",
+                 *         "enrollmentStatus": "CORRECTION_REQUESTED"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The event (whe_…); deduplicate on it: an event may arrive more than once
+                     * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                     */
+                    id: string;
+                    /** @constant */
+                    type: "merchant.opened";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (ISO 8601, UTC)
+                     * @example 2026-03-14T09:26:53.000Z
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["MerchantPlatformData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx will do) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, for example): the delivery is retried, then abandoned */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onMerchantRejected: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, as in the body
+                 * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed; refuse one older than 5 minutes
+                 * @example 1773480413
+                 */
+                "X-Service-Timestamp": string;
+                /**
+                 * @description Hex HMAC-SHA256 of "<timestamp>.<raw body>" with your webhook secret: verify this one
+                 * @example 9ab1c04e2f6d8b3a5c7e9f1d2b4a6c8e0f2d4b6a8c0e2f4d6b8a0c2e4f6d8b1a
+                 */
+                "X-Service-Signature-V2": string;
+                /**
+                 * @description V1, hex HMAC-SHA256 of the raw body (no replay protection; kept for existing integrations)
+                 * @example 5f2c8e1a3b7d9f0c2e4a6b8d0f1c3e5a7b9d1f3e5c7a9b0d2f4e6a8c1b3d5f7e
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "whe_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *       "type": "merchant.rejected",
+                 *       "createdAt": "2026-03-14T09:26:53.000Z",
+                 *       "data": {
+                 *         "enrollmentStatus": "CORRECTION_REQUESTED",
+                 *         "merchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *         "sessionId": "enr_4kQ7mZ2x",
+                 *         "status": "active"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The event (whe_…); deduplicate on it: an event may arrive more than once
+                     * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                     */
+                    id: string;
+                    /** @constant */
+                    type: "merchant.rejected";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (ISO 8601, UTC)
+                     * @example 2026-03-14T09:26:53.000Z
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["MerchantRejectedData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx will do) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, for example): the delivery is retried, then abandoned */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onMerchantLinked: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, as in the body
+                 * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed; refuse one older than 5 minutes
+                 * @example 1773480413
+                 */
+                "X-Service-Timestamp": string;
+                /**
+                 * @description Hex HMAC-SHA256 of "<timestamp>.<raw body>" with your webhook secret: verify this one
+                 * @example 9ab1c04e2f6d8b3a5c7e9f1d2b4a6c8e0f2d4b6a8c0e2f4d6b8a0c2e4f6d8b1a
+                 */
+                "X-Service-Signature-V2": string;
+                /**
+                 * @description V1, hex HMAC-SHA256 of the raw body (no replay protection; kept for existing integrations)
+                 * @example 5f2c8e1a3b7d9f0c2e4a6b8d0f1c3e5a7b9d1f3e5c7a9b0d2f4e6a8c1b3d5f7e
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "whe_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *       "type": "merchant.linked",
+                 *       "createdAt": "2026-03-14T09:26:53.000Z",
+                 *       "data": {
+                 *         "merchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *         "sessionId": "enr_4kQ7mZ2x",
+                 *         "status": "active",
+                 *         "enrollmentStatus": "CORRECTION_REQUESTED"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The event (whe_…); deduplicate on it: an event may arrive more than once
+                     * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                     */
+                    id: string;
+                    /** @constant */
+                    type: "merchant.linked";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (ISO 8601, UTC)
+                     * @example 2026-03-14T09:26:53.000Z
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["MerchantPlatformData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx will do) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, for example): the delivery is retried, then abandoned */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onMerchantUnlinked: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, as in the body
+                 * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed; refuse one older than 5 minutes
+                 * @example 1773480413
+                 */
+                "X-Service-Timestamp": string;
+                /**
+                 * @description Hex HMAC-SHA256 of "<timestamp>.<raw body>" with your webhook secret: verify this one
+                 * @example 9ab1c04e2f6d8b3a5c7e9f1d2b4a6c8e0f2d4b6a8c0e2f4d6b8a0c2e4f6d8b1a
+                 */
+                "X-Service-Signature-V2": string;
+                /**
+                 * @description V1, hex HMAC-SHA256 of the raw body (no replay protection; kept for existing integrations)
+                 * @example 5f2c8e1a3b7d9f0c2e4a6b8d0f1c3e5a7b9d1f3e5c7a9b0d2f4e6a8c1b3d5f7e
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "whe_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *       "type": "merchant.unlinked",
+                 *       "createdAt": "2026-03-14T09:26:53.000Z",
+                 *       "data": {
+                 *         "merchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *         "sessionId": "enr_4kQ7mZ2x",
+                 *         "status": "active",
+                 *         "enrollmentStatus": "CORRECTION_REQUESTED"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The event (whe_…); deduplicate on it: an event may arrive more than once
+                     * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                     */
+                    id: string;
+                    /** @constant */
+                    type: "merchant.unlinked";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (ISO 8601, UTC)
+                     * @example 2026-03-14T09:26:53.000Z
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["MerchantPlatformData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx will do) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, for example): the delivery is retried, then abandoned */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onAgencyInvitationCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, as in the body
+                 * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed; refuse one older than 5 minutes
+                 * @example 1773480413
+                 */
+                "X-Service-Timestamp": string;
+                /**
+                 * @description Hex HMAC-SHA256 of "<timestamp>.<raw body>" with your webhook secret: verify this one
+                 * @example 9ab1c04e2f6d8b3a5c7e9f1d2b4a6c8e0f2d4b6a8c0e2f4d6b8a0c2e4f6d8b1a
+                 */
+                "X-Service-Signature-V2": string;
+                /**
+                 * @description V1, hex HMAC-SHA256 of the raw body (no replay protection; kept for existing integrations)
+                 * @example 5f2c8e1a3b7d9f0c2e4a6b8d0f1c3e5a7b9d1f3e5c7a9b0d2f4e6a8c1b3d5f7e
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "whe_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *       "type": "agency.invitation.created",
+                 *       "createdAt": "2026-03-14T09:26:53.000Z",
+                 *       "data": {
+                 *         "agencyId": "mer_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *         "clientMerchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *         "invitationId": "inv_agency_3kX9bQ2m",
+                 *         "mandateId": "mnd_7Hq2LmVx",
+                 *         "status": "active"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The event (whe_…); deduplicate on it: an event may arrive more than once
+                     * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                     */
+                    id: string;
+                    /** @constant */
+                    type: "agency.invitation.created";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (ISO 8601, UTC)
+                     * @example 2026-03-14T09:26:53.000Z
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["AgencyData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx will do) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, for example): the delivery is retried, then abandoned */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onAgencyInvitationExpired: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, as in the body
+                 * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed; refuse one older than 5 minutes
+                 * @example 1773480413
+                 */
+                "X-Service-Timestamp": string;
+                /**
+                 * @description Hex HMAC-SHA256 of "<timestamp>.<raw body>" with your webhook secret: verify this one
+                 * @example 9ab1c04e2f6d8b3a5c7e9f1d2b4a6c8e0f2d4b6a8c0e2f4d6b8a0c2e4f6d8b1a
+                 */
+                "X-Service-Signature-V2": string;
+                /**
+                 * @description V1, hex HMAC-SHA256 of the raw body (no replay protection; kept for existing integrations)
+                 * @example 5f2c8e1a3b7d9f0c2e4a6b8d0f1c3e5a7b9d1f3e5c7a9b0d2f4e6a8c1b3d5f7e
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "whe_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *       "type": "agency.invitation.expired",
+                 *       "createdAt": "2026-03-14T09:26:53.000Z",
+                 *       "data": {
+                 *         "agencyId": "mer_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *         "clientMerchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *         "invitationId": "inv_agency_3kX9bQ2m",
+                 *         "mandateId": "mnd_7Hq2LmVx",
+                 *         "status": "active"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The event (whe_…); deduplicate on it: an event may arrive more than once
+                     * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                     */
+                    id: string;
+                    /** @constant */
+                    type: "agency.invitation.expired";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (ISO 8601, UTC)
+                     * @example 2026-03-14T09:26:53.000Z
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["AgencyData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx will do) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, for example): the delivery is retried, then abandoned */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onAgencyInvitationCancelled: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, as in the body
+                 * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed; refuse one older than 5 minutes
+                 * @example 1773480413
+                 */
+                "X-Service-Timestamp": string;
+                /**
+                 * @description Hex HMAC-SHA256 of "<timestamp>.<raw body>" with your webhook secret: verify this one
+                 * @example 9ab1c04e2f6d8b3a5c7e9f1d2b4a6c8e0f2d4b6a8c0e2f4d6b8a0c2e4f6d8b1a
+                 */
+                "X-Service-Signature-V2": string;
+                /**
+                 * @description V1, hex HMAC-SHA256 of the raw body (no replay protection; kept for existing integrations)
+                 * @example 5f2c8e1a3b7d9f0c2e4a6b8d0f1c3e5a7b9d1f3e5c7a9b0d2f4e6a8c1b3d5f7e
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "whe_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *       "type": "agency.invitation.cancelled",
+                 *       "createdAt": "2026-03-14T09:26:53.000Z",
+                 *       "data": {
+                 *         "agencyId": "mer_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *         "clientMerchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *         "invitationId": "inv_agency_3kX9bQ2m",
+                 *         "mandateId": "mnd_7Hq2LmVx",
+                 *         "status": "active"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The event (whe_…); deduplicate on it: an event may arrive more than once
+                     * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                     */
+                    id: string;
+                    /** @constant */
+                    type: "agency.invitation.cancelled";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (ISO 8601, UTC)
+                     * @example 2026-03-14T09:26:53.000Z
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["AgencyData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx will do) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, for example): the delivery is retried, then abandoned */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onAgencyClientOnboardingUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, as in the body
+                 * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed; refuse one older than 5 minutes
+                 * @example 1773480413
+                 */
+                "X-Service-Timestamp": string;
+                /**
+                 * @description Hex HMAC-SHA256 of "<timestamp>.<raw body>" with your webhook secret: verify this one
+                 * @example 9ab1c04e2f6d8b3a5c7e9f1d2b4a6c8e0f2d4b6a8c0e2f4d6b8a0c2e4f6d8b1a
+                 */
+                "X-Service-Signature-V2": string;
+                /**
+                 * @description V1, hex HMAC-SHA256 of the raw body (no replay protection; kept for existing integrations)
+                 * @example 5f2c8e1a3b7d9f0c2e4a6b8d0f1c3e5a7b9d1f3e5c7a9b0d2f4e6a8c1b3d5f7e
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "whe_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *       "type": "agency.client.onboarding.updated",
+                 *       "createdAt": "2026-03-14T09:26:53.000Z",
+                 *       "data": {
+                 *         "agencyId": "mer_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *         "clientMerchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *         "invitationId": "inv_agency_3kX9bQ2m",
+                 *         "mandateId": "mnd_7Hq2LmVx",
+                 *         "status": "active"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The event (whe_…); deduplicate on it: an event may arrive more than once
+                     * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                     */
+                    id: string;
+                    /** @constant */
+                    type: "agency.client.onboarding.updated";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (ISO 8601, UTC)
+                     * @example 2026-03-14T09:26:53.000Z
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["AgencyData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx will do) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, for example): the delivery is retried, then abandoned */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onAgencyClientOpened: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, as in the body
+                 * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed; refuse one older than 5 minutes
+                 * @example 1773480413
+                 */
+                "X-Service-Timestamp": string;
+                /**
+                 * @description Hex HMAC-SHA256 of "<timestamp>.<raw body>" with your webhook secret: verify this one
+                 * @example 9ab1c04e2f6d8b3a5c7e9f1d2b4a6c8e0f2d4b6a8c0e2f4d6b8a0c2e4f6d8b1a
+                 */
+                "X-Service-Signature-V2": string;
+                /**
+                 * @description V1, hex HMAC-SHA256 of the raw body (no replay protection; kept for existing integrations)
+                 * @example 5f2c8e1a3b7d9f0c2e4a6b8d0f1c3e5a7b9d1f3e5c7a9b0d2f4e6a8c1b3d5f7e
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "whe_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *       "type": "agency.client.opened",
+                 *       "createdAt": "2026-03-14T09:26:53.000Z",
+                 *       "data": {
+                 *         "agencyId": "mer_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *         "clientMerchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *         "invitationId": "inv_agency_3kX9bQ2m",
+                 *         "mandateId": "mnd_7Hq2LmVx",
+                 *         "status": "active"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The event (whe_…); deduplicate on it: an event may arrive more than once
+                     * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                     */
+                    id: string;
+                    /** @constant */
+                    type: "agency.client.opened";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (ISO 8601, UTC)
+                     * @example 2026-03-14T09:26:53.000Z
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["AgencyData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx will do) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, for example): the delivery is retried, then abandoned */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onAgencyMandateCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, as in the body
+                 * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed; refuse one older than 5 minutes
+                 * @example 1773480413
+                 */
+                "X-Service-Timestamp": string;
+                /**
+                 * @description Hex HMAC-SHA256 of "<timestamp>.<raw body>" with your webhook secret: verify this one
+                 * @example 9ab1c04e2f6d8b3a5c7e9f1d2b4a6c8e0f2d4b6a8c0e2f4d6b8a0c2e4f6d8b1a
+                 */
+                "X-Service-Signature-V2": string;
+                /**
+                 * @description V1, hex HMAC-SHA256 of the raw body (no replay protection; kept for existing integrations)
+                 * @example 5f2c8e1a3b7d9f0c2e4a6b8d0f1c3e5a7b9d1f3e5c7a9b0d2f4e6a8c1b3d5f7e
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "whe_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *       "type": "agency.mandate.created",
+                 *       "createdAt": "2026-03-14T09:26:53.000Z",
+                 *       "data": {
+                 *         "agencyId": "mer_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *         "clientMerchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *         "invitationId": "inv_agency_3kX9bQ2m",
+                 *         "mandateId": "mnd_7Hq2LmVx",
+                 *         "status": "active"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The event (whe_…); deduplicate on it: an event may arrive more than once
+                     * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                     */
+                    id: string;
+                    /** @constant */
+                    type: "agency.mandate.created";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (ISO 8601, UTC)
+                     * @example 2026-03-14T09:26:53.000Z
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["AgencyData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx will do) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, for example): the delivery is retried, then abandoned */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onAgencyMandateUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, as in the body
+                 * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed; refuse one older than 5 minutes
+                 * @example 1773480413
+                 */
+                "X-Service-Timestamp": string;
+                /**
+                 * @description Hex HMAC-SHA256 of "<timestamp>.<raw body>" with your webhook secret: verify this one
+                 * @example 9ab1c04e2f6d8b3a5c7e9f1d2b4a6c8e0f2d4b6a8c0e2f4d6b8a0c2e4f6d8b1a
+                 */
+                "X-Service-Signature-V2": string;
+                /**
+                 * @description V1, hex HMAC-SHA256 of the raw body (no replay protection; kept for existing integrations)
+                 * @example 5f2c8e1a3b7d9f0c2e4a6b8d0f1c3e5a7b9d1f3e5c7a9b0d2f4e6a8c1b3d5f7e
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "whe_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *       "type": "agency.mandate.updated",
+                 *       "createdAt": "2026-03-14T09:26:53.000Z",
+                 *       "data": {
+                 *         "agencyId": "mer_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *         "clientMerchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *         "invitationId": "inv_agency_3kX9bQ2m",
+                 *         "mandateId": "mnd_7Hq2LmVx",
+                 *         "status": "active"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The event (whe_…); deduplicate on it: an event may arrive more than once
+                     * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                     */
+                    id: string;
+                    /** @constant */
+                    type: "agency.mandate.updated";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (ISO 8601, UTC)
+                     * @example 2026-03-14T09:26:53.000Z
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["AgencyData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx will do) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, for example): the delivery is retried, then abandoned */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onAgencyMandateRevoked: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, as in the body
+                 * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed; refuse one older than 5 minutes
+                 * @example 1773480413
+                 */
+                "X-Service-Timestamp": string;
+                /**
+                 * @description Hex HMAC-SHA256 of "<timestamp>.<raw body>" with your webhook secret: verify this one
+                 * @example 9ab1c04e2f6d8b3a5c7e9f1d2b4a6c8e0f2d4b6a8c0e2f4d6b8a0c2e4f6d8b1a
+                 */
+                "X-Service-Signature-V2": string;
+                /**
+                 * @description V1, hex HMAC-SHA256 of the raw body (no replay protection; kept for existing integrations)
+                 * @example 5f2c8e1a3b7d9f0c2e4a6b8d0f1c3e5a7b9d1f3e5c7a9b0d2f4e6a8c1b3d5f7e
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "whe_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *       "type": "agency.mandate.revoked",
+                 *       "createdAt": "2026-03-14T09:26:53.000Z",
+                 *       "data": {
+                 *         "agencyId": "mer_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *         "clientMerchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *         "invitationId": "inv_agency_3kX9bQ2m",
+                 *         "mandateId": "mnd_7Hq2LmVx",
+                 *         "status": "active"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The event (whe_…); deduplicate on it: an event may arrive more than once
+                     * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                     */
+                    id: string;
+                    /** @constant */
+                    type: "agency.mandate.revoked";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (ISO 8601, UTC)
+                     * @example 2026-03-14T09:26:53.000Z
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["AgencyData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx will do) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, for example): the delivery is retried, then abandoned */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
 }
