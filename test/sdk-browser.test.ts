@@ -282,7 +282,18 @@ eachDatabase('wallet and SDK in a browser', (dialect) => {
     await c.page.goto(`${shopUrl}/pay-${s3.sessionId}`);
     await c.page.waitForFunction(() => (sessionStorage.getItem('log') ?? '').includes('rejected'));
     const entries = await log(c.page);
-    assert.ok(entries.some((e) => e[0] === 'error' && e[1] === 'SESSION_EXPIREE'), JSON.stringify(entries));
+    // onError once, with the session's own code, and mount() rejects with that code (never a network error after it).
+    assert.deepEqual(entries.filter((e) => e[0] === 'error').map((e) => e[1]), ['SESSION_EXPIREE'], JSON.stringify(entries));
+    assert.deepEqual(entries.find((e) => e[0] === 'rejected'), ['rejected', 'SESSION_EXPIREE']);
+    // an unknown session likewise
+    const unknown = 'ses_0000000000unknown000';
+    pages.set(`/pay-${unknown}`, merchantPage(suite.baseUrl, unknown, 'embarque'));
+    await c.page.evaluate(() => sessionStorage.clear());
+    await c.page.goto(`${shopUrl}/pay-${unknown}`);
+    await c.page.waitForFunction(() => (sessionStorage.getItem('log') ?? '').includes('rejected'));
+    const unknownEntries = await log(c.page);
+    assert.deepEqual(unknownEntries.filter((e) => e[0] === 'error').map((e) => e[1]), ['SESSION_INCONNUE'], JSON.stringify(unknownEntries));
+    assert.deepEqual(unknownEntries.find((e) => e[0] === 'rejected'), ['rejected', 'SESSION_INCONNUE']);
     await close(c.context);
   });
 

@@ -93,16 +93,17 @@ async function mount(options: MountOptions): Promise<Controller> {
   const defi3ds: Defi3ds = options.defi3ds === 'redirection' ? 'redirection' : 'embarque';
   if (!browserFit()) return fail({ code: 'NAVIGATEUR_INCOMPATIBLE', message: TEXT.fr.unfit });
 
-  let session: SessionInfo;
+  // Only the request is guarded: fail() throws, and its error must not be taken for a network one.
+  let res: { status: number; body: SessionInfo & { code?: string; message?: string } };
   try {
-    const res = await api<SessionInfo & { code?: string; message?: string }>('GET', encodeURIComponent(options.session));
-    if (res.status === 410) return fail({ code: 'SESSION_EXPIREE', message: res.body.message ?? TEXT.fr.expired });
-    if (res.body.code === 'TOO_MANY_ATTEMPTS') return fail({ code: 'TENTATIVES_EPUISEES', message: TEXT.fr.tooManyAttempts });
-    if (res.status !== 200) return fail({ code: 'SESSION_INCONNUE', message: res.body.message ?? TEXT.fr.unknown });
-    session = res.body;
+    res = await api<SessionInfo & { code?: string; message?: string }>('GET', encodeURIComponent(options.session));
   } catch {
     return fail({ code: 'RESEAU', message: TEXT.fr.network });
   }
+  if (res.status === 410) return fail({ code: 'SESSION_EXPIREE', message: res.body.message ?? TEXT.fr.expired });
+  if (res.body.code === 'TOO_MANY_ATTEMPTS') return fail({ code: 'TENTATIVES_EPUISEES', message: TEXT.fr.tooManyAttempts });
+  if (res.status !== 200) return fail({ code: 'SESSION_INCONNUE', message: res.body.message ?? TEXT.fr.unknown });
+  const session: SessionInfo = res.body;
   const lang: Lang = langOf(session.locale);
   const t = TEXT[lang];
   if (session.mode === 'live') return mountLiveWidget(options, session, container, lang, defi3ds, fail);
@@ -321,16 +322,16 @@ async function mountLiveWidget(
   options: MountOptions, session: SessionInfo, container: HTMLElement, lang: Lang, defi3ds: Defi3ds, fail: (err: MotuError) => never,
 ): Promise<Controller> {
   const t = TEXT[lang];
-  let entry: WidgetEntry;
+  let res: { status: number; body: WidgetEntry & { code?: string; message?: string } };
   try {
-    const res = await api<WidgetEntry & { code?: string; message?: string }>('POST', `${encodeURIComponent(session.id)}/widget`);
-    if (res.status === 410) return fail({ code: 'SESSION_EXPIREE', message: res.body.message ?? t.expired });
-    if (res.body.code === 'TOO_MANY_ATTEMPTS') return fail({ code: 'TENTATIVES_EPUISEES', message: t.tooManyAttempts });
-    if (res.status !== 201 || !res.body.token) return fail({ code: 'CHARGEMENT_IMPOSSIBLE', message: res.body.message ?? t.network });
-    entry = res.body;
+    res = await api<WidgetEntry & { code?: string; message?: string }>('POST', `${encodeURIComponent(session.id)}/widget`);
   } catch {
     return fail({ code: 'RESEAU', message: t.network });
   }
+  if (res.status === 410) return fail({ code: 'SESSION_EXPIREE', message: res.body.message ?? t.expired });
+  if (res.body.code === 'TOO_MANY_ATTEMPTS') return fail({ code: 'TENTATIVES_EPUISEES', message: t.tooManyAttempts });
+  if (res.status !== 201 || !res.body.token) return fail({ code: 'CHARGEMENT_IMPOSSIBLE', message: res.body.message ?? t.network });
+  const entry: WidgetEntry = res.body;
   const callback = `motuWidgetDone_${randomChannel()}`;
   const host = el('div', { class: 'motu-widget', 'data-intent': session.intent });
   const widget = el('div', {
