@@ -19,6 +19,7 @@ import { mailQueueDepth } from './mail/queue-depth.js';
 import { ErrorSchema } from './http/schemas.js';
 import { validatorCompiler } from './http/validation.js';
 import { adminDocumentOptions, merchantDocumentOptions } from './http/openapi.js';
+import { docsUiOptions } from './http/openapi-ui.js';
 import { lazyChildLoggerFactory, requestLogLine } from './http/logger.js';
 import { AppError } from './shared/errors.js';
 import { sealStoredWebhookSecrets, secretBoxFor } from './shared/secret-box.js';
@@ -110,7 +111,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   // The merchant document (/api/v1/openapi.json, /docs) and the admin one (/admin/v1/openapi.json): src/http/openapi.ts.
   await app.register(swagger, merchantDocumentOptions(config.publicUrl));
   await app.register(swagger, adminDocumentOptions(config.publicUrl));
-  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+  await app.register(swaggerUi, docsUiOptions());
 
   const metrics = registerMetrics(app, { token: config.metricsToken, port: config.metricsPort, host: config.host });
   const secretBox = secretBoxFor(config);

@@ -182,6 +182,10 @@ describe('OpenAPI documents', () => {
         for (const [name, property] of Object.entries((node.properties ?? {}) as Record<string, Json>)) {
           if (property.$ref || where.endsWith('.delivery')) continue;
           const array = property.type === 'array' && scalar(property.items);
+          const freeObject = [property, ...(property.anyOf ?? []), property.items ?? {}].some((s: Json) => s.type === 'object' && !s.properties);
+          if (freeObject && property.examples === undefined && !PAYLOADS.definitions[/schemas\.([A-Za-z]+)/.exec(where)?.[1] ?? '']) {
+            missingExample.push(`${where}.${name} (free JSON)`);
+          }
           if (!scalar(property) && !array) continue;
           const enumerated = hasEnum(property) || (array && hasEnum(property.items));
           const open = OPEN_STRINGS.some((pattern) => pattern.test(`${where}.${name}`));

@@ -76,3 +76,25 @@ export const EXAMPLES: Readonly<Record<string, unknown>> = {
 export const TEXT_EXAMPLES: Readonly<Record<string, unknown>> = {
   amount: '45.00', startingAfter: '2026-04-01T00:00:00.000Z',
 };
+
+/** Free JSON objects, by property name: what they hold in a real answer. */
+export const OBJECT_EXAMPLES: Readonly<Record<string, unknown>> = {
+  details: { field: 'order.amount' },
+  order: { reference: 'ORDER-2026-0042', amount: 4500, currency: 'EUR', items: [{ product: 'Monoï de Tahiti 100 ml', unitPrice: 1500, quantity: 3 }] },
+  privateData: { cartId: 'cart-77', channel: 'web' },
+  metadata: { crmSegment: 'gold', newsletter: true },
+  platformConfig: { channel: 'odoo', shopId: '42' },
+  address: { line1: '12 rue du Général de Gaulle', city: 'Papeete', postalCode: '98714', country: 'PF' },
+  settlement: {
+    capturedAmount: 4500, mobupayCommission: 131, netAmount: 4369, currency: 'EUR', settled: false,
+    detailedFees: [{ id: 'spirit_commission', label: 'Commission Motu', totalAmount: 131, totalAmountEur: 131 }],
+  },
+  refunds: [{ id: exampleId('re'), object: 'refund', status: 'succeeded', amount: 1500, currency: 'EUR', createdAt: LATER }],
+  data: { paymentId: exampleId('pay'), status: 'captured', reference: 'SPR-7Q3KX2M9TBZ4WD6A', amount: 4500, currency: 'EUR' },
+  invoicing: { enabled: true, send: true },
+};
+
+/** Examples of a field inside a given object (`object.field`). */
+export const IN_CONTEXT_EXAMPLES: Readonly<Record<string, unknown>> = {
+  'order.reference': 'ORDER-2026-0042', 'store.name': 'Fare Ute Papeete', 'store.code': 'papeete-shop',
+};

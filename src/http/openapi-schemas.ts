@@ -11,7 +11,7 @@ import type { EndpointKind } from '../modules/webhooks/endpoints.table.js';
 import type { AcquirerAuthorizationsTable } from '../acquirer/acquirer.table.js';
 import type { PayoutStatus } from '../modules/payouts/payouts.table.js';
 import { EVENT_TYPES } from '../events/payloads.js';
-import { EXAMPLES, TEXT_EXAMPLES, exampleId } from './openapi-examples.js';
+import { EXAMPLES, IN_CONTEXT_EXAMPLES, OBJECT_EXAMPLES, TEXT_EXAMPLES, exampleId } from './openapi-examples.js';
 import { webhooksSection as webhooks } from './openapi-webhooks.js';
 
 type Json = Record<string, unknown>;
@@ -219,15 +219,21 @@ function exampleFor(choices: unknown[], schema: Json): unknown {
   return choices.find((choice) => fits(choice, schema));
 }
 
+/** An object of free keys (JSON kept as given): its example is a whole object. */
+function isFreeObject(schema: Json): boolean {
+  const free = (s: Json) => s.type === 'object' && !s.properties;
+  return free(schema) || (Array.isArray(schema.anyOf) && (schema.anyOf as Json[]).some(free)) || (schema.type === 'array' && free((schema.items ?? {}) as Json));
+}
+
 function isScalar(schema: Json): boolean {
   const t = schema.type;
   return t === 'string' || t === 'integer' || t === 'number' || (Array.isArray(schema.anyOf) && (schema.anyOf as Json[]).some((b) => b.type === 'string' || b.type === 'integer'));
 }
 
 /** Gives each property without an example the example of its name (the id of its object for `id`). */
-function addExamples(node: unknown, id: string | undefined): void {
+function addExamples(node: unknown, id: string | undefined, parent = ''): void {
   if (Array.isArray(node)) {
-    for (const item of node) addExamples(item, id);
+    for (const item of node) addExamples(item, id, parent);
     return;
   }
   if (!node || typeof node !== 'object') return;
@@ -236,18 +242,23 @@ function addExamples(node: unknown, id: string | undefined): void {
   const properties = schema.properties as Record<string, Json> | undefined;
   for (const [name, property] of Object.entries(properties ?? {})) {
     if (property.$ref || property.examples !== undefined || property.example !== undefined || property.const !== undefined) continue;
+    if (isFreeObject(property) && OBJECT_EXAMPLES[name] !== undefined) {
+      property.examples = [OBJECT_EXAMPLES[name]];
+      continue;
+    }
     const scalarArray = property.type === 'array' && isScalar((property.items ?? {}) as Json);
     if (!isScalar(property) && !scalarArray) continue;
     if (hasEnum(property) || (scalarArray && hasEnum(property.items as Json))) continue;
-    const example = exampleFor(name === 'id' && id ? [id] : candidates(name), property);
+    const contextual = IN_CONTEXT_EXAMPLES[`${parent}.${name}`];
+    const example = exampleFor(name === 'id' && id ? [id] : contextual !== undefined ? [contextual] : candidates(name), property);
     if (example !== undefined) property.examples = [example];
   }
   for (const [key, value] of Object.entries(schema)) {
     if (key === 'examples' || key === 'example') continue;
     if (key === 'properties') {
-      for (const [name, property] of Object.entries(value as Record<string, Json>)) addExamples(property, NESTED_IDS[name]);
+      for (const [name, property] of Object.entries(value as Record<string, Json>)) addExamples(property, NESTED_IDS[name], name);
     } else {
-      addExamples(value, id);
+      addExamples(value, id, key === 'anyOf' || key === 'items' ? parent : '');
     }
   }
 }
