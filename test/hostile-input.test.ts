@@ -38,8 +38,11 @@ const RUNS = Number(process.env.HOSTILE_RUNS ?? 150);
 async function operations(t: TestApp): Promise<Operation[]> {
   const res = await t.api(undefined, 'GET', '/api/v1/openapi.json');
   assert.equal(res.status, 200);
+  // The admin API has its own document.
+  const admin = await t.admin('GET', '/admin/v1/openapi.json');
+  assert.equal(admin.status, 200);
   const ops: Operation[] = [];
-  for (const [path, methods] of Object.entries<Record<string, any>>(res.body.paths)) {
+  for (const [path, methods] of Object.entries<Record<string, any>>({ ...res.body.paths, ...admin.body.paths })) {
     for (const [method, op] of Object.entries<any>(methods)) {
       if (NOT_FUZZED.has(`${method.toUpperCase()} ${path}`)) continue;
       const schema = op.requestBody?.content?.['application/json']?.schema;
