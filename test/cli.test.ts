@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { verifyWebhook } from '../src/events/verify.js';
@@ -146,6 +147,31 @@ describe('motu, the process', () => {
     assert.deepEqual(heavy, []);
   });
 });
+
+/** A TCP relay from 127.0.0.1:port to 127.0.0.1:target; close() cuts every connection and stops listening. */
+async function relayTo(port: number, target: number): Promise<{ close(): Promise<void> }> {
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((client) => {
+    const upstream = net.connect(target, '127.0.0.1');
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('error', () => {});
+      s.on('close', () => {
+        client.destroy();
+        upstream.destroy();
+        sockets.delete(s);
+      });
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  return {
+    close: () => new Promise<void>((resolve) => {
+      for (const s of sockets) s.destroy();
+      server.close(() => resolve());
+    }),
+  };
+}
 
 /** main() in-process, with the app's database in the environment; its output parsed as the JSON it is. */
 async function motu(env: Record<string, string | undefined>, ...argv: string[]): Promise<{ code: number; out: any; text: string }> {
@@ -357,6 +383,45 @@ eachDatabase('motu commands', (dialect) => {
       abort.abort();
       await running;
     }
+  });
+
+  it('listen: reconnects after the server goes away and forwards what was recorded meanwhile, nothing twice', async () => {
+    const merchant = await createMerchant(t, 'Reconnecting');
+    // A TCP relay in front of the app: closing it is the server going away for `listen`, reopening it is the server back.
+    const port = await freePort();
+    const target = Number(new URL(suite.baseUrl).port);
+    const relay = () => relayTo(port, target);
+    let up = await relay();
+    const lines: string[] = [];
+    const abort = new AbortController();
+    const running = listen({ apiUrl: `http://127.0.0.1:${port}`, secretKey: merchant.testKey, forwardTo: rx.url('/reconnect'), print: (l) => lines.push(l), signal: abort.signal });
+    try {
+      await eventually('motu listen prints Ready', () => lines.some((l) => l.startsWith('Ready')), 10_000, 10);
+      await sleep(300);
+      await t.api(merchant.testKey, 'POST', '/api/v1/customers', { name: 'Before the cut' });
+      await rx.waitFor(() => rx.for('/reconnect').length === 1, 10_000, 'the first event');
+      await up.close();
+      await eventually('the interruption line', () => lines.some((l) => /^Stream interrupted \(.+\); reconnecting…$/.test(l)), 5000, 10);
+      await t.api(merchant.testKey, 'POST', '/api/v1/customers', { name: 'While away' });
+      up = await relay();
+      await rx.waitFor(() => rx.for('/reconnect').length >= 2, 10_000, 'the event recorded while away');
+      await sleep(1500);
+      assert.deepEqual(rx.for('/reconnect').map((r) => r.body.data.name), ['Before the cut', 'While away'], 'each once');
+    } finally {
+      abort.abort();
+      await running;
+      await up.close();
+    }
+  });
+
+  it('events resend of an event that was never sent: the hint says to name an endpoint', async () => {
+    const merchant = await createMerchant(t, 'No endpoint');
+    const customer = await t.api(merchant.testKey, 'POST', '/api/v1/customers', { name: 'Nobody listens' });
+    const event = (await t.api(merchant.testKey, 'GET', '/api/v1/events?type=customer.created')).body.data.find((e: any) => e.data.id === customer.body.id);
+    const resent = await run('events', 'resend', event.id);
+    assert.equal(resent.code, 1);
+    assert.equal(resent.out.code, 'BUSINESS_RULE_VIOLATION');
+    assert.match(resent.out.hint, /register an endpoint .* then run `motu events resend ID --endpoint we_…`/);
   });
 
   it('listen through the command line: a wrong key, a live key and an unknown --events type are JSON with a hint', async () => {

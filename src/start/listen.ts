@@ -9,7 +9,7 @@ import { EVENT_TYPES } from '../events/payloads.js';
 import { signatureHeaders } from '../events/signer.js';
 import { postWebhook } from '../events/transport.js';
 import { CliError, usageError } from './cli/errors.js';
-import { apiCall, requireTestKey, unreachable, httpError, type ApiTarget } from './cli/http.js';
+import { apiCall, httpError, reasonOf, requireTestKey, type ApiTarget } from './cli/http.js';
 
 export interface ListenOptions {
   apiUrl: string;
@@ -80,7 +80,10 @@ export async function listen(options: ListenOptions): Promise<void> {
   const poll = setInterval(() => void refreshOnce(), options.secretPollMs ?? 2000);
   poll.unref();
 
+  // The stream resumes at the instant of the last event read (`?since=`, inclusive): the ids already forwarded at that
+  // instant are skipped, so a reconnection forwards nothing twice.
   let since: string | undefined;
+  const forwardedAtSince = new Set<string>();
   try {
     while (!signal?.aborted) {
       try {
@@ -100,7 +103,10 @@ export async function listen(options: ListenOptions): Promise<void> {
             const data = message.split('\n').find((l) => l.startsWith('data: '))?.slice(6);
             if (!data) continue;
             const event = JSON.parse(data) as { id: string; type: string; createdAt: string };
+            if (event.createdAt === since && forwardedAtSince.has(event.id)) continue;
+            if (event.createdAt !== since) forwardedAtSince.clear();
             since = event.createdAt;
+            forwardedAtSince.add(event.id);
             if (!matchesFilters(event.type, options.events)) continue;
             if (Date.now() - readAt > SECRET_MAX_AGE_MS) await refreshOnce();
             const honoured = previous && previous.until > Date.now() ? previous.secret : null;
@@ -113,8 +119,7 @@ export async function listen(options: ListenOptions): Promise<void> {
       } catch (err) {
         if (signal?.aborted) break;
         if (err instanceof CliError) throw err;
-        const reason = err instanceof TypeError ? unreachable(apiUrl, err).message : err instanceof Error ? err.message : String(err);
-        print(`Stream interrupted (${reason}); reconnecting…`);
+        print(`Stream interrupted (${reasonOf(err)}); reconnecting…`);
         await new Promise((r) => setTimeout(r, 1000));
       }
     }

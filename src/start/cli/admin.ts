@@ -17,9 +17,9 @@ import { XPF_CSV_HEADER, xpfCsvValues } from '../../modules/payouts/payouts.rout
 import { UserBody } from '../../modules/users/users.admin.routes.js';
 import { systemClock } from '../../shared/clock.js';
 import { csvLine } from '../../shared/csv.js';
-import { invalidField } from '../../shared/errors.js';
+import { AppError, invalidField } from '../../shared/errors.js';
 import { openMigrated } from '../bootstrap.js';
-import { databaseError, EXIT } from './errors.js';
+import { CliError, databaseError, EXIT } from './errors.js';
 import { bool, checked, int, jsonFlag, signedInt, type Flags } from './values.js';
 
 export interface AdminContext {
@@ -172,7 +172,18 @@ const HANDLERS: Record<string, Handler> = {
       type: str(f.type), limit: f.limit === undefined ? undefined : limitOf(f.limit), startingAfter: str(f.startingAfter), paymentId: str(f.payment),
     }));
   },
-  'events resend': async ({ services }, [id], f) => json(await services.events.resendByOperator(id!, { endpointId: str(f.endpoint) })),
+  'events resend': async ({ services }, [id], f) => {
+    try {
+      return json(await services.events.resendByOperator(id!, { endpointId: str(f.endpoint) }));
+    } catch (err) {
+      // Resending goes to the targets the event had; one that had none needs an endpoint named.
+      if (err instanceof AppError && err.code === 'BUSINESS_RULE_VIOLATION') {
+        throw new CliError(err.code, err.message, 'The event was never sent anywhere: register an endpoint (POST /api/v1/webhook-endpoints, or the back-office\'s '
+          + 'Developers page), then run `motu events resend ID --endpoint we_…`.', EXIT.failed, err.details);
+      }
+      throw err;
+    }
+  },
 };
 
 function limitOf(raw: unknown): number {

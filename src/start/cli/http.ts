@@ -23,7 +23,7 @@ export function requireTestKey(secretKey: string, command: string): void {
 }
 
 /** ECONNREFUSED and the like, else the innermost message (fetch says only "fetch failed"; its cause says why). */
-function why(err: unknown): string {
+export function reasonOf(err: unknown): string {
   const code = systemCode(err);
   if (code) return code;
   let e: unknown = err;
@@ -32,7 +32,7 @@ function why(err: unknown): string {
 }
 
 export function unreachable(apiUrl: string, err: unknown): CliError {
-  return new CliError('SERVER_UNREACHABLE', `Cannot reach Motu at ${apiUrl} (${why(err)})`,
+  return new CliError('SERVER_UNREACHABLE', `Cannot reach Motu at ${apiUrl} (${reasonOf(err)})`,
     'Start the server (`motu serve`, or `npm start`) or point --api-url (MOTU_URL) at it.');
 }
 

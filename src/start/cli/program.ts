@@ -94,8 +94,16 @@ export function buildProgram(ctx: RunContext): Command {
         throw new CliError('CONFIG_ERROR', `--role ${role} needs DATABASE_URL (PostgreSQL)`,
           'With the embedded SQLite database run one process with --role all; set DATABASE_URL to split the roles across processes.');
       }
-      const { serve } = await import('../server.js');
-      await serve(config, role as 'api' | 'worker' | 'all', ctx.print);
+      const [{ serve }, { systemCode }] = await Promise.all([import('../server.js'), import('./errors.js')]);
+      try {
+        await serve(config, role as 'api' | 'worker' | 'all', ctx.print);
+      } catch (err) {
+        if (systemCode(err) === 'EADDRINUSE' || systemCode(err) === 'EACCES') {
+          throw new CliError('PORT_UNAVAILABLE', `Cannot listen on ${config.host}:${config.port} (${systemCode(err)})`,
+            'Another process holds the port (a `motu serve` still shutting down?): stop it, or choose another with PORT (and HOST).');
+        }
+        throw err;
+      }
       ctx.code = -1;
     });
   program.command('migrate')
