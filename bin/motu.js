@@ -5,7 +5,12 @@ import { fileURLToPath } from 'node:url';
 
 const entry = new URL('../dist/start/main.js', import.meta.url);
 if (!existsSync(fileURLToPath(entry))) {
-  console.error('motu is not built yet: run `npm install` (or `npm run build`) in the project folder first.');
+  // Answered like every other failure of motu: JSON on stdout with what to do next (docs/cli.md).
+  console.log(JSON.stringify({
+    code: 'NOT_BUILT',
+    message: 'motu is not built yet (dist/start/main.js is missing)',
+    hint: 'Run `npm install` (or `npm run build`) in the project folder first.',
+  }, null, 2));
   process.exit(1);
 }
 await import(entry.href);
