@@ -1,11 +1,16 @@
 // bench/checkout-monext: the server side of a card payment, simulator against the Monext connector, in the same run
 // and on the same database: session created (merchant API), card entered (simulator: the token endpoint; Monext: a
 // widget session asked of Motu, the card "typed" in the fake Monext's widget in-process), authorized (the page's pay
-// call, MANUAL), captured (merchant API). The fake Monext (test/support/fake-monext.ts) listens on 127.0.0.1 and
-// answers at once, so the ratio measures what the connector costs Motu itself (its HTTP calls and database rows).
+// call, MANUAL), captured (merchant API). The fake Monext (test/support/fake-monext.ts) runs in its own process on
+// 127.0.0.1 and answers at once, so the ratio measures what the connector costs Motu itself (its HTTP calls and
+// database rows), not what Monext's own servers do; the cardholder's "typing" in the widget is an HTTP call to the
+// fake, as the widget's is.
 // No worker runs in either pass (a live notificationUrl must be a public https address: nothing is delivered here).
 // Goal (docs/live.md): Monext ≥ 0.9 × the simulator's payments per second.
 // Run: `node --import tsx bench/checkout-monext.bench.ts` (SQLite; also PostgreSQL when DATABASE_URL is set).
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import { buildApp } from '../src/app.js';
 import { parseConfig } from '../src/config.js';
 import type { Dialect } from '../src/db/database.js';
@@ -20,9 +25,19 @@ const SECONDS = Number(process.env.BENCH_CHECKOUT_SECONDS ?? process.env.BENCH_S
 const CONCURRENCY = Number(process.env.BENCH_CHECKOUT_CONCURRENCY ?? '16');
 const ADMIN = 'bench-admin-token-0123456789';
 
-async function runOn(dialect: Dialect): Promise<{ simulator: number; monext: number }> {
+/** The fake Monext in a child process (its own CPU, as Monext's servers are not Motu's): its URL, and a stop. */
+async function fakeMonextProcess(): Promise<{ url: string; stop(): void }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--fake-monext'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`the fake Monext exited (${code})`)));
+  });
+  return { url, stop: () => child.kill() };
+}
+
+async function runOn(dialect: Dialect): Promise<{ simulator: number; monext: number; simulatorCpuMs: number; monextCpuMs: number }> {
   const database = await freshDatabase(dialect);
-  const fake = await new FakeMonext().start();
+  const fake = await fakeMonextProcess();
   const config = parseConfig({
     MOTU_DATA_DIR: database.dataDir, DATABASE_URL: database.databaseUrl, LOG_LEVEL: 'silent', MOTU_ADMIN_TOKEN: ADMIN,
     MOTU_RATE_LIMIT_MAX: '10000000', MOTU_TOKENS_PER_MINUTE: '10000000', PORT: '0', MOTU_MONEXT_API_URL: fake.url,
@@ -43,13 +58,14 @@ async function runOn(dialect: Dialect): Promise<{ simulator: number; monext: num
     acquirer: 'monext', monext: { ...FAKE_MONEXT_CREDENTIALS, environment: 'homologation' },
   }, ADMIN);
 
-  const pass = async (live: boolean): Promise<number> => {
+  const pass = async (live: boolean): Promise<{ perSecond: number; cpuMs: number }> => {
     const key = live ? merchant.liveSecretKey : merchant.testSecretKey;
     let done = 0;
     let failures = 0;
     let n = 0;
     const stopAt = performance.now() + SECONDS * 1000;
     const started = performance.now();
+    const cpu = process.cpuUsage();
     const customer = async () => {
       while (performance.now() < stopAt) {
         const i = n++;
@@ -61,7 +77,8 @@ async function runOn(dialect: Dialect): Promise<{ simulator: number; monext: num
           let token: string;
           if (live) {
             token = (await call('POST', '/acquirer/v1/monext/sessions', { session: session.sessionId })).token;
-            fake.payInWidget(token, MONEXT_CARDS.visa);
+            const typed = await fetch(`${fake.url}/_widget/pay`, { method: 'POST', body: JSON.stringify({ token, pan: MONEXT_CARDS.visa }) });
+            if ((await typed.json() as { state: string }).state !== 'PAYMENT_SUCCESS') throw new Error('the widget refused the card');
           } else {
             token = (await call('POST', '/acquirer/v1/tokens', { mode: 'test', number: '4242424242424242', expMonth: 12, expYear: 2040, cvc: '123', session: session.sessionId })).token;
           }
@@ -77,22 +94,35 @@ async function runOn(dialect: Dialect): Promise<{ simulator: number; monext: num
     };
     await Promise.all(Array.from({ length: CONCURRENCY }, customer));
     if (failures > 0) console.error(`${live ? 'monext' : 'simulator'}: ${failures} failures`);
-    return done / ((performance.now() - started) / 1000);
+    const used = process.cpuUsage(cpu);
+    return { perSecond: done / ((performance.now() - started) / 1000), cpuMs: (used.user + used.system) / 1000 / Math.max(done, 1) };
   };
   // Warm both paths, then measure: simulator, Monext, simulator again (the first pass of a fresh database is slower).
-  await pass(false);
-  const simulatorA = await pass(false);
-  const monext = await pass(true);
-  const simulatorB = await pass(false);
+  // BENCH_ONLY=monext|simulator: one path alone (under `node --cpu-prof`, to compare where each spends its time).
+  const only = process.env.BENCH_ONLY;
+  const skipped = { perSecond: NaN, cpuMs: NaN };
+  await pass(only === 'monext');
+  const simulatorA = only === 'monext' ? skipped : await pass(false);
+  const monext = only === 'simulator' ? skipped : await pass(true);
+  const simulatorB = only === 'monext' ? skipped : await pass(false);
   await app.close();
-  await fake.stop();
+  fake.stop();
   await database.drop();
-  return { simulator: (simulatorA + simulatorB) / 2, monext };
+  return {
+    simulator: (simulatorA.perSecond + simulatorB.perSecond) / 2, monext: monext.perSecond,
+    simulatorCpuMs: (simulatorA.cpuMs + simulatorB.cpuMs) / 2, monextCpuMs: monext.cpuMs,
+  };
 }
 
-const dialects: Dialect[] = process.env.DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
-for (const dialect of dialects) {
-  const r = await runOn(dialect);
-  const ratio = r.monext / r.simulator;
-  console.log(`${dialect}: simulator ${r.simulator.toFixed(1)} payments/s, Monext (fake) ${r.monext.toFixed(1)} payments/s, ratio ${ratio.toFixed(2)} (goal ≥ 0.9)`);
+if (process.argv.includes('--fake-monext')) {
+  const fake = await new FakeMonext().start();
+  console.log(fake.url);
+} else {
+  const dialects: Dialect[] = process.env.DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+  for (const dialect of dialects) {
+    const r = await runOn(dialect);
+    const ratio = r.monext / r.simulator;
+    console.log(`${dialect}: simulator ${r.simulator.toFixed(1)} payments/s, Monext (fake) ${r.monext.toFixed(1)} payments/s, ratio ${ratio.toFixed(2)} (goal ≥ 0.9); `
+      + `CPU of this process per payment (Motu and the load generator): simulator ${r.simulatorCpuMs.toFixed(2)} ms, Monext ${r.monextCpuMs.toFixed(2)} ms`);
+  }
 }
