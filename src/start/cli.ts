@@ -49,7 +49,10 @@ export async function main(argv: string[], print: (line: string) => void = conso
       // (`motu help keys` ends as 'commander.help' with exit code 0; a group without its command, with 1.)
       const { code, exitCode } = err.error;
       if (code === 'commander.helpDisplayed' || code === 'commander.version' || (code === 'commander.help' && exitCode === 0)) return EXIT.ok;
-      print(JSON.stringify(usageBody(err.error, err.command), null, 2));
+      const body = usageBody(err.error, err.command);
+      // `motu help nosuch` ends as the top-level help shown for an error: name what was asked for.
+      if (argv[0] === 'help' && argv[1] && code === 'commander.help') body.message = `unknown command '${argv.slice(1).join(' ')}'`;
+      print(JSON.stringify(body, null, 2));
       return EXIT.usage;
     }
     const rendered = await renderError(err, ['motu', ctx.command].filter(Boolean).join(' '));
