@@ -130,8 +130,20 @@ export async function retryUnanswered(url: string, key: string, ledger: Ledger):
   return references;
 }
 
-/** One client's loop: session → token → pay (AUTO or MANUAL) → capture → two partial refunds, until told to stop. */
-export async function client(url: string, key: string, notifyUrl: string, ledger: Ledger, stop: () => boolean, n: string) {
+/** The card typed for a session: its token for the pay call, or null when it could not be had. */
+export type CardEntry = (url: string, key: string, sessionId: string) => Promise<string | null>;
+
+/** Test mode: the simulator's card fields (the token endpoint). */
+export const simulatorCard: CardEntry = async (url, key, sessionId) => {
+  const token = await call(url, 'POST', '/acquirer/v1/tokens', key, { mode: 'test', number: '4242424242424242', expMonth: 12, expYear: 2040, cvc: '123', session: sessionId });
+  return token.status === 201 ? token.body.token : null;
+};
+
+/**
+ * One client's loop: session → card entry → pay (AUTO or MANUAL) → capture → two partial refunds, until told to stop.
+ * `cardEntry`: the simulator's fields by default; a live run types the card in Monext's widget (test/chaos/live.ts).
+ */
+export async function client(url: string, key: string, notifyUrl: string, ledger: Ledger, stop: () => boolean, n: string, cardEntry: CardEntry = simulatorCard) {
   const post = async (idem: string, kind: 'session' | 'capture' | 'refund', route: string, body: unknown, paymentId?: string, reference?: string) => {
     const answer = await call(url, 'POST', route, key, body, { 'idempotency-key': idem });
     if (answer.status === 0 && !answer.refused) ledger.unanswered.set(idem, { route, body, paymentId, reference });
@@ -147,9 +159,9 @@ export async function client(url: string, key: string, notifyUrl: string, ledger
     const session = await post(`s-${n}-${i}`, 'session', '/api/v1/payments/sessions', sessionBody, undefined, `C${n}-${i}`);
     if (session.status === 0) await sleep(100); // the server is down: do not spin
     if (session.status !== 201) continue;
-    const token = await call(url, 'POST', '/acquirer/v1/tokens', key, { mode: 'test', number: '4242424242424242', expMonth: 12, expYear: 2040, cvc: '123', session: session.body.sessionId });
-    if (token.status !== 201) continue;
-    const paid = await call(url, 'POST', `/checkout/${session.body.sessionId}/pay`, key, { token: token.body.token });
+    const token = await cardEntry(url, key, session.body.sessionId);
+    if (token === null) continue;
+    const paid = await call(url, 'POST', `/checkout/${session.body.sessionId}/pay`, key, { token });
     if (paid.status !== 200) continue;
     const id = session.body.paymentId as string;
     if (manual) {
