@@ -2104,6 +2104,11 @@ export interface components {
             code: "VALIDATION_ERROR" | "ORDER_AMOUNT_MISMATCH" | "UNKNOWN_STORE" | "STORE_INACTIVE" | "STORE_KIND_MISMATCH" | "STORE_CONTRACT_INACTIVE" | "STORE_CONTRACT_CONFLICT" | "STORE_KEY_MISMATCH" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "TWO_FACTOR_REQUIRED" | "INVALID_TWO_FACTOR_CODE" | "CSRF_TOKEN_INVALID" | "PERMISSION_DENIED" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "ALREADY_EXISTS" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "SESSION_EXPIRED" | "BUSINESS_RULE_VIOLATION" | "PAYMENT_NOT_CAPTURABLE" | "PAYMENT_NOT_CANCELLABLE" | "PAYMENT_NOT_REFUNDABLE" | "REFUND_EXCEEDS_CAPTURED" | "INSUFFICIENT_BALANCE" | "NO_BANK_ACCOUNT" | "PAYOUT_NOT_CANCELLABLE" | "PAYOUT_NOT_PENDING" | "CLOCK_NOT_ADVANCEABLE" | "PAYMENT_DISPUTED" | "PAYMENT_NOT_DISPUTABLE" | "DISPUTE_EVIDENCE_SUBMITTED" | "DISPUTE_CLOSED" | "PAYMENT_METHOD_UNUSABLE" | "SUBSCRIPTION_CANCELLED" | "SUBSCRIPTION_NOT_PAST_DUE" | "INVOICING_INVOICE_FINALIZED" | "INVOICING_NOT_ACTIVATED" | "INVOICING_INVOICE_NOT_PAYABLE" | "INVOICING_AMOUNT_EXCEEDS_REMAINING" | "INVOICING_CREDIT_EXCEEDS_CREDITABLE" | "INVOICING_NOTHING_TO_REFUND" | "LAST_OWNER" | "RATE_LIMITED" | "ACCOUNT_LOCKED" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "ACQUIRER_NOT_CONFIGURED" | "OPERATOR_ACCOUNT_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE";
             /** @example No payment with id pay_4kQ7mZ2xR9tLbV3nC8wYhJ */
             message: string;
+            /**
+             * @example {
+             *       "field": "order.amount"
+             *     }
+             */
             details?: {
                 [key: string]: unknown;
             };
@@ -2236,6 +2241,20 @@ export interface components {
             reference: string;
             /** @example ORDER-2026-0042 */
             orderReference: string | null;
+            /**
+             * @example {
+             *       "reference": "ORDER-2026-0042",
+             *       "amount": 4500,
+             *       "currency": "EUR",
+             *       "items": [
+             *         {
+             *           "product": "Monoï de Tahiti 100 ml",
+             *           "unitPrice": 1500,
+             *           "quantity": 3
+             *         }
+             *       ]
+             *     }
+             */
             order: {
                 [key: string]: unknown;
             };
@@ -2294,6 +2313,12 @@ export interface components {
             cardBrand: string | null;
             /** @example 4242 */
             cardLast4: string | null;
+            /**
+             * @example {
+             *       "cartId": "cart-77",
+             *       "channel": "web"
+             *     }
+             */
             privateData: {
                 [key: string]: unknown;
             } | null;
@@ -2330,9 +2355,38 @@ export interface components {
                 /** @example 2026-03-14T09:26:53.000Z */
                 createdAt: string;
             }[];
+            /**
+             * @example [
+             *       {
+             *         "id": "re_9wPc3RtY6mKq2LxV8bNh4Z",
+             *         "object": "refund",
+             *         "status": "succeeded",
+             *         "amount": 1500,
+             *         "currency": "EUR",
+             *         "createdAt": "2026-03-14T09:41:12.000Z"
+             *       }
+             *     ]
+             */
             refunds?: {
                 [key: string]: unknown;
             }[];
+            /**
+             * @example {
+             *       "capturedAmount": 4500,
+             *       "mobupayCommission": 131,
+             *       "netAmount": 4369,
+             *       "currency": "EUR",
+             *       "settled": false,
+             *       "detailedFees": [
+             *         {
+             *           "id": "spirit_commission",
+             *           "label": "Commission Motu",
+             *           "totalAmount": 131,
+             *           "totalAmountEur": 131
+             *         }
+             *       ]
+             *     }
+             */
             settlement?: {
                 [key: string]: unknown;
             };
@@ -2383,9 +2437,23 @@ export interface components {
             name: string | null;
             /** @example +689 87 12 34 56 */
             phone: string | null;
+            /**
+             * @example {
+             *       "line1": "12 rue du Général de Gaulle",
+             *       "city": "Papeete",
+             *       "postalCode": "98714",
+             *       "country": "PF"
+             *     }
+             */
             address: {
                 [key: string]: unknown;
             } | null;
+            /**
+             * @example {
+             *       "crmSegment": "gold",
+             *       "newsletter": true
+             *     }
+             */
             metadata: {
                 [key: string]: unknown;
             } | null;
@@ -2407,9 +2475,23 @@ export interface components {
             name: string | null;
             /** @example +689 87 12 34 56 */
             phone: string | null;
+            /**
+             * @example {
+             *       "line1": "12 rue du Général de Gaulle",
+             *       "city": "Papeete",
+             *       "postalCode": "98714",
+             *       "country": "PF"
+             *     }
+             */
             address: {
                 [key: string]: unknown;
             } | null;
+            /**
+             * @example {
+             *       "crmSegment": "gold",
+             *       "newsletter": true
+             *     }
+             */
             metadata: {
                 [key: string]: unknown;
             } | null;
@@ -2543,6 +2625,15 @@ export interface components {
             type: "payment.authorized" | "payment.captured" | "payment.settled" | "payment.failed" | "payment.expired" | "payment.refunded" | "payment.partially_refunded" | "payment.cancelled" | "invoice.issued" | "invoice.sent" | "invoice.paid" | "invoice.partially_paid" | "invoice.overdue" | "invoice.disputed" | "invoice.credited" | "invoice.uncollectible" | "subscription.created" | "subscription.payment_succeeded" | "subscription.payment_failed" | "subscription.past_due" | "subscription.mandate_revoked" | "subscription.mandate_restored" | "subscription.cancelled" | "customer.created" | "customer.updated" | "payment_method.added" | "payment_method.removed" | "payout.created" | "payout.completed" | "payout.failed" | "dispute.created" | "dispute.updated" | "merchant.session.created" | "merchant.session.expired" | "merchant.session.cancelled" | "merchant.onboarding.updated" | "merchant.created" | "merchant.opened" | "merchant.rejected" | "merchant.linked" | "merchant.unlinked" | "agency.invitation.created" | "agency.invitation.expired" | "agency.invitation.cancelled" | "agency.client.onboarding.updated" | "agency.client.opened" | "agency.mandate.created" | "agency.mandate.updated" | "agency.mandate.revoked";
             /** @example 2026-03-14T09:26:53.000Z */
             createdAt: string;
+            /**
+             * @example {
+             *       "paymentId": "pay_2bN8sKe5TqLm9XvR3cWz7P",
+             *       "status": "captured",
+             *       "reference": "SPR-7Q3KX2M9TBZ4WD6A",
+             *       "amount": 4500,
+             *       "currency": "EUR"
+             *     }
+             */
             data: {
                 [key: string]: unknown;
             };
@@ -2831,9 +2922,21 @@ export interface components {
             description: string | null;
             /** @example sto_2bN8sKe5TqLm9XvR3cWz7P */
             storeId: string | null;
+            /**
+             * @example {
+             *       "enabled": true,
+             *       "send": true
+             *     }
+             */
             invoicing: {
                 [key: string]: unknown;
             } | null;
+            /**
+             * @example {
+             *       "cartId": "cart-77",
+             *       "channel": "web"
+             *     }
+             */
             privateData: {
                 [key: string]: unknown;
             } | null;
@@ -3941,7 +4044,13 @@ export interface operations {
                         /** @example Home */
                         label?: string;
                     };
-                    /** @description any JSON, at most 16 levels deep, 100 keys per object and 16384 bytes as JSON */
+                    /**
+                     * @description any JSON, at most 16 levels deep, 100 keys per object and 16384 bytes as JSON
+                     * @example {
+                     *       "crmSegment": "gold",
+                     *       "newsletter": true
+                     *     }
+                     */
                     metadata?: {
                         [key: string]: unknown;
                     };
@@ -4040,6 +4149,12 @@ export interface operations {
                         /** @example Home */
                         label?: string;
                     } | null;
+                    /**
+                     * @example {
+                     *       "crmSegment": "gold",
+                     *       "newsletter": true
+                     *     }
+                     */
                     metadata?: {
                         [key: string]: unknown;
                     } | null;
@@ -4093,7 +4208,7 @@ export interface operations {
                     order: {
                         /**
                          * @description the merchant's order reference
-                         * @example SPR-7Q3KX2M9TBZ4WD6A
+                         * @example ORDER-2026-0042
                          */
                         reference?: string;
                         /**
@@ -4153,7 +4268,13 @@ export interface operations {
                             /** @enum {unknown} */
                             type?: "PERCENTAGE";
                         };
-                        /** @description kept as given; at most 16 levels deep, 100 keys per object and 16384 bytes as JSON */
+                        /**
+                         * @description kept as given; at most 16 levels deep, 100 keys per object and 16384 bytes as JSON
+                         * @example {
+                         *       "channel": "odoo",
+                         *       "shopId": "42"
+                         *     }
+                         */
                         platformConfig?: {
                             [key: string]: unknown;
                         };
@@ -4300,7 +4421,13 @@ export interface operations {
                      * @example 86400
                      */
                     expiresIn?: number;
-                    /** @description any JSON, at most 16 levels deep, 100 keys per object and 16384 bytes as JSON */
+                    /**
+                     * @description any JSON, at most 16 levels deep, 100 keys per object and 16384 bytes as JSON
+                     * @example {
+                     *       "cartId": "cart-77",
+                     *       "channel": "web"
+                     *     }
+                     */
                     privateData?: {
                         [key: string]: unknown;
                     };
@@ -4384,7 +4511,7 @@ export interface operations {
                     order: {
                         /**
                          * @description the merchant's order reference
-                         * @example SPR-7Q3KX2M9TBZ4WD6A
+                         * @example ORDER-2026-0042
                          */
                         reference?: string;
                         /**
@@ -4444,7 +4571,13 @@ export interface operations {
                             /** @enum {unknown} */
                             type?: "PERCENTAGE";
                         };
-                        /** @description kept as given; at most 16 levels deep, 100 keys per object and 16384 bytes as JSON */
+                        /**
+                         * @description kept as given; at most 16 levels deep, 100 keys per object and 16384 bytes as JSON
+                         * @example {
+                         *       "channel": "odoo",
+                         *       "shopId": "42"
+                         *     }
+                         */
                         platformConfig?: {
                             [key: string]: unknown;
                         };
@@ -4591,7 +4724,13 @@ export interface operations {
                      * @example 86400
                      */
                     expiresIn?: number;
-                    /** @description any JSON, at most 16 levels deep, 100 keys per object and 16384 bytes as JSON */
+                    /**
+                     * @description any JSON, at most 16 levels deep, 100 keys per object and 16384 bytes as JSON
+                     * @example {
+                     *       "cartId": "cart-77",
+                     *       "channel": "web"
+                     *     }
+                     */
                     privateData?: {
                         [key: string]: unknown;
                     };
@@ -4717,7 +4856,7 @@ export interface operations {
                     order: {
                         /**
                          * @description the merchant's order reference
-                         * @example SPR-7Q3KX2M9TBZ4WD6A
+                         * @example ORDER-2026-0042
                          */
                         reference?: string;
                         /**
@@ -4777,7 +4916,13 @@ export interface operations {
                             /** @enum {unknown} */
                             type?: "PERCENTAGE";
                         };
-                        /** @description kept as given; at most 16 levels deep, 100 keys per object and 16384 bytes as JSON */
+                        /**
+                         * @description kept as given; at most 16 levels deep, 100 keys per object and 16384 bytes as JSON
+                         * @example {
+                         *       "channel": "odoo",
+                         *       "shopId": "42"
+                         *     }
+                         */
                         platformConfig?: {
                             [key: string]: unknown;
                         };
@@ -4886,7 +5031,13 @@ export interface operations {
                     merchantConfigId?: string;
                     /** @example https://shop.example.pf/webhooks/motu */
                     notificationUrl: string;
-                    /** @description any JSON, at most 16 levels deep, 100 keys per object and 16384 bytes as JSON */
+                    /**
+                     * @description any JSON, at most 16 levels deep, 100 keys per object and 16384 bytes as JSON
+                     * @example {
+                     *       "cartId": "cart-77",
+                     *       "channel": "web"
+                     *     }
+                     */
                     privateData?: {
                         [key: string]: unknown;
                     };
@@ -6871,7 +7022,13 @@ export interface operations {
                         /** @example 30 */
                         daysUntilDue?: number;
                     };
-                    /** @description any JSON, at most 16 levels deep, 100 keys per object and 16384 bytes as JSON */
+                    /**
+                     * @description any JSON, at most 16 levels deep, 100 keys per object and 16384 bytes as JSON
+                     * @example {
+                     *       "cartId": "cart-77",
+                     *       "channel": "web"
+                     *     }
+                     */
                     privateData?: {
                         [key: string]: unknown;
                     };
@@ -6954,7 +7111,13 @@ export interface operations {
                      *     ]
                      */
                     retrySchedule?: number[];
-                    /** @description any JSON, at most 16 levels deep, 100 keys per object and 16384 bytes as JSON */
+                    /**
+                     * @description any JSON, at most 16 levels deep, 100 keys per object and 16384 bytes as JSON
+                     * @example {
+                     *       "cartId": "cart-77",
+                     *       "channel": "web"
+                     *     }
+                     */
                     privateData?: {
                         [key: string]: unknown;
                     };
