@@ -59,6 +59,8 @@ export class FakeMonext {
   url = '';
   /** How long a "timeout" fault holds the answer (longer than the connector's timeout). */
   holdMs = 4000;
+  /** Benchmarks: the cardholder types this card the moment a widget session is made (no widget call to play). */
+  autoPay: string | null = null;
 
   /** `now`: Monext's clock (the dates of its transactions); a test app's ManualClock keeps them in its time. */
   constructor(private readonly now: () => Date = () => new Date()) {}
@@ -199,6 +201,7 @@ export class FakeMonext {
         capture: body.payment?.capture ?? 'AUTOMATIC', result: INPROGRESS, transactions: [], pendingCard: null,
         returnURL: body.returnURL, notificationURL: body.notificationURL ?? null, softDescriptor: body.payment?.softDescriptor ?? null,
       });
+      if (this.autoPay) this.payInWidget(sid, this.autoPay);
       return { status: 200, body: { result: ACCEPTED, sessionId: sid, redirectURL: `${this.url}/webpayment/${sid}` } };
     }
     if (method === 'GET' && (m = /^\/v1\/checkout\/payments\/sessions\/([^/]+)$/.exec(path))) {

@@ -5,6 +5,11 @@
 // - unknown: no answer in time, a network error, a 5xx, or a body that is not the JSON object promised. Monext may
 //   or may not have acted: MonextUnavailable is thrown, the caller records nothing final, and the recovery reads the
 //   state back from Monext later. Nothing of the request or the answer is logged: no access key, no card data.
+//
+// node:http(s) with a keep-alive agent, not fetch: a call costs Motu's event loop about a fifth of fetch's CPU
+// (bench/checkout-monext, docs/performance.md), and every live card payment makes three of them.
+import http from 'node:http';
+import https from 'node:https';
 import { AcquirerOutcomeUnknown } from '../acquirer.js';
 import { MONEXT_API_URLS, type MonextCredentials } from './monext.config.js';
 
@@ -45,28 +50,8 @@ export class MonextClient {
   }
 
   async call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<MonextAnswer> {
-    let res: Response;
-    try {
-      res = await fetch(`${this.base}${path}`, {
-        method,
-        headers: {
-          authorization: this.authorization, accept: 'application/json',
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        signal: AbortSignal.timeout(this.options.timeoutMs),
-        redirect: 'error',
-      });
-    } catch (err) {
-      const name = (err as Error).name;
-      throw new MonextUnavailable(name === 'TimeoutError' || name === 'AbortError' ? `no answer within ${this.options.timeoutMs} ms` : 'unreachable');
-    }
-    let text: string;
-    try {
-      text = await res.text();
-    } catch {
-      throw new MonextUnavailable('the answer was cut off');
-    }
+    const res = await this.send(method, path, body === undefined ? undefined : JSON.stringify(body));
+    const text = res.text;
     if (res.status >= 500) throw new MonextUnavailable(`HTTP ${res.status}`);
     let parsed: unknown;
     try {
@@ -89,7 +74,54 @@ export class MonextClient {
     }
     throw new MonextUnavailable(`HTTP ${res.status}`);
   }
+
+  /** One request and its whole answer; MonextUnavailable when no complete answer came in time. Redirects are not followed. */
+  private send(method: string, path: string, payload: string | undefined): Promise<{ status: number; text: string }> {
+    const url = new URL(`${this.base}${path}`);
+    const secure = url.protocol === 'https:';
+    const headers: Record<string, string> = { authorization: this.authorization, accept: 'application/json' };
+    if (payload !== undefined) {
+      headers['content-type'] = 'application/json';
+      headers['content-length'] = String(Buffer.byteLength(payload));
+    }
+    return new Promise((resolve, reject) => {
+      let settled = false;
+      const fail = (reason: string) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        request.destroy();
+        reject(new MonextUnavailable(reason));
+      };
+      const request = (secure ? https : http).request(url, { method, headers, agent: secure ? HTTPS_AGENT : HTTP_AGENT }, (response) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        response.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > MAX_ANSWER_BYTES) return fail('an answer larger than 1 MB');
+          chunks.push(chunk);
+        });
+        response.on('end', () => {
+          if (settled) return;
+          if (!response.complete) return fail('the answer was cut off');
+          settled = true;
+          clearTimeout(timer);
+          resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') });
+        });
+        response.on('aborted', () => fail('the answer was cut off'));
+        response.on('error', () => fail('the answer was cut off'));
+      });
+      const timer = setTimeout(() => fail(`no answer within ${this.options.timeoutMs} ms`), this.options.timeoutMs);
+      request.on('error', () => fail('unreachable'));
+      request.end(payload);
+    });
+  }
 }
+
+/** Connections to Monext are kept open between calls (TLS set up once per connection, not per call). */
+const HTTP_AGENT = new http.Agent({ keepAlive: true, maxSockets: 64 });
+const HTTPS_AGENT = new https.Agent({ keepAlive: true, maxSockets: 64 });
+const MAX_ANSWER_BYTES = 1024 * 1024;
 
 function str(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
