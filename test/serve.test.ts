@@ -79,6 +79,8 @@ function printed(output: string, label: string): string {
 eachDatabase('motu serve (child process)', (dialect) => {
   let d: TestDatabase;
   let running: Running | undefined;
+  /** The demo merchant's test key, printed by the first start. */
+  let demoKey = '';
   before(async () => {
     d = await freshDatabase(dialect, { migrate: false });
     await d.db.close(); // the child process owns the database
@@ -93,6 +95,7 @@ eachDatabase('motu serve (child process)', (dialect) => {
     const out = running.output();
     const adminToken = printed(out, 'Admin token');
     const key = printed(out, 'Demo test secret key');
+    demoKey = key;
     const webhookSecret = printed(out, 'Demo webhook secret');
     const storeId = printed(out, 'Demo store');
     assert.match(key, /^sk_test_[0-9A-Za-z]{32}$/);
@@ -154,10 +157,19 @@ eachDatabase('motu serve (child process)', (dialect) => {
     }
   });
 
-  it('prints the credentials only once: a second start on the same database shows none', async () => {
+  it('prints the credentials only once: a second start on the same database shows none; a connected event stream (motu listen) does not hold the shutdown', async () => {
     running = await startServe(d);
     assert.doesNotMatch(running.output(), /Admin token:|Demo test secret key:|Demo webhook secret:|sk_test_|whsec_|adm_/);
+    // What `motu listen` keeps open: the event stream. SIGTERM ends it, and the process stops as cleanly as without it.
+    const stream = await fetch(`${running.url}/api/v1/events/stream`, { headers: { authorization: `Bearer ${demoKey}` } });
+    assert.equal(stream.status, 200);
+    const reader = stream.body!.getReader();
+    await reader.read(); // the stream's first comment line: connected
+    const ended = (async () => { while (!(await reader.read()).done); return 'ended'; })().catch(() => 'ended');
     running.child.kill('SIGTERM');
+    assert.equal(await ended, 'ended');
+    assert.deepEqual(await stopped(running.child), { code: 0, signal: null });
+    assert.doesNotMatch(running.output(), /shutdown failed/);
     assert.equal((await stopped(running.child)).code, 0);
   });
 

@@ -16,6 +16,13 @@ const HEARTBEAT_MS = 15_000;
 
 export function eventStreamRoutes(events: EventsService, clock: Clock) {
   return async function routes(app: FastifyInstance): Promise<void> {
+    // A stream never ends by itself: on shutdown each is ended (its client reconnects to the next server), or a
+    // connected `motu listen` would hold the process until its hard stop.
+    const open = new Set<() => void>();
+    app.addHook('preClose', (done) => {
+      for (const end of open) end();
+      done();
+    });
     app.get<{ Querystring: Static<typeof StreamQuery> }>(
       '/events/stream',
       {
@@ -55,8 +62,13 @@ export function eventStreamRoutes(events: EventsService, clock: Clock) {
         const unsubscribe = onOutboxSignal(() => void pump());
         const poll = setInterval(() => void pump(), POLL_MS);
         const heartbeat = setInterval(() => res.write(': ping\n\n'), HEARTBEAT_MS);
+        const end = () => {
+          if (!closed) res.end();
+        };
+        open.add(end);
         request.raw.on('close', () => {
           closed = true;
+          open.delete(end);
           unsubscribe();
           clearInterval(poll);
           clearInterval(heartbeat);
