@@ -250,9 +250,13 @@ eachDatabase('motu serve (child process)', (dialect) => {
     assert.equal(migrate.code, 0);
     assert.deepEqual(JSON.parse(migrate.stdout), { migrated: [] });
 
+    // A configuration mistake is JSON too (docs/cli.md): the variable named, a hint, no stack anywhere.
     const badConfig = await runCli(d, ['migrate'], { PORT: 'eighty' });
     assert.equal(badConfig.code, 1);
-    assert.match(badConfig.stderr, /PORT/);
-    assert.doesNotMatch(badConfig.stderr, /\bat .+:\d+:\d+/, 'a configuration mistake prints no stack');
+    const configError = JSON.parse(badConfig.stdout);
+    assert.equal(configError.code, 'CONFIG_ERROR');
+    assert.match(configError.message, /PORT/);
+    assert.match(configError.hint, /PORT/);
+    assert.doesNotMatch(badConfig.stdout + badConfig.stderr, /\bat .+:\d+:\d+/, 'a configuration mistake prints no stack');
   });
 });
