@@ -3,6 +3,9 @@
 # database, the service answering /readyz, and a work tree as clean afterwards as it was cloned. Prints how long
 # `npm install` took (CI runs this; docs/performance.md, "Install", keeps the figures).
 set -euo pipefail
+# A new user's machine: the embedded database (no DATABASE_URL, which CI sets for the suite) and no MOTU_* settings.
+unset DATABASE_URL NODE_ENV
+for name in $(env | sed -n 's/^\(MOTU_[A-Z0-9_]*\)=.*/\1/p'); do unset "$name"; done
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 work="$(mktemp -d)"
 trap 'kill "${server:-0}" 2>/dev/null || true; rm -rf "$work"' EXIT
