@@ -430,16 +430,25 @@ export class MonextAcquirer implements Acquirer {
       .where('created_at', '>=', iso(addSeconds(input.to, -SETTLEMENT_LOOKBACK_SECONDS)))
       .where('created_at', '<=', iso(addSeconds(input.to, -delay)))
       .where((eb) => eb.or([
-        eb('captured_at', 'is not', null),
-        eb('checked_at', 'is', null),
-        eb('checked_at', '<=', iso(addSeconds(input.to, -recheck))),
+        // A capture already seen is read again only once it is due: nothing to ask Monext, nothing to write before.
+        eb('captured_at', '<=', iso(addSeconds(input.to, -delay))),
+        eb.and([eb('captured_at', 'is', null), eb('checked_at', 'is', null)]),
+        eb.and([eb('captured_at', 'is', null), eb('checked_at', '<=', iso(addSeconds(input.to, -recheck)))]),
       ]))
       .orderBy('created_at').limit(SETTLEMENT_BATCH).execute();
     for (const row of open) {
       let { captured_amount: capturedAmount, captured_at: capturedAt } = row;
       let closed = false;
       if (capturedAt === null) {
-        const details = await this.transactionDetails(row.transaction_id!);
+        // Monext not answering for one authorization leaves it for the next run; the others are reported now (their
+        // rows are marked as reported, so a line dropped here would never come back).
+        let details: TransactionDetails | null;
+        try {
+          details = await this.transactionDetails(row.transaction_id!);
+        } catch (err) {
+          if (err instanceof MonextUnavailable) continue;
+          throw err;
+        }
         const capture = details ? captureOf(details) : null;
         if (capture) ({ amount: capturedAmount, at: capturedAt } = capture);
         // Refused, cancelled, or an authorization past its life (Monext's are valid 7 days) that was never captured.
