@@ -5,7 +5,7 @@
 // The signing secret is printed at the start and read again every few seconds (and before an event when the last
 // read is older than a second): after a rotation the forwarded requests are signed with the new secret, the
 // previous one's V2 signature sent beside it as the delivery worker does, and a line says so.
-import { EVENT_TYPES } from '../events/payloads.js';
+import { EVENT_TYPES, filterMatches } from '../events/payloads.js';
 import { signatureHeaders } from '../events/signer.js';
 import { postWebhook } from '../events/transport.js';
 import { CliError, usageError } from './cli/errors.js';
@@ -39,11 +39,6 @@ export function checkEventFilters(filters: string[]): void {
     throw usageError(`--events: "${filter}" is not an event type, "prefix.*" or "*"`,
       near.length > 0 ? `Did you mean one of ${near.join(', ')} (or ${family}.*)?` : 'The event types are listed in docs/webhooks.md; `payment.*` takes every payment event.');
   }
-}
-
-export function matchesFilters(type: string, filters: string[] | undefined): boolean {
-  if (!filters || filters.length === 0) return true;
-  return filters.some((f) => f === '*' || f === type || (f.endsWith('.*') && type.startsWith(f.slice(0, -1))));
 }
 
 export async function listen(options: ListenOptions): Promise<void> {
@@ -107,7 +102,7 @@ export async function listen(options: ListenOptions): Promise<void> {
             if (event.createdAt !== since) forwardedAtSince.clear();
             since = event.createdAt;
             forwardedAtSince.add(event.id);
-            if (!matchesFilters(event.type, options.events)) continue;
+            if (options.events?.length && !filterMatches(options.events, event.type)) continue;
             if (Date.now() - readAt > SECRET_MAX_AGE_MS) await refreshOnce();
             const honoured = previous && previous.until > Date.now() ? previous.secret : null;
             const headers = signatureHeaders(data, { secret, previous: honoured }, Math.floor(Date.now() / 1000), event.id);
