@@ -10,6 +10,7 @@
 // Run: `node --import tsx bench/checkout-monext.bench.ts` (SQLite; also PostgreSQL when DATABASE_URL is set).
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from '../src/app.js';
 import { parseConfig } from '../src/config.js';
@@ -66,6 +67,7 @@ async function runOn(dialect: Dialect): Promise<{ simulator: number; monext: num
     const stopAt = performance.now() + SECONDS * 1000;
     const started = performance.now();
     const cpu = process.cpuUsage();
+    const elu = performance.eventLoopUtilization();
     const customer = async () => {
       while (performance.now() < stopAt) {
         const i = n++;
@@ -93,6 +95,8 @@ async function runOn(dialect: Dialect): Promise<{ simulator: number; monext: num
     await Promise.all(Array.from({ length: CONCURRENCY }, customer));
     if (failures > 0) console.error(`${live ? 'monext' : 'simulator'}: ${failures} failures`);
     const used = process.cpuUsage(cpu);
+    const busy = performance.eventLoopUtilization(elu).utilization;
+    if (process.env.BENCH_VERBOSE) console.error(`pass ${live ? 'monext' : 'simulator'}: ${done} payments, event loop busy ${(busy * 100).toFixed(0)} %`);
     return { perSecond: done / ((performance.now() - started) / 1000), cpuMs: (used.user + used.system) / 1000 / Math.max(done, 1) };
   };
   // Warm both paths, then measure: simulator, Monext, simulator again (the first pass of a fresh database is slower).

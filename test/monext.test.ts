@@ -235,6 +235,36 @@ eachDatabase('live payments through Monext', (dialect) => {
     assert.equal((await payment(created.body.paymentId)).status, 'transit');
   });
 
+  it("a payment's detail shows its attempts as Monext answered them, without calling Monext, and answers while Monext is down", async () => {
+    const declined = await widgetPayment({ card: MONEXT_CARDS.declined, amount: 7_000 });
+    const { paymentId } = await widgetPayment({ amount: 7_000 });
+    assert.equal((await t.api(m.liveKey, 'POST', `/api/v1/payments/${paymentId}/capture`, { amount: 5_000 })).status, 200);
+    assert.equal((await t.api(m.liveKey, 'POST', `/api/v1/payments/${paymentId}/refund`, { amount: 1_000 })).body.status, 'succeeded');
+    const before = fake.requests.length;
+    fake.unavailable = true;
+    try {
+      const res = await t.api(m.liveKey, 'GET', `/api/v1/payments/${paymentId}`);
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.equal(res.body.capturedAmount, 5_000);
+      assert.equal(res.body.refundedAmount, 1_000);
+      assert.equal(res.body.attempts.length, 1);
+      assert.equal(res.body.attempts[0].id, `${m.defaultContractId}.${await transactionOf(paymentId)}`);
+      assert.deepEqual({ ...res.body.attempts[0], id: undefined, createdAt: undefined }, {
+        id: undefined, createdAt: undefined, status: 'captured', amount: 7_000, currency: 'EUR', refusalCode: null, cardBrand: 'VISA', cardLast4: '0014', network: 'VISA',
+      });
+      const refused = await t.api(m.liveKey, 'GET', `/api/v1/payments/${declined.paymentId}`);
+      assert.equal(refused.status, 200, JSON.stringify(refused.body));
+      assert.deepEqual(refused.body.attempts.map((a: any) => [a.status, a.refusalCode, a.cardLast4]), [['refused', 'card_declined', '0002']]);
+      assert.equal(fake.requests.length, before, 'no call to Monext for a read');
+    } finally {
+      fake.unavailable = false;
+    }
+    // What recovery decides on is still Monext's own record: the same attempt, read from Monext.
+    const cancelled = await widgetPayment({ amount: 1_500 });
+    assert.equal((await t.api(m.liveKey, 'POST', `/api/v1/payments/${cancelled.paymentId}/cancel`)).body.status, 'cancelled');
+    assert.deepEqual((await payment(cancelled.paymentId)).attempts.map((a: any) => a.status), ['cancelled']);
+  });
+
   it('a capture whose answer is lost after Monext captured: 503, then recovered once from Monext', async () => {
     const { paymentId } = await widgetPayment({ amount: 4_000 });
     const tx = await transactionOf(paymentId);

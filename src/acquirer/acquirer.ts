@@ -191,8 +191,13 @@ export interface Acquirer {
   /** The refund made with this reference, or null when the acquirer never received it. */
   getRefund(mode: Mode, reference: string): Promise<RefundView | null>;
   getAuthorization(mode: Mode, authorizationId: string): Promise<AuthorizationView | null>;
-  /** Attempts made for one merchant reference (Motu payment id), oldest first. */
+  /** Attempts made for one merchant reference (Motu payment id), oldest first, as the acquirer has them now: what recovery decides on. */
   listAuthorizations(mode: Mode, merchantReference: string): Promise<AuthorizationView[]>;
+  /**
+   * The same attempts for display (a payment's detail, its timeline): an acquirer that keeps what it answered Motu
+   * answers from there without asking the acquirer again, and leaves out what it cannot tell now instead of failing.
+   */
+  listAttempts(mode: Mode, merchantReference: string): Promise<AuthorizationView[]>;
   /** Captures whose funds were settled in [from, to). */
   settlementReport(input: { mode: Mode; from: Date; to: Date }): Promise<SettlementLine[]>;
   /** Disputes the card schemes notified in [from, to): chargebacks and inquiries on captured payments. */

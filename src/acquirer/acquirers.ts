@@ -15,7 +15,7 @@ import type {
   OperationResult, RefundInput, RefundView, SettlementLine, TokenizeInput, TokenizeResult, VerifyOutcome,
 } from './acquirer.js';
 import { chooseNetwork } from './cards.js';
-import { MonextAcquirer, splitAuthorizationId, type CardEntry, type CardEntryInput, type WidgetRow } from './monext/monext.acquirer.js';
+import { attemptRows, MonextAcquirer, splitAuthorizationId, type AttemptRow, type CardEntry, type CardEntryInput, type WidgetRow } from './monext/monext.acquirer.js';
 import { openCredentials } from './monext/monext.config.js';
 import { MonextUnavailable } from './monext/monext.client.js';
 import { SimulatorAcquirer } from './simulator/simulator.js';
@@ -233,13 +233,32 @@ export class LiveRouter implements Acquirer {
     return connector ? connector.getAuthorization(mode, authorizationId) : null;
   }
 
-  async listAuthorizations(mode: Mode, merchantReference: string): Promise<AuthorizationView[]> {
+  listAuthorizations(mode: Mode, merchantReference: string): Promise<AuthorizationView[]> {
+    return this.eachContract(mode, merchantReference, (connector) => connector.listAuthorizations(mode, merchantReference));
+  }
+
+  /** Read in one query for every contract, each contract's rows then shown by its connector. */
+  async listAttempts(mode: Mode, merchantReference: string): Promise<AuthorizationView[]> {
+    const byContract = new Map<string, AttemptRow[]>();
+    for (const row of await attemptRows(this.db, mode, merchantReference)) {
+      byContract.set(row.contract_id, [...(byContract.get(row.contract_id) ?? []), row]);
+    }
+    const out: AuthorizationView[] = [];
+    for (const [contractId, rows] of byContract) {
+      const connector = await this.connectorOrNull(contractId);
+      if (connector) out.push(...await connector.listAttempts(mode, merchantReference, rows));
+    }
+    return out.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  }
+
+  /** `list` on the connector of every contract that holds attempts for the reference, oldest first. */
+  private async eachContract(mode: Mode, merchantReference: string, list: (connector: MonextAcquirer) => Promise<AuthorizationView[]>): Promise<AuthorizationView[]> {
     const contracts = await this.db.kysely.selectFrom('monext_authorizations').select('contract_id').distinct()
       .where('merchant_reference', '=', merchantReference).where('mode', '=', mode).execute();
     const out: AuthorizationView[] = [];
     for (const { contract_id } of contracts) {
       const connector = await this.connectorOrNull(contract_id);
-      if (connector) out.push(...await connector.listAuthorizations(mode, merchantReference));
+      if (connector) out.push(...await list(connector));
     }
     return out.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }

@@ -59,6 +59,8 @@ export class FakeMonext {
   url = '';
   /** How long a "timeout" fault holds the answer (longer than the connector's timeout). */
   holdMs = 4000;
+  /** Monext down: every API call answers 503 until set back (the widget's own files still load). */
+  unavailable = false;
   /** Benchmarks: the cardholder types this card the moment a widget session is made (no widget call to play). */
   autoPay: string | null = null;
 
@@ -171,6 +173,7 @@ export class FakeMonext {
       res.end(JSON.stringify({ state }));
       return;
     }
+    if (this.unavailable) return send(503, { title: 'Service Unavailable', detail: 'maintenance' });
     if (auth === 'bad') return send(401, { title: 'Unauthorized', detail: 'Full authentication is required to access this resource' });
     const key = `${req.method} ${path}`;
     const index = this.faults.findIndex((f) => f.match.test(key));

@@ -19,15 +19,15 @@ import { AppError } from '../../shared/errors.js';
 import { base62 } from '../../shared/ids.js';
 import type {
   Acquirer, AuthorizationOutcome, AuthorizationView, AuthorizeInput, CardBrand, CardInfo, CardNetwork, CardSource,
-  DisputeNotice, OperationResult, RefundInput, RefundView, SettlementLine, TokenizeInput, TokenizeResult, VerifyOutcome,
+  DisputeNotice, OperationResult, RefundInput, RefundView, RefusalCode, SettlementLine, TokenizeInput, TokenizeResult, VerifyOutcome,
 } from '../acquirer.js';
 import { REFUSAL_MESSAGES } from '../acquirer.js';
 import { chooseNetwork } from '../cards.js';
 import { BUYER_CANCELLED, PENDING_TITLES, refusalOf, USED_ORDER } from './monext.codes.js';
 import { MonextClient, MonextUnavailable, resultOf, type MonextAnswer, type MonextClientOptions } from './monext.client.js';
 import { MONEXT_WIDGET_URLS, type MonextCredentials } from './monext.config.js';
-import type { MonextAuthorizationsTable } from './monext.table.js';
-import type { Selectable } from 'kysely';
+import type { MonextAuthorizationsTable, MonextRefundsTable } from './monext.table.js';
+import { sql, type Selectable, type Updateable } from 'kysely';
 
 export interface CardEntryInput {
   mode: Mode;
@@ -121,11 +121,11 @@ export class MonextAcquirer implements Acquirer {
     const sessionId = answer.body.sessionId;
     if (typeof sessionId !== 'string' || !/^[A-Za-z0-9_-]{1,100}$/.test(sessionId)) throw new MonextUnavailable('a session without a usable sessionId');
     const now = iso(this.clock.now());
-    await this.db.kysely.insertInto('monext_authorizations').values({
+    await this.db.singleWrite((db) => db.insertInto('monext_authorizations').values({
       id: genId('mxa'), contract_id: this.contractId, mode: input.mode, merchant_reference: input.merchantReference, reference: sessionId,
       kind: 'session', amount: input.amount, currency: input.currency, transaction_id: verification ? `wallet:${walletId}` : null,
       wallet_id: walletId ?? null, state: 'created', created_at: now, updated_at: now,
-    }).execute();
+    }).execute());
     const override = this.clientOptions.widgetUrl?.replace(/\/+$/, '');
     const widget = override
       ? { script: `${override}/cdn/scripts/widget-min.js`, style: `${override}/cdn/styles/widget-min.css` }
@@ -175,8 +175,13 @@ export class MonextAcquirer implements Acquirer {
     }
     if (read.kind === 'cancelled') return { status: 'error', code: 'INVALID_TOKEN', message: "The cardholder left Monext's widget (02319)" };
     const authorizationId = `${this.contractId}.${read.transactionId}`;
-    await this.db.kysely.updateTable('monext_authorizations').set({ transaction_id: read.transactionId, state: read.kind, updated_at: iso(this.clock.now()) })
-      .where('contract_id', '=', this.contractId).where('reference', '=', token).execute();
+    const at = iso(this.clock.now());
+    // What Monext answered is kept with the attempt (the payment's detail lists it from here, no call).
+    await this.db.singleWrite((db) => db.updateTable('monext_authorizations').set({
+      transaction_id: read.transactionId, state: read.kind, updated_at: at, card: JSON.stringify(read.card ?? unknownCard()),
+      refusal_code: read.kind === 'refused' ? read.refusalCode : null,
+      ...(read.kind === 'authorized' && read.captured ? { captured_amount: sql<number>`amount`, captured_at: at } : {}),
+    }).where('contract_id', '=', this.contractId).where('reference', '=', token).execute());
     if (read.kind === 'refused') {
       return { status: 'refused', authorizationId, card: read.card, refusalCode: read.refusalCode, refusalMessage: REFUSAL_MESSAGES[read.refusalCode] };
     }
@@ -206,7 +211,7 @@ export class MonextAcquirer implements Acquirer {
       created_at: iso(now), updated_at: iso(now),
     };
     try {
-      await this.db.kysely.insertInto('monext_authorizations').values(intent).execute();
+      await this.db.singleWrite((db) => db.insertInto('monext_authorizations').values(intent).execute());
     } catch (err) {
       if (!this.db.isUniqueViolation(err)) throw err;
       const earlier = await this.db.kysely.selectFrom('monext_authorizations').selectAll()
@@ -222,8 +227,8 @@ export class MonextAcquirer implements Acquirer {
       // Its answer was lost. Monext's API finds a transaction by its id only, never by order reference, so the call is
       // never sent again: that could charge the card twice. Not an attempt Motu can see; the operator reconciles it
       // in Monext's back office (docs/live.md, "A lost answer of a merchant-initiated charge").
-      await this.db.kysely.updateTable('monext_authorizations').set({ state: 'unknown', updated_at: iso(now) })
-        .where('id', '=', earlier.id).where('transaction_id', 'is', null).execute();
+      await this.db.singleWrite((db) => db.updateTable('monext_authorizations').set({ state: 'unknown', updated_at: iso(now) })
+        .where('id', '=', earlier.id).where('transaction_id', 'is', null).execute());
       return {
         status: 'error', code: 'INVALID_TOKEN',
         message: `Monext's answer to the charge under ${reference} was lost; it is not sent again (no double charge): check Monext's back office for order ${input.merchantReference}`,
@@ -243,12 +248,14 @@ export class MonextAcquirer implements Acquirer {
     };
     const answer = await this.client.call('POST', '/v1/checkout/payments', body);
     const at = iso(this.clock.now());
+    const mine = (set: Updateable<MonextAuthorizationsTable>) => this.db.singleWrite((db) => db.updateTable('monext_authorizations').set({ ...set, updated_at: at })
+      .where('contract_id', '=', this.contractId).where('reference', '=', reference).execute());
     if (answer.kind === 'rejected') {
       if (answer.code === USED_ORDER) {
-        await this.db.kysely.updateTable('monext_authorizations').set({ state: 'unknown', updated_at: at }).where('contract_id', '=', this.contractId).where('reference', '=', reference).execute();
+        await mine({ state: 'unknown' });
         return { status: 'error', code: 'INVALID_TOKEN', message: `Monext already holds a transaction for order ${input.merchantReference} (01185)` };
       }
-      await this.db.kysely.updateTable('monext_authorizations').set({ state: 'refused', updated_at: at }).where('contract_id', '=', this.contractId).where('reference', '=', reference).execute();
+      await mine({ state: 'refused' });
       if (answer.status === 401 || answer.status === 403) throw rejectedError(answer);
       return {
         status: 'refused', authorizationId: `${this.contractId}.rejected.${reference}`, card: saved.card, refusalCode: 'processing_error',
@@ -259,17 +266,17 @@ export class MonextAcquirer implements Acquirer {
     const transaction = answer.body.transaction as Record<string, unknown> | undefined;
     const transactionId = typeof transaction?.id === 'string' && transaction.id !== '' ? transaction.id : null;
     if (!result || !transactionId) throw new MonextUnavailable('a payment answer without its result or transaction');
-    await this.db.kysely.updateTable('monext_authorizations').set({ transaction_id: transactionId, state: result.title === 'ACCEPTED' ? 'answered' : 'refused', updated_at: at })
-      .where('contract_id', '=', this.contractId).where('reference', '=', reference).execute();
+    const accepted = result.title === 'ACCEPTED';
+    const refused = result.title === 'REFUSED' || result.title === 'ERROR';
+    const code = refused ? refusalOf(result.code, result.title) : null;
+    // A status this connector does not know is not final: the transaction is kept, its outcome read back later.
+    await mine({
+      transaction_id: transactionId, state: accepted ? 'answered' : 'refused', card: accepted || refused ? JSON.stringify(saved.card) : null,
+      refusal_code: code, ...(accepted && input.capture ? { captured_amount: input.amount, captured_at: at } : {}),
+    });
     const authorizationId = `${this.contractId}.${transactionId}`;
-    if (result.title === 'ACCEPTED') {
-      return { status: 'authorized', authorizationId, card: saved.card, captured: Boolean(input.capture) };
-    }
-    if (result.title === 'REFUSED' || result.title === 'ERROR') {
-      const code = refusalOf(result.code, result.title);
-      return { status: 'refused', authorizationId, card: saved.card, refusalCode: code, refusalMessage: REFUSAL_MESSAGES[code] };
-    }
-    // A status this connector does not know: not final. The transaction is kept; its state is read back later.
+    if (accepted) return { status: 'authorized', authorizationId, card: saved.card, captured: Boolean(input.capture) };
+    if (code) return { status: 'refused', authorizationId, card: saved.card, refusalCode: code, refusalMessage: REFUSAL_MESSAGES[code] };
     throw new MonextUnavailable(`an unknown payment status ${JSON.stringify(result.title).slice(0, 40)}`);
   }
 
@@ -292,7 +299,10 @@ export class MonextAcquirer implements Acquirer {
     if (answer.kind === 'rejected') return { ok: false, reason: `${answer.title}${answer.code ? ` (${answer.code})` : ''}: ${answer.detail}`.slice(0, 300) };
     const result = resultOf(answer.body);
     if (!result) throw new MonextUnavailable(`a ${kind.slice(0, -1)} answer without its result`);
-    if (result.title === 'ACCEPTED') return { ok: true };
+    if (result.title === 'ACCEPTED') {
+      await this.noteOperation(parsed.transaction, kind === 'captures' ? { captured: Number(body.amount) } : { cancelled: true });
+      return { ok: true };
+    }
     if (result.title === 'REFUSED' || result.title === 'ERROR') return { ok: false, reason: `${result.title} ${result.code}${result.detail ? `: ${result.detail}` : ''}`.slice(0, 300) };
     throw new MonextUnavailable(`an unknown ${kind.slice(0, -1)} status`);
   }
@@ -303,18 +313,18 @@ export class MonextAcquirer implements Acquirer {
     if (!Number.isInteger(input.amount) || input.amount <= 0) return { ok: false, reason: 'amount must be a positive integer' };
     const now = this.clock.now();
     try {
-      await this.db.kysely.insertInto('monext_refunds').values({
+      await this.db.singleWrite((db) => db.insertInto('monext_refunds').values({
         reference: input.reference, contract_id: this.contractId, mode: input.mode, authorization_id: input.authorizationId,
         amount: input.amount, status: 'sent', transaction_id: null, reason: null, created_at: iso(now),
-      }).execute();
+      }).execute());
     } catch (err) {
       if (!this.db.isUniqueViolation(err)) throw err;
       const found = await this.getRefund(input.mode, input.reference);
       if (found) return found.status === 'succeeded' ? { ok: true } : { ok: false, reason: found.reason ?? 'refused' };
       // Never received by Monext (getRefund made sure, past the timeout): sent again, by one caller only.
       const row = await this.db.kysely.selectFrom('monext_refunds').selectAll().where('reference', '=', input.reference).executeTakeFirstOrThrow();
-      const retaken = await this.db.kysely.updateTable('monext_refunds').set({ created_at: iso(now) })
-        .where('reference', '=', input.reference).where('status', '=', 'sent').where('created_at', '=', row.created_at).executeTakeFirst();
+      const retaken = await this.db.singleWrite((db) => db.updateTable('monext_refunds').set({ created_at: iso(now) })
+        .where('reference', '=', input.reference).where('status', '=', 'sent').where('created_at', '=', row.created_at).executeTakeFirst());
       if (Number(retaken.numUpdatedRows) !== 1) throw new MonextUnavailable('another refund under the same reference is on its way');
     }
     const answer = await this.client.call('POST', `/v1/checkout/transactions/${encodeURIComponent(parsed.transaction)}/refunds`, {
@@ -324,9 +334,11 @@ export class MonextAcquirer implements Acquirer {
   }
 
   private async recordRefund(reference: string, answer: MonextAnswer): Promise<OperationResult> {
+    const record = (set: Updateable<MonextRefundsTable>) => this.db.singleWrite((db) => db.updateTable('monext_refunds').set(set)
+      .where('reference', '=', reference).where('status', '=', 'sent').execute());
     if (answer.kind === 'rejected') {
       const reason = `${answer.title}${answer.code ? ` (${answer.code})` : ''}: ${answer.detail}`.slice(0, 300);
-      await this.db.kysely.updateTable('monext_refunds').set({ status: 'refused', reason }).where('reference', '=', reference).where('status', '=', 'sent').execute();
+      await record({ status: 'refused', reason });
       return { ok: false, reason };
     }
     const result = resultOf(answer.body);
@@ -334,12 +346,12 @@ export class MonextAcquirer implements Acquirer {
     if (!result) throw new MonextUnavailable('a refund answer without its result');
     if (result.title === 'ACCEPTED') {
       const transactionId = typeof transaction?.id === 'string' ? transaction.id : null;
-      await this.db.kysely.updateTable('monext_refunds').set({ status: 'succeeded', transaction_id: transactionId }).where('reference', '=', reference).where('status', '=', 'sent').execute();
+      await record({ status: 'succeeded', transaction_id: transactionId });
       return { ok: true };
     }
     if (result.title === 'REFUSED' || result.title === 'ERROR') {
       const reason = `${result.title} ${result.code}${result.detail ? `: ${result.detail}` : ''}`.slice(0, 300);
-      await this.db.kysely.updateTable('monext_refunds').set({ status: 'refused', reason }).where('reference', '=', reference).where('status', '=', 'sent').execute();
+      await record({ status: 'refused', reason });
       return { ok: false, reason };
     }
     throw new MonextUnavailable('an unknown refund status');
@@ -374,27 +386,78 @@ export class MonextAcquirer implements Acquirer {
     return null;
   }
 
+  /** Monext's record of the authorization (a call); a capture or cancel found there that the attempt's row lacks is kept. */
   async getAuthorization(mode: Mode, authorizationId: string): Promise<AuthorizationView | null> {
     const parsed = splitAuthorizationId(authorizationId);
     if (!parsed?.transaction || parsed.contractId !== this.contractId) return null;
     const details = await this.transactionDetails(parsed.transaction);
     if (!details) return null;
-    return viewOf(authorizationId, details, mode);
+    const view = viewOf(authorizationId, details, mode);
+    if (view.status === 'captured' || view.status === 'cancelled') {
+      await this.noteOperation(parsed.transaction, view.status === 'captured' ? { captured: view.capturedAmount, at: view.capturedAt } : { cancelled: true });
+    }
+    return view;
   }
 
-  async listAuthorizations(mode: Mode, merchantReference: string): Promise<AuthorizationView[]> {
-    const rows = await this.db.kysely.selectFrom('monext_authorizations').selectAll()
-      .where('merchant_reference', '=', merchantReference).where('contract_id', '=', this.contractId).where('mode', '=', mode)
-      .orderBy('created_at').orderBy('id').execute();
+  /**
+   * A capture or cancel Monext accepted, kept with the attempt: a capture once (the first one's date), which the
+   * settlement then reports without reading the transaction back; a cancel as the attempt's state.
+   */
+  private async noteOperation(transactionId: string, what: { captured: number; at?: string | null } | { cancelled: true }): Promise<void> {
+    const at = iso(this.clock.now());
+    await this.db.singleWrite((db) => {
+      const q = db.updateTable('monext_authorizations').where('contract_id', '=', this.contractId).where('transaction_id', '=', transactionId);
+      return 'cancelled' in what
+        ? q.set({ state: 'cancelled', updated_at: at }).where('state', '!=', 'cancelled').execute()
+        : q.set({ captured_amount: what.captured, captured_at: what.at ?? at, updated_at: at }).where('captured_at', 'is', null).execute();
+    });
+  }
+
+  /**
+   * The attempts as Monext answered them to Motu, for a payment's detail: from the connector's rows, without a call.
+   * An attempt whose outcome Motu has not heard yet (a widget session not read, an answer lost) is read from Monext;
+   * when Monext cannot answer it is left out rather than failing the read.
+   */
+  async listAttempts(mode: Mode, merchantReference: string, read?: AttemptRow[]): Promise<AuthorizationView[]> {
+    const rows = read ?? await attemptRows(this.db, mode, merchantReference, this.contractId);
     const out: AuthorizationView[] = [];
     for (const row of rows) {
-      let transactionId = row.transaction_id && !row.transaction_id.startsWith('wallet:') ? row.transaction_id : null;
-      if (!transactionId && row.kind === 'session') {
-        const read = await this.readSession(row.reference).catch(() => null);
-        if (read && (read.kind === 'authorized' || read.kind === 'refused')) transactionId = read.transactionId;
+      if (row.card !== null && row.transaction_id !== null && !row.transaction_id.startsWith('wallet:')) {
+        out.push(attemptOf(`${this.contractId}.${row.transaction_id}`, row));
+        continue;
       }
-      if (!transactionId) continue;
-      const view = await this.getAuthorization(mode, `${this.contractId}.${transactionId}`);
+      try {
+        const view = await this.readAttempt(mode, row);
+        if (view) out.push(view);
+      } catch (err) {
+        if (!(err instanceof MonextUnavailable) && !(err instanceof AppError)) throw err;
+      }
+    }
+    return out;
+  }
+
+  private rowsOf(mode: Mode, merchantReference: string) {
+    return this.db.kysely.selectFrom('monext_authorizations').selectAll()
+      .where('merchant_reference', '=', merchantReference).where('contract_id', '=', this.contractId).where('mode', '=', mode)
+      .orderBy('created_at').orderBy('id').execute();
+  }
+
+  /** One attempt as Monext has it now (calls); null when Monext holds no transaction for it. */
+  private async readAttempt(mode: Mode, row: WidgetRow): Promise<AuthorizationView | null> {
+    let transactionId = row.transaction_id && !row.transaction_id.startsWith('wallet:') ? row.transaction_id : null;
+    if (!transactionId && row.kind === 'session') {
+      const read = await this.readSession(row.reference).catch(() => null);
+      if (read && (read.kind === 'authorized' || read.kind === 'refused')) transactionId = read.transactionId;
+    }
+    if (!transactionId) return null;
+    return this.getAuthorization(mode, `${this.contractId}.${transactionId}`);
+  }
+
+  /** Every attempt as Monext has it now (a call or two each): what recovery decides on. */
+  async listAuthorizations(mode: Mode, merchantReference: string): Promise<AuthorizationView[]> {
+    const out: AuthorizationView[] = [];
+    for (const row of await this.rowsOf(mode, merchantReference)) {
+      const view = await this.readAttempt(mode, row);
       if (view) out.push(view);
     }
     return out;
@@ -534,6 +597,19 @@ export class MonextAcquirer implements Acquirer {
 
 /** A widget session's row (monext_authorizations, kind 'session'). */
 export type WidgetRow = Selectable<MonextAuthorizationsTable>;
+/** An attempt's row with what was refunded of it (monext_refunds succeeded). */
+export type AttemptRow = WidgetRow & { refunded: number };
+
+/** The attempts kept for a merchant reference (of one contract, or all), oldest first, each with its refunds' sum: one query. */
+export async function attemptRows(db: Database, mode: Mode, merchantReference: string, contractId?: string): Promise<AttemptRow[]> {
+  let q = db.kysely.selectFrom('monext_authorizations as a').selectAll('a')
+    .select((eb) => eb.selectFrom('monext_refunds as r').select((r) => r.fn.sum<number | string>('r.amount').as('sum'))
+      .where('r.authorization_id', '=', sql<string>`a.contract_id || '.' || a.transaction_id`).where('r.status', '=', 'succeeded').as('refunded'))
+    .where('a.merchant_reference', '=', merchantReference).where('a.mode', '=', mode);
+  if (contractId) q = q.where('a.contract_id', '=', contractId);
+  const rows = await q.orderBy('a.created_at').orderBy('a.id').execute();
+  return rows.map((row) => ({ ...row, refunded: Number(row.refunded ?? 0) }));
+}
 
 type SessionRead =
   | { kind: 'pending'; card: CardInfo | null; redirectUrl: string | null }
@@ -584,6 +660,27 @@ function viewOf(authorizationId: string, d: TransactionDetails, _mode: Mode): Au
     refusalCode: status === 'refused' ? refusalOf(d.result.code, d.result.title) : null,
     createdAt: normalDate(d.date), capturedAt: capturedAtOnce ? normalDate(d.date) : captures[0] ? normalDate(captures[0].date) : null,
   };
+}
+
+/** An attempt from what Monext answered Motu (its row), as viewOf would show Monext's record of it. */
+function attemptOf(id: string, row: AttemptRow): AuthorizationView {
+  const card = parseCard(row.card) ?? unknownCard();
+  const capturedAmount = row.captured_at ? row.captured_amount ?? 0 : 0;
+  const status: AuthorizationView['status'] = row.state === 'refused' ? 'refused' : row.state === 'cancelled' ? 'cancelled' : capturedAmount > 0 ? 'captured' : 'authorized';
+  return {
+    id, merchantReference: row.merchant_reference, status, amount: row.amount, currency: row.currency, capturedAmount, refundedAmount: row.refunded, card,
+    refusalCode: status === 'refused' ? (row.refusal_code as RefusalCode | null) ?? 'processing_error' : null,
+    createdAt: row.created_at, capturedAt: capturedAmount > 0 ? row.captured_at : null,
+  };
+}
+
+function parseCard(json: string | null): CardInfo | null {
+  if (!json) return null;
+  try {
+    return JSON.parse(json) as CardInfo;
+  } catch {
+    return null;
+  }
 }
 
 function outcomeOfView(view: AuthorizationView): AuthorizationOutcome {

@@ -16,19 +16,26 @@ export interface MonextAuthorizationsTable {
   currency: string;
   /** Monext's transaction id; null while the call is on its way (or its answer was lost). */
   transaction_id: string | null;
-  /** 'sending' | 'answered' | 'refused' | 'unknown' (Monext refused a duplicate order: it has a transaction Motu cannot see). */
+  /**
+   * 'created' (a widget session not read yet) | 'sending' | 'answered' | 'authorized' | 'refused' | 'cancelled' (Motu's
+   * cancel accepted) | 'unknown' (Monext refused a duplicate order: it has a transaction Motu cannot see).
+   */
   state: string;
   created_at: string;
   updated_at: string;
   /** The Monext wallet the widget session registers the card in (a card registration, or a payment whose card may be saved). */
   wallet_id: string | null;
-  /** Settlement (migration 0035): the capture as Monext's transaction shows it, once seen. */
+  /** The capture: as Motu made it (Monext accepted it then), or as Monext's transaction shows it, once seen (settlement, migration 0035). */
   captured_amount: number | null;
   captured_at: string | null;
   /** The last read of a not yet captured authorization. */
   checked_at: string | null;
   /** When the connector reported the payment settled (or closed it without a capture: captured_amount 0). */
   settled_at: string | null;
+  /** The card as Monext described it, JSON of CardInfo (no number), once the attempt's outcome is known (migration 0036). */
+  card: string | null;
+  /** Motu's refusal code of a refused attempt. */
+  refusal_code: string | null;
 }
 
 export interface MonextRefundsTable {

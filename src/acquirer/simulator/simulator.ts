@@ -330,6 +330,11 @@ export class SimulatorAcquirer implements Acquirer {
     return out;
   }
 
+  /** The simulator's rows are its whole record: the same as listAuthorizations. */
+  listAttempts(mode: Mode, merchantReference: string): Promise<AuthorizationView[]> {
+    return this.listAuthorizations(mode, merchantReference);
+  }
+
   async settlementReport(input: { mode: Mode; from: Date; to: Date }): Promise<SettlementLine[]> {
     // A capture settles `settlementDelaySeconds` after it was made; on the card that settles at once, when it was made.
     const captured = (delay: number, atOnce: boolean) => this.db.kysely.selectFrom('acquirer_authorizations as a')

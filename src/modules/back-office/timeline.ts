@@ -24,7 +24,7 @@ export class TimelineService {
     const { payments, refunds, disputes, events, audit, acquirers } = this.deps;
     const payment = await payments.get(owner, paymentId);
     const [attempts, refundList, disputeList, eventList, auditEntries] = await Promise.all([
-      acquirers.forMode(owner.mode).listAuthorizations(owner.mode, paymentId).catch(() => []),
+      acquirers.forMode(owner.mode).listAttempts(owner.mode, paymentId).catch(() => []),
       refunds.listRefunds(owner, paymentId),
       disputes.list(owner, { paymentId, limit: 100 }),
       events.list(owner, { paymentId, limit: TIMELINE_EVENTS }),
