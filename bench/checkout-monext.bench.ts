@@ -22,9 +22,33 @@ import { secretBoxFor } from '../src/shared/secret-box.js';
 import { FAKE_MONEXT_CREDENTIALS, FakeMonext, MONEXT_CARDS } from '../test/support/fake-monext.js';
 import { freshDatabase } from '../test/support/harness.js';
 
-const SECONDS = Number(process.env.BENCH_CHECKOUT_SECONDS ?? process.env.BENCH_SECONDS ?? '8');
+const SECONDS = Number(process.env.BENCH_CHECKOUT_SECONDS ?? process.env.BENCH_SECONDS ?? '5');
 const CONCURRENCY = Number(process.env.BENCH_CHECKOUT_CONCURRENCY ?? '16');
 const ADMIN = 'bench-admin-token-0123456789';
+
+/**
+ * BENCH_PROFILE=<dir>: each pass's CPU profile of this process (V8's sampling profiler through node:inspector), written
+ * as <dir>/<path>-<pass>-<payments>.cpuprofile: per pass, so neither start-up nor the other path is in it
+ * (`node --import tsx bench/cpuprofile.ts <file>` summarises one).
+ */
+async function startProfile(): Promise<{ stop(name: string): Promise<void> } | null> {
+  const dir = process.env.BENCH_PROFILE;
+  if (!dir) return null;
+  const { Session } = await import('node:inspector/promises');
+  const { mkdirSync, writeFileSync } = await import('node:fs');
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  return {
+    async stop(name) {
+      const { profile } = await session.post('Profiler.stop');
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(`${dir}/${name}`, JSON.stringify(profile));
+      session.disconnect();
+    },
+  };
+}
 
 /** The fake Monext in a child process (its own CPU, as Monext's servers are not Motu's): its URL, and a stop. */
 async function fakeMonextProcess(): Promise<{ url: string; stop(): void }> {
@@ -36,7 +60,7 @@ async function fakeMonextProcess(): Promise<{ url: string; stop(): void }> {
   return { url, stop: () => child.kill() };
 }
 
-async function runOn(dialect: Dialect): Promise<{ simulator: number; monext: number; simulatorCpuMs: number; monextCpuMs: number }> {
+async function runOn(dialect: Dialect): Promise<{ simulator: number; monext: number; simulatorCpuMs: number; monextCpuMs: number; ratios: number[] }> {
   const database = await freshDatabase(dialect);
   const fake = await fakeMonextProcess();
   const config = parseConfig({
@@ -59,6 +83,7 @@ async function runOn(dialect: Dialect): Promise<{ simulator: number; monext: num
     acquirer: 'monext', monext: { ...FAKE_MONEXT_CREDENTIALS, environment: 'homologation' },
   }, ADMIN);
 
+  let passes = 0;
   const pass = async (live: boolean): Promise<{ perSecond: number; cpuMs: number }> => {
     const key = live ? merchant.liveSecretKey : merchant.testSecretKey;
     let done = 0;
@@ -66,6 +91,7 @@ async function runOn(dialect: Dialect): Promise<{ simulator: number; monext: num
     let n = 0;
     const stopAt = performance.now() + SECONDS * 1000;
     const started = performance.now();
+    const profiling = await startProfile();
     const cpu = process.cpuUsage();
     const elu = performance.eventLoopUtilization();
     const customer = async () => {
@@ -96,23 +122,36 @@ async function runOn(dialect: Dialect): Promise<{ simulator: number; monext: num
     if (failures > 0) console.error(`${live ? 'monext' : 'simulator'}: ${failures} failures`);
     const used = process.cpuUsage(cpu);
     const busy = performance.eventLoopUtilization(elu).utilization;
+    await profiling?.stop(`${live ? 'monext' : 'simulator'}-${++passes}-${done}.cpuprofile`);
     if (process.env.BENCH_VERBOSE) console.error(`pass ${live ? 'monext' : 'simulator'}: ${done} payments, event loop busy ${(busy * 100).toFixed(0)} %`);
     return { perSecond: done / ((performance.now() - started) / 1000), cpuMs: (used.user + used.system) / 1000 / Math.max(done, 1) };
   };
-  // Warm both paths, then measure: simulator, Monext, simulator again (the first pass of a fresh database is slower).
+  // Warm both paths, then measure in alternation: simulator, Monext, simulator, … (BENCH_ROUNDS Monext passes, each
+  // between two simulator passes). On a shared machine the speed of the host drifts by tens of per cent within a
+  // minute; each Monext pass is compared with the simulator passes just before and after it, and the median of those
+  // ratios is the result (docs/live.md, "Performance").
   // BENCH_ONLY=monext|simulator: one path alone (under `node --cpu-prof`, to compare where each spends its time).
   const only = process.env.BENCH_ONLY;
+  const rounds = Number(process.env.BENCH_ROUNDS ?? '3');
   const skipped = { perSecond: NaN, cpuMs: NaN };
   await pass(only === 'monext');
-  const simulatorA = only === 'monext' ? skipped : await pass(false);
-  const monext = only === 'simulator' ? skipped : await pass(true);
-  const simulatorB = only === 'monext' ? skipped : await pass(false);
+  if (only !== 'simulator') await pass(true);
+  const simulator = [only === 'monext' ? skipped : await pass(false)];
+  const monext: { perSecond: number; cpuMs: number }[] = [];
+  const ratios: number[] = [];
+  for (let round = 0; round < rounds; round++) {
+    monext.push(only === 'simulator' ? skipped : await pass(true));
+    simulator.push(only === 'monext' ? skipped : await pass(false));
+    ratios.push(monext[round]!.perSecond / ((simulator[round]!.perSecond + simulator[round + 1]!.perSecond) / 2));
+  }
   await app.close();
   fake.stop();
   await database.drop();
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   return {
-    simulator: (simulatorA.perSecond + simulatorB.perSecond) / 2, monext: monext.perSecond,
-    simulatorCpuMs: (simulatorA.cpuMs + simulatorB.cpuMs) / 2, monextCpuMs: monext.cpuMs,
+    simulator: mean(simulator.map((x) => x.perSecond)), monext: mean(monext.map((x) => x.perSecond)),
+    simulatorCpuMs: mean(simulator.map((x) => x.cpuMs)), monextCpuMs: mean(monext.map((x) => x.cpuMs)),
+    ratios: ratios.sort((a, b) => a - b),
   };
 }
 
@@ -124,8 +163,9 @@ if (process.argv.includes('--fake-monext')) {
   const dialects: Dialect[] = process.env.DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
   for (const dialect of dialects) {
     const r = await runOn(dialect);
-    const ratio = r.monext / r.simulator;
-    console.log(`${dialect}: simulator ${r.simulator.toFixed(1)} payments/s, Monext (fake) ${r.monext.toFixed(1)} payments/s, ratio ${ratio.toFixed(2)} (goal ≥ 0.9); `
+    const median = r.ratios[Math.floor(r.ratios.length / 2)]!;
+    console.log(`${dialect}: simulator ${r.simulator.toFixed(1)} payments/s, Monext (fake) ${r.monext.toFixed(1)} payments/s, `
+      + `ratio ${median.toFixed(2)} (median of ${r.ratios.map((x) => x.toFixed(2)).join(', ')}; goal ≥ 0.9); `
       + `CPU of this process per payment (Motu and the load generator): simulator ${r.simulatorCpuMs.toFixed(2)} ms, Monext ${r.monextCpuMs.toFixed(2)} ms`);
   }
 }
