@@ -158,6 +158,7 @@ async function runOn(dialect: Dialect): Promise<{ simulator: number; monext: num
 if (process.argv.includes('--fake-monext')) {
   const fake = await new FakeMonext().start();
   fake.autoPay = MONEXT_CARDS.visa;
+  fake.record = false;
   console.log(fake.url);
 } else {
   const dialects: Dialect[] = process.env.DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];

@@ -2,8 +2,21 @@
 // number, only one-time tokens, durable card references, and what the acquirer tells about a card
 // (brand, network, last four digits, expiry, fingerprint). The test-mode simulator implements it;
 // a live connector implements the same interface (see acquirers.ts for how one is chosen).
+import type { Database, Trx } from '../db/adapter.js';
 import type { Mode } from '../modules/merchants/merchants.table.js';
 import { AppError } from '../shared/errors.js';
+
+/**
+ * What a live connector keeps of an answer it gave (the attempt's outcome, a capture Monext accepted): written by the
+ * caller inside the transaction that records the same answer in Motu, so the two commit together and the connector
+ * adds no write of its own. A caller that records nothing in a transaction of its own writes it alone (`keepAlone`).
+ */
+export type Keep = (trx: Trx) => Promise<unknown>;
+
+/** Writes a connector's record alone, for a caller with no transaction of its own to put it in. */
+export async function keepAlone(db: Database, keep: Keep | undefined): Promise<void> {
+  if (keep) await db.transaction(keep);
+}
 
 /**
  * A live acquirer's answer is unknown (no answer in time, a 5xx, a body that cannot be read): the operation may or may
@@ -97,8 +110,8 @@ export interface AuthorizeInput {
 }
 
 export type AuthorizationOutcome =
-  | { status: 'authorized'; authorizationId: string; card: CardInfo; cardRef?: string; captured: boolean }
-  | { status: 'refused'; authorizationId: string; card: CardInfo | null; refusalCode: RefusalCode; refusalMessage: string }
+  | { status: 'authorized'; authorizationId: string; card: CardInfo; cardRef?: string; captured: boolean; keep?: Keep }
+  | { status: 'refused'; authorizationId: string; card: CardInfo | null; refusalCode: RefusalCode; refusalMessage: string; keep?: Keep }
   | { status: 'challenge'; authorizationId: string; card: CardInfo; challengeUrl: string }
   /** Not a refusal: no authorization was attempted (e.g. NAVIGATEUR_INCOMPATIBLE, token reused). */
   | { status: 'error'; code: AcquirerErrorCode; message: string };
@@ -112,6 +125,8 @@ export type VerifyOutcome =
 
 export interface OperationResult {
   ok: boolean;
+  /** A done capture: the connector's record of it (Keep). */
+  keep?: Keep;
   /** Why it was not done (not found, wrong state, amount too large). */
   reason?: string;
 }

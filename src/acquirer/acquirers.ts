@@ -14,6 +14,7 @@ import type {
   Acquirer, AuthorizationOutcome, AuthorizationView, AuthorizeInput, CardInfo, CardNetwork, CardSource, DisputeNotice,
   OperationResult, RefundInput, RefundView, SettlementLine, TokenizeInput, TokenizeResult, VerifyOutcome,
 } from './acquirer.js';
+import { keepAlone } from './acquirer.js';
 import { chooseNetwork } from './cards.js';
 import { attemptRows, MonextAcquirer, splitAuthorizationId, type AttemptRow, type CardEntry, type CardEntryInput, type WidgetRow } from './monext/monext.acquirer.js';
 import { openCredentials } from './monext/monext.config.js';
@@ -160,6 +161,7 @@ export class LiveRouter implements Acquirer {
       mode, source: { token }, amount: found.row.amount, currency: found.row.currency, merchantReference: found.row.merchant_reference,
     }, found.row);
     if (outcome.status !== 'authorized') return 'none';
+    await keepAlone(this.db, outcome.keep);
     if (outcome.authorizationId === keep) return 'kept';
     if (!outcome.captured) {
       const done = await found.connector.cancel({ mode, authorizationId: outcome.authorizationId });

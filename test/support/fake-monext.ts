@@ -59,6 +59,8 @@ export class FakeMonext {
   url = '';
   /** How long a "timeout" fault holds the answer (longer than the connector's timeout). */
   holdMs = 4000;
+  /** Benchmarks: false keeps no request (`requests` would grow by three per payment for the whole run). */
+  record = true;
   /** Monext down: every API call answers 503 until set back (the widget's own files still load). */
   unavailable = false;
   /** Benchmarks: the cardholder types this card the moment a widget session is made (no widget call to play). */
@@ -147,7 +149,7 @@ export class FakeMonext {
     const path = (req.url ?? '').split('?')[0]!;
     const expected = `Basic ${Buffer.from(`${FAKE_MONEXT_CREDENTIALS.merchantId}:${FAKE_MONEXT_CREDENTIALS.accessKey}`).toString('base64')}`;
     const auth = req.headers.authorization === expected ? 'ok' : 'bad';
-    this.requests.push({ method: req.method!, path, body, auth });
+    if (this.record) this.requests.push({ method: req.method!, path, body, auth });
     const send = (status: number, payload: unknown) => {
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(JSON.stringify(payload));

@@ -18,7 +18,7 @@ import { addSeconds, iso } from '../../shared/clock.js';
 import { AppError } from '../../shared/errors.js';
 import { base62 } from '../../shared/ids.js';
 import type {
-  Acquirer, AuthorizationOutcome, AuthorizationView, AuthorizeInput, CardBrand, CardInfo, CardNetwork, CardSource,
+  Acquirer, AuthorizationOutcome, AuthorizationView, AuthorizeInput, CardBrand, CardInfo, CardNetwork, CardSource, Keep,
   DisputeNotice, OperationResult, RefundInput, RefundView, RefusalCode, SettlementLine, TokenizeInput, TokenizeResult, VerifyOutcome,
 } from '../acquirer.js';
 import { REFUSAL_MESSAGES } from '../acquirer.js';
@@ -27,7 +27,9 @@ import { BUYER_CANCELLED, PENDING_TITLES, refusalOf, USED_ORDER } from './monext
 import { MonextClient, MonextUnavailable, resultOf, type MonextAnswer, type MonextClientOptions } from './monext.client.js';
 import { MONEXT_WIDGET_URLS, type MonextCredentials } from './monext.config.js';
 import type { MonextAuthorizationsTable, MonextRefundsTable } from './monext.table.js';
-import { sql, type Selectable, type Updateable } from 'kysely';
+import { sql, type Kysely, type Selectable, type Updateable } from 'kysely';
+import type { DB } from '../../db/schema.js';
+import type { Trx } from '../../db/adapter.js';
 
 export interface CardEntryInput {
   mode: Mode;
@@ -176,18 +178,19 @@ export class MonextAcquirer implements Acquirer {
     if (read.kind === 'cancelled') return { status: 'error', code: 'INVALID_TOKEN', message: "The cardholder left Monext's widget (02319)" };
     const authorizationId = `${this.contractId}.${read.transactionId}`;
     const at = iso(this.clock.now());
-    // What Monext answered is kept with the attempt (the payment's detail lists it from here, no call).
-    await this.db.singleWrite((db) => db.updateTable('monext_authorizations').set({
+    // What Monext answered is kept with the attempt (the payment's detail lists it from there, no call), in the
+    // transaction that records the outcome in Motu (Keep). Unrecorded, the attempt is read from Monext again.
+    const keep: Keep = (trx) => trx.updateTable('monext_authorizations').set({
       transaction_id: read.transactionId, state: read.kind, updated_at: at, card: JSON.stringify(read.card ?? unknownCard()),
       refusal_code: read.kind === 'refused' ? read.refusalCode : null,
       ...(read.kind === 'authorized' && read.captured ? { captured_amount: sql<number>`amount`, captured_at: at } : {}),
-    }).where('contract_id', '=', this.contractId).where('reference', '=', token).execute());
+    }).where('contract_id', '=', this.contractId).where('reference', '=', token).execute();
     if (read.kind === 'refused') {
-      return { status: 'refused', authorizationId, card: read.card, refusalCode: read.refusalCode, refusalMessage: REFUSAL_MESSAGES[read.refusalCode] };
+      return { status: 'refused', authorizationId, card: read.card, refusalCode: read.refusalCode, refusalMessage: REFUSAL_MESSAGES[read.refusalCode], keep };
     }
     const card = read.card ?? unknownCard();
     const cardRef = saveIn && read.card ? cardRefOf(this.contractId, saveIn, read.issuerTransactionId ?? '', read.card) : undefined;
-    return { status: 'authorized', authorizationId, card, captured: read.captured, ...(cardRef ? { cardRef } : {}) };
+    return { status: 'authorized', authorizationId, card, captured: read.captured, ...(cardRef ? { cardRef } : {}), keep };
   }
 
   async completeChallenge(_mode: Mode, authorizationId: string): Promise<AuthorizationOutcome> {
@@ -300,7 +303,9 @@ export class MonextAcquirer implements Acquirer {
     const result = resultOf(answer.body);
     if (!result) throw new MonextUnavailable(`a ${kind.slice(0, -1)} answer without its result`);
     if (result.title === 'ACCEPTED') {
-      await this.noteOperation(parsed.transaction, kind === 'captures' ? { captured: Number(body.amount) } : { cancelled: true });
+      // A capture is kept in the transaction that records it in Motu (Keep); a cancel at once.
+      if (kind === 'captures') return { ok: true, keep: (trx) => this.noteOperation(parsed.transaction!, { captured: Number(body.amount) }, trx) };
+      await this.noteOperation(parsed.transaction, { cancelled: true });
       return { ok: true };
     }
     if (result.title === 'REFUSED' || result.title === 'ERROR') return { ok: false, reason: `${result.title} ${result.code}${result.detail ? `: ${result.detail}` : ''}`.slice(0, 300) };
@@ -403,14 +408,15 @@ export class MonextAcquirer implements Acquirer {
    * A capture or cancel Monext accepted, kept with the attempt: a capture once (the first one's date), which the
    * settlement then reports without reading the transaction back; a cancel as the attempt's state.
    */
-  private async noteOperation(transactionId: string, what: { captured: number; at?: string | null } | { cancelled: true }): Promise<void> {
+  private async noteOperation(transactionId: string, what: { captured: number; at?: string | null } | { cancelled: true }, trx?: Trx): Promise<void> {
     const at = iso(this.clock.now());
-    await this.db.singleWrite((db) => {
+    const write = (db: Kysely<DB>) => {
       const q = db.updateTable('monext_authorizations').where('contract_id', '=', this.contractId).where('transaction_id', '=', transactionId);
       return 'cancelled' in what
         ? q.set({ state: 'cancelled', updated_at: at }).where('state', '!=', 'cancelled').execute()
         : q.set({ captured_amount: what.captured, captured_at: what.at ?? at, updated_at: at }).where('captured_at', 'is', null).execute();
-    });
+    };
+    await (trx ? write(trx) : this.db.singleWrite(write));
   }
 
   /**

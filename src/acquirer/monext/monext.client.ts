@@ -41,12 +41,16 @@ export interface MonextClientOptions {
 }
 
 export class MonextClient {
-  private readonly base: string;
   private readonly authorization: string;
+  /** The base URL's parts, taken apart once (a URL parsed per call costs more than the rest of the request). */
+  private readonly target: { secure: boolean; host: string; port: number; prefix: string };
 
   constructor(credentials: MonextCredentials, private readonly options: MonextClientOptions) {
-    this.base = (options.baseUrl ?? MONEXT_API_URLS[credentials.environment]).replace(/\/+$/, '');
+    const base = (options.baseUrl ?? MONEXT_API_URLS[credentials.environment]).replace(/\/+$/, '');
     this.authorization = `Basic ${Buffer.from(`${credentials.merchantId}:${credentials.accessKey}`).toString('base64')}`;
+    const url = new URL(base);
+    const secure = url.protocol === 'https:';
+    this.target = { secure, host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || (secure ? 443 : 80)), prefix: url.pathname.replace(/\/+$/, '') };
   }
 
   async call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<MonextAnswer> {
@@ -77,8 +81,7 @@ export class MonextClient {
 
   /** One request and its whole answer; MonextUnavailable when no complete answer came in time. Redirects are not followed. */
   private send(method: string, path: string, payload: string | undefined): Promise<{ status: number; text: string }> {
-    const url = new URL(`${this.base}${path}`);
-    const secure = url.protocol === 'https:';
+    const { secure, host, port, prefix } = this.target;
     const headers: Record<string, string> = { authorization: this.authorization, accept: 'application/json' };
     if (payload !== undefined) {
       headers['content-type'] = 'application/json';
@@ -93,7 +96,7 @@ export class MonextClient {
         request.destroy();
         reject(new MonextUnavailable(reason));
       };
-      const request = (secure ? https : http).request(url, { method, headers, agent: secure ? HTTPS_AGENT : HTTP_AGENT }, (response) => {
+      const request = (secure ? https : http).request({ host, port, path: `${prefix}${path}`, method, headers, agent: secure ? HTTPS_AGENT : HTTP_AGENT }, (response) => {
         const chunks: Buffer[] = [];
         let size = 0;
         response.on('data', (chunk: Buffer) => {

@@ -4,7 +4,7 @@
 // The acquirer is never called inside a database transaction: the payment is re-checked and updated in a
 // short transaction after each acquirer answer, with its event on the same transaction. A conditional
 // update on the payment's status makes a concurrent second attempt lose cleanly (its authorization is voided).
-import type { Acquirer, AuthorizationOutcome, CardInfo, CardSource } from '../../acquirer/acquirer.js';
+import type { Acquirer, AuthorizationOutcome, CardInfo, CardSource, OperationResult } from '../../acquirer/acquirer.js';
 import type { Acquirers } from '../../acquirer/acquirers.js';
 import type { Database, Trx } from '../../db/database.js';
 import type { Config, MailConfig } from '../../config.js';
@@ -264,6 +264,7 @@ export class CheckoutService {
 
     if (outcome.status === 'refused') {
       const payment = await this.db.transaction(async (trx) => {
+        await outcome.keep?.(trx); // the acquirer's record of this answer, committed with Motu's
         const failed = await transitions.fail(trx, {
           paymentId: ctx.payment.id, from: OPEN_PAYMENT, refusalCode: outcome.refusalCode, refusalMessage: outcome.refusalMessage,
           card: outcome.card, at: this.clock.now(), newAttempt,
@@ -277,6 +278,7 @@ export class CheckoutService {
 
     // Authorized: claim the payment; a concurrent attempt that already won makes ours void.
     const authorized = await this.db.transaction(async (trx) => {
+      await outcome.keep?.(trx);
       const row = await transitions.authorize(trx, {
         paymentId: ctx.payment.id, from: OPEN_PAYMENT, authorizationId: outcome.authorizationId, card: outcome.card,
         at: this.clock.now(), newAttempt, claimCapture: ctx.payment.capture_mode === 'AUTO',
@@ -316,18 +318,21 @@ export class CheckoutService {
    */
   private async captureNow(acquirer: Acquirer, payment: PaymentRow): Promise<void> {
     const release = () => this.db.transaction((trx) => transitions.releaseClaim(trx, payment.id, 'capture'));
-    let ok: boolean;
+    let result: OperationResult;
     try {
-      ok = (await acquirer.capture({ mode: payment.mode, authorizationId: payment.acquirer_authorization_id!, amount: payment.amount })).ok;
+      result = await acquirer.capture({ mode: payment.mode, authorizationId: payment.acquirer_authorization_id!, amount: payment.amount });
     } catch (err) {
       await release();
       throw err;
     }
-    if (!ok) {
+    if (!result.ok) {
       await release(); // stays in transit; the lifecycle's capture can retry
       return;
     }
-    await this.db.transaction((trx) => transitions.capture(trx, { paymentId: payment.id, amount: payment.amount, operation: 'capture', at: this.clock.now() }));
+    await this.db.transaction(async (trx) => {
+      await result.keep?.(trx);
+      await transitions.capture(trx, { paymentId: payment.id, amount: payment.amount, operation: 'capture', at: this.clock.now() });
+    });
   }
 
   /** Outcome of a payment no longer open to this attempt: success page for a paid one, else the failure route. */

@@ -11,7 +11,7 @@
 // So two captures never both reach the acquirer and a cancel and a capture exclude each other, on both databases. A claim older than
 // `claimTtlSeconds` (MOTU_OPERATION_CLAIM_SECONDS, default CLAIM_TTL_SECONDS) is considered abandoned (crash between
 // 1 and 3) and may be taken again; the acquirer's own state then tells what happened (see `resolveAbandonedClaim`).
-import { AcquirerOutcomeUnknown, type Acquirer } from '../../acquirer/acquirer.js';
+import { AcquirerOutcomeUnknown, type Acquirer, type Keep } from '../../acquirer/acquirer.js';
 import type { Acquirers } from '../../acquirer/acquirers.js';
 import type { Database, Trx } from '../../db/database.js';
 import type { Owner } from '../merchants/principal.js';
@@ -87,10 +87,12 @@ export class PaymentLifecycleService {
     const payment = await this.claimCapture(owner, id, amount);
     const authorizationId = payment.acquirer_authorization_id!;
     let captured: number;
+    let keep: Keep | undefined;
     try {
       const result = await acquirer.capture({ mode: payment.mode, authorizationId, amount: payment.captureAmount });
       if (result.ok) {
         captured = payment.captureAmount;
+        keep = result.keep;
       } else {
         // Already captured at the acquirer? A charge made without our capture request is still announced as
         // payment.captured.
@@ -105,7 +107,7 @@ export class PaymentLifecycleService {
       if (!(err instanceof AcquirerOutcomeUnknown)) await this.release(payment.id, 'capture');
       throw err;
     }
-    await this.writeCaptured(payment.id, captured, 'capture');
+    await this.writeCaptured(payment.id, captured, 'capture', keep);
   }
 
   /** Step 1 of a capture: checks, then the `capture` claim on the payment (one short transaction). */
@@ -128,8 +130,11 @@ export class PaymentLifecycleService {
   }
 
   /** Writes the capture and its event once, whoever observed it (conditional on status transit). */
-  async writeCaptured(paymentId: string, amount: number, operation: string | null): Promise<void> {
-    await this.db.transaction((trx) => transitions.capture(trx, { paymentId, amount, operation, at: this.clock.now() }));
+  async writeCaptured(paymentId: string, amount: number, operation: string | null, keep?: Keep): Promise<void> {
+    await this.db.transaction(async (trx) => {
+      await keep?.(trx); // the acquirer's record of the capture, committed with Motu's
+      await transitions.capture(trx, { paymentId, amount, operation, at: this.clock.now() });
+    });
   }
 
   /**
