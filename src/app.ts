@@ -44,7 +44,7 @@ import { walletPagesRoutes } from './pages/wallet/wallet.routes.js';
 import { SdkService } from './sdk/sdk.service.js';
 import { sdkRoutes } from './sdk/sdk.routes.js';
 import { fieldsRoutes } from './acquirer/fields/fields.routes.js';
-import { sessionTokenBudget } from './modules/sessions/token-budget.js';
+import { sessionTokenBudget, sessionTokenCheck } from './modules/sessions/token-budget.js';
 import { monextRoutes, widgetStarter } from './acquirer/monext/monext.routes.js';
 import { monextCsp } from './acquirer/monext/monext.config.js';
 import { cardEntryCompletion, cardEntrySession } from './modules/checkout/card-entry.js';
@@ -146,7 +146,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     perMinute: config.tokensPerMinute, takeTokenSlot: sessionTokenBudget(db, clock, config.tokensPerSession),
   }));
   const monextDeps = {
-    publicUrl: config.publicUrl, resolve: (id: string, finished?: boolean) => cardEntrySession(db, id, finished), takeTokenSlot: sessionTokenBudget(db, clock, config.tokensPerSession),
+    publicUrl: config.publicUrl, resolve: (id: string, finished?: boolean) => cardEntrySession(db, id, finished),
+    checkTokenSlot: sessionTokenCheck(db, clock, config.tokensPerSession), takeTokenSlot: sessionTokenBudget(db, clock, config.tokensPerSession),
     complete: cardEntryCompletion(services.checkout, services.walletSessions, db, services.acquirers.monext),
   };
   await app.register(monextRoutes(services.acquirers.monext, monextDeps));

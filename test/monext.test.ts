@@ -265,6 +265,26 @@ eachDatabase('live payments through Monext', (dialect) => {
     assert.deepEqual((await payment(cancelled.paymentId)).attempts.map((a: any) => a.status), ['cancelled']);
   });
 
+  it("a session's widget sessions spend its card-token budget: once spent, Monext is not asked again", async () => {
+    const created = await t.api(m.liveKey, 'POST', '/api/v1/payments/sessions', {
+      order: { amount: 900, currency: 'EUR' }, email: 'b@example.com', redirectUrl: 'https://shop.example/r', notificationUrl: 'https://shop.example/h',
+    });
+    const budget = t.config.tokensPerSession;
+    const before = fake.requests.filter((r) => r.path === '/v1/checkout/payments/sessions').length;
+    for (let i = 0; i < budget; i++) {
+      const entry = await t.api(undefined, 'POST', '/acquirer/v1/monext/sessions', { session: created.body.sessionId });
+      assert.equal(entry.status, 201, JSON.stringify(entry.body));
+    }
+    const refused = await t.api(undefined, 'POST', '/acquirer/v1/monext/sessions', { session: created.body.sessionId });
+    assert.equal(refused.status, 429, JSON.stringify(refused.body));
+    assert.equal(refused.body.code, 'TOO_MANY_ATTEMPTS');
+    assert.equal(fake.requests.filter((r) => r.path === '/v1/checkout/payments/sessions').length - before, budget, 'no widget session asked once the budget is spent');
+    const rows = await t.db.kysely.selectFrom('monext_authorizations').select('id').where('merchant_reference', '=', created.body.paymentId).execute();
+    assert.equal(rows.length, budget);
+    const session = await t.db.kysely.selectFrom('payment_sessions').select('tokens_issued').where('id', '=', created.body.sessionId).executeTakeFirstOrThrow();
+    assert.equal(session.tokens_issued, budget);
+  });
+
   it('a capture whose answer is lost after Monext captured: 503, then recovered once from Monext', async () => {
     const { paymentId } = await widgetPayment({ amount: 4_000 });
     const tx = await transactionOf(paymentId);

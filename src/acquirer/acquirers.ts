@@ -14,7 +14,7 @@ import type {
   Acquirer, AuthorizationOutcome, AuthorizationView, AuthorizeInput, CardInfo, CardNetwork, CardSource, DisputeNotice,
   OperationResult, RefundInput, RefundView, SettlementLine, TokenizeInput, TokenizeResult, VerifyOutcome,
 } from './acquirer.js';
-import { keepAlone } from './acquirer.js';
+import { keepAlone, type Keep } from './acquirer.js';
 import { chooseNetwork } from './cards.js';
 import { attemptRows, MonextAcquirer, splitAuthorizationId, type AttemptRow, type CardEntry, type CardEntryInput, type WidgetRow } from './monext/monext.acquirer.js';
 import { openCredentials } from './monext/monext.config.js';
@@ -144,9 +144,9 @@ export class LiveRouter implements Acquirer {
   }
 
   /** A widget session for a payment or a card registration, on the given contract's connector. */
-  async startCardEntry(contractId: string, input: CardEntryInput): Promise<CardEntry & { environment: string }> {
+  async startCardEntry(contractId: string, input: CardEntryInput, along?: Keep): Promise<CardEntry & { environment: string }> {
     const connector = await this.connector(contractId);
-    return { ...(await connector.startCardEntry(input)), environment: connector.environment };
+    return { ...(await connector.startCardEntry(input, along)), environment: connector.environment };
   }
 
   /**

@@ -2,6 +2,8 @@
 // the token endpoint the fields post card data to, and the simulated 3-D Secure bank page.
 // Card data arrives only at POST /acquirer/v1/tokens and leaves only as a one-time token.
 import type { FastifyPluginAsync } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.js';
 import rateLimit from '@fastify/rate-limit';
 import { Type } from 'typebox';
 import { esc, jsonForScript, sendHtml } from '../../http/html.js';
@@ -31,8 +33,11 @@ const TokenBody = Type.Object({
   session: Type.String({ minLength: 1, maxLength: 100 }),
 }, { additionalProperties: false });
 
-/** Takes one of the session's card tokens, or throws (unknown session, closed session, budget spent). */
-export type TakeTokenSlot = (sessionId: string, mode: Mode) => Promise<void>;
+/**
+ * Takes one of the session's card tokens, or throws (unknown session, closed session, budget spent); `q`: the
+ * transaction to take it in, by default a statement of its own.
+ */
+export type TakeTokenSlot = (sessionId: string, mode: Mode, q?: Kysely<DB>) => Promise<void>;
 
 export interface TokenLimits {
   /** Per client address and minute (MOTU_TOKENS_PER_MINUTE). */

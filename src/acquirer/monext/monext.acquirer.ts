@@ -101,8 +101,12 @@ export class MonextAcquirer implements Acquirer {
     return null;
   }
 
-  /** A widget session for one payment (amount > 0) or one card registration (amount 0, a new wallet). */
-  async startCardEntry(input: CardEntryInput): Promise<CardEntry> {
+  /**
+   * A widget session for one payment (amount > 0) or one card registration (amount 0, a new wallet). `along`: the
+   * caller's write that goes with it (the session's card-token slot), in the transaction that keeps the widget's row;
+   * when it throws, no row is kept and the widget session Monext made is never usable.
+   */
+  async startCardEntry(input: CardEntryInput, along?: Keep): Promise<CardEntry> {
     const verification = input.amount === 0;
     const walletId = verification || input.saveAllowed ? genId('motu') : undefined;
     const body = {
@@ -123,11 +127,14 @@ export class MonextAcquirer implements Acquirer {
     const sessionId = answer.body.sessionId;
     if (typeof sessionId !== 'string' || !/^[A-Za-z0-9_-]{1,100}$/.test(sessionId)) throw new MonextUnavailable('a session without a usable sessionId');
     const now = iso(this.clock.now());
-    await this.db.singleWrite((db) => db.insertInto('monext_authorizations').values({
-      id: genId('mxa'), contract_id: this.contractId, mode: input.mode, merchant_reference: input.merchantReference, reference: sessionId,
-      kind: 'session', amount: input.amount, currency: input.currency, transaction_id: verification ? `wallet:${walletId}` : null,
-      wallet_id: walletId ?? null, state: 'created', created_at: now, updated_at: now,
-    }).execute());
+    await this.db.transaction(async (trx) => {
+      await along?.(trx);
+      await trx.insertInto('monext_authorizations').values({
+        id: genId('mxa'), contract_id: this.contractId, mode: input.mode, merchant_reference: input.merchantReference, reference: sessionId,
+        kind: 'session', amount: input.amount, currency: input.currency, transaction_id: verification ? `wallet:${walletId}` : null,
+        wallet_id: walletId ?? null, state: 'created', created_at: now, updated_at: now,
+      }).execute();
+    });
     const override = this.clientOptions.widgetUrl?.replace(/\/+$/, '');
     const widget = override
       ? { script: `${override}/cdn/scripts/widget-min.js`, style: `${override}/cdn/styles/widget-min.css` }

@@ -8,6 +8,7 @@ import { Type } from 'typebox';
 import type { Mode } from '../../modules/merchants/merchants.table.js';
 import { AppError } from '../../shared/errors.js';
 import type { LiveRouter } from '../acquirers.js';
+import type { TakeTokenSlot } from '../fields/fields.routes.js';
 
 export interface MonextSessionInfo {
   kind: 'payment' | 'wallet';
@@ -28,8 +29,12 @@ export interface MonextRouteDeps {
   publicUrl: string;
   /** `finished`: also a session that no longer takes a card (a late return or notification). */
   resolve(sessionId: string, finished?: boolean): Promise<MonextSessionInfo | null>;
-  /** The session's card-token budget: a widget session spends one slot, as a card token does. */
-  takeTokenSlot(sessionId: string, mode: Mode): Promise<void>;
+  /**
+   * The session's card-token budget: a widget session spends one slot, as a card token does. Checked before Monext is
+   * asked (read only), taken in the transaction that keeps the widget session's row (no write of its own).
+   */
+  checkTokenSlot(sessionId: string, mode: Mode): Promise<void>;
+  takeTokenSlot: TakeTokenSlot;
   /** Finishes the session from the widget's token; answers where the browser goes. */
   complete(sessionId: string, kind: 'payment' | 'wallet', token: string): Promise<string>;
 }
@@ -51,14 +56,14 @@ export function widgetStarter(router: LiveRouter, deps: MonextRouteDeps) {
     const info = await deps.resolve(sessionId);
     if (!info) throw new AppError('SESSION_EXPIRED', 'This session is unknown or no longer takes a card');
     if (info.mode !== 'live') throw new AppError('BUSINESS_RULE_VIOLATION', "Test mode takes cards in Motu's own fields (the simulator)");
-    await deps.takeTokenSlot(sessionId, info.mode);
+    await deps.checkTokenSlot(sessionId, info.mode);
     const base = `${deps.publicUrl}/acquirer/v1/monext`;
     const q = `session=${encodeURIComponent(sessionId)}`;
     return router.startCardEntry(info.contractId, {
       mode: info.mode, merchantReference: info.merchantReference, amount: info.amount, currency: info.currency,
       returnUrl: `${base}/return?${q}`, notificationUrl: `${base}/notify?${q}`, languageCode: info.languageCode,
       statementLabel: info.statementLabel ?? undefined, email: info.email, saveAllowed: info.saveAllowed,
-    });
+    }, (trx) => deps.takeTokenSlot(sessionId, info.mode, trx));
   };
 }
 

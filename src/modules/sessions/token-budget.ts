@@ -1,34 +1,59 @@
 // The card-token budget of a payment or wallet session. The card fields are mounted for one session and name it
 // with every token request; the token endpoint (acquirer module) takes a slot here before the acquirer writes the card
 // and its token, so an anonymous caller cannot create rows beyond what the session's payer could need.
+import type { Kysely } from 'kysely';
 import type { Database } from '../../db/database.js';
+import type { DB } from '../../db/schema.js';
 import type { Clock } from '../../shared/clock.js';
 import { iso } from '../../shared/clock.js';
 import { AppError } from '../../shared/errors.js';
 import type { TakeTokenSlot } from '../../acquirer/fields/fields.routes.js';
+import type { Mode } from '../merchants/merchants.table.js';
 
-/** Takes one of the session's card tokens, or throws NOT_FOUND, SESSION_EXPIRED or TOO_MANY_ATTEMPTS. */
+/**
+ * Takes one of the session's card tokens, or throws NOT_FOUND, SESSION_EXPIRED or TOO_MANY_ATTEMPTS. `q`: the
+ * transaction to take it in (a live widget's session row is written in the same one); by default a statement alone.
+ */
 export function sessionTokenBudget(db: Database, clock: Clock, tokensPerSession: number): TakeTokenSlot {
-  return async (sessionId, mode) => {
+  return async (sessionId, mode, q = db.kysely) => {
     const now = iso(clock.now());
     // One conditional increment: concurrent requests of one session are serialized on its row (a row lock on
     // PostgreSQL, the single writer on SQLite), so together they never pass the bound.
-    const taken = await db.kysely.updateTable('payment_sessions').set((eb) => ({ tokens_issued: eb('tokens_issued', '+', 1) }))
+    const taken = await q.updateTable('payment_sessions').set((eb) => ({ tokens_issued: eb('tokens_issued', '+', 1) }))
       .where('id', '=', sessionId).where('mode', '=', mode).where('status', '=', 'open')
       // On a test clock, the clock's expiry rule closes the session (its status says); otherwise the real time.
       .where((eb) => eb.or([eb('expires_at', '>', now), eb('test_clock_id', 'is not', null)]))
       .where('tokens_issued', '<', tokensPerSession)
       .executeTakeFirst();
     if (Number(taken.numUpdatedRows) === 1) return;
-    const session = await db.kysely.selectFrom('payment_sessions').select(['status', 'expires_at', 'tokens_issued', 'test_clock_id'])
-      .where('id', '=', sessionId).where('mode', '=', mode).executeTakeFirst();
-    if (!session) throw new AppError('NOT_FOUND', 'Unknown session: the card fields must be mounted for an open session');
-    if (session.status !== 'open' || (session.test_clock_id === null && session.expires_at <= now)) {
-      throw new AppError('SESSION_EXPIRED', 'This session is no longer active');
-    }
-    // No Retry-After: a session's budget never refills; the payer starts again from the merchant.
-    throw new AppError('TOO_MANY_ATTEMPTS', 'Too many cards entered for this session; return to the merchant to start again', {
-      maxTokens: tokensPerSession,
-    });
+    throw await refusal(q, sessionId, mode, now, tokensPerSession, true);
   };
+}
+
+/**
+ * Whether the session has a card token left, without taking it (read only): throws as taking one would. A live
+ * widget checks before asking the acquirer for a widget session, then takes the slot with the session's row.
+ */
+export function sessionTokenCheck(db: Database, clock: Clock, tokensPerSession: number) {
+  return async (sessionId: string, mode: Mode): Promise<void> => {
+    const error = await refusal(db.kysely, sessionId, mode, iso(clock.now()), tokensPerSession, false);
+    if (error) throw error;
+  };
+}
+
+/** Why the session gives no card token now, or null when it has one left. `spent`: the increment failed, the budget is spent. */
+async function refusal(q: Kysely<DB>, sessionId: string, mode: Mode, now: string, tokensPerSession: number, spent: true): Promise<AppError>;
+async function refusal(q: Kysely<DB>, sessionId: string, mode: Mode, now: string, tokensPerSession: number, spent: false): Promise<AppError | null>;
+async function refusal(q: Kysely<DB>, sessionId: string, mode: Mode, now: string, tokensPerSession: number, spent: boolean): Promise<AppError | null> {
+  const session = await q.selectFrom('payment_sessions').select(['status', 'expires_at', 'tokens_issued', 'test_clock_id'])
+    .where('id', '=', sessionId).where('mode', '=', mode).executeTakeFirst();
+  if (!session) return new AppError('NOT_FOUND', 'Unknown session: the card fields must be mounted for an open session');
+  if (session.status !== 'open' || (session.test_clock_id === null && session.expires_at <= now)) {
+    return new AppError('SESSION_EXPIRED', 'This session is no longer active');
+  }
+  if (!spent && session.tokens_issued < tokensPerSession) return null;
+  // No Retry-After: a session's budget never refills; the payer starts again from the merchant.
+  return new AppError('TOO_MANY_ATTEMPTS', 'Too many cards entered for this session; return to the merchant to start again', {
+    maxTokens: tokensPerSession,
+  });
 }
