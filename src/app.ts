@@ -147,7 +147,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   }));
   const monextDeps = {
     publicUrl: config.publicUrl, resolve: (id: string, finished?: boolean) => cardEntrySession(db, id, finished),
-    checkTokenSlot: sessionTokenCheck(db, clock, config.tokensPerSession), takeTokenSlot: sessionTokenBudget(db, clock, config.tokensPerSession),
+    checkTokenSlot: sessionTokenCheck(clock, config.tokensPerSession), takeTokenSlot: sessionTokenBudget(db, clock, config.tokensPerSession),
     complete: cardEntryCompletion(services.checkout, services.walletSessions, db, services.acquirers.monext),
   };
   await app.register(monextRoutes(services.acquirers.monext, monextDeps));

@@ -2,7 +2,9 @@
 // number, only one-time tokens, durable card references, and what the acquirer tells about a card
 // (brand, network, last four digits, expiry, fingerprint). The test-mode simulator implements it;
 // a live connector implements the same interface (see acquirers.ts for how one is chosen).
-import type { Database, Trx } from '../db/adapter.js';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/adapter.js';
+import type { DB } from '../db/schema.js';
 import type { Mode } from '../modules/merchants/merchants.table.js';
 import { AppError } from '../shared/errors.js';
 
@@ -11,7 +13,7 @@ import { AppError } from '../shared/errors.js';
  * caller inside the transaction that records the same answer in Motu, so the two commit together and the connector
  * adds no write of its own. A caller that records nothing in a transaction of its own writes it alone (`keepAlone`).
  */
-export type Keep = (trx: Trx) => Promise<unknown>;
+export type Keep = (q: Kysely<DB>) => Promise<unknown>;
 
 /** Writes a connector's record alone, for a caller with no transaction of its own to put it in. */
 export async function keepAlone(db: Database, keep: Keep | undefined): Promise<void> {

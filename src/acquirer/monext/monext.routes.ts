@@ -23,6 +23,8 @@ export interface MonextSessionInfo {
   statementLabel: string | null;
   /** A payment whose customer may save the card: its widget session registers the card in a Monext wallet too. */
   saveAllowed?: boolean;
+  /** What the session's card-token budget is decided on (its row, as read). */
+  budget: { status: string; expires_at: string; tokens_issued: number; test_clock_id: string | null };
 }
 
 export interface MonextRouteDeps {
@@ -33,7 +35,7 @@ export interface MonextRouteDeps {
    * The session's card-token budget: a widget session spends one slot, as a card token does. Checked before Monext is
    * asked (read only), taken in the transaction that keeps the widget session's row (no write of its own).
    */
-  checkTokenSlot(sessionId: string, mode: Mode): Promise<void>;
+  checkTokenSlot(session: MonextSessionInfo['budget']): void;
   takeTokenSlot: TakeTokenSlot;
   /** Finishes the session from the widget's token; answers where the browser goes. */
   complete(sessionId: string, kind: 'payment' | 'wallet', token: string): Promise<string>;
@@ -56,7 +58,7 @@ export function widgetStarter(router: LiveRouter, deps: MonextRouteDeps) {
     const info = await deps.resolve(sessionId);
     if (!info) throw new AppError('SESSION_EXPIRED', 'This session is unknown or no longer takes a card');
     if (info.mode !== 'live') throw new AppError('BUSINESS_RULE_VIOLATION', "Test mode takes cards in Motu's own fields (the simulator)");
-    await deps.checkTokenSlot(sessionId, info.mode);
+    deps.checkTokenSlot(info.budget);
     const base = `${deps.publicUrl}/acquirer/v1/monext`;
     const q = `session=${encodeURIComponent(sessionId)}`;
     return router.startCardEntry(info.contractId, {

@@ -26,7 +26,7 @@ export async function cardEntrySession(db: Database, sessionId: string, finished
     return {
       kind: 'payment', merchantId: s.merchant_id, mode: s.mode, contractId: p.contract_id, merchantReference: p.id, amount: p.amount,
       currency: p.currency, languageCode: s.language_code, email: s.email ?? p.email, statementLabel: p.statement_label,
-      saveAllowed: s.allow_save_payment_method === 1,
+      saveAllowed: s.allow_save_payment_method === 1, budget: s,
     };
   }
   const contract = await db.kysely.selectFrom('contracts').select(['id', 'statement_label'])
@@ -34,7 +34,7 @@ export async function cardEntrySession(db: Database, sessionId: string, finished
   if (!contract) return null;
   return {
     kind: 'wallet', merchantId: s.merchant_id, mode: s.mode, contractId: contract.id, merchantReference: s.id, amount: 0,
-    currency: 'EUR', languageCode: s.language_code, email: s.email, statementLabel: contract.statement_label,
+    currency: 'EUR', languageCode: s.language_code, email: s.email, statementLabel: contract.statement_label, budget: s,
   };
 }
 

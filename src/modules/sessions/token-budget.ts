@@ -26,7 +26,7 @@ export function sessionTokenBudget(db: Database, clock: Clock, tokensPerSession:
       .where('tokens_issued', '<', tokensPerSession)
       .executeTakeFirst();
     if (Number(taken.numUpdatedRows) === 1) return;
-    throw await refusal(q, sessionId, mode, now, tokensPerSession, true);
+    throw await refusal(q, sessionId, mode, now, tokensPerSession);
   };
 }
 
@@ -34,20 +34,34 @@ export function sessionTokenBudget(db: Database, clock: Clock, tokensPerSession:
  * Whether the session has a card token left, without taking it (read only): throws as taking one would. A live
  * widget checks before asking the acquirer for a widget session, then takes the slot with the session's row.
  */
-export function sessionTokenCheck(db: Database, clock: Clock, tokensPerSession: number) {
-  return async (sessionId: string, mode: Mode): Promise<void> => {
-    const error = await refusal(db.kysely, sessionId, mode, iso(clock.now()), tokensPerSession, false);
+export function sessionTokenCheck(clock: Clock, tokensPerSession: number) {
+  /** `session`: the session's row as the caller read it (no query of its own). */
+  return (session: TokenBudgetRow): void => {
+    const error = refusalOf(session, iso(clock.now()), tokensPerSession, false);
     if (error) throw error;
   };
 }
 
-/** Why the session gives no card token now, or null when it has one left. `spent`: the increment failed, the budget is spent. */
-async function refusal(q: Kysely<DB>, sessionId: string, mode: Mode, now: string, tokensPerSession: number, spent: true): Promise<AppError>;
-async function refusal(q: Kysely<DB>, sessionId: string, mode: Mode, now: string, tokensPerSession: number, spent: false): Promise<AppError | null>;
-async function refusal(q: Kysely<DB>, sessionId: string, mode: Mode, now: string, tokensPerSession: number, spent: boolean): Promise<AppError | null> {
+/** What the budget is decided on: a payment_sessions row's columns. */
+export interface TokenBudgetRow {
+  status: string;
+  expires_at: string;
+  tokens_issued: number;
+  test_clock_id: string | null;
+}
+
+/** Why the session gave no card token: the increment failed (unknown, closed, or its budget spent). */
+async function refusal(q: Kysely<DB>, sessionId: string, mode: Mode, now: string, tokensPerSession: number): Promise<AppError> {
   const session = await q.selectFrom('payment_sessions').select(['status', 'expires_at', 'tokens_issued', 'test_clock_id'])
     .where('id', '=', sessionId).where('mode', '=', mode).executeTakeFirst();
   if (!session) return new AppError('NOT_FOUND', 'Unknown session: the card fields must be mounted for an open session');
+  return refusalOf(session, now, tokensPerSession, true);
+}
+
+/** Why the session gives no card token now, or null when it has one left. `spent`: the increment failed, the budget is spent. */
+function refusalOf(session: TokenBudgetRow, now: string, tokensPerSession: number, spent: true): AppError;
+function refusalOf(session: TokenBudgetRow, now: string, tokensPerSession: number, spent: boolean): AppError | null;
+function refusalOf(session: TokenBudgetRow, now: string, tokensPerSession: number, spent: boolean): AppError | null {
   if (session.status !== 'open' || (session.test_clock_id === null && session.expires_at <= now)) {
     return new AppError('SESSION_EXPIRED', 'This session is no longer active');
   }
