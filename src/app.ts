@@ -142,12 +142,11 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       return reply.code(503).send({ code: 'SERVICE_UNAVAILABLE', message: 'The database is not reachable' });
     }
   });
-  await app.register(fieldsRoutes(services.acquirers, config.publicUrl, {
-    perMinute: config.tokensPerMinute, takeTokenSlot: sessionTokenBudget(db, clock, config.tokensPerSession),
-  }));
+  const takeTokenSlot = sessionTokenBudget(db, clock, config.tokensPerSession);
+  await app.register(fieldsRoutes(services.acquirers, config.publicUrl, { perMinute: config.tokensPerMinute, takeTokenSlot }));
   const monextDeps = {
     publicUrl: config.publicUrl, resolve: (id: string, finished?: boolean) => cardEntrySession(db, id, finished),
-    checkTokenSlot: sessionTokenCheck(clock, config.tokensPerSession), takeTokenSlot: sessionTokenBudget(db, clock, config.tokensPerSession),
+    checkTokenSlot: sessionTokenCheck(clock, config.tokensPerSession), takeTokenSlot,
     complete: cardEntryCompletion(services.checkout, services.walletSessions, db, services.acquirers.monext),
   };
   await app.register(monextRoutes(services.acquirers.monext, monextDeps));

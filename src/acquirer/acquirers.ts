@@ -235,15 +235,24 @@ export class LiveRouter implements Acquirer {
     return connector ? connector.getAuthorization(mode, authorizationId) : null;
   }
 
-  listAuthorizations(mode: Mode, merchantReference: string): Promise<AuthorizationView[]> {
-    return this.eachContract(mode, merchantReference, (connector) => connector.listAuthorizations(mode, merchantReference));
+  async listAuthorizations(mode: Mode, merchantReference: string): Promise<AuthorizationView[]> {
+    const contracts = await this.db.kysely.selectFrom('monext_authorizations').select('contract_id').distinct()
+      .where('merchant_reference', '=', merchantReference).where('mode', '=', mode).execute();
+    const out: AuthorizationView[] = [];
+    for (const { contract_id } of contracts) {
+      const connector = await this.connectorOrNull(contract_id);
+      if (connector) out.push(...await connector.listAuthorizations(mode, merchantReference));
+    }
+    return out.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
   /** Read in one query for every contract, each contract's rows then shown by its connector. */
   async listAttempts(mode: Mode, merchantReference: string): Promise<AuthorizationView[]> {
     const byContract = new Map<string, AttemptRow[]>();
     for (const row of await attemptRows(this.db, mode, merchantReference)) {
-      byContract.set(row.contract_id, [...(byContract.get(row.contract_id) ?? []), row]);
+      const rows = byContract.get(row.contract_id);
+      if (rows) rows.push(row);
+      else byContract.set(row.contract_id, [row]);
     }
     const out: AuthorizationView[] = [];
     for (const [contractId, rows] of byContract) {
@@ -253,17 +262,6 @@ export class LiveRouter implements Acquirer {
     return out.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
-  /** `list` on the connector of every contract that holds attempts for the reference, oldest first. */
-  private async eachContract(mode: Mode, merchantReference: string, list: (connector: MonextAcquirer) => Promise<AuthorizationView[]>): Promise<AuthorizationView[]> {
-    const contracts = await this.db.kysely.selectFrom('monext_authorizations').select('contract_id').distinct()
-      .where('merchant_reference', '=', merchantReference).where('mode', '=', mode).execute();
-    const out: AuthorizationView[] = [];
-    for (const { contract_id } of contracts) {
-      const connector = await this.connectorOrNull(contract_id);
-      if (connector) out.push(...await list(connector));
-    }
-    return out.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
-  }
 
   /** Every connected contract's settlement (MonextAcquirer.settlementReport); a contract Monext cannot answer for now waits for the next run. */
   async settlementReport(input: { mode: Mode; from: Date; to: Date }): Promise<SettlementLine[]> {

@@ -415,7 +415,9 @@ export class MonextAcquirer implements Acquirer {
 
   /**
    * A capture or cancel Monext accepted, kept with the attempt: a capture once (the first one's date), which the
-   * settlement then reports without reading the transaction back; a cancel as the attempt's state.
+   * settlement then reports without reading the transaction back; a cancel as the attempt's state. Alone (no `trx`:
+   * what a read of Monext found), it is written only when the row does not have it yet: reads that find nothing new
+   * write nothing.
    */
   private async noteOperation(transactionId: string, what: { captured: number; at?: string | null } | { cancelled: true }, trx?: Kysely<DB>): Promise<void> {
     const at = iso(this.clock.now());
@@ -425,7 +427,14 @@ export class MonextAcquirer implements Acquirer {
         ? q.set({ state: 'cancelled', updated_at: at }).where('state', '!=', 'cancelled').execute()
         : q.set({ captured_amount: what.captured, captured_at: what.at ?? at, updated_at: at }).where('captured_at', 'is', null).execute();
     };
-    await (trx ? write(trx) : this.db.singleWrite(write));
+    if (trx) {
+      await write(trx);
+      return;
+    }
+    const row = await this.db.kysely.selectFrom('monext_authorizations').select(['state', 'captured_at'])
+      .where('contract_id', '=', this.contractId).where('transaction_id', '=', transactionId).executeTakeFirst();
+    if (!row || ('cancelled' in what ? row.state === 'cancelled' : row.captured_at !== null)) return;
+    await this.db.singleWrite(write);
   }
 
   /**
@@ -445,7 +454,7 @@ export class MonextAcquirer implements Acquirer {
         const view = await this.readAttempt(mode, row);
         if (view) out.push(view);
       } catch (err) {
-        if (!(err instanceof MonextUnavailable) && !(err instanceof AppError)) throw err;
+        if (!(err instanceof AppError)) throw err; // MonextUnavailable, or Monext refusing the read
       }
     }
     return out;

@@ -9,6 +9,7 @@ import type { Mode } from '../../modules/merchants/merchants.table.js';
 import { AppError } from '../../shared/errors.js';
 import type { LiveRouter } from '../acquirers.js';
 import type { TakeTokenSlot } from '../fields/fields.routes.js';
+import type { TokenBudgetRow } from '../../modules/sessions/token-budget.js';
 
 export interface MonextSessionInfo {
   kind: 'payment' | 'wallet';
@@ -24,7 +25,7 @@ export interface MonextSessionInfo {
   /** A payment whose customer may save the card: its widget session registers the card in a Monext wallet too. */
   saveAllowed?: boolean;
   /** What the session's card-token budget is decided on (its row, as read). */
-  budget: { status: string; expires_at: string; tokens_issued: number; test_clock_id: string | null };
+  budget: TokenBudgetRow;
 }
 
 export interface MonextRouteDeps {
