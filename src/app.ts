@@ -47,7 +47,7 @@ import { fieldsRoutes } from './acquirer/fields/fields.routes.js';
 import { sessionTokenBudget, sessionTokenCheck } from './modules/sessions/token-budget.js';
 import { monextRoutes, widgetStarter } from './acquirer/monext/monext.routes.js';
 import { monextCsp } from './acquirer/monext/monext.config.js';
-import { cardEntryCompletion, cardEntrySession } from './modules/checkout/card-entry.js';
+import { cardEntryCheck, cardEntryCompletion, cardEntrySession } from './modules/checkout/card-entry.js';
 import { checkoutRoutes } from './pages/checkout/checkout.routes.js';
 import { balanceAdminRoutes, balanceRoutes } from './modules/ledger/balance.routes.js';
 import { bankAccountsRoutes } from './modules/bank-accounts/bank-accounts.routes.js';
@@ -146,7 +146,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(fieldsRoutes(services.acquirers, config.publicUrl, { perMinute: config.tokensPerMinute, takeTokenSlot }));
   const monextDeps = {
     publicUrl: config.publicUrl, resolve: (id: string, finished?: boolean) => cardEntrySession(db, id, finished),
-    checkTokenSlot: sessionTokenCheck(clock, config.tokensPerSession), takeTokenSlot,
+    checkCardEntry: cardEntryCheck(services.checkout, sessionTokenCheck(clock, config.tokensPerSession)), takeTokenSlot,
     complete: cardEntryCompletion(services.checkout, services.walletSessions, db, services.acquirers.monext),
   };
   await app.register(monextRoutes(services.acquirers.monext, monextDeps));

@@ -235,6 +235,71 @@ eachDatabase('live payments through Monext', (dialect) => {
     assert.equal((await payment(created.body.paymentId)).status, 'transit');
   });
 
+  it('Pay sent twice at once with the same widget token: one authorization, kept at Monext, one card attempt', async () => {
+    const created = await t.api(m.liveKey, 'POST', '/api/v1/payments/sessions', {
+      order: { amount: 1_400, currency: 'EUR' }, captureMode: 'MANUAL', email: 'b@example.com', redirectUrl: 'https://shop.example/r', notificationUrl: 'https://shop.example/h',
+    });
+    const token = (await t.api(undefined, 'POST', '/acquirer/v1/monext/sessions', { session: created.body.sessionId })).body.token;
+    fake.payInWidget(token, MONEXT_CARDS.visa);
+    // A double click, or a browser retrying the request: both reach Motu before either has answered.
+    const [a, b] = await Promise.all([1, 2].map(() => t.api(undefined, 'POST', `/checkout/${created.body.sessionId}/pay`, { token })));
+    assert.deepEqual([a!.status, b!.status].sort(), [200, 200], JSON.stringify([a!.body, b!.body]));
+    const tx = await transactionOf(created.body.paymentId);
+    assert.equal(fake.operations(tx, 'CANCEL_AUTHORIZATION').length, 0, 'the authorization the payment holds is not given back');
+    const p = await payment(created.body.paymentId);
+    assert.equal(p.status, 'transit');
+    const capture = await t.api(m.liveKey, 'POST', `/api/v1/payments/${created.body.paymentId}/capture`);
+    assert.equal(capture.body.status, 'captured', JSON.stringify(capture.body));
+    assert.deepEqual(fake.operations(tx, 'CAPTURE').map((o) => o.amount), [1_400]);
+    const session = await t.api(m.liveKey, 'GET', `/api/v1/payments/sessions/${created.body.sessionId}`);
+    assert.equal(session.body.cardAttempts, 1, 'one card was typed, one attempt');
+    assert.deepEqual((await paymentEvents(t, created.body.paymentId)).map((e) => e.type).filter((x) => x === 'payment.authorized'), ['payment.authorized']);
+  });
+
+  it("a refused widget read by the page, Monext's notification and its return: one refusal, one event, one attempt", async () => {
+    const created = await t.api(m.liveKey, 'POST', '/api/v1/payments/sessions', {
+      order: { amount: 1_500, currency: 'EUR' }, captureMode: 'MANUAL', email: 'b@example.com', redirectUrl: 'https://shop.example/r', notificationUrl: 'https://shop.example/h',
+    });
+    const sessionId = created.body.sessionId as string;
+    const token = (await t.api(undefined, 'POST', '/acquirer/v1/monext/sessions', { session: sessionId })).body.token;
+    fake.payInWidget(token, MONEXT_CARDS.declined);
+    const paid = await t.api(undefined, 'POST', `/checkout/${sessionId}/pay`, { token });
+    assert.match(paid.body.url, /\/checkout\/failed/);
+    const notified = await t.app.inject({ method: 'POST', url: `/acquirer/v1/monext/notify?session=${sessionId}&token=${token}` });
+    assert.equal(notified.statusCode, 200);
+    const back = await t.app.inject({ method: 'GET', url: `/acquirer/v1/monext/return?session=${sessionId}&monext_session_id=${token}` });
+    assert.equal(back.statusCode, 302);
+    const failed = (await paymentEvents(t, created.body.paymentId)).filter((e) => e.type === 'payment.failed');
+    assert.equal(failed.length, 1, 'one payment.failed for one refused card');
+    const session = await t.api(m.liveKey, 'GET', `/api/v1/payments/sessions/${sessionId}`);
+    assert.equal(session.body.cardAttempts, 1);
+    assert.equal((await payment(created.body.paymentId)).status, 'failed');
+  });
+
+  it('a payment out of card attempts gets no widget: 429 before Monext is asked', async () => {
+    const t2 = await startApp(dialect, { clock, env: { MOTU_MONEXT_API_URL: fake.url, MOTU_MAX_CARD_ATTEMPTS: '2' } });
+    try {
+      const m2 = await createMerchant(t2, 'Two Tries');
+      await t2.admin('PATCH', `/admin/v1/contracts/${m2.defaultContractId}`, { acquirer: 'monext', monext: { ...FAKE_MONEXT_CREDENTIALS, environment: 'homologation' } });
+      const created = await t2.api(m2.liveKey, 'POST', '/api/v1/payments/sessions', {
+        order: { amount: 1_600, currency: 'EUR' }, captureMode: 'MANUAL', email: 'b@example.com', redirectUrl: 'https://shop.example/r', notificationUrl: 'https://shop.example/h',
+      });
+      const sessionId = created.body.sessionId as string;
+      for (let i = 0; i < 2; i++) {
+        const token = (await t2.api(undefined, 'POST', '/acquirer/v1/monext/sessions', { session: sessionId })).body.token;
+        fake.payInWidget(token, MONEXT_CARDS.declined);
+        assert.equal((await t2.api(undefined, 'POST', `/checkout/${sessionId}/pay`, { token })).status, 200);
+      }
+      const asked = fake.requests.length;
+      const third = await t2.api(undefined, 'POST', '/acquirer/v1/monext/sessions', { session: sessionId });
+      assert.equal(third.status, 429, JSON.stringify(third.body));
+      assert.equal(third.body.code, 'TOO_MANY_ATTEMPTS');
+      assert.equal(fake.requests.length, asked, 'Monext was not asked for a widget');
+    } finally {
+      await t2.close();
+    }
+  });
+
   it("a payment's detail shows its attempts as Monext answered them, without calling Monext, and answers while Monext is down", async () => {
     const declined = await widgetPayment({ card: MONEXT_CARDS.declined, amount: 7_000 });
     const { paymentId } = await widgetPayment({ amount: 7_000 });

@@ -15,6 +15,14 @@ import { AppError } from '../shared/errors.js';
  */
 export type Keep = (q: Kysely<DB>) => Promise<unknown>;
 
+/**
+ * A connector's record of an attempt's outcome, kept as `Keep` is, answering whether this call recorded it. An outcome
+ * that can be read more than once (a widget's: the page's pay call, the acquirer's return and its notification all
+ * read the same one, sometimes at the same moment) is recorded by the first caller alone; false tells the others that
+ * Motu holds it already, and they record nothing of it (no second event, no second attempt, nothing given back).
+ */
+export type KeepOnce = (q: Kysely<DB>) => Promise<boolean>;
+
 /** Writes a connector's record alone, for a caller with no transaction of its own to put it in. */
 export async function keepAlone(db: Database, keep: Keep | undefined): Promise<void> {
   if (keep) await db.transaction(keep);
@@ -112,8 +120,8 @@ export interface AuthorizeInput {
 }
 
 export type AuthorizationOutcome =
-  | { status: 'authorized'; authorizationId: string; card: CardInfo; cardRef?: string; captured: boolean; keep?: Keep }
-  | { status: 'refused'; authorizationId: string; card: CardInfo | null; refusalCode: RefusalCode; refusalMessage: string; keep?: Keep }
+  | { status: 'authorized'; authorizationId: string; card: CardInfo; cardRef?: string; captured: boolean; keep?: KeepOnce }
+  | { status: 'refused'; authorizationId: string; card: CardInfo | null; refusalCode: RefusalCode; refusalMessage: string; keep?: KeepOnce }
   | { status: 'challenge'; authorizationId: string; card: CardInfo; challengeUrl: string }
   /** Not a refusal: no authorization was attempted (e.g. NAVIGATEUR_INCOMPATIBLE, token reused). */
   | { status: 'error'; code: AcquirerErrorCode; message: string };
@@ -194,6 +202,12 @@ export interface SettlementLine {
 
 export interface Acquirer {
   readonly name: string;
+  /**
+   * Its card tokens come from the acquirer's own widget, where the card was already authorized or refused: authorize
+   * with one reads that outcome (the same each time) rather than making an authorization. A card attempt is then
+   * spent when the outcome is recorded, not before a call that only reads it. Absent: a token is authorized by the call.
+   */
+  readonly widgetTokens?: boolean;
   tokenize(input: TokenizeInput): Promise<TokenizeResult>;
   /** Card details behind a token or a saved card reference, without consuming the token. */
   describe(mode: Mode, source: CardSource): Promise<CardInfo | null>;

@@ -96,6 +96,8 @@ export class Acquirers {
 /** Live mode: each call goes to its contract's connector. */
 export class LiveRouter implements Acquirer {
   readonly name = 'live';
+  /** Every live card is typed in the connector's widget (Monext's), which authorizes it. */
+  readonly widgetTokens = true;
   private readonly connectors = new Map<string, { sealed: string; acquirer: MonextAcquirer }>();
 
   constructor(

@@ -18,7 +18,7 @@ import { addSeconds, iso } from '../../shared/clock.js';
 import { AppError } from '../../shared/errors.js';
 import { base62 } from '../../shared/ids.js';
 import type {
-  Acquirer, AuthorizationOutcome, AuthorizationView, AuthorizeInput, CardBrand, CardInfo, CardNetwork, CardSource, Keep,
+  Acquirer, AuthorizationOutcome, AuthorizationView, AuthorizeInput, CardBrand, CardInfo, CardNetwork, CardSource, Keep, KeepOnce,
   DisputeNotice, OperationResult, RefundInput, RefundView, RefusalCode, SettlementLine, TokenizeInput, TokenizeResult, VerifyOutcome,
 } from '../acquirer.js';
 import { REFUSAL_MESSAGES } from '../acquirer.js';
@@ -71,6 +71,7 @@ function genId(prefix: string): string {
 
 export class MonextAcquirer implements Acquirer {
   readonly name = 'monext';
+  readonly widgetTokens = true;
   private readonly client: MonextClient;
 
   get environment(): string {
@@ -188,12 +189,16 @@ export class MonextAcquirer implements Acquirer {
     const authorizationId = `${this.contractId}.${read.transactionId}`;
     const at = iso(this.clock.now());
     // What Monext answered is kept with the attempt (the payment's detail lists it from there, no call), in the
-    // transaction that records the outcome in Motu (Keep). Unrecorded, the attempt is read from Monext again.
-    const keep: Keep = (trx) => trx.updateTable('monext_authorizations').set({
-      transaction_id: read.transactionId, state: read.kind, updated_at: at, card: JSON.stringify(read.card ?? unknownCard()),
-      refusal_code: read.kind === 'refused' ? read.refusalCode : null,
-      ...(read.kind === 'authorized' && read.captured ? { captured_amount: sql<number>`amount`, captured_at: at } : {}),
-    }).where('contract_id', '=', this.contractId).where('reference', '=', token).execute();
+    // transaction that records the outcome in Motu (KeepOnce), by the first caller only: the row leaves `created` once.
+    // Unrecorded, the attempt is read from Monext again.
+    const keep: KeepOnce = async (trx) => {
+      const written = await trx.updateTable('monext_authorizations').set({
+        transaction_id: read.transactionId, state: read.kind, updated_at: at, card: JSON.stringify(read.card ?? unknownCard()),
+        refusal_code: read.kind === 'refused' ? read.refusalCode : null,
+        ...(read.kind === 'authorized' && read.captured ? { captured_amount: sql<number>`amount`, captured_at: at } : {}),
+      }).where('contract_id', '=', this.contractId).where('reference', '=', token).where('state', '=', 'created').executeTakeFirst();
+      return Number(written.numUpdatedRows) > 0;
+    };
     if (read.kind === 'refused') {
       return { status: 'refused', authorizationId, card: read.card, refusalCode: read.refusalCode, refusalMessage: REFUSAL_MESSAGES[read.refusalCode], keep };
     }

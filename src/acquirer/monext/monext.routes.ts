@@ -26,6 +26,8 @@ export interface MonextSessionInfo {
   saveAllowed?: boolean;
   /** What the session's card-token budget is decided on (its row, as read). */
   budget: TokenBudgetRow;
+  /** Cards already sent for a payment session (its card attempts; 0 for a card registration). */
+  cardAttempts: number;
 }
 
 export interface MonextRouteDeps {
@@ -33,10 +35,11 @@ export interface MonextRouteDeps {
   /** `finished`: also a session that no longer takes a card (a late return or notification). */
   resolve(sessionId: string, finished?: boolean): Promise<MonextSessionInfo | null>;
   /**
-   * The session's card-token budget: a widget session spends one slot, as a card token does. Checked before Monext is
-   * asked (read only), taken in the transaction that keeps the widget session's row (no write of its own).
+   * Whether the session may start a widget, from its row as read (no query), before Monext is asked: a card-token slot
+   * left (a widget session spends one, as a card token does; taken in the transaction that keeps the widget session's
+   * row) and, for a payment, a card attempt left. Throws as the card fields would (410, 429 TOO_MANY_ATTEMPTS).
    */
-  checkTokenSlot(session: MonextSessionInfo['budget']): void;
+  checkCardEntry(session: MonextSessionInfo): void;
   takeTokenSlot: TakeTokenSlot;
   /** Finishes the session from the widget's token; answers where the browser goes. */
   complete(sessionId: string, kind: 'payment' | 'wallet', token: string): Promise<string>;
@@ -59,7 +62,7 @@ export function widgetStarter(router: LiveRouter, deps: MonextRouteDeps) {
     const info = await deps.resolve(sessionId);
     if (!info) throw new AppError('SESSION_EXPIRED', 'This session is unknown or no longer takes a card');
     if (info.mode !== 'live') throw new AppError('BUSINESS_RULE_VIOLATION', "Test mode takes cards in Motu's own fields (the simulator)");
-    deps.checkTokenSlot(info.budget);
+    deps.checkCardEntry(info);
     const base = `${deps.publicUrl}/acquirer/v1/monext`;
     const q = `session=${encodeURIComponent(sessionId)}`;
     return router.startCardEntry(info.contractId, {

@@ -6,6 +6,7 @@ import type { CheckoutService } from './checkout.service.js';
 import type { LiveRouter } from '../../acquirer/acquirers.js';
 import type { MonextSessionInfo } from '../../acquirer/monext/monext.routes.js';
 import { AppError } from '../../shared/errors.js';
+import type { TokenBudgetRow } from '../sessions/token-budget.js';
 
 /** A Motu session as the acquirer's widget routes see it (their own type: the acquirer knows nothing of sessions). */
 export type CardEntrySession = MonextSessionInfo;
@@ -26,7 +27,7 @@ export async function cardEntrySession(db: Database, sessionId: string, finished
     return {
       kind: 'payment', merchantId: s.merchant_id, mode: s.mode, contractId: p.contract_id, merchantReference: p.id, amount: p.amount,
       currency: p.currency, languageCode: s.language_code, email: s.email ?? p.email, statementLabel: p.statement_label,
-      saveAllowed: s.allow_save_payment_method === 1, budget: s,
+      saveAllowed: s.allow_save_payment_method === 1, budget: s, cardAttempts: s.card_attempts,
     };
   }
   const contract = await db.kysely.selectFrom('contracts').select(['id', 'statement_label'])
@@ -35,6 +36,19 @@ export async function cardEntrySession(db: Database, sessionId: string, finished
   return {
     kind: 'wallet', merchantId: s.merchant_id, mode: s.mode, contractId: contract.id, merchantReference: s.id, amount: 0,
     currency: 'EUR', languageCode: s.language_code, email: s.email, statementLabel: contract.statement_label, budget: s,
+    cardAttempts: 0,
+  };
+}
+
+/**
+ * What a widget may be started for, decided on the session as read: a card-token slot left (`tokenCheck`) and, for a
+ * payment, a card attempt left. A widget authorizes on its own, so a payment out of attempts must not get one: its
+ * authorization could only be given back.
+ */
+export function cardEntryCheck(checkout: CheckoutService, tokenCheck: (budget: TokenBudgetRow) => void) {
+  return (session: CardEntrySession): void => {
+    tokenCheck(session.budget);
+    if (session.kind === 'payment' && !checkout.hasCardAttemptLeft(session.cardAttempts)) throw checkout.tooManyAttempts();
   };
 }
 

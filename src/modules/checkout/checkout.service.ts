@@ -89,7 +89,12 @@ export class CheckoutService {
     // On a test clock the clock's own expiry rule closes the session when the clock passes expiresAt: the status says.
     const expired = session.test_clock_id === null && session.expires_at <= this.clock.now().toISOString();
     if (session.status !== 'open' || expired || !OPEN_PAYMENT.includes(payment.status)) return 'closed';
-    return session.card_attempts < this.config.maxCardAttempts ? 'open' : 'exhausted';
+    return this.hasCardAttemptLeft(session.card_attempts) ? 'open' : 'exhausted';
+  }
+
+  /** A session that sent `cardAttempts` cards may send another (MOTU_MAX_CARD_ATTEMPTS). */
+  hasCardAttemptLeft(cardAttempts: number): boolean {
+    return cardAttempts < this.config.maxCardAttempts;
   }
 
   /** The page still takes a card: the session is open, unexpired, its payment unpaid, and an attempt is left. */
@@ -160,16 +165,20 @@ export class CheckoutService {
     }
     const saveCard = session.allow_save_payment_method === 1 && input.saveCard === true && !input.paymentMethodId;
     const statementLabel = await statementLabelOf(this.db.kysely, payment.contract_id);
-    await this.takeAttempt(session);
+    // A widget's token names a card the acquirer authorized or refused already, and the page's pay call, the acquirer's
+    // return and its notification all send it: the attempt is spent with the outcome, by whichever records it first.
+    const typedAtAcquirer = 'token' in source && acquirer.widgetTokens === true;
+    if (!typedAtAcquirer) await this.takeAttempt(session);
     const outcome = await acquirer.authorize({
       mode: session.mode, source, amount: payment.amount, currency: payment.currency, merchantReference: payment.id, statementLabel,
       threeDSecure: { returnUrl: input.threeDSReturnUrl ?? `${this.config.publicUrl}/checkout/${session.id}/3ds-return` }, saveCard, // the SDK returns to its own route
     });
-    if (outcome.status === 'challenge') {
-      // Its answer comes back through completeChallenge, as the end of this same attempt.
+    if (outcome.status === 'challenge' && !typedAtAcquirer) {
+      // Its answer comes back through completeChallenge, as the end of this same attempt. (A widget still in 3-D
+      // Secure: its outcome comes back with the same token, and is counted then.)
       await this.db.transaction((trx) => transitions.countAttempt(trx, payment.id));
     }
-    return this.handle(acquirer, session.id, outcome, true, input.paymentMethodId);
+    return this.handle(acquirer, session.id, outcome, true, input.paymentMethodId, typedAtAcquirer);
   }
 
   /**
@@ -254,31 +263,41 @@ export class CheckoutService {
   /**
    * `newAttempt`: the outcome is a new authorization at the acquirer (false: the end of a 3-D Secure challenge).
    * `savedCardId`: the saved card a one-click payment used (removed when the acquirer no longer knows it).
+   * `spendCardAttempt`: the session's card attempt is spent here, with the outcome (a widget's), not before the call.
    */
-  private async handle(acquirer: Acquirer, sessionId: string, outcome: AuthorizationOutcome, newAttempt: boolean, savedCardId?: string): Promise<NextStep> {
+  private async handle(
+    acquirer: Acquirer, sessionId: string, outcome: AuthorizationOutcome, newAttempt: boolean, savedCardId?: string, spendCardAttempt = false,
+  ): Promise<NextStep> {
     if (outcome.status === 'error') return { next: 'error', code: outcome.code, message: outcome.message };
     if (outcome.status === 'challenge') return { next: 'challenge', url: outcome.challengeUrl };
     const ctx = await this.loadAny(sessionId);
     if (!ctx) throw new AppError('NOT_FOUND', 'Unknown session');
     const { session } = ctx;
+    const reload = (trx: Trx) => trx.selectFrom('payments').selectAll().where('id', '=', ctx.payment.id).executeTakeFirstOrThrow();
+    const spend = async (trx: Trx) => {
+      if (spendCardAttempt) await trx.updateTable('payment_sessions').set((eb) => ({ card_attempts: eb('card_attempts', '+', 1) })).where('id', '=', session.id).execute();
+    };
 
     if (outcome.status === 'refused') {
       const payment = await this.db.transaction(async (trx) => {
-        await outcome.keep?.(trx); // the acquirer's record of this answer, committed with Motu's
+        // The acquirer's record of this answer, committed with Motu's; false: another call recorded this same answer.
+        if (outcome.keep && !(await outcome.keep(trx))) return reload(trx);
+        await spend(trx);
         const failed = await transitions.fail(trx, {
           paymentId: ctx.payment.id, from: OPEN_PAYMENT, refusalCode: outcome.refusalCode, refusalMessage: outcome.refusalMessage,
           card: outcome.card, at: this.clock.now(), newAttempt,
         });
         if (failed && outcome.refusalCode === 'card_unknown') await removeUnknownCard(trx, savedCardId ?? null, this.clock.now());
         if (!failed && newAttempt) await transitions.countAttempt(trx, ctx.payment.id);
-        return failed ?? trx.selectFrom('payments').selectAll().where('id', '=', ctx.payment.id).executeTakeFirstOrThrow();
+        return failed ?? reload(trx);
       });
       return { next: 'redirect', url: payment.status === 'failed' ? this.failureTarget(session, payment) : this.afterTarget(session, payment) };
     }
 
     // Authorized: claim the payment; a concurrent attempt that already won makes ours void.
     const authorized = await this.db.transaction(async (trx) => {
-      await outcome.keep?.(trx);
+      if (outcome.keep && !(await outcome.keep(trx))) return 'recorded' as const;
+      await spend(trx);
       const row = await transitions.authorize(trx, {
         paymentId: ctx.payment.id, from: OPEN_PAYMENT, authorizationId: outcome.authorizationId, card: outcome.card,
         at: this.clock.now(), newAttempt, claimCapture: ctx.payment.capture_mode === 'AUTO',
@@ -288,10 +307,14 @@ export class CheckoutService {
       else if (newAttempt) await transitions.countAttempt(trx, ctx.payment.id); // voided below, but asked all the same
       return row;
     });
-    if (!authorized) {
-      await acquirer.cancel({ mode: ctx.session.mode, authorizationId: outcome.authorizationId });
-      const current = await this.loadAny(sessionId);
-      return { next: 'redirect', url: this.afterTarget(session, current!.payment) };
+    if (authorized === 'recorded' || !authorized) {
+      const current = (await this.loadAny(sessionId))!;
+      // Given back unless it is the payment's own: this same authorization recorded already (another call read the
+      // same widget, or the recovery found it) is the payment's, not a second one.
+      if (authorized !== 'recorded' && current.payment.acquirer_authorization_id !== outcome.authorizationId) {
+        await acquirer.cancel({ mode: ctx.session.mode, authorizationId: outcome.authorizationId });
+      }
+      return { next: 'redirect', url: this.afterTarget(session, current.payment) };
     }
     if (authorized.capture_mode === 'AUTO') await this.captureNow(acquirer, authorized);
     const final = await this.loadAny(sessionId);
