@@ -16,17 +16,22 @@ export type CardEntrySession = MonextSessionInfo;
  * session that is over (Monext's return or notification of a widget finished late: its authorization is given back).
  */
 export async function cardEntrySession(db: Database, sessionId: string, finished = false): Promise<CardEntrySession | null> {
-  const s = await db.kysely.selectFrom('payment_sessions').selectAll().where('id', '=', sessionId).executeTakeFirst();
+  // The session with its payment and the payment's contract, in one statement (a card registration has no payment).
+  const s = await db.kysely.selectFrom('payment_sessions as s')
+    .leftJoin('payments as p', 'p.id', 's.payment_id').leftJoin('contracts as c', 'c.id', 'p.contract_id')
+    .select([
+      's.kind', 's.status', 's.merchant_id', 's.mode', 's.language_code', 's.email', 's.allow_save_payment_method', 's.expires_at',
+      's.tokens_issued', 's.test_clock_id', 's.card_attempts', 'p.id as payment_id', 'p.amount', 'p.currency', 'p.contract_id',
+      'p.email as payment_email', 'p.status as payment_status', 'c.statement_label',
+    ])
+    .where('s.id', '=', sessionId).executeTakeFirst();
   if (!s || (s.status !== 'open' && !finished)) return null;
   if (s.kind === 'payment') {
-    if (!s.payment_id) return null;
-    const p = await db.kysely.selectFrom('payments').innerJoin('contracts', 'contracts.id', 'payments.contract_id')
-      .select(['payments.id', 'payments.amount', 'payments.currency', 'payments.contract_id', 'payments.email', 'payments.status', 'contracts.statement_label'])
-      .where('payments.id', '=', s.payment_id).executeTakeFirst();
-    if (!p || (!finished && p.status !== 'pending' && p.status !== 'failed')) return null;
+    if (!s.payment_id || !s.contract_id || s.amount === null || s.currency === null) return null;
+    if (!finished && s.payment_status !== 'pending' && s.payment_status !== 'failed') return null;
     return {
-      kind: 'payment', merchantId: s.merchant_id, mode: s.mode, contractId: p.contract_id, merchantReference: p.id, amount: p.amount,
-      currency: p.currency, languageCode: s.language_code, email: s.email ?? p.email, statementLabel: p.statement_label,
+      kind: 'payment', merchantId: s.merchant_id, mode: s.mode, contractId: s.contract_id, merchantReference: s.payment_id, amount: s.amount,
+      currency: s.currency, languageCode: s.language_code, email: s.email ?? s.payment_email, statementLabel: s.statement_label,
       saveAllowed: s.allow_save_payment_method === 1, budget: s, cardAttempts: s.card_attempts,
     };
   }
@@ -34,7 +39,7 @@ export async function cardEntrySession(db: Database, sessionId: string, finished
     .where('merchant_id', '=', s.merchant_id).where('is_default', '=', 1).where('active', '=', 1).executeTakeFirst();
   if (!contract) return null;
   return {
-    kind: 'wallet', merchantId: s.merchant_id, mode: s.mode, contractId: contract.id, merchantReference: s.id, amount: 0,
+    kind: 'wallet', merchantId: s.merchant_id, mode: s.mode, contractId: contract.id, merchantReference: sessionId, amount: 0,
     currency: 'EUR', languageCode: s.language_code, email: s.email, statementLabel: contract.statement_label, budget: s,
     cardAttempts: 0,
   };
