@@ -2,8 +2,8 @@
 // better-sqlite3 does that fsync on the event loop: one commit per request caps throughput at the disk's
 // fsync rate. Here concurrent transactions share commits without giving up durability:
 //
-// - `run(fn)` queues fn; a batch starts two turns of the event loop later (setImmediate twice), after the requests
-//   that arrived in the same I/O phase and the next one have queued theirs too;
+// - `run(fn)` queues fn; a batch starts three turns of the event loop later (setImmediate), after the requests that
+//   arrived in the same I/O phase and the next two have queued theirs too;
 // - a batch runs its fns one after the other inside ONE `BEGIN IMMEDIATE … COMMIT`, each inside its own
 //   SAVEPOINT: a fn that throws rolls back only its savepoint and rejects only its own caller;
 // - every caller is resolved only after the COMMIT returned, so a resolved transaction is on disk
@@ -37,6 +37,9 @@ export interface GroupCommitOptions {
   sync?: () => Promise<void>;
 }
 
+/** Turns of the event loop a batch waits for its requests (see schedule). */
+const BATCH_TURNS = 3;
+
 export class GroupCommitter<DB> {
   private queue: Pending<DB>[] = [];
   private running = false;
@@ -64,14 +67,21 @@ export class GroupCommitter<DB> {
   private schedule(): void {
     if (this.running || this.scheduled || this.queue.length === 0) return;
     this.scheduled = true;
-    // Two turns of the event loop, not one: the requests whose I/O arrives in the next poll phase join the batch too.
-    // Requests that come in together (a client's convoy) were all queued by the first turn already; the ones that come
-    // back one by one from a call of their own (a live connector's answer from the acquirer) arrive over several turns,
-    // and would each make a batch, a COMMIT and its WAL pages of their own (docs/performance.md, "Group commit").
-    setImmediate(() => setImmediate(() => {
+    // BATCH_TURNS turns of the event loop, not one: the requests whose I/O arrives in the next poll phases join the
+    // batch too. Requests that come in together (a client's convoy) are all queued by the first turn already; the ones
+    // that come back one by one from a call of their own (a live connector's answer from the acquirer) arrive over
+    // several turns, and would each make a batch, a COMMIT and its WAL pages of their own (docs/performance.md, "A
+    // second turn"). The event loop does not sleep meanwhile: with an immediate pending, its poll does not block.
+    let turns = BATCH_TURNS;
+    const start = () => {
+      if (--turns > 0) {
+        setImmediate(start);
+        return;
+      }
       this.scheduled = false;
       void this.runBatch();
-    }));
+    };
+    setImmediate(start);
   }
 
   private async runItems(batch: Pending<DB>[], outcomes: Outcome[], trx: Transaction<DB>): Promise<void> {
