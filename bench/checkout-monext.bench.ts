@@ -22,7 +22,8 @@ import { secretBoxFor } from '../src/shared/secret-box.js';
 import { FAKE_MONEXT_CREDENTIALS, FakeMonext, MONEXT_CARDS } from '../test/support/fake-monext.js';
 import { freshDatabase } from '../test/support/harness.js';
 
-const SECONDS = Number(process.env.BENCH_CHECKOUT_SECONDS ?? process.env.BENCH_SECONDS ?? '5');
+// Short passes, many rounds (below): the host's drift is followed more closely than with a few long passes.
+const SECONDS = Number(process.env.BENCH_CHECKOUT_SECONDS ?? process.env.BENCH_SECONDS ?? '2');
 const CONCURRENCY = Number(process.env.BENCH_CHECKOUT_CONCURRENCY ?? '16');
 const ADMIN = 'bench-admin-token-0123456789';
 
@@ -126,13 +127,13 @@ async function runOn(dialect: Dialect): Promise<{ simulator: number; monext: num
     if (process.env.BENCH_VERBOSE) console.error(`pass ${live ? 'monext' : 'simulator'}: ${done} payments, event loop busy ${(busy * 100).toFixed(0)} %`);
     return { perSecond: done / ((performance.now() - started) / 1000), cpuMs: (used.user + used.system) / 1000 / Math.max(done, 1) };
   };
-  // Warm both paths, then measure in alternation: simulator, Monext, simulator, … (BENCH_ROUNDS Monext passes, each
-  // between two simulator passes). On a shared machine the speed of the host drifts by tens of per cent within a
-  // minute; each Monext pass is compared with the simulator passes just before and after it, and the median of those
+  // Warm both paths, then measure in alternation: simulator, Monext, simulator, … (BENCH_ROUNDS Monext passes, default
+  // 11, each between two simulator passes). On a shared machine the speed of the host drifts by tens of per cent within
+  // a minute; each Monext pass is compared with the simulator passes just before and after it, and the median of those
   // ratios is the result (docs/live.md, "Performance").
   // BENCH_ONLY=monext|simulator: one path alone (under `node --cpu-prof`, to compare where each spends its time).
   const only = process.env.BENCH_ONLY;
-  const rounds = Number(process.env.BENCH_ROUNDS ?? '3');
+  const rounds = Number(process.env.BENCH_ROUNDS ?? '11');
   const skipped = { perSecond: NaN, cpuMs: NaN };
   await pass(only === 'monext');
   if (only !== 'simulator') await pass(true);
