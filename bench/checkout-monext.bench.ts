@@ -2,13 +2,14 @@
 // and on the same database: session created (merchant API), card entered (simulator: the token endpoint; Monext: a
 // widget session asked of Motu, the card "typed" in the fake Monext's widget in-process), authorized (the page's pay
 // call, MANUAL), captured (merchant API). The fake Monext (test/support/fake-monext.ts) runs in its own process on
-// 127.0.0.1 and answers at once, so the ratio measures what the connector costs Motu itself (its HTTP calls and
-// database rows), not what Monext's own servers do. The cardholder's typing in the widget happens at Monext too: the
+// 127.0.0.1, at the lowest CPU priority, and answers at once, so the ratio measures what the connector costs Motu
+// itself (its HTTP calls and database rows), not what Monext's own servers do. The cardholder's typing in the widget happens at Monext too: the
 // fake authorizes each widget session with a test card as soon as it is made (FakeMonext.autoPay).
 // No worker runs in either pass (a live notificationUrl must be a public https address: nothing is delivered here).
 // Goal (docs/live.md): Monext ≥ 0.9 × the simulator's payments per second.
 // Run: `node --import tsx bench/checkout-monext.bench.ts` (SQLite; also PostgreSQL when DATABASE_URL is set).
 import { spawn } from 'node:child_process';
+import { setPriority } from 'node:os';
 import { createInterface } from 'node:readline';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -51,13 +52,18 @@ async function startProfile(): Promise<{ stop(name: string): Promise<void> } | n
   };
 }
 
-/** The fake Monext in a child process (its own CPU, as Monext's servers are not Motu's): its URL, and a stop. */
+/** The fake Monext in a child process (its own process, as Monext's servers are not Motu's): its URL, and a stop. */
 async function fakeMonextProcess(): Promise<{ url: string; stop(): void }> {
   const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--fake-monext'], { stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).once('line', resolve);
     child.once('exit', (code) => reject(new Error(`the fake Monext exited (${code})`)));
   });
+  // Monext's servers are not Motu's CPUs, but here the fake shares the 2 cores with Motu and its database: at the
+  // lowest priority (BENCH_FAKE_NICE, default 19; 0 to compare) it runs on what they leave, instead of taking its share
+  // from them while they are busy (on PostgreSQL, whose server processes need the second core, that share cost the
+  // live path about a tenth of its payments per second; docs/live.md, "Performance").
+  setPriority(child.pid!, Number(process.env.BENCH_FAKE_NICE ?? '19'));
   return { url, stop: () => child.kill() };
 }
 
