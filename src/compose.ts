@@ -130,7 +130,7 @@ export function buildServices(config: Config, db: Database, clock: Clock): Servi
     users: new UsersService(db, clock, { publicUrl: config.publicUrl, box: secretBoxFor(config), mail }),
     userSessions: new UserSessions(db, clock),
     audit,
-    timeline: new TimelineService({ payments, refunds, disputes, events, audit, acquirers }),
+    timeline: new TimelineService({ payments, refunds, disputes, events, audit }),
     home: new HomeService(db, clock, balance, payments),
   };
 }

@@ -1,7 +1,6 @@
 // A payment's story for the back-office's detail page, from the services that own each part: the payment, its
 // authorization attempts as the acquirer recorded them (refusal codes, 3-D Secure challenges), its refunds and
 // disputes, every event with its delivery attempts, and what the team did to it (the audit log).
-import type { Acquirers } from '../../acquirer/acquirers.js';
 import type { AuditService } from '../audit/audit.service.js';
 import type { DisputesService } from '../disputes/disputes.service.js';
 import type { Owner } from '../merchants/principal.js';
@@ -16,15 +15,15 @@ export class TimelineService {
   constructor(
     private readonly deps: {
       payments: PaymentsService; refunds: RefundsService; disputes: DisputesService; events: EventsService;
-      audit: AuditService; acquirers: Acquirers;
+      audit: AuditService;
     },
   ) {}
 
   async of(owner: Owner, paymentId: string) {
-    const { payments, refunds, disputes, events, audit, acquirers } = this.deps;
-    const payment = await payments.get(owner, paymentId);
-    const [attempts, refundList, disputeList, eventList, auditEntries] = await Promise.all([
-      acquirers.forMode(owner.mode).listAttempts(owner.mode, paymentId).catch(() => []),
+    const { payments, refunds, disputes, events, audit } = this.deps;
+    // The payment's detail lists its attempts already: read once, shown with more of each here.
+    const { payment, authorizations: attempts } = await payments.detail(owner, paymentId);
+    const [refundList, disputeList, eventList, auditEntries] = await Promise.all([
       refunds.listRefunds(owner, paymentId),
       disputes.list(owner, { paymentId, limit: 100 }),
       events.list(owner, { paymentId, limit: TIMELINE_EVENTS }),

@@ -68,10 +68,15 @@ export class PaymentsService {
   }
 
   async get(owner: Owner, id: string) {
+    return (await this.detail(owner, id)).payment;
+  }
+
+  /** The payment's detail, and the acquirer's attempts it lists as they came (the back-office timeline shows more of them). */
+  async detail(owner: Owner, id: string) {
     const row = await this.mine(owner).where('id', '=', id).executeTakeFirst();
     if (!row) throw notFound('payment', id);
     const [view] = await this.views([row]);
-    if (!this.acquirers) return view;
+    if (!this.acquirers) return { payment: view, authorizations: [] };
     // The detail adds what the list leaves out: the acquirer's attempts, the refunds, the fees.
     const authorizations = row.mode === 'live' && !this.acquirers.liveConfigured()
       ? []
@@ -82,7 +87,7 @@ export class PaymentsService {
     }));
     const refunds = await this.db.kysely.selectFrom('refunds').selectAll().where('payment_id', '=', row.id).orderBy('created_at').orderBy('id').execute();
     const settlement = await settlementOf(this.db.kysely, row, attempts.length);
-    return { ...view, attempts, refunds: refunds.map(refundView), settlement };
+    return { payment: { ...view, attempts, refunds: refunds.map(refundView), settlement }, authorizations };
   }
 
   /**
