@@ -309,8 +309,8 @@ export class CheckoutService {
     });
     if (authorized === 'recorded' || !authorized) {
       const current = (await this.loadAny(sessionId))!;
-      // Given back unless it is the payment's own: this same authorization recorded already (another call read the
-      // same widget, or the recovery found it) is the payment's, not a second one.
+      // Given back unless it is the payment's own: the same authorization, recorded already by another call that read
+      // the same outcome, is the payment's, not a second one.
       if (authorized !== 'recorded' && current.payment.acquirer_authorization_id !== outcome.authorizationId) {
         await acquirer.cancel({ mode: ctx.session.mode, authorizationId: outcome.authorizationId });
       }
