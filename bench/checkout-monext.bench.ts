@@ -3,8 +3,9 @@
 // widget session asked of Motu, the card "typed" in the fake Monext's widget in-process), authorized (the page's pay
 // call, MANUAL), captured (merchant API). The fake Monext (test/support/fake-monext.ts) runs in its own process on
 // 127.0.0.1, at the lowest CPU priority, and answers at once, so the ratio measures what the connector costs Motu
-// itself (its HTTP calls and database rows), not what Monext's own servers do. The cardholder's typing in the widget happens at Monext too: the
-// fake authorizes each widget session with a test card as soon as it is made (FakeMonext.autoPay).
+// itself (its HTTP calls and database rows), not what Monext's own servers do. The cardholder's typing in the widget
+// happens at Monext too: the fake authorizes each widget session with a test card as soon as it is made
+// (FakeMonext.autoPay).
 // No worker runs in either pass (a live notificationUrl must be a public https address: nothing is delivered here).
 // Goal (docs/live.md): Monext ≥ 0.9 × the simulator's payments per second.
 // Run: `node --import tsx bench/checkout-monext.bench.ts` (SQLite; also PostgreSQL when DATABASE_URL is set).

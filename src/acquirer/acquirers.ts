@@ -264,7 +264,6 @@ export class LiveRouter implements Acquirer {
     return out.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
-
   /** Every connected contract's settlement (MonextAcquirer.settlementReport); a contract Monext cannot answer for now waits for the next run. */
   async settlementReport(input: { mode: Mode; from: Date; to: Date }): Promise<SettlementLine[]> {
     const contracts = await this.db.kysely.selectFrom('contracts').select('id')

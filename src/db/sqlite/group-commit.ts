@@ -70,8 +70,8 @@ export class GroupCommitter<DB> {
     // BATCH_TURNS turns of the event loop, not one: the requests whose I/O arrives in the next poll phases join the
     // batch too. Requests that come in together (a client's convoy) are all queued by the first turn already; the ones
     // that come back one by one from a call of their own (a live connector's answer from the acquirer) arrive over
-    // several turns, and would each make a batch, a COMMIT and its WAL pages of their own (docs/performance.md, "A
-    // second turn"). The event loop does not sleep meanwhile: with an immediate pending, its poll does not block.
+    // several turns, and would each make a batch, a COMMIT and its WAL pages of their own (docs/performance.md, "More
+    // turns"). The event loop does not sleep meanwhile: with an immediate pending, its poll does not block.
     let turns = BATCH_TURNS;
     const start = () => {
       if (--turns > 0) {
