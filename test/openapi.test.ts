@@ -118,6 +118,24 @@ describe('OpenAPI documents', () => {
     assert.deepEqual(stale, [], 'rows of OPERATIONS whose route is gone');
   });
 
+  it('every operation declares its success answer: one 2xx with a body a client can type (JSON, a file, a stream)', () => {
+    const untyped: string[] = [];
+    for (const doc of [docs.motu, docs.admin]) {
+      for (const { key, op: operation } of operationsOf(doc)) {
+        const op = operation as Json;
+        const successes = Object.keys(op.responses).filter((status) => status.startsWith('2'));
+        const content = successes.length === 1 ? op.responses[successes[0]!].content : undefined;
+        const typed = content && Object.values(content as Record<string, Json>).every((media) => media.schema?.$ref || media.schema?.type);
+        if (!typed) untyped.push(`${key} ${successes.join('/') || 'no 2xx'}`);
+      }
+    }
+    assert.deepEqual(untyped, []);
+    const admin = docs.admin.paths;
+    assert.deepEqual(Object.keys(admin['/admin/v1/merchants'].post.responses).filter((s) => s.startsWith('2')), ['201']);
+    assert.ok(admin['/admin/v1/payouts/transfers.csv'].get.responses['200'].content['text/csv']);
+    assert.equal(docs.motu.paths['/api/v1/billing/invoices/{id}/pdf'].get.responses['200'].content['application/pdf'].schema.format, 'binary');
+  });
+
   it('the merchant document lists no admin route, the admin document nothing else', () => {
     assert.deepEqual(Object.keys(docs.motu.paths).filter((p) => p.startsWith('/admin/')), []);
     assert.ok(Object.keys(docs.admin.paths).length > 10);

@@ -20,7 +20,8 @@ export const EXAMPLES: Readonly<Record<string, unknown>> = {
   storeId: exampleId('sto'), merchantConfigId: exampleId('mcf'), contractId: exampleId('mcf'), linkId: exampleId('lnk'),
   eventId: exampleId('whe'), endpointId: exampleId('we'), subscriptionId: exampleId('sub'), invoiceId: exampleId('inv'),
   payoutId: exampleId('po'), bankAccountId: exampleId('ba'), recipientId: exampleId('ba'), testClockId: exampleId('clk'),
-  startingAfter: exampleId('pay'), refundId: exampleId('re'), disputeId: exampleId('dp'), merchantId: 'MONEXT-0042311',
+  startingAfter: exampleId('pay'), refundId: exampleId('re'), disputeId: exampleId('dp'), merchantId: exampleId('mer'),
+  defaultContractId: exampleId('mcf'),
   // money
   amount: 4500, amountCents: 4500, amountEur: 4500, originalAmount: 4500, authorizedAmount: 4500, capturedAmount: 4500,
   refundedAmount: 0, disputedAmount: 0, amountPaid: 0, amountRemaining: 12000, amountCredited: 0, subtotal: 10000, total: 12000,
@@ -33,7 +34,7 @@ export const EXAMPLES: Readonly<Record<string, unknown>> = {
   retrySchedule: [3, 5, 7],
   // times
   createdAt: AT, updatedAt: LATER, expiresAt: '2026-03-15T09:26:53.000Z', authorizedAt: AT, capturedAt: LATER, settledAt: '2026-03-16T06:00:00.000Z',
-  cancelledAt: LATER, closedAt: LATER, disabledAt: LATER, finalizedAt: AT, paidAt: LATER, sentAt: LATER, at: LATER,
+  cancelledAt: LATER, revokedAt: LATER, lastSignInAt: LATER, closedAt: LATER, disabledAt: LATER, finalizedAt: AT, paidAt: LATER, sentAt: LATER, at: LATER,
   nextAttemptAt: '2026-03-14T09:27:23.000Z', previousSecretValidUntil: '2026-03-15T09:26:53.000Z', evidenceDueBy: '2026-04-13T09:26:53.000Z',
   evidenceSubmittedAt: '2026-03-20T15:02:11.000Z', frozenTime: '2027-01-31T12:00:00.000Z', advancingTo: '2027-02-28T12:00:00.000Z',
   startDate: '2026-04-01T00:00:00.000Z', dueDate: '2026-04-01T00:00:00.000Z', nextDueDate: '2026-05-01T00:00:00.000Z',
@@ -64,8 +65,15 @@ export const EXAMPLES: Readonly<Record<string, unknown>> = {
   redirectUrl: 'https://shop.example.pf/orders/ORDER-2026-0042/thanks', failureRedirectUrl: 'https://shop.example.pf/cart',
   returnUrl: 'https://shop.example.pf/account/cards', checkoutUrl: `https://pay.example.pf/checkout/${exampleId('ses')}`,
   linkUrl: `https://pay.example.pf/checkout/${exampleId('ses')}`, activationUrl: 'https://pay.example.pf/dashboard/settings/legal',
-  webhookSecret: 'whsec_3kX9bQ2mT7vL4nR8cW5yZ1pA6dF0hJ2s',
-  primaryColor: '#0b6e4f', accentColor: '#f4a259',
+  webhookSecret: 'whsec_3kX9bQ2mT7vL4nR8cW5yZ1pA6dF0hJ2s', testWebhookSecret: 'whsec_3kX9bQ2mT7vL4nR8cW5yZ1pA6dF0hJ2s',
+  liveWebhookSecret: 'whsec_8cW5yZ1pA6dF0hJ2s3kX9bQ2mT7vL4nR',
+  // API keys: shown once when made; cut here so that no example looks like a key someone could paste
+  testSecretKey: 'sk_test_3kX9…hJ2s', liveSecretKey: 'sk_live_8cW5…4nR8', secretKey: 'sk_live_8cW5…4nR8',
+  setupUrl: `https://pay.example.pf/dashboard/setup/${exampleId('usr')}.Qm9uam91ciBsZSBtb25kZQ`,
+  challengeUrl: `https://pay.example.pf/acquirer/v1/3ds/${exampleId('att')}`,
+  scriptUrl: 'https://payment.cdn.payline.com/cdn/scripts/widget-min.js', styleUrl: 'https://payment.cdn.payline.com/cdn/styles/widget-min.css',
+  environment: 'production', merchantName: 'Fare Ute Boutique', cardNetwork: 'CB',
+  primaryColor: '#0b6e4f', accentColor: '#f4a259', onPrimaryColor: '#ffffff', colorPrimary: '#0b6e4f', colorOnPrimary: '#ffffff',
   // lists and filters
   message: 'No payment with id pay_4kQ7mZ2xR9tLbV3nC8wYhJ', mode: 'Colissimo', date: DAY, since: AT, createdAfter: '2026-03-01T00:00:00.000Z',
   createdBefore: '2026-03-31T23:59:59.000Z', sourceId: exampleId('pay'), type: 'payment.captured',
@@ -97,4 +105,5 @@ export const OBJECT_EXAMPLES: Readonly<Record<string, unknown>> = {
 /** Examples of a field inside a given object (`object.field`). */
 export const IN_CONTEXT_EXAMPLES: Readonly<Record<string, unknown>> = {
   'order.reference': 'ORDER-2026-0042', 'store.name': 'Fare Ute Papeete', 'store.code': 'papeete-shop',
+  'monext.merchantId': 'MONEXT-0042311',
 };

@@ -69,6 +69,15 @@ const NAMED: ReadonlyArray<readonly [name: string, at: string]> = [
   ['Payout', 'POST /admin/v1/payouts/{id}/paid 200'],
   ['Dispute', 'POST /admin/v1/disputes/{id}/close 200'],
   ['BankStatementResult', 'POST /admin/v1/payouts/camt054 200'],
+  ['Merchant', 'GET /admin/v1/merchants 200 /properties/data/items'],
+  ['MerchantCreated', 'POST /admin/v1/merchants 201'],
+  ['Contract', 'POST /admin/v1/merchants/{id}/contracts 201'],
+  ['Store', 'POST /admin/v1/merchants/{id}/stores 201'],
+  ['MerchantDetail', 'GET /admin/v1/merchants/{id} 200'],
+  ['ApiKeyCreated', 'POST /admin/v1/merchants/{id}/keys 201'],
+  ['ApiKeyRevoked', 'DELETE /admin/v1/keys/{id} 200'],
+  ['User', 'GET /admin/v1/merchants/{id}/users 200 /properties/data/items'],
+  ['UserCreated', 'POST /admin/v1/merchants/{id}/users 201'],
 ];
 
 /** Enums of string fields the routes type as plain strings, per named object and property path. */
@@ -107,7 +116,8 @@ const ID_PREFIXES: Readonly<Record<string, string>> = {
   StoreRef: 'sto', PaymentSession: 'ses', Payment: 'pay', Refund: 're', Customer: 'cus', UpdatedCustomer: 'cus',
   PaymentMethod: 'pm', CardLink: 'cl', WebhookEndpoint: 'we', Event: 'whe', Delivery: 'del', BalanceTransaction: 'txn',
   BankAccount: 'ba', Deleted: 'ba', Payout: 'po', TestClock: 'clk', Dispute: 'dp', Subscription: 'sub', Invoice: 'inv',
-  CreditNote: 'cn',
+  CreditNote: 'cn', Merchant: 'mer', MerchantCreated: 'mer', MerchantDetail: 'mer', Contract: 'mcf', Store: 'sto',
+  ApiKeyCreated: 'key', ApiKeyRevoked: 'key', User: 'usr', UserCreated: 'usr',
 };
 
 /** The `id` of an object nested under this property name. */
@@ -115,7 +125,7 @@ const NESTED_IDS: Readonly<Record<string, string>> = {
   store: exampleId('sto'), attempts: exampleId('att'), source: exampleId('pay'), buyer: 'crm-000451', taxDetail: 'TVA',
 };
 
-/** Currencies as enums wherever a currency field is a plain string. */
+/** Currencies as enums wherever a currency field is a plain string (or null). */
 function currencyEnums(node: unknown): void {
   if (Array.isArray(node)) {
     for (const item of node) currencyEnums(item);
@@ -123,7 +133,11 @@ function currencyEnums(node: unknown): void {
   }
   if (!node || typeof node !== 'object') return;
   for (const [name, property] of Object.entries(((node as Json).properties ?? {}) as Record<string, Json>)) {
-    if (CURRENCY_FIELDS.has(name) && property.type === 'string' && !hasEnum(property)) property.enum = [...CURRENCIES];
+    if (!CURRENCY_FIELDS.has(name)) continue;
+    // A plain string, or the string of a nullable one (`anyOf: [string, null]`).
+    for (const schema of [property, ...((property.anyOf ?? []) as Json[])]) {
+      if (schema.type === 'string' && !hasEnum(schema)) schema.enum = [...CURRENCIES];
+    }
   }
   for (const [key, value] of Object.entries(node)) if (key !== 'examples' && key !== 'example') currencyEnums(value);
 }

@@ -161,15 +161,6 @@ function isIdempotent(kind: Kind, key: string): boolean {
   return kind === 'merchant' && key.startsWith('POST /api/v1/') && !key.startsWith('POST /api/v1/sdk/');
 }
 
-/**
- * Routes that answer 201 but declare no response schema: @fastify/swagger documents them as a bare 200 ("Default
- * Response"), which would tell a generated client the wrong success code.
- */
-const CREATED_WITHOUT_SCHEMA = new Set([
-  'POST /admin/v1/merchants', 'POST /admin/v1/merchants/{id}/contracts', 'POST /admin/v1/merchants/{id}/stores',
-  'POST /admin/v1/merchants/{id}/keys', 'POST /admin/v1/merchants/{id}/users', 'POST /api/v1/sdk/sessions/{id}/widget',
-]);
-
 /** Adds what a generator needs to the document @fastify/swagger built. */
 export function finishDocument(doc: Json, kind: Kind): Json {
   const components = (doc.components ??= {}) as Json;
@@ -181,10 +172,6 @@ export function finishDocument(doc: Json, kind: Kind): Json {
       op.tags = [row.tag];
     }
     const responses = (op.responses ??= {}) as Json;
-    if (CREATED_WITHOUT_SCHEMA.has(key) && responses['200'] && !responses['201']) {
-      responses['201'] = { ...(responses['200'] as Json), description: 'Created' };
-      delete responses['200'];
-    }
     for (const status of errorStatuses(kind, key, op)) {
       responses[String(status)] ??= { $ref: `#/components/responses/${ERROR_RESPONSES[status].name}` };
       used.add(status);

@@ -34,3 +34,20 @@ export function ListOf<T extends TSchema>(item: T) {
 }
 
 export const Bool01 = Type.Boolean();
+
+/**
+ * The success answer of a route that sends a file or a stream rather than JSON (a PDF, a bank file, server-sent
+ * events): its media type in the OpenAPI document, so a generated client reads it as text or bytes. Fastify sends such
+ * a body as it is; the schema only documents it.
+ */
+export function fileAnswer(mediaType: string, description: string, binary = false) {
+  return { description, content: { [mediaType]: { schema: { type: 'string', ...(binary ? { format: 'binary' } : {}) } } } };
+}
+
+/**
+ * True when two types hold the same fields, checked both ways. A route's response schema against the view its service
+ * answers: Fastify writes an answer through the schema and leaves out any field the schema does not name, so
+ * `Expect<Same<Static<typeof Schema>, View>>` fails the typecheck when the two part.
+ */
+export type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+export type Expect<T extends true> = T;

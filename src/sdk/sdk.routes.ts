@@ -5,8 +5,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { esc, jsonForScript, sendHtml } from '../http/html.js';
 import { sdkBundle } from './bundle.js';
-import type { SdkService } from './sdk.service.js';
+import type { SdkResult, SdkService, SdkSessionInfo } from './sdk.service.js';
 import { AppError } from '../shared/errors.js';
+import type { Expect, Same } from '../http/schemas.js';
+import type { CardEntry } from '../acquirer/monext/monext.acquirer.js';
 
 const SessionParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 const SubmitBody = Type.Object(
@@ -22,6 +24,47 @@ const ReturnQuery = Type.Object({
   defi3ds: Type.Optional(Type.Union([Type.Literal('embarque'), Type.Literal('redirection')])),
 });
 
+// What the component reads. Fastify writes each answer through its schema and leaves out any field it does not name:
+// the checks below fail the typecheck when an answer and its schema part.
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+const SdkSession = Type.Object({
+  id: Type.String(),
+  intent: Type.Union([Type.Literal('payment'), Type.Literal('tokenization')]),
+  amount: Nullable(Type.Integer({ description: 'to pay, in minor units (payment intent)' })),
+  currency: Nullable(Type.String()),
+  mode: Type.Union([Type.Literal('test'), Type.Literal('live')]),
+  locale: Type.String(),
+  merchantName: Type.String(),
+  expiresAt: Type.String({ format: 'date-time' }),
+  theme: Nullable(Type.Object({ colorPrimary: Type.String(), colorOnPrimary: Type.String() }, { description: "the merchant's colours; null: Motu's default" })),
+});
+/** The component's next step after a submission: one object, its fields by `status` (SdkResult). */
+const SdkSubmitResult = Type.Object({
+  status: Type.Union([Type.Literal('succeeded'), Type.Literal('challenge'), Type.Literal('failed'), Type.Literal('error')]),
+  redirectUrl: Type.Optional(Nullable(Type.String({ description: 'succeeded, failed or error: where the page goes next' }))),
+  paymentId: Type.Optional(Type.String()),
+  paymentMethodId: Type.Optional(Nullable(Type.String({ description: 'succeeded: the card saved' }))),
+  cardNetwork: Type.Optional(Nullable(Type.String())),
+  challengeUrl: Type.Optional(Type.String({ description: 'challenge: the 3-D Secure page to show' })),
+  code: Type.Optional(Type.String({ description: 'failed or error: why (NAVIGATEUR_INCOMPATIBLE, a refusal…)', examples: ['do_not_honor'] })),
+  message: Type.Optional(Type.String()),
+});
+const WidgetSession = Type.Object({
+  token: Type.String({ description: "the widget session's token (the widget's data-token)" }),
+  redirectUrl: Nullable(Type.String({ description: "the acquirer's own payment page for the same session (redirection mode)" })),
+  scriptUrl: Type.String(),
+  styleUrl: Type.String(),
+  environment: Type.String({ description: 'homologation or production' }),
+});
+type WidgetAnswer = CardEntry & { environment: string };
+/** Every field any kind of SdkResult can hold. */
+type FieldsOf<T> = T extends unknown ? keyof T : never;
+export type SdkAnswersFitSchemas = [
+  Expect<Same<Static<typeof SdkSession>, SdkSessionInfo>>,
+  Expect<Same<FieldsOf<SdkResult>, keyof Static<typeof SdkSubmitResult>>>,
+  Expect<Same<Static<typeof WidgetSession>, WidgetAnswer>>,
+];
+
 /** Inside the component's 3-D Secure frame: hand the outcome to the component (which checks our origin). */
 const RETURN_JS = `(function(){var r=JSON.parse(document.getElementById('result').textContent);
 if(window.parent!==window){window.parent.postMessage({source:'motu-sdk-3ds',result:r},'*');}
@@ -36,7 +79,7 @@ export function corsOpen(reply: FastifyReply): void {
 }
 
 /** A live session's widget (docs/live.md): `{token, scriptUrl, styleUrl, redirectUrl}` for the acquirer's own card entry. */
-export type StartWidget = (sessionId: string) => Promise<unknown>;
+export type StartWidget = (sessionId: string) => Promise<WidgetAnswer>;
 
 export function sdkRoutes(sdk: SdkService, startWidget?: StartWidget) {
   return async function routes(app: FastifyInstance): Promise<void> {
@@ -71,12 +114,12 @@ export function sdkRoutes(sdk: SdkService, startWidget?: StartWidget) {
 
     app.get<{ Params: Static<typeof SessionParams> }>(
       '/api/v1/sdk/sessions/:id',
-      { schema: { tags: ['sdk'], summary: 'Browser: the session the component mounts on (session id is the credential)', params: SessionParams, security: [] } },
+      { schema: { tags: ['sdk'], summary: 'Browser: the session the component mounts on (session id is the credential)', params: SessionParams, security: [], response: { 200: SdkSession } } },
       async (request, reply) => reply.header('cache-control', 'no-store').send(await sdk.session(request.params.id)),
     );
     app.post<{ Params: Static<typeof SessionParams>; Body: Static<typeof SubmitBody> }>(
       '/api/v1/sdk/sessions/:id/submit',
-      { schema: { tags: ['sdk'], summary: 'Browser: submit a one-time card token for this session', params: SessionParams, body: SubmitBody, security: [] } },
+      { schema: { tags: ['sdk'], summary: 'Browser: submit a one-time card token for this session', params: SessionParams, body: SubmitBody, security: [], response: { 200: SdkSubmitResult } } },
       async (request, reply) => {
         const result = await sdk.submit(request.params.id, request.body.token, request.body.defi3ds ?? 'embarque', request.body.email);
         return reply.header('cache-control', 'no-store').send(result);
@@ -84,7 +127,7 @@ export function sdkRoutes(sdk: SdkService, startWidget?: StartWidget) {
     );
     app.post<{ Params: Static<typeof SessionParams> }>(
       '/api/v1/sdk/sessions/:id/widget',
-      { schema: { tags: ['sdk'], summary: "Browser, live mode: a session of the acquirer's card widget (Monext) for this session", params: SessionParams, security: [] } },
+      { schema: { tags: ['sdk'], summary: "Browser, live mode: a session of the acquirer's card widget (Monext) for this session", params: SessionParams, security: [], response: { 201: WidgetSession } } },
       async (request, reply) => {
         if (!startWidget) throw new AppError('ACQUIRER_NOT_CONFIGURED', 'No live acquirer widget on this service');
         return reply.code(201).header('cache-control', 'no-store').send(await startWidget(request.params.id));

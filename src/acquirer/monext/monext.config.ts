@@ -96,6 +96,6 @@ export function credentialsView(credentials: MonextCredentials | null) {
   if (!credentials) return null;
   return {
     merchantId: credentials.merchantId, pointOfSaleReference: credentials.pointOfSaleReference,
-    contractNumber: credentials.contractNumber, environment: credentials.environment, accessKeySet: true,
+    contractNumber: credentials.contractNumber, environment: credentials.environment, accessKeySet: true as const,
   };
 }

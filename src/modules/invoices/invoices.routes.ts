@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { merchantOf } from '../../http/auth.js';
 import { emptyBody } from '../../http/empty-body.js';
-import { IdParams, ListOf, ListQuery } from '../../http/schemas.js';
+import { fileAnswer, IdParams, ListOf, ListQuery } from '../../http/schemas.js';
 import { MAX_AMOUNT } from '../sessions/sessions.schemas.js';
 import { creditNotePdf, invoicePdf } from '../../pages/invoices/invoice-pdf.js';
 import type { InvoicesService } from './invoices.service.js';
@@ -133,12 +133,12 @@ export function invoicesRoutes(service: InvoicesService) {
     );
     app.delete<{ Params: Static<typeof IdParams> }>(
       '/billing/invoices/:id',
-      { schema: { tags, summary: 'Delete a draft invoice', params: IdParams } },
+      { schema: { tags, summary: 'Delete a draft invoice', params: IdParams, response: { 200: Type.Object({ id: Type.String(), deleted: Type.Literal(true) }) } } },
       async (request) => service.remove(merchantOf(request), request.params.id),
     );
     app.get<{ Params: Static<typeof IdParams>; Querystring: Static<typeof PdfQuery> }>(
       '/billing/invoices/:id/pdf',
-      { schema: { tags, summary: 'The invoice as a PDF, with the merchant\'s legal identity (French, or English with lang=en)', params: IdParams, querystring: PdfQuery } },
+      { schema: { tags, summary: 'The invoice as a PDF, with the merchant\'s legal identity (French, or English with lang=en)', params: IdParams, querystring: PdfQuery, response: { 200: fileAnswer('application/pdf', 'The invoice as a PDF', true) } } },
       async (request, reply) => {
         const { invoice, party } = await service.document(merchantOf(request), request.params.id);
         const pdf = await invoicePdf(invoice, party, request.query.lang ?? 'fr');
@@ -147,7 +147,7 @@ export function invoicesRoutes(service: InvoicesService) {
     );
     app.get<{ Params: Static<typeof IdParams>; Querystring: Static<typeof PdfQuery> }>(
       '/billing/credit-notes/:id/pdf',
-      { schema: { tags, summary: 'A credit note as a PDF', params: IdParams, querystring: PdfQuery } },
+      { schema: { tags, summary: 'A credit note as a PDF', params: IdParams, querystring: PdfQuery, response: { 200: fileAnswer('application/pdf', 'The credit note as a PDF', true) } } },
       async (request, reply) => {
         const { note, invoice, party } = await service.creditNoteDocument(merchantOf(request), request.params.id);
         const pdf = await creditNotePdf(note, invoice, party, request.query.lang ?? 'fr');

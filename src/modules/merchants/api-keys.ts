@@ -109,9 +109,9 @@ export class ApiKeysService {
     if (Number(result.numUpdatedRows) === 0) {
       const exists = await this.db.kysely.selectFrom('api_keys').select(['id', 'revoked_at']).where('id', '=', id).executeTakeFirst();
       if (!exists) throw notFound('key', id);
-      return { id, revoked: true, revokedAt: exists.revoked_at };
+      return { id, revoked: true as const, revokedAt: exists.revoked_at };
     }
-    return { id, revoked: true, revokedAt: now };
+    return { id, revoked: true as const, revokedAt: now };
   }
 }
 

@@ -4,6 +4,7 @@ import { Type, type Static } from 'typebox';
 import { IdParams } from '../../http/schemas.js';
 import type { ContractsService } from './contracts.service.js';
 import { doc } from './merchants.routes.js';
+import { Contract } from './merchants.schemas.js';
 
 const Rate = Type.Integer({ minimum: 0, maximum: 10_000, description: 'basis points: 250 = 2.50 %' });
 const Cents = Type.Integer({ minimum: 0, maximum: 100_000_000, description: 'EUR cents' });
@@ -36,12 +37,12 @@ export function contractsRoutes(service: ContractsService) {
   return async function routes(app: FastifyInstance): Promise<void> {
     app.post<{ Params: Static<typeof IdParams>; Body: Static<typeof ContractBody> }>(
       '/merchants/:id/contracts',
-      { schema: { ...doc, summary: 'Create a collection contract', params: IdParams, body: ContractBody } },
+      { schema: { ...doc, summary: 'Create a collection contract', params: IdParams, body: ContractBody, response: { 201: Contract } } },
       async (request, reply) => reply.code(201).send(await service.create(request.params.id, request.body)),
     );
     app.patch<{ Params: Static<typeof IdParams>; Body: Static<typeof ContractPatch> }>(
       '/contracts/:id',
-      { schema: { ...doc, summary: 'Change a contract', params: IdParams, body: ContractPatch } },
+      { schema: { ...doc, summary: 'Change a contract', params: IdParams, body: ContractPatch, response: { 200: Contract } } },
       async (request) => service.update(request.params.id, request.body),
     );
   };

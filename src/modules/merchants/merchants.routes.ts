@@ -4,6 +4,7 @@ import { Type, type Static } from 'typebox';
 import { IdParams } from '../../http/schemas.js';
 import type { MerchantsService } from './merchants.service.js';
 import { HEX_COLOR } from './branding.js';
+import { MerchantCreated, MerchantDetail, MerchantList } from './merchants.schemas.js';
 
 export const MerchantBody = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });
 const Color = Type.String({ pattern: HEX_COLOR, description: '#rrggbb' });
@@ -31,18 +32,18 @@ export function merchantsRoutes(service: MerchantsService) {
   return async function routes(app: FastifyInstance): Promise<void> {
     app.post<{ Body: Static<typeof MerchantBody> }>(
       '/merchants',
-      { schema: { ...doc, summary: 'Create a merchant with its keys, webhook secrets and default contract', body: MerchantBody } },
+      { schema: { ...doc, summary: 'Create a merchant with its keys, webhook secrets and default contract', body: MerchantBody, response: { 201: MerchantCreated } } },
       async (request, reply) => reply.code(201).send(await service.createMerchant(request.body)),
     );
-    app.get('/merchants', { schema: { ...doc, summary: 'List merchants' } }, async () => ({ data: await service.listMerchants(), hasMore: false }));
+    app.get('/merchants', { schema: { ...doc, summary: 'List merchants', response: { 200: MerchantList } } }, async () => ({ data: await service.listMerchants(), hasMore: false }));
     app.get<{ Params: Static<typeof IdParams> }>(
       '/merchants/:id',
-      { schema: { ...doc, summary: 'Read a merchant with its contracts and stores', params: IdParams } },
+      { schema: { ...doc, summary: 'Read a merchant with its contracts and stores', params: IdParams, response: { 200: MerchantDetail } } },
       async (request) => service.getMerchant(request.params.id),
     );
     app.patch<{ Params: Static<typeof IdParams>; Body: Static<typeof MerchantPatch> }>(
       '/merchants/:id',
-      { schema: { ...doc, summary: "Change a merchant's name, display name, colours, time zone and legal identity", params: IdParams, body: MerchantPatch } },
+      { schema: { ...doc, summary: "Change a merchant's name, display name, colours, time zone and legal identity", params: IdParams, body: MerchantPatch, response: { 200: MerchantDetail } } },
       async (request) => service.updateMerchant(request.params.id, request.body),
     );
   };

@@ -4,6 +4,7 @@ import { Type, type Static } from 'typebox';
 import { IdParams } from '../../http/schemas.js';
 import type { StoresService } from './stores.service.js';
 import { doc } from './merchants.routes.js';
+import { Store } from './merchants.schemas.js';
 
 export const StoreBody = Type.Object(
   {
@@ -27,12 +28,12 @@ export function storesRoutes(service: StoresService) {
   return async function routes(app: FastifyInstance): Promise<void> {
     app.post<{ Params: Static<typeof IdParams>; Body: Static<typeof StoreBody> }>(
       '/merchants/:id/stores',
-      { schema: { ...doc, summary: 'Create a store', params: IdParams, body: StoreBody } },
+      { schema: { ...doc, summary: 'Create a store', params: IdParams, body: StoreBody, response: { 201: Store } } },
       async (request, reply) => reply.code(201).send(await service.create(request.params.id, request.body)),
     );
     app.patch<{ Params: Static<typeof IdParams>; Body: Static<typeof StorePatch> }>(
       '/stores/:id',
-      { schema: { ...doc, summary: 'Change a store', params: IdParams, body: StorePatch } },
+      { schema: { ...doc, summary: 'Change a store', params: IdParams, body: StorePatch, response: { 200: Store } } },
       async (request) => service.update(request.params.id, request.body),
     );
   };

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { merchantOf } from '../../http/auth.js';
 import { emptyBody } from '../../http/empty-body.js';
-import { IdParams, ListOf, ListQuery } from '../../http/schemas.js';
+import { fileAnswer, IdParams, ListOf, ListQuery } from '../../http/schemas.js';
 import { BalanceTransaction, sendTransactionsCsv } from '../ledger/balance.routes.js';
 import { csvStream, wantsCsv } from '../../shared/csv.js';
 import type { BankFilesService } from './bank-files/bank-files.service.js';
@@ -147,7 +147,7 @@ export function payoutsAdminRoutes(service: PayoutsService, bankFiles: BankFiles
       '/payouts/transfers.xml',
       {
         schema: {
-          ...doc, querystring: DayQuery,
+          ...doc, querystring: DayQuery, response: { 200: fileAnswer('application/xml', 'The pain.001.001.03 file, as an attachment') },
           summary: "The day's live EUR payouts as a SEPA credit transfer file (ISO 20022 pain.001.001.03); they are in transit from then on",
         },
       },
@@ -158,7 +158,12 @@ export function payoutsAdminRoutes(service: PayoutsService, bankFiles: BankFiles
     );
     app.get<{ Querystring: Static<typeof DayQuery> }>(
       '/payouts/transfers.csv',
-      { schema: { ...doc, querystring: DayQuery, summary: "The day's live XPF payouts as CSV (no SEPA in XPF); they are in transit from then on" } },
+      {
+        schema: {
+          ...doc, querystring: DayQuery, response: { 200: fileAnswer('text/csv', 'One line per payout under a header line, as an attachment') },
+          summary: "The day's live XPF payouts as CSV (no SEPA in XPF); they are in transit from then on",
+        },
+      },
       async (request, reply) => {
         const list = await bankFiles.xpfList(request.query.date);
         return reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${list.filename}"`)

@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { onOutboxSignal } from '../../events/signal.js';
 import { merchantOf } from '../../http/auth.js';
+import { fileAnswer } from '../../http/schemas.js';
 import type { Clock } from '../../shared/clock.js';
 import type { EventsService } from './events.service.js';
 
@@ -30,6 +31,7 @@ export function eventStreamRoutes(events: EventsService, clock: Clock) {
           tags: ['events'],
           summary: 'Stream new events (text/event-stream); used by `motu listen`',
           querystring: StreamQuery,
+          response: { 200: fileAnswer('text/event-stream', 'Server-sent events: per new event its `id:`, `event:` (the type) and `data:` (the event as JSON); comment lines keep the connection alive') },
         },
       },
       async (request, reply) => {

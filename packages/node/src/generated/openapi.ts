@@ -3888,7 +3888,34 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /** @example ses_9wPc3RtY6mKq2LxV8bNh4Z */
+                        id: string;
+                        /** @enum {string} */
+                        intent: "payment" | "tokenization";
+                        /** @example 4500 */
+                        amount: number | null;
+                        currency: ("XPF" | "EUR") | null;
+                        /** @enum {string} */
+                        mode: "test" | "live";
+                        /** @example fr */
+                        locale: string;
+                        /** @example Fare Ute Boutique */
+                        merchantName: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-03-15T09:26:53.000Z
+                         */
+                        expiresAt: string;
+                        theme: {
+                            /** @example #0b6e4f */
+                            colorPrimary: string;
+                            /** @example #ffffff */
+                            colorOnPrimary: string;
+                        } | null;
+                    };
+                };
             };
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
@@ -3924,7 +3951,32 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "succeeded" | "challenge" | "failed" | "error";
+                        /** @example https://shop.example.pf/orders/ORDER-2026-0042/thanks */
+                        redirectUrl?: string | null;
+                        /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
+                        paymentId?: string;
+                        /** @example pm_7Hq2LmVx9TzR4bNc8KpW3d */
+                        paymentMethodId?: string | null;
+                        /** @example CB */
+                        cardNetwork?: string | null;
+                        /**
+                         * @description challenge: the 3-D Secure page to show
+                         * @example https://pay.example.pf/acquirer/v1/3ds/att_7Hq2LmVx9TzR4bNc8KpW3d
+                         */
+                        challengeUrl?: string;
+                        /**
+                         * @description failed or error: why (NAVIGATEUR_INCOMPATIBLE, a refusal…)
+                         * @example do_not_honor
+                         */
+                        code?: string;
+                        /** @example No payment with id pay_4kQ7mZ2xR9tLbV3nC8wYhJ */
+                        message?: string;
+                    };
+                };
             };
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
@@ -3946,12 +3998,31 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Created */
+            /** @description Default Response */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /**
+                         * @description the widget session's token (the widget's data-token)
+                         * @example tok_4kQ7mZ2xR9tLbV3nC8wYhJ
+                         */
+                        token: string;
+                        /** @example https://shop.example.pf/orders/ORDER-2026-0042/thanks */
+                        redirectUrl: string | null;
+                        /** @example https://payment.cdn.payline.com/cdn/scripts/widget-min.js */
+                        scriptUrl: string;
+                        /** @example https://payment.cdn.payline.com/cdn/styles/widget-min.css */
+                        styleUrl: string;
+                        /**
+                         * @description homologation or production
+                         * @example production
+                         */
+                        environment: string;
+                    };
+                };
             };
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
@@ -5724,12 +5795,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Server-sent events: per new event its `id:`, `event:` (the type) and `data:` (the event as JSON); comment lines keep the connection alive */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/event-stream": string;
+                };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -7435,7 +7508,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Deleted"];
+                };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -7520,12 +7595,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The invoice as a PDF */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/pdf": string;
+                };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -7548,12 +7625,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The credit note as a PDF */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/pdf": string;
+                };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
