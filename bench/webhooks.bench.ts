@@ -14,6 +14,7 @@ import { MerchantsService } from '../src/modules/merchants/merchants.service.js'
 import { WebhooksService } from '../src/modules/webhooks/webhooks.service.js';
 import { systemClock } from '../src/shared/clock.js';
 import { startWorkers } from '../src/start/workers.js';
+import { customerData } from '../test/support/factories.js';
 import { freshDatabase } from '../test/support/harness.js';
 
 const SECONDS = Number(process.env.BENCH_WEBHOOK_SECONDS ?? '5');
@@ -89,7 +90,7 @@ async function runAt(dialect: Dialect, rate: number): Promise<Run> {
     for (; sent < due; sent++) {
       const n = sent;
       const p = db
-        .transaction((trx) => recordEvent(trx, { merchantId: merchant.id, mode: 'test', ...payloads.customerCreated({ id: `cus_${n}`, name: 'bench' }) }))
+        .transaction((trx) => recordEvent(trx, { merchantId: merchant.id, mode: 'test', ...payloads.customerCreated(customerData(`cus_${n}`, 'bench')) }))
         .then((e) => void committedAt.set(e.id, performance.now()));
       inFlight.add(p);
       void p.finally(() => inFlight.delete(p));
@@ -145,7 +146,7 @@ async function drain(dialect: Dialect, events: number): Promise<Drain> {
   for (let i = 0; i < events; i += 100) {
     await db.transaction(async (trx) => {
       for (let j = i; j < Math.min(events, i + 100); j++) {
-        await recordEvent(trx, { merchantId: merchant.id, mode: 'test', ...payloads.customerCreated({ id: `cus_${j}`, name: 'bench' }) });
+        await recordEvent(trx, { merchantId: merchant.id, mode: 'test', ...payloads.customerCreated(customerData(`cus_${j}`, 'bench')) });
       }
     });
   }

@@ -3,6 +3,8 @@ import { it } from 'node:test';
 import { eachDatabase } from './support/harness.js';
 import { withMerchantApp } from './support/merchant-app.js';
 import { createMerchant, createKey } from './support/factories.js';
+import { readFileSync } from 'node:fs';
+import { Ajv } from 'ajv';
 
 eachDatabase('customers', (dialect) => {
   const { t, m } = withMerchantApp(dialect);
@@ -41,6 +43,27 @@ eachDatabase('customers', (dialect) => {
     assert.equal(patched.status, 200);
     assert.deepEqual(patched.body.updatedFields.sort(), ['name', 'phone']);
     assert.equal(patched.body.name, 'Teva T.');
+  });
+
+  it('customer.created and customer.updated carry the whole customer, as GET answers it and as the payload schema says', async () => {
+    const c = await t.api(m.testKey, 'POST', '/api/v1/customers', { email: 'event@example.pf', name: 'Moana', metadata: { tier: 'gold' } });
+    await t.api(m.testKey, 'PATCH', `/api/v1/customers/${c.body.id}`, { phone: '+689 87 11 22 33', address: { line1: '3 rue Cook', city: 'Papeete', country: 'PF' } });
+    const current = (await t.api(m.testKey, 'GET', `/api/v1/customers/${c.body.id}`)).body;
+    const eventOf = async (type: string) =>
+      (await t.api(m.testKey, 'GET', `/api/v1/events?type=${type}&limit=100`)).body.data.find((e: { data: { id: string } }) => e.data.id === c.body.id);
+    const created = await eventOf('customer.created');
+    const updated = await eventOf('customer.updated');
+    assert.deepEqual(created.data, c.body);
+    assert.deepEqual(updated.data, { ...current, updatedFields: ['phone', 'address'] });
+    // The schema published for these payloads (the OpenAPI webhooks section, @motu/node's types) fits what is sent.
+    const schemas = JSON.parse(readFileSync(new URL('../src/events/payload-schemas.json', import.meta.url), 'utf8'));
+    const ajv = new Ajv({ strict: false });
+    for (const [name, data] of [['CustomerData', created.data], ['CustomerUpdatedData', updated.data]] as const) {
+      const valid = ajv.validate({ $ref: `#/definitions/${name}`, definitions: schemas.definitions }, data);
+      assert.ok(valid, `${name}: ${ajv.errorsText()}`);
+    }
+    // Every field sent is documented, none left to `additionalProperties`.
+    assert.deepEqual(Object.keys(schemas.definitions.CustomerData.properties).sort(), Object.keys(created.data).sort());
   });
 
   it('paginates with startingAfter and hasMore', async () => {

@@ -7,7 +7,7 @@ import { recordEvent } from '../src/events/outbox.js';
 import { payloads } from '../src/events/payloads.js';
 import { ADMIN_TOKEN, eachDatabase, type TestApp } from './support/harness.js';
 import { withApp } from './support/merchant-app.js';
-import { createMerchant, type MerchantFixture } from './support/factories.js';
+import { createMerchant, customerData, type MerchantFixture } from './support/factories.js';
 import type { Receiver } from './support/receiver.js';
 import { eventually, sleep } from './support/wait.js';
 
@@ -36,7 +36,7 @@ async function commitEvents(t: TestApp, m: MerchantFixture, count: number): Prom
   for (let i = 0; i < count; i += 100) {
     await t.db.transaction(async (trx) => {
       for (let j = i; j < Math.min(count, i + 100); j++) {
-        await recordEvent(trx, { merchantId: m.id, mode: 'test', ...payloads.customerCreated({ id: `cus_bulk${j}`, name: `n${j}` }) });
+        await recordEvent(trx, { merchantId: m.id, mode: 'test', ...payloads.customerCreated(customerData(`cus_bulk${j}`, `n${j}`)) });
       }
     });
   }

@@ -17,7 +17,7 @@ import * as m0006 from '../src/db/migrations/0006_refunds.js';
 import * as m0007 from '../src/db/migrations/0007_acquirer_refunds.js';
 import * as m0008 from '../src/db/migrations/0008_mail.js';
 import { startWorkers, type Workers } from '../src/start/workers.js';
-import { createMerchant } from './support/factories.js';
+import { createMerchant, customerData } from './support/factories.js';
 import { eachDatabase, freshDatabase, ManualClock } from './support/harness.js';
 import { withMerchantApp } from './support/merchant-app.js';
 
@@ -48,7 +48,7 @@ eachDatabase('events order within one millisecond', (dialect) => {
     await t.db.transaction(async (trx) => {
       for (let i = 0; i < 25; i++) {
         const name = `trx-${i}`;
-        await recordEvent(trx, { merchantId: m.id, mode: 'test', at: clock.now(), ...payloads.customerCreated({ id: `cus_trx${i}`, name }) });
+        await recordEvent(trx, { merchantId: m.id, mode: 'test', at: clock.now(), ...payloads.customerCreated(customerData(`cus_trx${i}`, name)) });
         recorded.push(name);
       }
     });
@@ -157,7 +157,7 @@ eachDatabase('events order: migration 0009 on existing events', (dialect) => {
       assert.deepEqual(deliveries.map((r) => [r.event_id, r.event_seq]), [['whe_b', 1], ['whe_a', 2], ['whe_c', 3], ['whe_z', 4]]);
       // A new event, even with an earlier time, comes after them; its deliveries get its seq.
       const fresh = await d.db.transaction((trx) =>
-        recordEvent(trx, { merchantId: 'mer_old', mode: 'test', at: new Date('2020-01-01T00:00:00Z'), ...payloads.customerCreated({ id: 'cus_new', name: 'new' }) }),
+        recordEvent(trx, { merchantId: 'mer_old', mode: 'test', at: new Date('2020-01-01T00:00:00Z'), ...payloads.customerCreated(customerData('cus_new', 'new')) }),
       );
       const row = await d.db.kysely.selectFrom('webhook_events').select('seq').where('id', '=', fresh.id).executeTakeFirstOrThrow();
       assert.equal(row.seq, 5);

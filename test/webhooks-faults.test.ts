@@ -8,7 +8,7 @@ import { recordEvent } from '../src/events/outbox.js';
 import { payloads } from '../src/events/payloads.js';
 import { eachDatabase } from './support/harness.js';
 import { withApp } from './support/merchant-app.js';
-import { createMerchant, type MerchantFixture } from './support/factories.js';
+import { createMerchant, customerData, type MerchantFixture } from './support/factories.js';
 import { eventually } from './support/wait.js';
 
 eachDatabase('webhooks: faulty receivers', (dialect) => {
@@ -109,7 +109,7 @@ eachDatabase('webhooks: per-endpoint bound', (dialect) => {
     // 60 events for the slow endpoint (1.5 s each, 4 at a time: 22 s of backlog), then healthy events meanwhile.
     await t.db.transaction(async (trx) => {
       for (let i = 0; i < 60; i++) {
-        await recordEvent(trx, { merchantId: slow.id, mode: 'test', ...payloads.customerCreated({ id: `cus_slow${i}`, name: `slow${i}` }) });
+        await recordEvent(trx, { merchantId: slow.id, mode: 'test', ...payloads.customerCreated(customerData(`cus_slow${i}`, `slow${i}`)) });
       }
     });
     await rx.waitFor(() => rx.for('/slow').length >= 4, 10_000, 'the slow endpoint busy');

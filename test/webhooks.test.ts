@@ -5,7 +5,7 @@ import { recordEvent } from '../src/events/outbox.js';
 import { payloads } from '../src/events/payloads.js';
 import { eachDatabase } from './support/harness.js';
 import { withApp } from './support/merchant-app.js';
-import { createMerchant, type MerchantFixture } from './support/factories.js';
+import { createMerchant, customerData, type MerchantFixture } from './support/factories.js';
 import { eventually, sleep } from './support/wait.js';
 
 // An implementation independent of src/events/signer.ts: the verification of docs/webhooks.md, word for word.
@@ -177,7 +177,7 @@ eachDatabase('webhooks', (dialect) => {
     const listed = await t.api(m.testKey, 'GET', '/api/v1/events?paymentId=pay_notify1');
     assert.deepEqual(listed.body.data.map((e: any) => e.id), [first.id]);
     // Customer events never go to a notificationUrl.
-    const c = await t.db.transaction((trx) => recordEvent(trx, { merchantId: m.id, mode: 'test', paymentId: 'pay_notify1', notificationUrl: rx.url('/notify'), ...payloads.customerCreated({ id: 'cus_x' }) }));
+    const c = await t.db.transaction((trx) => recordEvent(trx, { merchantId: m.id, mode: 'test', paymentId: 'pay_notify1', notificationUrl: rx.url('/notify'), ...payloads.customerCreated(customerData('cus_x', 'x')) }));
     assert.equal(c.deliveryIds.length, 0);
   });
 

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import type { TestApp } from './harness.js';
 import { FAKE_MONEXT_CREDENTIALS } from './fake-monext.js';
 import { LIVE_PROFILE } from './profile.js';
+import type { CustomerData } from '../../src/events/payloads.js';
 
 export interface MerchantFixture {
   id: string;
@@ -68,4 +69,10 @@ export async function connectUnderLiveProfile(t: TestApp, contractId: string): P
     acquirer: 'monext', monext: { ...FAKE_MONEXT_CREDENTIALS, environment: 'homologation' },
   });
   assert.equal(connected.status, 200, JSON.stringify(connected.body));
+}
+
+/** A customer's event payload as Motu records it (`customer.created`), for tests that write events directly. */
+export function customerData(id: string, name: string): CustomerData {
+  const at = '2026-01-01T00:00:00.000Z';
+  return { id, email: null, externalId: null, name, phone: null, address: null, metadata: null, testClockId: null, createdAt: at, updatedAt: at };
 }

@@ -152,9 +152,32 @@ export interface SubscriptionMandateData {
   reason: string;
 }
 
-export type CustomerData = Record<string, unknown> & { id: string };
+/** The customer as `GET /api/v1/customers/{id}` answers it. */
+export interface CustomerData {
+  id: string;
+  /** The customer's email, as given (unique per merchant and mode, compared without case). */
+  email: string | null;
+  /** The merchant's own reference of the customer. */
+  externalId: string | null;
+  name: string | null;
+  /** The phone number, as given. */
+  phone: string | null;
+  /** The postal address as the merchant or the payment gave it. */
+  address: Record<string, unknown> | null;
+  /** The merchant's free JSON, returned as is. */
+  metadata: Record<string, unknown> | null;
+  /** Test mode: the test clock the customer follows; null otherwise. */
+  testClockId: string | null;
+  /** When the customer was created (ISO 8601). */
+  createdAt: string;
+  /** When it last changed (ISO 8601). */
+  updatedAt: string;
+}
 
-export type CustomerUpdatedData = CustomerData & { updatedFields: string[] };
+export interface CustomerUpdatedData extends CustomerData {
+  /** What changed: email, externalId, name, phone, address, metadata. */
+  updatedFields: string[];
+}
 
 export interface PaymentMethodData {
   id: string;

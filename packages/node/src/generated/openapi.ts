@@ -3516,15 +3516,60 @@ export interface components {
             /** @description The customer (cus_…), or null. */
             customerId: string | null;
         };
+        /** @description The customer as `GET /api/v1/customers/{id}` answers it. */
         CustomerData: {
             /** @description The identifier of the object. */
             id: string;
+            /** @description The customer's email, as given (unique per merchant and mode, compared without case). */
+            email: string | null;
+            /** @description The merchant's own reference of the customer. */
+            externalId: string | null;
+            /** @description The store's name. */
+            name: string | null;
+            /** @description The phone number, as given. */
+            phone: string | null;
+            /** @description The postal address as the merchant or the payment gave it. */
+            address: {
+                [key: string]: unknown;
+            } | null;
+            /** @description The merchant's free JSON, returned as is. */
+            metadata: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Test mode: the test clock the customer follows; null otherwise. */
+            testClockId: string | null;
+            /** @description When the customer was created (ISO 8601). */
+            createdAt: string;
+            /** @description When it last changed (ISO 8601). */
+            updatedAt: string;
         };
         CustomerUpdatedData: {
-            /** @description The fields that changed. */
-            updatedFields: string[];
             /** @description The identifier of the object. */
             id: string;
+            /** @description The customer's email, as given (unique per merchant and mode, compared without case). */
+            email: string | null;
+            /** @description The merchant's own reference of the customer. */
+            externalId: string | null;
+            /** @description The store's name. */
+            name: string | null;
+            /** @description The phone number, as given. */
+            phone: string | null;
+            /** @description The postal address as the merchant or the payment gave it. */
+            address: {
+                [key: string]: unknown;
+            } | null;
+            /** @description The merchant's free JSON, returned as is. */
+            metadata: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Test mode: the test clock the customer follows; null otherwise. */
+            testClockId: string | null;
+            /** @description When the customer was created (ISO 8601). */
+            createdAt: string;
+            /** @description When it last changed (ISO 8601). */
+            updatedAt: string;
+            /** @description What changed: email, externalId, name, phone, address, metadata. */
+            updatedFields: string[];
         };
         PaymentMethodData: {
             /** @description The identifier of the object. */
@@ -10096,7 +10141,16 @@ export interface operations {
                  *       "type": "customer.created",
                  *       "createdAt": "2026-03-14T09:26:53.000Z",
                  *       "data": {
-                 *         "id": "cus_9wPc3RtY6mKq2LxV8bNh4Z"
+                 *         "id": "cus_9wPc3RtY6mKq2LxV8bNh4Z",
+                 *         "email": "hina.teriitahi@example.pf",
+                 *         "externalId": "crm-000451",
+                 *         "name": "Hina Teriitahi",
+                 *         "phone": "+689 87 12 34 56",
+                 *         "address": {},
+                 *         "metadata": {},
+                 *         "testClockId": "clk_2bN8sKe5TqLm9XvR3cWz7P",
+                 *         "createdAt": "2026-03-14T09:26:53.000Z",
+                 *         "updatedAt": "2026-03-14T09:41:12.000Z"
                  *       }
                  *     }
                  */
@@ -10171,11 +10225,20 @@ export interface operations {
                  *       "type": "customer.updated",
                  *       "createdAt": "2026-03-14T09:26:53.000Z",
                  *       "data": {
+                 *         "id": "cus_9wPc3RtY6mKq2LxV8bNh4Z",
+                 *         "email": "hina.teriitahi@example.pf",
+                 *         "externalId": "crm-000451",
+                 *         "name": "Hina Teriitahi",
+                 *         "phone": "+689 87 12 34 56",
+                 *         "address": {},
+                 *         "metadata": {},
+                 *         "testClockId": "clk_2bN8sKe5TqLm9XvR3cWz7P",
+                 *         "createdAt": "2026-03-14T09:26:53.000Z",
+                 *         "updatedAt": "2026-03-14T09:41:12.000Z",
                  *         "updatedFields": [
                  *           "email",
                  *           "phone"
-                 *         ],
-                 *         "id": "cus_9wPc3RtY6mKq2LxV8bNh4Z"
+                 *         ]
                  *       }
                  *     }
                  */
