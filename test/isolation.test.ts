@@ -353,6 +353,9 @@ eachDatabase('isolation matrix', (dialect) => {
     for (const id of [e0, e2]) assert.equal((await t.api(merchantKey, 'GET', `/api/v1/webhook-endpoints/${id}`)).body.enabled, true);
     const all = await t.api(merchantKey, 'GET', '/api/v1/webhook-endpoints?limit=100');
     for (const id of [e0, e1, e2]) assert.ok(all.body.data.some((e: any) => e.id === id), 'a key attached to no store sees every endpoint');
+    // Each endpoint says which store's events it gets.
+    const storeOf = (id: string) => all.body.data.find((e: any) => e.id === id).storeId;
+    assert.deepEqual([storeOf(e0), storeOf(e1), storeOf(e2)], [null, v.ids.store1, v.ids.store2]);
 
     // Deliveries and resends of its own events: the notificationUrl and its own endpoints only.
     const own = await firstEvent(v.storeKey, inStore1);

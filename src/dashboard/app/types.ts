@@ -135,6 +135,8 @@ export interface WebhookEndpoint {
   enabled: boolean;
   disabledReason: string | null;
   disabledAt: string | null;
+  /** The store whose key registered it (its payment events only); null: every store's. */
+  storeId: string | null;
   createdAt: string;
 }
 

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { merchantOf } from '../../http/auth.js';
-import { IdParams, ListOf, ListQuery } from '../../http/schemas.js';
+import { IdParams, ListOf, ListQuery, type Expect, type Same } from '../../http/schemas.js';
 import type { EventsService } from './events.service.js';
-import type { WebhooksService } from './webhooks.service.js';
+import type { endpointView, WebhooksService } from './webhooks.service.js';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 
@@ -45,10 +45,12 @@ const Endpoint = Type.Object({
   enabled: Type.Boolean(),
   disabledReason: Nullable(Type.String()),
   disabledAt: Nullable(Type.String()),
-  kind: Type.String(),
+  kind: Type.Union([Type.Literal('merchant'), Type.Literal('agency')]),
+  storeId: Nullable(Type.String({ description: "the store whose key registered it: only that store's payment events reach it; null: every store's" })),
   createdAt: Type.String(),
   updatedAt: Type.String(),
 });
+export type EndpointFitsView = Expect<Same<Static<typeof Endpoint>, ReturnType<typeof endpointView>>>;
 
 const Event = Type.Object({
   id: Type.String(),

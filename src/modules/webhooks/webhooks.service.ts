@@ -40,6 +40,8 @@ export function endpointView(row: WebhookEndpointRow) {
     disabledReason: row.disabled_reason,
     disabledAt: row.disabled_at,
     kind: row.kind,
+    /** The store whose key registered it: it gets that store's payment events only. Null: every store's. */
+    storeId: row.store_id,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

@@ -2613,6 +2613,8 @@ export interface components {
             disabledAt: string | null;
             /** @enum {string} */
             kind: "merchant" | "agency";
+            /** @example sto_2bN8sKe5TqLm9XvR3cWz7P */
+            storeId: string | null;
             /** @example 2026-03-14T09:26:53.000Z */
             createdAt: string;
             /** @example 2026-03-14T09:41:12.000Z */
