@@ -309,6 +309,10 @@ eachDatabase('hardening: payments and existing integrations', (dialect) => {
     const res = await t.api(undefined, 'POST', `/checkout/${session.sessionId}/pay`, { paymentMethodId: oneClick });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.equal((await get(session.paymentId)).refusalCode, 'card_unknown');
+    // The customer is told why, and to use another card, in the page's language.
+    const failedPage = await t.app.inject({ method: 'GET', url: `/checkout/failed?sessionId=${session.sessionId}` });
+    assert.equal(failedPage.statusCode, 200);
+    assert.match(failedPage.body, /Votre banque ne reconnaît plus cette carte\. Utilisez une autre carte\./);
     const gone = await t.api(m.key, 'GET', `/api/v1/payment-methods/${oneClick}`);
     assert.equal(gone.body.status, 'removed');
     assert.equal(gone.body.removedReason, 'unknown_at_acquirer');

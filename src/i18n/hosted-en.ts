@@ -1,6 +1,11 @@
 // English texts of what customers see: the hosted pages (checkout, wallet, invoice page), the secure card fields and
 // the simulated bank, the PDFs and the mails. French (hosted-fr.ts) has the same shape, checked by the compiler.
 // Interpolations are {{name}}, as in the back-office's namespace (i18next's syntax), filled by fillText.
+import type { RefusalCode } from '../acquirer/acquirer.js';
+
+/** A text for every refusal the acquirers report (a code added to RefusalCode and not here fails the typecheck). */
+export const refusalTexts = (texts: Record<RefusalCode, string>): Record<string, string> => texts;
+
 export const hostedEn = {
   checkout: {
   title: 'Payment', secure: 'Secure payment', payByCard: 'Pay by card', testMode: 'Test mode: no real payment is made', order: 'Your order',
@@ -27,11 +32,12 @@ export const hostedEn = {
   continue: 'Continue',
   notFound: 'Unknown payment page', receiptTitle: 'Payment receipt', poweredBy: 'Payments by Motu',
   discount: 'Discount', orderDiscount: 'Order discount', statementAs: 'This payment appears on your card statement as “{{label}}”.',
-  refusals: {
+  refusals: refusalTexts({
     card_declined: 'Your bank declined the card.', insufficient_funds: 'The card has insufficient funds.',
     expired_card: 'The card has expired.', incorrect_cvc: 'The security code is incorrect.',
     processing_error: 'An error occurred while processing the card. Try again.', authentication_failed: 'The 3-D Secure authentication failed.',
-  } as Record<string, string>,
+    card_unknown: 'Your bank no longer recognises this card. Use another card.',
+  }),
   refusalDefault: 'The payment was declined.',
 },
   wallet: { title: 'Save a card', intro: '{{merchant}} invites you to save a card. Nothing will be charged.', save: 'Save card',

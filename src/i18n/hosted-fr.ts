@@ -1,5 +1,5 @@
 // French texts of what customers see (see hosted-en.ts).
-import type { HostedCatalog } from './hosted-en.js';
+import { refusalTexts, type HostedCatalog } from './hosted-en.js';
 
 export const hostedFr: HostedCatalog = {
   checkout: {
@@ -27,11 +27,12 @@ export const hostedFr: HostedCatalog = {
   continue: 'Continuer',
   notFound: 'Page de paiement inconnue', receiptTitle: 'Reçu de paiement', poweredBy: 'Paiements par Motu',
   discount: 'Remise', orderDiscount: 'Remise sur la commande', statementAs: 'Ce paiement apparaît sur votre relevé de carte sous le libellé « {{label}} ».',
-  refusals: {
+  refusals: refusalTexts({
     card_declined: 'Votre banque a refusé la carte.', insufficient_funds: 'Le solde de la carte est insuffisant.',
     expired_card: 'La carte est expirée.', incorrect_cvc: 'Le cryptogramme est incorrect.',
     processing_error: 'Une erreur est survenue lors du traitement de la carte. Réessayez.', authentication_failed: "L'authentification 3-D Secure a échoué.",
-  },
+    card_unknown: "Votre banque ne reconnaît plus cette carte. Utilisez une autre carte.",
+  }),
   refusalDefault: 'Le paiement a été refusé.',
 },
   wallet: { title: 'Enregistrer une carte', intro: '{{merchant}} vous invite à enregistrer une carte. Aucun montant ne sera débité.', save: 'Enregistrer la carte',
