@@ -225,6 +225,9 @@ eachDatabase('the back-office money pages', (dialect) => {
     await credit.getByRole('button', { name: 'Credit note' }).click();
     await toast('Credit note A-');
     await page.getByRole('link', { name: /^PDF of A-\d{4}-\d{6}$/ }).waitFor();
+    // The credit note stays on the invoice's page: read from the API, not only from the answer just given.
+    await page.reload();
+    await page.getByRole('link', { name: /^PDF of A-\d{4}-\d{6}$/ }).waitFor();
     assert.deepEqual(
       [(await api('GET', `/api/v1/billing/invoices/${created.id}`)).amountCredited, (await api('GET', `/api/v1/billing/invoices/${created.id}`)).amountRemaining],
       [1000, 4000],

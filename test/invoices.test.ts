@@ -146,6 +146,19 @@ eachDatabase('invoices', (dialect) => {
     assert.equal((await api('GET', `/api/v1/billing/invoices/${second.id}`)).body.status, 'credited');
     assert.equal((await events('invoice.credited', second.id)).length, 1);
     assert.equal((await api('POST', `/api/v1/billing/invoices/${second.id}/credit-notes`, { reason: 'duplicate' })).body.code, 'INVOICING_CREDIT_EXCEEDS_CREDITABLE');
+
+    // The credit notes are found again later: by invoice, all of them newest first, or by id.
+    const ofFirst = await api('GET', `/api/v1/billing/credit-notes?invoiceId=${inv.id}`);
+    assert.equal(ofFirst.status, 200);
+    assert.deepEqual(ofFirst.body, { data: [note.body], hasMore: false });
+    const all = (await api('GET', '/api/v1/billing/credit-notes?limit=100')).body.data.map((n: { id: string }) => n.id);
+    assert.deepEqual(all.filter((id: string) => id === note.body.id || id === whole.body.id), [whole.body.id, note.body.id]);
+    const firstPage = await api('GET', '/api/v1/billing/credit-notes?limit=1');
+    assert.equal(firstPage.body.hasMore, true);
+    const next = await api('GET', `/api/v1/billing/credit-notes?limit=1&startingAfter=${firstPage.body.data[0].id}`);
+    assert.notEqual(next.body.data[0].id, firstPage.body.data[0].id);
+    assert.deepEqual((await api('GET', `/api/v1/billing/credit-notes/${whole.body.id}`)).body, whole.body);
+    assert.equal((await api('GET', '/api/v1/billing/credit-notes/cn_0000000000000000000000')).status, 404);
   });
 
   it('overdue once when unpaid past its due date, on the customer\'s test clock; uncollectible and still payable', async () => {

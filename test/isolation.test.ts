@@ -43,6 +43,7 @@ const BY_ID: Record<string, { target: string; body?: unknown; storeScoped?: bool
   'GET /api/v1/subscriptions/{id}': { target: 'subscription' },
   'GET /api/v1/billing/invoices/{id}': { target: 'invoice' },
   'GET /api/v1/billing/invoices/{id}/pdf': { target: 'invoice' },
+  'GET /api/v1/billing/credit-notes/{id}': { target: 'creditNote' },
   'GET /api/v1/billing/credit-notes/{id}/pdf': { target: 'creditNote' },
   'PATCH /api/v1/billing/invoices/{id}': { target: 'invoice', body: { memo: 'taken' } },
   'DELETE /api/v1/billing/invoices/{id}': { target: 'invoice' },
@@ -242,6 +243,7 @@ eachDatabase('isolation matrix', (dialect) => {
         `/api/v1/events?paymentId=${v.ids.captured}`, `/api/v1/customers?email=${encodeURIComponent('x')}`,
         '/api/v1/balance-transactions?limit=100', `/api/v1/balance-transactions?sourceId=${v.ids.captured}`, '/api/v1/bank-accounts?limit=100', '/api/v1/payouts?limit=100',
         '/api/v1/test-helpers/test-clocks?limit=100', '/api/v1/disputes?limit=100', `/api/v1/disputes?paymentId=${v.ids.captured}`, '/api/v1/subscriptions?limit=100', '/api/v1/billing/invoices?limit=100',
+        '/api/v1/billing/credit-notes?limit=100', `/api/v1/billing/credit-notes?invoiceId=${v.ids.invoice}`,
       ]) {
         const res = await t.api(attacker.key, 'GET', url);
         checked++;

@@ -96,6 +96,8 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'PATCH /api/v1/billing/invoices/{id}': { id: 'updateInvoice', tag: 'Billing', errors: [422] },
   'DELETE /api/v1/billing/invoices/{id}': { id: 'deleteInvoice', tag: 'Billing', errors: [422] },
   'GET /api/v1/billing/invoices/{id}/pdf': { id: 'getInvoicePdf', tag: 'Billing' },
+  'GET /api/v1/billing/credit-notes': { id: 'listCreditNotes', tag: 'Billing' },
+  'GET /api/v1/billing/credit-notes/{id}': { id: 'getCreditNote', tag: 'Billing' },
   'GET /api/v1/billing/credit-notes/{id}/pdf': { id: 'getCreditNotePdf', tag: 'Billing' },
   'POST /api/v1/billing/invoices/{id}/finalize': { id: 'finalizeInvoice', tag: 'Billing', errors: [422] },
   'POST /api/v1/billing/invoices/{id}/payments': { id: 'recordInvoicePayment', tag: 'Billing', errors: [422] },

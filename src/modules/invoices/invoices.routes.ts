@@ -92,6 +92,7 @@ const CreditNoteBody = Type.Object(
   { additionalProperties: false },
 );
 const List = Type.Object({ ...ListQuery, customerId: Type.Optional(Id), status: Type.Optional(Status), subscriptionId: Type.Optional(Id) }, { additionalProperties: false });
+const CreditNoteList = Type.Object({ ...ListQuery, invoiceId: Type.Optional(Id) }, { additionalProperties: false });
 const Empty = Type.Object({}, { additionalProperties: false });
 const PdfQuery = Type.Object({ lang: Type.Optional(Type.Union([Type.Literal('fr'), Type.Literal('en')])) }, { additionalProperties: false });
 const tags = ['billing'];
@@ -144,6 +145,16 @@ export function invoicesRoutes(service: InvoicesService) {
         const pdf = await invoicePdf(invoice, party, request.query.lang ?? 'fr');
         return reply.type('application/pdf').header('content-disposition', `inline; filename="${invoice.number ?? invoice.id}.pdf"`).send(pdf);
       },
+    );
+    app.get<{ Querystring: Static<typeof CreditNoteList> }>(
+      '/billing/credit-notes',
+      { schema: { tags, summary: "List credit notes, newest first (invoiceId: an invoice's)", querystring: CreditNoteList, response: { 200: ListOf(CreditNote) } } },
+      async (request) => service.listCreditNotes(merchantOf(request), request.query),
+    );
+    app.get<{ Params: Static<typeof IdParams> }>(
+      '/billing/credit-notes/:id',
+      { schema: { tags, summary: 'Read a credit note', params: IdParams, response: { 200: CreditNote } } },
+      async (request) => service.getCreditNote(merchantOf(request), request.params.id),
     );
     app.get<{ Params: Static<typeof IdParams>; Querystring: Static<typeof PdfQuery> }>(
       '/billing/credit-notes/:id/pdf',

@@ -208,10 +208,28 @@ export class InvoicesService {
   }
 
   async creditNoteDocument(owner: Owner, id: string) {
-    const note = await this.db.kysely.selectFrom('credit_notes').selectAll().where('id', '=', id).where(ownedBy(owner)).executeTakeFirst();
-    if (!note) throw notFound('credit note', id);
+    const note = await this.findCreditNote(owner, id);
     const invoice = await this.find(this.db.kysely, owner, note.invoice_id);
     return { note, invoice, party: await this.party(invoice) };
+  }
+
+  private async findCreditNote(owner: Owner, id: string): Promise<CreditNoteRow> {
+    const note = await this.db.kysely.selectFrom('credit_notes').selectAll().where('id', '=', id).where(ownedBy(owner)).executeTakeFirst();
+    if (!note) throw notFound('credit note', id);
+    return note;
+  }
+
+  async getCreditNote(owner: Owner, id: string) {
+    return creditNoteView(await this.findCreditNote(owner, id));
+  }
+
+  /** The credit notes, newest first; `invoiceId`: those of one invoice. */
+  async listCreditNotes(owner: Owner, query: PageRequest & { invoiceId?: string }) {
+    const mine = () => this.db.kysely.selectFrom('credit_notes').selectAll().where(ownedBy(owner));
+    let q = mine();
+    if (query.invoiceId) q = q.where('invoice_id', '=', query.invoiceId);
+    const page = await paginate(q, query, (cursor) => mine().where('id', '=', cursor).executeTakeFirst());
+    return { data: page.data.map(creditNoteView), hasMore: page.hasMore };
   }
 
   async list(owner: Owner, query: PageRequest & { customerId?: string; status?: InvoiceStatus; subscriptionId?: string }) {

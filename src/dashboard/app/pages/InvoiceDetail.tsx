@@ -1,12 +1,12 @@
 // One invoice: its lines, totals per tax rate, paid, credited and due; the PDF; and what its status allows, each behind
 // a confirmation: Finalize or Delete a draft; Send (its hosted page's address shown), Record a payment, Credit note
-// (with or without refund of its card payments) and Mark uncollectible once finalized.
+// (with or without refund of its card payments) and Mark uncollectible once finalized; its credit notes, with their PDFs.
 import { useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { createColumnHelper } from '@tanstack/react-table';
 import { Link, useNavigate, useParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
-import { api } from '../api.js';
+import { api, type Page as ApiPage } from '../api.js';
 import { locale } from '../format.js';
 import { useLang } from '../i18n.js';
 import type { CreditNote, Customer, Invoice, InvoiceLine } from '../money-types.js';
@@ -47,7 +47,10 @@ function InvoiceView({ invoice }: { invoice: Invoice }) {
   const [reason, setReason] = useState<string>('order_change');
   const [refund, setRefund] = useState(false);
   const [sentUrl, setSentUrl] = useState<string | null>(null);
-  const [creditNotes, setCreditNotes] = useState<CreditNote[]>([]);
+  const creditNotes = useQuery({
+    queryKey: ['credit-notes', invoice.id],
+    queryFn: () => api.get<ApiPage<CreditNote>>('/api/v1/billing/credit-notes', { invoiceId: invoice.id, limit: 100 }),
+  }).data?.data ?? [];
   const mayChange = useMayChange('billing');
   const draft = mayChange && invoice.status === 'draft';
   const payable = mayChange && PAYABLE.includes(invoice.status);
@@ -85,7 +88,7 @@ function InvoiceView({ invoice }: { invoice: Invoice }) {
     ),
     credit: async () => {
       const created = await api.post<CreditNote>(`${base}/credit-notes`, { reason, refund, ...(amount.trim() ? { amount: Number(amount) } : {}) });
-      setCreditNotes([created, ...creditNotes]);
+      await queryClient.invalidateQueries({ queryKey: ['credit-notes', invoice.id] });
       await done(null, t('invoices.credited', { number: created.number }));
     },
     uncollectible: async () => done(await api.post<Invoice>(`${base}/mark-uncollectible`, {}), t('invoices.markedUncollectible')),
