@@ -464,8 +464,10 @@ eachDatabase('@motu/node against a running Motu', (dialect) => {
     const pdf = await motu.invoices.pdf(draft.id, { lang: 'en' });
     assert.equal(Buffer.from(pdf.subarray(0, 5)).toString('latin1'), '%PDF-');
     const note = await motu.invoices.createCreditNote(draft.id, { amount: 1_000, reason: 'order_change' });
-    const notePdf = await motu.creditNotes.pdf((note as { id: string }).id);
+    const notePdf = await motu.creditNotes.pdf(note.id);
     assert.equal(Buffer.from(notePdf.subarray(0, 5)).toString('latin1'), '%PDF-');
+    assert.deepEqual(await motu.creditNotes.retrieve(note.id), note);
+    assert.deepEqual((await motu.creditNotes.list({ invoiceId: draft.id })).data.map((n) => n.number), [note.number]);
     await motu.invoices.markUncollectible(draft.id);
     assert.equal((await motu.invoices.retrieve(draft.id)).status, 'uncollectible');
     assert.ok((await motu.invoices.list({ customerId: customer.id })).data.some((i) => i.id === draft.id));

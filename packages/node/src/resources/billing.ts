@@ -105,7 +105,18 @@ export class Invoices extends Resource {
   }
 }
 
+export type CreditNote = ResponseBody<'/api/v1/billing/credit-notes/{id}', 'get'>;
+
 export class CreditNotes extends Resource {
+  retrieve(id: string, options?: RequestOptions): Promise<CreditNote> {
+    return this.client.request('get', '/api/v1/billing/credit-notes/{id}', { path: { id } }, options);
+  }
+
+  /** Newest first; `invoiceId` keeps an invoice's. */
+  list(params: QueryParams<'/api/v1/billing/credit-notes', 'get'> = {}, options?: RequestOptions): ListPromise<ListItem<'/api/v1/billing/credit-notes', 'get'>> {
+    return this.paged('get', '/api/v1/billing/credit-notes', { query: params }, options);
+  }
+
   /** The credit note as a PDF (bytes). */
   async pdf(id: string, params: QueryParams<'/api/v1/billing/credit-notes/{id}/pdf', 'get'> = {}, options?: RequestOptions): Promise<Uint8Array> {
     return bytes(await this.client.raw('get', '/api/v1/billing/credit-notes/{id}/pdf', { path: { id }, query: params }, options, 'application/pdf'));
