@@ -56,7 +56,8 @@ describe('motu, the process', () => {
     const trigger = spawnMotu(['trigger', '--help']);
     assert.equal(trigger.status, 0);
     for (const event of ['payment.authorized', 'payment.captured', 'payment.refunded', 'payment.partially_refunded', 'payment.cancelled', 'payment.failed',
-      'customer.created', 'customer.updated', 'payment_method.added', 'payment_method.removed']) {
+      'customer.created', 'customer.updated', 'payment_method.added', 'payment_method.removed', 'dispute.created', 'dispute.updated',
+      'subscription.created', 'subscription.cancelled', 'invoice.issued', 'invoice.paid']) {
       assert.match(trigger.stdout, new RegExp(`^  ${event.replace('.', '\\.')}\\s`, 'm'), event);
     }
   });
@@ -315,7 +316,20 @@ eachDatabase('motu commands', (dialect) => {
       'customer.updated': ['customerId'],
       'payment_method.added': ['customerId', 'walletSessionId', 'paymentMethodId'],
       'payment_method.removed': ['customerId', 'walletSessionId', 'paymentMethodId'],
+      'dispute.created': ['sessionId', 'paymentId', 'disputeId'],
+      'dispute.updated': ['sessionId', 'paymentId', 'disputeId'],
+      'subscription.created': ['customerId', 'walletSessionId', 'paymentMethodId', 'subscriptionId'],
+      'subscription.cancelled': ['customerId', 'walletSessionId', 'paymentMethodId', 'subscriptionId'],
+      'invoice.issued': ['customerId', 'invoiceId'],
+      'invoice.paid': ['customerId', 'invoiceId'],
     };
+    // Invoices name who issues them: without a legal identity the trigger says what is missing, and makes no invoice.
+    const noIdentity = await run('trigger', 'invoice.issued', '--key', merchant.testKey, '--api-url', suite.baseUrl);
+    assert.equal(noIdentity.code, 1, noIdentity.text);
+    assert.match(noIdentity.out.code, /^INVOICING_/);
+    await t.admin('PATCH', `/admin/v1/merchants/${merchant.id}`, {
+      legalName: 'Trigger SARL', registrationNumber: 'C12345', address: { line1: '1 rue du Port', postalCode: '98714', city: 'Papeete', country: 'PF' },
+    });
     for (const [event, objects] of Object.entries(expected)) {
       const out = await run('trigger', event, '--key', merchant.testKey, '--api-url', suite.baseUrl, '--notification-url', rx.url('/notify'));
       assert.equal(out.code, 0, `${event}: ${out.text}`);
@@ -328,7 +342,16 @@ eachDatabase('motu commands', (dialect) => {
         assert.equal(listed.body.data[0].data.paymentId, out.out.objects.paymentId);
         assert.ok(out.out.events.every((e: { id: string }) => typeof e.id === 'string'));
       }
+      for (const [kind, field] of [['disputeId', 'disputeId'], ['subscriptionId', 'subscriptionId'], ['invoiceId', 'invoiceId']]) {
+        if (out.out.objects[kind]) assert.equal(listed.body.data[0].data[field], out.out.objects[kind], event);
+      }
     }
+    // What each trigger made is what its description says: the dispute accepted (lost), the subscription cancelled, the invoice paid.
+    const made = async (event: string) => (await run('trigger', event, '--key', merchant.testKey, '--api-url', suite.baseUrl)).out.objects;
+    assert.equal((await t.api(merchant.testKey, 'GET', `/api/v1/disputes/${(await made('dispute.updated')).disputeId}`)).body.status, 'lost');
+    assert.equal((await t.api(merchant.testKey, 'GET', `/api/v1/subscriptions/${(await made('subscription.cancelled')).subscriptionId}`)).body.status, 'cancelled');
+    const invoice = (await t.api(merchant.testKey, 'GET', `/api/v1/billing/invoices/${(await made('invoice.paid')).invoiceId}`)).body;
+    assert.deepEqual([invoice.status, invoice.amountRemaining], ['paid', 0]);
     const captured = await run('trigger', 'payment.captured', '--key', merchant.testKey, '--api-url', suite.baseUrl, '--notification-url', rx.url('/notify'), '--amount', '777');
     assert.deepEqual(captured.out.events.map((e: { type: string }) => e.type), ['payment.authorized', 'payment.captured'], 'oldest first');
     const payment = await t.api(merchant.testKey, 'GET', `/api/v1/payments/${captured.out.objects.paymentId}`);

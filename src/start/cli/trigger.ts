@@ -99,6 +99,34 @@ class Steps {
     return result.paymentMethodId;
   }
 
+  /** The cardholder disputes a captured payment (the test helper standing in for the bank's notice). */
+  async dispute(paymentId: string): Promise<string> {
+    const dispute = await this.call<{ id: string }>('POST', `/api/v1/test-helpers/payments/${paymentId}/dispute`, {}, 'Opening a dispute on the payment');
+    this.objects.disputeId = dispute.id;
+    return dispute.id;
+  }
+
+  /** A monthly subscription on a saved card, its first due date a month away: nothing is charged now. */
+  async subscription(options: TriggerOptions): Promise<string> {
+    const paymentMethodId = await this.savedCard();
+    const startDate = new Date(Date.now() + 31 * 86_400_000).toISOString();
+    const created = await this.call<{ id: string }>('POST', '/api/v1/subscriptions', {
+      customerId: this.objects.customerId, paymentMethodId, amount: options.amount ?? 2500, currency: 'EUR', interval: 'month', startDate,
+      description: 'Motu trigger',
+    }, 'Creating a subscription');
+    this.objects.subscriptionId = created.id;
+    return created.id;
+  }
+
+  /** An invoice of one line, finalized: its number, invoice.issued (the merchant's legal identity must be complete). */
+  async issuedInvoice(options: TriggerOptions): Promise<{ id: string; total: number }> {
+    const customerId = await this.customer();
+    const draft = await this.call<{ id: string }>('POST', '/api/v1/billing/invoices', {
+      customerId, currency: 'EUR', lines: [{ description: 'Motu trigger', quantity: 1, unitPrice: options.amount ?? 2500 }],
+    }, 'Creating a draft invoice');
+    this.objects.invoiceId = draft.id;
+    return this.call<{ id: string; total: number }>('POST', `/api/v1/billing/invoices/${draft.id}/finalize`, {}, 'Finalizing the invoice');
+  }
 }
 
 interface Trigger {
@@ -158,6 +186,39 @@ export const TRIGGERS: Record<string, Trigger> = {
     run: async (s) => {
       const id = await s.savedCard();
       await s.call('DELETE', `/api/v1/payment-methods/${id}`, undefined, 'Deleting the saved card');
+    },
+  },
+  'dispute.created': {
+    description: 'a captured payment, then disputed by the cardholder (POST /test-helpers/payments/{id}/dispute)',
+    run: async (s) => void (await s.dispute(await s.paid('AUTO'))),
+  },
+  'dispute.updated': {
+    description: 'a disputed payment, then the dispute accepted (POST /disputes/{id}/accept): lost',
+    run: async (s) => {
+      const id = await s.dispute(await s.paid('AUTO'));
+      await s.call('POST', `/api/v1/disputes/${id}/accept`, {}, 'Accepting the dispute');
+    },
+  },
+  'subscription.created': {
+    description: 'a saved card, then a monthly subscription on it whose first due date is a month away',
+    run: async (s, o) => void (await s.subscription(o)),
+  },
+  'subscription.cancelled': {
+    description: 'a subscription, then cancelled at once (POST /subscriptions/{id}/cancel)',
+    run: async (s, o) => {
+      const id = await s.subscription(o);
+      await s.call('POST', `/api/v1/subscriptions/${id}/cancel`, {}, 'Cancelling the subscription');
+    },
+  },
+  'invoice.issued': {
+    description: 'a customer, then an invoice of one line finalized (needs the legal identity: GET /billing/settings)',
+    run: async (s, o) => void (await s.issuedInvoice(o)),
+  },
+  'invoice.paid': {
+    description: 'an issued invoice, then a bank transfer recorded for all of it (POST /billing/invoices/{id}/payments)',
+    run: async (s, o) => {
+      const invoice = await s.issuedInvoice(o);
+      await s.call('POST', `/api/v1/billing/invoices/${invoice.id}/payments`, { amount: invoice.total, method: 'bank_transfer' }, 'Recording the payment');
     },
   },
 };
