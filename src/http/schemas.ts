@@ -29,6 +29,9 @@ export const ListQuery = {
   startingAfter: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
 };
 
+/** A value or null (a field always present, null when unset). */
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
 export function ListOf<T extends TSchema>(item: T) {
   return Type.Object({ data: Type.Array(item), hasMore: Type.Boolean() });
 }

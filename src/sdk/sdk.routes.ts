@@ -7,7 +7,7 @@ import { esc, jsonForScript, sendHtml } from '../http/html.js';
 import { sdkBundle } from './bundle.js';
 import type { SdkResult, SdkService, SdkSessionInfo } from './sdk.service.js';
 import { AppError } from '../shared/errors.js';
-import type { Expect, Same } from '../http/schemas.js';
+import { Nullable, type Expect, type Same } from '../http/schemas.js';
 import type { CardEntry } from '../acquirer/monext/monext.acquirer.js';
 
 const SessionParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
@@ -26,7 +26,6 @@ const ReturnQuery = Type.Object({
 
 // What the component reads. Fastify writes each answer through its schema and leaves out any field it does not name:
 // the checks below fail the typecheck when an answer and its schema part.
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 const SdkSession = Type.Object({
   id: Type.String(),
   intent: Type.Union([Type.Literal('payment'), Type.Literal('tokenization')]),

@@ -4,13 +4,12 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { merchantOf } from '../../http/auth.js';
 import { emptyBody } from '../../http/empty-body.js';
-import { fileAnswer, IdParams, ListOf, ListQuery } from '../../http/schemas.js';
+import { fileAnswer, IdParams, ListOf, ListQuery, Nullable } from '../../http/schemas.js';
 import { MAX_AMOUNT } from '../sessions/sessions.schemas.js';
 import { creditNotePdf, invoicePdf } from '../../pages/invoices/invoice-pdf.js';
 import type { InvoicesService } from './invoices.service.js';
 
 const Id = Type.String({ minLength: 1, maxLength: 64 });
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 const Status = Type.Union(['draft', 'open', 'partially_paid', 'paid', 'disputed', 'credited', 'uncollectible'].map((s) => Type.Literal(s)));
 const Line = Type.Object(
   {

@@ -3,13 +3,12 @@
 // its schema and leaves out any field the schema does not name, so each schema must name every field of the view it
 // describes: the checks at the end fail the typecheck when a view and its schema part.
 import { Type, type Static } from 'typebox';
-import type { Expect, Same } from '../../http/schemas.js';
+import { Nullable, type Expect, type Same } from '../../http/schemas.js';
 import type { contractView } from './contracts.service.js';
 import type { merchantView, MerchantsService } from './merchants.service.js';
 import type { storeView } from './stores.service.js';
 import type { ApiKeysService } from './api-keys.js';
 
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 const Time = Type.String({ format: 'date-time' });
 
 export const LegalAddress = Type.Object({

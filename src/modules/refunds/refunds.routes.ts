@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { merchantOf } from '../../http/auth.js';
 import { emptyBody } from '../../http/empty-body.js';
-import { IdParams, ListOf } from '../../http/schemas.js';
+import { IdParams, ListOf, Nullable } from '../../http/schemas.js';
 import { MAX_AMOUNT } from '../sessions/sessions.schemas.js';
 import type { RefundsService } from './refunds.service.js';
 
@@ -18,7 +18,6 @@ export const RefundBody = Type.Object(
   },
   { additionalProperties: false },
 );
-const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
 export const RefundView = Type.Object({
   id: Type.String({ description: 're_…' }),
   object: Type.Literal('refund'),

@@ -3,7 +3,7 @@
 // (stripUnknown: the API drops them silently, docs/compatibility.md), so what remains is exactly what the schema
 // describes.
 import { Type, type Static, type TSchema } from 'typebox';
-import { ListQuery } from '../../http/schemas.js';
+import { ListQuery, Nullable } from '../../http/schemas.js';
 import { FreeJson } from '../../http/json-limits.js';
 
 /** Largest amount in minor units: fits a signed 32-bit column with room to add tax and sum refunds. */
@@ -142,7 +142,6 @@ export type SessionInput = Omit<Static<typeof SessionBody>, 'redirectUrl' | 'not
   & Partial<Pick<Static<typeof SessionBody>, 'redirectUrl' | 'notificationUrl'>>;
 export type OrderInput = Static<typeof Order>;
 
-const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 
 export const StoreRef = Nullable(Type.Object({ id: Type.String(), code: Type.String(), name: Type.String() }));
 

@@ -5,13 +5,12 @@ import { Type, type Static } from 'typebox';
 import { merchantOf } from '../../http/auth.js';
 import { emptyBody } from '../../http/empty-body.js';
 import { FreeJson } from '../../http/json-limits.js';
-import { IdParams, ListOf, ListQuery } from '../../http/schemas.js';
+import { IdParams, ListOf, ListQuery, Nullable } from '../../http/schemas.js';
 import { MAX_AMOUNT } from '../sessions/sessions.schemas.js';
 import type { SubscriptionsService } from './subscriptions.service.js';
 
 const Interval = Type.Union(['day', 'week', 'month', 'year'].map((s) => Type.Literal(s)));
 const Status = Type.Union(['waiting_mandate', 'active', 'past_due', 'cancelled', 'ended'].map((s) => Type.Literal(s)));
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 const RetrySchedule = Type.Array(Type.Integer({ minimum: 1, maximum: 30 }), { maxItems: 8, description: 'days after the previous attempt' });
 const Id = Type.String({ minLength: 1, maxLength: 64 });
 

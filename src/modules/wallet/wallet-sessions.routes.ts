@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { merchantOf } from '../../http/auth.js';
-import { IdParams } from '../../http/schemas.js';
+import { IdParams, Nullable } from '../../http/schemas.js';
 import type { WalletSessionsService } from './wallet-sessions.service.js';
 
 const Locale = Type.String({ minLength: 2, maxLength: 5, pattern: '^[A-Za-z]{2}([-_][A-Za-z]{2})?$' });
@@ -37,7 +37,6 @@ const CardLinkBody = Type.Object(
   { additionalProperties: false },
 );
 
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 
 const CardLink = Type.Object({
   id: Type.String(),

@@ -1,11 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { merchantOf } from '../../http/auth.js';
-import { IdParams, ListOf, ListQuery, type Expect, type Same } from '../../http/schemas.js';
+import { IdParams, ListOf, ListQuery, type Expect, type Same, Nullable } from '../../http/schemas.js';
 import type { EventsService } from './events.service.js';
 import type { endpointView, WebhooksService } from './webhooks.service.js';
 
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 
 const Url = Type.String({ minLength: 1, maxLength: 2048 });
 const Filters = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { minItems: 1, maxItems: 100 });
