@@ -106,6 +106,25 @@ eachDatabase('the back-office money pages', (dialect) => {
     await payments.waitFor();
     await payments.getByRole('link', { name: (await api('GET', `/api/v1/payments/${paymentId}`)).orderReference }).waitFor();
     await accessible('customer detail');
+
+    // A new customer from the list: a refused email is shown in the dialog, then the customer is made and opened.
+    await visit('/customers', 'Customers');
+    await page.getByRole('button', { name: 'New customer' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Create a customer' });
+    await dialog.getByLabel('Name').fill('Teva Mahana');
+    await dialog.getByLabel('Email').fill(customer.email);
+    await dialog.getByLabel('Phone').fill('+689 87 12 34 56');
+    await dialog.getByLabel(/^External id/).fill('crm-teva');
+    await accessible('new customer dialog');
+    await dialog.getByRole('button', { name: 'New customer' }).click();
+    await dialog.getByRole('alert').waitFor();
+    assert.equal(await page.getByRole('heading', { name: 'Teva Mahana', level: 1 }).count(), 0);
+    await dialog.getByLabel('Email').fill('teva.mahana@example.pf');
+    await dialog.getByRole('button', { name: 'New customer' }).click();
+    await page.getByRole('heading', { name: 'Teva Mahana', level: 1 }).waitFor();
+    const made = (await api('GET', '/api/v1/customers?externalId=crm-teva')).data;
+    assert.deepEqual(made.map((c: { email: string; phone: string; name: string }) => [c.name, c.email, c.phone]), [['Teva Mahana', 'teva.mahana@example.pf', '+689 87 12 34 56']]);
+    assert.match(page.url(), new RegExp(`/dashboard/customers/${made[0].id}$`));
   });
 
   it('subscriptions: the detail with its due dates; a card link made and shown; Cancel behind its confirmation', async () => {

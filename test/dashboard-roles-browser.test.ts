@@ -102,6 +102,13 @@ eachDatabase('back-office roles and sessions in a browser', (dialect) => {
     await developer.goto(`${suite.baseUrl}/dashboard/developers/webhooks`);
     await developer.getByRole('heading', { name: 'Signing secret' }).waitFor();
     assert.equal(await developer.getByRole('button', { name: 'Add endpoint' }).count(), 1);
+    // Customers: a developer creates them, an analyst only reads.
+    for (const page of [developer, analyst]) {
+      await page.goto(`${suite.baseUrl}/dashboard/customers`);
+      await page.getByRole('search', { name: 'Find customers' }).waitFor();
+    }
+    await developer.getByRole('button', { name: 'New customer' }).waitFor();
+    assert.equal(await analyst.getByRole('button', { name: 'New customer' }).count(), 0);
     for (const page of [owner, support, analyst, developer]) await page.context().close();
   });
 });

@@ -25,6 +25,8 @@ export const enMoney = {
     card: 'Card', expiry: 'Expires', status: 'Status', saved: 'Saved', noCard: 'No saved card.', seeAll: 'See all',
     subscriptionsCaption: "The customer's subscriptions", invoicesCaption: "The customer's invoices",
     paymentsCaption: "The customer's payments", noPayment: 'No payment from this customer.',
+    create: 'New customer', createTitle: 'Create a customer', createdToast: 'Customer {{name}} created.',
+    externalIdHint: 'Your own reference of the customer (your CRM or shop id); unique.',
   },
   subscriptions: {
     title: 'Subscriptions', caption: 'Subscriptions, newest first', filters: 'Filter subscriptions', empty: 'No subscription.',

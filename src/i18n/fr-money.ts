@@ -26,6 +26,8 @@ export const frMoney: typeof enMoney = {
     card: 'Carte', expiry: 'Expire', status: 'Statut', saved: 'Enregistrée', noCard: 'Aucune carte enregistrée.', seeAll: 'Tout voir',
     subscriptionsCaption: 'Les abonnements du client', invoicesCaption: 'Les factures du client',
     paymentsCaption: 'Les paiements du client', noPayment: 'Aucun paiement de ce client.',
+    create: 'Nouveau client', createTitle: 'Créer un client', createdToast: 'Client {{name}} créé.',
+    externalIdHint: 'Votre propre référence du client (identifiant de votre CRM ou boutique) ; unique.',
   },
   subscriptions: {
     title: 'Abonnements', caption: 'Abonnements, du plus récent au plus ancien', filters: 'Filtrer les abonnements', empty: 'Aucun abonnement.',

@@ -1,9 +1,9 @@
 // Customers: newest first, found by email or external id (the API's own filters, kept in the address), each linking to
-// its page.
+// its page; a new customer (name, email, phone, external id) for those whose role may change customers.
 import { useState } from 'react';
-import { useQuery } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { createColumnHelper } from '@tanstack/react-table';
-import { Link, useSearchParams } from 'react-router';
+import { Link, useNavigate, useSearchParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { api, type Page as ApiPage } from '../api.js';
 import type { Customer } from '../money-types.js';
@@ -14,6 +14,41 @@ import { TextField } from '../components/Form.js';
 import { Page } from '../components/Page.js';
 import { Pager, useCursor } from '../components/Pager.js';
 import { QueryView } from '../components/QueryView.js';
+import { ConfirmDialog } from '../components/ConfirmDialog.js';
+import { useToast } from '../components/Toasts.js';
+import { usePermissions } from '../permissions.js';
+
+const EMPTY_CUSTOMER = { name: '', email: '', phone: '', externalId: '' };
+
+/** The "New customer" button and its dialog: POST /api/v1/customers with the fields filled in, then the customer's page. */
+function NewCustomer() {
+  const { t } = useTranslation();
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const toast = useToast();
+  const [open, setOpen] = useState(false);
+  const [fields, setFields] = useState(EMPTY_CUSTOMER);
+  const field = (name: keyof typeof EMPTY_CUSTOMER) => ({ value: fields[name], onChange: (e: { target: { value: string } }) => setFields({ ...fields, [name]: e.target.value }) });
+  const create = async () => {
+    const body = Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, v.trim()]).filter(([, v]) => v !== ''));
+    const created = await api.post<Customer>('/api/v1/customers', body);
+    await queryClient.invalidateQueries({ queryKey: ['customers'] });
+    toast(t('customers.createdToast', { name: created.name || created.email || created.id }));
+    setOpen(false);
+    navigate(`/customers/${created.id}`);
+  };
+  return (
+    <>
+      <button type="button" className="button primary" onClick={() => { setFields(EMPTY_CUSTOMER); setOpen(true); }}>{t('customers.create')}</button>
+      <ConfirmDialog open={open} title={t('customers.createTitle')} confirmLabel={t('customers.create')} onConfirm={create} onClose={() => setOpen(false)}>
+        <TextField label={t('customers.name')} autoComplete="off" maxLength={200} {...field('name')} />
+        <TextField label={t('customers.email')} type="email" autoComplete="off" maxLength={254} {...field('email')} />
+        <TextField label={t('customers.phone')} type="tel" autoComplete="off" maxLength={30} {...field('phone')} />
+        <TextField label={t('customers.externalId')} hint={t('customers.externalIdHint')} autoComplete="off" maxLength={255} {...field('externalId')} />
+      </ConfirmDialog>
+    </>
+  );
+}
 
 export function CustomersPage() {
   const { t } = useTranslation();
@@ -21,6 +56,7 @@ export function CustomersPage() {
   const applied = { email: params.get('email') ?? '', externalId: params.get('externalId') ?? '' };
   const [draft, setDraft] = useState(applied);
   const cursor = useCursor();
+  const mayCreate = usePermissions().can('POST', '/api/v1/customers');
   const customers = useQuery({
     queryKey: ['customers', applied, cursor.startingAfter],
     queryFn: () => api.get<ApiPage<Customer>>('/api/v1/customers', { ...applied, limit: 20, startingAfter: cursor.startingAfter }),
@@ -44,7 +80,7 @@ export function CustomersPage() {
     column.accessor('createdAt', { header: t('customers.created'), cell: (c) => <DateTime value={c.getValue()} /> }),
   ];
   return (
-    <Page title={t('customers.title')}>
+    <Page title={t('customers.title')} actions={mayCreate && <NewCustomer />}>
       <Filters label={t('customers.filters')} onApply={() => apply(draft)} onReset={() => { const empty = { email: '', externalId: '' }; setDraft(empty); apply(empty); }}>
         <TextField label={t('customers.email')} type="email" value={draft.email} onChange={(e) => setDraft({ ...draft, email: e.target.value })} />
         <TextField label={t('customers.externalId')} value={draft.externalId} onChange={(e) => setDraft({ ...draft, externalId: e.target.value })} />
