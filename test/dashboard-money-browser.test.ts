@@ -127,6 +127,36 @@ eachDatabase('the back-office money pages', (dialect) => {
     assert.match(page.url(), new RegExp(`/dashboard/customers/${made[0].id}$`));
   });
 
+  it("a new subscription from the customer's page: its saved card, amount, period and first due date", async () => {
+    await visit(`/customers/${customer.id}`, customer.name);
+    await page.getByRole('link', { name: 'New subscription' }).click();
+    await page.getByRole('heading', { name: 'New subscription', level: 1 }).waitFor();
+    assert.equal(await page.getByLabel('Customer', { exact: true }).inputValue(), customer.id);
+    const card = page.getByLabel('Card', { exact: true });
+    await card.locator('option', { hasText: 'VISA •••• 4242 (12/2040)' }).waitFor({ state: 'attached' });
+    await card.selectOption({ label: 'VISA •••• 4242 (12/2040)' });
+    await page.getByLabel(/^Amount/).fill('2000');
+    await page.getByLabel('Period', { exact: true }).selectOption('week');
+    await page.getByLabel('Every how many periods').fill('2');
+    const start = new Date(Date.now() + 10 * 86_400_000).toISOString().slice(0, 10);
+    await page.getByLabel(/^First due date/).fill(start);
+    await page.getByLabel('Description', { exact: true }).fill('Cours de ukulélé');
+    assert.match(await page.locator('.subscription-preview').innerText(), /^XPF\s2,000 \(EUR\s16\.76\) every 2 weeks$/);
+    await accessible('new subscription');
+    await page.getByRole('button', { name: 'New subscription' }).click();
+    await page.getByRole('heading', { name: 'Subscription Cours de ukulélé', level: 1 }).waitFor();
+    const id = /\/subscriptions\/(sub_[0-9A-Za-z]+)$/.exec(page.url())?.[1];
+    const made = await api('GET', `/api/v1/subscriptions/${id}`);
+    const saved = (await api('GET', `/api/v1/customers/${customer.id}/payment-methods`)).data[0];
+    assert.deepEqual(
+      [made.customerId, made.paymentMethodId, made.amount, made.currency, made.interval, made.intervalCount, made.status],
+      [customer.id, saved.id, 2000, 'XPF', 'week', 2, 'active'],
+    );
+    // The day picked, from its first moment where the browser is; nothing due before it.
+    assert.equal(made.nextDueDate, new Date(`${start}T00:00:00`).toISOString());
+    assert.deepEqual((await api('GET', `/api/v1/subscriptions/${id}/due-dates`)).data, []);
+  });
+
   it('subscriptions: the detail with its due dates; a card link made and shown; Cancel behind its confirmation', async () => {
     await visit('/subscriptions', 'Subscriptions');
     await page.getByRole('table', { name: 'Subscriptions, newest first' }).getByRole('link', { name: 'Paniers de fruits' }).click();

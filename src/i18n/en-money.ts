@@ -49,6 +49,11 @@ export const enMoney = {
     cardLinkText: 'A link to a page where the customer saves a card; the card then pays this subscription.',
     sendEmail: 'Also email the link to the customer', createCardLink: 'Create the link', cardLinkCreated: 'Card link created.',
     cardLinkUrl: 'Card link', cardLinkNote: 'Send this address to the customer. It expires', copied: 'Copied',
+    create: 'New subscription', newTitle: 'New subscription', customerAndCard: 'Customer and card', chooseCustomer: 'Choose a customer',
+    cardHint: "One of the customer's saved cards. Without one, the subscription waits: send a card link from its page.",
+    noCardYet: 'No card yet', terms: 'Amount and period', currency: 'Currency', interval: 'Period',
+    intervals: { day: 'Day', week: 'Week', month: 'Month', year: 'Year' }, intervalCount: 'Every how many periods',
+    startDateHint: 'Empty: now.', description: 'Description',
   },
   invoices: {
     title: 'Invoices', caption: 'Invoices, newest first', filters: 'Filter invoices', empty: 'No invoice.', create: 'New invoice',

@@ -50,6 +50,11 @@ export const frMoney: typeof enMoney = {
     cardLinkText: 'Un lien vers une page où le client enregistre une carte ; cette carte paie ensuite cet abonnement.',
     sendEmail: 'Envoyer aussi le lien par e-mail au client', createCardLink: 'Créer le lien', cardLinkCreated: 'Lien de carte créé.',
     cardLinkUrl: 'Lien de carte', cardLinkNote: 'Envoyez cette adresse au client. Elle expire le', copied: 'Copié',
+    create: 'Nouvel abonnement', newTitle: 'Nouvel abonnement', customerAndCard: 'Client et carte', chooseCustomer: 'Choisissez un client',
+    cardHint: "Une des cartes enregistrées du client. Sans carte, l'abonnement attend : envoyez un lien de carte depuis sa page.",
+    noCardYet: 'Pas encore de carte', terms: 'Montant et période', currency: 'Devise', interval: 'Période',
+    intervals: { day: 'Jour', week: 'Semaine', month: 'Mois', year: 'Année' }, intervalCount: 'Toutes les combien de périodes',
+    startDateHint: 'Vide : maintenant.', description: 'Description',
   },
   invoices: {
     title: 'Factures', caption: 'Factures, de la plus récente à la plus ancienne', filters: 'Filtrer les factures', empty: 'Aucune facture.', create: 'Nouvelle facture',

@@ -11,6 +11,7 @@ import { SubscriptionsPage } from './pages/Subscriptions.js';
 import { SubscriptionDetailPage } from './pages/SubscriptionDetail.js';
 import { InvoicesPage } from './pages/Invoices.js';
 import { InvoiceNewPage } from './pages/InvoiceNew.js';
+import { SubscriptionNewPage } from './pages/SubscriptionNew.js';
 import { InvoiceDetailPage } from './pages/InvoiceDetail.js';
 import { BalancePage } from './pages/Balance.js';
 import { PayoutsPage } from './pages/Payouts.js';
@@ -27,6 +28,7 @@ export const PAGES: Array<{ path: string; element: ReactElement }> = [
   { path: '/customers', element: <CustomersPage /> },
   { path: '/customers/:id', element: <CustomerDetailPage /> },
   { path: '/subscriptions', element: <SubscriptionsPage /> },
+  { path: '/subscriptions/new', element: <SubscriptionNewPage /> },
   { path: '/subscriptions/:id', element: <SubscriptionDetailPage /> },
   { path: '/invoices', element: <InvoicesPage /> },
   { path: '/invoices/new', element: <InvoiceNewPage /> },

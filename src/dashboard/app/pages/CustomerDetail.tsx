@@ -76,7 +76,10 @@ function CustomerView({ customer }: { customer: Customer }) {
       <Section title={t('customers.cards')}>
         <QueryView query={cards}>{(page) => <DataTable caption={t('customers.cardsCaption')} columns={cardColumns} data={page.data} rowKey={(m) => m.id} empty={t('customers.noCard')} />}</QueryView>
       </Section>
-      <Section title={t('nav.subscriptions')} actions={<Link to={`/subscriptions?customerId=${id}`}>{t('customers.seeAll')}</Link>}>
+      <Section title={t('nav.subscriptions')} actions={<>
+        {mayInvoice && <Link to={`/subscriptions/new?customerId=${id}`}>{t('subscriptions.create')}</Link>}
+        <Link to={`/subscriptions?customerId=${id}`}>{t('customers.seeAll')}</Link>
+      </>}>
         <QueryView query={subscriptions}>{(page) => <DataTable caption={t('customers.subscriptionsCaption')} columns={subColumns} data={page.data} rowKey={(s) => s.id} empty={t('subscriptions.empty')} />}</QueryView>
       </Section>
       <Section title={t('nav.invoices')} actions={mayInvoice && <Link to={`/invoices/new?customerId=${id}`}>{t('invoices.create')}</Link>}>

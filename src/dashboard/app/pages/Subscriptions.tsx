@@ -17,9 +17,11 @@ import { QueryView } from '../components/QueryView.js';
 import { StatusBadge } from '../components/StatusBadge.js';
 import { statusLabel } from '../labels.js';
 import { intervalText } from './money/intervals.js';
+import { usePermissions } from '../permissions.js';
 
 export function SubscriptionsPage() {
   const { t } = useTranslation();
+  const mayCreate = usePermissions().can('POST', '/api/v1/subscriptions');
   const [params, setParams] = useSearchParams();
   const applied = { status: params.get('status') ?? '', customerId: params.get('customerId') ?? '' };
   const [draft, setDraft] = useState(applied);
@@ -46,7 +48,7 @@ export function SubscriptionsPage() {
     column.accessor('createdAt', { header: t('subscriptions.created'), cell: (c) => <DateTime value={c.getValue()} /> }),
   ];
   return (
-    <Page title={t('subscriptions.title')}>
+    <Page title={t('subscriptions.title')} actions={mayCreate && <Link className="button primary" to="/subscriptions/new">{t('subscriptions.create')}</Link>}>
       <Filters label={t('subscriptions.filters')} onApply={() => apply(draft)} onReset={() => { const empty = { status: '', customerId: '' }; setDraft(empty); apply(empty); }}>
         <SelectField label={t('subscriptions.status')} value={draft.status} onChange={(e) => setDraft({ ...draft, status: e.target.value })}>
           <option value="">{t('common.all')}</option>
