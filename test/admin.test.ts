@@ -156,6 +156,21 @@ eachDatabase('admin API', (dialect) => {
     assert.ok(!list.body.data.some((x: { name: string }) => x.name === 'Intruder'));
   });
 
+  it('lists merchants newest first, a page at a time', async () => {
+    for (const name of ['Page A', 'Page B', 'Page C']) await t.admin('POST', '/admin/v1/merchants', { name });
+    const everyone = (await t.admin('GET', '/admin/v1/merchants?limit=100')).body.data as Array<{ id: string; name: string; createdAt: string }>;
+    assert.ok(everyone.every((x, i) => i === 0 || everyone[i - 1]!.createdAt >= x.createdAt), 'newest first');
+    assert.deepEqual(new Set(everyone.slice(0, 3).map((x) => x.name)), new Set(['Page A', 'Page B', 'Page C']));
+    const made = everyone.slice(0, 3).map((x) => x.id).reverse();
+    const first = await t.admin('GET', '/admin/v1/merchants?limit=2');
+    assert.equal(first.status, 200);
+    assert.deepEqual([first.body.data.map((x: { id: string }) => x.id), first.body.hasMore], [[made[2], made[1]], true]);
+    const next = await t.admin('GET', `/admin/v1/merchants?limit=2&startingAfter=${made[1]}`);
+    assert.equal(next.body.data[0].id, made[0]);
+    assert.equal((await t.admin('GET', '/admin/v1/merchants?limit=0')).body.code, 'VALIDATION_ERROR');
+    assert.equal((await t.admin('GET', '/admin/v1/merchants?startingAfter=mer_0000000000000000000000')).status, 400);
+  });
+
   it('validates admin bodies with the field named', async () => {
     const res = await t.admin('POST', '/admin/v1/merchants', { name: '', extra: 1 });
     assert.equal(res.status, 400);

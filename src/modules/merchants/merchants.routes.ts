@@ -1,7 +1,7 @@
 // Operator admin API, /admin/v1; each call is also a `motu` command (README.md). Authenticated by the admin token.
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { IdParams } from '../../http/schemas.js';
+import { IdParams, ListQuery } from '../../http/schemas.js';
 import type { MerchantsService } from './merchants.service.js';
 import { HEX_COLOR } from './branding.js';
 import { MerchantCreated, MerchantDetail, MerchantList } from './merchants.schemas.js';
@@ -25,6 +25,7 @@ export const MerchantPatch = Type.Object(
   },
   { additionalProperties: false, minProperties: 1 },
 );
+const MerchantListQuery = Type.Object(ListQuery, { additionalProperties: false });
 // Admin routes are authenticated by the operator's token, not by a merchant key (OpenAPI `security`).
 export const doc = { tags: ['admin'], security: [{ adminToken: [] }] };
 
@@ -35,7 +36,11 @@ export function merchantsRoutes(service: MerchantsService) {
       { schema: { ...doc, summary: 'Create a merchant with its keys, webhook secrets and default contract', body: MerchantBody, response: { 201: MerchantCreated } } },
       async (request, reply) => reply.code(201).send(await service.createMerchant(request.body)),
     );
-    app.get('/merchants', { schema: { ...doc, summary: 'List merchants', response: { 200: MerchantList } } }, async () => ({ data: await service.listMerchants(), hasMore: false }));
+    app.get<{ Querystring: Static<typeof MerchantListQuery> }>(
+      '/merchants',
+      { schema: { ...doc, summary: 'List merchants, newest first', querystring: MerchantListQuery, response: { 200: MerchantList } } },
+      async (request) => service.listMerchants(request.query),
+    );
     app.get<{ Params: Static<typeof IdParams> }>(
       '/merchants/:id',
       { schema: { ...doc, summary: 'Read a merchant with its contracts and stores', params: IdParams, response: { 200: MerchantDetail } } },

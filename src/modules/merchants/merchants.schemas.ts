@@ -97,6 +97,7 @@ export type ViewsFitSchemas = [
   Expect<Same<Static<typeof Store>, ReturnType<typeof storeView>>>,
   Expect<Same<Static<typeof MerchantDetail>, Answer<MerchantsService['getMerchant']>>>,
   Expect<Same<Static<typeof MerchantCreated>, Answer<MerchantsService['createMerchant']>>>,
+  Expect<Same<Static<typeof MerchantList>, Answer<MerchantsService['listMerchants']>>>,
   Expect<Same<Static<typeof ApiKeyCreated>, Answer<ApiKeysService['create']>>>,
   Expect<Same<Static<typeof ApiKeyRevoked>, Answer<ApiKeysService['revoke']>>>,
 ];

@@ -12,6 +12,7 @@ import { insertKey, newSecretKey } from './api-keys.js';
 import { storeView } from './stores.service.js';
 import { isHexColor, themeOf } from './branding.js';
 import { canonicalTimeZone } from '../../shared/timezone.js';
+import { allRows, paginate, type PageRequest } from '../../shared/pagination.js';
 
 export function newWebhookSecret(): string {
   return `whsec_${randomToken(32)}`;
@@ -116,9 +117,18 @@ export class MerchantsService {
     };
   }
 
-  async listMerchants() {
-    const rows = await this.db.kysely.selectFrom('merchants').selectAll().orderBy('created_at').execute();
-    return rows.map(merchantView);
+  /** Merchants, newest first, a page at a time (the admin API's list). */
+  async listMerchants(page: PageRequest = {}) {
+    const result = await paginate(this.db.kysely.selectFrom('merchants').selectAll(), page,
+      (id) => this.db.kysely.selectFrom('merchants').select('created_at').where('id', '=', id).executeTakeFirst());
+    return { data: result.data.map(merchantView), hasMore: result.hasMore };
+  }
+
+  /** Every merchant, newest first, read a batch at a time (`motu merchants list`). */
+  async allMerchants() {
+    const all: ReturnType<typeof merchantView>[] = [];
+    for await (const rows of allRows(this.db.kysely.selectFrom('merchants').selectAll())) all.push(...rows.map(merchantView));
+    return all;
   }
 
   /** Name, display name and colours (`#rrggbb`; null restores the default). */

@@ -62,7 +62,7 @@ async function merchantOwner(ctx: AdminContext, merchantId: string, mode: unknow
 
 const HANDLERS: Record<string, Handler> = {
   'merchants create': async ({ services }, _, f) => json(await services.merchants.createMerchant(checked(MerchantBody, { name: f.name }))),
-  'merchants list': async ({ services }) => json({ data: await services.merchants.listMerchants() }),
+  'merchants list': async ({ services }) => json({ data: await services.merchants.allMerchants() }),
   'merchants get': async ({ services }, [id]) => json(await services.merchants.getMerchant(id!)),
   'merchants update': async ({ services }, [id], f) => json(await services.merchants.updateMerchant(id!, checked(MerchantPatch, {
     name: str(f.name), displayName: clearable(f.displayName), primaryColor: clearable(f.primaryColor), accentColor: clearable(f.accentColor),

@@ -114,7 +114,7 @@ export function buildProgram(ctx: RunContext): Command {
   const merchants = program.command('merchants').description('create, list, read and change merchants');
   merchants.command('create').description('create a merchant; prints its secret keys and webhook secrets, once')
     .requiredOption('--name <name>', 'the merchant\'s name').action(adminAction(ctx));
-  merchants.command('list').description('every merchant').action(adminAction(ctx));
+  merchants.command('list').description('every merchant, newest first').action(adminAction(ctx));
   merchants.command('get').description('a merchant with its contracts and stores').argument('<id>', 'mer_…').action(adminAction(ctx));
   merchants.command('update').description('change a merchant\'s name, branding (hosted pages, SDK), time zone and invoice identity')
     .argument('<id>', 'mer_…')
