@@ -125,6 +125,20 @@ eachDatabase('the back-office money pages', (dialect) => {
     const made = (await api('GET', '/api/v1/customers?externalId=crm-teva')).data;
     assert.deepEqual(made.map((c: { email: string; phone: string; name: string }) => [c.name, c.email, c.phone]), [['Teva Mahana', 'teva.mahana@example.pf', '+689 87 12 34 56']]);
     assert.match(page.url(), new RegExp(`/dashboard/customers/${made[0].id}$`));
+
+    // Edit: the form opens with the customer's values; an emptied field is cleared, only what changed is sent.
+    await page.getByRole('button', { name: 'Edit' }).click();
+    const edit = page.getByRole('dialog', { name: 'Change the customer' });
+    assert.equal(await edit.getByLabel('Email').inputValue(), 'teva.mahana@example.pf');
+    await edit.getByLabel('Phone').fill('+689 40 50 60 70');
+    await edit.getByLabel(/^External id/).fill('');
+    await edit.getByRole('button', { name: 'Save' }).click();
+    await toast('Customer updated.');
+    await page.locator('.facts').getByText('+689 40 50 60 70').waitFor();
+    const changed = await api('GET', `/api/v1/customers/${made[0].id}`);
+    assert.deepEqual([changed.name, changed.email, changed.phone, changed.externalId], ['Teva Mahana', 'teva.mahana@example.pf', '+689 40 50 60 70', null]);
+    const updated = (await api('GET', '/api/v1/events?type=customer.updated&limit=1')).data[0];
+    assert.deepEqual(updated.data.updatedFields, ['externalId', 'phone']);
   });
 
   it("a new subscription from the customer's page: its saved card, amount, period and first due date", async () => {

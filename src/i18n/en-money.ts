@@ -27,6 +27,7 @@ export const enMoney = {
     paymentsCaption: "The customer's payments", noPayment: 'No payment from this customer.',
     create: 'New customer', createTitle: 'Create a customer', createdToast: 'Customer {{name}} created.',
     externalIdHint: 'Your own reference of the customer (your CRM or shop id); unique.',
+    edit: 'Edit', editTitle: 'Change the customer', save: 'Save', updatedToast: 'Customer updated.',
   },
   subscriptions: {
     title: 'Subscriptions', caption: 'Subscriptions, newest first', filters: 'Filter subscriptions', empty: 'No subscription.',

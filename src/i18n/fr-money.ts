@@ -28,6 +28,7 @@ export const frMoney: typeof enMoney = {
     paymentsCaption: 'Les paiements du client', noPayment: 'Aucun paiement de ce client.',
     create: 'Nouveau client', createTitle: 'Créer un client', createdToast: 'Client {{name}} créé.',
     externalIdHint: 'Votre propre référence du client (identifiant de votre CRM ou boutique) ; unique.',
+    edit: 'Modifier', editTitle: 'Modifier le client', save: 'Enregistrer', updatedToast: 'Client modifié.',
   },
   subscriptions: {
     title: 'Abonnements', caption: 'Abonnements, du plus récent au plus ancien', filters: 'Filtrer les abonnements', empty: 'Aucun abonnement.',

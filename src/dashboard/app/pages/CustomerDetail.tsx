@@ -1,6 +1,7 @@
-// One customer: its facts, its saved cards (active and removed), and its subscriptions, invoices and payments (the
-// lists' own customerId filters), each row linking to its page.
-import { useQuery } from '@tanstack/react-query';
+// One customer: its facts (changed in a dialog by the roles that may), its saved cards (active and removed), and its
+// subscriptions, invoices and payments (the lists' own customerId filters), each row linking to its page.
+import { useState } from 'react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { createColumnHelper } from '@tanstack/react-table';
 import { Link, useParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
@@ -15,6 +16,35 @@ import { QueryView } from '../components/QueryView.js';
 import { StatusBadge } from '../components/StatusBadge.js';
 import { intervalText } from './money/intervals.js';
 import { useMayChange } from './money/permissions.js';
+import { CustomerDialog, type CustomerFields } from './money/CustomerDialog.js';
+import { useToast } from '../components/Toasts.js';
+import { usePermissions } from '../permissions.js';
+
+/** "Edit" and its dialog: only what changed is sent (PATCH), an emptied field as null. */
+function EditCustomer({ customer }: { customer: Customer }) {
+  const { t } = useTranslation();
+  const queryClient = useQueryClient();
+  const toast = useToast();
+  const [open, setOpen] = useState(false);
+  const save = async (fields: Record<keyof CustomerFields, string>) => {
+    const changed = Object.fromEntries(Object.entries(fields)
+      .filter(([name, value]) => value !== (customer[name as keyof CustomerFields] ?? ''))
+      .map(([name, value]) => [name, value === '' ? null : value]));
+    if (Object.keys(changed).length > 0) {
+      const updated = await api.patch<Customer>(`/api/v1/customers/${encodeURIComponent(customer.id)}`, changed);
+      queryClient.setQueryData(['customer', customer.id], updated);
+      await queryClient.invalidateQueries({ queryKey: ['customers'] });
+      toast(t('customers.updatedToast'));
+    }
+    setOpen(false);
+  };
+  return (
+    <>
+      <button type="button" className="button secondary" onClick={() => setOpen(true)}>{t('customers.edit')}</button>
+      <CustomerDialog open={open} title={t('customers.editTitle')} confirmLabel={t('customers.save')} initial={customer} onSubmit={save} onClose={() => setOpen(false)} />
+    </>
+  );
+}
 
 export function CustomerDetailPage() {
   const { id = '' } = useParams();
@@ -26,6 +56,7 @@ function CustomerView({ customer }: { customer: Customer }) {
   const { t } = useTranslation();
   const id = encodeURIComponent(customer.id);
   const mayInvoice = useMayChange('billing');
+  const mayEdit = usePermissions().can('PATCH', '/api/v1/customers/:id');
   const cards = useQuery({ queryKey: ['customer-cards', customer.id], queryFn: () => api.get<ApiPage<PaymentMethod>>(`/api/v1/customers/${id}/payment-methods`, { status: 'all', limit: 100 }) });
   const subscriptions = useQuery({ queryKey: ['subscriptions', { customerId: customer.id }], queryFn: () => api.get<ApiPage<Subscription>>('/api/v1/subscriptions', { customerId: customer.id, limit: 20 }) });
   const invoices = useQuery({ queryKey: ['invoices', { customerId: customer.id }], queryFn: () => api.get<ApiPage<Invoice>>('/api/v1/billing/invoices', { customerId: customer.id, limit: 20 }) });
@@ -63,7 +94,7 @@ function CustomerView({ customer }: { customer: Customer }) {
   return (
     <Page title={customer.name || customer.email || customer.id}>
       <p><Link to="/customers">{t('customers.backToList')}</Link></p>
-      <Section title={t('customers.summary')}>
+      <Section title={t('customers.summary')} actions={mayEdit && <EditCustomer customer={customer} />}>
         <dl className="facts">
           <dt>{t('customers.id')}</dt><dd><code>{customer.id}</code></dd>
           <dt>{t('customers.name')}</dt><dd>{customer.name ?? '—'}</dd>

@@ -14,24 +14,19 @@ import { TextField } from '../components/Form.js';
 import { Page } from '../components/Page.js';
 import { Pager, useCursor } from '../components/Pager.js';
 import { QueryView } from '../components/QueryView.js';
-import { ConfirmDialog } from '../components/ConfirmDialog.js';
+import { CustomerDialog } from './money/CustomerDialog.js';
 import { useToast } from '../components/Toasts.js';
 import { usePermissions } from '../permissions.js';
 
-const EMPTY_CUSTOMER = { name: '', email: '', phone: '', externalId: '' };
-
-/** The "New customer" button and its dialog: POST /api/v1/customers with the fields filled in, then the customer's page. */
+/** The "New customer" button and its dialog: the fields filled in, then the customer's page. */
 function NewCustomer() {
   const { t } = useTranslation();
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const toast = useToast();
   const [open, setOpen] = useState(false);
-  const [fields, setFields] = useState(EMPTY_CUSTOMER);
-  const field = (name: keyof typeof EMPTY_CUSTOMER) => ({ value: fields[name], onChange: (e: { target: { value: string } }) => setFields({ ...fields, [name]: e.target.value }) });
-  const create = async () => {
-    const body = Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, v.trim()]).filter(([, v]) => v !== ''));
-    const created = await api.post<Customer>('/api/v1/customers', body);
+  const create = async (fields: Record<string, string>) => {
+    const created = await api.post<Customer>('/api/v1/customers', Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== '')));
     await queryClient.invalidateQueries({ queryKey: ['customers'] });
     toast(t('customers.createdToast', { name: created.name || created.email || created.id }));
     setOpen(false);
@@ -39,13 +34,8 @@ function NewCustomer() {
   };
   return (
     <>
-      <button type="button" className="button primary" onClick={() => { setFields(EMPTY_CUSTOMER); setOpen(true); }}>{t('customers.create')}</button>
-      <ConfirmDialog open={open} title={t('customers.createTitle')} confirmLabel={t('customers.create')} onConfirm={create} onClose={() => setOpen(false)}>
-        <TextField label={t('customers.name')} autoComplete="off" maxLength={200} {...field('name')} />
-        <TextField label={t('customers.email')} type="email" autoComplete="off" maxLength={254} {...field('email')} />
-        <TextField label={t('customers.phone')} type="tel" autoComplete="off" maxLength={30} {...field('phone')} />
-        <TextField label={t('customers.externalId')} hint={t('customers.externalIdHint')} autoComplete="off" maxLength={255} {...field('externalId')} />
-      </ConfirmDialog>
+      <button type="button" className="button primary" onClick={() => setOpen(true)}>{t('customers.create')}</button>
+      <CustomerDialog open={open} title={t('customers.createTitle')} confirmLabel={t('customers.create')} onSubmit={create} onClose={() => setOpen(false)} />
     </>
   );
 }
