@@ -77,7 +77,7 @@ export function corsOpen(reply: FastifyReply): void {
   reply.header('vary', 'origin');
 }
 
-/** A live session's widget (docs/live.md): `{token, scriptUrl, styleUrl, redirectUrl}` for the acquirer's own card entry. */
+/** A live session's widget (docs/live.md): `{token, scriptUrl, styleUrl, redirectUrl, environment}` for the acquirer's own card entry. */
 export type StartWidget = (sessionId: string) => Promise<WidgetAnswer>;
 
 export function sdkRoutes(sdk: SdkService, startWidget?: StartWidget) {
