@@ -213,8 +213,12 @@ export class InvoicesService {
     return { note, invoice, party: await this.party(invoice) };
   }
 
+  private creditNotes(owner: Owner) {
+    return this.db.kysely.selectFrom('credit_notes').selectAll().where(ownedBy(owner));
+  }
+
   private async findCreditNote(owner: Owner, id: string): Promise<CreditNoteRow> {
-    const note = await this.db.kysely.selectFrom('credit_notes').selectAll().where('id', '=', id).where(ownedBy(owner)).executeTakeFirst();
+    const note = await this.creditNotes(owner).where('id', '=', id).executeTakeFirst();
     if (!note) throw notFound('credit note', id);
     return note;
   }
@@ -225,10 +229,9 @@ export class InvoicesService {
 
   /** The credit notes, newest first; `invoiceId`: those of one invoice. */
   async listCreditNotes(owner: Owner, query: PageRequest & { invoiceId?: string }) {
-    const mine = () => this.db.kysely.selectFrom('credit_notes').selectAll().where(ownedBy(owner));
-    let q = mine();
+    let q = this.creditNotes(owner);
     if (query.invoiceId) q = q.where('invoice_id', '=', query.invoiceId);
-    const page = await paginate(q, query, (cursor) => mine().where('id', '=', cursor).executeTakeFirst());
+    const page = await paginate(q, query, (cursor) => this.creditNotes(owner).where('id', '=', cursor).executeTakeFirst());
     return { data: page.data.map(creditNoteView), hasMore: page.hasMore };
   }
 

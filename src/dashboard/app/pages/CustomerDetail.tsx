@@ -56,7 +56,9 @@ function CustomerView({ customer }: { customer: Customer }) {
   const { t } = useTranslation();
   const id = encodeURIComponent(customer.id);
   const mayInvoice = useMayChange('billing');
-  const mayEdit = usePermissions().can('PATCH', '/api/v1/customers/:id');
+  const permissions = usePermissions();
+  const mayEdit = permissions.can('PATCH', '/api/v1/customers/:id');
+  const maySubscribe = permissions.can('POST', '/api/v1/subscriptions');
   const cards = useQuery({ queryKey: ['customer-cards', customer.id], queryFn: () => api.get<ApiPage<PaymentMethod>>(`/api/v1/customers/${id}/payment-methods`, { status: 'all', limit: 100 }) });
   const subscriptions = useQuery({ queryKey: ['subscriptions', { customerId: customer.id }], queryFn: () => api.get<ApiPage<Subscription>>('/api/v1/subscriptions', { customerId: customer.id, limit: 20 }) });
   const invoices = useQuery({ queryKey: ['invoices', { customerId: customer.id }], queryFn: () => api.get<ApiPage<Invoice>>('/api/v1/billing/invoices', { customerId: customer.id, limit: 20 }) });
@@ -108,7 +110,7 @@ function CustomerView({ customer }: { customer: Customer }) {
         <QueryView query={cards}>{(page) => <DataTable caption={t('customers.cardsCaption')} columns={cardColumns} data={page.data} rowKey={(m) => m.id} empty={t('customers.noCard')} />}</QueryView>
       </Section>
       <Section title={t('nav.subscriptions')} actions={<>
-        {mayInvoice && <Link to={`/subscriptions/new?customerId=${id}`}>{t('subscriptions.create')}</Link>}
+        {maySubscribe && <Link to={`/subscriptions/new?customerId=${id}`}>{t('subscriptions.create')}</Link>}
         <Link to={`/subscriptions?customerId=${id}`}>{t('customers.seeAll')}</Link>
       </>}>
         <QueryView query={subscriptions}>{(page) => <DataTable caption={t('customers.subscriptionsCaption')} columns={subColumns} data={page.data} rowKey={(s) => s.id} empty={t('subscriptions.empty')} />}</QueryView>

@@ -1,15 +1,16 @@
 // A new draft invoice: the customer, the currency, lines (description, quantity, unit price before tax in minor
 // units, tax rate in percent), days until due and a memo. The draft is created as it is, then finalized from its page.
 import { useState, type FormEvent } from 'react';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
-import { api, type Page as ApiPage } from '../api.js';
-import type { Customer, Invoice } from '../money-types.js';
+import { api } from '../api.js';
+import type { Invoice } from '../money-types.js';
 import { ErrorMessage } from '../components/ErrorMessage.js';
 import { SelectField, TextField } from '../components/Form.js';
 import { Money } from '../components/Money.js';
 import { Page, Section } from '../components/Page.js';
+import { CustomerSelect } from './money/CustomerSelect.js';
 
 interface LineDraft { key: number; description: string; quantity: string; unitPrice: string; taxRate: string }
 
@@ -26,7 +27,6 @@ export function InvoiceNewPage() {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const [params] = useSearchParams();
-  const customers = useQuery({ queryKey: ['customers', 'all'], queryFn: () => api.get<ApiPage<Customer>>('/api/v1/customers', { limit: 100 }) });
   const [customerId, setCustomerId] = useState(params.get('customerId') ?? '');
   const [currency, setCurrency] = useState('XPF');
   const [lines, setLines] = useState<LineDraft[]>(() => [emptyLine()]);
@@ -37,8 +37,6 @@ export function InvoiceNewPage() {
 
   const setLine = (key: number, patch: Partial<LineDraft>) => setLines(lines.map((l) => (l.key === key ? { ...l, ...patch } : l)));
   const subtotal = lines.reduce((sum, l) => sum + (Number(l.quantity) || 0) * (Number(l.unitPrice) || 0), 0);
-  const options = customers.data?.data ?? [];
-  const known = options.some((c) => c.id === customerId);
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -66,11 +64,7 @@ export function InvoiceNewPage() {
       <form onSubmit={submit}>
         <Section title={t('invoices.customerAndTerms')}>
           <div className="grid-form">
-            <SelectField label={t('invoices.customer')} required value={customerId} onChange={(e) => setCustomerId(e.target.value)}>
-              <option value="">{customers.isPending ? t('common.loading') : t('invoices.chooseCustomer')}</option>
-              {!known && customerId && <option value={customerId}>{customerId}</option>}
-              {options.map((c) => <option key={c.id} value={c.id}>{[c.name, c.email].filter(Boolean).join(' · ') || c.id}</option>)}
-            </SelectField>
+            <CustomerSelect label={t('invoices.customer')} placeholder={t('invoices.chooseCustomer')} value={customerId} onChange={(e) => setCustomerId(e.target.value)} />
             <SelectField label={t('invoices.currency')} value={currency} onChange={(e) => setCurrency(e.target.value)}>
               <option value="XPF">XPF</option>
               <option value="EUR">EUR</option>

@@ -6,12 +6,13 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { api, type Page as ApiPage } from '../api.js';
-import type { Customer, PaymentMethod, Subscription } from '../money-types.js';
+import type { PaymentMethod, Subscription } from '../money-types.js';
 import { ErrorMessage } from '../components/ErrorMessage.js';
 import { SelectField, TextField } from '../components/Form.js';
 import { Money } from '../components/Money.js';
 import { Page, Section } from '../components/Page.js';
 import { intervalText } from './money/intervals.js';
+import { CustomerSelect } from './money/CustomerSelect.js';
 
 const INTERVALS = ['day', 'week', 'month', 'year'] as const;
 
@@ -20,7 +21,6 @@ export function SubscriptionNewPage() {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const [params] = useSearchParams();
-  const customers = useQuery({ queryKey: ['customers', 'all'], queryFn: () => api.get<ApiPage<Customer>>('/api/v1/customers', { limit: 100 }) });
   const [customerId, setCustomerId] = useState(params.get('customerId') ?? '');
   const cards = useQuery({
     queryKey: ['customer-cards', customerId, 'active'],
@@ -36,8 +36,6 @@ export function SubscriptionNewPage() {
   const [description, setDescription] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
-  const options = customers.data?.data ?? [];
-  const known = options.some((c) => c.id === customerId);
   const active = (cards.data?.data ?? []).filter((c) => c.status === 'active');
 
   const submit = async (event: FormEvent) => {
@@ -67,11 +65,8 @@ export function SubscriptionNewPage() {
       <form onSubmit={submit}>
         <Section title={t('subscriptions.customerAndCard')}>
           <div className="grid-form">
-            <SelectField label={t('subscriptions.customer')} required value={customerId} onChange={(e) => { setCustomerId(e.target.value); setPaymentMethodId(''); }}>
-              <option value="">{customers.isPending ? t('common.loading') : t('subscriptions.chooseCustomer')}</option>
-              {!known && customerId && <option value={customerId}>{customerId}</option>}
-              {options.map((c) => <option key={c.id} value={c.id}>{[c.name, c.email].filter(Boolean).join(' · ') || c.id}</option>)}
-            </SelectField>
+            <CustomerSelect label={t('subscriptions.customer')} placeholder={t('subscriptions.chooseCustomer')} value={customerId}
+              onChange={(e) => { setCustomerId(e.target.value); setPaymentMethodId(''); }} />
             <SelectField label={t('subscriptions.card')} value={paymentMethodId} onChange={(e) => setPaymentMethodId(e.target.value)} disabled={!customerId}
               hint={t('subscriptions.cardHint')}>
               <option value="">{t('subscriptions.noCardYet')}</option>
