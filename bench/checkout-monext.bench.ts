@@ -163,18 +163,43 @@ async function runOn(dialect: Dialect): Promise<{ simulator: number; monext: num
   };
 }
 
+/** One line per database: the figures and the median ratio. */
+async function measure(): Promise<string[]> {
+  const dialects: Dialect[] = process.env.DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+  const lines: string[] = [];
+  for (const dialect of dialects) {
+    const r = await runOn(dialect);
+    const median = r.ratios[Math.floor(r.ratios.length / 2)]!;
+    const line = `${dialect}: simulator ${r.simulator.toFixed(1)} payments/s, Monext (fake) ${r.monext.toFixed(1)} payments/s, `
+      + `ratio ${median.toFixed(2)} (median of ${r.ratios.map((x) => x.toFixed(2)).join(', ')}; goal ≥ 0.9); `
+      + `CPU of this process per payment (Motu and the load generator): simulator ${r.simulatorCpuMs.toFixed(2)} ms, Monext ${r.monextCpuMs.toFixed(2)} ms`;
+    console.log(line);
+    lines.push(line);
+  }
+  return lines;
+}
+
+/** For `npm run bench` (bench/run.ts): the section of docs/performance.md this benchmark writes. */
+export default async function run(): Promise<{ section: string; markdown: string }> {
+  const lines = await measure();
+  return {
+    section: 'Checkout through the Monext connector',
+    markdown: [
+      'bench/checkout-monext.bench.ts: the server side of a card payment (session, card, MANUAL authorization, capture) through',
+      'the simulator and through the Monext connector against its fake (its own process, lowest CPU priority), in',
+      'alternating passes on the same database; the ratio is the median of each Monext pass against the simulator passes',
+      'around it. Goal: ≥ 0.9. docs/live.md, "Performance", explains the method and keeps the earlier runs.',
+      '',
+      ...lines.map((l) => `- ${l}`),
+    ].join('\n'),
+  };
+}
+
 if (process.argv.includes('--fake-monext')) {
   const fake = await new FakeMonext().start();
   fake.autoPay = MONEXT_CARDS.visa;
   fake.record = false;
   console.log(fake.url);
-} else {
-  const dialects: Dialect[] = process.env.DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
-  for (const dialect of dialects) {
-    const r = await runOn(dialect);
-    const median = r.ratios[Math.floor(r.ratios.length / 2)]!;
-    console.log(`${dialect}: simulator ${r.simulator.toFixed(1)} payments/s, Monext (fake) ${r.monext.toFixed(1)} payments/s, `
-      + `ratio ${median.toFixed(2)} (median of ${r.ratios.map((x) => x.toFixed(2)).join(', ')}; goal ≥ 0.9); `
-      + `CPU of this process per payment (Motu and the load generator): simulator ${r.simulatorCpuMs.toFixed(2)} ms, Monext ${r.monextCpuMs.toFixed(2)} ms`);
-  }
+} else if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  await measure();
 }

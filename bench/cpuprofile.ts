@@ -20,8 +20,8 @@ interface Profile {
 
 function where(url: string): string {
   if (!url) return '(native)';
-  const compiled = url.indexOf('/motu-bench-dist/'); // bench/sessions.ts's motuCommand build, under node_modules/.cache
-  if (compiled >= 0) return `dist/${url.slice(compiled + '/motu-bench-dist/'.length)}`;
+  const compiled = url.indexOf('/motu-bench/dist/'); // bench/sessions.ts's motuCommand build, under node_modules/.cache
+  if (compiled >= 0) return `dist/${url.slice(compiled + '/motu-bench/dist/'.length)}`;
   const nm = url.lastIndexOf('node_modules/');
   if (nm >= 0) {
     const rest = url.slice(nm + 'node_modules/'.length).split('/');

@@ -9,7 +9,11 @@
 // BENCH_SECONDS (default 10) sets the measured duration of each load run, BENCH_ROUNDS (default 3) how many times the
 // sessions benchmark measures every variant and the bare route (the ratio reported is the median); BENCH_ONLY=sessions,webhooks runs only
 // the benchmarks named (sessions, or a .bench.ts file's name), leaving the other sections as they are.
-import { readFileSync, readdirSync, writeFileSync, existsSync } from 'node:fs';
+//
+// BENCH_SMOKE=1 (`npm run bench:smoke`, run by CI) is a smoke pass: every benchmark once, for about a second each on
+// small data, to prove none has rotted. Its figures mean nothing: they are printed, and the document is written to a
+// temporary file, never to docs/performance.md. Any benchmark that fails makes the run exit 1.
+import { readFileSync, readdirSync, writeFileSync, existsSync, copyFileSync, mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -18,7 +22,17 @@ import { PAGE_CACHE_FIX_MARK } from '../src/db/sqlite/build.js';
 import { motuCommand, runSessionsBench, type Figures, type SessionsResult } from './sessions.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
-const DOC = path.join(ROOT, 'docs', 'performance.md');
+const smoke = process.env.BENCH_SMOKE === '1';
+if (smoke) {
+  // Read by the benchmarks when they are imported below: one short pass each, on data small enough for seconds.
+  const small: Record<string, string> = {
+    BENCH_SECONDS: '1', BENCH_ROUNDS: '1', BENCH_CHECKOUT_SECONDS: '1', BENCH_LEDGER_SIZES: '2000', BENCH_PAYMENTS: '5000',
+    BENCH_SAMPLES: '5', BENCH_PAYOUT_MERCHANTS: '50', BENCH_SCALEOUT_PROCESSES: '1', BENCH_SUBSCRIPTIONS: '200',
+    BENCH_WEBHOOK_SECONDS: '1', BENCH_WEBHOOK_RATES: '200', BENCH_WEBHOOK_DRAIN: '500',
+  };
+  for (const [name, value] of Object.entries(small)) process.env[name] ??= value;
+}
+const DOC = smoke ? path.join(mkdtempSync(path.join(os.tmpdir(), 'motu-bench-smoke-')), 'performance.md') : path.join(ROOT, 'docs', 'performance.md');
 const seconds = Number(process.env.BENCH_SECONDS ?? '10');
 const rounds = Number(process.env.BENCH_ROUNDS ?? '3');
 if (!Number.isInteger(rounds) || rounds < 1) throw new Error('BENCH_ROUNDS must be a whole number ≥ 1');
@@ -121,7 +135,7 @@ function sessionsMarkdown(results: SessionsResult[]): string {
     '### Memory and start-up',
     '',
     compiledRun
-      ? 'Motu runs compiled, as in production (`tsc -p tsconfig.build.json` into node_modules/.cache/motu-bench-dist, then `node …/start/main.js serve`).'
+      ? 'Motu runs compiled, as in production (`tsc -p tsconfig.build.json` into node_modules/.cache/motu-bench/dist, then `node …/start/main.js serve`).'
       : 'Motu ran from its sources through tsx (`node --import tsx src/start/main.ts serve`; the build failed or BENCH_SOURCE=1): tsx adds about 40 MiB.',
     'Start-up is from spawning the process to the first 200 of `/readyz`; the bare route (always through tsx) has no',
     '`/readyz` (time to listening). RSS idle is read 0.5 s after that.',
@@ -195,6 +209,7 @@ async function main(): Promise<void> {
     replaced.set(section, markdown.trimEnd());
   }
 
+  if (smoke) copyFileSync(path.join(ROOT, 'docs', 'performance.md'), DOC);
   const current = existsSync(DOC) ? readFileSync(DOC, 'utf8') : '';
   const { preamble, parts } = sections(current);
   const head = preamble.trim() || '# Performance\n\nFigures written by `npm run bench` (bench/run.ts). Sections not produced by a benchmark are kept as written.';

@@ -3,7 +3,7 @@
 // connections; with each server's CPU per request, RSS idle and under load, and start-up time to /readyz.
 // Until POST /api/v1/payments/sessions exists, POST /api/v1/customers (one unique customer per request) stands in.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -123,12 +123,16 @@ async function post(url: string, route: string, key: string): Promise<{ status: 
   return { status: res.status, text: await res.text() };
 }
 
-const COMPILED = path.join(ROOT, 'node_modules', '.cache', 'motu-bench-dist');
+/** A copy of the project's layout: package.json beside dist/, as `npm run build` leaves them (the CLI reads its version there). */
+const COMPILED_ROOT = path.join(ROOT, 'node_modules', '.cache', 'motu-bench');
+const COMPILED = path.join(COMPILED_ROOT, 'dist');
 
 /**
  * The command line of `motu serve` for the benchmarks: the application compiled as `npm run build` does (into
- * node_modules/.cache/motu-bench-dist, leaving dist/ alone), so that memory and start-up are those of production,
- * not of tsx compiling on load. BENCH_SOURCE=1, or a build that fails, runs the sources through tsx instead.
+ * node_modules/.cache/motu-bench/dist, leaving dist/ alone), so that memory and start-up are those of production,
+ * not of tsx compiling on load. The browser bundles (the SDK, the back-office) are taken from dist/, which
+ * `npm install` builds, and package.json is copied beside them, so the compiled copy finds what the installed one finds.
+ * BENCH_SOURCE=1, or a build that fails, runs the sources through tsx instead.
  */
 export function motuCommand(log: (line: string) => void = () => {}): { args: string[]; compiled: boolean } {
   if (process.env.BENCH_SOURCE !== '1') {
@@ -136,7 +140,16 @@ export function motuCommand(log: (line: string) => void = () => {}): { args: str
       cwd: ROOT,
       encoding: 'utf8',
     });
-    if (tsc.status === 0) return { args: [path.join(COMPILED, 'start', 'main.js'), 'serve'], compiled: true };
+    if (tsc.status === 0) {
+      copyFileSync(path.join(ROOT, 'package.json'), path.join(COMPILED_ROOT, 'package.json'));
+      for (const bundle of ['sdk/motu.js', 'dashboard/app.js', 'dashboard/app.css']) {
+        const built = path.join(ROOT, 'dist', bundle);
+        if (!existsSync(built)) continue;
+        mkdirSync(path.dirname(path.join(COMPILED, bundle)), { recursive: true });
+        copyFileSync(built, path.join(COMPILED, bundle));
+      }
+      return { args: [path.join(COMPILED, 'start', 'main.js'), 'serve'], compiled: true };
+    }
     log(`the build failed, running the sources through tsx:\n${(tsc.stdout + tsc.stderr).slice(0, 2000)}`);
   }
   return { args: ['src/start/main.ts', 'serve'], compiled: false };
