@@ -5,6 +5,7 @@
 import PDFDocument from 'pdfkit';
 import { BOLD_FONT as BOLD, REGULAR_FONT as REGULAR } from '../pdf-fonts.js';
 import type { CheckoutContext } from '../../modules/checkout/checkout.service.js';
+import type { PaymentRow } from '../../modules/payments/payments.table.js';
 import { fill, TEXT, type Lang } from './checkout.messages.js';
 import type { ReceiptFacts } from '../../modules/checkout/receipt-facts.js';
 import { money } from '../format.js';
@@ -18,7 +19,19 @@ const LEFT = 56;
 const WIDTH = 595.28 - 2 * LEFT;
 const AMOUNT_WIDTH = 150;
 
-export function receiptPdf(ctx: CheckoutContext, lang: Lang, facts: ReceiptFacts): Promise<Buffer> {
+/** The payment's fields a receipt shows (and nothing else: its digest decides whether a kept PDF still holds). */
+export const RECEIPT_PAYMENT_FIELDS = ['reference', 'amount', 'currency', 'order_json', 'is_incl_tax_amount', 'tax_amount', 'captured_at',
+  'authorized_at', 'updated_at', 'card_brand', 'card_last4'] as const satisfies ReadonlyArray<keyof PaymentRow>;
+
+/** What a receipt is drawn from. */
+export interface ReceiptDoc {
+  session: Pick<CheckoutContext['session'], 'mode'>;
+  payment: Pick<PaymentRow, (typeof RECEIPT_PAYMENT_FIELDS)[number]>;
+  merchant: Pick<CheckoutContext['merchant'], 'name' | 'display_name'>;
+  store: { name: string } | null;
+}
+
+export function receiptPdf(ctx: ReceiptDoc, lang: Lang, facts: ReceiptFacts): Promise<Buffer> {
   const t = TEXT[lang];
   const { payment, merchant, store, session } = ctx;
   const name = displayName(merchant);

@@ -53,7 +53,7 @@ async function receiptMail({ db, timezone }: ComposeDeps, job: MailJobRow, lang:
   const session = await db.kysely.selectFrom('payment_sessions').selectAll().where('id', '=', payment.session_id).executeTakeFirstOrThrow();
   const merchant = await db.kysely.selectFrom('merchants').selectAll().where('id', '=', payment.merchant_id).executeTakeFirstOrThrow();
   const store = payment.store_id ? (await db.kysely.selectFrom('stores').selectAll().where('id', '=', payment.store_id).executeTakeFirst()) ?? null : null;
-  const pdf = await receiptPdf({ session, payment, merchant, store, savedCards: [] }, lang, await receiptFacts(db, payment, merchant, timezone));
+  const pdf = await receiptPdf({ session, payment, merchant, store }, lang, await receiptFacts(db, payment, merchant, timezone));
   const t = TEXT[lang];
   const values = { merchant: displayName(merchant), amount: money(payment.amount, payment.currency, lang), reference: payment.reference };
   const text = fill(t.receiptBody, values);
