@@ -27,10 +27,10 @@ eachDatabase('document PDFs', (dialect) => {
     return Number(new RegExp(`^motu_pdf_drawn_total\\{kind="${kind}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
   };
   let customerId: string;
-  const invoice = async (lines: unknown[], finalize = true) => {
+  const invoice = async (lines: unknown[], finalize = true): Promise<{ id: string; number: string }> => {
     const res = await api('POST', '/api/v1/billing/invoices', { customerId, currency: 'XPF', lines });
     assert.equal(res.status, 201, JSON.stringify(res.body));
-    if (!finalize) return res.body as { id: string };
+    if (!finalize) return res.body as { id: string; number: string };
     const done = await api('POST', `/api/v1/billing/invoices/${res.body.id}/finalize`);
     assert.equal(done.status, 200, JSON.stringify(done.body));
     return done.body as { id: string; number: string };
