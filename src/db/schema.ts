@@ -21,7 +21,7 @@ import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEventsTable }
 import type { WebhookEndpointsTable } from '../modules/webhooks/endpoints.table.js';
 import type { UserSessionsTable, UsersTable } from '../modules/users/users.table.js';
 import type { AuditLogTable } from '../modules/audit/audit.table.js';
-import type { DocumentPdfsTable } from '../pages/pdf/document-pdfs.table.js';
+import type { DocumentPdfsTable } from '../modules/documents/document-pdfs.table.js';
 
 export interface DB {
   settings: SettingsTable;
