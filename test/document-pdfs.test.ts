@@ -9,6 +9,7 @@ import { eachDatabase } from './support/harness.js';
 import { withMerchantApp } from './support/merchant-app.js';
 import { createSession, paySession } from './support/payments.js';
 import { pdfText } from './support/pdf.js';
+import { money } from '../src/pages/format.js';
 
 const PER_MINUTE = 4;
 const IDENTITY = { legalName: 'Fare Ute SARL', address: { line1: 'Rue du Commandant Destremau', postalCode: '98713', city: 'Papeete', country: 'PF' }, registrationNumber: 'TAHITI A12345' };
@@ -149,5 +150,22 @@ eachDatabase('document PDFs', (dialect) => {
     assert.equal(limited.statusCode, 429);
     assert.equal(limited.json().code, 'RATE_LIMITED');
     assert.ok(Number(limited.headers['retry-after']) >= 1);
+  });
+
+  it('a receipt of 500 items prints the first 50, then one line for the other 450; the lines still add up to the total', async () => {
+    const items = Array.from({ length: 500 }, (_, i) => ({ product: `Article ${i + 1} ${'ʻ'.repeat(150)}`, unitPrice: 100, quantity: 2, ...(i % 2 ? { discount: 10 } : {}) }));
+    const amount = items.reduce((sum, i) => sum + i.unitPrice * i.quantity - (i.discount ?? 0), 0);
+    const { sessionId } = await createSession(t, m.testKey, { currency: 'XPF', extra: { order: { reference: 'CMD-500', amount, currency: 'XPF', items } } });
+    await paySession(t, sessionId);
+    const res = await get(`/checkout/success/receipt.pdf?sessionId=${sessionId}`, null, '10.7.7.7');
+    assert.equal(res.statusCode, 200);
+    const text = pdfText(res.rawPayload).lines.join('\n').replace(/\s/g, ' ');
+    assert.ok(text.includes('Article 50 '), 'the 50th item is printed');
+    assert.ok(!text.includes('Article 51 '), 'the 51st is not');
+    const rest = items.slice(50).reduce((sum, i) => sum + i.unitPrice * i.quantity - (i.discount ?? 0), 0);
+    const xpf = (n: number) => money(n, 'XPF', 'fr').replace(/\s/g, ' ');
+    assert.ok(text.includes('450 autres articles (le détail de la commande est chez'), text.slice(-800));
+    assert.ok(text.includes(xpf(rest)), `${xpf(rest)} for the other 450`);
+    assert.ok(text.includes(`Total ${xpf(amount)}`), text.slice(-800));
   });
 });

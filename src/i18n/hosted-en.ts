@@ -31,7 +31,7 @@ export const hostedEn = {
   paidTitle: 'This order is already paid', paidText: 'Your payment to {{merchant}} has been accepted; there is nothing more to pay.',
   continue: 'Continue',
   notFound: 'Unknown payment page', receiptTitle: 'Payment receipt', poweredBy: 'Payments by Motu',
-  discount: 'Discount', orderDiscount: 'Order discount', statementAs: 'This payment appears on your card statement as “{{label}}”.',
+  discount: 'Discount', orderDiscount: 'Order discount', moreItems: '{{count}} more items (the full order is with {{merchant}})', statementAs: 'This payment appears on your card statement as “{{label}}”.',
   refusals: refusalTexts({
     card_declined: 'Your bank declined the card.', insufficient_funds: 'The card has insufficient funds.',
     expired_card: 'The card has expired.', incorrect_cvc: 'The security code is incorrect.',

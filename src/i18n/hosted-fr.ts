@@ -26,7 +26,7 @@ export const hostedFr: HostedCatalog = {
   paidTitle: 'Cette commande est déjà payée', paidText: "Votre paiement à {{merchant}} a été accepté ; il n'y a plus rien à payer.",
   continue: 'Continuer',
   notFound: 'Page de paiement inconnue', receiptTitle: 'Reçu de paiement', poweredBy: 'Paiements par Motu',
-  discount: 'Remise', orderDiscount: 'Remise sur la commande', statementAs: 'Ce paiement apparaît sur votre relevé de carte sous le libellé « {{label}} ».',
+  discount: 'Remise', orderDiscount: 'Remise sur la commande', moreItems: '{{count}} autres articles (le détail de la commande est chez {{merchant}})', statementAs: 'Ce paiement apparaît sur votre relevé de carte sous le libellé « {{label}} ».',
   refusals: refusalTexts({
     card_declined: 'Votre banque a refusé la carte.', insufficient_funds: 'Le solde de la carte est insuffisant.',
     expired_card: 'La carte est expirée.', incorrect_cvc: 'Le cryptogramme est incorrect.',
