@@ -1,8 +1,9 @@
 // Documents as PDFs without stalling the service (docs/billing.md, Invoices; docs/reliability.md): drawn on worker
 // threads (the health check answers while the largest invoice is drawn), a finalized document's PDF kept once drawn
 // (the same bytes again, not drawn again; drawn anew once the invoice is paid), what one invoice may print bounded
-// (400 at creation and change, nothing written), and the hosted invoice page, its PDF and the receipt's PDF
-// rate-limited per client address (429 RATE_LIMITED with Retry-After).
+// (400 at creation and change, nothing written) and what one receipt prints (50 items, then one line for the rest),
+// and the hosted invoice page, its PDF and the receipt's PDF rate-limited per client address (429 RATE_LIMITED with
+// Retry-After).
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { eachDatabase } from './support/harness.js';
