@@ -281,7 +281,8 @@ export class WalletSessionsService {
       return { ...base, code: 'CARD_REFUSED', message };
     }
     if (outcome.status === 'error') {
-      return { ...base, code: outcome.code, message: result.goesOn ? `${outcome.message}. ${catalog[lang].wallet.tryAnother}` : outcome.message };
+      const text = catalog[lang].wallet;
+      return { ...base, code: outcome.code, message: result.goesOn ? `${text.doneError} ${text.tryAnother}` : outcome.message };
     }
     return base;
   }
