@@ -13,6 +13,7 @@ import { registerIdempotency } from './http/idempotency.js';
 import { registerTextGuard } from './http/text-guard.js';
 import { registerJsonBodyParser } from './http/json-limits.js';
 import { gaugesOnScrape, queueGauges, registerMetrics } from './http/metrics.js';
+import { Counter } from 'prom-client';
 import { requestIdGenerator, requestIdHeader } from './http/request-id.js';
 import { webhookQueueDepth } from './events/queue-depth.js';
 import { mailQueueDepth } from './mail/queue-depth.js';
@@ -54,6 +55,8 @@ import { bankAccountsRoutes } from './modules/bank-accounts/bank-accounts.routes
 import { payoutsAdminRoutes, payoutsRoutes } from './modules/payouts/payouts.routes.js';
 import { disputesAdminRoutes, disputesRoutes } from './modules/disputes/disputes.routes.js';
 import { invoicePageRoutes } from './pages/invoices/invoice-page.routes.js';
+import { DocumentPdfs } from './pages/pdf/documents.js';
+import { pdfPool } from './pages/pdf/pool.js';
 import { dashboardPageRoutes } from './pages/dashboard/dashboard.routes.js';
 import { invoicesRoutes } from './modules/invoices/invoices.routes.js';
 import { subscriptionsRoutes } from './modules/subscriptions/subscriptions.routes.js';
@@ -150,9 +153,14 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     complete: cardEntryCompletion(services.checkout, services.walletSessions, db, services.acquirers.monext),
   };
   await app.register(monextRoutes(services.acquirers.monext, monextDeps));
-  await app.register(checkoutRoutes(services.checkout, config.publicUrl, monextCsp(config.monext.widgetUrl)));
+  // Invoices, credit notes and receipts are drawn on worker threads, never on the event loop; kept once finalized.
+  const pool = pdfPool(config.pdfThreads);
+  app.addHook('onClose', () => pool.close());
+  const drawn = new Counter({ name: 'motu_pdf_drawn_total', help: 'PDFs drawn (a kept PDF served again is not counted), by document kind', labelNames: ['kind'] as const, registers: [metrics] });
+  const pdfs = new DocumentPdfs(db, clock, pool, (kind) => drawn.inc({ kind }));
+  await app.register(checkoutRoutes(services.checkout, config.publicUrl, pdfs, config.hostedPagesPerMinute, monextCsp(config.monext.widgetUrl)));
   await app.register(walletPagesRoutes(services.walletSessions, monextCsp(config.monext.widgetUrl)));
-  await app.register(invoicePageRoutes(services.invoices));
+  await app.register(invoicePageRoutes(services.invoices, pdfs, config.hostedPagesPerMinute));
   await app.register(dashboardPageRoutes());
   await app.register(sdkRoutes(new SdkService(services.checkout, services.walletSessions, config.publicUrl), widgetStarter(services.acquirers.monext, monextDeps)));
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
@@ -212,7 +220,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await api.register(testClocksRoutes(services.testClocks));
       await api.register(disputesRoutes(services.disputes));
       await api.register(subscriptionsRoutes(services.subscriptions));
-      await api.register(invoicesRoutes(services.invoices));
+      await api.register(invoicesRoutes(services.invoices, pdfs));
     },
     { prefix: '/api/v1' },
   );

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { electronicFormatIBAN, isValidBIC, validateIBAN } from 'ibantools';
 import { canonicalTimeZone } from './shared/timezone.js';
 
@@ -41,6 +42,13 @@ export interface Config {
   readonly tokensPerMinute: number;
   /** Card tokens one payment or wallet session may ask for, ever (MOTU_TOKENS_PER_SESSION). */
   readonly tokensPerSession: number;
+  /**
+   * MOTU_HOSTED_PAGES_PER_MINUTE: requests one client address may make per minute to the hosted invoice page, its PDF
+   * and the receipt's PDF (anyone holding the link can ask for them).
+   */
+  readonly hostedPagesPerMinute: number;
+  /** MOTU_PDF_THREADS: worker threads drawing PDFs off the event loop (default: the CPUs less one, at least one). */
+  readonly pdfThreads: number;
   /** MOTU_SMTP_URL + MOTU_MAIL_FROM: receipts and card-link mails are sent; unset: no mail is queued. */
   readonly mail: MailConfig | undefined;
   /** MOTU_TIMEZONE: the IANA time zone of receipts for a merchant without its own (default Pacific/Tahiti). */
@@ -258,6 +266,8 @@ export function parseConfig(env: Env = process.env): Config {
     // card before sending, hence three per attempt by default. The budget never refills.
     tokensPerSession: integer(env, 'MOTU_TOKENS_PER_SESSION', 3 * maxCardAttempts, 1, 10_000),
     tokensPerMinute: integer(env, 'MOTU_TOKENS_PER_MINUTE', 30, 1, 10_000_000),
+    hostedPagesPerMinute: integer(env, 'MOTU_HOSTED_PAGES_PER_MINUTE', 60, 1, 10_000_000),
+    pdfThreads: integer(env, 'MOTU_PDF_THREADS', Math.max(1, availableParallelism() - 1), 1, 256),
     mail: mailConfig(env),
     timezone: timezone(env),
     operatorAccount: operatorAccount(env),

@@ -10,6 +10,8 @@ import { purgeExpiredIdempotencyKeys } from './http/idempotency.js';
 import { mailJobs } from './mail/mail.worker.js';
 import { smtpMailer } from './mail/mailer.js';
 import { composeMail } from './pages/mail/messages.js';
+import { DocumentPdfs } from './pages/pdf/documents.js';
+import { pdfPool } from './pages/pdf/pool.js';
 import {
   expireAuthorizations, expireSessions, paymentTimeRules, recoverClaims, recoveryEveryMs, settlePayments, type PaymentJobDeps,
 } from './modules/payments/payments.scheduler.js';
@@ -97,7 +99,9 @@ export function scheduledJobs(db: Database, clock: Clock, config?: Config, logge
     jobs.push({ name: 'release-late-authorizations', everyMs: recoveryEvery, run: (now) => services.merchantPayments.releaseLateAuthorizations(now, recoveryEvery) });
     // Receipts and card-link mails queued in mail_jobs, when MOTU_SMTP_URL is set.
     if (config.mail) {
-      const compose = { db, clock, publicUrl: config.publicUrl, timezone: config.timezone, setupUrl: (userId: string, nonce: string) => services.users.setupUrl(userId, nonce) };
+      // Attachments drawn on worker threads (idle ones do not hold the process) and kept, as the downloads.
+      const pdfs = new DocumentPdfs(db, clock, pdfPool(config.pdfThreads));
+      const compose = { db, clock, publicUrl: config.publicUrl, timezone: config.timezone, setupUrl: (userId: string, nonce: string) => services.users.setupUrl(userId, nonce), pdfs };
       jobs.push(...mailJobs({ db, clock, mailer: smtpMailer(config.mail), compose: (job) => composeMail(compose, job), logger }));
     }
   }

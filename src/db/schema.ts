@@ -21,6 +21,7 @@ import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEventsTable }
 import type { WebhookEndpointsTable } from '../modules/webhooks/endpoints.table.js';
 import type { UserSessionsTable, UsersTable } from '../modules/users/users.table.js';
 import type { AuditLogTable } from '../modules/audit/audit.table.js';
+import type { DocumentPdfsTable } from '../modules/documents/document-pdfs.table.js';
 
 export interface DB {
   settings: SettingsTable;
@@ -67,4 +68,5 @@ export interface DB {
   users: UsersTable;
   user_sessions: UserSessionsTable;
   audit_log: AuditLogTable;
+  document_pdfs: DocumentPdfsTable;
 }

@@ -31,7 +31,7 @@ export const hostedEn = {
   paidTitle: 'This order is already paid', paidText: 'Your payment to {{merchant}} has been accepted; there is nothing more to pay.',
   continue: 'Continue',
   notFound: 'Unknown payment page', receiptTitle: 'Payment receipt', poweredBy: 'Payments by Motu',
-  discount: 'Discount', orderDiscount: 'Order discount', statementAs: 'This payment appears on your card statement as “{{label}}”.',
+  discount: 'Discount', orderDiscount: 'Order discount', moreItems: '{{count}} more items (the full order is with {{merchant}})', statementAs: 'This payment appears on your card statement as “{{label}}”.',
   refusals: refusalTexts({
     card_declined: 'Your bank declined the card.', insufficient_funds: 'The card has insufficient funds.',
     expired_card: 'The card has expired.', incorrect_cvc: 'The security code is incorrect.',
@@ -42,7 +42,7 @@ export const hostedEn = {
 },
   wallet: { title: 'Save a card', intro: '{{merchant}} invites you to save a card. Nothing will be charged.', save: 'Save card',
     saving: 'Verifying…', doneOk: 'Your card is saved.', doneFailed: 'Your card could not be verified.', doneError: 'The registration did not complete.',
-    test: 'Test mode', unavailable: 'The card form cannot load.', cardTitle: 'Your card' },
+    test: 'Test mode', unavailable: 'The card form cannot load.', cardTitle: 'Your card', tryAnother: 'You can try another card.' },
   invoicePage: { title: 'Invoice', due: 'Due by', total: 'Total', paid: 'Paid', remaining: 'Amount due', pay: 'Pay by card', pdf: 'Download the invoice (PDF)', settled: 'This invoice is paid. Thank you!', credited: 'This invoice was cancelled by a credit note.', test: 'TEST: no real payment', tax: 'Tax' },
   invoicePdf: {
     invoice: 'Invoice', creditNote: 'Credit note', draft: 'DRAFT', test: 'TEST · not a valid document', number: 'Number', issued: 'Date',

@@ -26,7 +26,7 @@ export const hostedFr: HostedCatalog = {
   paidTitle: 'Cette commande est déjà payée', paidText: "Votre paiement à {{merchant}} a été accepté ; il n'y a plus rien à payer.",
   continue: 'Continuer',
   notFound: 'Page de paiement inconnue', receiptTitle: 'Reçu de paiement', poweredBy: 'Paiements par Motu',
-  discount: 'Remise', orderDiscount: 'Remise sur la commande', statementAs: 'Ce paiement apparaît sur votre relevé de carte sous le libellé « {{label}} ».',
+  discount: 'Remise', orderDiscount: 'Remise sur la commande', moreItems: '{{count}} autres articles (le détail de la commande est chez {{merchant}})', statementAs: 'Ce paiement apparaît sur votre relevé de carte sous le libellé « {{label}} ».',
   refusals: refusalTexts({
     card_declined: 'Votre banque a refusé la carte.', insufficient_funds: 'Le solde de la carte est insuffisant.',
     expired_card: 'La carte est expirée.', incorrect_cvc: 'Le cryptogramme est incorrect.',
@@ -37,7 +37,7 @@ export const hostedFr: HostedCatalog = {
 },
   wallet: { title: 'Enregistrer une carte', intro: '{{merchant}} vous invite à enregistrer une carte. Aucun montant ne sera débité.', save: 'Enregistrer la carte',
     saving: 'Vérification…', doneOk: 'Votre carte est enregistrée.', doneFailed: "Votre carte n'a pas pu être vérifiée.", doneError: "L'enregistrement n'a pas abouti.",
-    test: 'Mode test', unavailable: 'Le formulaire de carte ne peut pas se charger.', cardTitle: 'Votre carte' },
+    test: 'Mode test', unavailable: 'Le formulaire de carte ne peut pas se charger.', cardTitle: 'Votre carte', tryAnother: 'Vous pouvez essayer une autre carte.' },
   invoicePage: { title: 'Facture', due: 'À payer avant le', total: 'Total TTC', paid: 'Déjà payé', remaining: 'Reste à payer', pay: 'Payer par carte', pdf: 'Télécharger la facture (PDF)', settled: 'Cette facture est payée. Merci !', credited: 'Cette facture a été annulée par un avoir.', test: 'TEST : aucun paiement réel', tax: 'TVA' },
   invoicePdf: {
     invoice: 'Facture', creditNote: 'Avoir', draft: 'BROUILLON', test: 'TEST · document sans valeur', number: 'Numéro', issued: 'Date',

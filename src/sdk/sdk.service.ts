@@ -62,7 +62,8 @@ export class SdkService {
     if (info.intent === 'tokenization') {
       const r = await this.wallet.register(sessionId, token);
       if (r.outcome === 'success') return { status: 'succeeded', redirectUrl: r.redirectUrl, paymentMethodId: r.paymentMethodId };
-      return { status: r.outcome, code: r.code ?? 'ERROR', message: r.message ?? 'The card could not be registered', redirectUrl: r.redirectUrl };
+      // Without redirectUrl (a card link with attempts left) the component shows the message and takes another card.
+      return { status: r.outcome, code: r.code ?? 'ERROR', message: r.message ?? 'The card could not be registered', ...(r.redirectUrl ? { redirectUrl: r.redirectUrl } : {}) };
     }
     const threeDSReturnUrl = `${this.publicUrl}/api/v1/sdk/sessions/${encodeURIComponent(sessionId)}/3ds-return?defi3ds=${defi3ds}`;
     const next = await this.checkout.pay(sessionId, { token, threeDSReturnUrl, ...(email ? { email } : {}) });

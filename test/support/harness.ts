@@ -114,6 +114,7 @@ export async function startApp(dialect: Dialect, options: TestAppOptions = {}): 
     MOTU_PUBLIC_URL: 'http://localhost:3000',
     MOTU_RATE_LIMIT_MAX: '100000',
     MOTU_TOKENS_PER_MINUTE: '100000',
+    MOTU_HOSTED_PAGES_PER_MINUTE: '100000',
     ...options.env,
   });
   const app = await buildApp(config, { db: database.db, adminTokenHash: sha256Hex(ADMIN_TOKEN), clock });

@@ -14,7 +14,9 @@ function objects(pdf: Buffer): Map<number, PdfObject> {
     if (at < 0) { found.set(Number(m[1]), { dict: body, stream: null }); continue; }
     const dict = body.slice(0, at);
     let raw = body.slice(at + 'stream'.length).replace(/^\r?\n/, '');
-    raw = raw.slice(0, raw.lastIndexOf('endstream')).replace(/\r?\n$/, '');
+    // The dictionary's /Length when it is there: compressed data may itself end with a newline byte.
+    const length = /\/Length (\d+)\b/.exec(dict);
+    raw = length ? raw.slice(0, Number(length[1])) : raw.slice(0, raw.lastIndexOf('endstream')).replace(/\r?\n$/, '');
     const bytes = Buffer.from(raw, 'latin1');
     found.set(Number(m[1]), { dict, stream: /FlateDecode/.test(dict) ? inflateSync(bytes) : bytes });
   }

@@ -41,7 +41,7 @@ export async function cardEntrySession(db: Database, sessionId: string, finished
   return {
     kind: 'wallet', merchantId: s.merchant_id, mode: s.mode, contractId: contract.id, merchantReference: sessionId, amount: 0,
     currency: 'EUR', languageCode: s.language_code, email: s.email, statementLabel: contract.statement_label, budget: s,
-    cardAttempts: 0,
+    cardAttempts: s.card_attempts,
   };
 }
 
@@ -53,7 +53,7 @@ export async function cardEntrySession(db: Database, sessionId: string, finished
 export function cardEntryCheck(checkout: CheckoutService, tokenCheck: (budget: TokenBudgetRow) => void) {
   return (session: CardEntrySession): void => {
     tokenCheck(session.budget);
-    if (session.kind === 'payment' && !checkout.hasCardAttemptLeft(session.cardAttempts)) throw checkout.tooManyAttempts();
+    if (!checkout.hasCardAttemptLeft(session.cardAttempts)) throw checkout.tooManyAttempts();
   };
 }
 
@@ -63,7 +63,8 @@ export function cardEntryCheck(checkout: CheckoutService, tokenCheck: (budget: T
  */
 export function cardEntryCompletion(checkout: CheckoutService, walletSessions: WalletSessionsService, db: Database, live: LiveRouter) {
   return async (sessionId: string, kind: 'payment' | 'wallet', token: string): Promise<string> => {
-    if (kind === 'wallet') return (await walletSessions.register(sessionId, token)).redirectUrl;
+    // A card link refused with attempts left: back to its page, for another card.
+    if (kind === 'wallet') return (await walletSessions.register(sessionId, token)).redirectUrl ?? `/wallet/${encodeURIComponent(sessionId)}`;
     try {
       const next = await checkout.pay(sessionId, { token });
       return next.next === 'error' ? `/checkout/${encodeURIComponent(sessionId)}` : next.url;

@@ -6,7 +6,8 @@ import { merchantOf } from '../../http/auth.js';
 import { emptyBody } from '../../http/empty-body.js';
 import { fileAnswer, IdParams, ListOf, ListQuery, Nullable } from '../../http/schemas.js';
 import { MAX_AMOUNT } from '../sessions/sessions.schemas.js';
-import { creditNotePdf, invoicePdf } from '../../pages/invoices/invoice-pdf.js';
+import type { DocumentPdfs } from '../../pages/pdf/documents.js';
+import { creditNoteJob, invoiceJob } from '../../pages/pdf/jobs.js';
 import type { InvoicesService } from './invoices.service.js';
 
 const Id = Type.String({ minLength: 1, maxLength: 64 });
@@ -104,7 +105,7 @@ const Settings = Type.Object({
   activationUrl: Type.String(),
 });
 
-export function invoicesRoutes(service: InvoicesService) {
+export function invoicesRoutes(service: InvoicesService, pdfs: DocumentPdfs) {
   return async function routes(app: FastifyInstance): Promise<void> {
     app.get(
       '/billing/settings',
@@ -141,7 +142,8 @@ export function invoicesRoutes(service: InvoicesService) {
       { schema: { tags, summary: 'The invoice as a PDF, with the merchant\'s legal identity (French, or English with lang=en)', params: IdParams, querystring: PdfQuery, response: { 200: fileAnswer('application/pdf', 'The invoice as a PDF', true) } } },
       async (request, reply) => {
         const { invoice, party } = await service.document(merchantOf(request), request.params.id);
-        const pdf = await invoicePdf(invoice, party, request.query.lang ?? 'fr');
+        // Drawn on a worker thread; a finalized invoice's PDF is kept once drawn (a draft's is drawn each time).
+        const pdf = await pdfs.pdf(invoiceJob(invoice, party, request.query.lang ?? 'fr'), invoice.status === 'draft' ? null : invoice.id);
         return reply.type('application/pdf').header('content-disposition', `inline; filename="${invoice.number ?? invoice.id}.pdf"`).send(pdf);
       },
     );
@@ -160,7 +162,7 @@ export function invoicesRoutes(service: InvoicesService) {
       { schema: { tags, summary: 'A credit note as a PDF', params: IdParams, querystring: PdfQuery, response: { 200: fileAnswer('application/pdf', 'The credit note as a PDF', true) } } },
       async (request, reply) => {
         const { note, invoice, party } = await service.creditNoteDocument(merchantOf(request), request.params.id);
-        const pdf = await creditNotePdf(note, invoice, party, request.query.lang ?? 'fr');
+        const pdf = await pdfs.pdf(creditNoteJob(note, invoice, party, request.query.lang ?? 'fr'), note.id);
         return reply.type('application/pdf').header('content-disposition', `inline; filename="${note.number}.pdf"`).send(pdf);
       },
     );

@@ -173,6 +173,7 @@ export class InvoicesService {
 
   async create(owner: Owner, input: InvoiceInput) {
     if (input.dueDate !== undefined && input.daysUntilDue !== undefined) throw invalidField('dueDate', 'give dueDate or daysUntilDue, not both');
+    checkDrawable(input.lines, input.memo ?? null);
     const row = await this.db.transaction(async (trx) => {
       const customer = await trx.selectFrom('customers').select(['id', 'test_clock_id']).where('id', '=', input.customerId).where(ownedBy(owner)).executeTakeFirst();
       if (!customer) throw new AppError('NOT_FOUND', `No customer with id ${input.customerId}`, { field: 'customerId', id: input.customerId });
@@ -249,6 +250,7 @@ export class InvoicesService {
       const current = await this.find(trx, owner, id);
       if (current.status !== 'draft') throw finalized(current);
       const lines = patch.lines ?? (JSON.parse(current.lines) as InvoiceLine[]);
+      checkDrawable(lines, patch.memo !== undefined ? patch.memo : current.memo);
       const sums = totals(lines);
       const set: Partial<InvoiceRow> = {
         lines: JSON.stringify(lines.map((l) => ({ ...l, taxRate: l.taxRate ?? 0 }))), taxes: JSON.stringify(sums.taxes), subtotal: sums.subtotal, total: sums.total,
@@ -423,5 +425,20 @@ export class InvoicesService {
       },
       run: (scope) => this.markOverdue(scope),
     }];
+  }
+}
+
+/**
+ * What one invoice may print: its lines' descriptions and its memo together, in characters. Its PDF is drawn in
+ * seconds of a CPU at most (200 lines of combining or right-to-left text take about 4 s, on a worker thread); more is
+ * 400 VALIDATION_ERROR on `lines` at creation or change, before anything is written.
+ */
+export const MAX_DRAWN_CHARACTERS = 20_000;
+
+function checkDrawable(lines: Array<Pick<InvoiceLine, 'description'>>, memo: string | null): void {
+  let count = memo ? [...memo].length : 0;
+  for (const line of lines) count += [...line.description].length;
+  if (count > MAX_DRAWN_CHARACTERS) {
+    throw invalidField('lines', `descriptions and memo hold ${count} characters together; an invoice prints at most ${MAX_DRAWN_CHARACTERS}`);
   }
 }

@@ -21,6 +21,8 @@ import { mailable, type MailOutbox } from '../../mail/outbox.js';
 import type { MailStatus } from '../../mail/mail.table.js';
 import type { CardLinkRow, WalletOutcome, WalletSessionRow } from './wallet.table.js';
 import { ownedBy } from '../merchants/scope.js';
+import { catalog } from '../../i18n/index.js';
+import { pageLang } from '../../shared/lang.js';
 
 export const WALLET_SESSION_SECONDS = 14 * 60;
 export const CARD_LINK_DEFAULT_SECONDS = 7 * 24 * 3600;
@@ -54,8 +56,11 @@ export interface OpenWalletSession {
 export interface RegistrationResult {
   outcome: WalletOutcome;
   paymentMethodId: string | null;
-  /** Where the customer goes now: the returnUrl with its status query, or our own result page. */
-  redirectUrl: string;
+  /**
+   * Where the customer goes now: the returnUrl with its status query, or our own result page; null when the
+   * registration goes on (a card link after a refusal, attempts left): the customer stays on the page to try another card.
+   */
+  redirectUrl: string | null;
   code?: string;
   message?: string;
 }
@@ -66,7 +71,7 @@ export class WalletSessionsService {
     private readonly db: Database,
     private readonly clock: Clock,
     private readonly acquirers: Acquirers,
-    private readonly config: Pick<Config, 'publicUrl' | 'allowLoopbackUrls' | 'secretsKey' | 'dataDir' | 'databaseUrl'>,
+    private readonly config: Pick<Config, 'publicUrl' | 'allowLoopbackUrls' | 'secretsKey' | 'dataDir' | 'databaseUrl' | 'maxCardAttempts'>,
     /** Sends card links by mail when asked (`sendEmail`); null: no mailer, `emailSent` stays false. */
     private readonly mail: MailOutbox | null = null,
   ) {}
@@ -199,15 +204,19 @@ export class WalletSessionsService {
 
   /**
    * The customer submitted a card (a one-time token from the secure fields): verify it at zero amount, save it
-   * (or find it already saved), and end the session with its outcome.
+   * (or find it already saved). A wallet session ends with its first attempt, whatever its outcome. A card link
+   * stays open after a refusal (or an error) so the customer tries another card on the same page, until a card is
+   * saved, it expires or is cancelled, or its MOTU_MAX_CARD_ATTEMPTS cards were sent: the last refusal ends it.
    */
   async register(sessionId: string, token: string): Promise<RegistrationResult> {
     const open = await this.loadOpen(sessionId);
     if (!open) throw new AppError('NOT_FOUND', 'Unknown session');
     if (open === 'inactive') throw new AppError('SESSION_EXPIRED', 'This card registration session is no longer active');
     const { session } = open;
+    const isLink = open.wallet.card_link_id !== null;
     await this.acquirers.requireLive({ merchantId: session.merchant_id, mode: session.mode });
     const acquirer = this.acquirers.forMode(session.mode);
+    await this.takeAttempt(session.id);
     // Never inside a transaction: the acquirer is an outbound call.
     const outcome: VerifyOutcome = await acquirer.verify({ mode: session.mode, token });
     if (outcome.status === 'error' && outcome.code === 'INVALID_TOKEN') {
@@ -217,39 +226,85 @@ export class WalletSessionsService {
     // The same card saved concurrently in this wallet (another tab, a payment) loses on the unique index:
     // one retry then finds the winner's payment method.
     const result = await this.retryOnce(() => this.db.transaction(async (trx) => {
-      const claimed = await trx.updateTable('payment_sessions').set({ status: 'complete', completed_at: at.toISOString() })
-        .where('id', '=', session.id).where('status', '=', 'open').executeTakeFirst();
-      if (Number(claimed.numUpdatedRows) !== 1) throw new AppError('SESSION_EXPIRED', 'This card registration session is no longer active');
-      let paymentMethodId: string | null = null;
       let kind: WalletOutcome;
       let refusal: string | null = null;
+      if (outcome.status === 'refused') {
+        kind = 'failed';
+        refusal = outcome.refusalCode;
+      } else if (outcome.status === 'error') {
+        kind = 'error';
+        refusal = outcome.code;
+      } else {
+        kind = 'success';
+      }
+      if (kind !== 'success' && isLink) {
+        // A card link goes on while it has attempts left: only the last refusal is recorded, the link stays open.
+        const row = await trx.selectFrom('payment_sessions').select(['status', 'card_attempts']).where('id', '=', session.id).executeTakeFirstOrThrow();
+        if (row.status === 'open' && row.card_attempts < this.config.maxCardAttempts) {
+          await trx.updateTable('wallet_sessions').set({ refusal_code: refusal, updated_at: at.toISOString() })
+            .where('session_id', '=', session.id).where('outcome', 'is', null).execute();
+          return { kind, paymentMethodId: null, refusal, goesOn: true };
+        }
+      }
+      const claimed = await trx.updateTable('payment_sessions').set({ status: 'complete', completed_at: at.toISOString() })
+        .where('id', '=', session.id).where('status', '=', 'open').executeTakeFirst();
+      if (Number(claimed.numUpdatedRows) !== 1) {
+        // Ended meanwhile by another attempt of the same link: a refusal is still answered as one.
+        if (kind !== 'success' && isLink) return { kind, paymentMethodId: null, refusal, goesOn: false };
+        throw new AppError('SESSION_EXPIRED', 'This card registration session is no longer active');
+      }
+      let paymentMethodId: string | null = null;
       if (outcome.status === 'verified') {
         const saved = await savePaymentMethod(trx, {
           owner: { merchantId: session.merchant_id, mode: session.mode }, customerId: session.customer_id!,
           cardRef: outcome.cardRef, card: outcome.card, at,
         });
         paymentMethodId = saved.paymentMethod.id;
-        kind = 'success';
         // Made for a subscription: the card the cardholder just saved charges it (a waiting one's mandate restored).
         const wallet = await trx.selectFrom('wallet_sessions').select('subscription_id').where('session_id', '=', session.id).executeTakeFirst();
         if (wallet?.subscription_id) await attachFromCardholder(trx, wallet.subscription_id, paymentMethodId, at);
-      } else if (outcome.status === 'refused') {
-        kind = 'failed';
-        refusal = outcome.refusalCode;
-      } else {
-        kind = 'error';
-        refusal = outcome.code;
       }
       await trx.updateTable('wallet_sessions').set({ outcome: kind, payment_method_id: paymentMethodId, refusal_code: refusal, updated_at: at.toISOString() })
         .where('session_id', '=', session.id).execute();
-      return { kind, paymentMethodId, refusal };
+      return { kind, paymentMethodId, refusal, goesOn: false };
     }));
     const base: RegistrationResult = {
-      outcome: result.kind, paymentMethodId: result.paymentMethodId, redirectUrl: this.returnTarget(session, result.kind, result.paymentMethodId),
+      outcome: result.kind, paymentMethodId: result.paymentMethodId,
+      redirectUrl: result.goesOn ? null : this.returnTarget(session, result.kind, result.paymentMethodId),
     };
-    if (outcome.status === 'refused') return { ...base, code: 'CARD_REFUSED', message: outcome.refusalMessage };
-    if (outcome.status === 'error') return { ...base, code: outcome.code, message: outcome.message };
+    const lang = pageLang(session.language_code);
+    if (outcome.status === 'refused') {
+      const text = catalog[lang];
+      const message = result.goesOn
+        ? `${text.checkout.refusals[outcome.refusalCode] ?? text.checkout.refusalDefault} ${text.wallet.tryAnother}`
+        : outcome.refusalMessage;
+      return { ...base, code: 'CARD_REFUSED', message };
+    }
+    if (outcome.status === 'error') {
+      const text = catalog[lang].wallet;
+      return { ...base, code: outcome.code, message: result.goesOn ? `${text.doneError} ${text.tryAnother}` : outcome.message };
+    }
     return base;
+  }
+
+  /**
+   * Card testing: each card sent to the acquirer first takes one of the session's MOTU_MAX_CARD_ATTEMPTS, by a
+   * conditional increment, so concurrent requests never pass the bound together (as a payment session's cards).
+   */
+  private async takeAttempt(sessionId: string): Promise<void> {
+    const now = this.clock.now().toISOString();
+    const taken = await this.db.kysely.updateTable('payment_sessions').set((eb) => ({ card_attempts: eb('card_attempts', '+', 1) }))
+      .where('id', '=', sessionId).where('status', '=', 'open').where('expires_at', '>', now)
+      .where('card_attempts', '<', this.config.maxCardAttempts)
+      .executeTakeFirst();
+    if (Number(taken.numUpdatedRows) === 1) return;
+    const row = await this.db.kysely.selectFrom('payment_sessions').select(['status', 'card_attempts']).where('id', '=', sessionId).executeTakeFirst();
+    if (row && row.status === 'open' && row.card_attempts >= this.config.maxCardAttempts) {
+      throw new AppError('TOO_MANY_ATTEMPTS', 'Too many cards sent for this card registration; ask the merchant for a new link', {
+        maxAttempts: this.config.maxCardAttempts,
+      });
+    }
+    throw new AppError('SESSION_EXPIRED', 'This card registration session is no longer active');
   }
 
   private async retryOnce<T>(fn: () => Promise<T>): Promise<T> {

@@ -12,7 +12,9 @@ import { CHECKOUT_CSS } from './checkout.style.js';
 import { langOf, TEXT } from './checkout.messages.js';
 import { checkoutPage, expiredPage, failedPage, pageTheme, paidPage, returnPage, successPage } from './checkout.views.js';
 import type { Branded } from '../../modules/merchants/branding.js';
-import { receiptPdf } from './receipt.js';
+import { hostedRateLimit, registerHostedRateLimit } from '../../http/hosted-rate-limit.js';
+import type { DocumentPdfs } from '../pdf/documents.js';
+import { receiptJob } from '../pdf/jobs.js';
 
 const PayBody = Type.Object({
   token: Type.Optional(Type.String({ maxLength: 100 })),
@@ -26,7 +28,8 @@ type SessionQuery = { Querystring: { sessionId?: string; lang?: string } };
 /** What a live page adds to its CSP for the acquirer's widget (Monext: monextCsp in src/acquirer/monext/monext.config.ts). */
 export interface WidgetCsp { sources: string[]; frames: string; forms: string }
 
-export function checkoutRoutes(checkout: CheckoutService, publicUrl: string, widget?: WidgetCsp): FastifyPluginAsync {
+/** `pdfs` draws receipts (kept once drawn); `hostedPerMinute` bounds the receipt's PDF per client address. */
+export function checkoutRoutes(checkout: CheckoutService, publicUrl: string, pdfs: DocumentPdfs, hostedPerMinute: number, widget?: WidgetCsp): FastifyPluginAsync {
   const publicOrigin = new URL(publicUrl).origin;
   // Live pages mount the acquirer's widget: its origins for scripts, styles, images and calls; 3-D Secure frames and
   // forms of any issuing bank (https). Test pages keep the strict policy.
@@ -48,6 +51,7 @@ export function checkoutRoutes(checkout: CheckoutService, publicUrl: string, wid
   const expired = (reply: FastifyReply, lang: string) => reply.redirect(`/expired?lang=${langOf(lang)}`, 302);
 
   return async (app) => {
+    await registerHostedRateLimit(app);
     app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
       done(null, Object.fromEntries(new URLSearchParams(body as string)));
     });
@@ -105,12 +109,12 @@ export function checkoutRoutes(checkout: CheckoutService, publicUrl: string, wid
       return sendHtml(reply, successPage(ctx, lang, back, `/checkout/success/receipt.pdf?sessionId=${encodeURIComponent(ctx.session.id)}`), themedCsp(ctx.merchant));
     });
 
-    app.get<SessionQuery>('/checkout/success/receipt.pdf', { schema: { hide: true } }, async (request, reply) => {
+    app.get<SessionQuery>('/checkout/success/receipt.pdf', { schema: { hide: true }, config: hostedRateLimit(hostedPerMinute) }, async (request, reply) => {
       const ctx = request.query.sessionId ? await checkout.loadAny(request.query.sessionId) : null;
       if (!ctx || !isPaid(ctx.payment.status)) {
         return reply.code(404).send({ code: 'NOT_FOUND', message: 'No receipt for this session' });
       }
-      const pdf = await receiptPdf(ctx, langOf(ctx.session.language_code), await checkout.receiptFacts(ctx));
+      const pdf = await pdfs.pdf(receiptJob(ctx, await checkout.receiptFacts(ctx), langOf(ctx.session.language_code)), ctx.payment.id);
       return reply.header('content-type', 'application/pdf')
         .header('content-disposition', `attachment; filename="receipt-${ctx.payment.reference}.pdf"`)
         .header('cache-control', 'no-store').send(pdf);

@@ -5,6 +5,7 @@
 import PDFDocument from 'pdfkit';
 import { BOLD_FONT as BOLD, REGULAR_FONT as REGULAR } from '../pdf-fonts.js';
 import type { CheckoutContext } from '../../modules/checkout/checkout.service.js';
+import type { PaymentRow } from '../../modules/payments/payments.table.js';
 import { fill, TEXT, type Lang } from './checkout.messages.js';
 import type { ReceiptFacts } from '../../modules/checkout/receipt-facts.js';
 import { money } from '../format.js';
@@ -17,8 +18,25 @@ interface Order { reference?: string; discount?: number; items?: OrderLine[] }
 const LEFT = 56;
 const WIDTH = 595.28 - 2 * LEFT;
 const AMOUNT_WIDTH = 150;
+/**
+ * Items printed one by one (with their discounts); the others share one line. Bounds what one receipt draws (an order
+ * takes up to 500 items of 200 characters), so its PDF takes a fraction of a second.
+ */
+export const RECEIPT_ITEM_ROWS = 50;
 
-export function receiptPdf(ctx: CheckoutContext, lang: Lang, facts: ReceiptFacts): Promise<Buffer> {
+/** The payment's fields a receipt shows (and nothing else: its digest decides whether a kept PDF still holds). */
+export const RECEIPT_PAYMENT_FIELDS = ['reference', 'amount', 'currency', 'order_json', 'is_incl_tax_amount', 'tax_amount', 'captured_at',
+  'authorized_at', 'updated_at', 'card_brand', 'card_last4'] as const satisfies ReadonlyArray<keyof PaymentRow>;
+
+/** What a receipt is drawn from. */
+export interface ReceiptDoc {
+  session: Pick<CheckoutContext['session'], 'mode'>;
+  payment: Pick<PaymentRow, (typeof RECEIPT_PAYMENT_FIELDS)[number]>;
+  merchant: Pick<CheckoutContext['merchant'], 'name' | 'display_name'>;
+  store: { name: string } | null;
+}
+
+export function receiptPdf(ctx: ReceiptDoc, lang: Lang, facts: ReceiptFacts): Promise<Buffer> {
   const t = TEXT[lang];
   const { payment, merchant, store, session } = ctx;
   const name = displayName(merchant);
@@ -51,9 +69,15 @@ export function receiptPdf(ctx: CheckoutContext, lang: Lang, facts: ReceiptFacts
 
   // The lines add up to the amount: items less their discounts, the order's discount, taxes added on top.
   const order = JSON.parse(payment.order_json) as Order;
-  for (const item of order.items ?? []) {
+  const items = order.items ?? [];
+  for (const item of items.slice(0, RECEIPT_ITEM_ROWS)) {
     row(`${item.product ?? item.description ?? ''} × ${item.quantity}`, amount(item.unitPrice * item.quantity));
     if (item.discount) row(`    ${t.discount}`, amount(-item.discount));
+  }
+  // An order may hold 500 items: past the first ones, one line for the rest (their amounts less their discounts).
+  const rest = items.slice(RECEIPT_ITEM_ROWS);
+  if (rest.length > 0) {
+    row(fill(t.moreItems, { count: String(rest.length), merchant: name }), amount(rest.reduce((sum, i) => sum + i.unitPrice * i.quantity - (i.discount ?? 0), 0)));
   }
   if (order.discount) row(t.orderDiscount, amount(-order.discount));
   if (payment.is_incl_tax_amount === 0) row(t.taxes, amount(payment.tax_amount));

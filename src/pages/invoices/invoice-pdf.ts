@@ -16,7 +16,24 @@ const TEXT = { fr: catalog.fr.invoicePdf, en: catalog.en.invoicePdf };
 const LEFT = 50;
 const WIDTH = 595.28 - 2 * LEFT;
 
-interface Party { merchant: Merchant; customerName: string | null; customerEmail: string | null }
+/** The merchant's legal identity and the customer, as the documents print them. */
+export interface Party {
+  merchant: Pick<Merchant, 'name' | 'legal_name' | 'address' | 'registration_number' | 'tax_id'>;
+  customerName: string | null;
+  customerEmail: string | null;
+}
+
+/** What an invoice's PDF is drawn from (and nothing else: its digest decides whether a kept PDF still holds). */
+export type InvoiceDoc = Pick<InvoiceRow, 'mode' | 'number' | 'status' | 'currency' | 'lines' | 'taxes' | 'subtotal' | 'total'
+  | 'amount_paid' | 'amount_credited' | 'memo' | 'finalized_at' | 'due_date'>;
+export type CreditNoteDoc = Pick<CreditNoteRow, 'mode' | 'number' | 'amount' | 'reason' | 'created_at'>;
+export type CreditedInvoiceDoc = Pick<InvoiceRow, 'currency' | 'number' | 'finalized_at'>;
+
+export const INVOICE_FIELDS = ['mode', 'number', 'status', 'currency', 'lines', 'taxes', 'subtotal', 'total', 'amount_paid', 'amount_credited',
+  'memo', 'finalized_at', 'due_date'] as const satisfies ReadonlyArray<keyof InvoiceDoc>;
+export const CREDIT_NOTE_FIELDS = ['mode', 'number', 'amount', 'reason', 'created_at'] as const satisfies ReadonlyArray<keyof CreditNoteDoc>;
+export const CREDITED_INVOICE_FIELDS = ['currency', 'number', 'finalized_at'] as const satisfies ReadonlyArray<keyof CreditedInvoiceDoc>;
+export const MERCHANT_FIELDS = ['name', 'legal_name', 'address', 'registration_number', 'tax_id'] as const satisfies ReadonlyArray<keyof Party['merchant']>;
 
 function start(title: string, author: string) {
   const doc = new PDFDocument({ size: 'A4', margin: LEFT, font: REGULAR_FONT, info: { Title: title, Author: author } });
@@ -64,7 +81,7 @@ function day(iso: string | null, lang: DocLang): string {
   return iso ? new Date(iso).toLocaleDateString(lang === 'fr' ? 'fr-FR' : 'en-GB', { timeZone: 'UTC', dateStyle: 'long' }) : '-';
 }
 
-export function invoicePdf(invoice: InvoiceRow, party: Party, lang: DocLang): Promise<Buffer> {
+export function invoicePdf(invoice: InvoiceDoc, party: Party, lang: DocLang): Promise<Buffer> {
   const t = TEXT[lang];
   const amount = (v: number) => money(v, invoice.currency, lang);
   const { doc, done } = start(`${t.invoice} ${invoice.number ?? t.draft}`, party.merchant.legal_name ?? party.merchant.name);
@@ -103,7 +120,7 @@ export function invoicePdf(invoice: InvoiceRow, party: Party, lang: DocLang): Pr
   return done;
 }
 
-export function creditNotePdf(note: CreditNoteRow, invoice: InvoiceRow, party: Party, lang: DocLang): Promise<Buffer> {
+export function creditNotePdf(note: CreditNoteDoc, invoice: CreditedInvoiceDoc, party: Party, lang: DocLang): Promise<Buffer> {
   const t = TEXT[lang];
   const amount = (v: number) => money(v, invoice.currency, lang);
   const { doc, done } = start(`${t.creditNote} ${note.number}`, party.merchant.legal_name ?? party.merchant.name);

@@ -8,8 +8,8 @@ import { catalog, fillText } from '../../i18n/index.js';
 import { esc } from '../../http/html.js';
 import { displayName } from '../../modules/merchants/branding.js';
 import { receiptFacts } from '../../modules/checkout/receipt-facts.js';
-import { receiptPdf } from '../checkout/receipt.js';
-import { invoicePdf } from '../invoices/invoice-pdf.js';
+import type { DocumentPdfs } from '../pdf/documents.js';
+import { invoiceJob, receiptJob } from '../pdf/jobs.js';
 import { remaining } from '../../modules/invoices/issue.js';
 import { money } from '../format.js';
 import type { Clock } from '../../shared/clock.js';
@@ -38,6 +38,8 @@ export interface ComposeDeps {
   timezone: string;
   /** The set-up link of a back-office user's invitation (the link's key never leaves the users module). */
   setupUrl: (userId: string, nonce: string) => string;
+  /** Draws the attachments on worker threads, and keeps them as the downloads are (the same PDFs). */
+  pdfs: DocumentPdfs;
 }
 
 export async function composeMail(deps: ComposeDeps, job: MailJobRow): Promise<OutgoingMail | null> {
@@ -47,13 +49,13 @@ export async function composeMail(deps: ComposeDeps, job: MailJobRow): Promise<O
   return job.kind === 'receipt' ? receiptMail(deps, job, lang) : cardLinkMail(deps, job, lang);
 }
 
-async function receiptMail({ db, timezone }: ComposeDeps, job: MailJobRow, lang: Lang): Promise<OutgoingMail | null> {
+async function receiptMail({ db, timezone, pdfs }: ComposeDeps, job: MailJobRow, lang: Lang): Promise<OutgoingMail | null> {
   const payment = await db.kysely.selectFrom('payments').selectAll().where('id', '=', job.subject_id).executeTakeFirst();
   if (!payment || !payment.session_id || !isPaid(payment.status)) return null;
   const session = await db.kysely.selectFrom('payment_sessions').selectAll().where('id', '=', payment.session_id).executeTakeFirstOrThrow();
   const merchant = await db.kysely.selectFrom('merchants').selectAll().where('id', '=', payment.merchant_id).executeTakeFirstOrThrow();
   const store = payment.store_id ? (await db.kysely.selectFrom('stores').selectAll().where('id', '=', payment.store_id).executeTakeFirst()) ?? null : null;
-  const pdf = await receiptPdf({ session, payment, merchant, store, savedCards: [] }, lang, await receiptFacts(db, payment, merchant, timezone));
+  const pdf = await pdfs.pdf(receiptJob({ session, payment, merchant, store }, await receiptFacts(db, payment, merchant, timezone), lang), payment.id);
   const t = TEXT[lang];
   const values = { merchant: displayName(merchant), amount: money(payment.amount, payment.currency, lang), reference: payment.reference };
   const text = fill(t.receiptBody, values);
@@ -80,13 +82,13 @@ async function cardLinkMail({ db, clock, publicUrl }: ComposeDeps, job: MailJobR
   return { to: job.recipient, subject: fill(t.linkSubject, values), text, html: html(text, url) };
 }
 
-async function invoiceMail({ db, publicUrl }: ComposeDeps, job: MailJobRow, lang: Lang): Promise<OutgoingMail | null> {
+async function invoiceMail({ db, publicUrl, pdfs }: ComposeDeps, job: MailJobRow, lang: Lang): Promise<OutgoingMail | null> {
   const invoice = await db.kysely.selectFrom('invoices').selectAll().where('id', '=', job.subject_id).executeTakeFirst();
   // Paid or credited meanwhile: nothing to ask for any more.
   if (!invoice || !invoice.page_token || remaining(invoice) === 0 || invoice.status === 'credited') return null;
   const merchant = await db.kysely.selectFrom('merchants').selectAll().where('id', '=', invoice.merchant_id).executeTakeFirstOrThrow();
   const customer = await db.kysely.selectFrom('customers').select(['name', 'email']).where('id', '=', invoice.customer_id).executeTakeFirst();
-  const pdf = await invoicePdf(invoice, { merchant, customerName: customer?.name ?? null, customerEmail: customer?.email ?? null }, lang);
+  const pdf = await pdfs.pdf(invoiceJob(invoice, { merchant, customerName: customer?.name ?? null, customerEmail: customer?.email ?? null }, lang), invoice.id);
   const url = `${publicUrl}/invoices/${invoice.page_token}${lang === 'en' ? '?lang=en' : ''}`;
   const due = invoice.due_date ? new Date(invoice.due_date).toLocaleDateString(lang === 'fr' ? 'fr-FR' : 'en-GB', { timeZone: 'UTC', dateStyle: 'long' }) : '-';
   const t = TEXT[lang];

@@ -41,7 +41,8 @@ export const WALLET_JS = `(function () {
     onError: function (err) {
       if (err.redirectUrl) { window.location.assign(err.redirectUrl); return; }
       if (err.code === 'SESSION_EXPIREE') { window.location.assign('/expired?lang=' + cfg.lang); return; }
-      busy(false); alertBox.textContent = err.message;
+      // Once mounted, the component shows its own errors (a refused card): the page says nothing twice.
+      busy(false); if (!controller) alertBox.textContent = err.message;
     },
     onSuccess: function () { busy(true); }
   }).then(function (c) { controller = c; enableWhenReady(); }, function () { busy(false); button.disabled = true; alertBox.textContent = alertBox.textContent || cfg.text.unavailable; });
