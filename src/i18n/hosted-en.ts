@@ -47,8 +47,13 @@ export const hostedEn = {
   invoicePdf: {
     invoice: 'Invoice', creditNote: 'Credit note', draft: 'DRAFT', test: 'TEST · not a valid document', number: 'Number', issued: 'Date',
     due: 'Due date', customer: 'Customer', description: 'Description', quantity: 'Qty', unitPrice: 'Unit price excl. tax', amount: 'Amount excl. tax',
-    subtotal: 'Subtotal', tax: 'Tax {{rate}} %', total: 'Total', paid: 'Paid', credited: 'Credited', remaining: 'Amount due',
+    subtotal: 'Total excl. VAT', tax: 'VAT {{rate}}', total: 'Total incl. VAT', paid: 'Paid', credited: 'Credited', remaining: 'Amount due',
     registration: 'Registration number', taxId: 'Tax id', forInvoice: 'Credit note for invoice', reason: 'Reason',
+    colon: ': ', taxOn: 'VAT {{rate}} on {{base}}', creditTotal: 'Credit note total incl. VAT',
+    paymentTerms: 'Payment terms', termsOnReceipt: 'payable on receipt', termsDays: '{{days}} days, by {{date}}', termsBy: 'by {{date}}',
+    earlyPayment: 'Early payment discount', noEarlyDiscount: 'No discount for early payment.',
+    latePenalties: 'Late-payment penalties', statutoryPenalties: "the European Central Bank's main refinancing rate plus 10 percentage points",
+    recoveryIndemnity: 'Any late payment also incurs a fixed compensation for recovery costs of €40 (French Commercial Code, art. L441-10 and D441-5).',
     reasons: { duplicate: 'Duplicate', order_change: 'Order change', product_unsatisfactory: 'Unsatisfactory product', fraudulent: 'Fraud', other: 'Other' } as Record<string, string>,
   },
   fields: {
