@@ -4,10 +4,8 @@ import { Type, type Static } from 'typebox';
 import { IdParams, ListQuery } from '../../http/schemas.js';
 import type { MerchantsService } from './merchants.service.js';
 import { HEX_COLOR } from './branding.js';
+import { INVOICE_TEXT_BOUNDS } from './invoice-terms.js';
 import { MerchantCreated, MerchantDetail, MerchantList } from './merchants.schemas.js';
-
-/** The longest invoice texts a merchant may set: each prints on every invoice, so each must fit the page's foot. */
-export const INVOICE_TEXT_BOUNDS = { invoiceFooter: 600, latePaymentTerms: 300, earlyPaymentDiscount: 200 } as const;
 
 export const MerchantBody = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });
 const Color = Type.String({ pattern: HEX_COLOR, description: '#rrggbb' });

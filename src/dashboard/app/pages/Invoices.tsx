@@ -16,7 +16,7 @@ import { Page } from '../components/Page.js';
 import { Pager, useCursor } from '../components/Pager.js';
 import { QueryView } from '../components/QueryView.js';
 import { StatusBadge } from '../components/StatusBadge.js';
-import { statusLabel } from '../labels.js';
+import { invoiceStatusLabel } from '../labels.js';
 import { useMayChange } from './money/permissions.js';
 
 export function InvoicesPage() {
@@ -42,7 +42,7 @@ export function InvoicesPage() {
   const columns = [
     column.accessor((i) => i.number ?? t('invoices.draftNumber'), { id: 'number', header: t('invoices.number'), cell: (c) => <Link to={`/invoices/${c.row.original.id}`}>{c.getValue()}</Link> }),
     column.accessor('customerId', { header: t('invoices.customer'), cell: (c) => <Link to={`/customers/${c.getValue()}`}><code>{c.getValue()}</code></Link> }),
-    column.accessor('status', { header: t('invoices.status'), cell: (c) => <>{<StatusBadge status={c.getValue()} />}{c.row.original.overdue && <> <span className="badge bad">{t('invoices.overdue')}</span></>}</> }),
+    column.accessor('status', { header: t('invoices.status'), cell: (c) => <>{<StatusBadge status={c.getValue()} label={invoiceStatusLabel(t, c.getValue())} />}{c.row.original.overdue && <> <span className="badge bad">{t('invoices.overdue')}</span></>}</> }),
     column.accessor('total', { header: t('invoices.total'), meta: NUMERIC, cell: (c) => <Money amount={c.getValue()} currency={c.row.original.currency} /> }),
     column.accessor('amountRemaining', { header: t('invoices.remaining'), meta: NUMERIC, cell: (c) => <Money amount={c.getValue()} currency={c.row.original.currency} /> }),
     column.accessor('dueDate', { header: t('invoices.dueDate'), cell: (c) => <DateTime value={c.getValue()} style="date" /> }),
@@ -53,7 +53,7 @@ export function InvoicesPage() {
       <Filters label={t('invoices.filters')} onApply={() => apply(draft)} onReset={() => { const empty = { status: '', customerId: '' }; setDraft(empty); apply(empty); }}>
         <SelectField label={t('invoices.status')} value={draft.status} onChange={(e) => setDraft({ ...draft, status: e.target.value })}>
           <option value="">{t('common.all')}</option>
-          {INVOICE_STATUSES.map((s) => <option key={s} value={s}>{statusLabel(t, s)}</option>)}
+          {INVOICE_STATUSES.map((s) => <option key={s} value={s}>{invoiceStatusLabel(t, s)}</option>)}
         </SelectField>
         <TextField label={t('invoices.customerId')} value={draft.customerId} onChange={(e) => setDraft({ ...draft, customerId: e.target.value })} />
       </Filters>
