@@ -56,6 +56,10 @@ export const hostedEn = {
     recoveryIndemnity: 'Any late payment also incurs a fixed compensation for recovery costs of €40 (French Commercial Code, art. L441-10 and D441-5).',
     reasons: { duplicate: 'Duplicate', order_change: 'Order change', product_unsatisfactory: 'Unsatisfactory product', fraudulent: 'Fraud', other: 'Other' } as Record<string, string>,
   },
+  start: {
+    title: 'Motu', intro: 'A card payment service.', dashboard: 'Back-office', dashboardText: "The merchant's team: payments, customers, invoices, settings.",
+    docs: 'API reference', docsText: "For the merchant's developers: every route of the API, with its examples.",
+  },
   fields: {
     number: 'Card number', expiry: 'Expiry date', cvc: 'Security code',
     numberPlaceholder: '1234 1234 1234 1234', expiryPlaceholder: 'MM / YY', cvcPlaceholder: '123',

@@ -51,6 +51,10 @@ export const hostedFr: HostedCatalog = {
     recoveryIndemnity: 'Tout retard de paiement donne lieu à une indemnité forfaitaire pour frais de recouvrement de 40 € (art. L441-10 et D441-5 du Code de commerce).',
     reasons: { duplicate: 'Doublon', order_change: 'Modification de commande', product_unsatisfactory: 'Produit non satisfaisant', fraudulent: 'Fraude', other: 'Autre' } as Record<string, string>,
   },
+  start: {
+    title: 'Motu', intro: 'Un service de paiement par carte.', dashboard: 'Back-office', dashboardText: "L'équipe du marchand : paiements, clients, factures, paramètres.",
+    docs: "Référence de l'API", docsText: 'Pour les développeurs du marchand : chaque route de l’API, avec ses exemples.',
+  },
   fields: {
     number: 'Numéro de carte', expiry: "Date d'expiration", cvc: 'Cryptogramme',
     numberPlaceholder: '1234 1234 1234 1234', expiryPlaceholder: 'MM / AA', cvcPlaceholder: '123',

@@ -1,15 +1,21 @@
 // The back-office application's bundle (/dashboard/assets/app-<hash>.js and .css). From the sources (tsx, tests) it is
 // bundled by esbuild on first request; a built install serves dist/dashboard/app.js and app.css, written by
 // `npm run build:dashboard` (part of `npm run build`). Either way it is built once per process and served from memory
-// under names carrying its content hash, so browsers may cache each file for good.
+// under names carrying its content hash, so browsers may cache each file for good. Its brotli and gzip forms are
+// compressed once too, with the bundle, off the event loop (zlib's thread pool): a request only picks one.
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { brotliCompress, constants, gzip } from 'node:zlib';
 
 export interface DashboardAsset {
   body: string;
   /** First 16 hex characters of the SHA-256 of the body: the versioned file name's and the ETag. */
   hash: string;
+  /** The body compressed, for a browser whose Accept-Encoding takes it. */
+  br: Buffer;
+  gzip: Buffer;
 }
 
 export interface DashboardBundle {
@@ -30,8 +36,15 @@ export function dashboardBundle(): Promise<DashboardBundle> {
   return cached;
 }
 
-function asset(body: string): DashboardAsset {
-  return { body, hash: createHash('sha256').update(body).digest('hex').slice(0, 16) };
+const brotli = promisify(brotliCompress);
+const gzipped = promisify(gzip);
+
+async function asset(body: string): Promise<DashboardAsset> {
+  const [br, gz] = await Promise.all([
+    brotli(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: Buffer.byteLength(body) } }),
+    gzipped(body, { level: 9 }),
+  ]);
+  return { body, hash: createHash('sha256').update(body).digest('hex').slice(0, 16), br, gzip: gz };
 }
 
 async function build(): Promise<DashboardBundle> {
@@ -46,10 +59,10 @@ async function build(): Promise<DashboardBundle> {
       if (!file) throw new Error(`The dashboard bundle has no ${ext} output`);
       return file.text;
     };
-    return { js: asset(text('.js')), css: asset(text('.css')) };
+    return { js: await asset(text('.js')), css: await asset(text('.css')) };
   }
   if (existsSync(PREBUILT.js) && existsSync(PREBUILT.css)) {
-    return { js: asset(readFileSync(PREBUILT.js, 'utf8')), css: asset(readFileSync(PREBUILT.css, 'utf8')) };
+    return { js: await asset(readFileSync(PREBUILT.js, 'utf8')), css: await asset(readFileSync(PREBUILT.css, 'utf8')) };
   }
   throw new Error('The back-office bundle is missing: run `npm run build` (it writes dist/dashboard/app.js and app.css)');
 }

@@ -4,6 +4,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sendHtml } from '../../http/html.js';
 import { pageLang } from '../../shared/lang.js';
+import { FAVICON_LINK } from '../../http/favicon.js';
 import { dashboardBundle, type DashboardAsset } from './dashboard.bundle.js';
 
 /** No inline script or style anywhere in the application: it is one script and one stylesheet from here. */
@@ -20,6 +21,7 @@ function shell(lang: string, js: string, css: string): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
 <title>Motu</title>
+${FAVICON_LINK}
 <link rel="stylesheet" href="/dashboard/assets/app-${css}.css">
 <script type="module" src="/dashboard/assets/app-${js}.js"></script>
 </head>
@@ -35,6 +37,25 @@ function shell(lang: string, js: string, css: string): string {
 function shellLang(request: FastifyRequest): 'fr' | 'en' {
   const first = String(request.headers['accept-language'] ?? '').split(',')[0]!.split(';')[0]!.trim();
   return first === '' ? 'en' : pageLang(first);
+}
+
+/**
+ * The encoding to send, from the request's Accept-Encoding: the one it weighs most of brotli and gzip (brotli on a
+ * tie), else none (identity). A coding with `q=0` is refused; `*` stands for any coding not named.
+ */
+export function preferredEncoding(header: string | string[] | undefined): 'br' | 'gzip' | null {
+  const accepted = new Map<string, number>();
+  for (const part of String(header ?? '').split(',')) {
+    const [name, ...params] = part.trim().toLowerCase().split(';');
+    if (!name) continue;
+    const q = params.map((p) => /^\s*q=([\d.]+)\s*$/.exec(p)?.[1]).find((v) => v !== undefined);
+    const weight = q === undefined ? 1 : Number(q);
+    accepted.set(name, Number.isFinite(weight) ? weight : 0);
+  }
+  const weight = (name: string) => accepted.get(name) ?? accepted.get('*') ?? 0;
+  const [br, gz] = [weight('br'), weight('gzip')];
+  if (br > 0 && br >= gz) return 'br';
+  return gz > 0 ? 'gzip' : null;
 }
 
 export function dashboardPageRoutes() {
@@ -53,11 +74,14 @@ export function dashboardPageRoutes() {
       async (request: FastifyRequest<{ Params: { hash: string } }>, reply: FastifyReply) => {
         const file = pick(await dashboardBundle());
         if (request.params.hash !== file.hash) return reply.code(404).send({ code: 'NOT_FOUND', message: 'No such back-office build' });
-        const etag = `"${file.hash}"`;
+        const encoding = preferredEncoding(request.headers['accept-encoding']);
+        // Each encoding is its own representation: its own ETag, and caches keep them apart by Accept-Encoding.
+        const etag = `"${file.hash}${encoding ? `-${encoding === 'br' ? 'br' : 'gz'}` : ''}"`;
         reply.header('content-type', `${type}; charset=utf-8`).header('etag', etag).header('x-content-type-options', 'nosniff')
-          .header('cache-control', 'public, max-age=31536000, immutable');
+          .header('cache-control', 'public, max-age=31536000, immutable').header('vary', 'accept-encoding');
         if (request.headers['if-none-match'] === etag) return reply.code(304).send();
-        return reply.send(file.body);
+        if (encoding) reply.header('content-encoding', encoding);
+        return reply.send(encoding === 'br' ? file.br : encoding === 'gzip' ? file.gzip : file.body);
       };
     app.get<{ Params: { hash: string } }>('/dashboard/assets/app-:hash.js', { schema: { hide: true } }, serve('text/javascript', (b) => b.js));
     app.get<{ Params: { hash: string } }>('/dashboard/assets/app-:hash.css', { schema: { hide: true } }, serve('text/css', (b) => b.css));

@@ -1,5 +1,6 @@
 // The hosted invoice page (/invoices/{token}): the invoice as the customer received it, its PDF, and a card payment
 // of what is due through the hosted checkout (the same secure fields). No script: a link to the checkout page.
+import { FAVICON_LINK } from '../../http/favicon.js';
 import { esc } from '../../http/html.js';
 import { catalog } from '../../i18n/index.js';
 import { displayName } from '../../modules/merchants/branding.js';
@@ -28,7 +29,7 @@ export function invoicePage(input: { invoice: InvoiceRow; merchant: Merchant; ch
       : input.checkoutUrl ? `<a class="pay" href="${esc(input.checkoutUrl)}">${t.pay} · ${amount(due)}</a>` : '';
   return `<!doctype html>
 <html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${t.title} ${esc(invoice.number)} · ${esc(displayName(merchant))}</title>
+<title>${t.title} ${esc(invoice.number)} · ${esc(displayName(merchant))}</title>${FAVICON_LINK}
 <style>
 body{font-family:system-ui,sans-serif;margin:0;background:#f3f4f6;color:#111827}
 main{max-width:36rem;margin:2rem auto;background:#fff;padding:2rem;border-radius:.75rem}

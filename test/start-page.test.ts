@@ -1,0 +1,74 @@
+// What a person meets first (README, "Start"): `GET /` is a small page leading to the back-office and the API
+// reference, in the browser's language; every page's icon is served (/favicon.svg, and /favicon.ico which browsers
+// ask for on their own); the back-office's script and stylesheet are sent compressed (brotli or gzip, as
+// Accept-Encoding asks), each encoding its own ETag, the same bytes once decompressed.
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { preferredEncoding } from '../src/pages/dashboard/dashboard.routes.js';
+import { eachDatabase } from './support/harness.js';
+import { withMerchantApp } from './support/merchant-app.js';
+
+it('Accept-Encoding: the coding weighed most of brotli and gzip (brotli on a tie), none refused with q=0, * for the rest', () => {
+  assert.equal(preferredEncoding('gzip, deflate, br, zstd'), 'br');
+  assert.equal(preferredEncoding('gzip'), 'gzip');
+  assert.equal(preferredEncoding('br;q=0, gzip'), 'gzip');
+  assert.equal(preferredEncoding('br;q=0.5, gzip;q=0.8'), 'gzip');
+  assert.equal(preferredEncoding('*'), 'br');
+  assert.equal(preferredEncoding('*;q=0, identity'), null);
+  assert.equal(preferredEncoding('identity'), null);
+  assert.equal(preferredEncoding(undefined), null);
+});
+
+eachDatabase('the start page, the icon and the compressed back-office', (dialect) => {
+  const { t } = withMerchantApp(dialect, {});
+  const get = (url: string, headers: Record<string, string> = {}) => t.app.inject({ method: 'GET', url, headers });
+
+  it('GET / is a page with links to /dashboard and /docs, in English or French by Accept-Language, with its icon', async () => {
+    const en = await get('/', { 'accept-language': 'en-GB,en;q=0.9' });
+    assert.equal(en.statusCode, 200);
+    assert.match(String(en.headers['content-type']), /text\/html/);
+    assert.match(String(en.headers['content-security-policy']), /default-src 'none'/);
+    assert.match(en.body, /<html lang="en">/);
+    assert.match(en.body, /<a href="\/dashboard">Back-office<\/a>/);
+    assert.match(en.body, /<a href="\/docs">API reference<\/a>/);
+    assert.match(en.body, /<link rel="icon" href="\/favicon.svg"/);
+    const fr = await get('/', { 'accept-language': 'fr-PF,fr;q=0.9' });
+    assert.match(fr.body, /<html lang="fr">/);
+    assert.match(fr.body, /<a href="\/docs">Référence de l&#39;API<\/a>/);
+    assert.match(fr.body, /<a href="\/dashboard">/);
+  });
+
+  it('the icon is served at /favicon.svg and /favicon.ico, and named by the back-office, the hosted pages and /docs', async () => {
+    for (const url of ['/favicon.svg', '/favicon.ico']) {
+      const res = await get(url);
+      assert.equal(res.statusCode, 200, url);
+      assert.equal(res.headers['content-type'], 'image/svg+xml');
+      assert.match(res.body, /^<svg /);
+    }
+    assert.match((await get('/dashboard/sign-in')).body, /<link rel="icon" href="\/favicon.svg"/);
+    assert.match((await get('/docs/')).body, /rel="icon"/);
+  });
+
+  it("the back-office's script answers brotli or gzip as asked, smaller, the same script decompressed; none when not asked", async () => {
+    const shell = (await get('/dashboard')).body;
+    const js = /src="(\/dashboard\/assets\/app-[0-9a-f]{16}\.js)"/.exec(shell)![1]!;
+    const css = /href="(\/dashboard\/assets\/app-[0-9a-f]{16}\.css)"/.exec(shell)![1]!;
+    const plain = await get(js);
+    assert.equal(plain.statusCode, 200);
+    assert.equal(plain.headers['content-encoding'], undefined);
+    assert.equal(plain.headers.vary, 'accept-encoding');
+    const br = await get(js, { 'accept-encoding': 'gzip, deflate, br' });
+    assert.equal(br.headers['content-encoding'], 'br');
+    assert.ok(br.rawPayload.length < plain.rawPayload.length / 3, `brotli ${br.rawPayload.length} bytes for ${plain.rawPayload.length}`);
+    assert.ok(brotliDecompressSync(br.rawPayload).equals(plain.rawPayload), 'the same script');
+    const gz = await get(js, { 'accept-encoding': 'gzip' });
+    assert.equal(gz.headers['content-encoding'], 'gzip');
+    assert.ok(gz.rawPayload.length < plain.rawPayload.length / 3);
+    assert.ok(gunzipSync(gz.rawPayload).equals(plain.rawPayload));
+    assert.notEqual(br.headers.etag, gz.headers.etag, 'each encoding its own ETag');
+    assert.notEqual(gz.headers.etag, plain.headers.etag);
+    assert.equal((await get(js, { 'accept-encoding': 'br', 'if-none-match': String(br.headers.etag) })).statusCode, 304);
+    assert.equal((await get(css, { 'accept-encoding': 'br' })).headers['content-encoding'], 'br');
+  });
+});
