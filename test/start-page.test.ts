@@ -1,7 +1,8 @@
 // What a person meets first (README, "Start"): `GET /` is a small page leading to the back-office and the API
 // reference, in the browser's language; every page's icon is served (/favicon.svg, and /favicon.ico which browsers
 // ask for on their own); the back-office's script and stylesheet are sent compressed (brotli or gzip, as
-// Accept-Encoding asks), each encoding its own ETag, the same bytes once decompressed.
+// Accept-Encoding asks), each encoding its own ETag, the same bytes once decompressed; and split, each page a chunk
+// loaded when first visited.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
@@ -70,5 +71,52 @@ eachDatabase('the start page, the icon and the compressed back-office', (dialect
     assert.notEqual(gz.headers.etag, plain.headers.etag);
     assert.equal((await get(js, { 'accept-encoding': 'br', 'if-none-match': String(br.headers.etag) })).statusCode, 304);
     assert.equal((await get(css, { 'accept-encoding': 'br' })).headers['content-encoding'], 'br');
+  });
+
+  it("the back-office is split: the pages are chunks loaded when visited, so the first load is well under the whole; chunks are served compressed and immutable", async () => {
+    const shell = (await get('/dashboard')).body;
+    const entry = (await get(/src="(\/dashboard\/assets\/app-[0-9a-f]{16}\.js)"/.exec(shell)![1]!)).body;
+    const imported = (body: string, dynamic: boolean) => [...body.matchAll(dynamic ? /import\("\.\/(chunk-[A-Z0-9]+\.js)"\)/g : /(?:from|import)\s*"\.\/(chunk-[A-Z0-9]+\.js)"/g)].map((m) => m[1]!);
+    const pages = imported(entry, true);
+    assert.ok(pages.length >= 15, `one chunk per page (${pages.length})`);
+    // The first load: the entry and the chunks it imports statically, transitively.
+    const bodies = new Map<string, string>();
+    const load = async (name: string) => {
+      if (!bodies.has(name)) {
+        const res = await get(`/dashboard/assets/${name}`);
+        assert.equal(res.statusCode, 200, name);
+        bodies.set(name, res.body);
+      }
+      return bodies.get(name)!;
+    };
+    const first = new Set<string>();
+    const todo = imported(entry, false);
+    while (todo.length > 0) {
+      const name = todo.pop()!;
+      if (first.has(name)) continue;
+      first.add(name);
+      todo.push(...imported(await load(name), false));
+    }
+    let firstBytes = entry.length;
+    for (const name of first) firstBytes += bodies.get(name)!.length;
+    let allBytes = firstBytes;
+    const everything = new Set([...first]);
+    const rest = [...pages];
+    while (rest.length > 0) {
+      const name = rest.pop()!;
+      if (everything.has(name)) continue;
+      everything.add(name);
+      const body = await load(name);
+      allBytes += body.length;
+      rest.push(...imported(body, false), ...imported(body, true));
+    }
+    assert.ok(firstBytes < allBytes * 0.8, `the first load ${firstBytes} bytes of ${allBytes}`);
+
+    const chunk = await get(`/dashboard/assets/${pages[0]}`, { 'accept-encoding': 'br' });
+    assert.equal(chunk.statusCode, 200);
+    assert.equal(chunk.headers['content-encoding'], 'br');
+    assert.match(String(chunk.headers['content-type']), /text\/javascript/);
+    assert.match(String(chunk.headers['cache-control']), /immutable/);
+    assert.equal((await get('/dashboard/assets/chunk-AAAAAAAA.js')).statusCode, 404);
   });
 });

@@ -1,6 +1,6 @@
 // The frame of every signed-in page: skip link, header (merchant, TEST/LIVE badge and switch, language, sign-out),
 // the navigation (a menu button below 800 px) and the page in <main>.
-import { useState } from 'react';
+import { Suspense, useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { NavLink, Outlet, useLocation, useNavigate } from 'react-router';
 import { useTranslation } from 'react-i18next';
@@ -11,6 +11,7 @@ import { acceptMe, forgetMerchantData, useMe } from './session.js';
 import type { Me, Mode } from './types.js';
 import { useToast } from './components/Toasts.js';
 import { errorText } from './components/ErrorMessage.js';
+import { Loading } from './components/Loading.js';
 import { LANGS, type Lang } from '../../i18n/index.js';
 
 export function Shell() {
@@ -53,7 +54,7 @@ export function Shell() {
         </nav>
         <main id="main" tabIndex={-1}>
           {me.mode === 'test' && <p className="test-banner">{t('shell.testBanner')}</p>}
-          <Outlet />
+          <Suspense fallback={<Loading />}><Outlet /></Suspense>
         </main>
       </div>
     </div>

@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sendHtml } from '../../http/html.js';
 import { pageLang } from '../../shared/lang.js';
 import { FAVICON_LINK } from '../../http/favicon.js';
-import { dashboardBundle, type DashboardAsset } from './dashboard.bundle.js';
+import { dashboardBundle, type DashboardAsset, type DashboardBundle } from './dashboard.bundle.js';
 
 /** No inline script or style anywhere in the application: it is one script and one stylesheet from here. */
 export const DASHBOARD_CSP = [
@@ -70,10 +70,10 @@ export function dashboardPageRoutes() {
     app.get('/dashboard', { schema: { hide: true } }, page);
     app.get('/dashboard/*', { schema: { hide: true } }, page);
 
-    const serve = (type: string, pick: (b: Awaited<ReturnType<typeof dashboardBundle>>) => DashboardAsset) =>
+    const serve = (type: string, pick: (b: DashboardBundle, hash: string) => DashboardAsset | undefined) =>
       async (request: FastifyRequest<{ Params: { hash: string } }>, reply: FastifyReply) => {
-        const file = pick(await dashboardBundle());
-        if (request.params.hash !== file.hash) return reply.code(404).send({ code: 'NOT_FOUND', message: 'No such back-office build' });
+        const file = pick(await dashboardBundle(), request.params.hash);
+        if (!file) return reply.code(404).send({ code: 'NOT_FOUND', message: 'No such back-office build' });
         const encoding = preferredEncoding(request.headers['accept-encoding']);
         // Each encoding is its own representation: its own ETag, and caches keep them apart by Accept-Encoding.
         const etag = `"${file.hash}${encoding ? `-${encoding === 'br' ? 'br' : 'gz'}` : ''}"`;
@@ -83,7 +83,10 @@ export function dashboardPageRoutes() {
         if (encoding) reply.header('content-encoding', encoding);
         return reply.send(encoding === 'br' ? file.br : encoding === 'gzip' ? file.gzip : file.body);
       };
-    app.get<{ Params: { hash: string } }>('/dashboard/assets/app-:hash.js', { schema: { hide: true } }, serve('text/javascript', (b) => b.js));
-    app.get<{ Params: { hash: string } }>('/dashboard/assets/app-:hash.css', { schema: { hide: true } }, serve('text/css', (b) => b.css));
+    const current = (file: DashboardAsset, hash: string) => (hash === file.hash ? file : undefined);
+    app.get<{ Params: { hash: string } }>('/dashboard/assets/app-:hash.js', { schema: { hide: true } }, serve('text/javascript', (b, hash) => current(b.js, hash)));
+    app.get<{ Params: { hash: string } }>('/dashboard/assets/app-:hash.css', { schema: { hide: true } }, serve('text/css', (b, hash) => current(b.css, hash)));
+    // A chunk's name is its content hash already (esbuild's): served by that name.
+    app.get<{ Params: { hash: string } }>('/dashboard/assets/chunk-:hash.js', { schema: { hide: true } }, serve('text/javascript', (b, hash) => b.chunks.get(`chunk-${hash}.js`)));
   };
 }
