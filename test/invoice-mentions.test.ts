@@ -66,6 +66,15 @@ eachDatabase('invoice mentions', (dialect) => {
     assert.doesNotMatch(text, / :/, 'no space before a colon in English');
   });
 
+  it('the hosted invoice page says "TVA 16 %" in French and "VAT 16%" in English', async () => {
+    const sent = await api('POST', `/api/v1/billing/invoices/${invoiceId}/send`);
+    const page = new URL(sent.body.url).pathname;
+    const fr = plain((await t.app.inject({ method: 'GET', url: page })).body);
+    const en = plain((await t.app.inject({ method: 'GET', url: `${page}?lang=en` })).body);
+    assert.ok(fr.includes('TVA 16 %') && fr.includes('TVA 5 %'), fr);
+    assert.ok(en.includes('VAT 16%') && en.includes('VAT 5%'), en);
+  });
+
   it("a credit note splits its amount by VAT rate as its invoice's total was, and its rates and total add up", async () => {
     // 8,425 is half of 16,850: 5,800 at 16 % (5,000 + 800) and 2,625 at 5 % (2,500 + 125).
     const note = await api('POST', `/api/v1/billing/invoices/${invoiceId}/credit-notes`, { amount: 8_425, reason: 'order_change' });

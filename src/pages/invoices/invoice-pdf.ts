@@ -9,7 +9,7 @@ import PDFDocument from 'pdfkit';
 import type { Merchant } from '../../modules/merchants/merchants.table.js';
 import type { CreditNoteRow, InvoiceLine, InvoiceRow, TaxLine } from '../../modules/invoices/invoices.table.js';
 import { remaining } from '../../modules/invoices/issue.js';
-import { money } from '../format.js';
+import { money, percent } from '../format.js';
 import { BOLD_FONT, REGULAR_FONT } from '../pdf-fonts.js';
 
 export type DocLang = 'fr' | 'en';
@@ -101,12 +101,6 @@ function row(doc: PDFKit.PDFDocument, label: string, value: string, bold = false
 /** Whole days from one date to another, by their calendar days in UTC. */
 function daysBetween(from: string, to: string): number {
   return Math.round((Date.parse(to.slice(0, 10)) - Date.parse(from.slice(0, 10))) / 86_400_000);
-}
-
-/** "16 %" in French, "16%" in English. */
-function percent(rate: number, lang: DocLang): string {
-  const value = (rate / 100).toLocaleString(lang === 'fr' ? 'fr-FR' : 'en-GB');
-  return lang === 'fr' ? `${value}\u00a0%` : `${value}%`;
 }
 
 /** The small print at the foot of a document: the invoice's mentions when given, then the merchant's footer. */
