@@ -71,11 +71,13 @@ async function pageCheckout(c: RowContext, url: string): Promise<string | null> 
   return /\/checkout\/(ses_[0-9A-Za-z]+)/.exec(String(page.body))?.[1] ?? null;
 }
 
-async function payCheckout(c: RowContext, session: string): Promise<Answer> {
+async function tokenize(c: RowContext, session: string): Promise<string> {
   const token = await c.t.api(undefined, 'POST', '/acquirer/v1/tokens', { mode: 'test', number: CARDS.visa, expMonth: 12, expYear: 2040, cvc: '123', session });
-  if (token.status !== 201) return token;
-  return c.t.api(undefined, 'POST', `/checkout/${session}/pay`, { token: token.body.token });
+  assert.equal(token.status, 201, JSON.stringify(token.body));
+  return token.body.token;
 }
+
+const later = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Every card payment made for the invoice's page, as the merchant reads them. */
 async function cardPayments(c: RowContext, invoiceId: string) {
@@ -175,11 +177,16 @@ const ROWS = [
       const inv = await openInvoice(c, 1000, true);
       const session = await pageCheckout(c, inv.url!);
       assert.ok(session);
-      return { ...inv, session };
+      // The cards typed beforehand (the secure fields' tokens), so that the pay calls reach the acquirer at once.
+      const tokens = await Promise.all(Array.from({ length: AT_ONCE / 2 }, () => tokenize(c, session)));
+      return { ...inv, session, tokens };
     },
+    // The payments by hand spread over the time a card takes (about 300 ms here: authorization, then capture), so that
+    // runs land before the authorization (the checkout cancelled: the card is given back), between it and the capture
+    // (the capture's excess refunded) and after it (422: nothing left to pay).
     fire: (c, inv) => Array.from({ length: AT_ONCE }, (_, i) => i % 2 === 0
-      ? payCheckout(c, inv.session)
-      : c.api('POST', `/api/v1/billing/invoices/${inv.id}/payments`, { amount: 1000, method: 'bank_transfer' })),
+      ? c.t.api(undefined, 'POST', `/checkout/${inv.session}/pay`, { token: inv.tokens[i / 2] })
+      : later((i + 1) * 25).then(() => c.api('POST', `/api/v1/billing/invoices/${inv.id}/payments`, { amount: 1000, method: 'bank_transfer' }))),
     async invariant(c, inv, answers) {
       for (const a of answers) assert.ok(a.status < 500, JSON.stringify(a.body));
       await paymentSchedule(c.t, c.clock).tick(); // the refund of any overpayment (run every second by the worker)
