@@ -14,6 +14,7 @@ import { pdfText } from './support/pdf.js';
 import { saveCard } from './support/wallet.js';
 import { CARDS } from './support/cards.js';
 import { onlyOn } from './support/profile.js';
+import { verifyLedger } from '../src/modules/ledger/verify.js';
 import { paymentSchedule } from './support/schedule.js';
 
 eachDatabase('invoices', (dialect) => {
@@ -394,6 +395,35 @@ eachDatabase('invoices', (dialect) => {
     const after = (await api('GET', `/api/v1/billing/invoices/${inv.id}`)).body;
     assert.deepEqual([after.status, after.amountPaid], ['paid', 2500]);
     assert.equal((await eventsOfType(t, 'payment.captured')).filter((e) => e.data.id === offered.paymentId || e.data.paymentId === offered.paymentId).length, 0);
+  });
+
+  it('paid again on its page during a chargeback, then the chargeback won: what the invoice no longer owes goes back to the card at once, and is announced', async () => {
+    const inv = await sentInvoice(1000);
+    const first = await openPage(inv.url);
+    assert.equal((await payCheckout(first.session!)).status, 200);
+    assert.equal((await api('GET', `/api/v1/billing/invoices/${inv.id}`)).body.status, 'paid');
+    const dispute = (await api('POST', `/api/v1/test-helpers/payments/${first.paymentId}/dispute`, { amount: 1000 })).body;
+    const disputed = (await api('GET', `/api/v1/billing/invoices/${inv.id}`)).body;
+    assert.deepEqual([disputed.status, disputed.amountRemaining], ['disputed', 1000]);
+    // The customer pays the amount due again on the page (a new checkout, for what is due now).
+    const again = await openPage(inv.url);
+    assert.notEqual(again.session, first.session);
+    assert.equal(again.amount, 1000);
+    assert.equal((await payCheckout(again.session!)).status, 200);
+    assert.equal((await api('GET', `/api/v1/billing/invoices/${inv.id}`)).body.status, 'paid');
+    assert.equal((await t.admin('POST', `/admin/v1/disputes/${dispute.id}/close`, { outcome: 'won' })).status, 200);
+    const [announced] = (await eventsOfType(t, 'invoice.overpayment_refunded')).filter((e) => e.data.invoiceId === inv.id);
+    assert.ok(announced, 'invoice.overpayment_refunded');
+    assert.deepEqual([announced.data.paymentId, announced.data.refundAmount, announced.data.status, announced.data.amountRemaining], [first.paymentId, 1000, 'paid', 0]);
+    await paymentSchedule(t, clock).tick();
+    const refunded = await payment(first.paymentId!);
+    assert.deepEqual([refunded.status, refunded.refundedAmount], ['refunded', 1000]);
+    assert.equal((await payment(again.paymentId!)).capturedAmount, 1000);
+    const after = (await api('GET', `/api/v1/billing/invoices/${inv.id}`)).body;
+    assert.deepEqual([after.status, after.amountPaid, after.amountRemaining], ['paid', 1000, 0]);
+    assert.equal((await api('GET', `/api/v1/payments/${first.paymentId}/refunds`)).body.data[0].id, announced.data.refundId);
+    const ledger = await verifyLedger(t.db);
+    assert.ok(ledger.ok, JSON.stringify(ledger.differences.slice(0, 3)));
   });
 
   it('totals are bounded: a line or a total beyond 999,999,999 minor units is a 400 naming the field, on create and change; nothing is written', async () => {

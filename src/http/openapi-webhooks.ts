@@ -33,7 +33,7 @@ export const EVENT_DESCRIPTIONS: Readonly<Record<EventType, string>> = {
   'invoice.disputed': 'A payment that paid the invoice was disputed; the invoice is reopened.',
   'invoice.credited': 'A credit note cancelled the whole invoice.',
   'invoice.uncollectible': 'The invoice was marked uncollectible (it can still be paid).',
-  'invoice.overpayment_refunded': 'A card payment came when the invoice no longer owed all of it (paid or credited meanwhile): `refundAmount`, what it did not owe, is refunded at once (`refundId`).',
+  'invoice.overpayment_refunded': 'A card payment came when the invoice no longer owed all of it (paid or credited meanwhile), or a chargeback won gave back money the invoice no longer owed (paid again meanwhile): `refundAmount`, what it did not owe, is refunded at once on that payment (`refundId`).',
   'subscription.created': 'A subscription was created; without a card it waits for its mandate.',
   'subscription.payment_succeeded': 'A due date was collected.',
   'subscription.payment_failed': 'A due date was refused; another attempt follows while the retry schedule allows.',

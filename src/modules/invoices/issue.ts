@@ -223,17 +223,25 @@ export async function onInvoiceChargeback(trx: Trx, paymentId: string, amount: n
   await closeCheckout(trx, changed!.after, at);
 }
 
-/** The chargeback won: the amount is the merchant's again and the invoice paid as it was (`invoice.paid`). */
+/**
+ * The chargeback won: the amount is the merchant's again, and pays the invoice for what it still owes (`invoice.paid`,
+ * or `invoice.partially_paid`). What it no longer owes (paid again meanwhile, by its page's new checkout or by hand, or
+ * credited) would be the customer's money twice: it is refunded at once on that payment, as a capture's excess is.
+ */
 export async function onInvoiceChargebackWon(trx: Trx, paymentId: string, amount: number, at: Date): Promise<void> {
   const invoice = await invoicePaidBy(trx, paymentId);
   if (!invoice) return;
+  let back = 0;
   const changed = await changeAmounts(trx, invoice.id, (current) => {
-    if (current.status !== 'disputed') return null;
-    const paid = Math.min(current.amount_paid + amount, current.total - current.amount_credited);
+    back = PAYABLE.includes(current.status) ? Math.min(amount, remaining(current)) : 0;
+    if (back <= 0) return null;
+    const paid = current.amount_paid + back;
     const status: InvoiceStatus = paid + current.amount_credited >= current.total ? 'paid' : 'partially_paid';
     return { status, amount_paid: paid, updated_at: at.toISOString(), ...(status === 'paid' ? { paid_at: at.toISOString() } : {}) };
   });
-  if (!changed) return;
-  await emitInvoice(trx, changed.after, changed.after.status === 'paid' ? payloads.invoicePaid : payloads.invoicePartiallyPaid, at);
-  await closeCheckout(trx, changed.after, at);
+  if (changed) {
+    await emitInvoice(trx, changed.after, changed.after.status === 'paid' ? payloads.invoicePaid : payloads.invoicePartiallyPaid, at);
+    await closeCheckout(trx, changed.after, at);
+  }
+  if (amount > back) await refundOverpayment(trx, await reload(trx, invoice.id), paymentId, amount - back, at);
 }

@@ -112,7 +112,7 @@ export interface InvoiceData {
   subscriptionId?: string;
 }
 
-/** A card payment came when the invoice no longer owed it all: what it did not owe is refunded at once. */
+/** A card payment (or a chargeback won) brought the invoice money it no longer owed: that is refunded at once. */
 export interface InvoiceOverpaymentData extends InvoiceData {
   paymentId: string;
   refundId: string;

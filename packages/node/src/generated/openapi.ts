@@ -1476,7 +1476,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * invoice.overpayment_refunded: A card payment came when the invoice no longer owed all of it (paid or credited meanwhile): `refundAmount`, what it did not owe, is refunded at once (`refundId`).
+         * invoice.overpayment_refunded: A card payment came when the invoice no longer owed all of it (paid or credited meanwhile), or a chargeback won gave back money the invoice no longer owed (paid again meanwhile): `refundAmount`, what it did not owe, is refunded at once on that payment (`refundId`).
          * @description Sent to every enabled endpoint subscribed to this type (and to the payment's notificationUrl for payment events), signed with your webhook secret. Answer any 2xx within 10 seconds; anything else is retried after 30 s, 2 min, 10 min, 1 h and 6 h. See docs/events.md.
          */
         post: operations["onInvoiceOverpaymentRefunded"];
@@ -3498,7 +3498,7 @@ export interface components {
             /** @description The subscription (sub_…). */
             subscriptionId?: string;
         };
-        /** @description A card payment came when the invoice no longer owed it all: what it did not owe is refunded at once. */
+        /** @description A card payment (or a chargeback won) brought the invoice money it no longer owed: that is refunded at once. */
         InvoiceOverpaymentData: {
             /** @description The invoice (inv_…). */
             invoiceId: string;
