@@ -98,13 +98,19 @@ export class InvoicesService {
    * (checkoutFor); its capture pays the invoice.
    */
   async send(owner: Owner, id: string) {
+    const current = await this.find(this.db.kysely, owner, id);
+    this.payable(current, 'is sent');
+    // Its page's address first, then its checkout: a checkout that cannot be made (no live acquirer) fails the send
+    // before anything is sent.
+    if (!current.page_token) {
+      await this.db.kysely.updateTable('invoices').set({ page_token: randomToken(32) }).where('id', '=', id).where('page_token', 'is', null).execute();
+    }
+    await this.checkoutFor(await this.find(this.db.kysely, owner, id));
     const row = await this.db.transaction(async (trx) => {
-      const current = await this.lock(trx, owner, id);
-      if (!PAYABLE.includes(current.status)) {
-        throw new AppError('INVOICING_INVOICE_NOT_PAYABLE', `Invoice ${current.number ?? current.id} is ${current.status}; only a finalized invoice with an amount due is sent`, { status: current.status });
-      }
-      const now = (await timeOn(trx, current.test_clock_id, this.clock.now())).toISOString();
-      await trx.updateTable('invoices').set({ page_token: current.page_token ?? randomToken(32), sent_at: now, updated_at: now }).where('id', '=', id).execute();
+      const locked = await this.lock(trx, owner, id);
+      this.payable(locked, 'is sent');
+      const now = (await timeOn(trx, locked.test_clock_id, this.clock.now())).toISOString();
+      await trx.updateTable('invoices').set({ sent_at: now, updated_at: now }).where('id', '=', id).execute();
       const row = await this.find(trx, owner, id);
       await this.emit(trx, row, payloads.invoiceSent);
       // The page's address and the PDF by mail to the customer, when a mailer is set and the customer has an address
@@ -115,8 +121,12 @@ export class InvoicesService {
       }
       return row;
     });
-    await this.checkoutFor(row);
-    return { ...this.view(await this.find(this.db.kysely, owner, id)), url: this.pageUrl(row.page_token!) };
+    return { ...this.view(row), url: this.pageUrl(row.page_token!) };
+  }
+
+  private payable(row: InvoiceRow, action: string): void {
+    if (PAYABLE.includes(row.status)) return;
+    throw new AppError('INVOICING_INVOICE_NOT_PAYABLE', `Invoice ${row.number ?? row.id} is ${row.status}; only a finalized invoice with an amount due ${action}`, { status: row.status });
   }
 
   /** What the hosted invoice page shows, by its token; undefined for an unknown one. */
@@ -125,7 +135,11 @@ export class InvoicesService {
     const byToken = () => this.db.kysely.selectFrom('invoices').selectAll().where('page_token', '=', token).executeTakeFirst();
     const found = await byToken();
     if (!found) return undefined;
-    const checkoutUrl = await this.checkoutFor(found);
+    // A checkout that cannot be made now (the live acquirer unavailable) leaves the page without its card payment.
+    const checkoutUrl = await this.checkoutFor(found).catch((err: unknown) => {
+      if (err instanceof AppError && err.status === 503) return null;
+      throw err;
+    });
     const invoice = (await byToken())!;
     return { invoice, party: await this.party(invoice), checkoutUrl: PAYABLE.includes(invoice.status) && remaining(invoice) > 0 ? checkoutUrl : null };
   }
