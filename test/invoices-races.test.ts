@@ -146,6 +146,30 @@ const ROWS = [
     },
   }),
   row({
+    name: '20 credit notes with refund of the whole amount at once on an invoice paid by card: one refund, one credit note',
+    skip: onlyOn('simulator', 'the simulator\'s test cards through the token endpoint'),
+    async setup(c) {
+      const inv = await openInvoice(c, 1000, true);
+      const session = await pageCheckout(c, inv.url!);
+      const paid = await c.t.api(undefined, 'POST', `/checkout/${session}/pay`, { token: await tokenize(c, session!) });
+      assert.equal(paid.status, 200, JSON.stringify(paid.body));
+      assert.equal((await invoice(c, inv.id)).status, 'paid');
+      return inv;
+    },
+    fire: (c, inv) => Array.from({ length: AT_ONCE }, () => c.api('POST', `/api/v1/billing/invoices/${inv.id}/credit-notes`, { reason: 'product_unsatisfactory', refund: true })),
+    async invariant(c, inv, answers) {
+      assert.equal(count(answers, 201), 1, statuses(answers).join());
+      for (const a of answers.filter((x) => x.status !== 201)) assert.equal(a.status, 422, JSON.stringify(a.body));
+      const [card] = await cardPayments(c, inv.id).then((all) => all.filter((p) => p.capturedAmount > 0));
+      assert.deepEqual([card.status, card.refundedAmount], ['refunded', 1000]);
+      const notes = await creditNotes(c, inv.id);
+      assert.deepEqual(notes.map((n) => n.amount), [1000]);
+      gapless(notes.map((n) => n.number), 'A');
+      const after = await invoice(c, inv.id);
+      assert.deepEqual([after.status, after.amountPaid, after.amountCredited], ['credited', 0, 1000]);
+    },
+  }),
+  row({
     name: '15 changes of a draft and 5 finalizations at once: one number, and the hash is that of the lines frozen',
     async setup(c) {
       const customer = (await c.api('POST', '/api/v1/customers', { name: 'Teva' })).body.id as string;
