@@ -60,7 +60,10 @@ eachDatabase('the hosted invoice page', (dialect) => {
     }
     const unknown = await fetch(`${suite.baseUrl}/invoices/${'x'.repeat(32)}`);
     assert.equal(unknown.status, 404);
-    // The other pages a browser opens take unknown parameters too: the back-office, the checkout's result pages.
+    // The API still refuses a parameter it does not know; the other pages a browser opens take them too: the
+    // back-office, the checkout's result pages.
+    const strict = await api('GET', '/api/v1/billing/invoices?utm_source=mail');
+    assert.deepEqual([strict.status, strict.body.code, strict.body.fields?.[0]?.field], [400, 'VALIDATION_ERROR', 'utm_source']);
     for (const path of ['/dashboard?utm_source=mail', '/dashboard/invoices?utm_medium=x', '/expired?lang=en&utm_source=mail']) {
       const res = await fetch(`${suite.baseUrl}${path}`);
       assert.ok(res.status === 200 || res.status === 410, `${path}: ${res.status}`);
