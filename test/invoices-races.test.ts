@@ -1,7 +1,7 @@
 // Invoice changes fired 20 at once through HTTP on every database (the point is PostgreSQL, where transactions truly
-// run side by side): full credit notes, credit notes against payments recorded by hand, changes of a draft against its
-// finalization, the hosted page's checkout paid while the invoice is paid by hand, and concurrent first visits of the
-// page. Each row is {name, setup, fire, invariant}: nothing twice, nothing above what is due, numbers without a gap,
+// run side by side): full credit notes, credit notes against payments recorded by hand, credit notes with refund of a
+// card payment, changes of a draft against its finalization, the hosted page's checkout paid while the invoice is paid
+// by hand, and concurrent first visits of the page. Each row is {name, setup, fire, invariant}: nothing twice, nothing above what is due, numbers without a gap,
 // a contentHash that is the hash of the frozen content, and `motu ledger verify` clean after every row.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
