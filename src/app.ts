@@ -18,7 +18,7 @@ import { requestIdGenerator, requestIdHeader } from './http/request-id.js';
 import { webhookQueueDepth } from './events/queue-depth.js';
 import { mailQueueDepth } from './mail/queue-depth.js';
 import { ErrorSchema } from './http/schemas.js';
-import { validatorCompiler } from './http/validation.js';
+import { pageValidatorCompiler, validatorCompiler } from './http/validation.js';
 import { adminDocumentOptions, merchantDocumentOptions } from './http/openapi.js';
 import { docsUiOptions } from './http/openapi-ui.js';
 import { lazyChildLoggerFactory, requestLogLine } from './http/logger.js';
@@ -158,10 +158,14 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   app.addHook('onClose', () => pool.close());
   const drawn = new Counter({ name: 'motu_pdf_drawn_total', help: 'PDFs drawn (a kept PDF served again is not counted), by document kind', labelNames: ['kind'] as const, registers: [metrics] });
   const pdfs = new DocumentPdfs(db, clock, pool, (kind) => drawn.inc({ kind }));
-  await app.register(checkoutRoutes(services.checkout, config.publicUrl, pdfs, config.hostedPagesPerMinute, monextCsp(config.monext.widgetUrl)));
-  await app.register(walletPagesRoutes(services.walletSessions, monextCsp(config.monext.widgetUrl)));
-  await app.register(invoicePageRoutes(services.invoices, pdfs, config.hostedPagesPerMinute));
-  await app.register(dashboardPageRoutes());
+  // The pages a browser opens: a query parameter they do not use is ignored, never refused (pageValidatorCompiler).
+  await app.register(async (pages) => {
+    pages.setValidatorCompiler(pageValidatorCompiler());
+    await pages.register(checkoutRoutes(services.checkout, config.publicUrl, pdfs, config.hostedPagesPerMinute, monextCsp(config.monext.widgetUrl)));
+    await pages.register(walletPagesRoutes(services.walletSessions, monextCsp(config.monext.widgetUrl)));
+    await pages.register(invoicePageRoutes(services.invoices, pdfs, config.hostedPagesPerMinute));
+    await pages.register(dashboardPageRoutes());
+  });
   await app.register(sdkRoutes(new SdkService(services.checkout, services.walletSessions, config.publicUrl), widgetStarter(services.acquirers.monext, monextDeps)));
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
