@@ -36,6 +36,8 @@ export interface MonextAuthorizationsTable {
   card: string | null;
   /** Motu's refusal code of a refused attempt. */
   refusal_code: string | null;
+  /** A widget session's own page at Monext (3-D Secure), as its creation answered it: reading the session does not give it (migration 0041). */
+  redirect_url: string | null;
 }
 
 export interface MonextRefundsTable {
