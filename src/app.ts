@@ -150,8 +150,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     complete: cardEntryCompletion(services.checkout, services.walletSessions, db, services.acquirers.monext),
   };
   await app.register(monextRoutes(services.acquirers.monext, monextDeps));
-  await app.register(checkoutRoutes(services.checkout, config.publicUrl, monextCsp(config.monext.widgetUrl)));
-  await app.register(walletPagesRoutes(services.walletSessions, monextCsp(config.monext.widgetUrl)));
+  await app.register(checkoutRoutes(services.checkout, config.publicUrl, monextCsp(undefined, config.monext.widgetUrl)));
+  await app.register(walletPagesRoutes(services.walletSessions, monextCsp(undefined, config.monext.widgetUrl)));
   await app.register(invoicePageRoutes(services.invoices));
   await app.register(dashboardPageRoutes());
   await app.register(sdkRoutes(new SdkService(services.checkout, services.walletSessions, config.publicUrl), widgetStarter(services.acquirers.monext, monextDeps)));
