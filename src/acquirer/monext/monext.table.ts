@@ -18,7 +18,8 @@ export interface MonextAuthorizationsTable {
   transaction_id: string | null;
   /**
    * 'created' (a widget session not read yet) | 'sending' | 'answered' | 'authorized' | 'refused' | 'cancelled' (Motu's
-   * cancel accepted) | 'unknown' (Monext refused a duplicate order: it has a transaction Motu cannot see).
+   * cancel accepted) | 'unknown' (Monext refused a duplicate order: it has a transaction Motu cannot see) | 'rejected'
+   * (Monext refused to read the widget session, a 4xx: nothing authorized under it).
    */
   state: string;
   created_at: string;
