@@ -1,6 +1,7 @@
 // Reading outcomes: what Monext's answers say of a widget session (GET /v1/checkout/payments/sessions/{token}) and of a
 // transaction (GET /v1/checkout/transactions/{id}), sorted into what Motu records, and the card as Monext describes it.
-// The wire rules each function follows, and the public file behind each, are in docs/live.md ("Reading a session").
+// The wire rules each function follows, and the public file behind each: docs/live.md, "The wire rules and where they
+// come from" and "Which transaction of a session is read".
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Database } from '../../db/database.js';
