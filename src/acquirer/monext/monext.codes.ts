@@ -10,8 +10,8 @@ const REFUSALS: Record<string, RefusalCode> = {
   '01116': 'insufficient_funds', '01121': 'insufficient_funds', '01183': 'insufficient_funds',
   '01130': 'incorrect_cvc',
   '01111': 'card_unknown', '01114': 'card_unknown', '01118': 'card_unknown', '01125': 'card_unknown',
-  // The cardholder revoked this card's recurring payments (one, or all of them at this merchant): final, like a card
-  // the bank no longer knows. The saved card is detached and the subscriptions charging it wait for another card.
+  // The card's recurring payments were revoked (by the cardholder, at the issuer): final, like a card the bank no longer
+  // knows. The saved card is detached and the subscriptions charging it wait for another card (docs/live.md).
   '01132': 'card_unknown', '01133': 'card_unknown',
   '01131': 'authentication_failed',
   '01197': 'processing_error', '01198': 'processing_error', '01199': 'processing_error',
