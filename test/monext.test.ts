@@ -666,7 +666,8 @@ describe("Monext's homologation environment", () => {
   it('answers what the public material leaves open (docs/live.md, "To confirm in homologation")', { skip }, async (tc) => {
     const { client, ctx } = direct();
     // A payment's session: 200 or 201, its sessionId and redirectURL; read back INPROGRESS.
-    const payment = await client.call('POST', '/v1/checkout/payments/sessions', sessionBody(ctx, entry(1000, `motu_h_${Date.now()}`), undefined));
+    const reference = `motu_h_${Date.now()}`;
+    const payment = await client.call('POST', '/v1/checkout/payments/sessions', sessionBody(ctx, entry(1000, reference), undefined));
     assert.equal(payment.kind, 'answer', JSON.stringify(payment));
     if (payment.kind !== 'answer') return;
     tc.diagnostic(`session creation answered HTTP ${payment.status}`);
@@ -678,6 +679,11 @@ describe("Monext's homologation environment", () => {
     assert.equal(read.kind, 'answer', JSON.stringify(read));
     if (read.kind === 'answer') tc.diagnostic(`a session's read ${read.body.redirectURL === undefined ? 'has no' : 'also has a'} redirectURL`);
     assert.equal((await readSession(ctx, token)).kind, 'pending');
+
+    // A second widget session for the same order (a retry after a refusal, a second tab: Motu's order reference is the
+    // payment's id each time): accepted too.
+    const again = await client.call('POST', '/v1/checkout/payments/sessions', sessionBody(ctx, entry(1000, reference), undefined));
+    assert.equal(again.kind, 'answer', `a second session for the same order: ${JSON.stringify(again)}`);
 
     // A card registration: ACCOUNT_VERIFICATION at zero amount, CHALLENGE_MANDATE, a new wallet: accepted.
     const verification = await client.call('POST', '/v1/checkout/payments/sessions', sessionBody(ctx, entry(0, `motu_h_${Date.now()}`), `motu_h${Date.now()}`));
