@@ -161,8 +161,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   // The pages a browser opens: a query parameter they do not use is ignored, never refused (pageValidatorCompiler).
   await app.register(async (pages) => {
     pages.setValidatorCompiler(pageValidatorCompiler());
-    await pages.register(checkoutRoutes(services.checkout, config.publicUrl, pdfs, config.hostedPagesPerMinute, monextCsp(config.monext.widgetUrl)));
-    await pages.register(walletPagesRoutes(services.walletSessions, monextCsp(config.monext.widgetUrl)));
+    await pages.register(checkoutRoutes(services.checkout, config.publicUrl, pdfs, config.hostedPagesPerMinute, monextCsp(undefined, config.monext.widgetUrl)));
+    await pages.register(walletPagesRoutes(services.walletSessions, monextCsp(undefined, config.monext.widgetUrl)));
     await pages.register(invoicePageRoutes(services.invoices, pdfs, config.hostedPagesPerMinute));
     await pages.register(dashboardPageRoutes());
   });

@@ -37,6 +37,7 @@ import * as m0034 from './migrations/0034_contract_acquirer.js';
 import * as m0035 from './migrations/0035_monext_settlement.js';
 import * as m0036 from './migrations/0036_monext_attempts.js';
 import * as m0040 from './migrations/0040_document_pdfs.js';
+import * as m0041 from './migrations/0041_monext_redirect_url.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_core': m0001,
@@ -75,6 +76,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0035_monext_settlement': m0035,
   '0036_monext_attempts': m0036,
   '0040_document_pdfs': m0040,
+  '0041_monext_redirect_url': m0041,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
