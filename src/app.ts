@@ -116,7 +116,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(swagger, adminDocumentOptions(config.publicUrl));
   await app.register(swaggerUi, docsUiOptions());
 
-  const metrics = registerMetrics(app, { token: config.metricsToken, port: config.metricsPort, host: config.host });
+  const metrics = registerMetrics(app, config.metrics);
   const secretBox = secretBoxFor(config);
   if (secretBox.warning) app.log.warn(secretBox.warning);
   // Rows written before webhook secrets were encrypted at rest are sealed now (no-op afterwards).

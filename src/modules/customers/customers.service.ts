@@ -9,7 +9,7 @@ import type { CustomerRow } from './customers.table.js';
 import { recordEvent } from '../../events/outbox.js';
 import { payloads } from '../../events/payloads.js';
 import { ownedBy } from '../merchants/scope.js';
-import { checkClockForCustomer } from '../test-clocks/clock-time.js';
+import { takeClockPlace } from '../test-clocks/limits.js';
 
 export interface CustomerInput {
   email?: string | null;
@@ -51,7 +51,7 @@ export class CustomersService {
 
   /** Inserts a customer on the caller's transaction (used by the API and by payments with saveCustomer). */
   async insert(trx: Trx, owner: Owner, input: CustomerInput, id: string = newId('cus')): Promise<CustomerRow> {
-    if (input.testClockId !== undefined) await checkClockForCustomer(trx, owner, input.testClockId);
+    if (input.testClockId !== undefined) await takeClockPlace(this.db, trx, owner, input.testClockId, 'customer');
     const now = this.clock.now().toISOString();
     const row: CustomerRow = {
       id,
