@@ -38,11 +38,17 @@ export const en = {
       ended: 'Ended', scheduled: 'Scheduled', retrying: 'Retrying', unpaid: 'Unpaid', skipped: 'Skipped', draft: 'Draft', open: 'Open',
       partially_paid: 'Partially paid', disputed: 'Disputed', credited: 'Credited', uncollectible: 'Uncollectible',
     },
+    money: {
+      hint: { EUR: 'In euros: 25 or 25.50.', XPF: 'In CFP francs, without decimals: 2500.' },
+      invalid: { EUR: 'Not an amount: write it as 25 or 25.50.', XPF: 'Not an amount: write it as 2500.' },
+      tooManyDecimals: { EUR: 'Two decimals at most in euros.', XPF: 'No decimals in CFP francs.' },
+      tooLarge: 'This amount is too large.', atLeast: 'At least {{amount}}.', atMost: 'At most {{amount}}.', required: 'Enter an amount.',
+    },
     roles: { owner: 'Owner', admin: 'Admin', developer: 'Developer', support: 'Support', analyst: 'Analyst' },
     payments: {
       title: 'Payments', caption: 'Payments, newest first', filters: 'Filter payments', search: 'Search',
       searchHint: 'Reference, email, payment id…', status: 'Status', from: 'From', to: 'To', amountMin: 'Minimum amount', currency: 'Currency',
-      amountMax: 'Maximum amount', amountHint: 'In the smallest unit: francs for XPF, cents for EUR.', store: 'Store',
+      amountMax: 'Maximum amount', amountHint: 'Choose a currency first: the amount is in its units.', store: 'Store',
       reference: 'Reference', customerEmail: 'Customer email', cardLast4: 'Card last 4 digits', created: 'Created',
       customer: 'Customer', card: 'Card', amount: 'Amount', exportCsv: 'Export CSV', empty: 'No payment matches these filters.',
     },
@@ -57,7 +63,8 @@ export const en = {
       captureTitle: 'Capture this payment?', captureText: 'Authorized amount:', captureAmount: 'Amount to capture (empty: all)',
       cancelTitle: 'Cancel this payment?', cancelText: 'The authorization is released; the customer is not charged. This cannot be undone.',
       refundTitle: 'Refund this payment?', refundText: 'Refundable:', refundAmount: 'Amount to refund (empty: all of it)', refundReason: 'Reason (optional)',
-      amountMinorHint: 'In the smallest unit: francs for XPF, cents for EUR.',
+      captureAll: 'Captures all that is authorized: {{amount}}.', capturePreview: 'Captures {{amount}}.',
+      refundAll: 'Refunds all that is left: {{amount}}.', refundPreview: 'Refunds {{amount}}; left to refund afterwards: {{left}}.',
       captured: 'Payment captured.', cancelled: 'Payment cancelled.', refunded: 'Refund requested.',
     },
     timeline: {

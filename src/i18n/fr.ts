@@ -40,11 +40,17 @@ export const fr: typeof en = {
       ended: 'Terminé', scheduled: 'Prévue', retrying: 'Nouvelle tentative', unpaid: 'Impayée', skipped: 'Sautée', draft: 'Brouillon', open: 'Ouverte',
       partially_paid: 'Partiellement payée', disputed: 'Contestée', credited: 'Créditée', uncollectible: 'Irrécouvrable',
     },
+    money: {
+      hint: { EUR: 'En euros : 25 ou 25,50.', XPF: 'En francs CFP, sans décimales : 2500.' },
+      invalid: { EUR: "Ce n'est pas un montant : écrivez-le 25 ou 25,50.", XPF: "Ce n'est pas un montant : écrivez-le 2500." },
+      tooManyDecimals: { EUR: 'Deux décimales au plus en euros.', XPF: 'Pas de décimales en francs CFP.' },
+      tooLarge: 'Ce montant est trop grand.', atLeast: 'Au moins {{amount}}.', atMost: 'Au plus {{amount}}.', required: 'Saisissez un montant.',
+    },
     roles: { owner: 'Propriétaire', admin: 'Administrateur', developer: 'Développeur', support: 'Support', analyst: 'Analyste' },
     payments: {
       title: 'Paiements', caption: 'Paiements, du plus récent au plus ancien', filters: 'Filtrer les paiements', search: 'Rechercher',
       searchHint: 'Référence, e-mail, identifiant…', status: 'Statut', from: 'Du', to: 'Au', amountMin: 'Montant minimum', currency: 'Devise',
-      amountMax: 'Montant maximum', amountHint: "Dans la plus petite unité : francs pour XPF, centimes pour EUR.", store: 'Boutique',
+      amountMax: 'Montant maximum', amountHint: "Choisissez d'abord une devise : le montant est dans son unité.", store: 'Boutique',
       reference: 'Référence', customerEmail: 'E-mail du client', cardLast4: '4 derniers chiffres de la carte', created: 'Créé le',
       customer: 'Client', card: 'Carte', amount: 'Montant', exportCsv: 'Exporter en CSV', empty: 'Aucun paiement ne correspond à ces filtres.',
     },
@@ -59,7 +65,8 @@ export const fr: typeof en = {
       captureTitle: 'Encaisser ce paiement ?', captureText: 'Montant autorisé :', captureAmount: 'Montant à encaisser (vide : tout)',
       cancelTitle: 'Annuler ce paiement ?', cancelText: "L'autorisation est libérée ; le client n'est pas débité. C'est définitif.",
       refundTitle: 'Rembourser ce paiement ?', refundText: 'Remboursable :', refundAmount: 'Montant à rembourser (vide : tout)', refundReason: 'Motif (facultatif)',
-      amountMinorHint: 'Dans la plus petite unité : francs pour XPF, centimes pour EUR.',
+      captureAll: 'Encaisse tout le montant autorisé : {{amount}}.', capturePreview: 'Encaisse {{amount}}.',
+      refundAll: 'Rembourse tout ce qui reste : {{amount}}.', refundPreview: 'Rembourse {{amount}} ; reste remboursable ensuite : {{left}}.',
       captured: 'Paiement encaissé.', cancelled: 'Paiement annulé.', refunded: 'Remboursement demandé.',
     },
     timeline: {

@@ -7,7 +7,7 @@ import { createColumnHelper } from '@tanstack/react-table';
 import { Link, useNavigate, useParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { api, type Page as ApiPage } from '../api.js';
-import { locale } from '../format.js';
+import { formatAmount, locale } from '../format.js';
 import { useLang } from '../i18n.js';
 import type { CreditNote, Customer, Invoice, InvoiceLine } from '../money-types.js';
 import { ConfirmDialog } from '../components/ConfirmDialog.js';
@@ -15,6 +15,7 @@ import { DataTable, NUMERIC } from '../components/DataTable.js';
 import { DateTime } from '../components/DateTime.js';
 import { CheckboxField, SelectField, TextField } from '../components/Form.js';
 import { Money } from '../components/Money.js';
+import { MoneyField, useMoneyInput } from '../components/MoneyField.js';
 import { Page, Section } from '../components/Page.js';
 import { QueryView } from '../components/QueryView.js';
 import { StatusBadge } from '../components/StatusBadge.js';
@@ -41,7 +42,9 @@ function InvoiceView({ invoice }: { invoice: Invoice }) {
   const toast = useToast();
   const customer = useQuery({ queryKey: ['customer', invoice.customerId], queryFn: () => api.get<Customer>(`/api/v1/customers/${invoice.customerId}`) });
   const [action, setAction] = useState<Action>(null);
-  const [amount, setAmount] = useState('');
+  const paymentAmount = useMoneyInput(invoice.currency, { max: invoice.amountRemaining });
+  const creditAmount = useMoneyInput(invoice.currency);
+  const money = (amount: number) => formatAmount(amount, invoice.currency, lang);
   const [method, setMethod] = useState<string>('bank_transfer');
   const [note, setNote] = useState('');
   const [reason, setReason] = useState<string>('order_change');
@@ -59,7 +62,8 @@ function InvoiceView({ invoice }: { invoice: Invoice }) {
   const percent = (basisPoints: number) => new Intl.NumberFormat(locale(lang), { style: 'percent', maximumFractionDigits: 2 }).format(basisPoints / 10_000);
 
   const open = (next: Action) => {
-    setAmount('');
+    paymentAmount.reset();
+    creditAmount.reset();
     setNote('');
     setRefund(false);
     setAction(next);
@@ -83,11 +87,12 @@ function InvoiceView({ invoice }: { invoice: Invoice }) {
       await done(sent, t('invoices.sent'));
     },
     payment: async () => done(
-      await api.post<Invoice>(`${base}/payments`, { amount: Number(amount), method, ...(note.trim() ? { note: note.trim() } : {}) }),
+      await api.post<Invoice>(`${base}/payments`, { amount: paymentAmount.amount({ required: true }), method, ...(note.trim() ? { note: note.trim() } : {}) }),
       t('invoices.paymentRecorded'),
     ),
     credit: async () => {
-      const created = await api.post<CreditNote>(`${base}/credit-notes`, { reason, refund, ...(amount.trim() ? { amount: Number(amount) } : {}) });
+      const amount = creditAmount.amount();
+      const created = await api.post<CreditNote>(`${base}/credit-notes`, { reason, refund, ...(amount === null ? {} : { amount }) });
       await queryClient.invalidateQueries({ queryKey: ['credit-notes', invoice.id] });
       await done(null, t('invoices.credited', { number: created.number }));
     },
@@ -181,7 +186,10 @@ function InvoiceView({ invoice }: { invoice: Invoice }) {
       </ConfirmDialog>
       <ConfirmDialog open={action === 'payment'} title={t('invoices.paymentTitle')} confirmLabel={t('invoices.recordPayment')} onConfirm={run.payment} onClose={() => setAction(null)}>
         <p>{t('invoices.remaining')}: <Money amount={invoice.amountRemaining} currency={invoice.currency} /></p>
-        <TextField label={t('invoices.paymentAmount')} required hint={t('payment.amountMinorHint')} type="number" min={1} max={invoice.amountRemaining} inputMode="numeric" value={amount} onChange={(e) => setAmount(e.target.value)} />
+        <MoneyField
+          label={t('invoices.paymentAmount')} required {...paymentAmount}
+          describe={(amount) => amount !== null && t('invoices.paymentPreview', { amount: money(amount), left: money(invoice.amountRemaining - amount) })}
+        />
         <SelectField label={t('invoices.method')} value={method} onChange={(e) => setMethod(e.target.value)}>
           {METHODS.map((m) => <option key={m} value={m}>{t(`invoices.methods.${m}`)}</option>)}
         </SelectField>
@@ -189,7 +197,10 @@ function InvoiceView({ invoice }: { invoice: Invoice }) {
       </ConfirmDialog>
       <ConfirmDialog open={action === 'credit'} title={t('invoices.creditTitle')} confirmLabel={t('invoices.creditNote')} danger={refund} onConfirm={run.credit} onClose={() => setAction(null)}>
         <p>{t('invoices.creditText')}</p>
-        <TextField label={t('invoices.creditAmount')} hint={t('payment.amountMinorHint')} type="number" min={1} inputMode="numeric" value={amount} onChange={(e) => setAmount(e.target.value)} />
+        <MoneyField
+          label={t('invoices.creditAmount')} {...creditAmount}
+          describe={(amount) => (amount === null ? t('invoices.creditAll') : t('invoices.creditPreview', { amount: money(amount) }))}
+        />
         <SelectField label={t('invoices.reason')} value={reason} onChange={(e) => setReason(e.target.value)}>
           {REASONS.map((r) => <option key={r} value={r}>{t(`invoices.reasons.${r}`)}</option>)}
         </SelectField>
