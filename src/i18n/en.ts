@@ -1,5 +1,6 @@
 // English texts. French (fr.ts) has the same shape, checked by the compiler. Interpolations are {{name}} (i18next).
 import { enMoney } from './en-money.js';
+import { enErrors } from './en-errors.js';
 
 export const en = {
   dashboard: {
@@ -59,6 +60,7 @@ export const en = {
       refundedAmount: 'Refunded amount', disputedAmount: 'Disputed amount', refusal: 'Refusal', fees: 'Fees',
       feesCaption: 'Motu fees on this payment', feeLine: 'Line', amount: 'Amount', feesTotal: 'Total fees', net: 'Net amount',
       feeCommission: 'Commission', feeFixed: 'Fixed fee', feeAuthorization: 'Authorization',
+      feeRefund: 'Refund: the fees already taken are not returned', feeRefundOf: 'Refund of {{amount}}: the fees already taken are not returned',
       timeline: 'Timeline', capture: 'Capture', cancel: 'Cancel payment', refund: 'Refund',
       captureTitle: 'Capture this payment?', captureText: 'Authorized amount:', captureAmount: 'Amount to capture (empty: all)',
       cancelTitle: 'Cancel this payment?', cancelText: 'The authorization is released; the customer is not charged. This cannot be undone.',
@@ -70,6 +72,7 @@ export const en = {
     timeline: {
       attempt: 'Authorization attempt', refusalCode: 'refusal code', threeDSecure: '3-D Secure', refund: 'Refund', dispute: 'Dispute',
       teamAction: 'Team action', event: 'Event',
+      threeDS: { frictionless: 'passed without a challenge', challenge_pending: 'challenge waiting for the cardholder', authenticated: 'cardholder authenticated', failed: 'authentication failed' },
     },
     events: {
       title: 'Event log', caption: 'Events, newest first', type: 'Type', created: 'Created', deliveries: 'Deliveries', resend: 'Resend',
@@ -103,6 +106,7 @@ export const en = {
       advanced: 'The clock is advancing.',
     },
     ...enMoney,
+    ...enErrors,
     settings: {
       title: 'Settings', business: 'Business', payoutSchedule: 'Payout schedule', team: 'Team', twoFactor: 'Two-factor authentication',
       activity: 'Team activity', branding: 'Branding', merchantName: 'Registered name: {{name}} (changed by the operator).',

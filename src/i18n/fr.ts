@@ -1,6 +1,7 @@
 // Textes français : la même forme que en.ts (le compilateur le vérifie).
 import type { en } from './en.js';
 import { frMoney } from './fr-money.js';
+import { frErrors } from './fr-errors.js';
 
 export const fr: typeof en = {
   dashboard: {
@@ -61,6 +62,7 @@ export const fr: typeof en = {
       refundedAmount: 'Montant remboursé', disputedAmount: 'Montant contesté', refusal: 'Refus', fees: 'Frais',
       feesCaption: 'Frais Motu sur ce paiement', feeLine: 'Ligne', amount: 'Montant', feesTotal: 'Total des frais', net: 'Montant net',
       feeCommission: 'Commission', feeFixed: 'Frais fixes', feeAuthorization: 'Autorisation',
+      feeRefund: 'Remboursement : les frais déjà pris ne sont pas rendus', feeRefundOf: 'Remboursement de {{amount}} : les frais déjà pris ne sont pas rendus',
       timeline: 'Historique', capture: 'Encaisser', cancel: 'Annuler le paiement', refund: 'Rembourser',
       captureTitle: 'Encaisser ce paiement ?', captureText: 'Montant autorisé :', captureAmount: 'Montant à encaisser (vide : tout)',
       cancelTitle: 'Annuler ce paiement ?', cancelText: "L'autorisation est libérée ; le client n'est pas débité. C'est définitif.",
@@ -72,6 +74,7 @@ export const fr: typeof en = {
     timeline: {
       attempt: "Tentative d'autorisation", refusalCode: 'code de refus', threeDSecure: '3-D Secure', refund: 'Remboursement', dispute: 'Litige',
       teamAction: "Action de l'équipe", event: 'Événement',
+      threeDS: { frictionless: 'validé sans défi', challenge_pending: 'défi en attente du porteur', authenticated: 'porteur authentifié', failed: 'authentification échouée' },
     },
     events: {
       title: 'Journal des événements', caption: 'Événements, du plus récent au plus ancien', type: 'Type', created: 'Créé le', deliveries: 'Livraisons', resend: 'Renvoyer',
@@ -105,6 +108,7 @@ export const fr: typeof en = {
       advanced: "L'horloge avance.",
     },
     ...frMoney,
+    ...frErrors,
     settings: {
       title: 'Paramètres', business: 'Entreprise', payoutSchedule: 'Calendrier des virements', team: 'Équipe', twoFactor: 'Double authentification',
       activity: "Activité de l'équipe", branding: 'Image de marque', merchantName: "Nom enregistré : {{name}} (modifié par l'opérateur).",

@@ -175,16 +175,16 @@ function InvoiceView({ invoice }: { invoice: Invoice }) {
         </Section>
       )}
 
-      <ConfirmDialog open={action === 'finalize'} title={t('invoices.finalizeTitle')} confirmLabel={t('invoices.finalize')} onConfirm={run.finalize} onClose={() => setAction(null)}>
+      <ConfirmDialog currency={invoice.currency} open={action === 'finalize'} title={t('invoices.finalizeTitle')} confirmLabel={t('invoices.finalize')} onConfirm={run.finalize} onClose={() => setAction(null)}>
         <p>{t('invoices.finalizeText')} <Money amount={invoice.total} currency={invoice.currency} /></p>
       </ConfirmDialog>
-      <ConfirmDialog open={action === 'delete'} title={t('invoices.deleteTitle')} confirmLabel={t('invoices.delete')} danger onConfirm={run.delete} onClose={() => setAction(null)}>
+      <ConfirmDialog currency={invoice.currency} open={action === 'delete'} title={t('invoices.deleteTitle')} confirmLabel={t('invoices.delete')} danger onConfirm={run.delete} onClose={() => setAction(null)}>
         <p>{t('invoices.deleteText')}</p>
       </ConfirmDialog>
-      <ConfirmDialog open={action === 'send'} title={t('invoices.sendTitle')} confirmLabel={t('invoices.send')} onConfirm={run.send} onClose={() => setAction(null)}>
+      <ConfirmDialog currency={invoice.currency} open={action === 'send'} title={t('invoices.sendTitle')} confirmLabel={t('invoices.send')} onConfirm={run.send} onClose={() => setAction(null)}>
         <p>{t('invoices.sendText')} <Money amount={invoice.amountRemaining} currency={invoice.currency} /></p>
       </ConfirmDialog>
-      <ConfirmDialog open={action === 'payment'} title={t('invoices.paymentTitle')} confirmLabel={t('invoices.recordPayment')} onConfirm={run.payment} onClose={() => setAction(null)}>
+      <ConfirmDialog currency={invoice.currency} open={action === 'payment'} title={t('invoices.paymentTitle')} confirmLabel={t('invoices.recordPayment')} onConfirm={run.payment} onClose={() => setAction(null)}>
         <p>{t('invoices.remaining')}: <Money amount={invoice.amountRemaining} currency={invoice.currency} /></p>
         <MoneyField
           label={t('invoices.paymentAmount')} required {...paymentAmount}
@@ -195,7 +195,7 @@ function InvoiceView({ invoice }: { invoice: Invoice }) {
         </SelectField>
         <TextField label={t('invoices.note')} maxLength={500} value={note} onChange={(e) => setNote(e.target.value)} />
       </ConfirmDialog>
-      <ConfirmDialog open={action === 'credit'} title={t('invoices.creditTitle')} confirmLabel={t('invoices.creditNote')} danger={refund} onConfirm={run.credit} onClose={() => setAction(null)}>
+      <ConfirmDialog currency={invoice.currency} open={action === 'credit'} title={t('invoices.creditTitle')} confirmLabel={t('invoices.creditNote')} danger={refund} onConfirm={run.credit} onClose={() => setAction(null)}>
         <p>{t('invoices.creditText')}</p>
         <MoneyField
           label={t('invoices.creditAmount')} {...creditAmount}
@@ -206,7 +206,7 @@ function InvoiceView({ invoice }: { invoice: Invoice }) {
         </SelectField>
         <CheckboxField label={t('invoices.refundCard')} checked={refund} onChange={(e) => setRefund(e.target.checked)} />
       </ConfirmDialog>
-      <ConfirmDialog open={action === 'uncollectible'} title={t('invoices.uncollectibleTitle')} confirmLabel={t('invoices.markUncollectible')} danger onConfirm={run.uncollectible} onClose={() => setAction(null)}>
+      <ConfirmDialog currency={invoice.currency} open={action === 'uncollectible'} title={t('invoices.uncollectibleTitle')} confirmLabel={t('invoices.markUncollectible')} danger onConfirm={run.uncollectible} onClose={() => setAction(null)}>
         <p>{t('invoices.uncollectibleText')}</p>
       </ConfirmDialog>
     </Page>

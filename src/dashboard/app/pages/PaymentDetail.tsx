@@ -123,14 +123,14 @@ function PaymentView({ timeline }: { timeline: Timeline }) {
       </Section>
       {payment.settlement && (
         <Section title={t('payment.fees')}>
-          <FeeLines settlement={payment.settlement} />
+          <FeeLines settlement={payment.settlement} refunds={timeline.refunds} />
         </Section>
       )}
       <Section title={t('payment.timeline')}>
         <PaymentTimeline timeline={timeline} />
       </Section>
 
-      <ConfirmDialog
+      <ConfirmDialog currency={payment.currency}
         open={action === 'capture'} title={t('payment.captureTitle')} confirmLabel={t('payment.capture')}
         onConfirm={run.capture} onClose={() => setAction(null)}
       >
@@ -140,13 +140,13 @@ function PaymentView({ timeline }: { timeline: Timeline }) {
           describe={(amount) => (amount === null ? t('payment.captureAll', { amount: money(payment.authorizedAmount) }) : t('payment.capturePreview', { amount: money(amount) }))}
         />
       </ConfirmDialog>
-      <ConfirmDialog
+      <ConfirmDialog currency={payment.currency}
         open={action === 'cancel'} title={t('payment.cancelTitle')} confirmLabel={t('payment.cancel')} danger
         onConfirm={run.cancel} onClose={() => setAction(null)}
       >
         <p>{t('payment.cancelText')}</p>
       </ConfirmDialog>
-      <ConfirmDialog
+      <ConfirmDialog currency={payment.currency}
         open={action === 'refund'} title={t('payment.refundTitle')} confirmLabel={t('payment.refund')} danger
         onConfirm={run.refund} onClose={() => setAction(null)}
       >

@@ -88,7 +88,7 @@ export function PayoutsPage() {
       </QueryView>
       <BankAccounts />
 
-      <ConfirmDialog open={creating} title={t('payouts.newTitle')} confirmLabel={t('payouts.confirmCreate')} onConfirm={create} onClose={() => setCreating(false)}>
+      <ConfirmDialog currency={form.currency} open={creating} title={t('payouts.newTitle')} confirmLabel={t('payouts.confirmCreate')} onConfirm={create} onClose={() => setCreating(false)}>
         <SelectField label={t('payouts.currency')} value={form.currency} onChange={(e) => setForm({ ...form, currency: e.target.value, bankAccountId: '' })}>
           {CURRENCIES.map((c) => <option key={c} value={c}>{c}</option>)}
         </SelectField>

@@ -22,7 +22,7 @@ export function PaymentTimeline({ timeline }: { timeline: Timeline }) {
         <>
           <strong>{t('timeline.attempt')}</strong> <StatusBadge status={a.status ?? a.outcome ?? ''} />
           {a.refusalCode && <> · {t('timeline.refusalCode')} <code>{a.refusalCode}</code></>}
-          {a.threeDSecure ? <> · {t('timeline.threeDSecure')} <code>{typeof a.threeDSecure === 'string' ? a.threeDSecure : JSON.stringify(a.threeDSecure)}</code></> : null}
+          {typeof a.threeDSecure === 'string' && <> · {t('timeline.threeDSecure')} {t(`timeline.threeDS.${a.threeDSecure}` as 'timeline.threeDS.frictionless', { defaultValue: a.threeDSecure })}</>}
           {a.card && <> · {a.card.brand} •••• {a.card.last4}</>}
         </>
       ),
@@ -33,7 +33,7 @@ export function PaymentTimeline({ timeline }: { timeline: Timeline }) {
     })),
     ...timeline.disputes.map((d) => ({
       at: d.createdAt, key: d.id,
-      body: <><strong>{t('timeline.dispute')}</strong> <Money amount={d.amount} currency={d.currency} /> <StatusBadge status={d.status} />{d.reason && <> · {d.reason}</>}</>,
+      body: <><strong>{t('timeline.dispute')}</strong> <Money amount={d.amount} currency={d.currency} /> <StatusBadge status={d.status} />{d.reason && <> · {t(`disputes.reasons.${d.reason}` as 'disputes.reasons.general', { defaultValue: d.reason })}</>}</>,
     })),
     ...timeline.audit.map((entry) => ({
       at: entry.createdAt, key: entry.id,
