@@ -58,7 +58,8 @@ eachDatabase('the words of the back-office', (dialect) => {
     await fees.getByText(/^Remboursement de 12,50\s€ : les frais déjà pris ne sont pas rendus$/).waitFor();
     await page.locator('.amount-hero').getByText(/^100,00\s€$/).waitFor();
     await page.locator('.timeline').getByText(/3-D Secure validé sans défi/).waitFor();
-    await noLeak('payment page', [/Refund re_/, /1250/, /\bEUR\b/, /frictionless/, /fees already taken/]);
+    await page.locator('.facts').getByText('Automatique', { exact: true }).waitFor();
+    await noLeak('payment page', [/Refund re_/, /1250/, /\bEUR\b/, /frictionless/, /fees already taken/, /\bAUTO\b/]);
     await accessible('French payment page');
   });
 

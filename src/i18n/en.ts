@@ -60,6 +60,7 @@ export const en = {
       refundedAmount: 'Refunded amount', disputedAmount: 'Disputed amount', refusal: 'Refusal', fees: 'Fees',
       feesCaption: 'Motu fees on this payment', feeLine: 'Line', amount: 'Amount', feesTotal: 'Total fees', net: 'Net amount',
       feeCommission: 'Commission', feeFixed: 'Fixed fee', feeAuthorization: 'Authorization',
+      captureModes: { AUTO: 'Automatic', MANUAL: 'Manual (captured later)' },
       feeRefund: 'Refund: the fees already taken are not returned', feeRefundOf: 'Refund of {{amount}}: the fees already taken are not returned',
       timeline: 'Timeline', capture: 'Capture', cancel: 'Cancel payment', refund: 'Refund',
       captureTitle: 'Capture this payment?', captureText: 'Authorized amount:', captureAmount: 'Amount to capture (empty: all)',

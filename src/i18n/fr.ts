@@ -62,6 +62,7 @@ export const fr: typeof en = {
       refundedAmount: 'Montant remboursé', disputedAmount: 'Montant contesté', refusal: 'Refus', fees: 'Frais',
       feesCaption: 'Frais Motu sur ce paiement', feeLine: 'Ligne', amount: 'Montant', feesTotal: 'Total des frais', net: 'Montant net',
       feeCommission: 'Commission', feeFixed: 'Frais fixes', feeAuthorization: 'Autorisation',
+      captureModes: { AUTO: 'Automatique', MANUAL: 'Manuel (encaissé plus tard)' },
       feeRefund: 'Remboursement : les frais déjà pris ne sont pas rendus', feeRefundOf: 'Remboursement de {{amount}} : les frais déjà pris ne sont pas rendus',
       timeline: 'Historique', capture: 'Encaisser', cancel: 'Annuler le paiement', refund: 'Rembourser',
       captureTitle: 'Encaisser ce paiement ?', captureText: 'Montant autorisé :', captureAmount: 'Montant à encaisser (vide : tout)',

@@ -14,6 +14,7 @@ import { Money } from '../components/Money.js';
 import { MoneyField, useMoneyInput } from '../components/MoneyField.js';
 import { formatAmount } from '../format.js';
 import { useLang } from '../i18n.js';
+import { catalog } from '../../../i18n/index.js';
 import { Page, Section } from '../components/Page.js';
 import { QueryView } from '../components/QueryView.js';
 import { StatusBadge } from '../components/StatusBadge.js';
@@ -110,7 +111,7 @@ function PaymentView({ timeline }: { timeline: Timeline }) {
           <dt>{t('payment.customer')}</dt><dd>{payment.email ?? '—'}</dd>
           <dt>{t('payment.card')}</dt><dd>{payment.cardLast4 ? `${payment.cardBrand ?? ''} •••• ${payment.cardLast4}` : '—'}</dd>
           <dt>{t('payment.store')}</dt><dd>{payment.store?.name ?? '—'}</dd>
-          <dt>{t('payment.captureMode')}</dt><dd>{payment.captureMode}</dd>
+          <dt>{t('payment.captureMode')}</dt><dd>{t(`payment.captureModes.${payment.captureMode}` as 'payment.captureModes.AUTO', { defaultValue: payment.captureMode })}</dd>
           <dt>{t('payment.created')}</dt><dd><DateTime value={payment.createdAt} /></dd>
           <dt>{t('payment.authorizedAt')}</dt><dd><DateTime value={payment.authorizedAt} /></dd>
           <dt>{t('payment.capturedAt')}</dt><dd><DateTime value={payment.capturedAt} /></dd>
@@ -118,7 +119,7 @@ function PaymentView({ timeline }: { timeline: Timeline }) {
           <dt>{t('payment.capturedAmount')}</dt><dd><Money amount={payment.capturedAmount} currency={payment.currency} /></dd>
           <dt>{t('payment.refundedAmount')}</dt><dd><Money amount={payment.refundedAmount} currency={payment.currency} /></dd>
           {payment.disputedAmount > 0 && <><dt>{t('payment.disputedAmount')}</dt><dd><Money amount={payment.disputedAmount} currency={payment.currency} /></dd></>}
-          {payment.refusalCode && <><dt>{t('payment.refusal')}</dt><dd><code>{payment.refusalCode}</code> {payment.refusalMessage}</dd></>}
+          {payment.refusalCode && <><dt>{t('payment.refusal')}</dt><dd><code>{payment.refusalCode}</code> {catalog[lang].checkout.refusals[payment.refusalCode] ?? catalog[lang].checkout.refusalDefault}</dd></>}
         </dl>
       </Section>
       {payment.settlement && (
