@@ -29,6 +29,10 @@ export const enMoney = {
     externalIdHint: 'Your own reference of the customer (your CRM or shop id); unique.',
     edit: 'Edit', editTitle: 'Change the customer', save: 'Save', updatedToast: 'Customer updated.',
   },
+  customerPicker: {
+    search: 'Find a customer', hint: 'Name, email or external id.', none: 'No customer matches this search.',
+    more: 'The first {{n}} shown: type more to narrow the search.',
+  },
   subscriptions: {
     title: 'Subscriptions', caption: 'Subscriptions, newest first', filters: 'Filter subscriptions', empty: 'No subscription.',
     subscription: 'Subscription', customer: 'Customer', customerId: 'Customer id', status: 'Status', amount: 'Amount',

@@ -30,6 +30,10 @@ export const frMoney: typeof enMoney = {
     externalIdHint: 'Votre propre référence du client (identifiant de votre CRM ou boutique) ; unique.',
     edit: 'Modifier', editTitle: 'Modifier le client', save: 'Enregistrer', updatedToast: 'Client modifié.',
   },
+  customerPicker: {
+    search: 'Chercher un client', hint: 'Nom, e-mail ou identifiant externe.', none: 'Aucun client ne correspond à cette recherche.',
+    more: 'Les {{n}} premiers sont affichés : précisez la recherche.',
+  },
   subscriptions: {
     title: 'Abonnements', caption: 'Abonnements, du plus récent au plus ancien', filters: 'Filtrer les abonnements', empty: 'Aucun abonnement.',
     subscription: 'Abonnement', customer: 'Client', customerId: 'Identifiant client', status: 'Statut', amount: 'Montant',

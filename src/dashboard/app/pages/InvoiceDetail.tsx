@@ -21,6 +21,7 @@ import { QueryView } from '../components/QueryView.js';
 import { StatusBadge } from '../components/StatusBadge.js';
 import { useToast } from '../components/Toasts.js';
 import { useMayChange } from './money/permissions.js';
+import { ObjectName } from '../components/ObjectName.js';
 
 type Action = 'finalize' | 'delete' | 'send' | 'payment' | 'credit' | 'uncollectible' | null;
 const PAYABLE = ['open', 'partially_paid', 'uncollectible', 'disputed'];
@@ -140,7 +141,7 @@ function InvoiceView({ invoice }: { invoice: Invoice }) {
           <dt>{t('invoices.number')}</dt><dd>{invoice.number ?? t('invoices.draftNumber')}</dd>
           <dt>{t('invoices.customer')}</dt>
           <dd><Link to={`/customers/${invoice.customerId}`}>{customer.data?.name || customer.data?.email || invoice.customerId}</Link></dd>
-          {invoice.subscriptionId && <><dt>{t('invoices.subscription')}</dt><dd><Link to={`/subscriptions/${invoice.subscriptionId}`}><code>{invoice.subscriptionId}</code></Link></dd></>}
+          {invoice.subscriptionId && <><dt>{t('invoices.subscription')}</dt><dd><ObjectName id={invoice.subscriptionId} /></dd></>}
           <dt>{t('invoices.subtotal')}</dt><dd><Money amount={invoice.subtotal} currency={invoice.currency} /></dd>
           {invoice.taxes.map((tax) => (
             <div key={tax.rate} className="facts-row">

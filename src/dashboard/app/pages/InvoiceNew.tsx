@@ -72,7 +72,7 @@ export function InvoiceNewPage() {
       <form onSubmit={submit}>
         <Section title={t('invoices.customerAndTerms')}>
           <div className="grid-form">
-            <CustomerSelect label={t('invoices.customer')} placeholder={t('invoices.chooseCustomer')} value={customerId} onChange={(e) => setCustomerId(e.target.value)} />
+            <CustomerSelect label={t('invoices.customer')} placeholder={t('invoices.chooseCustomer')} value={customerId} onChange={setCustomerId} />
             <SelectField label={t('invoices.currency')} value={currency} onChange={(e) => setCurrency(e.target.value)}>
               <option value="XPF">XPF</option>
               <option value="EUR">EUR</option>

@@ -19,6 +19,7 @@ import { StatusBadge } from '../components/StatusBadge.js';
 import { useToast } from '../components/Toasts.js';
 import { intervalText } from './money/intervals.js';
 import { useMayChange } from './money/permissions.js';
+import { ObjectName } from '../components/ObjectName.js';
 
 type Action = 'cancel' | 'retry' | 'card-link' | null;
 
@@ -85,7 +86,7 @@ function SubscriptionView({ subscription }: { subscription: Subscription }) {
         <ul className="plain-list">
           {c.getValue().map((a) => (
             <li key={a.paymentId + a.at}>
-              <DateTime value={a.at} /> · <StatusBadge status={a.outcome} /> · <Link to={`/payments/${a.paymentId}`}><code>{a.paymentId}</code></Link>
+              <DateTime value={a.at} /> · <StatusBadge status={a.outcome} /> · <ObjectName id={a.paymentId} />
               {a.refusalCode && <> · {t('timeline.refusalCode')} <code>{a.refusalCode}</code></>}
             </li>
           ))}
@@ -93,7 +94,7 @@ function SubscriptionView({ subscription }: { subscription: Subscription }) {
       )),
     }),
     column.accessor('nextAttemptAt', { header: t('subscriptions.nextAttempt'), cell: (c) => <DateTime value={c.getValue()} /> }),
-    column.accessor('invoiceId', { header: t('subscriptions.invoice'), cell: (c) => (c.getValue() ? <Link to={`/invoices/${c.getValue()}`}><code>{c.getValue()}</code></Link> : '—') }),
+    column.accessor('invoiceId', { header: t('subscriptions.invoice'), cell: (c) => (c.getValue() ? <ObjectName id={c.getValue()!} /> : '—') }),
   ];
 
   return (

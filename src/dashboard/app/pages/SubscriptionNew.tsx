@@ -67,7 +67,7 @@ export function SubscriptionNewPage() {
         <Section title={t('subscriptions.customerAndCard')}>
           <div className="grid-form">
             <CustomerSelect label={t('subscriptions.customer')} placeholder={t('subscriptions.chooseCustomer')} value={customerId}
-              onChange={(e) => { setCustomerId(e.target.value); setPaymentMethodId(''); }} />
+              onChange={(id) => { setCustomerId(id); setPaymentMethodId(''); }} />
             <SelectField label={t('subscriptions.card')} value={paymentMethodId} onChange={(e) => setPaymentMethodId(e.target.value)} disabled={!customerId}
               hint={t('subscriptions.cardHint')}>
               <option value="">{t('subscriptions.noCardYet')}</option>

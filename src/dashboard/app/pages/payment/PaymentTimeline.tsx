@@ -8,6 +8,7 @@ import { DateTime } from '../../components/DateTime.js';
 import { Deliveries, ResendButton } from '../../components/Deliveries.js';
 import { Money } from '../../components/Money.js';
 import { StatusBadge } from '../../components/StatusBadge.js';
+import { ActivitySentence } from '../../components/ActivitySentence.js';
 
 interface Entry { at: string; key: string; body: ReactNode }
 
@@ -37,7 +38,7 @@ export function PaymentTimeline({ timeline }: { timeline: Timeline }) {
     })),
     ...timeline.audit.map((entry) => ({
       at: entry.createdAt, key: entry.id,
-      body: <><strong>{t('timeline.teamAction')}</strong> {entry.user?.email ?? '—'} · <code>{entry.action}</code> · <StatusBadge status={entry.outcome} /></>,
+      body: <><strong>{t('timeline.teamAction')}</strong> <ActivitySentence entry={entry} /> · <StatusBadge status={entry.outcome} /></>,
     })),
     ...timeline.events.map((event) => ({
       at: event.createdAt, key: event.id,
