@@ -258,7 +258,8 @@ eachDatabase('the back-office money pages', (dialect) => {
 
     await page.getByRole('button', { name: 'Send' }).click();
     await page.getByRole('dialog', { name: 'Send this invoice?' }).getByRole('button', { name: 'Send' }).click();
-    await toast('Invoice sent.');
+    await toast('Invoice sent, not mailed: no mail server is set up. Share the link below with the customer.');
+    await page.getByRole('region', { name: "The invoice's page for the customer" }).getByRole('button', { name: 'Copy' }).waitFor();
     assert.match(await page.locator('.invoice-url').innerText(), /\/invoices\//);
     assert.ok((await api('GET', `/api/v1/billing/invoices/${invoiceId}`)).sentAt);
 

@@ -1,5 +1,6 @@
 // One invoice: its lines, totals per tax rate, paid, credited and due; the PDF; and what its status allows, each behind
-// a confirmation: Finalize or Delete a draft; Send (its hosted page's address shown), Record a payment, Credit note
+// a confirmation: Finalize or Delete a draft; Send (what it did: mailed to whom or why not, and its hosted page's
+// address with a Copy button), Record a payment, Credit note
 // (with or without refund of its card payments) and Mark uncollectible once finalized; its credit notes, with their PDFs.
 import { useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
@@ -21,6 +22,8 @@ import { QueryView } from '../components/QueryView.js';
 import { StatusBadge } from '../components/StatusBadge.js';
 import { useToast } from '../components/Toasts.js';
 import { useMayChange } from './money/permissions.js';
+import { SentInvoice, sendOutcome } from './money/SentInvoice.js';
+import { useMe } from '../session.js';
 import { ObjectName } from '../components/ObjectName.js';
 
 type Action = 'finalize' | 'delete' | 'send' | 'payment' | 'credit' | 'uncollectible' | null;
@@ -50,7 +53,8 @@ function InvoiceView({ invoice }: { invoice: Invoice }) {
   const [note, setNote] = useState('');
   const [reason, setReason] = useState<string>('order_change');
   const [refund, setRefund] = useState(false);
-  const [sentUrl, setSentUrl] = useState<string | null>(null);
+  const [sent, setSent] = useState<{ url: string; outcome: string } | null>(null);
+  const { mode } = useMe();
   const creditNotes = useQuery({
     queryKey: ['credit-notes', invoice.id],
     queryFn: () => api.get<ApiPage<CreditNote>>('/api/v1/billing/credit-notes', { invoiceId: invoice.id, limit: 100 }),
@@ -83,9 +87,10 @@ function InvoiceView({ invoice }: { invoice: Invoice }) {
       navigate('/invoices');
     },
     send: async () => {
-      const sent = await api.post<Invoice>(`${base}/send`, {});
-      setSentUrl(sent.url ?? null);
-      await done(sent, t('invoices.sent'));
+      const result = await api.post<Invoice>(`${base}/send`, {});
+      const outcome = await sendOutcome(t, invoice.id, customer.data, mode);
+      setSent(result.url ? { url: result.url, outcome } : null);
+      await done(result, outcome);
     },
     payment: async () => done(
       await api.post<Invoice>(`${base}/payments`, { amount: paymentAmount.amount({ required: true }), method, ...(note.trim() ? { note: note.trim() } : {}) }),
@@ -128,12 +133,7 @@ function InvoiceView({ invoice }: { invoice: Invoice }) {
       }
     >
       <p><Link to="/invoices">{t('invoices.backToList')}</Link></p>
-      {sentUrl && (
-        <div className="notice" role="region" aria-label={t('invoices.hostedPage')}>
-          <p><strong>{t('invoices.hostedPage')}</strong></p>
-          <div className="secret-box"><code className="invoice-url">{sentUrl}</code></div>
-        </div>
-      )}
+      {sent && <SentInvoice url={sent.url} outcome={sent.outcome} />}
       <Section title={t('invoices.summary')}>
         <p className="amount-hero"><Money amount={invoice.total} currency={invoice.currency} /></p>
         <p><StatusBadge status={invoice.status} />{invoice.overdue && <> <span className="badge bad">{t('invoices.overdue')}</span></>}</p>
