@@ -109,6 +109,10 @@ export const enMoney = {
     transactions: 'Transactions in this payout', transactionsCaption: 'The balance transactions this payout carries',
     cancel: 'Cancel payout', cancelTitle: 'Cancel this payout?', cancelText: 'The amount goes back to the available balance:',
     cancelled: 'Payout cancelled.',
+    failures: {
+      no_account: 'The bank knows no such account.', account_closed: 'The account is closed.', declined: 'The bank declined the transfer.',
+      could_not_process: 'The bank could not process the transfer.',
+    },
   },
   bankAccounts: {
     title: 'Bank accounts', caption: 'Bank accounts', empty: 'No bank account: add one to receive payouts.', add: 'Add a bank account',

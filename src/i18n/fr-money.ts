@@ -111,6 +111,10 @@ export const frMoney: typeof enMoney = {
     transactions: 'Mouvements de ce virement', transactionsCaption: 'Les mouvements du solde que porte ce virement',
     cancel: 'Annuler le virement', cancelTitle: 'Annuler ce virement ?', cancelText: 'Le montant revient au solde disponible :',
     cancelled: 'Virement annulé.',
+    failures: {
+      no_account: "La banque ne connaît pas ce compte.", account_closed: 'Le compte est clos.', declined: 'La banque a refusé le virement.',
+      could_not_process: "La banque n'a pas pu traiter le virement.",
+    },
   },
   bankAccounts: {
     title: 'Comptes bancaires', caption: 'Comptes bancaires', empty: 'Aucun compte bancaire : ajoutez-en un pour recevoir les virements.', add: 'Ajouter un compte bancaire',
