@@ -104,6 +104,22 @@ eachDatabase('sending an invoice from the back-office', (dialect) => {
     }
   });
 
+  it('a card link asked to be mailed says to whom it was mailed', async () => {
+    const cus = await api('POST', '/api/v1/customers', { name: 'Vaite', email: 'vaite@example.pf' });
+    const sub = await api('POST', '/api/v1/subscriptions', { customerId: cus.id, amount: 1500, currency: 'XPF', interval: 'month', description: 'Paniers' });
+    const { context, page } = await open('en', 'none');
+    try {
+      await page.goto(`${suite.baseUrl}/dashboard/subscriptions/${sub.id}`);
+      await page.getByRole('button', { name: 'Send a card link' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Ask the customer for a card' });
+      await dialog.getByLabel('Also email the link to the customer').check();
+      await dialog.getByRole('button', { name: 'Create the link' }).click();
+      await page.getByRole('region', { name: 'Card link' }).getByText('Card link created and mailed to vaite@example.pf.').waitFor();
+    } finally {
+      await context.close();
+    }
+  });
+
   it('test mode mails only the allowed addresses: the page says so rather than "sent"', async () => {
     const id = await invoiceFor({ name: 'Moana', email: 'moana@elsewhere.example' });
     const { context, page } = await open('en', id);

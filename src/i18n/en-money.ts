@@ -53,6 +53,8 @@ export const enMoney = {
     sendCardLink: 'Send a card link', cardLinkTitle: 'Ask the customer for a card',
     cardLinkText: 'A link to a page where the customer saves a card; the card then pays this subscription.',
     sendEmail: 'Also email the link to the customer', createCardLink: 'Create the link', cardLinkCreated: 'Card link created.',
+    cardLinkMailed: 'Card link created and mailed to {{email}}.',
+    cardLinkNotMailed: 'Card link created, not mailed (no mail server set up, or no email address for the customer): share the link below.',
     cardLinkUrl: 'Card link', cardLinkNote: 'Send this address to the customer. It expires', copied: 'Copied',
     create: 'New subscription', newTitle: 'New subscription', customerAndCard: 'Customer and card', chooseCustomer: 'Choose a customer',
     cardHint: "One of the customer's saved cards. Without one, the subscription waits: send a card link from its page.",

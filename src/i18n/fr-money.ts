@@ -54,6 +54,8 @@ export const frMoney: typeof enMoney = {
     sendCardLink: 'Envoyer un lien de carte', cardLinkTitle: 'Demander une carte au client',
     cardLinkText: 'Un lien vers une page où le client enregistre une carte ; cette carte paie ensuite cet abonnement.',
     sendEmail: 'Envoyer aussi le lien par e-mail au client', createCardLink: 'Créer le lien', cardLinkCreated: 'Lien de carte créé.',
+    cardLinkMailed: 'Lien de carte créé et envoyé par e-mail à {{email}}.',
+    cardLinkNotMailed: "Lien de carte créé, sans e-mail (aucun serveur de mail configuré, ou pas d'adresse e-mail pour le client) : partagez le lien ci-dessous.",
     cardLinkUrl: 'Lien de carte', cardLinkNote: 'Envoyez cette adresse au client. Elle expire le', copied: 'Copié',
     create: 'Nouvel abonnement', newTitle: 'Nouvel abonnement', customerAndCard: 'Client et carte', chooseCustomer: 'Choisissez un client',
     cardHint: "Une des cartes enregistrées du client. Sans carte, l'abonnement attend : envoyez un lien de carte depuis sa page.",

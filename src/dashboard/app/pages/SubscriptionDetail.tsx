@@ -68,7 +68,14 @@ function SubscriptionView({ subscription }: { subscription: Subscription }) {
     const created = await api.post<CardLink>(`/api/v1/customers/${subscription.customerId}/card-links`, { subscriptionId: subscription.id, sendEmail });
     setLink(created);
     setCopied(false);
-    toast(t('subscriptions.cardLinkCreated'));
+    toast(cardLinkOutcome(created.emailStatus));
+  };
+  /** What creating the link did about mail: mailed to the customer, or the link to share (cardLinkNotMailed). */
+  const cardLinkOutcome = (status: string) => {
+    const email = customer.data?.email ?? '';
+    if (status === 'queued' || status === 'sent') return t('subscriptions.cardLinkMailed', { email });
+    if (status === 'not_sent' || status === 'failed') return t('subscriptions.cardLinkNotMailed');
+    return t('subscriptions.cardLinkCreated');
   };
   const copy = async () => {
     if (!link) return;
@@ -111,6 +118,7 @@ function SubscriptionView({ subscription }: { subscription: Subscription }) {
       <p><Link to="/subscriptions">{t('subscriptions.backToList')}</Link></p>
       {link && (
         <div className="notice" role="region" aria-label={t('subscriptions.cardLinkUrl')}>
+          <p className="send-outcome">{cardLinkOutcome(link.emailStatus)}</p>
           <p><strong>{t('subscriptions.cardLinkUrl')}</strong> {t('subscriptions.cardLinkNote')} <DateTime value={link.expiresAt} /></p>
           <div className="secret-box">
             <code className="card-link-url">{link.url}</code>
