@@ -35,7 +35,7 @@ export const enMoney = {
   },
   subscriptions: {
     title: 'Subscriptions', caption: 'Subscriptions, newest first', filters: 'Filter subscriptions', empty: 'No subscription.',
-    subscription: 'Subscription', customer: 'Customer', customerId: 'Customer id', status: 'Status', amount: 'Amount',
+    subscription: 'Subscription', customer: 'Customer', status: 'Status', amount: 'Amount',
     nextDueDate: 'Next due date', created: 'Created', id: 'Subscription id', card: 'Card', noCard: 'No card: waiting for one',
     every: {
       day_one: 'every day', day_other: 'every {{count}} days', week_one: 'every week', week_other: 'every {{count}} weeks',
@@ -64,7 +64,7 @@ export const enMoney = {
   },
   invoices: {
     title: 'Invoices', caption: 'Invoices, newest first', filters: 'Filter invoices', empty: 'No invoice.', create: 'New invoice',
-    number: 'Number', draftNumber: 'Draft', customer: 'Customer', customerId: 'Customer id', status: 'Status', total: 'Total',
+    number: 'Number', draftNumber: 'Draft', customer: 'Customer', status: 'Status', total: 'Total',
     remaining: 'Amount due', dueDate: 'Due date', created: 'Created', overdue: 'Overdue',
     newTitle: 'New invoice', backToList: '← All invoices', customerAndTerms: 'Customer and terms', chooseCustomer: 'Choose a customer',
     currency: 'Currency', daysUntilDue: 'Days to pay (from finalization)', lines: 'Lines', addLine: 'Add a line', lineN: 'Line {{n}}',
@@ -77,7 +77,7 @@ export const enMoney = {
     finalizeText: 'It gets its number and can no longer be changed. Total:', finalized: 'Invoice finalized.',
     delete: 'Delete draft', deleteTitle: 'Delete this draft?', deleteText: 'The draft is deleted; it never had a number.', deleted: 'Draft deleted.',
     send: 'Send', sendTitle: 'Send this invoice?', sendText: 'The customer gets the invoice page, where they can pay by card:',
-    sent: 'Invoice sent.', hostedPage: "The invoice's page for the customer",
+    hostedPage: "The invoice's page for the customer",
     mailed: 'Invoice sent: mailed to {{email}} with the link to its page.',
     mailQueued: 'Invoice sent: a mail with the link to its page is on its way to {{email}}.',
     mailFailed: 'Invoice sent, but the mail to {{email}} failed: share the link below with the customer.',

@@ -36,7 +36,7 @@ export const frMoney: typeof enMoney = {
   },
   subscriptions: {
     title: 'Abonnements', caption: 'Abonnements, du plus récent au plus ancien', filters: 'Filtrer les abonnements', empty: 'Aucun abonnement.',
-    subscription: 'Abonnement', customer: 'Client', customerId: 'Identifiant client', status: 'Statut', amount: 'Montant',
+    subscription: 'Abonnement', customer: 'Client', status: 'Statut', amount: 'Montant',
     nextDueDate: 'Prochaine échéance', created: 'Créé', id: "Identifiant d'abonnement", card: 'Carte', noCard: 'Pas de carte : en attente',
     every: {
       day_one: 'chaque jour', day_other: 'tous les {{count}} jours', week_one: 'chaque semaine', week_other: 'toutes les {{count}} semaines',
@@ -65,7 +65,7 @@ export const frMoney: typeof enMoney = {
   },
   invoices: {
     title: 'Factures', caption: 'Factures, de la plus récente à la plus ancienne', filters: 'Filtrer les factures', empty: 'Aucune facture.', create: 'Nouvelle facture',
-    number: 'Numéro', draftNumber: 'Brouillon', customer: 'Client', customerId: 'Identifiant client', status: 'Statut', total: 'Total',
+    number: 'Numéro', draftNumber: 'Brouillon', customer: 'Client', status: 'Statut', total: 'Total',
     remaining: 'Reste dû', dueDate: 'Échéance', created: 'Créée', overdue: 'En retard',
     newTitle: 'Nouvelle facture', backToList: '← Toutes les factures', customerAndTerms: 'Client et conditions', chooseCustomer: 'Choisissez un client',
     currency: 'Devise', daysUntilDue: 'Délai de paiement en jours (après finalisation)', lines: 'Lignes', addLine: 'Ajouter une ligne', lineN: 'Ligne {{n}}',
@@ -78,7 +78,7 @@ export const frMoney: typeof enMoney = {
     finalizeText: 'Elle reçoit son numéro et ne peut plus être modifiée. Total :', finalized: 'Facture finalisée.',
     delete: 'Supprimer le brouillon', deleteTitle: 'Supprimer ce brouillon ?', deleteText: "Le brouillon est supprimé ; il n'a jamais eu de numéro.", deleted: 'Brouillon supprimé.',
     send: 'Envoyer', sendTitle: 'Envoyer cette facture ?', sendText: 'Le client reçoit la page de la facture, où il peut payer par carte :',
-    sent: 'Facture envoyée.', hostedPage: 'La page de la facture pour le client',
+    hostedPage: 'La page de la facture pour le client',
     mailed: 'Facture envoyée : envoyée par e-mail à {{email}} avec le lien de sa page.',
     mailQueued: 'Facture envoyée : un e-mail avec le lien de sa page part pour {{email}}.',
     mailFailed: "Facture envoyée, mais l'e-mail à {{email}} a échoué : partagez le lien ci-dessous avec le client.",
