@@ -22,6 +22,7 @@ import { useToast } from '../components/Toasts.js';
 import { FeeLines } from './payment/FeeLines.js';
 import { PaymentTimeline } from './payment/PaymentTimeline.js';
 import { usePermissions } from '../permissions.js';
+import { CustomerName } from './money/CustomerName.js';
 
 type Action = 'capture' | 'cancel' | 'refund' | null;
 
@@ -108,7 +109,7 @@ function PaymentView({ timeline }: { timeline: Timeline }) {
           <dt>{t('payment.id')}</dt><dd><code>{payment.id}</code></dd>
           <dt>{t('payment.reference')}</dt><dd><code>{payment.reference}</code></dd>
           <dt>{t('payment.orderReference')}</dt><dd>{payment.orderReference ?? '—'}</dd>
-          <dt>{t('payment.customer')}</dt><dd>{payment.email ?? '—'}</dd>
+          <dt>{t('payment.customer')}</dt><dd>{payment.customerId ? <CustomerName id={payment.customerId} /> : payment.email ?? '—'}</dd>
           <dt>{t('payment.card')}</dt><dd>{payment.cardLast4 ? `${payment.cardBrand ?? ''} •••• ${payment.cardLast4}` : '—'}</dd>
           <dt>{t('payment.store')}</dt><dd>{payment.store?.name ?? '—'}</dd>
           <dt>{t('payment.captureMode')}</dt><dd>{t(`payment.captureModes.${payment.captureMode}` as 'payment.captureModes.AUTO', { defaultValue: payment.captureMode })}</dd>
