@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
 import { axeViolations } from './support/axe.js';
-import { signedInUser } from './support/back-office.js';
+import { signedInUser, type UserClient } from './support/back-office.js';
+import { createMerchant } from './support/factories.js';
 import { newPage } from './support/browser.js';
 import { eachDatabase } from './support/harness.js';
 import { withMerchantApp } from './support/merchant-app.js';
@@ -37,12 +38,13 @@ eachDatabase('sending an invoice from the back-office', (dialect) => {
     return res.body;
   };
   let cookie: { name: string; value: string };
+  let owner: UserClient;
 
   before(async () => {
     assert.equal((await t.admin('PATCH', `/admin/v1/merchants/${m.id}`, IDENTITY)).status, 200);
-    const user = await signedInUser(t, m.id, 'owner');
-    const eq = user.cookie.indexOf('=');
-    cookie = { name: user.cookie.slice(0, eq), value: user.cookie.slice(eq + 1) };
+    owner = await signedInUser(t, m.id, 'owner');
+    const eq = owner.cookie.indexOf('=');
+    cookie = { name: owner.cookie.slice(0, eq), value: owner.cookie.slice(eq + 1) };
   });
 
   /** A finalized invoice of a new customer with these details. */
@@ -85,6 +87,18 @@ eachDatabase('sending an invoice from the back-office', (dialect) => {
     } finally {
       await context.close();
     }
+  });
+
+  it('GET /dashboard/api/mails answers the mails queued about one object of the merchant, and nobody else\'s', async () => {
+    const id = await invoiceFor({ name: 'Tiare', email: 'tiare@example.pf' });
+    await api('POST', `/api/v1/billing/invoices/${id}/send`, {});
+    const mine = await owner.call('GET', `/dashboard/api/mails?kind=invoice&subjectId=${id}`);
+    assert.equal(mine.status, 200, JSON.stringify(mine.body));
+    assert.equal(mine.body.mailer, true);
+    assert.deepEqual(mine.body.data.map((d: { kind: string; recipient: string }) => [d.kind, d.recipient]), [['invoice', 'tiare@example.pf']]);
+    const stranger = await signedInUser(t, (await createMerchant(t)).id, 'owner');
+    assert.deepEqual((await stranger.call('GET', `/dashboard/api/mails?kind=invoice&subjectId=${id}`)).body.data, []);
+    assert.equal((await owner.call('GET', `/dashboard/api/mails?kind=invitation&subjectId=${id}`)).status, 400);
   });
 
   it('in French, a customer without an email: not mailed, and the link to share', async () => {
