@@ -39,7 +39,7 @@ describe('describeError', () => {
     assert.equal(describeError(iban, fr, 'fr'), "Cet IBAN n'est pas valide : vérifiez-le, ses chiffres de contrôle ne correspondent pas.");
     const two = refusal('VALIDATION_ERROR', { field: 'amount' }, [{ field: 'amount', message: 'x' }, { field: 'currency', message: 'y' }], 400);
     assert.equal(describeError(two, en, 'en'), 'A value is refused: the amount, the currency.');
-    assert.equal(describeError(refusal('ALREADY_EXISTS', { field: 'email' }, undefined, 409), fr, 'fr'), "Un autre a déjà l'e-mail.");
+    assert.equal(describeError(refusal('ALREADY_EXISTS', { field: 'email' }, undefined, 409), fr, 'fr'), "Déjà pris par un autre : l'e-mail.");
     assert.equal(describeError(refusal('PAYOUT_NOT_CANCELLABLE', { status: 'paid' }), en, 'en'), 'This payout cannot be cancelled: it is paid.');
   });
 

@@ -20,7 +20,7 @@ const codes = {
   PERMISSION_DENIED: 'Your role does not allow this; ask an owner or an admin of your team.',
   NOT_FOUND: 'Not found: it may have been deleted.',
   ROUTE_NOT_FOUND: 'Not found.',
-  ALREADY_EXISTS: 'Another one already has this {{field}}.',
+  ALREADY_EXISTS: 'Already taken by another: {{field}}.',
   IDEMPOTENCY_KEY_REUSED: 'This request was already made with other values; try again.',
   IDEMPOTENCY_KEY_IN_USE: 'It changed meanwhile, or the same request is still running; try again in a moment.',
   SESSION_EXPIRED: 'This session is no longer active.',

@@ -20,7 +20,7 @@ export const frErrors: typeof enErrors = {
       PERMISSION_DENIED: "Votre rôle ne le permet pas ; demandez à un propriétaire ou un administrateur de l'équipe.",
       NOT_FOUND: 'Introuvable : peut-être a-t-il été supprimé.',
       ROUTE_NOT_FOUND: 'Introuvable.',
-      ALREADY_EXISTS: 'Un autre a déjà {{field}}.',
+      ALREADY_EXISTS: 'Déjà pris par un autre : {{field}}.',
       IDEMPOTENCY_KEY_REUSED: 'Cette demande a déjà été faite avec d’autres valeurs ; réessayez.',
       IDEMPOTENCY_KEY_IN_USE: 'Cela a changé entre-temps, ou la même demande est encore en cours ; réessayez dans un instant.',
       SESSION_EXPIRED: "Cette session n'est plus active.",
