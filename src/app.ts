@@ -65,6 +65,7 @@ import { backOfficeRoutes } from './modules/back-office/back-office.routes.js';
 import { usersAdminRoutes } from './modules/users/users.admin.routes.js';
 import { usersRoutes } from './modules/users/users.routes.js';
 import { checkCsrf, registerAudit, resolveSession } from './http/dashboard-auth.js';
+import { mailsRoutes } from './modules/back-office/mails.js';
 
 export interface AppDeps {
   db: Database;
@@ -257,6 +258,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
         apiKeys: services.apiKeys, merchants: services.merchants, stores: services.stores, audit: services.audit,
         timeline: services.timeline, home: services.home, defaultTimezone: config.timezone,
       }));
+      await dashboard.register(mailsRoutes({ db, mailer: config.mail !== undefined }));
     },
     { prefix: '/dashboard/api' },
   );

@@ -4177,6 +4177,11 @@ export interface operations {
                 email?: string;
                 /** @example crm-000451 */
                 externalId?: string;
+                /**
+                 * @description Search: the customers whose name, email or external id contains this text (any case), or whose id it is
+                 * @example ORDER-2026-0042
+                 */
+                q?: string;
             };
             header?: never;
             path?: never;

@@ -11,7 +11,8 @@ import { ROLES, type Role, type TeamMember } from '../../types.js';
 import { ConfirmDialog } from '../../components/ConfirmDialog.js';
 import { DataTable } from '../../components/DataTable.js';
 import { DateTime } from '../../components/DateTime.js';
-import { ErrorMessage, errorText } from '../../components/ErrorMessage.js';
+import { ErrorMessage } from '../../components/ErrorMessage.js';
+import { useErrorText } from '../../errors.js';
 import { SelectField, TextField } from '../../components/Form.js';
 import { Section } from '../../components/Page.js';
 import { QueryView } from '../../components/QueryView.js';
@@ -23,6 +24,7 @@ const KEY = ['team'];
 
 export function TeamPart() {
   const { t } = useTranslation();
+  const errorText = useErrorText();
   const me = useMe();
   const queryClient = useQueryClient();
   const toast = useToast();
