@@ -34,6 +34,8 @@ const codes = {
   PAYOUT_NOT_CANCELLABLE: 'This payout cannot be cancelled: it is {{status}}.',
   PAYOUT_NOT_PENDING: 'This payout is {{status}} already.',
   CLOCK_NOT_ADVANCEABLE: 'This test clock only moves forward, once it is ready.',
+  CLOCK_ADVANCE_TOO_FAR: 'One advance cannot move this test clock that far: advance it in several steps.',
+  CLOCK_OBJECT_LIMIT: 'This test clock holds as many customers or subscriptions as it may: use another clock.',
   PAYMENT_DISPUTED: '{{disputedAmount}} of this payment is disputed: {{refundable}} can still be refunded.',
   PAYMENT_NOT_DISPUTABLE: 'Nothing captured is left to dispute on this payment.',
   DISPUTE_EVIDENCE_SUBMITTED: 'The evidence was submitted already: the bank is reviewing it.',

@@ -34,6 +34,8 @@ export const frErrors: typeof enErrors = {
       PAYOUT_NOT_CANCELLABLE: 'Ce virement ne peut pas être annulé : il est {{status}}.',
       PAYOUT_NOT_PENDING: 'Ce virement est déjà {{status}}.',
       CLOCK_NOT_ADVANCEABLE: "Cette horloge de test n'avance que vers l'avant, une fois prête.",
+      CLOCK_ADVANCE_TOO_FAR: 'Une seule avance ne peut pas mener cette horloge de test aussi loin : avancez-la en plusieurs fois.',
+      CLOCK_OBJECT_LIMIT: "Cette horloge de test porte déjà autant de clients ou d'abonnements qu'elle le peut : utilisez-en une autre.",
       PAYMENT_DISPUTED: '{{disputedAmount}} de ce paiement est contesté : {{refundable}} peut encore être remboursé.',
       PAYMENT_NOT_DISPUTABLE: "Il ne reste rien d'encaissé à contester sur ce paiement.",
       DISPUTE_EVIDENCE_SUBMITTED: 'Les preuves ont déjà été soumises : la banque les examine.',
