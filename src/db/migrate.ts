@@ -36,6 +36,7 @@ import * as m0033 from './migrations/0033_payments_list.js';
 import * as m0034 from './migrations/0034_contract_acquirer.js';
 import * as m0035 from './migrations/0035_monext_settlement.js';
 import * as m0036 from './migrations/0036_monext_attempts.js';
+import * as m0038 from './migrations/0038_back_office_trust.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_core': m0001,
@@ -73,6 +74,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0034_contract_acquirer': m0034,
   '0035_monext_settlement': m0035,
   '0036_monext_attempts': m0036,
+  '0038_back_office_trust': m0038,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

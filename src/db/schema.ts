@@ -19,7 +19,7 @@ import type { SubscriptionDueDatesTable, SubscriptionsTable } from '../modules/s
 import type { MailAttemptsTable, MailJobsTable } from '../mail/mail.table.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEventsTable } from '../events/events.table.js';
 import type { WebhookEndpointsTable } from '../modules/webhooks/endpoints.table.js';
-import type { UserSessionsTable, UsersTable } from '../modules/users/users.table.js';
+import type { SignInAttemptsTable, UserSessionsTable, UsersTable } from '../modules/users/users.table.js';
 import type { AuditLogTable } from '../modules/audit/audit.table.js';
 
 export interface DB {
@@ -67,4 +67,5 @@ export interface DB {
   users: UsersTable;
   user_sessions: UserSessionsTable;
   audit_log: AuditLogTable;
+  sign_in_attempts: SignInAttemptsTable;
 }

@@ -11,10 +11,11 @@ import { newId, randomToken } from '../../shared/ids.js';
 import type { ApiKey, Mode, Permission } from './merchants.table.js';
 import { requireMerchant } from './merchants.repository.js';
 import type { Owner, Principal } from './principal.js';
+import type { Role } from '../users/users.table.js';
 
 const KEY_PATTERN = /^sk_(test|live)_[0-9A-Za-z]{32}$/;
 
-type KeyRow = Pick<ApiKey, 'id' | 'merchant_id' | 'mode' | 'permission' | 'store_id' | 'revoked_at'>;
+type KeyRow = Pick<ApiKey, 'id' | 'merchant_id' | 'mode' | 'permission' | 'store_id' | 'revoked_at' | 'created_by' | 'role'>;
 
 /** The principal a secret key speaks for; UNAUTHORIZED for a malformed, unknown or revoked key. */
 export type KeyAuthenticator = (secretKey: string) => Promise<Principal>;
@@ -22,7 +23,7 @@ export type KeyAuthenticator = (secretKey: string) => Promise<Principal>;
 export function apiKeyAuthenticator(db: Database): KeyAuthenticator {
   const lookup = db.kysely
     .selectFrom('api_keys')
-    .select(['id', 'merchant_id', 'mode', 'permission', 'store_id', 'revoked_at'])
+    .select(['id', 'merchant_id', 'mode', 'permission', 'store_id', 'revoked_at', 'created_by', 'role'])
     .where('key_hash', '=', '')
     .compile();
   db.keepPrepared?.(lookup.sql);
@@ -35,7 +36,8 @@ export function apiKeyAuthenticator(db: Database): KeyAuthenticator {
     const row = await keys.get(hash, async () => (await db.kysely.executeQuery<KeyRow>(CompiledQuery.raw(lookup.sql, [hash]))).rows[0], (found) => found !== undefined);
     if (!row) throw new AppError('UNAUTHORIZED', 'This API key is not valid');
     if (row.revoked_at) throw new AppError('UNAUTHORIZED', 'This API key has been revoked');
-    return { merchantId: row.merchant_id, mode: row.mode, keyId: row.id, permission: row.permission, storeId: row.store_id };
+    const principal = { merchantId: row.merchant_id, mode: row.mode, keyId: row.id, permission: row.permission, storeId: row.store_id };
+    return row.created_by !== null && row.role !== null ? { ...principal, madeBy: { userId: row.created_by, role: row.role } } : principal;
   };
 }
 
@@ -43,6 +45,8 @@ export interface KeyInput {
   mode: Mode;
   permission?: Permission;
   storeId?: string;
+  /** Made in the back-office: by this user, whose role is the key's ceiling. */
+  madeBy?: { userId: string; role: Role };
 }
 
 export function newSecretKey(mode: Mode): string {
@@ -76,15 +80,27 @@ export class ApiKeysService {
 
   /** The keys of a merchant's environment, newest first, never their secret (only its last four characters). */
   async list(owner: Owner) {
-    const rows = await this.db.kysely.selectFrom('api_keys').select(['id', 'mode', 'permission', 'store_id', 'last4', 'created_at', 'revoked_at'])
-      .where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode).orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
+    const rows = await this.views().where('api_keys.merchant_id', '=', owner.merchantId).where('api_keys.mode', '=', owner.mode)
+      .orderBy('api_keys.created_at', 'desc').orderBy('api_keys.id', 'desc').execute();
     return rows.map(keyView);
   }
 
-  /** A key of the merchant's environment (the back-office): created in that mode, answered with its secret once. */
-  async createOwned(owner: Owner, input: Omit<KeyInput, 'mode'>) {
-    const created = await this.create(owner.merchantId, { ...input, mode: owner.mode });
-    return { ...created, last4: created.secretKey.slice(-4), createdAt: this.now(), revokedAt: null };
+  private views() {
+    return this.db.kysely.selectFrom('api_keys').leftJoin('users', 'users.id', 'api_keys.created_by')
+      .select(['api_keys.id', 'api_keys.mode', 'api_keys.permission', 'api_keys.store_id', 'api_keys.last4', 'api_keys.created_at', 'api_keys.revoked_at',
+        'api_keys.created_by', 'api_keys.role', 'users.email']);
+  }
+
+  /**
+   * A key of the merchant's environment made in the back-office by `maker`: created in the session's mode, with the
+   * maker's role as its ceiling, answered with its secret once.
+   */
+  async createOwned(owner: Owner, maker: { userId: string; email: string; role: Role }, input: Omit<KeyInput, 'mode' | 'madeBy'>) {
+    const created = await this.create(owner.merchantId, { ...input, mode: owner.mode, madeBy: { userId: maker.userId, role: maker.role } });
+    return {
+      ...created, last4: created.secretKey.slice(-4), createdAt: this.now(), revokedAt: null,
+      createdBy: { id: maker.userId, email: maker.email }, role: maker.role,
+    };
   }
 
   /** Revokes a key of the merchant's environment; another merchant's or mode's key is 404. */
@@ -93,9 +109,7 @@ export class ApiKeysService {
       .where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode).executeTakeFirst();
     if (!key) throw notFound('key', id);
     await this.revoke(id);
-    const row = await this.db.kysely.selectFrom('api_keys').select(['id', 'mode', 'permission', 'store_id', 'last4', 'created_at', 'revoked_at'])
-      .where('id', '=', id).executeTakeFirstOrThrow();
-    return keyView(row);
+    return keyView(await this.views().where('api_keys.id', '=', id).executeTakeFirstOrThrow());
   }
 
   async revoke(id: string) {
@@ -115,8 +129,12 @@ export class ApiKeysService {
   }
 }
 
-function keyView(row: Pick<ApiKey, 'id' | 'mode' | 'permission' | 'store_id' | 'last4' | 'created_at' | 'revoked_at'>) {
-  return { id: row.id, mode: row.mode, permission: row.permission, storeId: row.store_id, last4: row.last4, createdAt: row.created_at, revokedAt: row.revoked_at };
+function keyView(row: Pick<ApiKey, 'id' | 'mode' | 'permission' | 'store_id' | 'last4' | 'created_at' | 'revoked_at' | 'created_by' | 'role'> & { email: string | null }) {
+  return {
+    id: row.id, mode: row.mode, permission: row.permission, storeId: row.store_id, last4: row.last4, createdAt: row.created_at, revokedAt: row.revoked_at,
+    // Who made it in the back-office (null: the operator), and so the most it may do.
+    createdBy: row.created_by ? { id: row.created_by, email: row.email ?? '' } : null, role: row.role,
+  };
 }
 
 export async function insertKey(trx: Trx, merchantId: string, input: KeyInput, secretKey: string, now: string): Promise<string> {
@@ -133,6 +151,8 @@ export async function insertKey(trx: Trx, merchantId: string, input: KeyInput, s
       store_id: input.storeId ?? null,
       created_at: now,
       revoked_at: null,
+      created_by: input.madeBy?.userId ?? null,
+      role: input.madeBy?.role ?? null,
     })
     .execute();
   return id;

@@ -36,3 +36,11 @@ export interface UserSessionsTable {
   ended_at: string | null;
 }
 export type UserSessionRow = Selectable<UserSessionsTable>;
+
+/** The sign-in count and lock of an email address, known or not (keyed by its SHA-256). */
+export interface SignInAttemptsTable {
+  email_hash: string;
+  attempts: number;
+  locked_until: string | null;
+  updated_at: string;
+}
