@@ -1,0 +1,147 @@
+// What the back-office lets out must not outgrow the user behind it: a key made there does no more than its maker's
+// role, is audited with the key, follows its maker's role and removal; and sign-in tells no one which addresses are
+// known. On every database, through HTTP.
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { dummyHash, hashPassword } from '../src/modules/users/passwords.js';
+import { PASSWORD, signedInUser, signIn, type UserClient } from './support/back-office.js';
+import { eachDatabase } from './support/harness.js';
+import { withMerchantApp } from './support/merchant-app.js';
+
+const IBAN = { iban: 'FR7630006000010000000000152', holderName: 'Fare Ute', currency: 'EUR' };
+
+eachDatabase('back-office keys and their makers', (dialect) => {
+  const { t, m } = withMerchantApp(dialect);
+
+  async function keyOf(user: UserClient, body: Record<string, unknown> = {}) {
+    const res = await user.call('POST', '/dashboard/api/keys', body);
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    return res.body as { id: string; secretKey: string; mode: string };
+  }
+
+  it("a developer's key, test or live, may not add a bank account or change the payout schedule; it changes nothing", async () => {
+    const developer = await signedInUser(t, m.id, 'developer');
+    const testKey = await keyOf(developer);
+    assert.match(testKey.secretKey, /^sk_test_/);
+    assert.equal((await developer.call('POST', '/dashboard/api/mode', { mode: 'live' })).status, 200);
+    const liveKey = await keyOf(developer);
+    assert.match(liveKey.secretKey, /^sk_live_/);
+    const before = (await t.api(m.testKey, 'GET', '/api/v1/payout-schedule')).body;
+    for (const key of [testKey.secretKey, liveKey.secretKey]) {
+      const bank = await t.api(key, 'POST', '/api/v1/bank-accounts', IBAN);
+      assert.equal(bank.status, 403, JSON.stringify(bank.body));
+      assert.equal(bank.body.code, 'PERMISSION_DENIED');
+      assert.ok(!JSON.stringify(bank.body).includes('sk_'), 'the answer names no key');
+      const schedule = await t.api(key, 'PATCH', '/api/v1/payout-schedule', { interval: 'manual' });
+      assert.equal(schedule.status, 403);
+      assert.equal(schedule.body.code, 'PERMISSION_DENIED');
+    }
+    assert.deepEqual((await t.api(m.testKey, 'GET', '/api/v1/bank-accounts')).body.data, []);
+    assert.deepEqual((await t.api(m.liveKey, 'GET', '/api/v1/bank-accounts')).body.data, []);
+    assert.deepEqual((await t.api(m.testKey, 'GET', '/api/v1/payout-schedule')).body, before);
+    // What the developer may do, the key does.
+    assert.equal((await t.api(testKey.secretKey, 'POST', '/api/v1/customers', { name: 'Made by a key' })).status, 201);
+    assert.equal((await t.api(testKey.secretKey, 'GET', '/api/v1/webhooks/signing-secret')).status, 200);
+    // An owner's key may, as the owner may.
+    const owner = await signedInUser(t, m.id, 'owner');
+    const ownerKey = await keyOf(owner);
+    assert.equal((await t.api(ownerKey.secretKey, 'POST', '/api/v1/bank-accounts', IBAN)).status, 201);
+  });
+
+  it('keys name their maker in the list; what a key changes is audited with the key and its maker', async () => {
+    const developer = await signedInUser(t, m.id, 'developer');
+    const key = await keyOf(developer);
+    const listed = (await developer.call('GET', '/dashboard/api/keys')).body.data.find((k: { id: string }) => k.id === key.id);
+    assert.deepEqual(listed.createdBy, { id: developer.id, email: developer.email });
+    assert.equal(listed.role, 'developer');
+    const customer = await t.api(key.secretKey, 'POST', '/api/v1/customers', { name: 'Audited' });
+    assert.equal(customer.status, 201);
+    const refused = await t.api(key.secretKey, 'POST', '/api/v1/bank-accounts', IBAN);
+    assert.equal(refused.status, 403);
+    const audit = (await developer.call('GET', `/dashboard/api/audit?objectId=${customer.body.id}`)).body.data;
+    assert.equal(audit.length, 1);
+    assert.deepEqual(audit[0].actedBy, { userId: developer.id, keyId: key.id });
+    assert.equal(audit[0].user.email, developer.email);
+    assert.equal(audit[0].action, 'POST /api/v1/customers');
+    assert.equal(audit[0].outcome, 'succeeded');
+    // The key's creation itself is the developer's, with the session.
+    const made = (await developer.call('GET', `/dashboard/api/audit?objectId=${key.id}`)).body.data;
+    assert.deepEqual(made.map((a: { action: string; actedBy: unknown }) => [a.action, a.actedBy]), [['POST /dashboard/api/keys', { userId: developer.id }]]);
+    // The operator's keys are the merchant's own: not in the back-office's log.
+    const own = await t.api(m.testKey, 'POST', '/api/v1/customers', { name: 'Integration' });
+    assert.deepEqual((await developer.call('GET', `/dashboard/api/audit?objectId=${own.body.id}`)).body.data, []);
+  });
+
+  it("a key follows its maker: a role change narrows it at once, removing the maker revokes it or, chosen, hands it over", async () => {
+    const owner = await signedInUser(t, m.id, 'owner');
+    const developer = await signedInUser(t, m.id, 'developer');
+    const key = await keyOf(developer);
+    assert.equal((await t.api(key.secretKey, 'POST', '/api/v1/customers', { name: 'Before' })).status, 201);
+    assert.equal((await owner.call('PATCH', `/dashboard/api/users/${developer.id}`, { role: 'analyst' })).status, 200);
+    const narrowed = await t.api(key.secretKey, 'POST', '/api/v1/customers', { name: 'After' });
+    assert.equal(narrowed.status, 403, 'an analyst changes nothing, nor do their keys');
+    assert.equal((await t.api(key.secretKey, 'GET', '/api/v1/webhooks/signing-secret')).status, 403, 'nor reads secrets');
+    assert.equal((await t.api(key.secretKey, 'GET', '/api/v1/customers')).status, 200);
+    assert.equal((await owner.call('PATCH', `/dashboard/api/users/${developer.id}`, { role: 'developer' })).status, 200);
+    assert.equal((await t.api(key.secretKey, 'POST', '/api/v1/customers', { name: 'Again' })).status, 201);
+
+    const team = (await owner.call('GET', '/dashboard/api/users')).body.data;
+    assert.equal(team.find((u: { id: string }) => u.id === developer.id).apiKeys, 1, 'the team list counts the keys each made');
+    assert.equal((await owner.call('DELETE', `/dashboard/api/users/${developer.id}`)).status, 204);
+    const gone = await t.api(key.secretKey, 'GET', '/api/v1/customers');
+    assert.equal(gone.status, 401);
+    assert.equal(gone.body.code, 'UNAUTHORIZED');
+    assert.ok((await owner.call('GET', '/dashboard/api/keys')).body.data.find((k: { id: string }) => k.id === key.id).revokedAt);
+
+    const other = await signedInUser(t, m.id, 'developer');
+    const kept = await keyOf(other);
+    const bad = await owner.call('DELETE', `/dashboard/api/users/${other.id}?keys=give-away`);
+    assert.equal(bad.status, 400);
+    assert.equal((await other.call('GET', '/dashboard/api/me')).status, 200, 'a refused removal removes nobody');
+    assert.equal((await owner.call('DELETE', `/dashboard/api/users/${other.id}?keys=hand-over`)).status, 204);
+    assert.equal((await t.api(kept.secretKey, 'POST', '/api/v1/bank-accounts', { ...IBAN, iban: 'FR7630006000011234567890189' })).status, 201,
+      'handed to the owner, the key has the owner’s ceiling');
+    const listed = (await owner.call('GET', '/dashboard/api/keys')).body.data.find((k: { id: string }) => k.id === kept.id);
+    assert.deepEqual(listed.createdBy, { id: owner.id, email: owner.email });
+    assert.equal(listed.revokedAt, null);
+  });
+});
+
+eachDatabase('sign-in tells known addresses from none', (dialect) => {
+  const { t, m } = withMerchantApp(dialect);
+
+  it('a known address and an unknown one get the same answers, locked alike after ten failures', async () => {
+    const user = await signedInUser(t, m.id, 'analyst');
+    const unknown = 'nobody-at-all@shop.example';
+    const shape = (r: { status: number; body: { code: string; message: string; details?: unknown } }) => JSON.stringify([r.status, r.body.code, r.body.message, r.body.details]);
+    for (let i = 1; i <= 11; i++) {
+      const known = await signIn(t, user.email, 'wrong password!!');
+      const none = await signIn(t, unknown, 'wrong password!!');
+      assert.equal(shape(known), shape(none), `attempt ${i}`);
+      assert.equal(known.status, i < 10 ? 401 : 429, `attempt ${i}`);
+    }
+    assert.equal(shape(await signIn(t, user.email)), shape(await signIn(t, unknown)), 'the right password too, while locked');
+  });
+
+  it('an unknown address costs a password hash of the same parameters as a real one', async () => {
+    const params = (phc: string) => phc.split('$').slice(1, 4).join('$');
+    assert.equal(params(await dummyHash()), params(await hashPassword('any password at all')));
+    assert.match(params(await dummyHash()), /^argon2id\$v=19\$m=\d+,t=\d+,p=\d+$/);
+    // And it is verified: measured generously (a sign-in without a hash to verify is some ten times faster).
+    const user = await signedInUser(t, m.id, 'analyst');
+    const timed = async (email: string) => {
+      const start = performance.now();
+      await signIn(t, email, 'wrong password!!');
+      return performance.now() - start;
+    };
+    const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    const known: number[] = [];
+    const none: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      known.push(await timed(user.email));
+      none.push(await timed(`nobody-${i}@shop.example`));
+    }
+    assert.ok(median(none) > median(known) / 3, `unknown ${median(none).toFixed(1)} ms, known ${median(known).toFixed(1)} ms`);
+    assert.equal((await signIn(t, user.email, PASSWORD)).status, 200);
+  });
+});
