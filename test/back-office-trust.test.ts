@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { dummyHash, hashPassword } from '../src/modules/users/passwords.js';
-import { PASSWORD, signedInUser, signIn, type UserClient } from './support/back-office.js';
+import { cookieOf, PASSWORD, signedInUser, signIn, type UserClient } from './support/back-office.js';
+import { createMerchant } from './support/factories.js';
 import { eachDatabase } from './support/harness.js';
 import { withMerchantApp } from './support/merchant-app.js';
 
@@ -143,5 +144,40 @@ eachDatabase('sign-in tells known addresses from none', (dialect) => {
     }
     assert.ok(median(none) > median(known) / 3, `unknown ${median(none).toFixed(1)} ms, known ${median(known).toFixed(1)} ms`);
     assert.equal((await signIn(t, user.email, PASSWORD)).status, 200);
+  });
+
+  it("an invitation tells nothing of other teams: an address another merchant has is invited like any, and becomes an account of its own", async () => {
+    const other = await createMerchant(t, 'Elsewhere');
+    const theirs = await signedInUser(t, other.id, 'developer');
+    const owner = await signedInUser(t, m.id, 'owner');
+    const invite = async (email: string) => {
+      const res = await owner.call('POST', '/dashboard/api/users', { email, role: 'analyst' });
+      return { res, shape: JSON.stringify([res.status, Object.keys(res.body).sort(), Object.keys(res.body.user ?? {}).sort(), res.body.user?.status, res.body.emailSent]) };
+    };
+    const used = await invite(theirs.email);
+    const fresh = await invite(`fresh-${Math.random().toString(36).slice(2, 8)}@shop.example`);
+    assert.equal(used.res.status, 201, JSON.stringify(used.res.body));
+    assert.equal(used.shape, fresh.shape, 'the same answer for an address used elsewhere and a new one');
+    const again = await owner.call('POST', '/dashboard/api/users', { email: theirs.email, role: 'analyst' });
+    assert.equal(again.status, 409, 'twice in the same team: already in your team');
+    assert.equal(again.body.code, 'ALREADY_EXISTS');
+
+    // Accepted: an account of its own in this team, with a password of its own.
+    const token = String(used.res.body.setupUrl).split('/').at(-1)!;
+    assert.deepEqual((await t.api(undefined, 'GET', `/dashboard/api/setup/${token}`)).body, { email: theirs.email, merchantName: 'Fare Ute' });
+    const samePassword = await t.api(undefined, 'POST', '/dashboard/api/setup', { token, password: PASSWORD });
+    assert.equal(samePassword.status, 400, 'a password that opens the other team is refused');
+    assert.equal(samePassword.body.fields[0].field, 'password');
+    const secondPassword = 'another long passphrase for this team';
+    const done = await t.api(undefined, 'POST', '/dashboard/api/setup', { token, password: secondPassword });
+    assert.equal(done.status, 200, JSON.stringify(done.body));
+    assert.equal(done.body.merchant.id, m.id);
+    assert.ok(cookieOf(done.headers).startsWith('motu_dashboard='));
+    // Each password opens its team.
+    assert.equal((await signIn(t, theirs.email, PASSWORD)).body.merchant.id, other.id);
+    assert.equal((await signIn(t, theirs.email, secondPassword)).body.merchant.id, m.id);
+    assert.equal((await signIn(t, theirs.email, 'neither of the two!!')).body.code, 'INVALID_CREDENTIALS');
+    // The other team is untouched.
+    assert.equal((await theirs.call('GET', '/dashboard/api/me')).body.merchant.id, other.id);
   });
 });

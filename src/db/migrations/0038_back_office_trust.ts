@@ -19,6 +19,9 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('api_keys').addColumn('role', 'text').execute();
   await db.schema.createIndex('api_keys_created_by').on('api_keys').columns(['created_by']).execute();
   await db.schema.alterTable('audit_log').addColumn('key_id', 'text').execute();
+  await db.schema.dropIndex('users_email').execute();
+  await db.schema.createIndex('users_email').on('users').column('email').execute();
+  await db.schema.createIndex('users_merchant_email').on('users').columns(['merchant_id', 'email']).unique().execute();
   // Keys made in the back-office before: the audit log names their maker. They take the maker's role, and the keys
   // of a maker already removed stop working.
   await sql`update api_keys set created_by = (select a.user_id from audit_log a where a.action = 'POST /dashboard/api/keys'

@@ -83,10 +83,13 @@ export class UsersService {
     const nonce = randomToken(22);
     const now = this.now();
     const expires = new Date(now.getTime() + SETUP_LINK_HOURS * 3600_000).toISOString();
+    const taken = () => new AppError('ALREADY_EXISTS', 'This email is already in your team', { field: 'email' });
     const row = await this.db.transaction(async (trx) => {
       await requireMerchant(trx, merchantId);
-      const existing = await trx.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
-      if (existing && existing.removed_at === null) throw new AppError('ALREADY_EXISTS', 'A user with this email already exists', { field: 'email' });
+      // Only this merchant's team is looked at: an address another team has is invited like any other (it becomes an
+      // account of its own here), so an invitation tells nothing about other merchants.
+      const existing = await trx.selectFrom('users').selectAll().where('merchant_id', '=', merchantId).where('email', '=', email).executeTakeFirst();
+      if (existing && existing.removed_at === null) throw taken();
       const fresh = {
         merchant_id: merchantId, email, role, password_hash: null, setup_nonce: nonce, setup_expires_at: expires,
         totp_secret: null, totp_enabled: 0, totp_last_step: null, recovery_codes: null, failed_sign_ins: 0, locked_until: null,
@@ -100,6 +103,10 @@ export class UsersService {
         ? (await this.options.mail.enqueue(trx, { merchantId, mode: 'live', kind: 'invitation', subjectId: `${id}:${nonce}`, recipient: email, locale: 'en' })) !== null
         : false;
       return { id, ...fresh, sent };
+    }).catch((err: unknown) => {
+      // The same address invited twice at once: one invitation.
+      if (this.db.isUniqueViolation(err)) throw taken();
+      throw err;
     });
     return { user: userView(row), setupUrl: row.sent ? null : this.setupUrl(row.id, nonce), emailSent: row.sent };
   }
@@ -136,6 +143,11 @@ export class UsersService {
   /** Sets the password through the link, once; answers the user, whom the caller signs in. */
   async completeSetup(token: string, password: string): Promise<UserRow> {
     checkPasswordRules(password);
+    // The address's accounts in other teams are told apart at sign-in by their passwords: each needs its own.
+    const pending = await this.setupUser(this.db.kysely, token);
+    if (await this.opensAnother(pending.email, pending.id, password)) {
+      throw invalidField('password', 'already opens your account in another team; choose a different password for this one');
+    }
     const passwordHash = await hashPassword(password);
     return this.db.transaction(async (trx) => {
       const row = await this.setupUser(trx, token);
@@ -152,13 +164,13 @@ export class UsersService {
    * Email, password and, with two-factor on, a TOTP or recovery code. The attempt is counted before anything is checked
    * (sign-in-attempts.ts): the tenth wrong password or code in a row locks the address LOCKOUT_MINUTES, during which
    * even the right password is refused. A known address and an unknown one take the same steps (the count, the user
-   * lookup, one password hash verified: a dummy one when there is no user) and get the same answers.
+   * lookup, a password hash verified per account: the dummy one when there is none) and get the same answers.
    */
   async signIn(input: { email: string; password: string; code?: string }): Promise<UserRow> {
     const email = normalizedEmail(input.email);
     const attempt = await this.attempts.begin(email);
-    const row = await this.db.kysely.selectFrom('users').selectAll().where('email', '=', email).where('removed_at', 'is', null).executeTakeFirst();
-    if (!(await passwordMatches(row?.password_hash ?? null, input.password)) || !row) {
+    const row = await this.accountOpenedBy(email, input.password);
+    if (!row) {
       await this.attempts.failed(attempt);
       throw new AppError('INVALID_CREDENTIALS', 'The email or the password is wrong');
     }
@@ -176,6 +188,29 @@ export class UsersService {
     await this.attempts.succeeded(attempt);
     await this.db.kysely.updateTable('users').set({ last_sign_in_at: this.now().toISOString() }).where('id', '=', row.id).execute();
     return row;
+  }
+
+  /**
+   * The account of `email` that `password` opens, if any. An address has one account per team it belongs to, each
+   * with its own password; every one is verified (side by side, on the thread pool), and the dummy hash when the
+   * address has none, so an unknown address costs what a known one does.
+   */
+  private async accountOpenedBy(email: string, password: string): Promise<UserRow | undefined> {
+    const rows = await this.db.kysely.selectFrom('users').selectAll().where('email', '=', email).where('removed_at', 'is', null)
+      .where('password_hash', 'is not', null).orderBy('id').execute();
+    if (rows.length === 0) {
+      await passwordMatches(null, password);
+      return undefined;
+    }
+    const matches = await Promise.all(rows.map((r) => passwordMatches(r.password_hash, password)));
+    return rows[matches.indexOf(true)];
+  }
+
+  /** Whether `password` opens another account of the same address (another team's). */
+  private async opensAnother(email: string, userId: string, password: string): Promise<boolean> {
+    const others = await this.db.kysely.selectFrom('users').select('password_hash').where('email', '=', email).where('id', '!=', userId)
+      .where('removed_at', 'is', null).where('password_hash', 'is not', null).execute();
+    return (await Promise.all(others.map((o) => passwordMatches(o.password_hash, password)))).includes(true);
   }
 
   /** A TOTP code of a step not used yet, or an unused recovery code (used up by this call). */
