@@ -77,6 +77,8 @@ export const en = {
       key: 'Key', created: 'Created', status: 'Status', revoke: 'Revoke', revokeKey: 'Revoke the key ending {{last4}}',
       caption: 'API keys of this mode', empty: 'No API key in this mode yet.', revokeTitle: 'Revoke this key?',
       revokeText: 'Requests made with the key ending {{last4}} are refused from now on. This cannot be undone.', revoked: 'Key revoked.',
+      madeBy: 'Made by', madeByUser: '{{email}} (at most {{role}})', madeByOperator: 'The operator',
+      ceiling: 'A key made here may do what your role ({{role}}) may, and no more; what it changes is in the team activity under your name.',
     },
     webhooks: {
       endpoints: 'Webhook endpoints', url: 'URL', events: 'Events', eventsHint: 'Event types separated by commas; * for all, payment.* for a family.',
@@ -122,6 +124,8 @@ export const en = {
       twoFactor: 'Two-factor', lastSignIn: 'Last sign-in', remove: 'Remove', removeEmail: 'Remove {{email}}',
       removeTitle: 'Remove this team member?', removeText: '{{email}} can no longer sign in; their sessions end now.', removed: 'Team member removed.',
       roleChanged: '{{email}} is now {{role}}.',
+      theirKeys: 'API keys they made that still work: {{count}}. Those keys:',
+      revokeKeys: 'Revoke them now', handOverKeys: 'Hand them over to me (they keep working, at most {{role}})',
     },
     twoFactor: {
       isOn: 'Two-factor authentication is on: signing in asks a code from your authenticator app.',
@@ -135,7 +139,7 @@ export const en = {
     },
     activity: {
       when: 'When', who: 'Who', action: 'Action', object: 'Object', outcome: 'Outcome', caption: 'Changes made from the back-office, newest first',
-      empty: 'No change made from the back-office yet.',
+      empty: 'No change made from the back-office yet.', withKey: 'with the key {{keyId}}',
     },
   },
 };

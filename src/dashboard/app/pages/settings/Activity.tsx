@@ -22,7 +22,10 @@ export function ActivityPart() {
   const column = createColumnHelper<AuditEntry>();
   const columns = [
     column.accessor('createdAt', { header: t('activity.when'), cell: (c) => <DateTime value={c.getValue()} /> }),
-    column.accessor((e) => e.user?.email ?? '—', { id: 'user', header: t('activity.who') }),
+    column.accessor((e) => e.user?.email ?? '—', {
+      id: 'user', header: t('activity.who'),
+      cell: (c) => (c.row.original.actedBy?.keyId ? <>{c.getValue()} <span className="hint">{t('activity.withKey', { keyId: c.row.original.actedBy.keyId })}</span></> : c.getValue()),
+    }),
     column.accessor('action', { header: t('activity.action'), cell: (c) => <code>{c.getValue()}</code> }),
     column.accessor('objectId', {
       header: t('activity.object'),
