@@ -17,7 +17,9 @@ export interface UsersTable {
   totp_enabled: number;
   totp_last_step: number | null;
   recovery_codes: string | null;
+  /** Unused since the count moved to sign_in_attempts (kept per address, a user's or not); left by migration. */
   failed_sign_ins: number;
+  /** Unused, as failed_sign_ins. */
   locked_until: string | null;
   invited_by: string | null;
   created_at: string;
