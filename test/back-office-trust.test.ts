@@ -128,7 +128,7 @@ eachDatabase('sign-in tells known addresses from none', (dialect) => {
     const params = (phc: string) => phc.split('$').slice(1, 4).join('$');
     assert.equal(params(await dummyHash()), params(await hashPassword('any password at all')));
     assert.match(params(await dummyHash()), /^argon2id\$v=19\$m=\d+,t=\d+,p=\d+$/);
-    // And it is verified: measured generously (a sign-in without a hash to verify is some ten times faster).
+    // And it is verified: measured generously, the machine being shared (a sign-in without a hash is some ten times faster).
     const user = await signedInUser(t, m.id, 'analyst');
     const timed = async (email: string) => {
       const start = performance.now();
@@ -138,11 +138,11 @@ eachDatabase('sign-in tells known addresses from none', (dialect) => {
     const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     const known: number[] = [];
     const none: number[] = [];
-    for (let i = 0; i < 5; i++) {
+    for (let i = 0; i < 7; i++) {
       known.push(await timed(user.email));
       none.push(await timed(`nobody-${i}@shop.example`));
     }
-    assert.ok(median(none) > median(known) / 3, `unknown ${median(none).toFixed(1)} ms, known ${median(known).toFixed(1)} ms`);
+    assert.ok(median(none) > median(known) / 4, `unknown ${median(none).toFixed(1)} ms, known ${median(known).toFixed(1)} ms`);
     assert.equal((await signIn(t, user.email, PASSWORD)).status, 200);
   });
 
