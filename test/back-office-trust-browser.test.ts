@@ -5,8 +5,9 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { axeViolations } from './support/axe.js';
-import { PASSWORD, signedInUser } from './support/back-office.js';
+import { PASSWORD, signedInUser, signIn } from './support/back-office.js';
 import { newPage } from './support/browser.js';
+import { createMerchant } from './support/factories.js';
 import { eachDatabase } from './support/harness.js';
 import { withMerchantApp } from './support/merchant-app.js';
 
@@ -81,6 +82,29 @@ eachDatabase('back-office keys and their makers in a browser', (dialect) => {
     await dialog.getByRole('button', { name: 'Retirer' }).click();
     await page.getByText('Membre retiré.').waitFor();
     assert.equal((await t.api(key.secretKey, 'GET', '/api/v1/customers')).status, 401, 'revoked with its maker');
+    await page.context().close();
+  });
+
+  it('invited to a second team, the set-up page asks for a password of its own, and says why at 390 px', async () => {
+    const other = await createMerchant(t, 'Elsewhere');
+    const theirs = await signedInUser(t, other.id, 'developer');
+    const owner = await signedInUser(t, m.id, 'owner');
+    const invited = await owner.call('POST', '/dashboard/api/users', { email: theirs.email, role: 'analyst' });
+    assert.equal(invited.status, 201);
+    const { page } = await newPage(suite.browser, { locale: 'en-GB', viewport: PHONE });
+    await page.goto(invited.body.setupUrl.replace('http://localhost:3000', suite.baseUrl));
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await page.getByLabel('Confirm password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Save and sign in' }).click();
+    await page.getByText('This password already opens your account in another team').waitFor();
+    assert.ok((await sideways(page)) <= 0);
+    await accessible(page, 'the set-up page refusing another team’s password');
+    const own = 'a password for this team only';
+    await page.getByLabel('Password', { exact: true }).fill(own);
+    await page.getByLabel('Confirm password').fill(own);
+    await page.getByRole('button', { name: 'Save and sign in' }).click();
+    await page.waitForURL((url) => !url.pathname.includes('setup'));
+    assert.equal((await signIn(t, theirs.email, own)).body.merchant.id, m.id);
     await page.context().close();
   });
 });

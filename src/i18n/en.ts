@@ -26,6 +26,7 @@ export const en = {
       title: 'Choose your password', intro: 'Welcome to {{merchant}}’s back-office. Your account: {{email}}.',
       password: 'Password', confirm: 'Confirm password', passwordHint: '{{n}} characters or more.',
       tooShort: 'The password needs {{n}} characters or more.', mismatch: 'The two passwords differ.', submit: 'Save and sign in',
+      otherTeam: 'This password already opens your account in another team: choose a different one for this team.',
     },
     notFound: { title: 'Page not found', text: 'There is no page at this address.', back: 'Go to payments' },
     status: {

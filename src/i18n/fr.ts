@@ -28,6 +28,7 @@ export const fr: typeof en = {
       password: 'Mot de passe', confirm: 'Confirmer le mot de passe', passwordHint: '{{n}} caractères ou plus.',
       tooShort: 'Le mot de passe doit compter {{n}} caractères ou plus.', mismatch: 'Les deux mots de passe diffèrent.',
       submit: 'Enregistrer et se connecter',
+      otherTeam: 'Ce mot de passe ouvre déjà votre compte dans une autre équipe : choisissez-en un autre pour celle-ci.',
     },
     notFound: { title: 'Page introuvable', text: "Il n'y a pas de page à cette adresse.", back: 'Aller aux paiements' },
     status: {
