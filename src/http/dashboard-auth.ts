@@ -69,16 +69,13 @@ const OBJECT_ID = /^[a-z]{2,4}_[0-9A-Za-z]{22}$/;
  */
 export function registerAudit(scope: FastifyInstance, audit: AuditService): void {
   scope.addHook('preHandler', async (request: FastifyRequest) => {
-    if (SAFE_METHODS.has(request.method)) return;
-    const user = request.user;
-    const key = user ? null : request.merchant?.madeBy ? request.merchant : null;
-    if (!user && !key) return;
+    const { user, merchant } = request;
+    if (SAFE_METHODS.has(request.method) || (!user && !merchant?.madeBy)) return;
     const params = request.params as Record<string, unknown> | undefined;
     const objectId = typeof params?.id === 'string' && OBJECT_ID.test(params.id) ? params.id : null;
     const action = `${request.method} ${request.routeOptions.url ?? request.url}`;
-    request.auditId = user
-      ? await audit.begin(user, user.userId, action, objectId)
-      : await audit.begin(key!, key!.madeBy!.userId, action, objectId, key!.keyId);
+    if (user) request.auditId = await audit.begin(user, user.userId, action, objectId);
+    else if (merchant?.madeBy) request.auditId = await audit.begin(merchant, merchant.madeBy.userId, action, objectId, merchant.keyId);
   });
   scope.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     if (!request.auditId) return payload;
