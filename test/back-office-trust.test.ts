@@ -4,9 +4,10 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { dummyHash, hashPassword } from '../src/modules/users/passwords.js';
+import { scheduledJobs } from '../src/jobs.js';
 import { cookieOf, PASSWORD, signedInUser, signIn, type UserClient } from './support/back-office.js';
 import { createMerchant } from './support/factories.js';
-import { eachDatabase } from './support/harness.js';
+import { eachDatabase, ManualClock } from './support/harness.js';
 import { withMerchantApp } from './support/merchant-app.js';
 
 const IBAN = { iban: 'FR7630006000010000000000152', holderName: 'Fare Ute', currency: 'EUR' };
@@ -179,5 +180,25 @@ eachDatabase('sign-in tells known addresses from none', (dialect) => {
     assert.equal((await signIn(t, theirs.email, 'neither of the two!!')).body.code, 'INVALID_CREDENTIALS');
     // The other team is untouched.
     assert.equal((await theirs.call('GET', '/dashboard/api/me')).body.merchant.id, other.id);
+  });
+});
+
+eachDatabase('sign-in counts of addresses left alone', (dialect) => {
+  const clock = new ManualClock(new Date('2027-06-01T08:00:00.000Z'));
+  const { t } = withMerchantApp(dialect, { clock });
+
+  it('are forgotten by the worker a day after the last attempt, unless locked', async () => {
+    const purge = scheduledJobs(t.db, clock).find((j) => j.name === 'purge-sign-in-attempts')!;
+    const idle = 'idle@nowhere.example';
+    const locked = 'locked@nowhere.example';
+    for (let i = 0; i < 9; i++) assert.equal((await signIn(t, idle, 'wrong password!!')).status, 401);
+    for (let i = 0; i < 10; i++) await signIn(t, locked, 'wrong password!!');
+    clock.advance(12 * 3600_000);
+    await purge.run(clock.now());
+    assert.equal((await signIn(t, idle, 'wrong password!!')).status, 429, 'the tenth within a day locks');
+    clock.advance(36 * 3600_000);
+    assert.ok(Number(await purge.run(clock.now())) >= 2, 'both forgotten once their locks are over');
+    for (let i = 1; i <= 9; i++) assert.equal((await signIn(t, idle, 'wrong password!!')).status, 401, `attempt ${i} after a quiet day`);
+    assert.equal((await signIn(t, locked, 'wrong password!!')).status, 401);
   });
 });

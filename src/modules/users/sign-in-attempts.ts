@@ -20,6 +20,21 @@ export interface Attempt {
   readonly number: number;
 }
 
+/** An address's count is forgotten after this long without an attempt (and its lock over). */
+export const FORGET_AFTER_HOURS = 24;
+
+/**
+ * Deletes the counts of addresses left alone FORGET_AFTER_HOURS and not locked: anyone may try any address, so the
+ * table would otherwise keep a row per address ever tried. Run hourly by the worker.
+ */
+export async function purgeSignInAttempts(db: Database, clock: Clock): Promise<number> {
+  const now = clock.now();
+  const before = new Date(now.getTime() - FORGET_AFTER_HOURS * 3600_000).toISOString();
+  const result = await db.kysely.deleteFrom('sign_in_attempts').where('updated_at', '<', before)
+    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', now.toISOString())])).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
 export function normalizedEmail(email: string): string {
   return email.trim().toLowerCase();
 }
