@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { dummyHash, hashPassword } from '../src/modules/users/passwords.js';
-import { scheduledJobs } from '../src/jobs.js';
+import { scheduledJobs } from '../src/start/workers.js';
 import { cookieOf, PASSWORD, signedInUser, signIn, type UserClient } from './support/back-office.js';
 import { createMerchant } from './support/factories.js';
 import { eachDatabase, ManualClock } from './support/harness.js';
