@@ -149,7 +149,7 @@ eachDatabase('an event stream ends with its credential', (dialect) => {
     assert.equal(rx.for('/revoked').length, 1, 'nothing made after the revocation was forwarded');
   });
 
-  it("a back-office session's stream ends at sign-out, removal and role change; a back-office key's at its revocation", async () => {
+  it("a back-office session's stream ends at sign-out, removal and role change; a back-office key's at its revocation or its maker's role change", async () => {
     const owner = await signedInUser(t, m.id, 'owner');
     const streamOf = (user: UserClient) => openStream({ cookie: user.cookie });
 
@@ -181,5 +181,11 @@ eachDatabase('an event stream ends with its credential', (dialect) => {
     const s4 = await openStream({ authorization: `Bearer ${key.secretKey}` });
     assert.equal((await developer.call('DELETE', `/dashboard/api/keys/${key.id}`)).status, 200);
     await endsSoon(s4, 'the key’s revocation');
+
+    const maker = await signedInUser(t, m.id, 'developer');
+    const made = (await maker.call('POST', '/dashboard/api/keys', {})).body;
+    const s5 = await openStream({ authorization: `Bearer ${made.secretKey}` });
+    assert.equal((await owner.call('PATCH', `/dashboard/api/users/${maker.id}`, { role: 'support' })).status, 200);
+    await endsSoon(s5, 'its maker’s role change');
   });
 });
