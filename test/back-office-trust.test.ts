@@ -7,7 +7,8 @@ import { dummyHash, hashPassword } from '../src/modules/users/passwords.js';
 import { scheduledJobs } from '../src/start/workers.js';
 import { cookieOf, PASSWORD, signedInUser, signIn, type UserClient } from './support/back-office.js';
 import { createMerchant } from './support/factories.js';
-import { eachDatabase, ManualClock } from './support/harness.js';
+import { eachDatabase, freshDatabase, ManualClock } from './support/harness.js';
+import { migrate } from '../src/db/migrate.js';
 import { withMerchantApp } from './support/merchant-app.js';
 
 const IBAN = { iban: 'FR7630006000010000000000152', holderName: 'Fare Ute', currency: 'EUR' };
@@ -200,5 +201,45 @@ eachDatabase('sign-in counts of addresses left alone', (dialect) => {
     assert.ok(Number(await purge.run(clock.now())) >= 2, 'both forgotten once their locks are over');
     for (let i = 1; i <= 9; i++) assert.equal((await signIn(t, idle, 'wrong password!!')).status, 401, `attempt ${i} after a quiet day`);
     assert.equal((await signIn(t, locked, 'wrong password!!')).status, 401);
+  });
+});
+
+eachDatabase('keys made in the back-office before their makers were recorded', (dialect) => {
+  it('are given their maker and ceiling from the audit log by the migration; a removed maker’s are revoked', async () => {
+    const { db, drop } = await freshDatabase(dialect, { migrate: false });
+    try {
+      await migrate(db, '0036_monext_attempts');
+      const at = '2027-01-02T03:04:05.000Z';
+      const k = db.kysely;
+      await k.insertInto('merchants').values({ id: 'mer_0000000000000000000001', name: 'Fare Ute', created_at: at } as never).execute();
+      const user = (id: string, email: string, role: string, removed: string | null) => ({
+        id, merchant_id: 'mer_0000000000000000000001', email, role, created_at: at, removed_at: removed, totp_enabled: 0, failed_sign_ins: 0,
+      });
+      await k.insertInto('users').values([
+        user('usr_000000000000000000000d', 'dev@shop.example', 'developer', null),
+        user('usr_000000000000000000000r', 'gone@shop.example', 'admin', at),
+      ] as never).execute();
+      const key = (id: string, hash: string) => ({ id, merchant_id: 'mer_0000000000000000000001', mode: 'test', key_hash: hash, last4: 'abcd', permission: 'write', created_at: at });
+      await k.insertInto('api_keys').values([
+        key('key_00000000000000000000dv', 'h1'), key('key_00000000000000000000gn', 'h2'), key('key_00000000000000000000op', 'h3'),
+      ] as never).execute();
+      const audit = (id: string, userId: string, objectId: string, outcome: string) => ({
+        id, merchant_id: 'mer_0000000000000000000001', mode: 'test', user_id: userId, action: 'POST /dashboard/api/keys', object_id: objectId, outcome, status_code: 201, created_at: at,
+      });
+      await k.insertInto('audit_log').values([
+        audit('aud_0000000000000000000001', 'usr_000000000000000000000d', 'key_00000000000000000000dv', 'succeeded'),
+        audit('aud_0000000000000000000002', 'usr_000000000000000000000r', 'key_00000000000000000000gn', 'succeeded'),
+        audit('aud_0000000000000000000003', 'usr_000000000000000000000d', 'key_00000000000000000000op', 'failed'),
+      ] as never).execute();
+      await migrate(db);
+      const rows = await k.selectFrom('api_keys').select(['id', 'created_by', 'role', 'revoked_at']).orderBy('id').execute();
+      const byId = Object.fromEntries(rows.map((r) => [r.id, r]));
+      assert.deepEqual(byId.key_00000000000000000000dv, { id: 'key_00000000000000000000dv', created_by: 'usr_000000000000000000000d', role: 'developer', revoked_at: null });
+      assert.equal(byId.key_00000000000000000000gn!.created_by, 'usr_000000000000000000000r');
+      assert.ok(byId.key_00000000000000000000gn!.revoked_at, 'the removed maker’s key stops working');
+      assert.deepEqual(byId.key_00000000000000000000op, { id: 'key_00000000000000000000op', created_by: null, role: null, revoked_at: null }, 'not made in the back-office: the operator’s');
+    } finally {
+      await drop();
+    }
   });
 });

@@ -79,9 +79,10 @@ const MIGRATIONS: Record<string, Migration> = {
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
 
-export async function migrate(db: Database): Promise<string[]> {
+/** Runs the migrations not run yet, all of them or up to `until` (a migration's name: tests of a migration's data). */
+export async function migrate(db: Database, until?: string): Promise<string[]> {
   const migrator = new Migrator({ db: db.kysely, provider });
-  const { error, results } = await migrator.migrateToLatest();
+  const { error, results } = until ? await migrator.migrateTo(until) : await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
