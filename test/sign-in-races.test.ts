@@ -1,10 +1,10 @@
-// Sign-in raced: many attempts at one address sent at once, on every database. Each row of RACES is one race:
+// Sign-in and back-office keys raced: many requests sent at once, on every database. Each row of RACES is one race:
 // `setup` makes what it needs, `fire` sends the requests all at once, `invariant` checks what a user would check
 // afterwards (the answers, and whether the account is locked). The rows have the shape of test/races.test.ts's.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { Secret, TOTP } from 'otpauth';
-import { PASSWORD, signedInUser, signIn } from './support/back-office.js';
+import { PASSWORD, signedInUser, signIn, type UserClient } from './support/back-office.js';
 import { eachDatabase, ManualClock, type TestApp } from './support/harness.js';
 import { withMerchantApp } from './support/merchant-app.js';
 
@@ -94,7 +94,37 @@ const unknownRace: Race<{ email: string }> = {
   },
 };
 
-const RACES = [signInRace, totpRace, unknownRace] as Race<unknown>[];
+const removalRace: Race<{ owner: UserClient; developer: UserClient }> = {
+  name: '20 keys made by a developer while an owner removes them: none of them works afterwards',
+  setup: async (t, merchantId) => ({ owner: await signedInUser(t, merchantId, 'owner'), developer: await signedInUser(t, merchantId, 'developer') }),
+  fire: (_t, { owner, developer }) => Promise.all([
+    ...Array.from({ length: 20 }, () => developer.call('POST', '/dashboard/api/keys', {})),
+    owner.call('DELETE', `/dashboard/api/users/${developer.id}`),
+  ]),
+  invariant: async (t, _state, answers) => {
+    assert.equal(answers.at(-1)!.status, 204);
+    const keys = answers.slice(0, -1).filter((a) => a.status === 201) as unknown as { body: { secretKey: string } }[];
+    for (const a of answers.slice(0, -1)) assert.ok([201, 401].includes(a.status), JSON.stringify(a.body));
+    for (const key of keys) assert.equal((await t.api(key.body.secretKey, 'GET', '/api/v1/customers')).status, 401, 'a removed maker’s key');
+  },
+};
+
+const demotionRace: Race<{ owner: UserClient; developer: UserClient }> = {
+  name: '20 keys made by a developer while an owner makes them analyst: none of them changes anything afterwards',
+  setup: async (t, merchantId) => ({ owner: await signedInUser(t, merchantId, 'owner'), developer: await signedInUser(t, merchantId, 'developer') }),
+  fire: (_t, { owner, developer }) => Promise.all([
+    ...Array.from({ length: 20 }, () => developer.call('POST', '/dashboard/api/keys', {})),
+    owner.call('PATCH', `/dashboard/api/users/${developer.id}`, { role: 'analyst' }),
+  ]),
+  invariant: async (t, _state, answers) => {
+    assert.equal(answers.at(-1)!.status, 200);
+    const keys = answers.slice(0, -1).filter((a) => a.status === 201) as unknown as { body: { secretKey: string } }[];
+    for (const a of answers.slice(0, -1)) assert.ok([201, 403].includes(a.status), JSON.stringify(a.body));
+    for (const key of keys) assert.equal((await t.api(key.body.secretKey, 'POST', '/api/v1/customers', { name: 'x' })).status, 403, 'an analyst’s key');
+  },
+};
+
+const RACES = [signInRace, totpRace, unknownRace, removalRace, demotionRace] as Race<unknown>[];
 
 eachDatabase('sign-in races', (dialect) => {
   const clock = new ManualClock(new Date('2027-05-03T09:00:00.000Z'));

@@ -12,6 +12,7 @@ import type { ApiKey, Mode, Permission } from './merchants.table.js';
 import { requireMerchant } from './merchants.repository.js';
 import type { Owner, Principal } from './principal.js';
 import type { Role } from '../users/users.table.js';
+import { mayManageKeys } from '../users/roles.js';
 
 const KEY_PATTERN = /^sk_(test|live)_[0-9A-Za-z]{32}$/;
 
@@ -45,8 +46,8 @@ export interface KeyInput {
   mode: Mode;
   permission?: Permission;
   storeId?: string;
-  /** Made in the back-office: by this user, whose role is the key's ceiling. */
-  madeBy?: { userId: string; role: Role };
+  /** Made in the back-office by this user, whose role (read as the key is written) is the key's ceiling. */
+  madeBy?: { userId: string };
 }
 
 export function newSecretKey(mode: Mode): string {
@@ -73,7 +74,8 @@ export class ApiKeysService {
           .executeTakeFirst();
         if (!store) throw invalidField('storeId', 'is not a store of this merchant');
       }
-      const id = await insertKey(trx, merchantId, input, secretKey, this.now());
+      const maker = input.madeBy ? await lockMaker(this.db, trx, merchantId, input.madeBy.userId) : undefined;
+      const id = await insertKey(trx, merchantId, input, secretKey, this.now(), maker);
       return { id, secretKey, mode: input.mode, permission: input.permission ?? 'write', storeId: input.storeId ?? null };
     });
   }
@@ -92,15 +94,12 @@ export class ApiKeysService {
   }
 
   /**
-   * A key of the merchant's environment made in the back-office by `maker`: created in the session's mode, with the
-   * maker's role as its ceiling, answered with its secret once.
+   * A key of the merchant's environment made in the back-office by the user `makerId`: created in the session's mode,
+   * with the maker's role as it is when the key is written as its ceiling, answered with its secret once.
    */
-  async createOwned(owner: Owner, maker: { userId: string; email: string; role: Role }, input: Omit<KeyInput, 'mode' | 'madeBy'>) {
-    const created = await this.create(owner.merchantId, { ...input, mode: owner.mode, madeBy: { userId: maker.userId, role: maker.role } });
-    return {
-      ...created, last4: created.secretKey.slice(-4), createdAt: this.now(), revokedAt: null,
-      createdBy: { id: maker.userId, email: maker.email }, role: maker.role,
-    };
+  async createOwned(owner: Owner, makerId: string, input: Omit<KeyInput, 'mode' | 'madeBy'>) {
+    const { id, secretKey } = await this.create(owner.merchantId, { ...input, mode: owner.mode, madeBy: { userId: makerId } });
+    return { ...keyView(await this.views().where('api_keys.id', '=', id).executeTakeFirstOrThrow()), secretKey };
   }
 
   /** Revokes a key of the merchant's environment; another merchant's or mode's key is 404. */
@@ -137,7 +136,19 @@ function keyView(row: Pick<ApiKey, 'id' | 'mode' | 'permission' | 'store_id' | '
   };
 }
 
-export async function insertKey(trx: Trx, merchantId: string, input: KeyInput, secretKey: string, now: string): Promise<string> {
+/**
+ * The maker of a back-office key, locked until the key is written: their role as it is now (not as their session
+ * read it), so a key made while its maker is demoted or removed takes the new role, or is not made.
+ */
+async function lockMaker(db: Database, trx: Trx, merchantId: string, userId: string): Promise<{ userId: string; role: Role }> {
+  const row = await db.lockForUpdate(trx.selectFrom('users').select('role').where('id', '=', userId).where('merchant_id', '=', merchantId)
+    .where('removed_at', 'is', null)).executeTakeFirst();
+  if (!row) throw new AppError('UNAUTHORIZED', 'Your back-office session has ended; sign in again');
+  if (!mayManageKeys(row.role)) throw new AppError('PERMISSION_DENIED', 'Only owners, admins and developers create API keys');
+  return { userId, role: row.role };
+}
+
+export async function insertKey(trx: Trx, merchantId: string, input: KeyInput, secretKey: string, now: string, maker?: { userId: string; role: Role }): Promise<string> {
   const id = newId('key');
   await trx
     .insertInto('api_keys')
@@ -151,8 +162,8 @@ export async function insertKey(trx: Trx, merchantId: string, input: KeyInput, s
       store_id: input.storeId ?? null,
       created_at: now,
       revoked_at: null,
-      created_by: input.madeBy?.userId ?? null,
-      role: input.madeBy?.role ?? null,
+      created_by: maker?.userId ?? null,
+      role: maker?.role ?? null,
     })
     .execute();
   return id;
