@@ -1,5 +1,5 @@
 // The keys' makers in Chromium, on every database: the Developers list names who made each key and the most it may
-// do; removing a member who made keys asks, in the dialog, whether they are revoked or handed over; in English and
+// do; the team activity names the key a change was made with; removing a member who made keys asks, in the dialog, whether they are revoked or handed over; in English and
 // French, at 390 px, axe clean in light and dark.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
@@ -53,6 +53,12 @@ eachDatabase('back-office keys and their makers in a browser', (dialect) => {
     assert.equal(await page.getByRole('row').filter({ hasText: m.testKey.slice(-4) }).getByText('The operator').count(), 1);
     assert.ok((await sideways(page)) <= 0, 'no sideways scroll at 390 px');
     await accessible(page, 'API keys at 390 px');
+
+    // What the key changes is in the team's activity, under its maker, naming the key.
+    assert.equal((await t.api(key.secretKey, 'POST', '/api/v1/customers', { name: 'Made with a key' })).status, 201);
+    await page.goto(`${suite.baseUrl}/dashboard/settings/activity`);
+    await page.getByRole('row').filter({ hasText: 'POST /api/v1/customers' }).getByText(`with the key ${key.id}`).waitFor();
+    await accessible(page, 'team activity with a key’s change at 390 px');
 
     await page.goto(`${suite.baseUrl}/dashboard/settings/team`);
     await page.getByRole('button', { name: `Remove ${developer.email}` }).click();
