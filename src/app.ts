@@ -215,7 +215,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await api.register(lifecycleRoutes(services.lifecycle, services.payments));
       await api.register(refundsRoutes(services.refunds));
       await api.register(webhooksRoutes(services.webhooks, services.events));
-      await api.register(eventStreamRoutes(services.events, clock));
+      await api.register(eventStreamRoutes(services.events, clock, auth.stillValid));
       await api.register(paymentMethodsRoutes(services.wallet));
       await api.register(walletSessionsRoutes(services.walletSessions));
       await api.register(merchantPaymentsRoutes(merchantPayments));

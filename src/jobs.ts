@@ -7,6 +7,7 @@ import type { Database } from './db/database.js';
 import type { ScheduledJob } from './events/scheduler.js';
 import type { Logger } from './events/worker.js';
 import { purgeExpiredIdempotencyKeys } from './http/idempotency.js';
+import { purgeSignInAttempts } from './modules/users/sign-in-attempts.js';
 import { mailJobs } from './mail/mail.worker.js';
 import { smtpMailer } from './mail/mailer.js';
 import { composeMail } from './pages/mail/messages.js';
@@ -83,7 +84,11 @@ export function timeRules(deps: ScheduleDeps): TimeRule[] {
 
 /** Jobs every worker process runs; modules add theirs here. */
 export function scheduledJobs(db: Database, clock: Clock, config?: Config, logger?: Logger): ScheduledJob[] {
-  const jobs: ScheduledJob[] = [{ name: 'purge-idempotency-keys', everyMs: 3_600_000, run: () => purgeExpiredIdempotencyKeys(db, clock) }];
+  const jobs: ScheduledJob[] = [
+    { name: 'purge-idempotency-keys', everyMs: 3_600_000, run: () => purgeExpiredIdempotencyKeys(db, clock) },
+    // The sign-in counts of addresses nobody tried for a day (any address may be tried, a user's or not).
+    { name: 'purge-sign-in-attempts', everyMs: 3_600_000, run: () => purgeSignInAttempts(db, clock) },
+  ];
   if (config) {
     const services = buildServices(config, db, clock);
     // Card tokens never used, and their cards, deleted once expired (the token endpoint is anonymous).

@@ -27,6 +27,7 @@ export const en = {
       title: 'Choose your password', intro: 'Welcome to {{merchant}}’s back-office. Your account: {{email}}.',
       password: 'Password', confirm: 'Confirm password', passwordHint: '{{n}} characters or more.',
       tooShort: 'The password needs {{n}} characters or more.', mismatch: 'The two passwords differ.', submit: 'Save and sign in',
+      otherTeam: 'This password already opens your account in another team: choose a different one for this team.',
     },
     notFound: { title: 'Page not found', text: 'There is no page at this address.', back: 'Go to payments' },
     status: {
@@ -88,6 +89,8 @@ export const en = {
       key: 'Key', created: 'Created', status: 'Status', revoke: 'Revoke', revokeKey: 'Revoke the key ending {{last4}}',
       caption: 'API keys of this mode', empty: 'No API key in this mode yet.', revokeTitle: 'Revoke this key?',
       revokeText: 'Requests made with the key ending {{last4}} are refused from now on. This cannot be undone.', revoked: 'Key revoked.',
+      madeBy: 'Made by', madeByUser: '{{email}} (at most {{role}})', madeByOperator: 'The operator',
+      ceiling: 'A key made here may do what your role ({{role}}) may, and no more; what it changes is in the team activity under your name.',
     },
     webhooks: {
       endpoints: 'Webhook endpoints', url: 'URL', events: 'Events', eventsHint: 'Event types separated by commas; * for all, payment.* for a family.',
@@ -134,6 +137,8 @@ export const en = {
       twoFactor: 'Two-factor', lastSignIn: 'Last sign-in', remove: 'Remove', removeEmail: 'Remove {{email}}',
       removeTitle: 'Remove this team member?', removeText: '{{email}} can no longer sign in; their sessions end now.', removed: 'Team member removed.',
       roleChanged: '{{email}} is now {{role}}.',
+      theirKeys: 'API keys they made that still work: {{count}}. Those keys:',
+      revokeKeys: 'Revoke them now', handOverKeys: 'Hand them over to me (they keep working, at most {{role}})',
     },
     twoFactor: {
       isOn: 'Two-factor authentication is on: signing in asks a code from your authenticator app.',
@@ -147,7 +152,7 @@ export const en = {
     },
     activity: {
       when: 'When', who: 'Who', action: 'Action', object: 'Object', outcome: 'Outcome', caption: 'Changes made from the back-office, newest first',
-      empty: 'No change made from the back-office yet.',
+      empty: 'No change made from the back-office yet.', withKey: 'with the key {{keyId}}',
       someone: 'Someone', unknownObject: 'an object', other: '{{who}} made a change:',
       sentences: {
         customerCreate: '{{who}} created customer {{object}}', customerUpdate: '{{who}} changed customer {{object}}',

@@ -29,6 +29,7 @@ export const fr: typeof en = {
       password: 'Mot de passe', confirm: 'Confirmer le mot de passe', passwordHint: '{{n}} caractères ou plus.',
       tooShort: 'Le mot de passe doit compter {{n}} caractères ou plus.', mismatch: 'Les deux mots de passe diffèrent.',
       submit: 'Enregistrer et se connecter',
+      otherTeam: 'Ce mot de passe ouvre déjà votre compte dans une autre équipe : choisissez-en un autre pour celle-ci.',
     },
     notFound: { title: 'Page introuvable', text: "Il n'y a pas de page à cette adresse.", back: 'Aller aux paiements' },
     status: {
@@ -90,6 +91,8 @@ export const fr: typeof en = {
       key: 'Clé', created: 'Créée le', status: 'Statut', revoke: 'Révoquer', revokeKey: 'Révoquer la clé finissant par {{last4}}',
       caption: 'Clés API de ce mode', empty: 'Aucune clé API dans ce mode.', revokeTitle: 'Révoquer cette clé ?',
       revokeText: 'Les requêtes faites avec la clé finissant par {{last4}} seront refusées. C’est définitif.', revoked: 'Clé révoquée.',
+      madeBy: 'Créée par', madeByUser: '{{email}} (au plus {{role}})', madeByOperator: "L'opérateur",
+      ceiling: "Une clé créée ici peut ce que votre rôle ({{role}}) peut, rien de plus ; ce qu'elle change figure dans l'activité de l'équipe à votre nom.",
     },
     webhooks: {
       endpoints: 'Points de terminaison', url: 'URL', events: 'Événements', eventsHint: "Types d'événements séparés par des virgules ; * pour tous, payment.* pour une famille.",
@@ -136,6 +139,8 @@ export const fr: typeof en = {
       twoFactor: 'Double authentification', lastSignIn: 'Dernière connexion', remove: 'Retirer', removeEmail: 'Retirer {{email}}',
       removeTitle: 'Retirer ce membre ?', removeText: '{{email}} ne pourra plus se connecter ; ses sessions prennent fin.', removed: 'Membre retiré.',
       roleChanged: '{{email}} est maintenant {{role}}.',
+      theirKeys: 'Clés API créées par ce membre et encore valides : {{count}}. Ces clés :',
+      revokeKeys: 'Les révoquer maintenant', handOverKeys: 'Me les confier (elles restent valides, au plus {{role}})',
     },
     twoFactor: {
       isOn: "La double authentification est active : la connexion demande un code de votre application d'authentification.",
@@ -149,7 +154,7 @@ export const fr: typeof en = {
     },
     activity: {
       when: 'Quand', who: 'Qui', action: 'Action', object: 'Objet', outcome: 'Résultat', caption: 'Changements faits depuis le back-office, du plus récent au plus ancien',
-      empty: "Aucun changement fait depuis le back-office pour l'instant.",
+      empty: "Aucun changement fait depuis le back-office pour l'instant.", withKey: 'avec la clé {{keyId}}',
       someone: 'Quelqu’un', unknownObject: 'un objet', other: '{{who}} a fait un changement :',
       sentences: {
         customerCreate: '{{who}} a créé le client {{object}}',

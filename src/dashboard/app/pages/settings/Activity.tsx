@@ -23,7 +23,10 @@ export function ActivityPart() {
   const column = createColumnHelper<AuditEntry>();
   const columns = [
     column.accessor('createdAt', { header: t('activity.when'), cell: (c) => <DateTime value={c.getValue()} /> }),
-    column.accessor('action', { header: t('activity.action'), cell: (c) => <ActivitySentence entry={c.row.original} /> }),
+    column.accessor('action', { header: t('activity.action'), cell: (c) => {
+      const keyId = c.row.original.actedBy?.keyId;
+      return <><ActivitySentence entry={c.row.original} />{keyId ? <> <span className="hint">{t('activity.withKey', { keyId })}</span></> : null}</>;
+    } }),
     column.accessor('outcome', { header: t('activity.outcome'), cell: (c) => <StatusBadge status={c.getValue()} /> }),
   ];
   return (
