@@ -18,7 +18,7 @@ import { requestIdGenerator, requestIdHeader } from './http/request-id.js';
 import { webhookQueueDepth } from './events/queue-depth.js';
 import { mailQueueDepth } from './mail/queue-depth.js';
 import { ErrorSchema } from './http/schemas.js';
-import { validatorCompiler } from './http/validation.js';
+import { pageValidatorCompiler, validatorCompiler } from './http/validation.js';
 import { adminDocumentOptions, merchantDocumentOptions } from './http/openapi.js';
 import { docsUiOptions } from './http/openapi-ui.js';
 import { lazyChildLoggerFactory, requestLogLine } from './http/logger.js';
@@ -67,6 +67,7 @@ import { backOfficeRoutes } from './modules/back-office/back-office.routes.js';
 import { usersAdminRoutes } from './modules/users/users.admin.routes.js';
 import { usersRoutes } from './modules/users/users.routes.js';
 import { checkCsrf, registerAudit, resolveSession } from './http/dashboard-auth.js';
+import { mailsRoutes } from './modules/back-office/mails.js';
 
 export interface AppDeps {
   db: Database;
@@ -118,7 +119,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(swagger, adminDocumentOptions(config.publicUrl));
   await app.register(swaggerUi, docsUiOptions());
 
-  const metrics = registerMetrics(app, { token: config.metricsToken, port: config.metricsPort, host: config.host });
+  const metrics = registerMetrics(app, config.metrics);
   const secretBox = secretBoxFor(config);
   if (secretBox.warning) app.log.warn(secretBox.warning);
   // Rows written before webhook secrets were encrypted at rest are sealed now (no-op afterwards).
@@ -160,12 +161,16 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   app.addHook('onClose', () => pool.close());
   const drawn = new Counter({ name: 'motu_pdf_drawn_total', help: 'PDFs drawn (a kept PDF served again is not counted), by document kind', labelNames: ['kind'] as const, registers: [metrics] });
   const pdfs = new DocumentPdfs(db, clock, pool, (kind) => drawn.inc({ kind }));
-  await app.register(checkoutRoutes(services.checkout, config.publicUrl, pdfs, config.hostedPagesPerMinute, monextCsp(config.monext.widgetUrl)));
-  await app.register(walletPagesRoutes(services.walletSessions, monextCsp(config.monext.widgetUrl)));
-  await app.register(invoicePageRoutes(services.invoices, pdfs, config.hostedPagesPerMinute));
-  await app.register(dashboardPageRoutes());
-  await app.register(startRoutes());
-  await app.register(faviconRoutes());
+  // The pages a browser opens: a query parameter they do not use is ignored, never refused (pageValidatorCompiler).
+  await app.register(async (pages) => {
+    pages.setValidatorCompiler(pageValidatorCompiler());
+    await pages.register(checkoutRoutes(services.checkout, config.publicUrl, pdfs, config.hostedPagesPerMinute, monextCsp(undefined, config.monext.widgetUrl)));
+    await pages.register(walletPagesRoutes(services.walletSessions, monextCsp(undefined, config.monext.widgetUrl)));
+    await pages.register(invoicePageRoutes(services.invoices, pdfs, config.hostedPagesPerMinute));
+    await pages.register(dashboardPageRoutes());
+    await pages.register(startRoutes());
+    await pages.register(faviconRoutes());
+  });
   await app.register(sdkRoutes(new SdkService(services.checkout, services.walletSessions, config.publicUrl), widgetStarter(services.acquirers.monext, monextDeps)));
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
@@ -214,7 +219,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await api.register(lifecycleRoutes(services.lifecycle, services.payments));
       await api.register(refundsRoutes(services.refunds));
       await api.register(webhooksRoutes(services.webhooks, services.events));
-      await api.register(eventStreamRoutes(services.events, clock));
+      await api.register(eventStreamRoutes(services.events, clock, auth.stillValid));
       await api.register(paymentMethodsRoutes(services.wallet));
       await api.register(walletSessionsRoutes(services.walletSessions));
       await api.register(merchantPaymentsRoutes(merchantPayments));
@@ -257,6 +262,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
         apiKeys: services.apiKeys, merchants: services.merchants, stores: services.stores, audit: services.audit,
         timeline: services.timeline, home: services.home, defaultTimezone: config.timezone,
       }));
+      await dashboard.register(mailsRoutes({ db, mailer: config.mail !== undefined }));
     },
     { prefix: '/dashboard/api' },
   );

@@ -65,13 +65,21 @@ export interface Config {
    * machine; never set in production).
    */
   readonly monext: { readonly apiUrl: string | undefined; readonly widgetUrl: string | undefined; readonly timeoutMs: number; readonly settlementDelaySeconds: number };
-  /** MOTU_METRICS_TOKEN: /metrics asks for `Authorization: Bearer <token>`; unset: open. */
-  readonly metricsToken: string | undefined;
-  /** MOTU_METRICS_PORT: /metrics is served only on this port (on HOST); unset: on PORT with the rest. */
-  readonly metricsPort: number | undefined;
+  /** Where `/metrics` answers (MOTU_METRICS_TOKEN, MOTU_METRICS_PORT); never open to whoever reaches PORT. */
+  readonly metrics: MetricsExposure;
   /** LOG_FORMAT: `json` (pino lines), `pretty` (for people), or `auto`: pretty on a terminal outside production. */
   readonly logFormat: 'json' | 'pretty' | 'auto';
 }
+
+/**
+ * `/metrics` tells the traffic, the queues and the process's health: for the operator's scraper only. With a token it
+ * answers on PORT (or on MOTU_METRICS_PORT, on HOST) to `Authorization: Bearer <token>`. Without one it answers only on
+ * MOTU_METRICS_PORT bound to the loopback address, for a scraper on the same machine, or nowhere.
+ */
+export type MetricsExposure =
+  | { readonly on: 'nowhere' }
+  | { readonly on: 'app'; readonly token: string }
+  | { readonly on: 'port'; readonly port: number; readonly host: string; readonly token: string | undefined };
 
 export interface OperatorAccount {
   readonly name: string;
@@ -216,6 +224,13 @@ function metricsPort(env: Env, port: number): number | undefined {
   return value;
 }
 
+function metricsExposure(env: Env, port: number, host: string): MetricsExposure {
+  const token = metricsToken(env);
+  const own = metricsPort(env, port);
+  if (own !== undefined) return Object.freeze({ on: 'port', port: own, host: token === undefined ? '127.0.0.1' : host, token });
+  return Object.freeze(token === undefined ? { on: 'nowhere' } : { on: 'app', token });
+}
+
 export function parseConfig(env: Env = process.env): Config {
   const production = env.NODE_ENV === 'production';
   const port = integer(env, 'PORT', 3000, 0, 65535);
@@ -237,9 +252,10 @@ export function parseConfig(env: Env = process.env): Config {
     throw new ConfigError('MOTU_ADMIN_TOKEN', 'must be at least 16 characters');
   }
   const maxCardAttempts = integer(env, 'MOTU_MAX_CARD_ATTEMPTS', 10, 1, 1000);
+  const host = env.HOST?.trim() || '127.0.0.1';
   return Object.freeze({
     port,
-    host: env.HOST?.trim() || '127.0.0.1',
+    host,
     publicUrl: url(env, 'MOTU_PUBLIC_URL', `http://localhost:${port}`),
     dataDir: env.MOTU_DATA_DIR?.trim() || './data',
     databaseUrl,
@@ -277,8 +293,7 @@ export function parseConfig(env: Env = process.env): Config {
       timeoutMs: integer(env, 'MOTU_MONEXT_TIMEOUT_MS', 30_000, 100, 600_000),
       settlementDelaySeconds: integer(env, 'MOTU_MONEXT_SETTLEMENT_DELAY', 86_400, 0, 86_400 * 30),
     }),
-    metricsToken: metricsToken(env),
-    metricsPort: metricsPort(env, port),
+    metrics: metricsExposure(env, port, host),
     logFormat: logFormat(env, production),
   });
 }

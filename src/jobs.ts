@@ -7,6 +7,7 @@ import type { Database } from './db/database.js';
 import type { ScheduledJob } from './events/scheduler.js';
 import type { Logger } from './events/worker.js';
 import { purgeExpiredIdempotencyKeys } from './http/idempotency.js';
+import { purgeSignInAttempts } from './modules/users/sign-in-attempts.js';
 import { mailJobs } from './mail/mail.worker.js';
 import { smtpMailer } from './mail/mailer.js';
 import { composeMail } from './pages/mail/messages.js';
@@ -20,7 +21,7 @@ import type { InvoicesService } from './modules/invoices/invoices.service.js';
 import type { SubscriptionsEngine } from './modules/subscriptions/subscriptions.engine.js';
 import { advanceTestClocks, type TimeRule } from './modules/test-clocks/advance.js';
 import { realTime } from './modules/test-clocks/clock-time.js';
-import { RECOVERY_AFTER_SECONDS, recoverRefunds, type RefundJobDeps } from './modules/refunds/refunds.jobs.js';
+import { RECOVERY_AFTER_SECONDS, recoverRefunds, refundInvoiceOverpayments, type RefundJobDeps } from './modules/refunds/refunds.jobs.js';
 import type { Clock } from './shared/clock.js';
 
 export type ScheduleDeps = PaymentJobDeps & RefundJobDeps & DisputeJobDeps & { subscriptions: SubscriptionsEngine; invoices: InvoicesService };
@@ -39,6 +40,7 @@ export async function runPaymentSchedule(deps: ScheduleDeps, now: Date = deps.cl
     sessionsExpired: await expireSessions(deps, realTime(now)),
     claimsRecovered: await recoverClaims(deps, now),
     refundsRecovered: await recoverRefunds(deps, now),
+    overpaymentsRefunded: await refundInvoiceOverpayments(deps),
     authorizationsExpired: await expireAuthorizations(deps, realTime(now)),
     settled: await settlePayments(deps, now),
     disputesOpened: await openNotifiedDisputes(deps, now),
@@ -60,6 +62,7 @@ export function paymentJobs(deps: ScheduleDeps): ScheduledJob[] {
     { name: 'settle-payments', everyMs: 10_000, run: (now) => settlePayments(deps, now) },
     { name: 'recover-payment-claims', everyMs: claimsEveryMs, run: (now) => recoverClaims(deps, now) },
     { name: 'recover-refunds', everyMs: refundsEveryMs, run: (now) => recoverRefunds(deps, now) },
+    { name: 'refund-invoice-overpayments', everyMs: 1_000, run: () => refundInvoiceOverpayments(deps) },
     // Disputes: the acquirer's notices, the evidence deadline, and in test mode the simulated bank's decision.
     { name: 'open-notified-disputes', everyMs: 1_000, run: (now) => openNotifiedDisputes(deps, now) },
     { name: 'close-overdue-disputes', everyMs: 60_000, run: (now) => closeOverdueDisputes(deps, realTime(now)) },
@@ -81,7 +84,11 @@ export function timeRules(deps: ScheduleDeps): TimeRule[] {
 
 /** Jobs every worker process runs; modules add theirs here. */
 export function scheduledJobs(db: Database, clock: Clock, config?: Config, logger?: Logger): ScheduledJob[] {
-  const jobs: ScheduledJob[] = [{ name: 'purge-idempotency-keys', everyMs: 3_600_000, run: () => purgeExpiredIdempotencyKeys(db, clock) }];
+  const jobs: ScheduledJob[] = [
+    { name: 'purge-idempotency-keys', everyMs: 3_600_000, run: () => purgeExpiredIdempotencyKeys(db, clock) },
+    // The sign-in counts of addresses nobody tried for a day (any address may be tried, a user's or not).
+    { name: 'purge-sign-in-attempts', everyMs: 3_600_000, run: () => purgeSignInAttempts(db, clock) },
+  ];
   if (config) {
     const services = buildServices(config, db, clock);
     // Card tokens never used, and their cards, deleted once expired (the token endpoint is anonymous).

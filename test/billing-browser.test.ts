@@ -42,18 +42,33 @@ eachDatabase('the hosted invoice page', (dialect) => {
       await page.waitForURL(/\/checkout\//);
       await fillCard(page, '4242424242424242', 'fr');
       await page.getByRole('button', { name: /^Payer / }).click();
-      await page.waitForURL(/\/checkout\/success|\/invoices\//);
+      // The checkout sends the customer back to the invoice's page with its return parameters: the page, not an error.
+      await page.waitForURL((url) => url.pathname === new URL(sent.body.url).pathname && url.searchParams.get('status') === 'success');
+      assert.ok(new URL(page.url()).searchParams.get('paymentId'));
+      await page.getByRole('status').filter({ hasText: 'Cette facture est payée' }).waitFor();
+      assert.equal(await page.getByRole('link', { name: /^Payer par carte/ }).count(), 0);
       const paid = (await api('GET', `/api/v1/billing/invoices/${inv.id}`)).body;
       assert.deepEqual([paid.status, paid.amountPaid, paid.amountRemaining], ['paid', 11_300, 0]);
       assert.equal((await eventsOfType(t, 'invoice.paid')).filter((e) => e.data.invoiceId === inv.id).length, 1);
-      await page.goto(sent.body.url);
-      await page.getByRole('status').filter({ hasText: 'Cette facture est payée' }).waitFor();
-      assert.equal(await page.getByRole('link', { name: /^Payer par carte/ }).count(), 0);
+      // A mail client's or a campaign's parameters on the page's address change nothing; `lang` still applies.
+      await page.goto(`${sent.body.url}?utm_source=mail&utm_campaign=relance&fbclid=x1&lang=en`);
+      await page.getByRole('status').filter({ hasText: 'This invoice is paid' }).waitFor();
+      const pdf2 = await fetch(`${sent.body.url}/pdf?utm_source=mail`);
+      assert.equal(pdf2.headers.get('content-type'), 'application/pdf');
     } finally {
       await context.close();
     }
     const unknown = await fetch(`${suite.baseUrl}/invoices/${'x'.repeat(32)}`);
     assert.equal(unknown.status, 404);
+    // The API still refuses a parameter it does not know; the other pages a browser opens take them too: the
+    // back-office, the checkout's result pages.
+    const strict = await api('GET', '/api/v1/billing/invoices?utm_source=mail');
+    assert.deepEqual([strict.status, strict.body.code, strict.body.fields?.[0]?.field], [400, 'VALIDATION_ERROR', 'utm_source']);
+    for (const path of ['/dashboard?utm_source=mail', '/dashboard/invoices?utm_medium=x', '/expired?lang=en&utm_source=mail']) {
+      const res = await fetch(`${suite.baseUrl}${path}`);
+      assert.ok(res.status === 200 || res.status === 410, `${path}: ${res.status}`);
+      assert.match(res.headers.get('content-type') ?? '', /text\/html/, path);
+    }
   });
 
   it("the cardholder attaches a card on the hosted wallet page made for a subscription: its mandate is restored", async () => {

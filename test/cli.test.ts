@@ -230,7 +230,7 @@ eachDatabase('motu commands', (dialect) => {
     assert.equal(keys.code, 0);
     assert.deepEqual(keys.out.data.map((k: { mode: string }) => k.mode).sort(), ['live', 'test', 'test']);
     const listed = keys.out.data.find((k: { id: string }) => k.id === key.out.id);
-    assert.deepEqual(listed, { id: key.out.id, mode: 'test', permission: 'read', storeId: null, last4: key.out.secretKey.slice(-4), createdAt: listed.createdAt, revokedAt: null });
+    assert.deepEqual(listed, { id: key.out.id, mode: 'test', permission: 'read', storeId: null, last4: key.out.secretKey.slice(-4), createdAt: listed.createdAt, revokedAt: null, createdBy: null, role: null });
     for (const secret of [key.out.secretKey, created.out.testSecretKey, created.out.liveSecretKey]) assert.ok(!keys.text.includes(secret), 'no secret listed');
     assert.deepEqual((await run('keys', 'list', '--merchant', id, '--mode', 'live')).out.data.map((k: { mode: string }) => k.mode), ['live']);
     const revoked = await run('keys', 'revoke', key.out.id);

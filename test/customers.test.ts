@@ -23,6 +23,23 @@ eachDatabase('customers', (dialect) => {
     assert.equal(byEmail.body.hasMore, false);
   });
 
+  it('searches with q: the name, email or external id containing it in any case, or the id itself; % and _ are no wildcards', async () => {
+    const make = async (body: Record<string, string>) => (await t.api(m.testKey, 'POST', '/api/v1/customers', body)).body.id as string;
+    const teva = await make({ name: 'Teva Mahana', email: 'teva.m@search.pf', externalId: 'CRM-77' });
+    const moana = await make({ name: 'Moana Tehei', email: 'moana@search.pf' });
+    const percent = await make({ name: '100% Tiare', externalId: 'crm_8' });
+    const search = async (q: string) => (await t.api(m.testKey, 'GET', `/api/v1/customers?q=${encodeURIComponent(q)}&limit=100`)).body.data.map((c: { id: string }) => c.id);
+    assert.deepEqual(await search('MAHANA'), [teva]);
+    assert.deepEqual(await search('@search.pf'), [moana, teva]);
+    assert.deepEqual(await search('crm-7'), [teva]);
+    assert.deepEqual(await search(moana), [moana]);
+    assert.deepEqual(await search('100%'), [percent]);
+    assert.deepEqual(await search('crm_'), [percent]);
+    assert.deepEqual(await search('no one here'), []);
+    const other = await createMerchant(t);
+    assert.deepEqual((await t.api(other.testKey, 'GET', '/api/v1/customers?q=Mahana')).body.data, []);
+  });
+
   it('refuses a second customer with the same email or externalId (409 ALREADY_EXISTS)', async () => {
     await t.api(m.testKey, 'POST', '/api/v1/customers', { email: 'dup@example.pf', externalId: 'dup-1' });
     const sameEmail = await t.api(m.testKey, 'POST', '/api/v1/customers', { email: 'DUP@example.pf' });

@@ -111,7 +111,7 @@ eachDatabase('the merchant back-office', (dialect) => {
     await accessible(page, 'payments');
     // 2,500 XPF is 20.95 EUR (2500 × 838 / 1000 = 2095 cents).
     const row = table.getByRole('row').filter({ has: page.getByRole('link', { name: payment.orderReference }) });
-    assert.match(await row.innerText(), /XPF\s2,500.*EUR\s20\.95/s);
+    assert.match(await row.innerText(), /XPF\s2,500.*€20\.95/s);
 
     await page.getByLabel('Search').fill(payment.orderReference);
     await page.getByRole('button', { name: 'Apply filters' }).click();
@@ -141,7 +141,7 @@ eachDatabase('the merchant back-office', (dialect) => {
     const id = await paidPayment(t, m.testKey, { amount: 5000, currency: 'XPF' });
     const page = await dashboard(`/payments/${id}`);
     await page.getByRole('heading', { name: 'Timeline' }).waitFor();
-    assert.match(await page.locator('.amount-hero').innerText(), /XPF\s5,000.*EUR\s41\.90/s);
+    assert.match(await page.locator('.amount-hero').innerText(), /XPF\s5,000.*€41\.90/s);
     await page.getByRole('table', { name: 'Motu fees on this payment' }).waitFor();
     await accessible(page, 'payment detail');
 

@@ -19,8 +19,10 @@ function isErrorShape(body: any): void {
   assert.doesNotMatch(JSON.stringify(body), /\bat .+\.(ts|js):\d+/, 'no stack trace');
 }
 
+const METRICS_TOKEN = 'metrics-token-0123456789abcdef';
+
 eachDatabase('HTTP conventions', (dialect) => {
-  const { t, m } = withMerchantApp(dialect);
+  const { t, m } = withMerchantApp(dialect, { env: { MOTU_METRICS_TOKEN: METRICS_TOKEN } });
 
   it('answers unknown routes with 404 and the error shape', async () => {
     for (const [method, url] of [
@@ -95,7 +97,7 @@ eachDatabase('HTTP conventions', (dialect) => {
     assert.match(String(docs.body), /<html/i);
   });
 
-  it('serves /healthz, /readyz and Prometheus /metrics', async () => {
+  it('serves /healthz, /readyz and Prometheus /metrics (to the scraper holding MOTU_METRICS_TOKEN)', async () => {
     const health = await t.api(undefined, 'GET', '/healthz');
     assert.equal(health.status, 200);
     assert.equal(health.body.status, 'ok');
@@ -103,7 +105,7 @@ eachDatabase('HTTP conventions', (dialect) => {
     assert.equal(ready.status, 200);
     assert.equal(ready.body.database, dialect);
     await t.api(m.testKey, 'GET', '/api/v1/customers');
-    const metrics = await t.api(undefined, 'GET', '/metrics');
+    const metrics = await t.api(METRICS_TOKEN, 'GET', '/metrics');
     assert.equal(metrics.status, 200);
     assert.match(String(metrics.headers['content-type']), /^text\/plain/);
     assert.match(metrics.body, /^# HELP motu_http_requests_total /m);

@@ -320,8 +320,10 @@ eachDatabase('an Idempotency-Key used again after its 24 hours', (dialect) => {
   });
 });
 
+const METRICS_TOKEN = 'metrics-token-0123456789abcdef';
+
 eachDatabase('a capture or cancel killed mid-way, with MOTU_OPERATION_CLAIM_SECONDS=5', (dialect) => {
-  const { t, m, clock } = withMerchantApp(dialect, { clock: 'now', env: { MOTU_OPERATION_CLAIM_SECONDS: '5' } });
+  const { t, m, clock } = withMerchantApp(dialect, { clock: 'now', env: { MOTU_OPERATION_CLAIM_SECONDS: '5', MOTU_METRICS_TOKEN: METRICS_TOKEN } });
   const owner = () => ({ merchantId: m.id, mode: 'test' as const });
   const payment = (id: string) => t.db.kysely.selectFrom('payments').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
@@ -536,7 +538,7 @@ eachDatabase('a capture or cancel killed mid-way, with MOTU_OPERATION_CLAIM_SECO
       assert.equal((await payment(pending.paymentId)).operation, 'release', 'looked at again later');
       // What an operator sees on /metrics: watched, and once still held a day after the failure, overdue.
       const gauges = async () => {
-        const body = String((await t.api(undefined, 'GET', '/metrics')).body);
+        const body = String((await t.api(METRICS_TOKEN, 'GET', '/metrics')).body);
         const read = (name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(body)?.[1]);
         return { watched: read('motu_late_authorizations_watched'), overdue: read('motu_late_authorizations_overdue') };
       };

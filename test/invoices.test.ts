@@ -12,6 +12,9 @@ import { withMerchantApp } from './support/merchant-app.js';
 import { createSession, paySession } from './support/payments.js';
 import { pdfText } from './support/pdf.js';
 import { saveCard } from './support/wallet.js';
+import { CARDS } from './support/cards.js';
+import { onlyOn } from './support/profile.js';
+import { verifyLedger } from '../src/modules/ledger/verify.js';
 import { paymentSchedule } from './support/schedule.js';
 
 eachDatabase('invoices', (dialect) => {
@@ -299,6 +302,163 @@ eachDatabase('invoices', (dialect) => {
     const back = (await api('GET', `/api/v1/subscriptions/${sub.id}`)).body;
     assert.deepEqual([back.status, back.nextDueDate], ['active', '2027-06-01T08:00:00.000Z']);
     assert.equal((await api('GET', `/api/v1/subscriptions/${sub.id}/due-dates`)).body.data[0].status, 'paid');
+  });
+
+  /** The hosted page of a sent invoice, as the customer opens it: what it says is due and the checkout it offers. */
+  const openPage = async (url: string) => {
+    const page = await t.api(undefined, 'GET', new URL(url).pathname);
+    assert.equal(page.status, 200, String(page.body));
+    const html = String(page.body);
+    const session = /\/checkout\/(ses_[0-9A-Za-z]+)/.exec(html)?.[1] ?? null;
+    const payment = session ? (await api('GET', `/api/v1/payments/sessions/${session}`)).body : null;
+    return { html, session, paymentId: payment?.paymentId as string | undefined, amount: payment?.amount as number | undefined };
+  };
+  const sentInvoice = async (total: number) => {
+    const cus = await customer();
+    const inv = await draft({ customerId: cus, currency: 'EUR', lines: [{ description: 'Atelier', quantity: 1, unitPrice: total }] });
+    assert.equal((await api('POST', `/api/v1/billing/invoices/${inv.id}/finalize`)).status, 200);
+    const sent = await api('POST', `/api/v1/billing/invoices/${inv.id}/send`);
+    assert.equal(sent.status, 200, JSON.stringify(sent.body));
+    return { id: inv.id as string, url: sent.body.url as string };
+  };
+  /** The customer pays the page's checkout with a card: the pay call's answer, or the token endpoint's refusal. */
+  const payCheckout = async (session: string, card: string = CARDS.visa) => {
+    const token = await t.api(undefined, 'POST', '/acquirer/v1/tokens', { mode: 'test', number: card, expMonth: 12, expYear: 2040, cvc: '123', session });
+    if (token.status !== 201) return token;
+    return t.api(undefined, 'POST', `/checkout/${session}/pay`, { token: token.body.token, email: 'hina@example.com' });
+  };
+  const payment = async (id: string) => (await api('GET', `/api/v1/payments/${id}`)).body;
+
+  it("the page's card payment is for what is due now: a credit note or a payment by hand cancels the open checkout, the next visit offers the new amount, none when nothing is due", async () => {
+    // 10.00 sent, then a credit note of 6.00: the page offers 4.00, and paying it takes 4.00, never the first 10.00.
+    const first = await sentInvoice(1000);
+    const before = await openPage(first.url);
+    assert.equal(before.amount, 1000);
+    assert.equal((await api('POST', `/api/v1/billing/invoices/${first.id}/credit-notes`, { amount: 600, reason: 'order_change' })).status, 201);
+    assert.equal((await payment(before.paymentId!)).status, 'cancelled', 'the 10.00 checkout is cancelled with the credit note');
+    const cancelled = (await eventsOfType(t, 'payment.cancelled')).filter((e) => e.data.id === before.paymentId || e.data.paymentId === before.paymentId);
+    assert.equal(cancelled.length, 1);
+    assert.notEqual((await payCheckout(before.session!)).status, 200, 'the old checkout can no longer be paid');
+    const after = await openPage(first.url);
+    assert.notEqual(after.session, before.session);
+    assert.equal(after.amount, 400);
+    assert.match(after.html, /4,00/);
+    assert.equal((await payCheckout(after.session!)).status, 200);
+    assert.deepEqual([(await payment(after.paymentId!)).capturedAmount, (await payment(before.paymentId!)).capturedAmount], [400, 0]);
+    const paid = (await api('GET', `/api/v1/billing/invoices/${first.id}`)).body;
+    assert.deepEqual([paid.status, paid.amountPaid, paid.amountCredited, paid.amountRemaining], ['paid', 400, 600, 0]);
+    const done = await openPage(first.url);
+    assert.equal(done.session, null, 'nothing due: no card payment offered');
+    assert.match(done.html, /role="status"/);
+
+    // A payment recorded by hand after sending: the open checkout cannot pay the invoice a second time.
+    const second = await sentInvoice(1000);
+    const offered = await openPage(second.url);
+    assert.equal((await api('POST', `/api/v1/billing/invoices/${second.id}/payments`, { amount: 1000, method: 'bank_transfer' })).body.status, 'paid');
+    assert.equal((await payment(offered.paymentId!)).status, 'cancelled');
+    assert.notEqual((await payCheckout(offered.session!)).status, 200);
+    assert.equal((await openPage(second.url)).session, null);
+    assert.equal((await payment(offered.paymentId!)).capturedAmount, 0);
+
+    // Part paid by hand: the next visit offers the rest; sending again keeps that one (same amount), and it stays payable.
+    const third = await sentInvoice(1000);
+    const full = await openPage(third.url);
+    await api('POST', `/api/v1/billing/invoices/${third.id}/payments`, { amount: 300, method: 'cash' });
+    const rest = await openPage(third.url);
+    assert.equal(rest.amount, 700);
+    assert.equal((await payment(full.paymentId!)).status, 'cancelled');
+    assert.equal((await api('POST', `/api/v1/billing/invoices/${third.id}/send`)).status, 200);
+    assert.equal((await openPage(third.url)).session, rest.session);
+    // Marked uncollectible: the amount due stays, and so does a way to pay it (a new checkout for it).
+    await api('POST', `/api/v1/billing/invoices/${third.id}/mark-uncollectible`);
+    const still = await openPage(third.url);
+    assert.equal(still.amount, 700);
+    assert.equal((await payCheckout(still.session!)).status, 200);
+    const settled = (await api('GET', `/api/v1/billing/invoices/${third.id}`)).body;
+    assert.deepEqual([settled.status, settled.amountPaid], ['paid', 1000]);
+  });
+
+  it('a card in 3-D Secure when the invoice is paid by hand is not taken: its authorization is given back, nothing captured', { skip: onlyOn('simulator', 'the simulator\'s bank page') }, async () => {
+    const inv = await sentInvoice(2500);
+    const offered = await openPage(inv.url);
+    const started = await payCheckout(offered.session!, CARDS.challenge);
+    assert.equal(started.body.next, 'challenge', JSON.stringify(started.body));
+    const authorizationId = new URL(started.body.url).pathname.split('/').pop()!;
+    assert.equal((await api('POST', `/api/v1/billing/invoices/${inv.id}/payments`, { amount: 2500, method: 'bank_transfer' })).body.status, 'paid');
+    // The bank authenticates the cardholder afterwards: the checkout was cancelled meanwhile, so nothing is captured.
+    const bank = await t.api(undefined, 'POST', `/acquirer/v1/3ds/${authorizationId}`, 'result=authenticated', { 'content-type': 'application/x-www-form-urlencoded' });
+    assert.equal(bank.status, 303);
+    const back = new URL(String(bank.headers.location), 'http://x');
+    await t.api(undefined, 'GET', `${back.pathname}${back.search}`);
+    const p = await payment(offered.paymentId!);
+    assert.deepEqual([p.status, p.capturedAmount], ['cancelled', 0]);
+    const after = (await api('GET', `/api/v1/billing/invoices/${inv.id}`)).body;
+    assert.deepEqual([after.status, after.amountPaid], ['paid', 2500]);
+    assert.equal((await eventsOfType(t, 'payment.captured')).filter((e) => e.data.id === offered.paymentId || e.data.paymentId === offered.paymentId).length, 0);
+  });
+
+  it('paid again on its page during a chargeback, then the chargeback won: what the invoice no longer owes goes back to the card at once, and is announced', async () => {
+    const inv = await sentInvoice(1000);
+    const first = await openPage(inv.url);
+    assert.equal((await payCheckout(first.session!)).status, 200);
+    assert.equal((await api('GET', `/api/v1/billing/invoices/${inv.id}`)).body.status, 'paid');
+    const dispute = (await api('POST', `/api/v1/test-helpers/payments/${first.paymentId}/dispute`, { amount: 1000 })).body;
+    const disputed = (await api('GET', `/api/v1/billing/invoices/${inv.id}`)).body;
+    assert.deepEqual([disputed.status, disputed.amountRemaining], ['disputed', 1000]);
+    // The customer pays the amount due again on the page (a new checkout, for what is due now).
+    const again = await openPage(inv.url);
+    assert.notEqual(again.session, first.session);
+    assert.equal(again.amount, 1000);
+    assert.equal((await payCheckout(again.session!)).status, 200);
+    assert.equal((await api('GET', `/api/v1/billing/invoices/${inv.id}`)).body.status, 'paid');
+    assert.equal((await t.admin('POST', `/admin/v1/disputes/${dispute.id}/close`, { outcome: 'won' })).status, 200);
+    const [announced] = (await eventsOfType(t, 'invoice.overpayment_refunded')).filter((e) => e.data.invoiceId === inv.id);
+    assert.ok(announced, 'invoice.overpayment_refunded');
+    assert.deepEqual([announced.data.paymentId, announced.data.refundAmount, announced.data.status, announced.data.amountRemaining], [first.paymentId, 1000, 'paid', 0]);
+    await paymentSchedule(t, clock).tick();
+    const refunded = await payment(first.paymentId!);
+    assert.deepEqual([refunded.status, refunded.refundedAmount], ['refunded', 1000]);
+    assert.equal((await payment(again.paymentId!)).capturedAmount, 1000);
+    const after = (await api('GET', `/api/v1/billing/invoices/${inv.id}`)).body;
+    assert.deepEqual([after.status, after.amountPaid, after.amountRemaining], ['paid', 1000, 0]);
+    assert.equal((await api('GET', `/api/v1/payments/${first.paymentId}/refunds`)).body.data[0].id, announced.data.refundId);
+    const ledger = await verifyLedger(t.db);
+    assert.ok(ledger.ok, JSON.stringify(ledger.differences.slice(0, 3)));
+  });
+
+  it('totals are bounded: a line or a total beyond 999,999,999 minor units is a 400 naming the field, on create and change; nothing is written', async () => {
+    const cus = await customer();
+    const before = (await api('GET', '/api/v1/billing/invoices?limit=100')).body.data.length;
+    const big = { description: 'Pirogue', quantity: 1, unitPrice: 999_999_999 };
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ lines: [big, big, big] }, 'lines'],
+      [{ lines: [{ ...big, taxRate: 1600 }] }, 'lines'],
+      [{ lines: [{ description: 'Nono', quantity: 1_000_000, unitPrice: 1_000 }] }, 'lines[0].unitPrice'],
+      [{ currency: 'EUR', lines: [{ description: 'Nono', quantity: 2, unitPrice: 600_000_000 }] }, 'lines[0].unitPrice'],
+    ];
+    for (const [body, field] of cases) {
+      const res = await api('POST', '/api/v1/billing/invoices', { customerId: cus, currency: 'XPF', ...body });
+      assert.equal(res.status, 400, JSON.stringify(res.body));
+      assert.equal(res.body.code, 'VALIDATION_ERROR');
+      assert.equal(res.body.fields[0].field, field, JSON.stringify(res.body));
+      assert.equal(typeof res.body.message, 'string');
+    }
+    assert.equal((await api('GET', '/api/v1/billing/invoices?limit=100')).body.data.length, before);
+    // The bound itself is fine, and finalizes, pays and credits like any invoice.
+    const edge = await draft({ customerId: cus, lines: [{ description: 'Fare', quantity: 1, unitPrice: 999_999_999 }] });
+    assert.equal(edge.total, 999_999_999);
+    const patched = await api('PATCH', `/api/v1/billing/invoices/${edge.id}`, { lines: [big, big] });
+    assert.deepEqual([patched.status, patched.body.code, patched.body.fields?.[0]?.field], [400, 'VALIDATION_ERROR', 'lines']);
+    assert.equal((await api('GET', `/api/v1/billing/invoices/${edge.id}`)).body.total, 999_999_999, 'unchanged');
+    const open = await api('POST', `/api/v1/billing/invoices/${edge.id}/finalize`);
+    assert.equal(open.status, 200, JSON.stringify(open.body));
+    assert.equal((await api('POST', `/api/v1/billing/invoices/${edge.id}/payments`, { amount: 999_999_998, method: 'bank_transfer' })).body.amountRemaining, 1);
+    assert.equal((await api('POST', `/api/v1/billing/invoices/${edge.id}/credit-notes`, { reason: 'other' })).body.amount, 1);
+    // Every other amount a merchant grows keeps the same bound.
+    const sub = await api('POST', '/api/v1/subscriptions', { customerId: cus, amount: 1_000_000_000, currency: 'XPF', interval: 'month' });
+    assert.deepEqual([sub.status, sub.body.fields?.[0]?.field], [400, 'amount']);
+    const paidByHand = await api('POST', `/api/v1/billing/invoices/${edge.id}/payments`, { amount: 1_000_000_000, method: 'cash' });
+    assert.deepEqual([paidByHand.status, paidByHand.body.fields?.[0]?.field], [400, 'amount']);
   });
 
   it('bad input is a 400 that writes nothing; another merchant or mode gets 404', async () => {

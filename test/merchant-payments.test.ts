@@ -1,7 +1,7 @@
 // Merchant-initiated payments (POST /api/v1/payments) and CORS on every route family.
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
-import { LIVE_PROFILE, PROFILE_MODE } from './support/profile.js';
+import { LIVE_PROFILE, PROFILE_MODE, shownLast4 } from './support/profile.js';
 import { eachDatabase } from './support/harness.js';
 import { withMerchantApp } from './support/merchant-app.js';
 import { connectUnderLiveProfile, createKey, createMerchant, createStore, createCustomer } from './support/factories.js';
@@ -37,7 +37,7 @@ eachDatabase('merchant-initiated payments', (dialect) => {
     assert.equal(auth.paymentMethodId, visa);
     assert.equal(auth.customerId, customerId);
     assert.equal(auth.customerCreated, false);
-    assert.equal(auth.cardLast4, '4242');
+    assert.equal(auth.cardLast4, shownLast4('4242'));
     assert.equal(auth.amount, 1500);
     assert.equal(auth.order.reference, 'SUB-1');
     assert.ok(auth.settlement);

@@ -11,6 +11,11 @@ import { createCustomer, createMerchant, type MerchantFixture } from './support/
 import { FAKE_MONEXT_CREDENTIALS, FakeMonext, MONEXT_CARDS } from './support/fake-monext.js';
 import { paymentSchedule, type Schedule } from './support/schedule.js';
 import { paymentEvents } from './support/events.js';
+import { MonextClient } from '../src/acquirer/monext/monext.client.js';
+import type { MonextCredentials } from '../src/acquirer/monext/monext.config.js';
+import type { MonextContext } from '../src/acquirer/monext/monext.context.js';
+import { readSession } from '../src/acquirer/monext/monext.outcomes.js';
+import { sessionBody } from '../src/acquirer/monext/monext.widget.js';
 
 const MONEXT_ENV = ['MONEXT_MERCHANT_ID', 'MONEXT_ACCESS_KEY', 'MONEXT_POINT_OF_SALE', 'MONEXT_CONTRACT_NUMBER'] as const;
 
@@ -153,19 +158,39 @@ eachDatabase('live payments through Monext', (dialect) => {
     assert.equal(p.attempts[0].network, 'CB');
 
     // 3-D Secure: still in the widget when the page asks → the challenge (Monext's page); once passed → authorized.
+    // Monext's page comes from the session's creation (reading the session does not give it).
     const challenged = await widgetPayment({ card: MONEXT_CARDS.challenge });
     assert.equal(challenged.next.next, 'challenge');
-    assert.match(challenged.next.url, /\/webpayment\//);
+    assert.equal(challenged.next.url, `${fake.url}/webpayment/${challenged.token}`);
     fake.finishChallenge(challenged.token, true);
-    const back = await t.app.inject({ method: 'GET', url: `/acquirer/v1/monext/return?session=${challenged.sessionId}&monext_session_id=${challenged.token}` });
+    // Monext sends the browser back with the session's token as `paylinetoken`.
+    const back = await t.app.inject({ method: 'GET', url: `/acquirer/v1/monext/return?session=${challenged.sessionId}&paylinetoken=${challenged.token}` });
     assert.equal(back.statusCode, 302);
     assert.equal((await payment(challenged.paymentId)).status, 'transit');
 
+    // A failed 3-D Secure: Monext ends the session CANCELLED 03022 with the transaction it attempted. A refusal, not a
+    // buyer who left: the payment fails, its attempt shows the refusal, the merchant hears of it.
     const failed3ds = await widgetPayment({ card: MONEXT_CARDS.challenge });
     fake.finishChallenge(failed3ds.token, false);
+    assert.equal(fake.sessions.get(failed3ds.token)!.result.title, 'CANCELLED');
     const notify = await t.app.inject({ method: 'GET', url: `/acquirer/v1/monext/notify?session=${failed3ds.sessionId}&token=${failed3ds.token}&notificationType=WEBTRS` });
     assert.equal(notify.statusCode, 200);
-    assert.equal((await payment(failed3ds.paymentId)).refusalCode, 'authentication_failed');
+    p = await payment(failed3ds.paymentId);
+    assert.equal(p.status, 'failed');
+    assert.equal(p.refusalCode, 'authentication_failed');
+    assert.deepEqual(p.attempts.map((a: any) => [a.status, a.refusalCode]), [['refused', 'authentication_failed']]);
+    assert.equal((await paymentEvents(t, failed3ds.paymentId)).filter((e) => e.type === 'payment.failed').length, 1);
+
+    // The buyer who leaves the widget (CANCELLED 02319, no transaction): nothing recorded, the payment still pending.
+    const left = await t.api(m.liveKey, 'POST', '/api/v1/payments/sessions', {
+      order: { amount: 800, currency: 'EUR' }, email: 'b@example.com', redirectUrl: 'https://shop.example/r', notificationUrl: 'https://shop.example/h',
+    });
+    const leftToken = (await t.api(undefined, 'POST', '/acquirer/v1/monext/sessions', { session: left.body.sessionId })).body.token;
+    fake.cancelInWidget(leftToken);
+    assert.equal((await t.api(undefined, 'POST', `/checkout/${left.body.sessionId}/pay`, { token: leftToken })).body.next, 'error');
+    p = await payment(left.body.paymentId);
+    assert.equal(p.status, 'pending');
+    assert.deepEqual(p.attempts, []);
 
     // A token made for another payment is refused; an unknown one too.
     const other = await widgetPayment({ amount: 700 });
@@ -184,7 +209,9 @@ eachDatabase('live payments through Monext', (dialect) => {
     const entry = await t.api(undefined, 'POST', '/acquirer/v1/monext/sessions', { session: ws.body.sessionId });
     assert.equal(entry.status, 201, JSON.stringify(entry.body));
     const started = fake.requests.filter((r) => r.path === '/v1/checkout/payments/sessions').at(-1)!;
+    // Verifying a card without charging it: an ACCOUNT_VERIFICATION (the fake, as Monext, refuses a zero-amount ONE_OFF).
     assert.equal(started.body.order.amount, 0);
+    assert.equal(started.body.payment.paymentType, 'ACCOUNT_VERIFICATION');
     assert.match(started.body.walletId, /^motu_/);
     fake.payInWidget(entry.body.token, MONEXT_CARDS.visa);
     const saved = await t.api(undefined, 'POST', `/api/v1/sdk/sessions/${ws.body.sessionId}/submit`, { token: entry.body.token });
@@ -199,6 +226,9 @@ eachDatabase('live payments through Monext', (dialect) => {
     assert.equal(charge.status, 201, JSON.stringify(charge.body));
     assert.equal(charge.body.status, 'captured');
     const direct = fake.requests.filter((r) => r.path === '/v1/checkout/payments').at(-1)!;
+    // A one-off charge the merchant starts: UNSCHEDULED, linked to the registration's transaction (sent as ONE_OFF, the
+    // issuer would ask for a 3-D Secure nobody is there to pass: the fake refuses it 01131).
+    assert.equal(direct.body.payment.paymentType, 'UNSCHEDULED');
     assert.equal(direct.body.payment.capture, 'AUTOMATIC');
     assert.equal(direct.body.order.reference, charge.body.id);
     assert.match(direct.body.issuerTransactionId, /^ISS/);
@@ -315,11 +345,12 @@ eachDatabase('live payments through Monext', (dialect) => {
       assert.equal(res.body.attempts.length, 1);
       assert.equal(res.body.attempts[0].id, `${m.defaultContractId}.${await transactionOf(paymentId)}`);
       assert.deepEqual({ ...res.body.attempts[0], id: undefined, createdAt: undefined }, {
-        id: undefined, createdAt: undefined, status: 'captured', amount: 7_000, currency: 'EUR', refusalCode: null, cardBrand: 'VISA', cardLast4: '0014', network: 'VISA',
+        // Monext masks all but the BIN and the last two digits (497010XXXXXXXX14): the rest is not made up.
+        id: undefined, createdAt: undefined, status: 'captured', amount: 7_000, currency: 'EUR', refusalCode: null, cardBrand: 'VISA', cardLast4: '••14', network: 'VISA',
       });
       const refused = await t.api(m.liveKey, 'GET', `/api/v1/payments/${declined.paymentId}`);
       assert.equal(refused.status, 200, JSON.stringify(refused.body));
-      assert.deepEqual(refused.body.attempts.map((a: any) => [a.status, a.refusalCode, a.cardLast4]), [['refused', 'card_declined', '0002']]);
+      assert.deepEqual(refused.body.attempts.map((a: any) => [a.status, a.refusalCode, a.cardLast4]), [['refused', 'card_declined', '••02']]);
       assert.equal(fake.requests.length, before, 'no call to Monext for a read');
     } finally {
       fake.unavailable = false;
@@ -450,6 +481,7 @@ eachDatabase('live payments through Monext', (dialect) => {
     await schedule.tick();
     assert.equal(charges().length, 2, 'the second due date, once');
     assert.ok(charges().every((r) => r.body.paymentInstrument?.walletId === charges()[0]!.body.paymentInstrument.walletId), 'the wallet saved by the registration');
+    assert.deepEqual(charges().map((r) => r.body.payment.paymentType), ['RECURRING', 'RECURRING'], "a subscription's due dates are recurring charges");
     const dueDates = (await t.api(m.liveKey, 'GET', `/api/v1/subscriptions/${sub.body.id}/due-dates`)).body.data;
     assert.deepEqual(dueDates.map((d: any) => d.status), ['paid', 'paid']);
     const payments = dueDates.flatMap((d: any) => d.attempts.map((a: any) => a.paymentId));
@@ -465,12 +497,122 @@ eachDatabase('live payments through Monext', (dialect) => {
     }
   });
 
+  /** A card registered in the widget (zero amount) for a new customer: the customer and the saved card's id. */
+  async function registerCard(card: string) {
+    const customerId = await createCustomer(t, m.liveKey);
+    const ws = await t.api(m.liveKey, 'POST', `/api/v1/customers/${customerId}/sessions`, { returnUrl: 'https://shop.example/wallet' });
+    const entry = await t.api(undefined, 'POST', '/acquirer/v1/monext/sessions', { session: ws.body.sessionId });
+    fake.payInWidget(entry.body.token, card);
+    await t.api(undefined, 'POST', `/api/v1/sdk/sessions/${ws.body.sessionId}/submit`, { token: entry.body.token });
+    const pm = (await t.api(m.liveKey, 'GET', `/api/v1/customers/${customerId}/payment-methods`)).body.data[0];
+    assert.ok(pm?.id, 'a saved card');
+    return { customerId, paymentMethodId: pm.id as string };
+  }
+
+  it("a session's transactions in either order: the authorization is the latest one, never a capture listed after it", async () => {
+    for (const newestFirst of [false, true]) {
+      fake.newestFirst = newestFirst;
+      try {
+        // The cardholder's first card is refused in the widget, the second accepted: one session, two transactions.
+        const created = await t.api(m.liveKey, 'POST', '/api/v1/payments/sessions', {
+          order: { amount: 1_700, currency: 'EUR' }, captureMode: 'MANUAL', email: 'b@example.com', redirectUrl: 'https://shop.example/r', notificationUrl: 'https://shop.example/h',
+        });
+        const token = (await t.api(undefined, 'POST', '/acquirer/v1/monext/sessions', { session: created.body.sessionId })).body.token;
+        fake.payInWidget(token, MONEXT_CARDS.declined);
+        fake.payInWidget(token, MONEXT_CARDS.visa);
+        const accepted = fake.sessions.get(token)!.transactions[1]!;
+        const paid = await t.api(undefined, 'POST', `/checkout/${created.body.sessionId}/pay`, { token });
+        assert.equal(paid.body.next, 'redirect', JSON.stringify(paid.body));
+        assert.equal(await transactionOf(created.body.paymentId), accepted, `newest first: ${newestFirst}`);
+        const captured = await t.api(m.liveKey, 'POST', `/api/v1/payments/${created.body.paymentId}/capture`);
+        assert.equal(captured.body.status, 'captured', JSON.stringify(captured.body));
+        // Monext's notification after the capture (the session now lists the CAPTURE too): nothing changes.
+        const notify = await t.app.inject({ method: 'GET', url: `/acquirer/v1/monext/notify?session=${created.body.sessionId}&token=${token}` });
+        assert.equal(notify.statusCode, 200);
+        const p = await payment(created.body.paymentId);
+        assert.equal(p.status, 'captured');
+        assert.deepEqual(p.attempts.map((a: any) => [a.id, a.status]), [[`${m.defaultContractId}.${accepted}`, 'captured']]);
+      } finally {
+        fake.newestFirst = false;
+      }
+    }
+  });
+
+  it("a card whose recurring payments the cardholder revoked (01132): final, no retry, the card detached, the subscription's mandate revoked", async () => {
+    const { customerId, paymentMethodId } = await registerCard(MONEXT_CARDS.revoked);
+    const sub = await t.api(m.liveKey, 'POST', '/api/v1/subscriptions', { customerId, paymentMethodId, amount: 3_100, currency: 'EUR', interval: 'month' });
+    assert.equal(sub.status, 201, JSON.stringify(sub.body));
+    const charges = () => fake.requests.filter((r) => r.path === '/v1/checkout/payments' && r.body?.order?.amount === 3_100);
+    assert.equal(charges().length, 1);
+    const [due] = (await t.api(m.liveKey, 'GET', `/api/v1/subscriptions/${sub.body.id}/due-dates`)).body.data;
+    const paymentId = due.attempts[0].paymentId;
+    assert.equal((await payment(paymentId)).refusalCode, 'card_unknown');
+    assert.deepEqual((await t.api(m.liveKey, 'GET', `/api/v1/customers/${customerId}/payment-methods`)).body.data, [], 'the card is detached');
+    assert.equal((await t.api(m.liveKey, 'GET', `/api/v1/subscriptions/${sub.body.id}`)).body.status, 'waiting_mandate');
+    clock.advance(3 * 86_400_000);
+    await schedule.tick();
+    await schedule.tick();
+    assert.equal(charges().length, 1, 'never charged again');
+  });
+
+  it("Monext's 01185 inside a 200, abandoned sessions (4xx or 200) and any other 4xx on reading a session are answers, not outages", async () => {
+    // 01185 "used order" answered 200: the charge is not retried and the payment fails, not a 503 left pending.
+    const { paymentMethodId } = await registerCard(MONEXT_CARDS.visa);
+    fake.fault(/^POST \/v1\/checkout\/payments$/, 'used-order-200');
+    const charge = await t.api(m.liveKey, 'POST', '/api/v1/payments', {
+      paymentMethodId, order: { reference: 'USED-1', amount: 1_100, currency: 'EUR' }, captureMode: 'MANUAL', notificationUrl: 'https://shop.example/hook',
+    }, { 'Idempotency-Key': 'used-order-1' });
+    assert.equal(charge.status, 201, JSON.stringify(charge.body));
+    assert.equal(charge.body.status, 'failed');
+
+    const session = async () => {
+      const created = await t.api(m.liveKey, 'POST', '/api/v1/payments/sessions', {
+        order: { amount: 1_800, currency: 'EUR' }, email: 'b@example.com', redirectUrl: 'https://shop.example/r', notificationUrl: 'https://shop.example/h',
+      });
+      const token = (await t.api(undefined, 'POST', '/acquirer/v1/monext/sessions', { session: created.body.sessionId })).body.token as string;
+      return { sessionId: created.body.sessionId as string, paymentId: created.body.paymentId as string, token };
+    };
+    // Abandoned (02534) as a 4xx, expired (02324) inside a 200: no attempt, the payment unchanged.
+    const abandoned = await session();
+    fake.fault(/^GET \/v1\/checkout\/payments\/sessions\//, 'abandoned-4xx');
+    assert.equal((await t.api(undefined, 'POST', `/checkout/${abandoned.sessionId}/pay`, { token: abandoned.token })).body.next, 'error');
+    const expired = await session();
+    fake.abandonInWidget(expired.token);
+    assert.equal((await t.api(undefined, 'POST', `/checkout/${expired.sessionId}/pay`, { token: expired.token })).body.next, 'error');
+    for (const s of [abandoned, expired]) assert.equal((await payment(s.paymentId)).status, 'pending');
+
+    // Any other 4xx on reading the session: Monext's notification is answered 200 (not notified again and again) and
+    // the return page sends the customer back to the checkout, not to an error.
+    const refused = await session();
+    fake.fault(/^GET \/v1\/checkout\/payments\/sessions\//, '400');
+    const notify = await t.app.inject({ method: 'GET', url: `/acquirer/v1/monext/notify?session=${refused.sessionId}&token=${refused.token}` });
+    assert.equal(notify.statusCode, 200, notify.body);
+    fake.fault(/^GET \/v1\/checkout\/payments\/sessions\//, '400');
+    const back = await t.app.inject({ method: 'GET', url: `/acquirer/v1/monext/return?session=${refused.sessionId}&paylinetoken=${refused.token}` });
+    assert.equal(back.statusCode, 302, back.body);
+    assert.match(back.headers.location as string, new RegExp(`/checkout/${refused.sessionId}`));
+    assert.equal((await payment(refused.paymentId)).status, 'pending');
+  });
+
+  it('a session created with 201 instead of 200 is as good', async () => {
+    fake.createdStatus = 201;
+    try {
+      const paid = await widgetPayment({ amount: 1_900 });
+      assert.equal(paid.next.next, 'redirect');
+      assert.equal((await payment(paid.paymentId)).status, 'transit');
+    } finally {
+      fake.createdStatus = 200;
+    }
+  });
+
   it('Monext refusing the credentials is a clear 503, never a card refusal', async () => {
     await t.admin('PATCH', `/admin/v1/contracts/${m.defaultContractId}`, { monext: { accessKey: 'wrong-key-000' } });
     const created = await t.api(m.liveKey, 'POST', '/api/v1/payments/sessions', {
       order: { amount: 1000, currency: 'EUR' }, redirectUrl: 'https://shop.example/r', notificationUrl: 'https://shop.example/h',
     });
     const entry = await t.api(undefined, 'POST', '/acquirer/v1/monext/sessions', { session: created.body.sessionId });
+    // Monext answered the session's creation 200 {title: "Unauthorized"}, no result: read as the credentials refused.
+    assert.equal(fake.requests.at(-1)!.auth, 'bad');
     assert.equal(entry.status, 503);
     assert.equal(entry.body.code, 'ACQUIRER_NOT_CONFIGURED');
     assert.match(entry.body.message, /credentials/);
@@ -481,34 +623,88 @@ eachDatabase('live payments through Monext', (dialect) => {
 
 describe("Monext's homologation environment", () => {
   const missing = MONEXT_ENV.filter((name) => !process.env[name]);
-  it('creates a widget session with the given credentials', {
-    skip: missing.length > 0
-      ? `did not run: no Monext homologation credentials (set ${missing.join(', ')} to run against api-sandbox.retail.monext.com)`
-      : false,
-  }, async () => {
+  const skip = missing.length > 0
+    ? `did not run: no Monext homologation credentials (set ${missing.join(', ')} to run against api-sandbox.retail.monext.com)`
+    : false;
+  const credentials = (): MonextCredentials => ({
+    merchantId: process.env.MONEXT_MERCHANT_ID!, accessKey: process.env.MONEXT_ACCESS_KEY!, pointOfSaleReference: process.env.MONEXT_POINT_OF_SALE!,
+    contractNumber: process.env.MONEXT_CONTRACT_NUMBER!, environment: 'homologation',
+  });
+  /** The connector's own calls against Monext, without Motu around them (what docs/live.md lists "to confirm"). */
+  const direct = (c: MonextCredentials = credentials()) => {
+    const client = new MonextClient(c, { timeoutMs: 30_000 });
+    return { client, ctx: { credentials: c, client } as unknown as MonextContext };
+  };
+  const entry = (amount: number, reference: string) => ({
+    mode: 'live' as const, merchantReference: reference, amount, currency: 'EUR', returnUrl: 'https://shop.example/return?session=x',
+    notificationUrl: 'https://shop.example/notify?session=x', languageCode: 'fr', email: 'buyer@example.com',
+  });
+
+  it('creates a widget session with the given credentials', { skip }, async () => {
     const t = await startApp('sqlite');
     try {
       const m = await createMerchant(t, 'Homologation');
-      const res = await t.admin('PATCH', `/admin/v1/contracts/${m.defaultContractId}`, {
-        acquirer: 'monext',
-        monext: {
-          merchantId: process.env.MONEXT_MERCHANT_ID, accessKey: process.env.MONEXT_ACCESS_KEY,
-          pointOfSaleReference: process.env.MONEXT_POINT_OF_SALE, contractNumber: process.env.MONEXT_CONTRACT_NUMBER, environment: 'homologation',
-        },
-      });
+      const res = await t.admin('PATCH', `/admin/v1/contracts/${m.defaultContractId}`, { acquirer: 'monext', monext: credentials() });
       assert.equal(res.status, 200, JSON.stringify(res.body));
       const created = await t.api(m.liveKey, 'POST', '/api/v1/payments/sessions', {
         order: { amount: 1000, currency: 'EUR' }, email: 'buyer@example.com', redirectUrl: 'https://shop.example/r', notificationUrl: 'https://shop.example/h',
       });
-      const entry = await t.api(undefined, 'POST', '/acquirer/v1/monext/sessions', { session: created.body.sessionId });
-      assert.equal(entry.status, 201, JSON.stringify(entry.body));
-      assert.ok(entry.body.token);
-      assert.match(entry.body.scriptUrl, /^https:\/\/homologation-payment\.cdn\.payline\.com\//);
+      const widget = await t.api(undefined, 'POST', '/acquirer/v1/monext/sessions', { session: created.body.sessionId });
+      assert.equal(widget.status, 201, JSON.stringify(widget.body));
+      assert.ok(widget.body.token);
+      assert.match(widget.body.scriptUrl, /^https:\/\/homologation-payment\.cdn\.payline\.com\//);
+      // The page Monext gives with the creation (kept for 3-D Secure).
+      assert.match(widget.body.redirectUrl, /^https:\/\//);
       // The token reads back as "the cardholder is still in the widget".
-      const pay = await t.api(undefined, 'POST', `/checkout/${created.body.sessionId}/pay`, { token: entry.body.token });
+      const pay = await t.api(undefined, 'POST', `/checkout/${created.body.sessionId}/pay`, { token: widget.body.token });
       assert.equal(pay.body.next, 'challenge');
     } finally {
       await t.close();
     }
   });
+
+  it('answers what the public material leaves open (docs/live.md, "To confirm in homologation")', { skip }, async (tc) => {
+    const { client, ctx } = direct();
+    // A payment's session: 200 or 201, its sessionId and redirectURL; read back INPROGRESS.
+    const reference = `motu_h_${Date.now()}`;
+    const payment = await client.call('POST', '/v1/checkout/payments/sessions', sessionBody(ctx, entry(1000, reference), undefined));
+    assert.equal(payment.kind, 'answer', JSON.stringify(payment));
+    if (payment.kind !== 'answer') return;
+    tc.diagnostic(`session creation answered HTTP ${payment.status}`);
+    assert.ok([200, 201].includes(payment.status));
+    assert.equal(typeof payment.body.sessionId, 'string');
+    assert.equal(typeof payment.body.redirectURL, 'string', 'redirectURL on creation');
+    const token = payment.body.sessionId as string;
+    const read = await client.call('GET', `/v1/checkout/payments/sessions/${token}`);
+    assert.equal(read.kind, 'answer', JSON.stringify(read));
+    if (read.kind === 'answer') tc.diagnostic(`a session's read ${read.body.redirectURL === undefined ? 'has no' : 'also has a'} redirectURL`);
+    assert.equal((await readSession(ctx, token)).kind, 'pending');
+
+    // A second widget session for the same order (a retry after a refusal, a second tab: Motu's order reference is the
+    // payment's id each time): accepted too.
+    const again = await client.call('POST', '/v1/checkout/payments/sessions', sessionBody(ctx, entry(1000, reference), undefined));
+    assert.equal(again.kind, 'answer', `a second session for the same order: ${JSON.stringify(again)}`);
+
+    // A card registration: ACCOUNT_VERIFICATION at zero amount, CHALLENGE_MANDATE, a new wallet: accepted.
+    const verification = await client.call('POST', '/v1/checkout/payments/sessions', sessionBody(ctx, entry(0, `motu_h_${Date.now()}`), `motu_h${Date.now()}`));
+    assert.equal(verification.kind, 'answer', JSON.stringify(verification));
+    assert.equal(typeof (verification.kind === 'answer' && verification.body.sessionId), 'string');
+    // A zero-amount ONE_OFF: refused (as a 4xx, or a result that is not ACCEPTED).
+    const oneOff = { ...sessionBody(ctx, entry(1000, `motu_h_${Date.now()}`), undefined), order: { reference: `motu_h_${Date.now()}`, amount: 0, currency: 'EUR', origin: 'E_COM' } };
+    const zero = await client.call('POST', '/v1/checkout/payments/sessions', oneOff);
+    assert.ok(zero.kind === 'rejected' || (zero.body.result as { title?: string } | undefined)?.title !== 'ACCEPTED', JSON.stringify(zero));
+
+    // An unknown token: no attempt (a 404, or 02304 as a 4xx or in a 200), never an outage.
+    assert.equal((await readSession(ctx, 'motuUnknownToken0000000000')).kind, 'cancelled');
+
+    // Bad credentials: a 200 {title: "Unauthorized"} or a 401, both read as credentials refused.
+    const wrong = direct({ ...credentials(), accessKey: 'not-the-key-0000' });
+    const refused = await wrong.client.call('POST', '/v1/checkout/payments/sessions', sessionBody(wrong.ctx, entry(1000, `motu_h_${Date.now()}`), undefined));
+    assert.equal(refused.kind, 'rejected', JSON.stringify(refused));
+    assert.ok(refused.kind === 'rejected' && [401, 403].includes(refused.status));
+  });
+
+  it('needs a cardholder in the widget: checked by hand (docs/live.md, "To confirm in homologation")', {
+    skip: skip || 'checked by hand: the order of transactions, a failed 3-D Secure (CANCELLED 03022), the wallet id\'s key, the merchant-initiated fields, 01185, partial captures',
+  }, () => {});
 });

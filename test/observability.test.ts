@@ -1,7 +1,9 @@
 // What an operator watches: the queue gauges of /metrics (webhook deliveries, mails), X-Request-Id on every answer
-// (the reqId of the logs and the requestId of a 500), /metrics behind a token or on a port of its own, failing
+// (the reqId of the logs and the requestId of a 500), /metrics behind a token or on a loopback port of its own and
+// nowhere otherwise, failing
 // test-mode deliveries logged at warn (without URL, body, signature or secret), and logs for people in development.
 import assert from 'node:assert/strict';
+import { networkInterfaces } from 'node:os';
 import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
 import { buildApp } from '../src/app.js';
@@ -25,6 +27,16 @@ function gauge(text: string, name: string): number {
   return Number(match[1]);
 }
 
+/** The operator's scraper: /metrics on the app's port with the token. */
+async function scrape(t: { app: { inject: (o: object) => Promise<{ body: string }> } }): Promise<string> {
+  return (await t.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).body;
+}
+
+/** An address of this machine other than loopback, if it has one. */
+function outsideAddress(): string | undefined {
+  return Object.values(networkInterfaces()).flat().find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
+}
+
 function sink(lines: string[]): Writable {
   return new Writable({
     write(chunk, _enc, done) {
@@ -35,7 +47,7 @@ function sink(lines: string[]): Writable {
 }
 
 eachDatabase('observability: queue gauges and failing deliveries', (dialect) => {
-  const { t, m, rx } = withMerchantApp(dialect, { receiver: true, env: { MOTU_WEBHOOK_RETRY_SCHEDULE: '0,0,0,0,0' } });
+  const { t, m, rx } = withMerchantApp(dialect, { receiver: true, env: { MOTU_WEBHOOK_RETRY_SCHEDULE: '0,0,0,0,0', MOTU_METRICS_TOKEN: METRICS_TOKEN } });
 
   it('show a pending and an abandoned delivery; each failed test-mode attempt is a warn line without URL, body, signature or secret', { timeout: 60_000 }, async () => {
     rx.on('/down', () => ({ status: 503, body: 'receiver body must not be logged' }));
@@ -77,7 +89,7 @@ eachDatabase('observability: queue gauges and failing deliveries', (dialect) => 
     const later = await t.api(m.testKey, 'POST', '/api/v1/webhook-endpoints', { url: rx.url('/later'), events: ['*'] });
     assert.equal(later.status, 201);
     assert.equal((await t.api(m.testKey, 'POST', '/api/v1/customers', { name: 'Hina' })).status, 201);
-    let text = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+    let text = await scrape(t);
     assert.equal(gauge(text, 'motu_webhook_deliveries_pending'), 1);
     assert.equal(gauge(text, 'motu_webhook_deliveries_retrying'), 0);
     assert.equal(gauge(text, 'motu_webhook_deliveries_abandoned'), 1);
@@ -88,7 +100,7 @@ eachDatabase('observability: queue gauges and failing deliveries', (dialect) => 
     await t.db.kysely.updateTable('webhook_deliveries')
       .set({ attempt_count: 1, created_at: new Date(Date.now() - 60_000).toISOString() })
       .where('merchant_id', '=', m.id).where('status', '=', 'pending').execute();
-    text = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+    text = await scrape(t);
     assert.equal(gauge(text, 'motu_webhook_deliveries_pending'), 1);
     assert.equal(gauge(text, 'motu_webhook_deliveries_retrying'), 1);
     const older = gauge(text, 'motu_webhook_deliveries_oldest_pending_age_seconds');
@@ -114,7 +126,7 @@ eachDatabase('observability: queue gauges and failing deliveries', (dialect) => 
       job('failed', 5, 4000), // given up
       job('sent', 1, 9000),
     ]).execute();
-    const text = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+    const text = await scrape(t);
     assert.equal(gauge(text, 'motu_mail_jobs_pending'), 4);
     assert.equal(gauge(text, 'motu_mail_jobs_retrying'), 2);
     assert.equal(gauge(text, 'motu_mail_jobs_abandoned'), 1);
@@ -136,7 +148,7 @@ eachDatabase('observability: X-Request-Id', (dialect) => {
       await t.api('sk_test_wrong', 'GET', '/api/v1/customers'),
       await t.api(undefined, 'GET', '/metrics'),
     ];
-    assert.deepEqual(answers.map((a) => a.status), [200, 201, 404, 400, 400, 401, 200]);
+    assert.deepEqual(answers.map((a) => a.status), [200, 201, 404, 400, 400, 401, 404]);
     const ids = answers.map((a) => a.headers['x-request-id']);
     for (const id of ids) assert.match(String(id), OURS);
     assert.equal(new Set(ids).size, ids.length, 'one id per request');
@@ -182,6 +194,36 @@ eachDatabase('observability: X-Request-Id', (dialect) => {
 });
 
 eachDatabase('observability: /metrics access', (dialect) => {
+  it('neither MOTU_METRICS_TOKEN nor MOTU_METRICS_PORT: /metrics is nowhere, in production too (404 on the app\'s port)', async () => {
+    for (const env of [{}, { NODE_ENV: 'production', MOTU_SECRETS_KEY: 'a'.repeat(64) }] as Array<Record<string, string>>) {
+      const t = await startApp(dialect, { env });
+      try {
+        const res = await t.app.inject({ method: 'GET', url: '/metrics' });
+        assert.equal(res.statusCode, 404, JSON.stringify(env));
+        assert.equal(res.json().code, 'ROUTE_NOT_FOUND', 'as any unknown route');
+        assert.ok(!res.body.includes('motu_http_requests_total'));
+        assert.equal((await t.app.inject({ method: 'GET', url: '/healthz' })).statusCode, 200);
+      } finally {
+        await t.close();
+      }
+    }
+  });
+
+  it('MOTU_METRICS_PORT without a token: served on 127.0.0.1 only, even with HOST=0.0.0.0; not on the app\'s port', async () => {
+    const port = await freePort();
+    const t = await startApp(dialect, { env: { HOST: '0.0.0.0', MOTU_METRICS_PORT: String(port) } });
+    try {
+      assert.equal((await t.app.inject({ method: 'GET', url: '/metrics' })).statusCode, 404, 'not on the API port');
+      const res = await fetch(`http://127.0.0.1:${port}/metrics`);
+      assert.equal(res.status, 200);
+      assert.match(await res.text(), /^# HELP motu_http_requests_total /m);
+      const outside = outsideAddress();
+      if (outside) await assert.rejects(fetch(`http://${outside}:${port}/metrics`), `nothing listens on ${outside}:${port}`);
+    } finally {
+      await t.close();
+    }
+  });
+
   it('MOTU_METRICS_TOKEN: 401 without the bearer token or with a wrong one, 200 with it', async () => {
     const t = await startApp(dialect, { env: { MOTU_METRICS_TOKEN: METRICS_TOKEN } });
     try {
@@ -249,11 +291,11 @@ describe('observability: configuration and development logs', () => {
     } catch (err) {
       assert.ok(!(err as Error).message.includes('short-secret'));
     }
-    const config = parseConfig({ ...base, MOTU_METRICS_PORT: '9464', MOTU_METRICS_TOKEN: ` ${METRICS_TOKEN} ` });
-    assert.equal(config.metricsPort, 9464);
-    assert.equal(config.metricsToken, METRICS_TOKEN);
-    assert.equal(parseConfig(base).metricsPort, undefined);
-    assert.equal(parseConfig(base).metricsToken, undefined);
+    const both = { ...base, HOST: '0.0.0.0', MOTU_METRICS_PORT: '9464', MOTU_METRICS_TOKEN: ` ${METRICS_TOKEN} ` };
+    assert.deepEqual(parseConfig(both).metrics, { on: 'port', port: 9464, host: '0.0.0.0', token: METRICS_TOKEN });
+    assert.deepEqual(parseConfig({ ...both, MOTU_METRICS_TOKEN: '' }).metrics, { on: 'port', port: 9464, host: '127.0.0.1', token: undefined }, 'no token: loopback only');
+    assert.deepEqual(parseConfig({ ...base, MOTU_METRICS_TOKEN: METRICS_TOKEN }).metrics, { on: 'app', token: METRICS_TOKEN });
+    assert.deepEqual(parseConfig(base).metrics, { on: 'nowhere' });
   });
 
   it('logs for people: LOG_FORMAT=pretty, or a terminal outside production; JSON in production', () => {

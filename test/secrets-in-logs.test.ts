@@ -16,6 +16,7 @@ import { SECRETS_KEY_FILE, SecretBox, secretBoxFor } from '../src/shared/secret-
 import { systemClock } from '../src/shared/clock.js';
 import { startWorkers, type Workers } from '../src/start/workers.js';
 import { ADMIN_TOKEN, eachDatabase, freshDatabase, type TestApp, type TestDatabase } from './support/harness.js';
+import { CARDS } from './support/cards.js';
 import { startReceiver, type Receiver } from './support/receiver.js';
 import { everyStoredValue } from './support/tables.js';
 
@@ -32,6 +33,8 @@ interface Run {
   t: TestApp;
   logs: string[];
   issued: string[];
+  /** Bearer capabilities that live in URLs (session ids, invoice page tokens, …): stored, but never logged. */
+  capabilities: string[];
   receiver: Receiver;
   workers: Workers;
   database: TestDatabase;
@@ -82,7 +85,7 @@ async function start(dialect: 'sqlite' | 'postgres'): Promise<Run> {
     api: call,
     close: async () => {},
   };
-  return { t, logs, issued: [], receiver: await startReceiver(), workers, database, config };
+  return { t, logs, issued: [], capabilities: [], receiver: await startReceiver(), workers, database, config };
 }
 
 async function fullFlow(run: Run): Promise<void> {
@@ -185,6 +188,9 @@ async function fullFlow(run: Run): Promise<void> {
   ok(boKey, 201);
   issued.push(boKey.body.secretKey);
 
+  // Every public page reached by an unguessable address, opened as the customer would: the address is its key.
+  await capabilityPages(run, key, customer.body.id, m.id);
+
   // A secret key sent where it does not belong, and a wrong key.
   await t.api(`sk_test_${'Z'.repeat(32)}`, 'GET', '/api/v1/payments');
   issued.push(`sk_test_${'Z'.repeat(32)}`);
@@ -198,13 +204,67 @@ async function fullFlow(run: Run): Promise<void> {
   }
 }
 
+/**
+ * The pages whose address is a bearer capability, each requested: a payment session's page, its 3-D Secure bank page
+ * and return, its receipt; a wallet session and a card link; a hosted invoice page and its PDF. Their ids and tokens
+ * go to run.capabilities.
+ */
+async function capabilityPages(run: Run, key: string, customerId: string, merchantId: string): Promise<void> {
+  const { t, capabilities } = run;
+  const ok = (res: { status: number; body: unknown }, status: number) => assert.equal(res.status, status, JSON.stringify(res.body));
+  const path = (url: string) => url.replace(/^https?:\/\/[^/]+/, '');
+  const session = await t.api(key, 'POST', '/api/v1/payments/sessions', {
+    order: { reference: 'CAP-1', amount: 1_500, currency: 'EUR' }, redirectUrl: 'https://shop.example/return', notificationUrl: run.receiver.url('/notify'),
+    email: 'buyer@example.com',
+  });
+  ok(session, 201);
+  const sessionId = session.body.sessionId as string;
+  capabilities.push(sessionId);
+  ok(await t.api(undefined, 'GET', `/checkout/${sessionId}`), 200);
+  const token = await t.api(undefined, 'POST', '/acquirer/v1/tokens', { mode: 'test', number: CARDS.challenge, expMonth: 12, expYear: 2040, cvc: '123', session: sessionId });
+  ok(token, 201);
+  const pay = await t.api(undefined, 'POST', `/checkout/${sessionId}/pay`, { token: token.body.token });
+  ok(pay, 200);
+  const challenge = path(String(pay.body.url));
+  const authorizationId = challenge.split('/').at(-1)!;
+  assert.match(challenge, /^\/acquirer\/v1\/3ds\/[^/]+$/, JSON.stringify(pay.body));
+  capabilities.push(authorizationId);
+  ok(await t.api(undefined, 'GET', challenge), 200);
+  const approved = await t.api(undefined, 'POST', challenge, { result: 'success' });
+  assert.ok(approved.status < 400, JSON.stringify(approved.body));
+  ok(await t.api(undefined, 'GET', `/checkout/${sessionId}/3ds-return?authorizationId=${authorizationId}`), 200);
+  assert.ok((await t.api(undefined, 'GET', `/checkout/success?sessionId=${sessionId}`)).status < 400);
+  assert.ok((await t.api(undefined, 'GET', `/checkout/success/receipt.pdf?sessionId=${sessionId}`)).status < 500);
+
+  const link = await t.api(key, 'POST', `/api/v1/customers/${customerId}/card-links`, { sendEmail: false });
+  ok(link, 201);
+  capabilities.push(path(String(link.body.url)).split('/').at(-1)!);
+  ok(await t.api(undefined, 'GET', path(String(link.body.url))), 200);
+
+  const identity = { legalName: 'Secret Shop SARL', address: { line1: 'Rue du Commandant Destremau', postalCode: '98713', city: 'Papeete', country: 'PF' }, registrationNumber: 'TAHITI A12345', taxId: '123456' };
+  ok(await t.admin('PATCH', `/admin/v1/merchants/${merchantId}`, identity), 200);
+  const invoice = await t.api(key, 'POST', '/api/v1/billing/invoices', { customerId, currency: 'XPF', lines: [{ description: 'Loyer', quantity: 1, unitPrice: 85_000 }] });
+  ok(invoice, 201);
+  ok(await t.api(key, 'POST', `/api/v1/billing/invoices/${invoice.body.id}/finalize`, {}), 200);
+  const sent = await t.api(key, 'POST', `/api/v1/billing/invoices/${invoice.body.id}/send`, {});
+  ok(sent, 200);
+  const page = path(String(sent.body.url));
+  capabilities.push(page.split('/').at(-1)!);
+  ok(await t.api(undefined, 'GET', page), 200);
+  ok(await t.api(undefined, 'GET', `${page}/pdf?lang=en`), 200);
+  assert.equal((await t.api(undefined, 'GET', `${page}x/pdf`)).status, 404, 'a mistyped token is logged redacted too');
+}
+
 eachDatabase('secrets at rest and in logs', (dialect) => {
   let run: Run;
 
   before(async () => {
     run = await start(dialect);
-    await fullFlow(run);
-    await run.workers.stop();
+    try {
+      await fullFlow(run);
+    } finally {
+      await run.workers.stop(); // a failed step must not leave the worker polling
+    }
   });
   after(async () => {
     await run?.receiver.close();
@@ -218,6 +278,17 @@ eachDatabase('secrets at rest and in logs', (dialect) => {
     for (const pan of PANS) for (const form of panForms(pan)) assert.ok(!text.includes(form), `card number ${form} in the logs`);
     for (const secret of run.issued) assert.ok(!text.includes(secret), `secret ${secret.slice(0, 10)}… in the logs`);
     for (const pattern of SECRET_PATTERNS) assert.ok(!pattern.test(text), `${pattern} in the logs: ${text.match(pattern)?.[0]}`);
+  });
+
+  test('no bearer capability in the logs: session ids, 3-D Secure pages, card links, set-up links, invoice page tokens', () => {
+    const text = run.logs.join('');
+    assert.ok(run.capabilities.length >= 4, `${run.capabilities.length} capabilities`);
+    for (const capability of run.capabilities) assert.ok(!text.includes(capability), `${capability.slice(0, 12)}… in the logs`);
+    const urls = run.logs.map((line) => JSON.parse(line) as { url?: string }).filter((l) => l.url).map((l) => l.url!);
+    for (const prefix of ['/invoices/', '/acquirer/v1/3ds/', '/wallet/', '/checkout/']) {
+      assert.ok(urls.some((u) => u.startsWith(prefix)), `a request to ${prefix}… was logged`);
+    }
+    assert.ok(urls.includes('/invoices/[redacted]') && urls.includes('/invoices/[redacted]/pdf?lang=en'), 'the page is still told, the token not');
   });
 
   test('no card number, secret key or webhook secret in any column of any table', async () => {

@@ -113,6 +113,12 @@ export interface AuthorizeInput {
   /** Capture the full amount in the same call (AUTO capture). */
   capture?: boolean;
   /**
+   * A charge of a saved card the merchant starts (`cardRef`): `recurring` for a subscription's due date (a series the
+   * cardholder agreed to), `unscheduled` for any other one-off charge. Issuers treat the two differently (no 3-D Secure
+   * for either, under the stored credential's first transaction).
+   */
+  initiated?: 'recurring' | 'unscheduled';
+  /**
    * What the cardholder's bank statement shows for this charge: the contract's `statementLabel` (1–22 characters).
    * Every authorization Motu asks for carries it (hosted page, card component, merchant-initiated payments).
    */

@@ -36,7 +36,9 @@ import * as m0033 from './migrations/0033_payments_list.js';
 import * as m0034 from './migrations/0034_contract_acquirer.js';
 import * as m0035 from './migrations/0035_monext_settlement.js';
 import * as m0036 from './migrations/0036_monext_attempts.js';
+import * as m0038 from './migrations/0038_back_office_trust.js';
 import * as m0040 from './migrations/0040_document_pdfs.js';
+import * as m0041 from './migrations/0041_monext_redirect_url.js';
 import * as m0042 from './migrations/0042_invoice_terms.js';
 
 const MIGRATIONS: Record<string, Migration> = {
@@ -75,15 +77,18 @@ const MIGRATIONS: Record<string, Migration> = {
   '0034_contract_acquirer': m0034,
   '0035_monext_settlement': m0035,
   '0036_monext_attempts': m0036,
+  '0038_back_office_trust': m0038,
   '0040_document_pdfs': m0040,
+  '0041_monext_redirect_url': m0041,
   '0042_invoice_terms': m0042,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
 
-export async function migrate(db: Database): Promise<string[]> {
+/** Runs the migrations not run yet, all of them or up to `until` (a migration's name: tests of a migration's data). */
+export async function migrate(db: Database, until?: string): Promise<string[]> {
   const migrator = new Migrator({ db: db.kysely, provider });
-  const { error, results } = await migrator.migrateToLatest();
+  const { error, results } = until ? await migrator.migrateTo(until) : await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

@@ -19,7 +19,7 @@ import type { SubscriptionDueDatesTable, SubscriptionsTable } from '../modules/s
 import type { MailAttemptsTable, MailJobsTable } from '../mail/mail.table.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEventsTable } from '../events/events.table.js';
 import type { WebhookEndpointsTable } from '../modules/webhooks/endpoints.table.js';
-import type { UserSessionsTable, UsersTable } from '../modules/users/users.table.js';
+import type { SignInAttemptsTable, UserSessionsTable, UsersTable } from '../modules/users/users.table.js';
 import type { AuditLogTable } from '../modules/audit/audit.table.js';
 import type { DocumentPdfsTable } from '../modules/documents/document-pdfs.table.js';
 
@@ -69,4 +69,5 @@ export interface DB {
   user_sessions: UserSessionsTable;
   audit_log: AuditLogTable;
   document_pdfs: DocumentPdfsTable;
+  sign_in_attempts: SignInAttemptsTable;
 }

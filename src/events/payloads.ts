@@ -114,6 +114,13 @@ export interface InvoiceData {
   subscriptionId?: string;
 }
 
+/** A card payment (or a chargeback won) brought the invoice money it no longer owed: that is refunded at once. */
+export interface InvoiceOverpaymentData extends InvoiceData {
+  paymentId: string;
+  refundId: string;
+  refundAmount: number;
+}
+
 // ---------- subscriptions ----------
 
 export interface SubscriptionData {
@@ -249,6 +256,7 @@ export interface EventDataMap {
   'invoice.disputed': InvoiceData;
   'invoice.credited': InvoiceData;
   'invoice.uncollectible': InvoiceData;
+  'invoice.overpayment_refunded': InvoiceOverpaymentData;
   'subscription.created': SubscriptionCreatedData;
   'subscription.payment_succeeded': SubscriptionPaymentData;
   'subscription.payment_failed': SubscriptionPaymentData;
@@ -297,6 +305,7 @@ const ALL: Record<EventType, true> = {
   'payment.expired': true, 'payment.refunded': true, 'payment.partially_refunded': true, 'payment.cancelled': true,
   'invoice.issued': true, 'invoice.sent': true, 'invoice.paid': true, 'invoice.partially_paid': true,
   'invoice.overdue': true, 'invoice.disputed': true, 'invoice.credited': true, 'invoice.uncollectible': true,
+  'invoice.overpayment_refunded': true,
   'subscription.created': true, 'subscription.payment_succeeded': true, 'subscription.payment_failed': true,
   'subscription.past_due': true, 'subscription.mandate_revoked': true, 'subscription.mandate_restored': true,
   'subscription.cancelled': true, 'customer.created': true, 'customer.updated': true, 'payment_method.added': true,
@@ -338,6 +347,7 @@ export const payloads = {
   invoiceDisputed: build('invoice.disputed'),
   invoiceCredited: build('invoice.credited'),
   invoiceUncollectible: build('invoice.uncollectible'),
+  invoiceOverpaymentRefunded: build('invoice.overpayment_refunded'),
   subscriptionCreated: build('subscription.created'),
   subscriptionPaymentSucceeded: build('subscription.payment_succeeded'),
   subscriptionPaymentFailed: build('subscription.payment_failed'),

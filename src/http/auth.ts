@@ -38,7 +38,31 @@ export function bearerToken(request: FastifyRequest): string | undefined {
  */
 export function merchantAuthHooks(db: Database, userSessions: UserSessions) {
   const authenticate = merchantAuthHook(db, userSessions);
+  const keyOf = apiKeyAuthenticator(db);
   return {
+    /**
+     * Whether the credential a request came with still stands as it was: the key not revoked and its ceiling
+     * unchanged, or the session not ended, its user not removed, its role and mode unchanged. For what stays open
+     * after its first answer (the event stream), so that it ends with its credential.
+     */
+    async stillValid(request: FastifyRequest): Promise<boolean> {
+      const was = request.merchant;
+      if (!was) return false;
+      try {
+        if (request.user) {
+          const token = sessionToken(request);
+          const now = token ? await userSessions.resolve(token, { touch: false }) : null;
+          return now !== null && now.sessionId === request.user.sessionId && now.role === request.user.role && now.mode === request.user.mode;
+        }
+        const token = bearerToken(request);
+        if (!token) return false;
+        const now = await keyOf(token);
+        return now.keyId === was.keyId && now.permission === was.permission && now.madeBy?.userId === was.madeBy?.userId && now.madeBy?.role === was.madeBy?.role;
+      } catch (err) {
+        if (err instanceof AppError) return false;
+        throw err;
+      }
+    },
     async identify(request: FastifyRequest, reply: FastifyReply): Promise<void> {
       try {
         await authenticate(request, reply);
@@ -93,6 +117,13 @@ function merchantAuthHook(db: Database, userSessions: UserSessions) {
     // A read key is for reporting: with the signing secret it could forge the webhooks the merchant trusts.
     if (principal.permission === 'read' && request.routeOptions.config?.readsSecret) {
       throw new AppError('PERMISSION_DENIED', 'A read-only key cannot read secrets; use a key with write permission');
+    }
+    // A key made in the back-office never does more than its maker's role: the same table as their session's.
+    if (principal.madeBy) {
+      const path = (request.routeOptions.url ?? '').replace(/^\/api\/v1/, '');
+      if (!roleMayCall(principal.madeBy.role, request.method, path, request.routeOptions.config?.readsSecret === true)) {
+        throw new AppError('PERMISSION_DENIED', `This key was made in the back-office by a ${principal.madeBy.role}, whose role does not allow this; ask an owner or admin for a key`);
+      }
     }
   };
 }

@@ -151,15 +151,31 @@ class LazyChildLogger {
 }
 
 /**
- * A session id (`ses_…`) is a bearer capability: whoever holds it can pay the session or manage the customer's
- * saved cards. It travels in URLs (/checkout/ses_…, /api/v1/sdk/sessions/ses_…, ?sessionId=ses_…), so logged URLs
- * show only its prefix, as the Authorization header is redacted.
+ * The bearer capabilities that travel in URLs: whoever holds one acts without any key, so a logged URL shows none of
+ * them, as the Authorization header is redacted. One rule per kind, with what its holder can do. A new public page
+ * reached by an unguessable address gets its rule here (test/secrets-in-logs.test.ts requests each one).
  */
+const CAPABILITIES_IN_URLS: ReadonlyArray<readonly [pattern: RegExp, replacement: string]> = [
+  // A session id (ses_…): pay the payment session, or manage the customer's saved cards (a wallet session, and a card
+  // link, which is one). In /checkout/…, /wallet/…, /api/v1/sdk/sessions/…, ?sessionId=…, the card fields' ?session=….
+  [/ses_[0-9A-Za-z]+/g, 'ses_[redacted]'],
+  // A hosted invoice page's token (/invoices/<token>, /invoices/<token>/pdf): read the invoice and pay it.
+  [/^(\/invoices\/)[^/?#]+/, '$1[redacted]'],
+  // A back-office set-up or invitation link (/dashboard/setup/usr_….<mac>, /dashboard/api/setup/…): sets the user's
+  // password. Its signature is the secret; the user id stays readable.
+  [/(\/setup\/usr_[0-9A-Za-z]+\.)[A-Za-z0-9_-]+/g, '$1[redacted]'],
+  // The test acquirer's bank page (/acquirer/v1/3ds/<authorization>): approve or refuse the 3-D Secure challenge.
+  [/^(\/acquirer\/v1\/3ds\/)[^/?#]+/, '$1[redacted]'],
+  // Query tokens: Monext's widget token in its return and notification URLs (token, paylinetoken, monext_session_id);
+  // an authorization id coming back from 3-D Secure (?authorizationId=, which the bank page above is addressed by).
+  [/([?&](?:token|paylinetoken|monext_session_id|authorizationId)=)[^&#]*/gi, '$1[redacted]'],
+];
+
+/** A URL as it may be logged: every bearer capability in it replaced by `[redacted]` (CAPABILITIES_IN_URLS). */
 export function redactUrl(url: string): string {
-  // A back-office set-up link (/dashboard/setup/usr_….<mac>) sets the user's password: its signature is a secret too.
-  // Monext's widget token in its return and notification URLs (token, paylinetoken, monext_session_id) likewise.
-  return url.replace(/ses_[0-9A-Za-z]+/g, 'ses_[redacted]').replace(/(\/setup\/usr_[0-9A-Za-z]+\.)[A-Za-z0-9_-]+/g, '$1[redacted]')
-    .replace(/([?&](?:token|paylinetoken|monext_session_id)=)[^&#]*/gi, '$1[redacted]');
+  let out = url;
+  for (const [pattern, replacement] of CAPABILITIES_IN_URLS) out = out.replace(pattern, replacement);
+  return out;
 }
 
 /** The one log line of a request, at info, once answered: method, URL, route, status and time (no headers, no body). */

@@ -1,21 +1,16 @@
-// Prometheus metrics: one registry per app, so several apps (tests) never share counters. `/metrics` answers on the
-// app's port, or only on a port of its own (MOTU_METRICS_PORT), and asks for a bearer token when MOTU_METRICS_TOKEN is
-// set.
+// Prometheus metrics: one registry per app, so several apps (tests) never share counters. Where `/metrics` answers is
+// the configuration's MetricsExposure: on the app's port behind a bearer token (MOTU_METRICS_TOKEN), on a port of its
+// own (MOTU_METRICS_PORT: on the loopback address unless the token guards it), or nowhere: it is never open to whoever
+// reaches the API.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { MetricsExposure } from '../config.js';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { QueueDepth } from '../events/queue-depth.js';
 import { requestIdGenerator, requestIdHeader } from './request-id.js';
 
-export interface MetricsOptions {
-  /** MOTU_METRICS_TOKEN: `Authorization: Bearer <token>` required on /metrics. */
-  token?: string;
-  /** MOTU_METRICS_PORT: /metrics only there (on `host`), listening from the app's `ready` to its `close`. */
-  port?: number;
-  host: string;
-}
-
-export function registerMetrics(app: FastifyInstance, options: MetricsOptions = { host: '127.0.0.1' }): Registry {
+/** The registry always counts (the gauges read it too); the route is added where `exposure` says. */
+export function registerMetrics(app: FastifyInstance, exposure: MetricsExposure): Registry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const requests = new Counter({
@@ -38,24 +33,25 @@ export function registerMetrics(app: FastifyInstance, options: MetricsOptions = 
     duration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
     done();
   });
-  const route = (server: FastifyInstance) =>
-    server.get('/metrics', { schema: { hide: true }, onRequest: metricsGuard(options.token) }, async (_request, reply) => {
+  const route = (server: FastifyInstance, token: string | undefined) =>
+    server.get('/metrics', { schema: { hide: true }, onRequest: metricsGuard(token) }, async (_request, reply) => {
       reply.header('content-type', registry.contentType);
       return registry.metrics();
     });
-  if (options.port === undefined) {
-    route(app);
+  if (exposure.on === 'nowhere') return registry;
+  if (exposure.on === 'app') {
+    route(app, exposure.token);
     return registry;
   }
   // A server of its own: an address the load balancer does not expose, for the scraper alone.
   const own = Fastify({ logger: false, genReqId: requestIdGenerator(), trustProxy: false, return503OnClosing: true });
   requestIdHeader(own);
-  route(own);
+  route(own, exposure.token);
   own.setNotFoundHandler((_request, reply) => {
     void reply.code(404).send({ code: 'NOT_FOUND', message: 'Only /metrics answers on this port' });
   });
   app.addHook('onReady', async () => {
-    await own.listen({ port: options.port!, host: options.host });
+    await own.listen({ port: exposure.port, host: exposure.host });
   });
   app.addHook('onClose', async () => {
     await own.close();
@@ -63,7 +59,7 @@ export function registerMetrics(app: FastifyInstance, options: MetricsOptions = 
   return registry;
 }
 
-/** No token configured: open. Otherwise 401 unless `Authorization: Bearer <token>`, compared in constant time. */
+/** No token (the loopback port only): open. Otherwise 401 unless `Authorization: Bearer <token>`, compared in constant time. */
 function metricsGuard(token: string | undefined) {
   if (token === undefined) return (_request: FastifyRequest, _reply: FastifyReply, done: () => void) => done();
   const expected = createHash('sha256').update(token).digest();

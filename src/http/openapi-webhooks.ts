@@ -33,6 +33,7 @@ export const EVENT_DESCRIPTIONS: Readonly<Record<EventType, string>> = {
   'invoice.disputed': 'A payment that paid the invoice was disputed; the invoice is reopened.',
   'invoice.credited': 'A credit note cancelled the whole invoice.',
   'invoice.uncollectible': 'The invoice was marked uncollectible (it can still be paid).',
+  'invoice.overpayment_refunded': 'A card payment came when the invoice no longer owed all of it (paid or credited meanwhile), or a chargeback won gave back money the invoice no longer owed (paid again meanwhile): `refundAmount`, what it did not owe, is refunded at once on that payment (`refundId`).',
   'subscription.created': 'A subscription was created; without a card it waits for its mandate.',
   'subscription.payment_succeeded': 'A due date was collected.',
   'subscription.payment_failed': 'A due date was refused; another attempt follows while the retry schedule allows.',
@@ -83,7 +84,7 @@ export const FIELD_DESCRIPTIONS: Readonly<Record<string, string>> = {
   taxAmount: 'Tax, minor unit.', taxAmountEur: 'Tax, EUR cents.', taxes: 'Each tax of the line.', value: 'The tax rate in basis points.',
   totalAmount: 'Line total, minor unit.', totalAmountEur: 'Line total, EUR cents.', code: 'The store\'s code.', name: 'The store\'s name.',
   refusalCode: 'Why the card was refused (do_not_honor, insufficient_funds, expired_card…).', refusalMessage: 'The refusal in words.',
-  refundId: 'The refund (re_…).', refundOriginalAmount: 'This refund, in the original currency.',
+  refundId: 'The refund (re_…).', refundAmount: 'What the payment paid beyond what the invoice owed, refunded (minor unit).', refundOriginalAmount: 'This refund, in the original currency.',
   totalRefundedOriginalAmount: 'Every refund so far, in the original currency.', remainingOriginalAmount: 'What can still be refunded, in the original currency.',
   cancelledBy: 'Who cancelled a pending payment: porteur (the cardholder) or merchant_api.', invoiceId: 'The invoice (inv_…).',
   number: 'The legal number (F-YYYY-NNNNNN), null while a draft.', total: 'Total due, minor unit.', amountPaid: 'Paid so far, minor unit.',
@@ -112,7 +113,7 @@ const STATUS_ENUMS: ReadonlyArray<readonly [RegExp, readonly string[]]> = [
 
 /** Example values particular to payloads, by field (the rest come from the API's examples). */
 const PAYLOAD_EXAMPLES: Readonly<Record<string, unknown>> = {
-  grossAmount: 4500, refundOriginalAmount: 1500, totalRefundedOriginalAmount: 1500, remainingOriginalAmount: 3000, amountDue: 4500,
+  grossAmount: 4500, refundAmount: 600, refundOriginalAmount: 1500, totalRefundedOriginalAmount: 1500, remainingOriginalAmount: 3000, amountDue: 4500,
   mobupayCommission: 131, netAmount: 4369, totalAmount: 131, totalAmountEur: 131, cancelledBy: 'merchant_api',
   customerCreated: false, settled: false, automatic: true, disputeId: exampleId('dp'), clientMerchantId: exampleId('mer', 1),
   agencyId: exampleId('mer'), merchantId: exampleId('mer', 1), invitationId: 'inv_agency_3kX9bQ2m', mandateId: 'mnd_7Hq2LmVx',

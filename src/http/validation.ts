@@ -8,10 +8,10 @@ import { JSON_LIMITS_KEYWORD, jsonLimitProblem, type JsonLimits } from './json-l
 
 const Ajv = AjvModule.default;
 
-function makeAjv(coerce: boolean): InstanceType<typeof Ajv> {
+function makeAjv(coerce: boolean, dropUnknown = false): InstanceType<typeof Ajv> {
   const ajv = new Ajv({
     allErrors: true,
-    removeAdditional: false,
+    removeAdditional: dropUnknown ? 'all' : false,
     useDefaults: true,
     coerceTypes: coerce ? 'array' : false,
     strict: false,
@@ -54,6 +54,23 @@ export function validatorCompiler(): FastifySchemaCompiler<unknown> {
   const text = makeAjv(true);
   return ({ schema, httpPart }) => {
     const ajv = httpPart === 'body' ? body : text;
+    return ajv.compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>;
+  };
+}
+
+/**
+ * For the pages a browser opens (hosted checkout, wallet and invoice pages, the back-office): the same validation,
+ * except that a query parameter the page does not know is dropped instead of refused. Their addresses collect
+ * parameters nobody controls — the return parameters of a checkout sent back to the page, `utm_*` added by mail
+ * clients and campaigns — and a page must not answer them with an error. The parameters a page declares are still
+ * checked (an unknown `lang` value is refused), and the API keeps refusing unknown fields.
+ */
+export function pageValidatorCompiler(): FastifySchemaCompiler<unknown> {
+  const body = makeAjv(false);
+  const text = makeAjv(true);
+  const query = makeAjv(true, true);
+  return ({ schema, httpPart }) => {
+    const ajv = httpPart === 'body' ? body : httpPart === 'querystring' ? query : text;
     return ajv.compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>;
   };
 }

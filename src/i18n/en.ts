@@ -1,5 +1,6 @@
 // English texts. French (fr.ts) has the same shape, checked by the compiler. Interpolations are {{name}} (i18next).
 import { enMoney } from './en-money.js';
+import { enErrors } from './en-errors.js';
 
 export const en = {
   dashboard: {
@@ -26,6 +27,7 @@ export const en = {
       title: 'Choose your password', intro: 'Welcome to {{merchant}}’s back-office. Your account: {{email}}.',
       password: 'Password', confirm: 'Confirm password', passwordHint: '{{n}} characters or more.',
       tooShort: 'The password needs {{n}} characters or more.', mismatch: 'The two passwords differ.', submit: 'Save and sign in',
+      otherTeam: 'This password already opens your account in another team: choose a different one for this team.',
     },
     notFound: { title: 'Page not found', text: 'There is no page at this address.', back: 'Go to payments' },
     status: {
@@ -38,11 +40,17 @@ export const en = {
       ended: 'Ended', scheduled: 'Scheduled', retrying: 'Retrying', unpaid: 'Unpaid', skipped: 'Skipped', draft: 'Draft', open: 'Open',
       partially_paid: 'Partially paid', disputed: 'Disputed', credited: 'Credited', uncollectible: 'Uncollectible',
     },
+    money: {
+      hint: { EUR: 'In euros: 25 or 25.50.', XPF: 'In CFP francs, without decimals: 2500.' },
+      invalid: { EUR: 'Not an amount: write it as 25 or 25.50.', XPF: 'Not an amount: write it as 2500.' },
+      tooManyDecimals: { EUR: 'Two decimals at most in euros.', XPF: 'No decimals in CFP francs.' },
+      tooLarge: 'This amount is too large.', atLeast: 'At least {{amount}}.', atMost: 'At most {{amount}}.', required: 'Enter an amount.',
+    },
     roles: { owner: 'Owner', admin: 'Admin', developer: 'Developer', support: 'Support', analyst: 'Analyst' },
     payments: {
       title: 'Payments', caption: 'Payments, newest first', filters: 'Filter payments', search: 'Search',
       searchHint: 'Reference, email, payment id…', status: 'Status', from: 'From', to: 'To', amountMin: 'Minimum amount', currency: 'Currency',
-      amountMax: 'Maximum amount', amountHint: 'In the smallest unit: francs for XPF, cents for EUR.', store: 'Store',
+      amountMax: 'Maximum amount', amountHint: 'Choose a currency first: the amount is in its units.', store: 'Store',
       reference: 'Reference', customerEmail: 'Customer email', cardLast4: 'Card last 4 digits', created: 'Created',
       customer: 'Customer', card: 'Card', amount: 'Amount', exportCsv: 'Export CSV', empty: 'No payment matches these filters.',
     },
@@ -53,16 +61,20 @@ export const en = {
       refundedAmount: 'Refunded amount', disputedAmount: 'Disputed amount', refusal: 'Refusal', fees: 'Fees',
       feesCaption: 'Motu fees on this payment', feeLine: 'Line', amount: 'Amount', feesTotal: 'Total fees', net: 'Net amount',
       feeCommission: 'Commission', feeFixed: 'Fixed fee', feeAuthorization: 'Authorization',
+      captureModes: { AUTO: 'Automatic', MANUAL: 'Manual (captured later)' },
+      feeRefund: 'Refund: the fees already taken are not returned', feeRefundOf: 'Refund of {{amount}}: the fees already taken are not returned',
       timeline: 'Timeline', capture: 'Capture', cancel: 'Cancel payment', refund: 'Refund',
       captureTitle: 'Capture this payment?', captureText: 'Authorized amount:', captureAmount: 'Amount to capture (empty: all)',
       cancelTitle: 'Cancel this payment?', cancelText: 'The authorization is released; the customer is not charged. This cannot be undone.',
       refundTitle: 'Refund this payment?', refundText: 'Refundable:', refundAmount: 'Amount to refund (empty: all of it)', refundReason: 'Reason (optional)',
-      amountMinorHint: 'In the smallest unit: francs for XPF, cents for EUR.',
+      captureAll: 'Captures all that is authorized: {{amount}}.', capturePreview: 'Captures {{amount}}.',
+      refundAll: 'Refunds all that is left: {{amount}}.', refundPreview: 'Refunds {{amount}}; left to refund afterwards: {{left}}.',
       captured: 'Payment captured.', cancelled: 'Payment cancelled.', refunded: 'Refund requested.',
     },
     timeline: {
       attempt: 'Authorization attempt', refusalCode: 'refusal code', threeDSecure: '3-D Secure', refund: 'Refund', dispute: 'Dispute',
       teamAction: 'Team action', event: 'Event',
+      threeDS: { frictionless: 'passed without a challenge', challenge_pending: 'challenge waiting for the cardholder', authenticated: 'cardholder authenticated', failed: 'authentication failed' },
     },
     events: {
       title: 'Event log', caption: 'Events, newest first', type: 'Type', created: 'Created', deliveries: 'Deliveries', resend: 'Resend',
@@ -77,6 +89,8 @@ export const en = {
       key: 'Key', created: 'Created', status: 'Status', revoke: 'Revoke', revokeKey: 'Revoke the key ending {{last4}}',
       caption: 'API keys of this mode', empty: 'No API key in this mode yet.', revokeTitle: 'Revoke this key?',
       revokeText: 'Requests made with the key ending {{last4}} are refused from now on. This cannot be undone.', revoked: 'Key revoked.',
+      madeBy: 'Made by', madeByUser: '{{email}} (at most {{role}})', madeByOperator: 'The operator',
+      ceiling: 'A key made here may do what your role ({{role}}) may, and no more; what it changes is in the team activity under your name.',
     },
     webhooks: {
       endpoints: 'Webhook endpoints', url: 'URL', events: 'Events', eventsHint: 'Event types separated by commas; * for all, payment.* for a family.',
@@ -96,6 +110,7 @@ export const en = {
       advanced: 'The clock is advancing.',
     },
     ...enMoney,
+    ...enErrors,
     settings: {
       title: 'Settings', business: 'Business', payoutSchedule: 'Payout schedule', team: 'Team', twoFactor: 'Two-factor authentication',
       activity: 'Team activity', branding: 'Branding', merchantName: 'Registered name: {{name}} (changed by the operator).',
@@ -122,6 +137,8 @@ export const en = {
       twoFactor: 'Two-factor', lastSignIn: 'Last sign-in', remove: 'Remove', removeEmail: 'Remove {{email}}',
       removeTitle: 'Remove this team member?', removeText: '{{email}} can no longer sign in; their sessions end now.', removed: 'Team member removed.',
       roleChanged: '{{email}} is now {{role}}.',
+      theirKeys: 'API keys they made that still work: {{count}}. Those keys:',
+      revokeKeys: 'Revoke them now', handOverKeys: 'Hand them over to me (they keep working, at most {{role}})',
     },
     /** An invoice's status where French agrees it with "facture" (Payée); the others read as `status`. */
     invoiceStatus: { paid: 'Paid' },
@@ -146,7 +163,44 @@ export const en = {
     },
     activity: {
       when: 'When', who: 'Who', action: 'Action', object: 'Object', outcome: 'Outcome', caption: 'Changes made from the back-office, newest first',
-      empty: 'No change made from the back-office yet.',
+      empty: 'No change made from the back-office yet.', withKey: 'with the key {{keyId}}',
+      someone: 'Someone', unknownObject: 'an object', other: '{{who}} made a change:',
+      sentences: {
+        customerCreate: '{{who}} created customer {{object}}', customerUpdate: '{{who}} changed customer {{object}}',
+        cardLinkCreate: '{{who}} made a card link for customer {{object}}',
+        invoiceCreate: '{{who}} created invoice {{object}}', invoiceUpdate: '{{who}} changed invoice {{object}}',
+        invoiceDelete: '{{who}} deleted draft invoice {{object}}',
+        invoiceFinalize: '{{who}} finalized invoice {{object}}', invoiceSend: '{{who}} sent invoice {{object}}',
+        invoicePayment: '{{who}} recorded a payment on invoice {{object}}',
+        invoiceCredit: '{{who}} issued a credit note on invoice {{object}}',
+        invoiceUncollectible: '{{who}} marked invoice {{object}} uncollectible',
+        paymentCapture: '{{who}} captured payment {{object}}', paymentCancel: '{{who}} cancelled payment {{object}}',
+        paymentRefund: '{{who}} refunded payment {{object}}', payoutCreate: '{{who}} made payout {{object}}',
+        payoutCancel: '{{who}} cancelled payout {{object}}', payoutSchedule: '{{who}} changed the payout schedule',
+        bankAccountCreate: '{{who}} added bank account {{object}}',
+        bankAccountUpdate: '{{who}} made bank account {{object}} the default',
+        bankAccountDelete: '{{who}} deleted bank account {{object}}',
+        subscriptionCreate: '{{who}} created subscription {{object}}',
+        subscriptionUpdate: '{{who}} changed subscription {{object}}',
+        subscriptionCancel: '{{who}} cancelled subscription {{object}}',
+        subscriptionRetry: '{{who}} retried the payment of subscription {{object}}',
+        disputeEvidence: '{{who}} saved or submitted evidence for dispute {{object}}',
+        disputeAccept: '{{who}} accepted dispute {{object}}', eventResend: '{{who}} resent event {{object}}',
+        webhookCreate: '{{who}} added webhook endpoint {{object}}',
+        webhookUpdate: '{{who}} changed webhook endpoint {{object}}',
+        webhookDelete: '{{who}} deleted webhook endpoint {{object}}',
+        signingSecretRotate: '{{who}} rotated the signing secret',
+        testClockCreate: '{{who}} created test clock {{object}}',
+        testClockAdvance: '{{who}} advanced test clock {{object}}',
+        settingsUpdate: '{{who}} changed the business settings', keyCreate: '{{who}} created API key {{object}}',
+        keyRevoke: '{{who}} revoked API key {{object}}', userInvite: '{{who}} invited {{object}}',
+        userUpdate: '{{who}} changed the role of {{object}}', userRemove: '{{who}} removed {{object}} from the team',
+        modeSwitch: '{{who}} switched between test and live mode',
+        twoFactorSetup: '{{who}} began setting up two-factor authentication',
+        twoFactorEnable: '{{who}} turned on two-factor authentication',
+        twoFactorDisable: '{{who}} turned off two-factor authentication',
+        twoFactorRecoveryCodes: '{{who}} made new recovery codes',
+      },
     },
   },
 };

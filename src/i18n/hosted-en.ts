@@ -17,6 +17,7 @@ export const hostedEn = {
   challengeTitle: 'Confirm the payment with your bank', challengeClose: 'Close the authentication and return to the card form',
   challengeCancelled: 'The authentication was cancelled. You can pay again with this card or another one.', fieldsError: 'Check the card details',
   network: 'The connection failed. Check your connection and try again.',
+  payFailed: 'The payment could not be made. Try again, or use another card.',
   browserUnfit: 'Your bank cannot authenticate the payment in this browser. Try another browser or another card.',
   unavailable: 'Card payments are not available on this service for the moment.',
   successTitle: 'Payment accepted', successText: 'Thank you. Your payment to {{merchant}} has been accepted.',

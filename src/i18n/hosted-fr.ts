@@ -12,6 +12,7 @@ export const hostedFr: HostedCatalog = {
   challengeTitle: 'Confirmez le paiement auprès de votre banque', challengeClose: "Fermer l'authentification et revenir au formulaire de carte",
   challengeCancelled: "L'authentification a été annulée. Vous pouvez payer à nouveau avec cette carte ou une autre.", fieldsError: 'Vérifiez les informations de la carte',
   network: 'La connexion a échoué. Vérifiez votre connexion et réessayez.',
+  payFailed: "Le paiement n'a pas pu être fait. Réessayez, ou utilisez une autre carte.",
   browserUnfit: "Votre banque ne peut pas authentifier le paiement dans ce navigateur. Essayez un autre navigateur ou une autre carte.",
   unavailable: "Le paiement par carte n'est pas disponible sur ce service pour le moment.",
   successTitle: 'Paiement accepté', successText: 'Merci. Votre paiement à {{merchant}} a été accepté.',

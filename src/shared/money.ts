@@ -9,6 +9,13 @@ export function isCurrency(value: unknown): value is Currency {
   return value === 'XPF' || value === 'EUR';
 }
 
+/**
+ * Largest amount a merchant can give or grow, in minor units of either currency (9,999,999.99 EUR, 999,999,999 XPF):
+ * a payment, a subscription's amount, an invoice line and an invoice's total with its taxes. It fits a signed 32-bit
+ * column with room to add tax and sum refunds; sums across payments (balances, payouts) are 64-bit.
+ */
+export const MAX_AMOUNT = 999_999_999;
+
 /** Digits after the decimal point of each currency's major unit. */
 export const MINOR_DIGITS: Record<Currency, number> = { XPF: 0, EUR: 2 };
 

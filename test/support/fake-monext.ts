@@ -1,17 +1,35 @@
 // A contract-faithful fake of Monext's Retail API (REST v1), on 127.0.0.1 only, for the live-mode tests. It answers
 // what Monext's own plugins (PaylineByMonext/payline-commercetools, Monext/monext-sylius) send and read:
-//   POST /v1/checkout/payments/sessions            → {result, sessionId, redirectURL}   (the widget's session)
-//   GET  /v1/checkout/payments/sessions/{id}       → {result, transactions[], order, privateData}
+//   POST /v1/checkout/payments/sessions            → {result, sessionId, redirectURL}   (the widget's session; a card
+//                                                    registration is an ACCOUNT_VERIFICATION, a zero-amount ONE_OFF is refused)
+//   GET  /v1/checkout/payments/sessions/{id}       → {result, transactions[], order, privateData}   (no redirectURL: only
+//                                                    the creation gives it; the transactions in either order)
 //   GET  /v1/checkout/transactions/{id}            → {result, transaction, order, associatedTransactions[]}
 //   POST /v1/checkout/transactions/{id}/captures | /cancels | /refunds {amount} → {result, transaction:{id,date,type}}
-//   POST /v1/checkout/payments                     → a merchant-initiated payment with a wallet's card
-// Basic authentication (merchant id : access key; a wrong pair is a 401 {title: "Unauthorized"}), results as
-// {title: ACCEPTED|REFUSED|ERROR|INPROGRESS|CANCELLED, code: "00000"…, detail}. The cardholder's side of the widget
+//   POST /v1/checkout/payments                     → a merchant-initiated payment with a wallet's card: RECURRING or
+//                                                    UNSCHEDULED with the first transaction's issuerTransactionId, else
+//                                                    refused 01131 (3-D Secure required, nobody there to pass it)
+// Basic authentication (merchant id : access key; a wrong pair is a 200 {title: "Unauthorized"} on session creation, as
+// Monext/monext-sylius src/Api/MonextClient.php checks, a 401 elsewhere), results as
+// {title: ACCEPTED|REFUSED|ERROR|INPROGRESS|CANCELLED, code: "00000"…, detail}. A failed 3-D Secure ends the session
+// CANCELLED 03022 with its transaction. Masked numbers are BIN + X + the last two digits (453257XXXXXXXX17). The cardholder's side of the widget
 // (card typed, CB chosen, 3-D Secure) is played by `payInWidget`, and faults are put on the next calls by `fault`:
 // a timeout after Monext acted, a 5xx, a body that is not JSON, an unknown status, a slow answer.
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { BrowserContext } from 'playwright-core';
+
+/**
+ * Monext's widget hosts (homologation) the stand-in widget uses as the real one does: its script and style from the CDN,
+ * a font and an image from the payment host, its calls to the second payment host. A browser test routes them to
+ * the fake (`standInHosts`), so that a page whose CSP forgets one of them fails.
+ */
+export const WIDGET_HOSTS = {
+  cdn: 'https://homologation-payment.cdn.payline.com',
+  payment: 'https://homologation-payment.payline.com',
+  payment2: 'https://homologation-payment-2.payline.com',
+} as const;
 
 export const FAKE_MONEXT_CREDENTIALS = {
   merchantId: '123456789012345', accessKey: 'fake-access-key-DO-NOT-LOG-0123', pointOfSaleReference: 'POS_MOTU', contractNumber: 'CB_1234567',
@@ -25,18 +43,26 @@ export const MONEXT_CARDS = {
   insufficient: '4000000000009995', // 01116
   challenge: '4000000000003220', // 3-D Secure in the widget
   saveThenDecline: '4000000000000341', // registers; every merchant-initiated charge refused 01100
+  revoked: '4000000000000358', // registers; the cardholder then revokes its recurring payments: every charge refused 01132
 } as const;
 
-export type Fault = 'timeout-after-accept' | 'timeout-before' | '500' | 'malformed' | 'unknown-status' | 'slow';
+export type Fault = 'timeout-after-accept' | 'timeout-before' | '500' | 'malformed' | 'unknown-status' | 'slow'
+  /** A 400 Monext gives for a request it refuses (not the credentials, not "no such session"). */
+  | '400'
+  /** 01185 "used order" inside a 200 answer. */
+  | 'used-order-200'
+  /** The session abandoned (02534) as a 4xx. */
+  | 'abandoned-4xx';
 
 interface Card { pan: string; network: string; code: string }
 interface Associated { id: string; type: string; amount: number; status: 'OK' | 'KO'; date: string; originTransactionId: string }
 interface Tx {
   id: string; type: 'AUTHORIZATION' | 'AUTHORIZATION_AND_CAPTURE'; amount: number; currency: string; orderReference: string;
   result: { title: string; code: string; detail: string }; card: Card; associated: Associated[]; date: string; issuerTransactionId: string;
+  paymentType: string;
 }
 interface Session {
-  id: string; order: { reference: string; amount: number; currency: string }; walletId: string | null; capture: string;
+  id: string; order: { reference: string; amount: number; currency: string }; walletId: string | null; capture: string; paymentType: string;
   result: { title: string; code: string; detail: string }; transactions: string[]; pendingCard: Card | null; returnURL: string; notificationURL: string | null;
   softDescriptor: string | null;
 }
@@ -65,6 +91,14 @@ export class FakeMonext {
   unavailable = false;
   /** Benchmarks: the cardholder types this card the moment a widget session is made (no widget call to play). */
   autoPay: string | null = null;
+  /** The order of a session's transactions (Monext does not document it): oldest first, or newest first. */
+  newestFirst = false;
+  /** The status of a session's creation (Monext's plugins accept any 2xx): 200 or 201. */
+  createdStatus = 200;
+  /** The first transaction of each wallet (its issuerTransactionId: the stored credential's link). */
+  private readonly firstOfWallet = new Map<string, string>();
+  /** Monext's clock moves on between two transactions, so that their dates differ even on a test's stopped clock. */
+  private tick = 0;
 
   /** `now`: Monext's clock (the dates of its transactions); a test app's ManualClock keeps them in its time. */
   constructor(private readonly now: () => Date = () => new Date()) {}
@@ -84,6 +118,17 @@ export class FakeMonext {
   /** The next call whose "METHOD path" matches gets this fault (once). */
   fault(match: RegExp, fault: Fault): void {
     this.faults.push({ match, fault });
+  }
+
+  /** Routes Monext's widget hosts (WIDGET_HOSTS) in a browser context to this fake's stand-in widget. */
+  async standInHosts(context: BrowserContext): Promise<void> {
+    for (const origin of Object.values(WIDGET_HOSTS)) {
+      await context.route(`${origin}/**`, async (route) => {
+        const url = new URL(route.request().url());
+        const response = await route.fetch({ url: `${this.url}${url.pathname}${url.search}`, headers: { ...route.request().headers(), 'x-stand-in-hosts': '1' } });
+        await route.fulfill({ response });
+      });
+    }
   }
 
   /** Counts the successful operations of a type on an authorization (CAPTURE, REFUND, CANCEL_AUTHORIZATION). */
@@ -118,22 +163,31 @@ export class FakeMonext {
     this.sessions.get(token)!.result = { title: 'CANCELLED', code: '02319', detail: 'Payment cancelled by Buyer' };
   }
 
+  /** The session abandoned (no transaction): its read answers a 200 with 02324 (expired). */
+  abandonInWidget(token: string): void {
+    this.sessions.get(token)!.result = { title: 'ERROR', code: '02324', detail: 'Session expired' };
+  }
+
   private authorizeSession(s: Session, card: Card, authenticated: boolean) {
     let result: Session['result'] = ACCEPTED;
-    if (!authenticated) result = { title: 'REFUSED', code: '03022', detail: '3DS authentication failed' };
+    if (!authenticated) result = { title: 'CANCELLED', code: '03022', detail: '3DS authentication failed' };
     else if (card.pan === MONEXT_CARDS.declined) result = { title: 'REFUSED', code: '01100', detail: 'Transaction refused' };
     else if (card.pan === MONEXT_CARDS.insufficient) result = { title: 'REFUSED', code: '01116', detail: 'Amount limit' };
-    const tx = this.newTx(s.order, s.capture === 'AUTOMATIC' ? 'AUTHORIZATION_AND_CAPTURE' : 'AUTHORIZATION', result, card);
+    const tx = this.newTx(s.order, s.capture === 'AUTOMATIC' ? 'AUTHORIZATION_AND_CAPTURE' : 'AUTHORIZATION', result, card, s.paymentType);
     s.transactions.push(tx.id);
     s.result = result;
-    if (result.title === 'ACCEPTED' && s.walletId) this.wallets.set(s.walletId, card);
+    if (result.title === 'ACCEPTED' && s.walletId) {
+      this.wallets.set(s.walletId, card);
+      this.firstOfWallet.set(s.walletId, tx.issuerTransactionId);
+    }
     return result;
   }
 
-  private newTx(order: Session['order'], type: Tx['type'], result: Tx['result'], card: Card): Tx {
+  private newTx(order: Session['order'], type: Tx['type'], result: Tx['result'], card: Card, paymentType = 'ONE_OFF'): Tx {
     const tx: Tx = {
+      paymentType,
       id: id(), type, amount: order.amount, currency: order.currency, orderReference: order.reference, result, card,
-      associated: [], date: this.now().toISOString(), issuerTransactionId: `ISS${id()}`,
+      associated: [], date: new Date(this.now().getTime() + this.tick++).toISOString(), issuerTransactionId: `ISS${id()}`,
     };
     tx.associated.push({ id: tx.id, type, amount: order.amount, status: result.title === 'ACCEPTED' ? 'OK' : 'KO', date: tx.date, originTransactionId: tx.id });
     this.transactions.set(tx.id, tx);
@@ -154,15 +208,30 @@ export class FakeMonext {
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(JSON.stringify(payload));
     };
-    // The stand-in widget (Monext's own cannot load here): its script and style, and the cardholder's "pay" call.
+    // The stand-in widget (Monext's own cannot load here): its script, style, font and image, and the cardholder's
+    // "pay" call. Reached through Monext's hosts (standInHosts: the x-stand-in-hosts header), it names those hosts;
+    // reached directly (MOTU_MONEXT_WIDGET_URL), the fake's own origin.
+    const viaHosts = req.headers['x-stand-in-hosts'] === '1';
+    const host = (name: keyof typeof WIDGET_HOSTS) => (viaHosts ? WIDGET_HOSTS[name] : this.url);
     if (path === '/cdn/scripts/widget-min.js') {
       res.writeHead(200, { 'content-type': 'text/javascript', 'access-control-allow-origin': '*' });
-      res.end(STAND_IN_WIDGET.replace('__ORIGIN__', this.url));
+      res.end(STAND_IN_WIDGET.replace('__PAY__', host('payment2')).replace('__IMAGES__', host('payment')));
       return;
     }
     if (path === '/cdn/styles/widget-min.css') {
-      res.writeHead(200, { 'content-type': 'text/css' });
-      res.end('#PaylineWidget .pl-card { display: grid; gap: 8px; }');
+      res.writeHead(200, { 'content-type': 'text/css', 'access-control-allow-origin': '*' });
+      res.end(`@font-face { font-family: "PaylineStandIn"; src: url("${host('payment')}/fonts/widget.woff2") format("woff2"); }
+#PaylineWidget .pl-card { display: grid; gap: 8px; font-family: "PaylineStandIn", sans-serif; }`);
+      return;
+    }
+    if (path === '/fonts/widget.woff2') {
+      res.writeHead(200, { 'content-type': 'font/woff2', 'access-control-allow-origin': '*' });
+      res.end(Buffer.from('d09GMgABAAAAAA', 'base64'));
+      return;
+    }
+    if (path === '/images/cards.png') {
+      res.writeHead(200, { 'content-type': 'image/png', 'access-control-allow-origin': '*' });
+      res.end(Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64'));
       return;
     }
     if (path === '/_widget/pay' && req.method === 'POST') {
@@ -176,12 +245,19 @@ export class FakeMonext {
       return;
     }
     if (this.unavailable) return send(503, { title: 'Service Unavailable', detail: 'maintenance' });
-    if (auth === 'bad') return send(401, { title: 'Unauthorized', detail: 'Full authentication is required to access this resource' });
+    if (auth === 'bad') {
+      // Monext answers a session's creation with bad credentials 200 {title: "Unauthorized"} (Monext/monext-sylius).
+      const status = req.method === 'POST' && path === '/v1/checkout/payments/sessions' ? 200 : 401;
+      return send(status, { title: 'Unauthorized', detail: 'Full authentication is required to access this resource' });
+    }
     const key = `${req.method} ${path}`;
     const index = this.faults.findIndex((f) => f.match.test(key));
     const fault = index >= 0 ? this.faults.splice(index, 1)[0]!.fault : null;
     if (fault === 'timeout-before') return void setTimeout(() => { if (!res.destroyed) send(504, {}); }, this.holdMs);
     if (fault === '500') return send(500, { title: 'Internal Server Error', detail: 'backend' });
+    if (fault === '400') return send(400, { title: 'BAD_REQUEST', detail: 'The request was refused', code: '02101' });
+    if (fault === 'abandoned-4xx') return send(400, { title: 'BAD_REQUEST', detail: 'Transaction abandoned', code: '02534' });
+    if (fault === 'used-order-200') return send(200, { result: { title: 'REFUSED', code: '01185', detail: 'Used order' } });
     if (fault === 'malformed') { res.writeHead(200, { 'content-type': 'application/json' }); res.end('{"result": {"title": "ACCEPTED", "code": "00'); return; }
     const answer = this.route(req.method!, path, body);
     if (fault === 'timeout-after-accept') return void setTimeout(() => { if (!res.destroyed) send(answer.status, answer.body); }, this.holdMs);
@@ -200,23 +276,33 @@ export class FakeMonext {
       const o = body.order;
       if (!o || !Number.isInteger(o.amount) || o.amount < 0 || typeof o.currency !== 'string' || typeof o.reference !== 'string') return bad('order');
       if (typeof body.returnURL !== 'string') return bad('returnURL is required');
+      const paymentType = body.payment?.paymentType ?? 'ONE_OFF';
+      if (!['ONE_OFF', 'ACCOUNT_VERIFICATION'].includes(paymentType)) return bad(`paymentType ${paymentType} is not a widget payment`);
+      // Verifying a card without charging it is an ACCOUNT_VERIFICATION; a payment of nothing is refused.
+      if (paymentType === 'ONE_OFF' && o.amount === 0) return bad('order.amount must be positive for a ONE_OFF payment');
+      if (paymentType === 'ACCOUNT_VERIFICATION' && o.amount !== 0) return bad('an ACCOUNT_VERIFICATION has no amount');
       const sid = `${randomBytes(9).toString('base64url')}${Date.now()}`.slice(0, 34);
       this.sessions.set(sid, {
-        id: sid, order: { reference: o.reference, amount: o.amount, currency: o.currency }, walletId: body.walletId ?? null,
-        capture: body.payment?.capture ?? 'AUTOMATIC', result: INPROGRESS, transactions: [], pendingCard: null,
+        id: sid, order: { reference: o.reference, amount: o.amount, currency: o.currency }, walletId: body.walletId ?? body.buyer?.walletId ?? null,
+        paymentType, capture: body.payment?.capture ?? 'AUTOMATIC', result: INPROGRESS, transactions: [], pendingCard: null,
         returnURL: body.returnURL, notificationURL: body.notificationURL ?? null, softDescriptor: body.payment?.softDescriptor ?? null,
       });
       if (this.autoPay) this.payInWidget(sid, this.autoPay);
-      return { status: 200, body: { result: ACCEPTED, sessionId: sid, redirectURL: `${this.url}/webpayment/${sid}` } };
+      return { status: this.createdStatus, body: { result: ACCEPTED, sessionId: sid, redirectURL: `${this.url}/webpayment/${sid}` } };
     }
     if (method === 'GET' && (m = /^\/v1\/checkout\/payments\/sessions\/([^/]+)$/.exec(path))) {
       const s = this.sessions.get(m[1]!);
       if (!s) return { status: 404, body: { title: 'NOT_FOUND', detail: 'No transaction found for this token', code: '02304' } };
+      // The session's authorizations, and the captures made on them since (later dates), in the order asked for.
+      const listed = s.transactions.flatMap((t) => {
+        const tx = this.transactions.get(t)!;
+        return [this.txView(tx), ...tx.associated.filter((a) => a.type === 'CAPTURE').map((a) => ({ id: a.id, date: a.date, type: 'CAPTURE' }))];
+      });
       return {
         status: 200,
         body: {
-          result: s.result, redirectURL: `${this.url}/webpayment/${s.id}`,
-          transactions: s.transactions.map((t) => this.txView(this.transactions.get(t)!)),
+          result: s.result,
+          transactions: this.newestFirst ? listed.reverse() : listed,
           order: { ...s.order, origin: 'E_COM' }, privateData: {},
         },
       };
@@ -265,10 +351,18 @@ export class FakeMonext {
       if (body?.paymentMethodId !== FAKE_MONEXT_CREDENTIALS.contractNumber) return bad('unknown payment method');
       const o = body.order;
       if (!o || !Number.isInteger(o.amount) || o.amount <= 0) return bad('order');
-      const card = this.wallets.get(body.paymentInstrument?.walletId);
+      const walletId = body.paymentInstrument?.walletId;
+      const card = this.wallets.get(walletId);
       if (!card) return bad('unknown wallet');
-      const result = card.pan === MONEXT_CARDS.saveThenDecline ? { title: 'REFUSED', code: '01100', detail: 'Transaction refused' } : ACCEPTED;
-      const tx = this.newTx({ reference: o.reference, amount: o.amount, currency: o.currency }, body.payment?.capture === 'AUTOMATIC' ? 'AUTHORIZATION_AND_CAPTURE' : 'AUTHORIZATION', result, card);
+      // A merchant-initiated charge is RECURRING or UNSCHEDULED and names the stored credential's first transaction;
+      // anything else is a customer-initiated payment with nobody there for the 3-D Secure the issuer asks for.
+      const first = body.issuerTransactionId ?? body.payment?.issuerTransactionId;
+      const mit = ['RECURRING', 'UNSCHEDULED'].includes(body.payment?.paymentType) && first === this.firstOfWallet.get(walletId);
+      const result = !mit ? { title: 'REFUSED', code: '01131', detail: '3DS authentication required' }
+        : card.pan === MONEXT_CARDS.saveThenDecline ? { title: 'REFUSED', code: '01100', detail: 'Transaction refused' }
+          : card.pan === MONEXT_CARDS.revoked ? { title: 'REFUSED', code: '01132', detail: 'Recurring payment revoked by the cardholder' }
+            : ACCEPTED;
+      const tx = this.newTx({ reference: o.reference, amount: o.amount, currency: o.currency }, body.payment?.capture === 'AUTOMATIC' ? 'AUTHORIZATION_AND_CAPTURE' : 'AUTHORIZATION', result, card, body.payment?.paymentType);
       return { status: 200, body: { result, transaction: { id: tx.id, date: tx.date, type: tx.type } } };
     }
     return { status: 404, body: { title: 'NOT_FOUND', detail: `no route ${method} ${path}` } };
@@ -276,11 +370,11 @@ export class FakeMonext {
 
   private txView(tx: Tx) {
     return {
-      id: tx.id, date: tx.date, type: tx.type, currency: tx.currency, paymentType: 'ONE_OFF', requestedAmount: tx.amount,
+      id: tx.id, date: tx.date, type: tx.type, currency: tx.currency, paymentType: tx.paymentType, requestedAmount: tx.amount,
       authorizedAmount: tx.amount,
       paymentInstrumentData: {
-        usedPaymentInstrument: 'UsedCard', expirationDate: '1234', mxToken: `${tx.card.pan.slice(0, 6)}Hq${tx.card.pan.slice(-2)}`,
-        maskedNumber: `${tx.card.pan.slice(0, 6)}XXXXXX${tx.card.pan.slice(-4)}`, network: tx.card.network,
+        usedPaymentInstrument: 'UsedCard', expirationDate: '1234', mxToken: `${tx.card.pan.slice(0, 6)}Hq${tx.card.pan.slice(-4)}`,
+        maskedNumber: `${tx.card.pan.slice(0, 6)}${'X'.repeat(tx.card.pan.length - 8)}${tx.card.pan.slice(-2)}`, network: tx.card.network,
         selectedNetwork: tx.card.network, paymentInstrumentType: { code: tx.card.code },
       },
       partnerReturnedData: { authorizationNumber: 'A55A', authorizationDate: tx.date, issuerTransactionId: tx.issuerTransactionId },
@@ -309,10 +403,16 @@ const STAND_IN_WIDGET = String.raw`(function () {
   field('pl-card-cvv', 'Security code');
   var pay = document.createElement('button'); pay.type = 'button'; pay.textContent = 'Pay in widget';
   box.appendChild(pay);
+  // As Monext's widget: an inline stylesheet of its own, the card brands' image from Monext's host.
+  var sheet = document.createElement('style');
+  sheet.textContent = '#PaylineWidget .pl-card label { display: block; }';
+  host.appendChild(sheet);
+  var brands = document.createElement('img'); brands.alt = 'CB, Visa, Mastercard'; brands.src = '__IMAGES__/images/cards.png';
+  box.insertBefore(brands, box.firstChild);
   host.appendChild(box);
   pay.addEventListener('click', function () {
     var xhr = new XMLHttpRequest();
-    xhr.open('POST', '__ORIGIN__/_widget/pay');
+    xhr.open('POST', '__PAY__/_widget/pay');
     xhr.setRequestHeader('content-type', 'text/plain');
     xhr.onload = function () {
       var done = window[host.getAttribute('data-event-finalstatehasbeenreached')];

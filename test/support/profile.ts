@@ -14,3 +14,11 @@ export function onlyOn(profile: 'simulator' | 'monext', why: string): string | f
   const current = LIVE_PROFILE ? 'monext' : 'simulator';
   return current === profile ? false : `${profile} path only: ${why}`;
 }
+
+/**
+ * The last four digits a payment shows for a card number's last four: all four on the simulator; on the live profile
+ * only the last two, as Monext masks a card (BIN + X + the last two digits) and Motu makes no digit up.
+ */
+export function shownLast4(last4: string): string {
+  return LIVE_PROFILE ? `••${last4.slice(-2)}` : last4;
+}

@@ -1,6 +1,7 @@
 // A contract's Monext credentials: what the operator gives (admin API, `motu contracts update --monext-…`), checked,
 // sealed at rest with the SecretBox, and opened only to call Monext. The access key is never shown again: a contract
 // answers `accessKeySet: true` instead.
+import type { WidgetCsp } from '../../http/csp.js';
 import { invalidField } from '../../shared/errors.js';
 import type { SecretBox } from '../../shared/secret-box.js';
 
@@ -38,22 +39,40 @@ export const MONEXT_WIDGET_URLS: Record<MonextEnvironment, { script: string; sty
   },
 };
 
-/** Every origin the widget loads from or talks to (the hosted pages' and the SDK's documented CSP). */
-export const MONEXT_CSP_ORIGINS: readonly string[] = [
-  'https://homologation-payment.cdn.payline.com', 'https://payment.cdn.payline.com',
-  'https://homologation-webpayment.payline.com', 'https://webpayment.payline.com',
-  'https://api-sandbox.retail.monext.com', 'https://api.retail.monext.com',
-];
+/**
+ * Every origin Monext's widget loads from or talks to, one list per environment: its CDN (the script and style),
+ * Monext's payment hosts (the widget's own calls, its fonts, images and frames: Monext/monext-magento2
+ * etc/csp_whitelist.xml allows `payment.payline.com`, `payment-2.payline.com` and their `homologation-` twins, with the
+ * CDN, for script, style, img, connect, frame and font), the web payment pages and the Retail API.
+ */
+export const MONEXT_ORIGINS: Record<MonextEnvironment, readonly string[]> = {
+  homologation: [
+    'https://homologation-payment.cdn.payline.com', 'https://homologation-payment.payline.com', 'https://homologation-payment-2.payline.com',
+    'https://homologation-webpayment.payline.com', 'https://api-sandbox.retail.monext.com',
+  ],
+  production: [
+    'https://payment.cdn.payline.com', 'https://payment.payline.com', 'https://payment-2.payline.com',
+    'https://webpayment.payline.com', 'https://api.retail.monext.com',
+  ],
+};
+
+/** Fonts the widget may take from a public CDN besides Monext's hosts (the same csp_whitelist.xml, font-src). */
+export const MONEXT_FONT_ORIGINS: readonly string[] = ['https://maxcdn.bootstrapcdn.com'];
 
 /**
- * The Content-Security-Policy additions of a page that mounts Monext's widget (the hosted checkout and wallet pages
- * in live mode; the SDK's host page, docs/sdk.md): Monext's origins for scripts, styles, images and calls, and any
- * https frame and form target, since 3-D Secure shows the card issuer's own page (each bank its own domain).
+ * What a page that mounts Monext's widget adds to its Content-Security-Policy (the hosted checkout and wallet pages in
+ * live mode; the SDK's host page, docs/sdk.md, section 4): the environments' origins for scripts, styles, fonts,
+ * images, calls and frames, inline styles (the widget styles its elements inline), and any https frame and form
+ * target, since 3-D Secure shows the card issuer's own page (each bank its own domain). `widgetOverride`: the origin of
+ * a stand-in widget (MOTU_MONEXT_WIDGET_URL).
  */
-export function monextCsp(widgetOverride?: string): { sources: string[]; frames: string; forms: string } {
-  const sources = [...MONEXT_CSP_ORIGINS];
-  if (widgetOverride) sources.push(new URL(widgetOverride).origin);
-  return { sources, frames: 'https:', forms: 'https:' };
+export function monextCsp(environments: readonly MonextEnvironment[] = ['homologation', 'production'], widgetOverride?: string): WidgetCsp {
+  const origins = [...new Set(environments.flatMap((e) => MONEXT_ORIGINS[e]))];
+  if (widgetOverride) origins.push(new URL(widgetOverride).origin);
+  return {
+    'script-src': origins, 'style-src': ["'unsafe-inline'", ...origins], 'img-src': origins, 'connect-src': origins,
+    'font-src': [...origins, ...MONEXT_FONT_ORIGINS], 'frame-src': [...origins, 'https:'], 'form-action': ['https:'],
+  };
 }
 
 export type MonextCredentialsPatch = Partial<MonextCredentials>;

@@ -83,7 +83,7 @@ export function monextRoutes(router: LiveRouter, deps: MonextRouteDeps) {
       return reply.code(201).send(entry);
     });
 
-    // Monext's redirection mode: the browser comes back here with the session token.
+    // Monext sends the browser back here with the session's token (`paylinetoken`, as Monext's plugins read it).
     app.get<{ Querystring: ReturnQueryT }>('/acquirer/v1/monext/return', { schema: { hide: true, querystring: ReturnQuery } }, async (request, reply) => {
       const info = await deps.resolve(request.query.session, true);
       const token = tokenOf(request.query);

@@ -18,7 +18,8 @@ export interface MonextAuthorizationsTable {
   transaction_id: string | null;
   /**
    * 'created' (a widget session not read yet) | 'sending' | 'answered' | 'authorized' | 'refused' | 'cancelled' (Motu's
-   * cancel accepted) | 'unknown' (Monext refused a duplicate order: it has a transaction Motu cannot see).
+   * cancel accepted) | 'unknown' (Monext refused a duplicate order: it has a transaction Motu cannot see) | 'rejected'
+   * (Monext refused to read the widget session, a 4xx: nothing authorized under it).
    */
   state: string;
   created_at: string;
@@ -36,6 +37,8 @@ export interface MonextAuthorizationsTable {
   card: string | null;
   /** Motu's refusal code of a refused attempt. */
   refusal_code: string | null;
+  /** A widget session's own page at Monext (3-D Secure), as its creation answered it: reading the session does not give it (migration 0041). */
+  redirect_url: string | null;
 }
 
 export interface MonextRefundsTable {

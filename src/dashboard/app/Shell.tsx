@@ -10,7 +10,7 @@ import { NAV } from './routes.js';
 import { acceptMe, forgetMerchantData, useMe } from './session.js';
 import type { Me, Mode } from './types.js';
 import { useToast } from './components/Toasts.js';
-import { errorText } from './components/ErrorMessage.js';
+import { useErrorText } from './errors.js';
 import { Loading } from './components/Loading.js';
 import { LANGS, type Lang } from '../../i18n/index.js';
 
@@ -68,6 +68,7 @@ function ModeBadge({ mode }: { mode: Mode }) {
 
 function ModeSwitch({ me }: { me: Me }) {
   const { t } = useTranslation();
+  const errorText = useErrorText();
   const queryClient = useQueryClient();
   const toast = useToast();
   const [busy, setBusy] = useState(false);

@@ -1,7 +1,8 @@
 // The one way the application talks to Motu: the merchant API (/api/v1/…) and the back-office's own routes
 // (/dashboard/api/…), with the session cookie. Every change carries the session's CSRF token; every POST an
 // Idempotency-Key, so a request the network cut and the browser retried never acts twice. A failure is an ApiError
-// carrying the server's `{code, message, fields?}`, which pages show as they are.
+// carrying the server's `{code, message, details?, fields?}`; pages show it in the user's language from its code and
+// details (errors.ts), never its English message.
 
 export interface ApiErrorBody {
   code: string;

@@ -1,6 +1,6 @@
 // Amounts and dates as the team reads them: amounts in their original currency (with EUR beside XPF, converted by
 // the one peg of src/shared/money.ts), dates in the merchant's time zone.
-import { isCurrency, MINOR_DIGITS, toEurCents } from '../../shared/money.js';
+import { formatAmount as formatShared, isCurrency, toEurCents } from '../../shared/money.js';
 import type { Lang } from '../../i18n/index.js';
 
 const LOCALES: Record<Lang, string> = { fr: 'fr-FR', en: 'en-GB' };
@@ -9,13 +9,13 @@ export function locale(lang: Lang): string {
   return LOCALES[lang];
 }
 
-/** An amount of minor units in its currency: "2 500 XPF", "€25.00" (as the language writes it). */
+/**
+ * An amount of minor units in its currency, as the hosted pages, mails and PDFs write it too (src/shared/money.ts):
+ * "2 500 XPF", "25,50 €" in French; "XPF 2,500", "€25.50" in English.
+ */
 export function formatAmount(amount: number, currency: string, lang: Lang): string {
-  const digits = isCurrency(currency) ? MINOR_DIGITS[currency] : 2;
-  const format = new Intl.NumberFormat(locale(lang), {
-    style: 'currency', currency, currencyDisplay: 'code', minimumFractionDigits: digits, maximumFractionDigits: digits,
-  });
-  return format.format(amount / 10 ** digits);
+  if (isCurrency(currency)) return formatShared(amount, currency, lang);
+  return `${new Intl.NumberFormat(locale(lang)).format(amount)} ${currency}`;
 }
 
 /** EUR cents of an XPF amount (1,000 XPF = 8.38 EUR, rounded half up on integers); null for EUR itself. */

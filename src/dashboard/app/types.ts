@@ -96,6 +96,8 @@ export interface MotuEvent {
 
 export interface AuditEntry {
   id: string;
+  /** keyId: the change was made with an API key made in the back-office, by `user`. */
+  actedBy: { userId: string; keyId?: string };
   user: { id: string; email: string } | null;
   action: string;
   objectId: string | null;
@@ -124,6 +126,9 @@ export interface ApiKey {
   last4: string;
   createdAt: string;
   revokedAt: string | null;
+  /** Who made it in the back-office (null: the operator, for the integration); its role is the key's ceiling. */
+  createdBy: { id: string; email: string } | null;
+  role: Role | null;
   secretKey?: string;
 }
 
@@ -157,6 +162,8 @@ export interface TeamMember {
   twoFactorEnabled: boolean;
   createdAt: string;
   lastSignInAt: string | null;
+  /** API keys this member made (or was handed) in the back-office that still work. */
+  apiKeys: number;
 }
 
 export interface MerchantSettings {

@@ -8,6 +8,8 @@ export interface AuditLogTable {
   merchant_id: string;
   mode: Mode;
   user_id: string;
+  /** The back-office key that made the change (user_id is then its maker); null for a change made with the session. */
+  key_id: string | null;
   action: string;
   object_id: string | null;
   outcome: AuditOutcome;

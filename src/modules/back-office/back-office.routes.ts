@@ -49,7 +49,7 @@ export function backOfficeRoutes(deps: BackOfficeDeps) {
     app.post<{ Body: Static<typeof KeyCreateBody> }>('/keys', { schema: { ...doc, body: KeyCreateBody } }, async (request, reply) => {
       const user = signedIn(request);
       if (!mayManageKeys(user.role)) throw new AppError('PERMISSION_DENIED', 'Only owners, admins and developers create API keys');
-      return reply.code(201).header('cache-control', 'no-store').send(await deps.apiKeys.createOwned(user, request.body));
+      return reply.code(201).header('cache-control', 'no-store').send(await deps.apiKeys.createOwned(user, user.userId, request.body));
     });
     app.delete<{ Params: Static<typeof IdParams> }>('/keys/:id', { schema: { ...doc, params: IdParams } }, async (request) => {
       const user = signedIn(request);

@@ -63,7 +63,12 @@ export const Customer = Type.Object({
 });
 
 const CustomerListQuery = Type.Object(
-  { ...ListQuery, email: Type.Optional(Type.String({ maxLength: 254 })), externalId: Type.Optional(Type.String({ maxLength: 255 })) },
+  {
+    ...ListQuery, email: Type.Optional(Type.String({ maxLength: 254 })), externalId: Type.Optional(Type.String({ maxLength: 255 })),
+    q: Type.Optional(Type.String({
+      maxLength: 200, description: 'Search: the customers whose name, email or external id contains this text (any case), or whose id it is',
+    })),
+  },
   { additionalProperties: false },
 );
 

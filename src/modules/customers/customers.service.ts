@@ -1,4 +1,5 @@
 // Customers: created by the API or by a payment (saveCustomer); email and externalId unique per merchant and mode.
+import { sql } from 'kysely';
 import type { Database, Trx } from '../../db/database.js';
 import type { Owner } from '../merchants/principal.js';
 import type { Clock } from '../../shared/clock.js';
@@ -9,7 +10,7 @@ import type { CustomerRow } from './customers.table.js';
 import { recordEvent } from '../../events/outbox.js';
 import { payloads } from '../../events/payloads.js';
 import { ownedBy } from '../merchants/scope.js';
-import { checkClockForCustomer } from '../test-clocks/clock-time.js';
+import { takeClockPlace } from '../test-clocks/limits.js';
 
 export interface CustomerInput {
   email?: string | null;
@@ -51,7 +52,7 @@ export class CustomersService {
 
   /** Inserts a customer on the caller's transaction (used by the API and by payments with saveCustomer). */
   async insert(trx: Trx, owner: Owner, input: CustomerInput, id: string = newId('cus')): Promise<CustomerRow> {
-    if (input.testClockId !== undefined) await checkClockForCustomer(trx, owner, input.testClockId);
+    if (input.testClockId !== undefined) await takeClockPlace(this.db, trx, owner, input.testClockId, 'customer');
     const now = this.clock.now().toISOString();
     const row: CustomerRow = {
       id,
@@ -161,13 +162,21 @@ export class CustomersService {
     }
   }
 
-  async list(owner: Owner, filter: { email?: string; externalId?: string } & PageRequest) {
+  async list(owner: Owner, filter: { email?: string; externalId?: string; q?: string } & PageRequest) {
     let q = this.db.kysely
       .selectFrom('customers')
       .selectAll()
       .where(ownedBy(owner));
     if (filter.email) q = q.where('email_key', '=', filter.email.toLowerCase());
     if (filter.externalId) q = q.where('external_id', '=', filter.externalId);
+    const search = filter.q?.trim().toLowerCase();
+    if (search) {
+      // Anywhere in the name, the email or the external id, whatever the case (lower() on both sides: every letter in
+      // PostgreSQL, ASCII letters in SQLite); `%` and `_` typed are themselves, not wildcards. The id matches whole.
+      const pattern = `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      const contains = (column: string) => sql<boolean>`lower(${sql.ref(column)}) like ${pattern} escape '\\'`;
+      q = q.where((eb) => eb.or([eb('id', '=', filter.q!.trim()), contains('name'), contains('email_key'), contains('external_id')]));
+    }
     const page = await paginate(q, filter, (id) => this.find(this.db.kysely, owner, id));
     return { data: page.data.map(customerView), hasMore: page.hasMore };
   }

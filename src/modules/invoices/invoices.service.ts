@@ -12,7 +12,8 @@ import { ownedBy } from '../merchants/scope.js';
 import type { TimeRule } from '../test-clocks/advance.js';
 import { onClock, timeOn, type ClockScope } from '../test-clocks/clock-time.js';
 import { billingSettings } from './identity.js';
-import { DEFAULT_DAYS_UNTIL_DUE, emitInvoice, finalizeDraft, remaining, totals } from './issue.js';
+import { boundedTotals, closeCheckout, DEFAULT_DAYS_UNTIL_DUE, emitInvoice, finalizeDraft, PAYABLE, remaining } from './issue.js';
+import { AWAITING_CARD, cancel } from '../payment-transitions/transitions.js';
 import { nextNumber } from './numbering.js';
 import { dueDateInvoicePaid } from '../subscriptions/dunning.js';
 import { mailable, type MailOutbox } from '../../mail/outbox.js';
@@ -28,8 +29,6 @@ export interface InvoiceInput {
   daysUntilDue?: number;
   memo?: string;
 }
-
-const PAYABLE: readonly InvoiceStatus[] = ['open', 'partially_paid', 'uncollectible', 'disputed'];
 
 export function invoiceView(row: InvoiceRow, now: Date) {
   const lines = JSON.parse(row.lines) as InvoiceLine[];
@@ -95,31 +94,23 @@ export class InvoicesService {
 
   /**
    * Sends a finalized invoice: its hosted page (an unguessable address showing the invoice, its PDF and a card payment
-   * of what is due), `sentAt` and `invoice.sent`. The page's card payment is a payment link for the amount due, made
-   * again when that amount changed; its capture pays the invoice.
+   * of what is due), `sentAt` and `invoice.sent`. The page's card payment is a payment link for what is due now
+   * (checkoutFor); its capture pays the invoice.
    */
   async send(owner: Owner, id: string) {
     const current = await this.find(this.db.kysely, owner, id);
-    if (!PAYABLE.includes(current.status)) {
-      throw new AppError('INVOICING_INVOICE_NOT_PAYABLE', `Invoice ${current.number ?? current.id} is ${current.status}; only a finalized invoice with an amount due is sent`, { status: current.status });
+    this.payable(current, 'is sent');
+    // Its page's address first, then its checkout: a checkout that cannot be made (no live acquirer) fails the send
+    // before anything is sent.
+    if (!current.page_token) {
+      await this.db.kysely.updateTable('invoices').set({ page_token: randomToken(32) }).where('id', '=', id).where('page_token', 'is', null).execute();
     }
-    const due = remaining(current);
-    const earlier = current.pay_payment_id
-      ? await this.db.kysely.selectFrom('payments').select(['status', 'amount']).where('id', '=', current.pay_payment_id).executeTakeFirst()
-      : undefined;
-    const token = current.page_token ?? randomToken(32);
-    let payPaymentId = current.pay_payment_id;
-    if (!earlier || earlier.amount !== due || !['pending', 'failed'].includes(earlier.status)) {
-      const link = await this.paymentLink(owner, {
-        reference: current.number!, amount: due, currency: current.currency as 'EUR' | 'XPF', customerId: current.customer_id,
-        returnUrl: this.pageUrl(token),
-      });
-      payPaymentId = link.paymentId;
-    }
+    await this.checkoutFor(await this.find(this.db.kysely, owner, id));
     const row = await this.db.transaction(async (trx) => {
-      const now = (await timeOn(trx, current.test_clock_id, this.clock.now())).toISOString();
-      await trx.updateTable('payments').set({ invoice_id: id }).where('id', '=', payPaymentId!).execute();
-      await trx.updateTable('invoices').set({ page_token: token, pay_payment_id: payPaymentId, sent_at: now, updated_at: now }).where('id', '=', id).execute();
+      const locked = await this.lock(trx, owner, id);
+      this.payable(locked, 'is sent');
+      const now = (await timeOn(trx, locked.test_clock_id, this.clock.now())).toISOString();
+      await trx.updateTable('invoices').set({ sent_at: now, updated_at: now }).where('id', '=', id).execute();
       const row = await this.find(trx, owner, id);
       await this.emit(trx, row, payloads.invoiceSent);
       // The page's address and the PDF by mail to the customer, when a mailer is set and the customer has an address
@@ -130,21 +121,68 @@ export class InvoicesService {
       }
       return row;
     });
-    return { ...this.view(row), url: this.pageUrl(token) };
+    return { ...this.view(row), url: this.pageUrl(row.page_token!) };
+  }
+
+  private payable(row: InvoiceRow, action: string): void {
+    if (PAYABLE.includes(row.status)) return;
+    throw new AppError('INVOICING_INVOICE_NOT_PAYABLE', `Invoice ${row.number ?? row.id} is ${row.status}; only a finalized invoice with an amount due ${action}`, { status: row.status });
   }
 
   /** What the hosted invoice page shows, by its token; undefined for an unknown one. */
   async page(token: string) {
     if (!/^[0-9A-Za-z]{32}$/.test(token)) return undefined;
-    const invoice = await this.db.kysely.selectFrom('invoices').selectAll().where('page_token', '=', token).executeTakeFirst();
-    if (!invoice) return undefined;
-    const party = await this.party(invoice);
-    let checkoutUrl: string | null = null;
-    if (invoice.pay_payment_id && PAYABLE.includes(invoice.status) && remaining(invoice) > 0) {
-      const payment = await this.db.kysely.selectFrom('payments').select(['status', 'session_id']).where('id', '=', invoice.pay_payment_id).executeTakeFirst();
-      if (payment?.session_id && ['pending', 'failed'].includes(payment.status)) checkoutUrl = `${this.publicUrl}/checkout/${payment.session_id}`;
-    }
-    return { invoice, party, checkoutUrl };
+    const byToken = () => this.db.kysely.selectFrom('invoices').selectAll().where('page_token', '=', token).executeTakeFirst();
+    const found = await byToken();
+    if (!found) return undefined;
+    // A checkout that cannot be made now (the live acquirer unavailable) leaves the page without its card payment.
+    const checkoutUrl = await this.checkoutFor(found).catch((err: unknown) => {
+      if (err instanceof AppError && err.status === 503) return null;
+      throw err;
+    });
+    const invoice = (await byToken())!;
+    return { invoice, party: await this.party(invoice), checkoutUrl: PAYABLE.includes(invoice.status) && remaining(invoice) > 0 ? checkoutUrl : null };
+  }
+
+  /**
+   * The hosted checkout of the invoice's page, for exactly what is due now; null when nothing is due. The open one is
+   * kept while it is for that amount. Otherwise a new payment link is made (outside any transaction: the sessions
+   * module opens its own), then kept in one transaction that takes the invoice row and reads it again: the stale
+   * checkout is cancelled then, and a link made for an amount no longer due (the invoice changed meanwhile, or a
+   * concurrent visit kept its own) is cancelled instead of kept.
+   */
+  private async checkoutFor(invoice: InvoiceRow): Promise<string | null> {
+    if (!PAYABLE.includes(invoice.status) || !invoice.page_token) return null;
+    const due = remaining(invoice);
+    if (due <= 0) return null;
+    const open = await this.openCheckout(this.db.kysely, invoice, due);
+    if (open) return open;
+    const owner: Owner = { merchantId: invoice.merchant_id, mode: invoice.mode, storeId: null };
+    const link = await this.paymentLink(owner, {
+      reference: invoice.number!, amount: due, currency: invoice.currency as 'EUR' | 'XPF', customerId: invoice.customer_id, returnUrl: this.pageUrl(invoice.page_token),
+    });
+    return this.db.transaction(async (trx) => {
+      const at = this.clock.now();
+      const fresh = await this.lock(trx, owner, invoice.id);
+      const kept = PAYABLE.includes(fresh.status) && remaining(fresh) === due ? await this.openCheckout(trx, fresh, due) : null;
+      if (kept !== null || !PAYABLE.includes(fresh.status) || remaining(fresh) !== due) {
+        await cancel(trx, { paymentId: link.paymentId, from: AWAITING_CARD, by: 'merchant_api', at });
+        return kept;
+      }
+      await closeCheckout(trx, fresh, at);
+      await trx.updateTable('payments').set({ invoice_id: fresh.id }).where('id', '=', link.paymentId).execute();
+      await trx.updateTable('invoices').set({ pay_payment_id: link.paymentId }).where('id', '=', fresh.id).execute();
+      return this.openCheckout(trx, { ...fresh, pay_payment_id: link.paymentId }, due);
+    });
+  }
+
+  /** The page's checkout while it can still be paid, for `due`: its address, else null. */
+  private async openCheckout(q: Database['kysely'] | Trx, invoice: InvoiceRow, due: number): Promise<string | null> {
+    if (!invoice.pay_payment_id) return null;
+    const open = await q.selectFrom('payments as p').innerJoin('payment_sessions as s', 's.id', 'p.session_id').select('s.id')
+      .where('p.id', '=', invoice.pay_payment_id).where('p.invoice_id', '=', invoice.id).where('p.amount', '=', due).where('p.status', 'in', AWAITING_CARD)
+      .where('s.status', '=', 'open').where('s.expires_at', '>', this.clock.now().toISOString()).executeTakeFirst();
+    return open ? `${this.publicUrl}/checkout/${open.id}` : null;
   }
 
   /** GET /api/v1/billing/settings: whether invoicing is open for the merchant, and what its identity lacks. */
@@ -163,6 +201,17 @@ export class InvoicesService {
     return row;
   }
 
+  /**
+   * The invoice's row, taken until the transaction ends (PostgreSQL: FOR UPDATE; SQLite: the one write transaction),
+   * read fresh: every change of an invoice starts here, so concurrent changes apply one after the other, each to what
+   * the previous one left.
+   */
+  private async lock(trx: Trx, owner: Owner, id: string): Promise<InvoiceRow> {
+    const row = await this.db.lockForUpdate(this.mine(trx, owner).where('id', '=', id)).executeTakeFirst();
+    if (!row) throw notFound('invoice', id);
+    return row;
+  }
+
   private async emit(trx: Trx, row: InvoiceRow, build: (data: InvoiceData) => BuiltEvent) {
     await emitInvoice(trx, row, build, this.clock.now());
   }
@@ -174,11 +223,12 @@ export class InvoicesService {
   async create(owner: Owner, input: InvoiceInput) {
     if (input.dueDate !== undefined && input.daysUntilDue !== undefined) throw invalidField('dueDate', 'give dueDate or daysUntilDue, not both');
     checkDrawable(input.lines, input.memo ?? null);
+    boundedTotals(input.lines);
     const row = await this.db.transaction(async (trx) => {
       const customer = await trx.selectFrom('customers').select(['id', 'test_clock_id']).where('id', '=', input.customerId).where(ownedBy(owner)).executeTakeFirst();
       if (!customer) throw new AppError('NOT_FOUND', `No customer with id ${input.customerId}`, { field: 'customerId', id: input.customerId });
       const now = (await timeOn(trx, customer.test_clock_id, this.clock.now())).toISOString();
-      const sums = totals(input.lines);
+      const sums = boundedTotals(input.lines);
       const row: InvoiceRow = {
         id: newId('inv'), merchant_id: owner.merchantId, mode: owner.mode, customer_id: customer.id, subscription_id: null, payment_id: null, currency: input.currency,
         status: 'draft', number: null, lines: JSON.stringify(input.lines.map((l) => ({ ...l, taxRate: l.taxRate ?? 0 }))), taxes: JSON.stringify(sums.taxes),
@@ -246,12 +296,13 @@ export class InvoicesService {
   }
 
   async update(owner: Owner, id: string, patch: Partial<Omit<InvoiceInput, 'customerId'>>) {
+    if (patch.lines) boundedTotals(patch.lines);
     const row = await this.db.transaction(async (trx) => {
-      const current = await this.find(trx, owner, id);
+      const current = await this.lock(trx, owner, id);
       if (current.status !== 'draft') throw finalized(current);
       const lines = patch.lines ?? (JSON.parse(current.lines) as InvoiceLine[]);
       checkDrawable(lines, patch.memo !== undefined ? patch.memo : current.memo);
-      const sums = totals(lines);
+      const sums = boundedTotals(lines);
       const set: Partial<InvoiceRow> = {
         lines: JSON.stringify(lines.map((l) => ({ ...l, taxRate: l.taxRate ?? 0 }))), taxes: JSON.stringify(sums.taxes), subtotal: sums.subtotal, total: sums.total,
         updated_at: this.clock.now().toISOString(),
@@ -259,15 +310,16 @@ export class InvoicesService {
         ...(patch.dueDate !== undefined ? { due_date: new Date(patch.dueDate).toISOString(), days_until_due: null } : {}),
         ...(patch.daysUntilDue !== undefined ? { days_until_due: patch.daysUntilDue, due_date: null } : {}),
       };
-      await trx.updateTable('invoices').set(set).where('id', '=', id).where('status', '=', 'draft').execute();
-      return { ...current, ...set } as InvoiceRow;
+      const res = await trx.updateTable('invoices').set(set).where('id', '=', id).where('status', '=', 'draft').executeTakeFirst();
+      if (Number(res.numUpdatedRows) !== 1) throw finalized(await this.find(trx, owner, id));
+      return this.find(trx, owner, id);
     });
     return this.view(row);
   }
 
   async remove(owner: Owner, id: string) {
     await this.db.transaction(async (trx) => {
-      const current = await this.find(trx, owner, id);
+      const current = await this.lock(trx, owner, id);
       if (current.status !== 'draft') throw finalized(current);
       await trx.deleteFrom('invoices').where('id', '=', id).where('status', '=', 'draft').execute();
     });
@@ -277,11 +329,11 @@ export class InvoicesService {
   /** Draft → open: the next number of the year's series, the content frozen and hashed, `invoice.issued`. */
   async finalize(owner: Owner, id: string) {
     const row = await this.db.transaction(async (trx) => {
-      const current = await this.find(trx, owner, id);
+      // The row taken and read here is the content hashed: a change of the draft waits for it, or came before it.
+      const current = await this.lock(trx, owner, id);
       if (current.status !== 'draft') throw finalized(current);
       const now = await timeOn(trx, current.test_clock_id, this.clock.now());
-      const row = await finalizeDraft(trx, current, now, this.clock.now());
-      return row;
+      return finalizeDraft(trx, current, now, this.clock.now());
     });
     return this.view(row);
   }
@@ -289,7 +341,7 @@ export class InvoicesService {
   /** A payment received outside Motu (transfer, cash): partially paid, or paid. */
   async recordPayment(owner: Owner, id: string, input: { amount: number; method: string; note?: string }) {
     const row = await this.db.transaction(async (trx) => {
-      const current = await this.find(trx, owner, id);
+      const current = await this.lock(trx, owner, id);
       if (!PAYABLE.includes(current.status)) {
         throw new AppError('INVOICING_INVOICE_NOT_PAYABLE', `Invoice ${current.number ?? current.id} is ${current.status}; only a finalized invoice with an amount due takes a payment`, { status: current.status });
       }
@@ -305,21 +357,23 @@ export class InvoicesService {
       const row = await this.find(trx, owner, id);
       await this.emit(trx, row, status === 'paid' ? payloads.invoicePaid : payloads.invoicePartiallyPaid);
       if (status === 'paid' && row.subscription_id) await dueDateInvoicePaid(trx, id, this.clock.now());
-      return row;
+      await closeCheckout(trx, row, this.clock.now());
+      return this.find(trx, owner, id);
     });
     return this.view(row);
   }
 
   async markUncollectible(owner: Owner, id: string) {
     const row = await this.db.transaction(async (trx) => {
-      const current = await this.find(trx, owner, id);
+      const current = await this.lock(trx, owner, id);
       if (current.status !== 'open' && current.status !== 'partially_paid') {
         throw new AppError('INVOICING_INVOICE_NOT_PAYABLE', `Invoice ${current.number ?? current.id} is ${current.status}; only an open invoice can be marked uncollectible`, { status: current.status });
       }
       await trx.updateTable('invoices').set({ status: 'uncollectible', updated_at: this.clock.now().toISOString() }).where('id', '=', id).where('status', '=', current.status).execute();
       const row = await this.find(trx, owner, id);
       await this.emit(trx, row, payloads.invoiceUncollectible);
-      return row;
+      await closeCheckout(trx, row, this.clock.now());
+      return this.find(trx, owner, id);
     });
     return this.view(row);
   }
@@ -331,7 +385,7 @@ export class InvoicesService {
   async creditNote(owner: Owner, id: string, input: { amount?: number; reason: string; refund?: boolean }) {
     if (input.refund) return this.refundingCreditNote(owner, id, input);
     return this.db.transaction(async (trx) => {
-      const current = await this.find(trx, owner, id);
+      const current = await this.lock(trx, owner, id);
       if (current.status === 'draft') throw new AppError('INVOICING_INVOICE_NOT_PAYABLE', `Invoice ${current.id} is a draft: change or delete it instead`, { status: current.status });
       // Without a refund, only what is still due can be credited.
       const creditable = current.total - current.amount_credited - current.amount_paid;
@@ -351,6 +405,7 @@ export class InvoicesService {
       const row = await this.find(trx, owner, id);
       if (status === 'credited') await this.emit(trx, row, payloads.invoiceCredited);
       else if (status === 'paid' && current.status !== 'paid') await this.emit(trx, row, payloads.invoicePaid);
+      await closeCheckout(trx, row, now);
       return creditNoteView(note);
     });
   }
@@ -385,7 +440,7 @@ export class InvoicesService {
       if (left === 0) break;
     }
     return this.db.transaction(async (trx) => {
-      const fresh = await this.find(trx, owner, id);
+      const fresh = await this.lock(trx, owner, id);
       const now = await timeOn(trx, fresh.test_clock_id, this.clock.now());
       const number = await nextNumber(trx, owner, 'A', now.getUTCFullYear());
       const note: CreditNoteRow = { id: newId('cn'), invoice_id: id, merchant_id: owner.merchantId, mode: owner.mode, number, amount, reason: input.reason, refund: 1, created_at: now.toISOString() };
@@ -393,7 +448,9 @@ export class InvoicesService {
       const credited = fresh.amount_credited + amount;
       const status: InvoiceStatus = credited >= fresh.total ? 'credited' : fresh.status;
       await trx.updateTable('invoices').set({ amount_credited: credited, amount_paid: Math.max(0, fresh.amount_paid - amount), status, updated_at: now.toISOString() }).where('id', '=', id).execute();
-      if (status === 'credited') await this.emit(trx, await this.find(trx, owner, id), payloads.invoiceCredited);
+      const row = await this.find(trx, owner, id);
+      if (status === 'credited') await this.emit(trx, row, payloads.invoiceCredited);
+      await closeCheckout(trx, row, now);
       return creditNoteView(note);
     });
   }

@@ -58,6 +58,8 @@ export interface PendingCharge {
   capture: boolean;
   /** The contract's statement label, passed to the acquirer. */
   statementLabel?: string;
+  /** A subscription's due date (a recurring charge at the acquirer), else a one-off charge of the saved card. */
+  recurring?: boolean;
 }
 
 export class MerchantPaymentsService {
@@ -160,7 +162,7 @@ export class MerchantPaymentsService {
         subscription_id: input.subscription?.id ?? null, due_date: input.subscription?.dueDate ?? null, invoice_id: null,
       };
       await trx.insertInto('payments').values(payment).execute();
-      return { paymentId: payment.id, mode: owner.mode, cardRef: pm.acquirer_card_ref, amount: payment.amount, currency: payment.currency, capture: payment.capture_mode === 'AUTO', statementLabel: contract.statement_label || undefined };
+      return { paymentId: payment.id, mode: owner.mode, cardRef: pm.acquirer_card_ref, amount: payment.amount, currency: payment.currency, capture: payment.capture_mode === 'AUTO', statementLabel: contract.statement_label || undefined, recurring: payment.subscription_id !== null };
     });
   }
 
@@ -173,6 +175,7 @@ export class MerchantPaymentsService {
     const outcome = await this.acquirers.forMode(pending.mode).authorize({
       mode: pending.mode, source: { cardRef: pending.cardRef }, amount: pending.amount, currency: pending.currency,
       merchantReference: pending.paymentId, reference: pending.paymentId, capture: pending.capture, statementLabel: pending.statementLabel,
+      initiated: pending.recurring ? 'recurring' : 'unscheduled',
     });
     if (await this.record(pending.paymentId, outcome, outcome.status !== 'error')) return;
     if (outcome.status === 'authorized') await this.release(pending, outcome);
@@ -289,7 +292,7 @@ export class MerchantPaymentsService {
   }
 
   private earlier(owner: Owner, id: string) {
-    return this.db.kysely.selectFrom('payments').select(['id', 'mode', 'status', 'payment_method_id', 'amount', 'currency', 'capture_mode', 'contract_id', 'created_at'])
+    return this.db.kysely.selectFrom('payments').select(['id', 'mode', 'status', 'payment_method_id', 'amount', 'currency', 'capture_mode', 'contract_id', 'created_at', 'subscription_id'])
       .where('id', '=', id).where(ownedBy(owner)).executeTakeFirst();
   }
 
@@ -311,6 +314,7 @@ export class MerchantPaymentsService {
         await this.authorize({
           paymentId: earlier.id, mode: earlier.mode, cardRef: pm.acquirer_card_ref, amount: earlier.amount, currency: earlier.currency,
           capture: earlier.capture_mode === 'AUTO', statementLabel: await statementLabelOf(this.db.kysely, earlier.contract_id),
+          recurring: earlier.subscription_id !== null,
         });
       }
     }

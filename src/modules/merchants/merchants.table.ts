@@ -1,4 +1,5 @@
 import type { ColumnType, Generated, Selectable } from 'kysely';
+import type { Role } from '../users/users.table.js';
 
 export type Mode = 'test' | 'live';
 export type Permission = 'write' | 'read';
@@ -81,6 +82,10 @@ export interface ApiKeysTable {
   store_id: string | null;
   created_at: string;
   revoked_at: string | null;
+  /** The back-office user who made the key (null: made by the operator). */
+  created_by: string | null;
+  /** The ceiling of a back-office key: its maker's role, checked on every request (null: the merchant's own key). */
+  role: Role | null;
 }
 
 export interface SettingsTable {

@@ -20,6 +20,11 @@ export interface Principal {
   readonly actingFor?: { readonly kind: 'agency' | 'platform'; readonly id: string };
   /** A back-office user signed in with the session cookie (then `keyId` is the user's id): the audit names them. */
   readonly user?: { readonly id: string; readonly role: Role };
+  /**
+   * A key made in the back-office: the user who made it (or was handed it), whose role is the key's ceiling (checked
+   * on every request as that user's session would be), and whom the audit of the key's changes names.
+   */
+  readonly madeBy?: { readonly userId: string; readonly role: Role };
 }
 
 /**

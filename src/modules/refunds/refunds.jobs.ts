@@ -5,6 +5,7 @@ import type { Database } from '../../db/database.js';
 import { addSeconds } from '../../shared/clock.js';
 import { CLAIM_TTL_SECONDS } from '../payments/lifecycle.service.js';
 import type { RefundsService } from './refunds.service.js';
+import { OVERPAYMENT_REASON } from '../invoices/issue.js';
 
 const BATCH = 100;
 
@@ -41,4 +42,24 @@ export async function recoverRefunds({ db, acquirers, refunds, refundRecoverySec
     }
   }
   return resolved;
+}
+
+/**
+ * What a card payment paid beyond what its invoice still owed (the invoice paid or credited while the card was being
+ * charged): the capture's transaction reserved its refund (src/modules/invoices/issue.ts, payByCard); this job, run
+ * every second, completes it without waiting for the recovery delay.
+ */
+export async function refundInvoiceOverpayments({ db, acquirers, refunds }: RefundJobDeps): Promise<number> {
+  const due = await db.kysely.selectFrom('refunds').selectAll()
+    .where('status', '=', 'pending').where('reason', '=', OVERPAYMENT_REASON).orderBy('created_at').limit(BATCH).execute();
+  let done = 0;
+  for (const refund of due) {
+    if (refund.mode === 'live' && !acquirers.liveConfigured()) continue;
+    try {
+      if ((await refunds.resolvePendingRefund(refund)).status !== 'pending') done += 1;
+    } catch {
+      // The acquirer is unreachable: tried again on the next run (and by recover-refunds).
+    }
+  }
+  return done;
 }

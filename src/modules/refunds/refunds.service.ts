@@ -12,12 +12,12 @@ import type { Database } from '../../db/database.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError, notFound, validationError } from '../../shared/errors.js';
 import { idForKeyUse, idFromKey, keyUseParts, newId } from '../../shared/ids.js';
-import { isCurrency, toEurCents } from '../../shared/money.js';
 import type { Owner } from '../merchants/principal.js';
 import * as transitions from '../payment-transitions/transitions.js';
 import { lockOwnedPayment, ownedPayment } from '../payments/payments.repository.js';
 import type { PaymentRow } from '../payments/payments.table.js';
 import type { RefundRow } from './refunds.table.js';
+import { reserveOnPayment } from './refunds.repository.js';
 import { refundView } from './refunds.views.js';
 
 // A fully refunded payment stays refundable in status: a refund of it is one beyond what is left (REFUND_EXCEEDS_CAPTURED).
@@ -89,15 +89,7 @@ export class RefundsService {
           requested: amount, refundable, capturedAmount: p.captured_amount, refundedAmount: p.refunded_amount, currency: p.currency,
         });
       }
-      const now = this.clock.now().toISOString();
-      const row: RefundRow = {
-        id: refundId, payment_id: p.id, merchant_id: p.merchant_id, mode: p.mode, status: 'pending', amount,
-        currency: p.currency, amount_eur_cents: isCurrency(p.currency) ? toEurCents(amount, p.currency) : amount,
-        reason: input.reason ?? null, failure_reason: null, created_at: now, updated_at: now,
-      };
-      await trx.insertInto('refunds').values(row).execute();
-      await trx.updateTable('payments').set((eb) => ({ refund_reserved: eb('refund_reserved', '+', amount) })).where('id', '=', p.id).execute();
-      return { payment: p, refund: row };
+      return { payment: p, refund: await reserveOnPayment(trx, p, { id: refundId, amount, reason: input.reason ?? null, at: this.clock.now() }) };
     });
   }
 

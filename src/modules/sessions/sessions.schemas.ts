@@ -6,8 +6,9 @@ import { Type, type Static, type TSchema } from 'typebox';
 import { ListQuery, Nullable } from '../../http/schemas.js';
 import { FreeJson } from '../../http/json-limits.js';
 
-/** Largest amount in minor units: fits a signed 32-bit column with room to add tax and sum refunds. */
-export const MAX_AMOUNT = 999_999_999;
+import { MAX_AMOUNT } from '../../shared/money.js';
+
+export { MAX_AMOUNT };
 const Amount = (description: string) => Type.Integer({ minimum: 0, maximum: MAX_AMOUNT, description });
 const Text = (max: number) => Type.String({ maxLength: max });
 

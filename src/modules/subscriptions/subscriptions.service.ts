@@ -11,6 +11,7 @@ import { paginate, type PageRequest } from '../../shared/pagination.js';
 import type { Owner } from '../merchants/principal.js';
 import { ownedBy } from '../merchants/scope.js';
 import { timeOn } from '../test-clocks/clock-time.js';
+import { takeClockPlace } from '../test-clocks/limits.js';
 import { restoreMandate } from './mandates.js';
 import type { SubscriptionsEngine } from './subscriptions.engine.js';
 import type { Interval, SubscriptionRow, SubscriptionStatus } from './subscriptions.table.js';
@@ -81,6 +82,7 @@ export class SubscriptionsService {
       const customer = await trx.selectFrom('customers').select(['id', 'test_clock_id']).where('id', '=', input.customerId).where(ownedBy(owner)).executeTakeFirst();
       if (!customer) throw new AppError('NOT_FOUND', `No customer with id ${input.customerId}`, { field: 'customerId', id: input.customerId });
       if (input.paymentMethodId !== undefined) await this.usableCard(trx, owner, customer.id, input.paymentMethodId);
+      if (customer.test_clock_id) await takeClockPlace(this.db, trx, owner, customer.test_clock_id, 'subscription');
       const storeId = input.storeId ?? owner.storeId ?? null;
       if (input.storeId !== undefined) {
         const store = await trx.selectFrom('stores').select('id').where('merchant_id', '=', owner.merchantId)

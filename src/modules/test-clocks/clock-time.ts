@@ -5,9 +5,6 @@
 // session expiry, authorization expiry, settlement and dispute deadlines together.
 import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
-import { invalidField } from '../../shared/errors.js';
-import type { Owner } from '../merchants/principal.js';
-import { ownedBy } from '../merchants/scope.js';
 
 export interface ClockScope {
   /** null: the objects on no clock, at the real time. */
@@ -30,11 +27,4 @@ export async function timeOn(q: Kysely<DB>, clockId: string | null | undefined, 
   if (!clockId) return realNow;
   const row = await q.selectFrom('test_clocks').select('frozen_time').where('id', '=', clockId).executeTakeFirst();
   return row ? new Date(row.frozen_time) : realNow;
-}
-
-/** The clock a new customer is put on must be one of the caller's, in test mode (else 400 on testClockId). */
-export async function checkClockForCustomer(q: Kysely<DB>, owner: Owner, clockId: string): Promise<void> {
-  if (owner.mode !== 'test') throw invalidField('testClockId', 'test clocks are for test mode only');
-  const row = await q.selectFrom('test_clocks').select('id').where('id', '=', clockId).where(ownedBy(owner)).executeTakeFirst();
-  if (!row) throw invalidField('testClockId', `no test clock ${clockId}`);
 }

@@ -2,11 +2,12 @@
 // the worker then runs what falls due on the clock, in time order (advance.ts), and sets it `ready` again.
 import type { Database, Trx } from '../../db/database.js';
 import type { Clock } from '../../shared/clock.js';
-import { AppError, invalidField, notFound } from '../../shared/errors.js';
+import { AppError, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import { paginate, type PageRequest } from '../../shared/pagination.js';
 import type { Owner } from '../merchants/principal.js';
 import { ownedBy } from '../merchants/scope.js';
+import { advanceBound, CLOCK_LIMITS, clockInstant } from './limits.js';
 import type { TestClockRow } from './test-clocks.table.js';
 
 export function testClockView(row: TestClockRow) {
@@ -26,15 +27,6 @@ export function testModeOnly(owner: Owner): void {
   if (owner.mode !== 'test') throw new AppError('PERMISSION_DENIED', 'Test helpers need a test key (sk_test_…)');
 }
 
-function instant(field: string, text: string): string {
-  const ms = Date.parse(text);
-  // Four-digit years only: an ISO 8601 date-time every database and client reads back the same.
-  if (Number.isNaN(ms) || ms < Date.parse('2000-01-01T00:00:00Z') || ms >= Date.parse('10000-01-01T00:00:00Z')) {
-    throw invalidField(field, 'must be an ISO 8601 date-time between the years 2000 and 9999');
-  }
-  return new Date(ms).toISOString();
-}
-
 export class TestClocksService {
   constructor(private readonly db: Database, private readonly clock: Clock) {}
 
@@ -51,7 +43,7 @@ export class TestClocksService {
 
   async create(owner: Owner, input: { frozenTime: string; name?: string }) {
     testModeOnly(owner);
-    const frozen = instant('frozenTime', input.frozenTime);
+    const frozen = clockInstant('frozenTime', input.frozenTime);
     const now = this.clock.now().toISOString();
     const row: TestClockRow = {
       id: newId('clk'), merchant_id: owner.merchantId, mode: owner.mode, name: input.name ?? null, frozen_time: frozen,
@@ -71,19 +63,33 @@ export class TestClocksService {
     return { data: result.data.map(testClockView), hasMore: result.hasMore };
   }
 
-  /** Forward only, and not while a previous advance runs: 422 CLOCK_NOT_ADVANCEABLE. */
+  /**
+   * Forward only, and not while a previous advance runs: 422 CLOCK_NOT_ADVANCEABLE. Within the clock's limits
+   * (limits.ts): 422 CLOCK_ADVANCE_TOO_FAR beyond them, with the latest time allowed. The clock row is locked while
+   * the bound is read, so a subscription created meanwhile (which locks it too) is counted.
+   */
   async advance(owner: Owner, id: string, frozenTime: string) {
     const row = await this.find(owner, id);
-    const target = instant('frozenTime', frozenTime);
-    const res = await this.db.kysely.updateTable('test_clocks')
-      .set({ status: 'advancing', target_time: target, claimed_at: null, updated_at: this.clock.now().toISOString() })
-      .where('id', '=', id).where('status', '=', 'ready').where('frozen_time', '<', target).executeTakeFirst();
-    if (Number(res.numUpdatedRows) !== 1) {
-      const now = await this.find(owner, id);
-      throw new AppError('CLOCK_NOT_ADVANCEABLE', now.status === 'advancing'
-        ? `Test clock ${id} is still advancing to ${now.target_time}; wait until it is ready`
-        : `Test clock ${id} is at ${now.frozen_time}; it only moves forward, to a later time`, { id, frozenTime: row.frozen_time, status: now.status });
-    }
+    const target = clockInstant('frozenTime', frozenTime);
+    await this.db.transaction(async (trx) => {
+      const now = await this.db.lockForUpdate(trx.selectFrom('test_clocks').selectAll().where('id', '=', id)).executeTakeFirstOrThrow();
+      if (now.status !== 'ready' || now.frozen_time >= target) {
+        throw new AppError('CLOCK_NOT_ADVANCEABLE', now.status === 'advancing'
+          ? `Test clock ${id} is still advancing to ${now.target_time}; wait until it is ready`
+          : `Test clock ${id} is at ${now.frozen_time}; it only moves forward, to a later time`, { id, frozenTime: row.frozen_time, status: now.status });
+      }
+      const bound = await advanceBound(trx, id, new Date(now.frozen_time));
+      if (target > bound.latest.toISOString()) {
+        const why = bound.subscriptionId
+          ? `at most ${CLOCK_LIMITS.dueDatesPerAdvance} due dates of subscription ${bound.subscriptionId}`
+          : `at most ${CLOCK_LIMITS.maxAdvanceDays} days, and never into the year 2100`;
+        throw new AppError('CLOCK_ADVANCE_TOO_FAR', `One advance moves test clock ${id} ${why}: to ${bound.latest.toISOString()} at the latest; advance again from there`, {
+          id, frozenTime: now.frozen_time, latestFrozenTime: bound.latest.toISOString(), subscriptionId: bound.subscriptionId,
+        });
+      }
+      await trx.updateTable('test_clocks').set({ status: 'advancing', target_time: target, claimed_at: null, updated_at: this.clock.now().toISOString() })
+        .where('id', '=', id).execute();
+    });
     return this.get(owner, id);
   }
 }

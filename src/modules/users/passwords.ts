@@ -18,13 +18,22 @@ export function hashPassword(password: string): Promise<string> {
 let dummy: Promise<string> | null = null;
 
 /**
+ * The hash checked when there is none to check (an unknown address): made by hashPassword, so with the same
+ * parameters and the same cost as a user's. Made once per process; UsersService asks for it when it starts, so the
+ * first unknown address does not pay for it.
+ */
+export function dummyHash(): Promise<string> {
+  dummy ??= hashPassword('motu dummy password, never anyone’s');
+  return dummy;
+}
+
+/**
  * Whether `password` is the one `stored` was made from. Without a stored hash (an unknown address, a user who has not
- * set a password) a dummy hash is checked all the same, so the answer takes as long and tells nothing.
+ * set a password) the dummy hash is checked all the same, so the answer takes as long and tells nothing.
  */
 export async function passwordMatches(stored: string | null, password: string): Promise<boolean> {
   if (stored === null) {
-    dummy ??= hash('motu dummy password, never anyone’s');
-    await verify(await dummy, password).catch(() => false);
+    await verify(await dummyHash(), password).catch(() => false);
     return false;
   }
   return verify(stored, password).catch(() => false);

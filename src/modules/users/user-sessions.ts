@@ -37,8 +37,11 @@ export class UserSessions {
     return { token, csrfToken };
   }
 
-  /** The session a cookie's token opens, or null (unknown, ended, idle too long, user removed). */
-  async resolve(token: string): Promise<UserSession | null> {
+  /**
+   * The session a cookie's token opens, or null (unknown, ended, idle too long, user removed). A request keeps the
+   * session alive; `touch: false` only looks (an open event stream checking its session is not a request).
+   */
+  async resolve(token: string, options: { touch?: boolean } = {}): Promise<UserSession | null> {
     if (!/^[0-9A-Za-z]{43}$/.test(token)) return null;
     const id = sha256Hex(token);
     const row = await this.db.kysely
@@ -52,7 +55,7 @@ export class UserSessions {
     const now = this.clock.now();
     const idleMs = now.getTime() - Date.parse(row.last_seen_at);
     if (idleMs > IDLE_HOURS * 3600_000) return null;
-    if (idleMs > TOUCH_AFTER_MS) {
+    if (idleMs > TOUCH_AFTER_MS && options.touch !== false) {
       await this.db.kysely.updateTable('user_sessions').set({ last_seen_at: now.toISOString() }).where('id', '=', id).execute();
     }
     return { sessionId: id, userId: row.user_id, email: row.email, role: row.role, merchantId: row.merchant_id, mode: row.mode, csrfToken: row.csrf_token };

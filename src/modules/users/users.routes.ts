@@ -26,6 +26,7 @@ const PasswordBody = Type.Object({ password: Type.String({ minLength: 1, maxLeng
 const RoleSchema = Type.Union(ROLES.map((r) => Type.Literal(r)));
 const InviteBody = Type.Object({ email: Type.String({ minLength: 3, maxLength: 254 }), role: RoleSchema }, { additionalProperties: false });
 const RoleBody = Type.Object({ role: RoleSchema }, { additionalProperties: false });
+const RemoveQuery = Type.Object({ keys: Type.Optional(Type.Union([Type.Literal('revoke'), Type.Literal('hand-over')])) }, { additionalProperties: false });
 
 /** The signed-in user of a route that needs one (the scope's hook resolved the cookie). */
 export function signedIn(request: FastifyRequest): UserSession {
@@ -101,8 +102,8 @@ export function usersRoutes(deps: SessionRoutesDeps) {
       async (request, reply) => reply.code(201).send(await users.invite(signedIn(request), request.body)));
     app.patch<{ Params: Static<typeof IdParams>; Body: Static<typeof RoleBody> }>('/users/:id', { schema: { ...doc, params: IdParams, body: RoleBody } },
       async (request) => users.changeRole(signedIn(request), request.params.id, request.body.role));
-    app.delete<{ Params: Static<typeof IdParams> }>('/users/:id', { schema: { ...doc, params: IdParams } }, async (request, reply) => {
-      await users.remove(signedIn(request), request.params.id);
+    app.delete<{ Params: Static<typeof IdParams>; Querystring: Static<typeof RemoveQuery> }>('/users/:id', { schema: { ...doc, params: IdParams, querystring: RemoveQuery } }, async (request, reply) => {
+      await users.remove(signedIn(request), request.params.id, request.query.keys);
       return reply.code(204).send();
     });
   };

@@ -10,15 +10,14 @@ import { AppError, invalidField, notFound } from '../../shared/errors.js';
 import { newId, randomToken } from '../../shared/ids.js';
 import type { SecretBox } from '../../shared/secret-box.js';
 import { requireMerchant } from '../merchants/merchants.repository.js';
-import { checkPasswordRules, hashPassword, passwordMatches } from './passwords.js';
+import { checkPasswordRules, dummyHash, hashPassword, passwordMatches } from './passwords.js';
 import { mayAssign, mayManageTeam } from './roles.js';
+import { normalizedEmail, SignInAttempts } from './sign-in-attempts.js';
 import { newRecoveryCodes, newTotpSecret, recoveryCodeHash, totpFor, totpStep } from './two-factor.js';
 import type { UserSession } from './user-sessions.js';
 import { ROLES, type Role, type UserRow } from './users.table.js';
 
 export const SETUP_LINK_HOURS = 72;
-export const LOCKOUT_FAILURES = 10;
-export const LOCKOUT_MINUTES = 15;
 
 export interface UserView {
   id: string;
@@ -37,6 +36,9 @@ export function userView(row: UserRow): UserView {
   };
 }
 
+/** What becomes of the API keys a removed user made: revoked, or handed over to whoever removes them. */
+export type KeysOnRemoval = 'revoke' | 'hand-over';
+
 export interface NewUser {
   user: UserView;
   /** The set-up link; null when it was mailed to the user instead (an invitation with a mailer configured). */
@@ -46,6 +48,7 @@ export interface NewUser {
 
 export class UsersService {
   private readonly setupKey: Buffer;
+  private readonly attempts: SignInAttempts;
 
   constructor(
     private readonly db: Database,
@@ -53,6 +56,8 @@ export class UsersService {
     private readonly options: { publicUrl: string; box: SecretBox; mail: MailOutbox | null },
   ) {
     this.setupKey = options.box.derivedKey('back-office-setup-link');
+    this.attempts = new SignInAttempts(db, clock);
+    void dummyHash();
   }
 
   private now(): Date {
@@ -78,10 +83,13 @@ export class UsersService {
     const nonce = randomToken(22);
     const now = this.now();
     const expires = new Date(now.getTime() + SETUP_LINK_HOURS * 3600_000).toISOString();
+    const taken = () => new AppError('ALREADY_EXISTS', 'This email is already in your team', { field: 'email' });
     const row = await this.db.transaction(async (trx) => {
       await requireMerchant(trx, merchantId);
-      const existing = await trx.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
-      if (existing && existing.removed_at === null) throw new AppError('ALREADY_EXISTS', 'A user with this email already exists', { field: 'email' });
+      // Only this merchant's team is looked at: an address another team has is invited like any other (it becomes an
+      // account of its own here), so an invitation tells nothing about other merchants.
+      const existing = await trx.selectFrom('users').selectAll().where('merchant_id', '=', merchantId).where('email', '=', email).executeTakeFirst();
+      if (existing && existing.removed_at === null) throw taken();
       const fresh = {
         merchant_id: merchantId, email, role, password_hash: null, setup_nonce: nonce, setup_expires_at: expires,
         totp_secret: null, totp_enabled: 0, totp_last_step: null, recovery_codes: null, failed_sign_ins: 0, locked_until: null,
@@ -95,6 +103,10 @@ export class UsersService {
         ? (await this.options.mail.enqueue(trx, { merchantId, mode: 'live', kind: 'invitation', subjectId: `${id}:${nonce}`, recipient: email, locale: 'en' })) !== null
         : false;
       return { id, ...fresh, sent };
+    }).catch((err: unknown) => {
+      // The same address invited twice at once: one invitation.
+      if (this.db.isUniqueViolation(err)) throw taken();
+      throw err;
     });
     return { user: userView(row), setupUrl: row.sent ? null : this.setupUrl(row.id, nonce), emailSent: row.sent };
   }
@@ -131,12 +143,17 @@ export class UsersService {
   /** Sets the password through the link, once; answers the user, whom the caller signs in. */
   async completeSetup(token: string, password: string): Promise<UserRow> {
     checkPasswordRules(password);
+    // The address's accounts in other teams are told apart at sign-in by their passwords: each needs its own.
+    const pending = await this.setupUser(this.db.kysely, token);
+    if (await this.opensAnother(pending.email, pending.id, password)) {
+      throw invalidField('password', 'already opens your account in another team; choose a different password for this one');
+    }
     const passwordHash = await hashPassword(password);
     return this.db.transaction(async (trx) => {
       const row = await this.setupUser(trx, token);
       // Guarded by the nonce: of two uses of one link racing, one sets the password.
       const res = await trx.updateTable('users')
-        .set({ password_hash: passwordHash, setup_nonce: null, setup_expires_at: null, failed_sign_ins: 0, locked_until: null, last_sign_in_at: this.now().toISOString() })
+        .set({ password_hash: passwordHash, setup_nonce: null, setup_expires_at: null, last_sign_in_at: this.now().toISOString() })
         .where('id', '=', row.id).where('setup_nonce', '=', row.setup_nonce).executeTakeFirst();
       if (Number(res.numUpdatedRows) !== 1) throw notFound('set-up link');
       return { ...row, password_hash: passwordHash };
@@ -144,49 +161,56 @@ export class UsersService {
   }
 
   /**
-   * Email, password and, with two-factor on, a TOTP or recovery code. Every wrong password or code counts; the tenth
-   * in a row locks the account LOCKOUT_MINUTES, during which even the right password is refused.
+   * Email, password and, with two-factor on, a TOTP or recovery code. The attempt is counted before anything is checked
+   * (sign-in-attempts.ts): the tenth wrong password or code in a row locks the address LOCKOUT_MINUTES, during which
+   * even the right password is refused. A known address and an unknown one take the same steps (the count, the user
+   * lookup, a password hash verified per account: the dummy one when there is none) and get the same answers.
    */
   async signIn(input: { email: string; password: string; code?: string }): Promise<UserRow> {
-    const email = input.email.trim().toLowerCase();
-    const row = await this.db.kysely.selectFrom('users').selectAll().where('email', '=', email).where('removed_at', 'is', null).executeTakeFirst();
-    const now = this.now();
-    if (row) this.refuseIfLocked(row, now);
-    if (!(await passwordMatches(row?.password_hash ?? null, input.password)) || !row) {
-      if (row?.password_hash) await this.countFailure(row.id);
+    const email = normalizedEmail(input.email);
+    const attempt = await this.attempts.begin(email);
+    const row = await this.accountOpenedBy(email, input.password);
+    if (!row) {
+      await this.attempts.failed(attempt);
       throw new AppError('INVALID_CREDENTIALS', 'The email or the password is wrong');
     }
     if (row.totp_enabled === 1) {
       const code = input.code?.trim();
-      if (!code) throw new AppError('TWO_FACTOR_REQUIRED', 'Enter the code of your authenticator app, or a recovery code');
+      if (!code) {
+        await this.attempts.released(attempt);
+        throw new AppError('TWO_FACTOR_REQUIRED', 'Enter the code of your authenticator app, or a recovery code');
+      }
       if (!(await this.acceptSecondFactor(row, code))) {
-        await this.countFailure(row.id);
+        await this.attempts.failed(attempt);
         throw new AppError('INVALID_TWO_FACTOR_CODE', 'This code is not valid');
       }
     }
-    await this.db.kysely.updateTable('users').set({ failed_sign_ins: 0, locked_until: null, last_sign_in_at: now.toISOString() }).where('id', '=', row.id).execute();
+    await this.attempts.succeeded(attempt);
+    await this.db.kysely.updateTable('users').set({ last_sign_in_at: this.now().toISOString() }).where('id', '=', row.id).execute();
     return row;
   }
 
-  private refuseIfLocked(row: UserRow, now: Date): void {
-    if (row.locked_until && Date.parse(row.locked_until) > now.getTime()) {
-      const retryAfterSeconds = Math.ceil((Date.parse(row.locked_until) - now.getTime()) / 1000);
-      throw new AppError('ACCOUNT_LOCKED', `Too many failed sign-ins: this account is locked for ${Math.ceil(retryAfterSeconds / 60)} more minutes`, { retryAfterSeconds });
+  /**
+   * The account of `email` that `password` opens, if any. An address has one account per team it belongs to, each
+   * with its own password; every one is verified (side by side, on the thread pool), and the dummy hash when the
+   * address has none, so an unknown address costs what a known one does.
+   */
+  private async accountOpenedBy(email: string, password: string): Promise<UserRow | undefined> {
+    const rows = await this.db.kysely.selectFrom('users').selectAll().where('email', '=', email).where('removed_at', 'is', null)
+      .where('password_hash', 'is not', null).orderBy('id').execute();
+    if (rows.length === 0) {
+      await passwordMatches(null, password);
+      return undefined;
     }
+    const matches = await Promise.all(rows.map((r) => passwordMatches(r.password_hash, password)));
+    return rows[matches.indexOf(true)];
   }
 
-  private async countFailure(userId: string): Promise<void> {
-    const now = this.now();
-    const lockedUntil = await this.db.transaction(async (trx) => {
-      const row = await this.db.lockForUpdate(trx.selectFrom('users').select(['failed_sign_ins', 'locked_until']).where('id', '=', userId)).executeTakeFirstOrThrow();
-      // A lock that has run out starts the count again.
-      const expired = row.locked_until !== null && Date.parse(row.locked_until) <= now.getTime();
-      const failures = (expired ? 0 : row.failed_sign_ins) + 1;
-      const locked = failures >= LOCKOUT_FAILURES ? new Date(now.getTime() + LOCKOUT_MINUTES * 60_000).toISOString() : expired ? null : row.locked_until;
-      await trx.updateTable('users').set({ failed_sign_ins: failures, locked_until: locked }).where('id', '=', userId).execute();
-      return failures >= LOCKOUT_FAILURES ? locked : null;
-    });
-    if (lockedUntil) throw new AppError('ACCOUNT_LOCKED', `Too many failed sign-ins: this account is locked for ${LOCKOUT_MINUTES} minutes`, { retryAfterSeconds: LOCKOUT_MINUTES * 60 });
+  /** Whether `password` opens another account of the same address (another team's). */
+  private async opensAnother(email: string, userId: string, password: string): Promise<boolean> {
+    const others = await this.db.kysely.selectFrom('users').select('password_hash').where('email', '=', email).where('id', '!=', userId)
+      .where('removed_at', 'is', null).where('password_hash', 'is not', null).execute();
+    return (await Promise.all(others.map((o) => passwordMatches(o.password_hash, password)))).includes(true);
   }
 
   /** A TOTP code of a step not used yet, or an unused recovery code (used up by this call). */
@@ -214,9 +238,13 @@ export class UsersService {
     return row;
   }
 
-  async list(merchantId: string): Promise<UserView[]> {
+  /** The team, each with the number of API keys they made (or were handed) that still work. */
+  async list(merchantId: string): Promise<(UserView & { apiKeys: number })[]> {
     const rows = await this.db.kysely.selectFrom('users').selectAll().where('merchant_id', '=', merchantId).where('removed_at', 'is', null).orderBy('created_at').orderBy('id').execute();
-    return rows.map(userView);
+    const keys = await this.db.kysely.selectFrom('api_keys').select(['created_by', (eb) => eb.fn.countAll<number | string>().as('n')])
+      .where('merchant_id', '=', merchantId).where('created_by', 'is not', null).where('revoked_at', 'is', null).groupBy('created_by').execute();
+    const count = new Map(keys.map((k) => [k.created_by, Number(k.n)]));
+    return rows.map((row) => ({ ...userView(row), apiKeys: count.get(row.id) ?? 0 }));
   }
 
   async changeRole(actor: UserSession, userId: string, newRole: string): Promise<UserView> {
@@ -226,16 +254,25 @@ export class UsersService {
       if (!mayAssign(actor.role, target.role) || !mayAssign(actor.role, role)) throw new AppError('PERMISSION_DENIED', 'Only an owner changes an owner, or makes one');
       if (target.role === 'owner' && role !== 'owner') await this.keepAnOwner(trx, actor.merchantId, userId);
       await trx.updateTable('users').set({ role }).where('id', '=', userId).execute();
+      // The keys the user made follow their role: a key never does more than its maker may.
+      await trx.updateTable('api_keys').set({ role }).where('created_by', '=', userId).where('revoked_at', 'is', null).execute();
       return userView({ ...target, role });
     });
   }
 
-  async remove(actor: UserSession, userId: string): Promise<void> {
+  /**
+   * Removes a teammate: their sessions end, and the API keys they made in the back-office are revoked, or, when the
+   * remover chooses `hand-over`, handed to the remover (then the remover's role is their ceiling).
+   */
+  async remove(actor: UserSession, userId: string, keys: KeysOnRemoval = 'revoke'): Promise<void> {
     await this.db.transaction(async (trx) => {
       const target = await this.teammate(trx, actor, userId);
       if (!mayAssign(actor.role, target.role)) throw new AppError('PERMISSION_DENIED', 'Only an owner removes an owner');
       if (target.role === 'owner') await this.keepAnOwner(trx, actor.merchantId, userId);
       const now = this.now().toISOString();
+      const theirKeys = trx.updateTable('api_keys').where('created_by', '=', userId).where('revoked_at', 'is', null);
+      if (keys === 'hand-over') await theirKeys.set({ created_by: actor.userId, role: actor.role }).execute();
+      else await theirKeys.set({ revoked_at: now }).execute();
       await trx.updateTable('users').set({ removed_at: now, setup_nonce: null, setup_expires_at: null }).where('id', '=', userId).execute();
       await trx.updateTable('user_sessions').set({ ended_at: now }).where('user_id', '=', userId).where('ended_at', 'is', null).execute();
     });
@@ -296,11 +333,12 @@ export class UsersService {
   /** A sensitive change asks the password again; a wrong one counts toward the lockout like a sign-in. */
   private async confirmPassword(actor: UserSession, password: string): Promise<void> {
     const row = await this.get(actor.userId);
-    this.refuseIfLocked(row, this.now());
+    const attempt = await this.attempts.begin(row.email);
     if (!(await passwordMatches(row.password_hash, password))) {
-      await this.countFailure(row.id);
+      await this.attempts.failed(attempt);
       throw invalidField('password', 'is not your password');
     }
+    await this.attempts.succeeded(attempt);
   }
 }
 

@@ -17,7 +17,9 @@ export interface UsersTable {
   totp_enabled: number;
   totp_last_step: number | null;
   recovery_codes: string | null;
+  /** Unused since the count moved to sign_in_attempts (kept per address, a user's or not); left by migration. */
   failed_sign_ins: number;
+  /** Unused, as failed_sign_ins. */
   locked_until: string | null;
   invited_by: string | null;
   created_at: string;
@@ -36,3 +38,11 @@ export interface UserSessionsTable {
   ended_at: string | null;
 }
 export type UserSessionRow = Selectable<UserSessionsTable>;
+
+/** The sign-in count and lock of an email address, known or not (keyed by its SHA-256). */
+export interface SignInAttemptsTable {
+  email_hash: string;
+  attempts: number;
+  locked_until: string | null;
+  updated_at: string;
+}

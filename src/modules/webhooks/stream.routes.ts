@@ -2,7 +2,10 @@
 // Each SSE message carries the event's exact JSON body (the bytes a webhook would send), `id:` the event id.
 // `?since=<ISO instant>` resumes after a reconnection; without it the stream starts now. Which events, in which order
 // and each once is the events service's tail; this route only writes them out when woken.
-import type { FastifyInstance } from 'fastify';
+// A stream lives no longer than the credential it was opened with: checked every CHECK_MS and before each write, and
+// the stream ends once the key is revoked or its maker's role changed, or the session is signed out, its user removed,
+// its role or mode changed (`motu listen` then reconnects, hears 401 and stops).
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { onOutboxSignal } from '../../events/signal.js';
 import { merchantOf } from '../../http/auth.js';
@@ -14,8 +17,12 @@ const StreamQuery = Type.Object({ since: Type.Optional(Type.String({ format: 'da
 
 const POLL_MS = 250;
 const HEARTBEAT_MS = 15_000;
+const CHECK_MS = 2_000;
 
-export function eventStreamRoutes(events: EventsService, clock: Clock) {
+/** Whether the request's credential still stands as it was when the stream opened (http/auth.ts). */
+export type CredentialCheck = (request: FastifyRequest) => Promise<boolean>;
+
+export function eventStreamRoutes(events: EventsService, clock: Clock, stillValid: CredentialCheck) {
   return async function routes(app: FastifyInstance): Promise<void> {
     // A stream never ends by itself: on shutdown each is ended (its client reconnects to the next server), or a
     // connected `motu listen` would hold the process until its hard stop.
@@ -47,11 +54,19 @@ export function eventStreamRoutes(events: EventsService, clock: Clock) {
         res.write(': motu event stream\n\n');
         let closed = false;
         let busy = false;
+        const revoked = () => {
+          if (closed) return;
+          closed = true;
+          stop();
+          res.end(': the credential of this stream is no longer valid\n\n');
+        };
         const pump = async () => {
           if (busy || closed) return;
           busy = true;
           try {
-            for (const event of await tail.read()) {
+            const batch = await tail.read();
+            if (batch.length > 0 && !(await stillValid(request))) return revoked();
+            for (const event of batch) {
               if (closed) return;
               res.write(`id: ${event.id}\nevent: ${event.type}\ndata: ${event.body}\n\n`);
             }
@@ -61,6 +76,9 @@ export function eventStreamRoutes(events: EventsService, clock: Clock) {
             busy = false;
           }
         };
+        const check = setInterval(() => {
+          stillValid(request).then((valid) => { if (!valid) revoked(); }, () => { /* the next check retries */ });
+        }, CHECK_MS);
         const unsubscribe = onOutboxSignal(() => void pump());
         const poll = setInterval(() => void pump(), POLL_MS);
         const heartbeat = setInterval(() => res.write(': ping\n\n'), HEARTBEAT_MS);
@@ -68,12 +86,16 @@ export function eventStreamRoutes(events: EventsService, clock: Clock) {
           if (!closed) res.end();
         };
         open.add(end);
-        request.raw.on('close', () => {
-          closed = true;
+        function stop() {
           open.delete(end);
           unsubscribe();
           clearInterval(poll);
           clearInterval(heartbeat);
+          clearInterval(check);
+        }
+        request.raw.on('close', () => {
+          closed = true;
+          stop();
         });
         void pump();
       },

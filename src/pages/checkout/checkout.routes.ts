@@ -15,6 +15,7 @@ import type { Branded } from '../../modules/merchants/branding.js';
 import { hostedRateLimit, registerHostedRateLimit } from '../../http/hosted-rate-limit.js';
 import type { DocumentPdfs } from '../pdf/documents.js';
 import { receiptJob } from '../pdf/jobs.js';
+import { cspWithWidget, type WidgetCsp } from '../../http/csp.js';
 
 const PayBody = Type.Object({
   token: Type.Optional(Type.String({ maxLength: 100 })),
@@ -25,22 +26,15 @@ const PayBody = Type.Object({
 
 type SessionQuery = { Querystring: { sessionId?: string; lang?: string } };
 
-/** What a live page adds to its CSP for the acquirer's widget (Monext: monextCsp in src/acquirer/monext/monext.config.ts). */
-export interface WidgetCsp { sources: string[]; frames: string; forms: string }
-
 /** `pdfs` draws receipts (kept once drawn); `hostedPerMinute` bounds the receipt's PDF per client address. */
 export function checkoutRoutes(checkout: CheckoutService, publicUrl: string, pdfs: DocumentPdfs, hostedPerMinute: number, widget?: WidgetCsp): FastifyPluginAsync {
   const publicOrigin = new URL(publicUrl).origin;
-  // Live pages mount the acquirer's widget: its origins for scripts, styles, images and calls; 3-D Secure frames and
-  // forms of any issuing bank (https). Test pages keep the strict policy.
-  const cspWith = (styleSource: string | null, live = false) => {
-    const w = live && widget ? ` ${widget.sources.join(' ')}` : '';
-    return [
-      "default-src 'none'", `script-src 'self'${w}`, styleSource ? `style-src 'self'${w} ${styleSource}` : `style-src 'self'${w}`, `img-src 'self' data:${w}`,
-      `connect-src 'self'${w}`, `frame-src 'self' ${publicOrigin}${w}${live && widget ? ` ${widget.frames}` : ''}`,
-      `form-action 'self'${live && widget ? ` ${widget.forms}` : ''}`, "base-uri 'none'", "frame-ancestors 'self'",
-    ].join('; ');
-  };
+  // Live pages mount the acquirer's widget: its origins for scripts, styles, fonts, images, calls and frames, inline
+  // styles, and the 3-D Secure frames and forms of any issuing bank (https). Test pages keep the strict policy.
+  const cspWith = (styleSource: string | null, live = false) => cspWithWidget([
+    ['default-src', "'none'"], ['script-src', "'self'"], ['style-src', "'self'", ...(styleSource ? [styleSource] : [])], ['img-src', "'self'", 'data:'],
+    ['connect-src', "'self'"], ['frame-src', "'self'", publicOrigin], ['form-action', "'self'"], ['base-uri', "'none'"], ['frame-ancestors', "'self'"],
+  ], live ? widget : undefined);
   const pageCsp = cspWith(null);
   /** The merchant's inline theme sheet is allowed by its hash, nothing else inline. */
   const themedCsp = (merchant: Branded, live = false) => cspWith(pageTheme(merchant)?.cspSource ?? null, live);

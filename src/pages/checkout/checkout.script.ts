@@ -67,12 +67,13 @@ export const CHECKOUT_JS = String.raw`(function () {
         openChallenge(res.url); return;
       }
       setBusy(false);
-      if (res.next === 'error') { say(res.code === 'NAVIGATEUR_INCOMPATIBLE' ? cfg.text.browserUnfit : res.message); return; }
+      // What the server says is in English for integrations: the customer reads the page's own words, by code.
+      if (res.next === 'error') { say(res.code === 'NAVIGATEUR_INCOMPATIBLE' ? cfg.text.browserUnfit : cfg.text.payFailed); return; }
       if (res.code === 'SESSION_EXPIRED') { go('/expired?lang=' + cfg.lang); return; }
       if (res.code === 'TOO_MANY_ATTEMPTS') { go('/checkout/failed?sessionId=' + encodeURIComponent(cfg.sessionId)); return; }
       if (res.code === 'ACQUIRER_NOT_CONFIGURED') { say(cfg.text.unavailable); return; }
       if (res.details && res.details.field === 'email') { checkEmail(); emailInput && emailInput.focus(); return; }
-      say(res.message || cfg.text.network);
+      say(xhr.status >= 400 ? cfg.text.payFailed : cfg.text.network);
     };
     xhr.onerror = function () { setBusy(false); say(cfg.text.network); };
     xhr.send(JSON.stringify(body));
@@ -136,7 +137,7 @@ export const CHECKOUT_JS = String.raw`(function () {
       if (xhr.status !== 201 || !res.token) {
         if (res.code === 'SESSION_EXPIRED') { go('/expired?lang=' + cfg.lang); return; }
         if (res.code === 'TOO_MANY_ATTEMPTS') { go('/checkout/failed?sessionId=' + encodeURIComponent(cfg.sessionId)); return; }
-        say(res.code === 'ACQUIRER_NOT_CONFIGURED' ? cfg.text.unavailable : (res.message || cfg.text.network)); return;
+        say(res.code === 'ACQUIRER_NOT_CONFIGURED' ? cfg.text.unavailable : xhr.status >= 400 ? cfg.text.payFailed : cfg.text.network); return;
       }
       widgetToken = res.token;
       var style = document.createElement('link');

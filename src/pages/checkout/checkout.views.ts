@@ -91,7 +91,7 @@ ${ctx.savedCards.map((c, i) => `<label class="choice"><input type="radio" name="
   const config = {
     sessionId: session.id, lang, widget,
     text: { processing: t.processing, payLabel, emailInvalid: t.emailInvalid, browserUnfit: t.browserUnfit, unavailable: t.unavailable,
-      network: t.network, fieldsError: t.fieldsError, challengeCancelled: t.challengeCancelled },
+      network: t.network, fieldsError: t.fieldsError, challengeCancelled: t.challengeCancelled, payFailed: t.payFailed },
   };
   const body = `<div class="page">${header(ctx, lang)}
 <main class="grid">

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { sendHtml } from '../../http/html.js';
 import type { WalletSessionsService } from '../../modules/wallet/wallet-sessions.service.js';
-import type { WidgetCsp } from '../checkout/checkout.routes.js';
+import { cspWithWidget, type WidgetCsp } from '../../http/csp.js';
 import { WALLET_CSS, WALLET_JS, walletDonePage, walletLang, walletPage } from './wallet.page.js';
 
 /** The component's frames and calls are same-origin here; inline styles are the component's shadow stylesheet. */
@@ -13,11 +13,10 @@ const PAGE_CSP = [
 
 /** A live registration page mounts the acquirer's widget (Monext) through the component: its origins, the banks' 3-D Secure. */
 function liveCsp(widget: WidgetCsp): string {
-  const w = widget.sources.join(' ');
-  return [
-    "default-src 'none'", `script-src 'self' ${w}`, `style-src 'self' 'unsafe-inline' ${w}`, `img-src 'self' data: ${w}`, `connect-src 'self' ${w}`,
-    `frame-src 'self' ${w} ${widget.frames}`, `form-action 'self' ${widget.forms}`, "base-uri 'none'", "frame-ancestors 'self'",
-  ].join('; ');
+  return cspWithWidget([
+    ['default-src', "'none'"], ['script-src', "'self'"], ['style-src', "'self'", "'unsafe-inline'"], ['img-src', "'self'", 'data:'], ['connect-src', "'self'"],
+    ['frame-src', "'self'"], ['form-action', "'self'"], ['base-uri', "'none'"], ['frame-ancestors', "'self'"],
+  ], widget);
 }
 
 export function walletPagesRoutes(wallet: WalletSessionsService, widget?: WidgetCsp) {

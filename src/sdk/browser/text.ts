@@ -1,6 +1,7 @@
 // The component's own words, French (default) and English.
 import { sdkText } from '../../i18n/sdk.js';
 import { pageLang, type Lang } from '../../shared/lang.js';
+import { formatAmount as formatShared, isCurrency } from '../../shared/money.js';
 
 export type { Lang };
 
@@ -12,12 +13,8 @@ export function fill(template: string, values: Record<string, string>): string {
   return template.replace(/\{\{(\w+)\}\}/g, (_, k: string) => values[k] ?? '');
 }
 
+/** An amount as the hosted pages, mails, PDFs and back-office write it (src/shared/money.ts): "2 500 XPF", "€25.00". */
 export function formatAmount(amount: number, currency: string, lang: Lang): string {
-  const digits = currency === 'XPF' ? 0 : 2;
-  try {
-    return new Intl.NumberFormat(lang === 'en' ? 'en-GB' : 'fr-FR', { style: 'currency', currency, minimumFractionDigits: digits, maximumFractionDigits: digits })
-      .format(amount / 10 ** digits);
-  } catch {
-    return `${(amount / 10 ** digits).toFixed(digits)} ${currency}`;
-  }
+  if (isCurrency(currency) && Number.isSafeInteger(amount)) return formatShared(amount, currency, lang);
+  return `${amount} ${currency}`;
 }

@@ -112,6 +112,13 @@ export interface InvoiceData {
   subscriptionId?: string;
 }
 
+/** A card payment (or a chargeback won) brought the invoice money it no longer owed: that is refunded at once. */
+export interface InvoiceOverpaymentData extends InvoiceData {
+  paymentId: string;
+  refundId: string;
+  refundAmount: number;
+}
+
 export interface SubscriptionData {
   subscriptionId: string;
   status: string;
@@ -254,6 +261,7 @@ export interface EventDataMap {
   'invoice.disputed': InvoiceData;
   'invoice.credited': InvoiceData;
   'invoice.uncollectible': InvoiceData;
+  'invoice.overpayment_refunded': InvoiceOverpaymentData;
   'subscription.created': SubscriptionCreatedData;
   'subscription.payment_succeeded': SubscriptionPaymentData;
   'subscription.payment_failed': SubscriptionPaymentData;
@@ -309,6 +317,7 @@ export const EVENT_TYPES = [
   'invoice.disputed',
   'invoice.credited',
   'invoice.uncollectible',
+  'invoice.overpayment_refunded',
   'subscription.created',
   'subscription.payment_succeeded',
   'subscription.payment_failed',

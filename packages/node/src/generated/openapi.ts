@@ -1466,6 +1466,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "invoice.overpayment_refunded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.overpayment_refunded: A card payment came when the invoice no longer owed all of it (paid or credited meanwhile), or a chargeback won gave back money the invoice no longer owed (paid again meanwhile): `refundAmount`, what it did not owe, is refunded at once on that payment (`refundId`).
+         * @description Sent to every enabled endpoint subscribed to this type (and to the payment's notificationUrl for payment events), signed with your webhook secret. Answer any 2xx within 10 seconds; anything else is retried after 30 s, 2 min, 10 min, 1 h and 6 h. See docs/events.md.
+         */
+        post: operations["onInvoiceOverpaymentRefunded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "subscription.created": {
         parameters: {
             query?: never;
@@ -2135,7 +2155,7 @@ export interface components {
              * @description Stable: branch on it, never on the message
              * @enum {string}
              */
-            code: "VALIDATION_ERROR" | "ORDER_AMOUNT_MISMATCH" | "UNKNOWN_STORE" | "STORE_INACTIVE" | "STORE_KIND_MISMATCH" | "STORE_CONTRACT_INACTIVE" | "STORE_CONTRACT_CONFLICT" | "STORE_KEY_MISMATCH" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "TWO_FACTOR_REQUIRED" | "INVALID_TWO_FACTOR_CODE" | "CSRF_TOKEN_INVALID" | "PERMISSION_DENIED" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "ALREADY_EXISTS" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "SESSION_EXPIRED" | "BUSINESS_RULE_VIOLATION" | "PAYMENT_NOT_CAPTURABLE" | "PAYMENT_NOT_CANCELLABLE" | "PAYMENT_NOT_REFUNDABLE" | "REFUND_EXCEEDS_CAPTURED" | "INSUFFICIENT_BALANCE" | "NO_BANK_ACCOUNT" | "PAYOUT_NOT_CANCELLABLE" | "PAYOUT_NOT_PENDING" | "CLOCK_NOT_ADVANCEABLE" | "PAYMENT_DISPUTED" | "PAYMENT_NOT_DISPUTABLE" | "DISPUTE_EVIDENCE_SUBMITTED" | "DISPUTE_CLOSED" | "PAYMENT_METHOD_UNUSABLE" | "SUBSCRIPTION_CANCELLED" | "SUBSCRIPTION_NOT_PAST_DUE" | "INVOICING_INVOICE_FINALIZED" | "INVOICING_NOT_ACTIVATED" | "INVOICING_INVOICE_NOT_PAYABLE" | "INVOICING_AMOUNT_EXCEEDS_REMAINING" | "INVOICING_CREDIT_EXCEEDS_CREDITABLE" | "INVOICING_NOTHING_TO_REFUND" | "LAST_OWNER" | "RATE_LIMITED" | "ACCOUNT_LOCKED" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "ACQUIRER_NOT_CONFIGURED" | "OPERATOR_ACCOUNT_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE";
+            code: "VALIDATION_ERROR" | "ORDER_AMOUNT_MISMATCH" | "UNKNOWN_STORE" | "STORE_INACTIVE" | "STORE_KIND_MISMATCH" | "STORE_CONTRACT_INACTIVE" | "STORE_CONTRACT_CONFLICT" | "STORE_KEY_MISMATCH" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "TWO_FACTOR_REQUIRED" | "INVALID_TWO_FACTOR_CODE" | "CSRF_TOKEN_INVALID" | "PERMISSION_DENIED" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "ALREADY_EXISTS" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "SESSION_EXPIRED" | "BUSINESS_RULE_VIOLATION" | "PAYMENT_NOT_CAPTURABLE" | "PAYMENT_NOT_CANCELLABLE" | "PAYMENT_NOT_REFUNDABLE" | "REFUND_EXCEEDS_CAPTURED" | "INSUFFICIENT_BALANCE" | "NO_BANK_ACCOUNT" | "PAYOUT_NOT_CANCELLABLE" | "PAYOUT_NOT_PENDING" | "CLOCK_NOT_ADVANCEABLE" | "CLOCK_ADVANCE_TOO_FAR" | "CLOCK_OBJECT_LIMIT" | "PAYMENT_DISPUTED" | "PAYMENT_NOT_DISPUTABLE" | "DISPUTE_EVIDENCE_SUBMITTED" | "DISPUTE_CLOSED" | "PAYMENT_METHOD_UNUSABLE" | "SUBSCRIPTION_CANCELLED" | "SUBSCRIPTION_NOT_PAST_DUE" | "INVOICING_INVOICE_FINALIZED" | "INVOICING_NOT_ACTIVATED" | "INVOICING_INVOICE_NOT_PAYABLE" | "INVOICING_AMOUNT_EXCEEDS_REMAINING" | "INVOICING_CREDIT_EXCEEDS_CREDITABLE" | "INVOICING_NOTHING_TO_REFUND" | "LAST_OWNER" | "RATE_LIMITED" | "ACCOUNT_LOCKED" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "ACQUIRER_NOT_CONFIGURED" | "OPERATOR_ACCOUNT_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE";
             /** @example No payment with id pay_4kQ7mZ2xR9tLbV3nC8wYhJ */
             message: string;
             /**
@@ -2658,7 +2678,7 @@ export interface components {
             /** @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ */
             id: string;
             /** @enum {string} */
-            type: "payment.authorized" | "payment.captured" | "payment.settled" | "payment.failed" | "payment.expired" | "payment.refunded" | "payment.partially_refunded" | "payment.cancelled" | "invoice.issued" | "invoice.sent" | "invoice.paid" | "invoice.partially_paid" | "invoice.overdue" | "invoice.disputed" | "invoice.credited" | "invoice.uncollectible" | "subscription.created" | "subscription.payment_succeeded" | "subscription.payment_failed" | "subscription.past_due" | "subscription.mandate_revoked" | "subscription.mandate_restored" | "subscription.cancelled" | "customer.created" | "customer.updated" | "payment_method.added" | "payment_method.removed" | "payout.created" | "payout.completed" | "payout.failed" | "dispute.created" | "dispute.updated" | "merchant.session.created" | "merchant.session.expired" | "merchant.session.cancelled" | "merchant.onboarding.updated" | "merchant.created" | "merchant.opened" | "merchant.rejected" | "merchant.linked" | "merchant.unlinked" | "agency.invitation.created" | "agency.invitation.expired" | "agency.invitation.cancelled" | "agency.client.onboarding.updated" | "agency.client.opened" | "agency.mandate.created" | "agency.mandate.updated" | "agency.mandate.revoked";
+            type: "payment.authorized" | "payment.captured" | "payment.settled" | "payment.failed" | "payment.expired" | "payment.refunded" | "payment.partially_refunded" | "payment.cancelled" | "invoice.issued" | "invoice.sent" | "invoice.paid" | "invoice.partially_paid" | "invoice.overdue" | "invoice.disputed" | "invoice.credited" | "invoice.uncollectible" | "invoice.overpayment_refunded" | "subscription.created" | "subscription.payment_succeeded" | "subscription.payment_failed" | "subscription.past_due" | "subscription.mandate_revoked" | "subscription.mandate_restored" | "subscription.cancelled" | "customer.created" | "customer.updated" | "payment_method.added" | "payment_method.removed" | "payout.created" | "payout.completed" | "payout.failed" | "dispute.created" | "dispute.updated" | "merchant.session.created" | "merchant.session.expired" | "merchant.session.cancelled" | "merchant.onboarding.updated" | "merchant.created" | "merchant.opened" | "merchant.rejected" | "merchant.linked" | "merchant.unlinked" | "agency.invitation.created" | "agency.invitation.expired" | "agency.invitation.cancelled" | "agency.client.onboarding.updated" | "agency.client.opened" | "agency.mandate.created" | "agency.mandate.updated" | "agency.mandate.revoked";
             /** @example 2026-03-14T09:26:53.000Z */
             createdAt: string;
             /**
@@ -3478,6 +3498,39 @@ export interface components {
             /** @description The subscription (sub_…). */
             subscriptionId?: string;
         };
+        /** @description A card payment (or a chargeback won) brought the invoice money it no longer owed: that is refunded at once. */
+        InvoiceOverpaymentData: {
+            /** @description The invoice (inv_…). */
+            invoiceId: string;
+            /** @description The legal number (F-YYYY-NNNNNN), null while a draft. */
+            number: string | null;
+            /**
+             * @description The object's status after the change.
+             * @enum {string}
+             */
+            status: "draft" | "open" | "partially_paid" | "paid" | "disputed" | "credited" | "uncollectible";
+            /**
+             * @description ISO 4217 code.
+             * @enum {string}
+             */
+            currency: "XPF" | "EUR";
+            /** @description Total due, minor unit. */
+            total: number;
+            /** @description Paid so far, minor unit. */
+            amountPaid: number;
+            /** @description Still due, minor unit. */
+            amountRemaining: number;
+            /** @description The due date (ISO 8601). */
+            dueDate: string | null;
+            /** @description The subscription (sub_…). */
+            subscriptionId?: string;
+            /** @description The payment (pay_…). */
+            paymentId: string;
+            /** @description The refund (re_…). */
+            refundId: string;
+            /** @description What the payment paid beyond what the invoice owed, refunded (minor unit). */
+            refundAmount: number;
+        };
         SubscriptionCreatedData: {
             /** @description The subscription (sub_…). */
             subscriptionId: string;
@@ -4124,6 +4177,11 @@ export interface operations {
                 email?: string;
                 /** @example crm-000451 */
                 externalId?: string;
+                /**
+                 * @description Search: the customers whose name, email or external id contains this text (any case), or whose id it is
+                 * @example ORDER-2026-0042
+                 */
+                q?: string;
             };
             header?: never;
             path?: never;
@@ -9628,6 +9686,92 @@ export interface operations {
                      */
                     createdAt: string;
                     data: components["schemas"]["InvoiceData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx will do) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, for example): the delivery is retried, then abandoned */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onInvoiceOverpaymentRefunded: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, as in the body
+                 * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed; refuse one older than 5 minutes
+                 * @example 1773480413
+                 */
+                "X-Service-Timestamp": string;
+                /**
+                 * @description Hex HMAC-SHA256 of "<timestamp>.<raw body>" with your webhook secret: verify this one
+                 * @example 9ab1c04e2f6d8b3a5c7e9f1d2b4a6c8e0f2d4b6a8c0e2f4d6b8a0c2e4f6d8b1a
+                 */
+                "X-Service-Signature-V2": string;
+                /**
+                 * @description V1, hex HMAC-SHA256 of the raw body (no replay protection; kept for existing integrations)
+                 * @example 5f2c8e1a3b7d9f0c2e4a6b8d0f1c3e5a7b9d1f3e5c7a9b0d2f4e6a8c1b3d5f7e
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "whe_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *       "type": "invoice.overpayment_refunded",
+                 *       "createdAt": "2026-03-14T09:26:53.000Z",
+                 *       "data": {
+                 *         "invoiceId": "inv_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *         "number": "F-2026-000042",
+                 *         "status": "draft",
+                 *         "currency": "EUR",
+                 *         "total": 12000,
+                 *         "amountPaid": 0,
+                 *         "amountRemaining": 12000,
+                 *         "dueDate": "2026-04-01T00:00:00.000Z",
+                 *         "subscriptionId": "sub_2bN8sKe5TqLm9XvR3cWz7P",
+                 *         "paymentId": "pay_2bN8sKe5TqLm9XvR3cWz7P",
+                 *         "refundId": "re_9wPc3RtY6mKq2LxV8bNh4Z",
+                 *         "refundAmount": 600
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The event (whe_…); deduplicate on it: an event may arrive more than once
+                     * @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ
+                     */
+                    id: string;
+                    /** @constant */
+                    type: "invoice.overpayment_refunded";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened (ISO 8601, UTC)
+                     * @example 2026-03-14T09:26:53.000Z
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["InvoiceOverpaymentData"];
                 };
             };
         };

@@ -30,7 +30,7 @@ export class Customers extends Resource {
     return this.client.request('patch', '/api/v1/customers/{id}', { path: { id }, body: params }, options);
   }
 
-  /** Newest first; filter by `email` or `externalId`. */
+  /** Newest first; filter by `email` or `externalId`, or search with `q` (name, email or external id containing it). */
   list(params: CustomerListParams = {}, options?: RequestOptions): ListPromise<ListItem<'/api/v1/customers', 'get'>> {
     return this.paged('get', '/api/v1/customers', { query: params }, options);
   }

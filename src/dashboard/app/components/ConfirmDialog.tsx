@@ -11,13 +11,15 @@ interface Props {
   /** The confirming button's text (its accessible name). */
   confirmLabel: string;
   danger?: boolean;
+  /** The currency of the amounts at stake, for a refusal whose amounts do not name theirs. */
+  currency?: string;
   children?: ReactNode;
   /** Runs the action; a rejection is shown in the dialog, which stays open. */
   onConfirm: () => Promise<unknown>;
   onClose: () => void;
 }
 
-export function ConfirmDialog({ open, title, confirmLabel, danger, children, onConfirm, onClose }: Props) {
+export function ConfirmDialog({ open, title, confirmLabel, danger, currency, children, onConfirm, onClose }: Props) {
   const { t } = useTranslation();
   const ref = useRef<HTMLDialogElement>(null);
   const opener = useRef<HTMLElement | null>(null);
@@ -61,7 +63,7 @@ export function ConfirmDialog({ open, title, confirmLabel, danger, children, onC
       <form onSubmit={submit}>
         <h2 id={titleId}>{title}</h2>
         {children}
-        <ErrorMessage error={error} />
+        <ErrorMessage error={error} currency={currency} />
         <div className="dialog-actions">
           <button type="button" className="button secondary" onClick={() => ref.current?.close()}>{t('common.back')}</button>
           <button type="submit" className={danger ? 'button danger' : 'button primary'} disabled={busy}>{confirmLabel}</button>

@@ -5,7 +5,7 @@ import { useTranslation } from 'react-i18next';
 import { api } from '../api.js';
 import type { Delivery } from '../types.js';
 import { DateTime } from './DateTime.js';
-import { errorText } from './ErrorMessage.js';
+import { useErrorText } from '../errors.js';
 import { StatusBadge } from './StatusBadge.js';
 import { useToast } from './Toasts.js';
 import { usePermissions } from '../permissions.js';
@@ -36,6 +36,7 @@ export function Deliveries({ deliveries }: { deliveries: Delivery[] }) {
 /** POST /api/v1/events/{id}/resend, then `onSent` (the caller reloads what shows the deliveries). */
 export function ResendButton({ eventId, describedBy, onSent }: { eventId: string; describedBy?: string; onSent: () => void }) {
   const { t } = useTranslation();
+  const errorText = useErrorText();
   const toast = useToast();
   const [busy, setBusy] = useState(false);
   const { can } = usePermissions();

@@ -1,21 +1,15 @@
-// A failure as the server explained it (`message` of its `{code, message}`), announced at once (role=alert).
+// A failure as the team reads it: the API's refusal written from its code and details in their language
+// (errors.ts), announced at once (role=alert). `currency` is the page's, for amounts the answer does not name.
 import { useTranslation } from 'react-i18next';
-import { ApiError } from '../api.js';
+import { useErrorText } from '../errors.js';
 
-export function errorText(error: unknown): string {
-  if (error instanceof ApiError) return error.body.message;
-  if (error instanceof Error) return error.message;
-  return String(error);
-}
-
-export function ErrorMessage({ error }: { error: unknown }) {
+export function ErrorMessage({ error, currency }: { error: unknown; currency?: string }) {
   const { t } = useTranslation();
+  const errorText = useErrorText();
   if (!error) return null;
-  const fields = error instanceof ApiError && error.body.fields && !Array.isArray(error.body.fields) ? Object.entries(error.body.fields) : [];
   return (
     <div className="error-message" role="alert">
-      <p><strong>{t('common.error')}</strong> {errorText(error)}</p>
-      {fields.length > 0 && <ul>{fields.map(([field, message]) => <li key={field}><code>{field}</code>: {message}</li>)}</ul>}
+      <p><strong>{t('common.error')}</strong> {errorText(error, currency)}</p>
     </div>
   );
 }

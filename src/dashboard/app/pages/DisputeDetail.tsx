@@ -17,6 +17,7 @@ import { StatusBadge } from '../components/StatusBadge.js';
 import { useToast } from '../components/Toasts.js';
 import { disputeReasonLabel } from './money/disputes.js';
 import { useMayChange } from './money/permissions.js';
+import { ObjectName } from '../components/ObjectName.js';
 
 export function DisputeDetailPage() {
   const { id = '' } = useParams();
@@ -85,7 +86,7 @@ function DisputeView({ dispute }: { dispute: Dispute }) {
           <dt>{t('disputes.id')}</dt><dd><code>{dispute.id}</code></dd>
           <dt>{t('disputes.kind')}</dt><dd>{t(`disputes.kinds.${dispute.kind}`)}</dd>
           <dt>{t('disputes.reason')}</dt><dd>{disputeReasonLabel(t, dispute.reason)}</dd>
-          <dt>{t('disputes.payment')}</dt><dd><Link to={`/payments/${dispute.paymentId}`}><code>{dispute.paymentId}</code></Link></dd>
+          <dt>{t('disputes.payment')}</dt><dd><ObjectName id={dispute.paymentId} /></dd>
           <dt>{t('disputes.opened')}</dt><dd><DateTime value={dispute.createdAt} /></dd>
           <dt>{t('disputes.dueBy')}</dt><dd><DateTime value={dispute.evidenceDueBy} /></dd>
           <dt>{t('disputes.evidenceSubmittedAt')}</dt><dd><DateTime value={dispute.evidenceSubmittedAt} /></dd>

@@ -18,6 +18,7 @@ import { StatusBadge } from '../components/StatusBadge.js';
 import { statusLabel } from '../labels.js';
 import { disputeReasonLabel } from './money/disputes.js';
 import { CsvButton } from './money/CsvButton.js';
+import { ObjectName } from '../components/ObjectName.js';
 
 export function DisputesPage() {
   const { t } = useTranslation();
@@ -41,7 +42,7 @@ export function DisputesPage() {
     column.accessor('amount', { header: t('disputes.amount'), meta: NUMERIC, cell: (c) => <Money amount={c.getValue()} currency={c.row.original.currency} eurCents={c.row.original.amountEur} /> }),
     column.accessor('status', { header: t('disputes.status'), cell: (c) => <StatusBadge status={c.getValue()} /> }),
     column.accessor('evidenceDueBy', { header: t('disputes.dueBy'), cell: (c) => (disputeOpen(c.row.original) ? <DateTime value={c.getValue()} /> : '—') }),
-    column.accessor('paymentId', { header: t('disputes.payment'), cell: (c) => <Link to={`/payments/${c.getValue()}`}><code>{c.getValue()}</code></Link> }),
+    column.accessor('paymentId', { header: t('disputes.payment'), cell: (c) => <ObjectName id={c.getValue()} /> }),
   ];
   return (
     <Page title={t('disputes.title')} actions={<CsvButton path="/api/v1/disputes" query={{ status }} filename="disputes.csv" />}>

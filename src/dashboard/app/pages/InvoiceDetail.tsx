@@ -1,5 +1,6 @@
 // One invoice: its lines, totals per tax rate, paid, credited and due; the PDF; and what its status allows, each behind
-// a confirmation: Finalize or Delete a draft; Send (its hosted page's address shown), Record a payment, Credit note
+// a confirmation: Finalize or Delete a draft; Send (what it did: mailed to whom or why not, and its hosted page's
+// address with a Copy button), Record a payment, Credit note
 // (with or without refund of its card payments) and Mark uncollectible once finalized; its credit notes, with their PDFs.
 import { useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
@@ -7,7 +8,7 @@ import { createColumnHelper } from '@tanstack/react-table';
 import { Link, useNavigate, useParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { api, type Page as ApiPage } from '../api.js';
-import { locale } from '../format.js';
+import { formatAmount, locale } from '../format.js';
 import { useLang } from '../i18n.js';
 import type { CreditNote, Customer, Invoice, InvoiceLine } from '../money-types.js';
 import { ConfirmDialog } from '../components/ConfirmDialog.js';
@@ -15,12 +16,16 @@ import { DataTable, NUMERIC } from '../components/DataTable.js';
 import { DateTime } from '../components/DateTime.js';
 import { CheckboxField, SelectField, TextField } from '../components/Form.js';
 import { Money } from '../components/Money.js';
+import { MoneyField, useMoneyInput } from '../components/MoneyField.js';
 import { Page, Section } from '../components/Page.js';
 import { QueryView } from '../components/QueryView.js';
 import { StatusBadge } from '../components/StatusBadge.js';
 import { invoiceStatusLabel } from '../labels.js';
 import { useToast } from '../components/Toasts.js';
 import { useMayChange } from './money/permissions.js';
+import { SentInvoice, sendOutcome } from './money/SentInvoice.js';
+import { useMe } from '../session.js';
+import { ObjectName } from '../components/ObjectName.js';
 
 type Action = 'finalize' | 'delete' | 'send' | 'payment' | 'credit' | 'uncollectible' | null;
 const PAYABLE = ['open', 'partially_paid', 'uncollectible', 'disputed'];
@@ -42,12 +47,15 @@ function InvoiceView({ invoice }: { invoice: Invoice }) {
   const toast = useToast();
   const customer = useQuery({ queryKey: ['customer', invoice.customerId], queryFn: () => api.get<Customer>(`/api/v1/customers/${invoice.customerId}`) });
   const [action, setAction] = useState<Action>(null);
-  const [amount, setAmount] = useState('');
+  const paymentAmount = useMoneyInput(invoice.currency, { max: invoice.amountRemaining });
+  const creditAmount = useMoneyInput(invoice.currency);
+  const money = (amount: number) => formatAmount(amount, invoice.currency, lang);
   const [method, setMethod] = useState<string>('bank_transfer');
   const [note, setNote] = useState('');
   const [reason, setReason] = useState<string>('order_change');
   const [refund, setRefund] = useState(false);
-  const [sentUrl, setSentUrl] = useState<string | null>(null);
+  const [sent, setSent] = useState<{ url: string; outcome: string } | null>(null);
+  const { mode } = useMe();
   const creditNotes = useQuery({
     queryKey: ['credit-notes', invoice.id],
     queryFn: () => api.get<ApiPage<CreditNote>>('/api/v1/billing/credit-notes', { invoiceId: invoice.id, limit: 100 }),
@@ -60,7 +68,8 @@ function InvoiceView({ invoice }: { invoice: Invoice }) {
   const percent = (basisPoints: number) => new Intl.NumberFormat(locale(lang), { style: 'percent', maximumFractionDigits: 2 }).format(basisPoints / 10_000);
 
   const open = (next: Action) => {
-    setAmount('');
+    paymentAmount.reset();
+    creditAmount.reset();
     setNote('');
     setRefund(false);
     setAction(next);
@@ -79,16 +88,18 @@ function InvoiceView({ invoice }: { invoice: Invoice }) {
       navigate('/invoices');
     },
     send: async () => {
-      const sent = await api.post<Invoice>(`${base}/send`, {});
-      setSentUrl(sent.url ?? null);
-      await done(sent, t('invoices.sent'));
+      const result = await api.post<Invoice>(`${base}/send`, {});
+      const outcome = await sendOutcome(t, invoice.id, customer.data, mode);
+      setSent(result.url ? { url: result.url, outcome } : null);
+      await done(result, outcome);
     },
     payment: async () => done(
-      await api.post<Invoice>(`${base}/payments`, { amount: Number(amount), method, ...(note.trim() ? { note: note.trim() } : {}) }),
+      await api.post<Invoice>(`${base}/payments`, { amount: paymentAmount.amount({ required: true }), method, ...(note.trim() ? { note: note.trim() } : {}) }),
       t('invoices.paymentRecorded'),
     ),
     credit: async () => {
-      const created = await api.post<CreditNote>(`${base}/credit-notes`, { reason, refund, ...(amount.trim() ? { amount: Number(amount) } : {}) });
+      const amount = creditAmount.amount();
+      const created = await api.post<CreditNote>(`${base}/credit-notes`, { reason, refund, ...(amount === null ? {} : { amount }) });
       await queryClient.invalidateQueries({ queryKey: ['credit-notes', invoice.id] });
       await done(null, t('invoices.credited', { number: created.number }));
     },
@@ -123,12 +134,7 @@ function InvoiceView({ invoice }: { invoice: Invoice }) {
       }
     >
       <p><Link to="/invoices">{t('invoices.backToList')}</Link></p>
-      {sentUrl && (
-        <div className="notice" role="region" aria-label={t('invoices.hostedPage')}>
-          <p><strong>{t('invoices.hostedPage')}</strong></p>
-          <div className="secret-box"><code className="invoice-url">{sentUrl}</code></div>
-        </div>
-      )}
+      {sent && <SentInvoice url={sent.url} outcome={sent.outcome} />}
       <Section title={t('invoices.summary')}>
         <p className="amount-hero"><Money amount={invoice.total} currency={invoice.currency} /></p>
         <p><StatusBadge status={invoice.status} label={invoiceStatusLabel(t, invoice.status)} />{invoice.overdue && <> <span className="badge bad">{t('invoices.overdue')}</span></>}</p>
@@ -136,7 +142,7 @@ function InvoiceView({ invoice }: { invoice: Invoice }) {
           <dt>{t('invoices.number')}</dt><dd>{invoice.number ?? t('invoices.draftNumber')}</dd>
           <dt>{t('invoices.customer')}</dt>
           <dd><Link to={`/customers/${invoice.customerId}`}>{customer.data?.name || customer.data?.email || invoice.customerId}</Link></dd>
-          {invoice.subscriptionId && <><dt>{t('invoices.subscription')}</dt><dd><Link to={`/subscriptions/${invoice.subscriptionId}`}><code>{invoice.subscriptionId}</code></Link></dd></>}
+          {invoice.subscriptionId && <><dt>{t('invoices.subscription')}</dt><dd><ObjectName id={invoice.subscriptionId} /></dd></>}
           <dt>{t('invoices.subtotal')}</dt><dd><Money amount={invoice.subtotal} currency={invoice.currency} /></dd>
           {invoice.taxes.map((tax) => (
             <div key={tax.rate} className="facts-row">
@@ -171,32 +177,38 @@ function InvoiceView({ invoice }: { invoice: Invoice }) {
         </Section>
       )}
 
-      <ConfirmDialog open={action === 'finalize'} title={t('invoices.finalizeTitle')} confirmLabel={t('invoices.finalize')} onConfirm={run.finalize} onClose={() => setAction(null)}>
+      <ConfirmDialog currency={invoice.currency} open={action === 'finalize'} title={t('invoices.finalizeTitle')} confirmLabel={t('invoices.finalize')} onConfirm={run.finalize} onClose={() => setAction(null)}>
         <p>{t('invoices.finalizeText')} <Money amount={invoice.total} currency={invoice.currency} /></p>
       </ConfirmDialog>
-      <ConfirmDialog open={action === 'delete'} title={t('invoices.deleteTitle')} confirmLabel={t('invoices.delete')} danger onConfirm={run.delete} onClose={() => setAction(null)}>
+      <ConfirmDialog currency={invoice.currency} open={action === 'delete'} title={t('invoices.deleteTitle')} confirmLabel={t('invoices.delete')} danger onConfirm={run.delete} onClose={() => setAction(null)}>
         <p>{t('invoices.deleteText')}</p>
       </ConfirmDialog>
-      <ConfirmDialog open={action === 'send'} title={t('invoices.sendTitle')} confirmLabel={t('invoices.send')} onConfirm={run.send} onClose={() => setAction(null)}>
+      <ConfirmDialog currency={invoice.currency} open={action === 'send'} title={t('invoices.sendTitle')} confirmLabel={t('invoices.send')} onConfirm={run.send} onClose={() => setAction(null)}>
         <p>{t('invoices.sendText')} <Money amount={invoice.amountRemaining} currency={invoice.currency} /></p>
       </ConfirmDialog>
-      <ConfirmDialog open={action === 'payment'} title={t('invoices.paymentTitle')} confirmLabel={t('invoices.recordPayment')} onConfirm={run.payment} onClose={() => setAction(null)}>
+      <ConfirmDialog currency={invoice.currency} open={action === 'payment'} title={t('invoices.paymentTitle')} confirmLabel={t('invoices.recordPayment')} onConfirm={run.payment} onClose={() => setAction(null)}>
         <p>{t('invoices.remaining')}: <Money amount={invoice.amountRemaining} currency={invoice.currency} /></p>
-        <TextField label={t('invoices.paymentAmount')} required hint={t('payment.amountMinorHint')} type="number" min={1} max={invoice.amountRemaining} inputMode="numeric" value={amount} onChange={(e) => setAmount(e.target.value)} />
+        <MoneyField
+          label={t('invoices.paymentAmount')} required {...paymentAmount}
+          describe={(amount) => amount !== null && t('invoices.paymentPreview', { amount: money(amount), left: money(invoice.amountRemaining - amount) })}
+        />
         <SelectField label={t('invoices.method')} value={method} onChange={(e) => setMethod(e.target.value)}>
           {METHODS.map((m) => <option key={m} value={m}>{t(`invoices.methods.${m}`)}</option>)}
         </SelectField>
         <TextField label={t('invoices.note')} maxLength={500} value={note} onChange={(e) => setNote(e.target.value)} />
       </ConfirmDialog>
-      <ConfirmDialog open={action === 'credit'} title={t('invoices.creditTitle')} confirmLabel={t('invoices.creditNote')} danger={refund} onConfirm={run.credit} onClose={() => setAction(null)}>
+      <ConfirmDialog currency={invoice.currency} open={action === 'credit'} title={t('invoices.creditTitle')} confirmLabel={t('invoices.creditNote')} danger={refund} onConfirm={run.credit} onClose={() => setAction(null)}>
         <p>{t('invoices.creditText')}</p>
-        <TextField label={t('invoices.creditAmount')} hint={t('payment.amountMinorHint')} type="number" min={1} inputMode="numeric" value={amount} onChange={(e) => setAmount(e.target.value)} />
+        <MoneyField
+          label={t('invoices.creditAmount')} {...creditAmount}
+          describe={(amount) => (amount === null ? t('invoices.creditAll') : t('invoices.creditPreview', { amount: money(amount) }))}
+        />
         <SelectField label={t('invoices.reason')} value={reason} onChange={(e) => setReason(e.target.value)}>
           {REASONS.map((r) => <option key={r} value={r}>{t(`invoices.reasons.${r}`)}</option>)}
         </SelectField>
         <CheckboxField label={t('invoices.refundCard')} checked={refund} onChange={(e) => setRefund(e.target.checked)} />
       </ConfirmDialog>
-      <ConfirmDialog open={action === 'uncollectible'} title={t('invoices.uncollectibleTitle')} confirmLabel={t('invoices.markUncollectible')} danger onConfirm={run.uncollectible} onClose={() => setAction(null)}>
+      <ConfirmDialog currency={invoice.currency} open={action === 'uncollectible'} title={t('invoices.uncollectibleTitle')} confirmLabel={t('invoices.markUncollectible')} danger onConfirm={run.uncollectible} onClose={() => setAction(null)}>
         <p>{t('invoices.uncollectibleText')}</p>
       </ConfirmDialog>
     </Page>

@@ -1,5 +1,5 @@
-// A new draft invoice: the customer, the currency, lines (description, quantity, unit price before tax in minor
-// units, tax rate in percent), days until due and a memo. The draft is created as it is, then finalized from its page.
+// A new draft invoice: the customer, the currency, lines (description, quantity, unit price before tax in the
+// currency's units, tax rate in percent), days until due and a memo. The draft is created as it is, then finalized from its page.
 import { useState, type FormEvent } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate, useSearchParams } from 'react-router';
@@ -9,6 +9,7 @@ import type { Invoice } from '../money-types.js';
 import { ErrorMessage } from '../components/ErrorMessage.js';
 import { SelectField, TextField } from '../components/Form.js';
 import { Money } from '../components/Money.js';
+import { amountOf, MoneyField, useAmountReader } from '../components/MoneyField.js';
 import { Page, Section } from '../components/Page.js';
 import { CustomerSelect } from './money/CustomerSelect.js';
 
@@ -35,17 +36,24 @@ export function InvoiceNewPage() {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
 
+  const readAmount = useAmountReader();
   const setLine = (key: number, patch: Partial<LineDraft>) => setLines(lines.map((l) => (l.key === key ? { ...l, ...patch } : l)));
-  const subtotal = lines.reduce((sum, l) => sum + (Number(l.quantity) || 0) * (Number(l.unitPrice) || 0), 0);
+  const unitPrice = (line: LineDraft) => readAmount(line.unitPrice, currency, { min: 0 });
+  const priced = (line: LineDraft) => {
+    const state = unitPrice(line);
+    return state.kind === 'amount' ? state.amount : 0;
+  };
+  const subtotal = lines.reduce((sum, l) => sum + (Number.isSafeInteger(Number(l.quantity)) ? Number(l.quantity) : 0) * priced(l), 0);
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     setBusy(true);
     setError(null);
     try {
+      const priced = lines.map((l) => ({ ...l, minor: amountOf(unitPrice(l), true, t('money.required'))! }));
       const invoice = await api.post<Invoice>('/api/v1/billing/invoices', {
         customerId, currency,
-        lines: lines.map((l) => ({ description: l.description.trim(), quantity: Number(l.quantity), unitPrice: Number(l.unitPrice), taxRate: basisPoints(l.taxRate) })),
+        lines: priced.map((l) => ({ description: l.description.trim(), quantity: Number(l.quantity), unitPrice: l.minor, taxRate: basisPoints(l.taxRate) })),
         ...(daysUntilDue.trim() ? { daysUntilDue: Number(daysUntilDue) } : {}),
         ...(memo.trim() ? { memo: memo.trim() } : {}),
       });
@@ -64,7 +72,7 @@ export function InvoiceNewPage() {
       <form onSubmit={submit}>
         <Section title={t('invoices.customerAndTerms')}>
           <div className="grid-form">
-            <CustomerSelect label={t('invoices.customer')} placeholder={t('invoices.chooseCustomer')} value={customerId} onChange={(e) => setCustomerId(e.target.value)} />
+            <CustomerSelect label={t('invoices.customer')} placeholder={t('invoices.chooseCustomer')} value={customerId} onChange={setCustomerId} />
             <SelectField label={t('invoices.currency')} value={currency} onChange={(e) => setCurrency(e.target.value)}>
               <option value="XPF">XPF</option>
               <option value="EUR">EUR</option>
@@ -80,7 +88,7 @@ export function InvoiceNewPage() {
                   <legend>{t('invoices.lineN', { n: index + 1 })}</legend>
                   <TextField label={t('invoices.description')} required maxLength={500} className="line-description" value={line.description} onChange={(e) => setLine(line.key, { description: e.target.value })} />
                   <TextField label={t('invoices.quantity')} required type="number" min={1} step={1} inputMode="numeric" value={line.quantity} onChange={(e) => setLine(line.key, { quantity: e.target.value })} />
-                  <TextField label={t('invoices.unitPrice')} required type="number" min={0} step={1} inputMode="numeric" value={line.unitPrice} onChange={(e) => setLine(line.key, { unitPrice: e.target.value })} hint={t('payment.amountMinorHint')} />
+                  <MoneyField label={t('invoices.unitPrice')} required min={0} currency={currency} value={line.unitPrice} onChange={(text) => setLine(line.key, { unitPrice: text })} />
                   <TextField label={t('invoices.taxRate')} type="number" min={0} max={100} step={0.01} inputMode="decimal" value={line.taxRate} onChange={(e) => setLine(line.key, { taxRate: e.target.value })} />
                   {lines.length > 1 && (
                     <button type="button" className="button secondary small" onClick={() => setLines(lines.filter((l) => l.key !== line.key))}>

@@ -1,4 +1,4 @@
-// Invoices: newest first, filtered by status (and by customer, from a customer's page), each linking to its page;
+// Invoices: newest first, filtered by status (and by customer, found by name, email or external id, or given by a customer's page), each linking to its page;
 // "New invoice" opens the draft form.
 import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
@@ -10,7 +10,7 @@ import { INVOICE_STATUSES, type Invoice } from '../money-types.js';
 import { DataTable, NUMERIC } from '../components/DataTable.js';
 import { DateTime } from '../components/DateTime.js';
 import { Filters } from '../components/Filters.js';
-import { SelectField, TextField } from '../components/Form.js';
+import { SelectField } from '../components/Form.js';
 import { Money } from '../components/Money.js';
 import { Page } from '../components/Page.js';
 import { Pager, useCursor } from '../components/Pager.js';
@@ -18,6 +18,8 @@ import { QueryView } from '../components/QueryView.js';
 import { StatusBadge } from '../components/StatusBadge.js';
 import { invoiceStatusLabel } from '../labels.js';
 import { useMayChange } from './money/permissions.js';
+import { CustomerName } from './money/CustomerName.js';
+import { CustomerSelect } from './money/CustomerSelect.js';
 
 export function InvoicesPage() {
   const { t } = useTranslation();
@@ -41,7 +43,7 @@ export function InvoicesPage() {
   const column = createColumnHelper<Invoice>();
   const columns = [
     column.accessor((i) => i.number ?? t('invoices.draftNumber'), { id: 'number', header: t('invoices.number'), cell: (c) => <Link to={`/invoices/${c.row.original.id}`}>{c.getValue()}</Link> }),
-    column.accessor('customerId', { header: t('invoices.customer'), cell: (c) => <Link to={`/customers/${c.getValue()}`}><code>{c.getValue()}</code></Link> }),
+    column.accessor('customerId', { header: t('invoices.customer'), cell: (c) => <CustomerName id={c.getValue()} /> }),
     column.accessor('status', { header: t('invoices.status'), cell: (c) => <>{<StatusBadge status={c.getValue()} label={invoiceStatusLabel(t, c.getValue())} />}{c.row.original.overdue && <> <span className="badge bad">{t('invoices.overdue')}</span></>}</> }),
     column.accessor('total', { header: t('invoices.total'), meta: NUMERIC, cell: (c) => <Money amount={c.getValue()} currency={c.row.original.currency} /> }),
     column.accessor('amountRemaining', { header: t('invoices.remaining'), meta: NUMERIC, cell: (c) => <Money amount={c.getValue()} currency={c.row.original.currency} /> }),
@@ -55,7 +57,7 @@ export function InvoicesPage() {
           <option value="">{t('common.all')}</option>
           {INVOICE_STATUSES.map((s) => <option key={s} value={s}>{invoiceStatusLabel(t, s)}</option>)}
         </SelectField>
-        <TextField label={t('invoices.customerId')} value={draft.customerId} onChange={(e) => setDraft({ ...draft, customerId: e.target.value })} />
+        <CustomerSelect label={t('invoices.customer')} placeholder={t('common.all')} required={false} value={draft.customerId} onChange={(customerId) => setDraft({ ...draft, customerId })} />
       </Filters>
       <QueryView query={invoices}>
         {(page) => (

@@ -7,6 +7,9 @@ import { Link, useSearchParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { api, saveBlob, type Page as ApiPage } from '../api.js';
 import { startOfDay } from '../format.js';
+import { useLang } from '../i18n.js';
+import { isCurrency } from '../../../shared/money.js';
+import { amountToInput } from '../../../shared/money-input.js';
 import type { Payment, Store } from '../types.js';
 import { DataTable, NUMERIC } from '../components/DataTable.js';
 import { DateTime, useTimeZone } from '../components/DateTime.js';
@@ -14,6 +17,7 @@ import { ErrorMessage } from '../components/ErrorMessage.js';
 import { Filters } from '../components/Filters.js';
 import { SelectField, TextField } from '../components/Form.js';
 import { Money } from '../components/Money.js';
+import { MoneyField, useAmountReader } from '../components/MoneyField.js';
 import { Page } from '../components/Page.js';
 import { Pager, useCursor } from '../components/Pager.js';
 import { QueryView } from '../components/QueryView.js';
@@ -29,6 +33,21 @@ function readFilters(params: URLSearchParams): FilterValues {
   return Object.fromEntries(FILTERS.map((name) => [name, params.get(name) ?? ''])) as FilterValues;
 }
 
+const AMOUNTS = ['amountMin', 'amountMax'] as const;
+
+/**
+ * The filters as the form shows them: the address keeps the amounts as the API takes them (minor units of the chosen
+ * currency), the form in the currency's units as they are typed ("25,50").
+ */
+function draftOf(applied: FilterValues, lang: string): FilterValues {
+  const draft = { ...applied };
+  for (const name of AMOUNTS) {
+    const minor = Number(applied[name]);
+    if (applied[name] && isCurrency(applied.currency) && Number.isSafeInteger(minor) && minor >= 0) draft[name] = amountToInput(minor, applied.currency, lang);
+  }
+  return draft;
+}
+
 /** The filters as GET /api/v1/payments takes them: the dates are whole days of the merchant's time zone. */
 function apiQuery(filters: FilterValues, timeZone: string) {
   const { from, to, ...rest } = filters;
@@ -39,8 +58,10 @@ export function PaymentsPage() {
   const { t } = useTranslation();
   const timeZone = useTimeZone();
   const [params, setParams] = useSearchParams();
+  const lang = useLang();
+  const readAmount = useAmountReader();
   const applied = readFilters(params);
-  const [draft, setDraft] = useState<FilterValues>(applied);
+  const [draft, setDraft] = useState<FilterValues>(() => draftOf(applied, lang));
   const cursor = useCursor();
   const query = apiQuery(applied, timeZone);
   const payments = useQuery({
@@ -54,11 +75,20 @@ export function PaymentsPage() {
 
   const apply = (values: FilterValues) => {
     const next = new URLSearchParams();
-    for (const name of FILTERS) if (values[name].trim()) next.set(name, values[name].trim());
+    const minor = { ...values };
+    // An amount is in the chosen currency's units; a refused one is said under its field and nothing is applied.
+    for (const name of AMOUNTS) {
+      const state = values.currency ? readAmount(values[name], values.currency, { min: 0 }) : { kind: 'empty' as const };
+      if (state.kind === 'error') return;
+      minor[name] = state.kind === 'amount' ? String(state.amount) : '';
+    }
+    for (const name of FILTERS) if (minor[name].trim()) next.set(name, minor[name].trim());
     cursor.reset();
     setParams(next);
   };
   const set = (name: FilterName) => (event: { target: { value: string } }) => setDraft({ ...draft, [name]: event.target.value });
+  // Amounts mean nothing without their currency: choosing "All" empties them.
+  const setCurrency = (event: { target: { value: string } }) => setDraft({ ...draft, currency: event.target.value, ...(event.target.value ? {} : { amountMin: '', amountMax: '' }) });
   const exportCsv = async () => {
     setExporting(true);
     setExportError(null);
@@ -99,13 +129,18 @@ export function PaymentsPage() {
         </SelectField>
         <TextField label={t('payments.from')} type="date" value={draft.from} onChange={set('from')} />
         <TextField label={t('payments.to')} type="date" value={draft.to} onChange={set('to')} />
-        <SelectField label={t('payments.currency')} value={draft.currency} onChange={set('currency')}>
+        <SelectField label={t('payments.currency')} value={draft.currency} onChange={setCurrency}>
           <option value="">{t('common.all')}</option>
           <option value="XPF">XPF</option>
           <option value="EUR">EUR</option>
         </SelectField>
-        <TextField label={t('payments.amountMin')} type="number" min={0} step={1} inputMode="numeric" value={draft.amountMin} onChange={set('amountMin')} hint={t('payments.amountHint')} />
-        <TextField label={t('payments.amountMax')} type="number" min={0} step={1} inputMode="numeric" value={draft.amountMax} onChange={set('amountMax')} />
+        {AMOUNTS.map((name) => (
+          <MoneyField
+            key={name} label={t(`payments.${name}`)} currency={draft.currency} min={0} disabled={!draft.currency}
+            value={draft[name]} onChange={(text) => setDraft({ ...draft, [name]: text })}
+            {...(draft.currency ? {} : { hint: t('payments.amountHint') })}
+          />
+        ))}
         <SelectField label={t('payments.store')} value={draft.storeId} onChange={set('storeId')}>
           <option value="">{t('common.all')}</option>
           {(stores.data?.data ?? []).map((s) => <option key={s.id} value={s.id}>{s.name}</option>)}

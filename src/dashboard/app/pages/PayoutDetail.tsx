@@ -67,7 +67,7 @@ function PayoutView({ payout }: { payout: Payout }) {
           <dt>{t('payouts.created')}</dt><dd><DateTime value={payout.createdAt} /></dd>
           <dt>{t('payouts.arrival')}</dt><dd><DateTime value={payout.arrivalDate} /></dd>
           <dt>{t('payouts.description')}</dt><dd>{payout.description ?? '—'}</dd>
-          {payout.failureReason && <><dt>{t('payouts.failure')}</dt><dd><code>{payout.failureReason}</code> {payout.failureMessage}</dd></>}
+          {payout.failureReason && <><dt>{t('payouts.failure')}</dt><dd>{t(`payouts.failures.${payout.failureReason}` as 'payouts.failures.declined', { defaultValue: payout.failureMessage ?? payout.failureReason })}</dd></>}
         </dl>
       </Section>
       <Section title={t('payouts.transactions')} actions={<button type="button" className="button secondary" onClick={exportCsv}>{t('balance.exportCsv')}</button>}>

@@ -13,6 +13,9 @@ import { DataTable, NUMERIC } from '../components/DataTable.js';
 import { DateTime } from '../components/DateTime.js';
 import { SelectField, TextField } from '../components/Form.js';
 import { Money } from '../components/Money.js';
+import { MoneyField, useMoneyInput } from '../components/MoneyField.js';
+import { formatAmount } from '../format.js';
+import { useLang } from '../i18n.js';
 import { Page, Section } from '../components/Page.js';
 import { Pager, useCursor } from '../components/Pager.js';
 import { QueryView } from '../components/QueryView.js';
@@ -37,18 +40,23 @@ export function PayoutsPage() {
   const accounts = useQuery({ queryKey: ['bank-accounts'], queryFn: () => api.get<ApiPage<BankAccount>>('/api/v1/bank-accounts', { limit: 100 }) });
   const balance = useQuery({ queryKey: ['balance'], queryFn: () => api.get<Balance>('/api/v1/balance') });
   const [creating, setCreating] = useState(false);
-  const [form, setForm] = useState({ currency: 'EUR', amount: '', bankAccountId: '', description: '' });
+  const lang = useLang();
+  const [form, setForm] = useState({ currency: 'EUR', bankAccountId: '', description: '' });
   const available = balance.data?.available.find((b) => b.currency === form.currency)?.amount ?? 0;
+  const amount = useMoneyInput(form.currency, available > 0 ? { max: available } : {});
+  const money = (minor: number) => formatAmount(minor, form.currency, lang);
   const accountsOf = (currency: string) => (accounts.data?.data ?? []).filter((a) => a.currency === currency);
 
   const openCreate = () => {
-    setForm({ currency: 'EUR', amount: '', bankAccountId: '', description: '' });
+    setForm({ currency: 'EUR', bankAccountId: '', description: '' });
+    amount.reset();
     setCreating(true);
   };
   const create = async () => {
+    const minor = amount.amount();
     const payout = await api.post<Payout>('/api/v1/payouts', {
       currency: form.currency,
-      ...(form.amount.trim() ? { amount: Number(form.amount) } : {}),
+      ...(minor === null ? {} : { amount: minor }),
       ...(form.bankAccountId ? { bankAccountId: form.bankAccountId } : {}),
       ...(form.description.trim() ? { description: form.description.trim() } : {}),
     });
@@ -80,12 +88,17 @@ export function PayoutsPage() {
       </QueryView>
       <BankAccounts />
 
-      <ConfirmDialog open={creating} title={t('payouts.newTitle')} confirmLabel={t('payouts.confirmCreate')} onConfirm={create} onClose={() => setCreating(false)}>
+      <ConfirmDialog currency={form.currency} open={creating} title={t('payouts.newTitle')} confirmLabel={t('payouts.confirmCreate')} onConfirm={create} onClose={() => setCreating(false)}>
         <SelectField label={t('payouts.currency')} value={form.currency} onChange={(e) => setForm({ ...form, currency: e.target.value, bankAccountId: '' })}>
           {CURRENCIES.map((c) => <option key={c} value={c}>{c}</option>)}
         </SelectField>
         <p>{t('payouts.availableNow')} <Money amount={available} currency={form.currency} /></p>
-        <TextField label={t('payouts.amountField')} hint={t('payment.amountMinorHint')} type="number" min={1} max={available || undefined} inputMode="numeric" value={form.amount} onChange={(e) => setForm({ ...form, amount: e.target.value })} />
+        <MoneyField
+          label={t('payouts.amountField')} {...amount}
+          describe={(minor) => (minor === null
+            ? t('payouts.payoutAll', { amount: money(available) })
+            : t('payouts.payoutPreview', { amount: money(minor), left: money(available - minor) }))}
+        />
         <SelectField label={t('payouts.bankAccount')} value={form.bankAccountId} onChange={(e) => setForm({ ...form, bankAccountId: e.target.value })}>
           <option value="">{t('payouts.defaultAccount')}</option>
           {accountsOf(form.currency).map((a) => <option key={a.id} value={a.id}>{`${a.holderName} · ${a.country} •••• ${a.last4}`}</option>)}

@@ -3,7 +3,7 @@ import { useState, type FormEvent } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useNavigate, useParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
-import { api } from '../api.js';
+import { api, ApiError } from '../api.js';
 import { acceptMe } from '../session.js';
 import type { Me } from '../types.js';
 import { TextField } from '../components/Form.js';
@@ -25,6 +25,9 @@ export function SetupPage() {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const tooShort = password.length < MIN_PASSWORD;
+  // The server refuses a password that already opens this address's account in another team (each needs its own).
+  const refusedPassword = error instanceof ApiError && error.code === 'VALIDATION_ERROR' && Array.isArray(error.body.fields)
+    && error.body.fields.some((f) => f.field === 'password' && f.message?.includes('another team'));
   const mismatch = password !== confirm;
 
   const submit = async (event: FormEvent) => {
@@ -51,7 +54,8 @@ export function SetupPage() {
             <p>{t('setup.intro', { email: found.email, merchant: found.merchantName })}</p>
             <TextField
               label={t('setup.password')} type="password" autoComplete="new-password" required minLength={MIN_PASSWORD}
-              hint={t('setup.passwordHint', { n: MIN_PASSWORD })} error={checked && tooShort ? t('setup.tooShort', { n: MIN_PASSWORD }) : null}
+              hint={t('setup.passwordHint', { n: MIN_PASSWORD })}
+              error={checked && tooShort ? t('setup.tooShort', { n: MIN_PASSWORD }) : refusedPassword ? t('setup.otherTeam') : null}
               value={password} onChange={(e) => setPassword(e.target.value)}
             />
             <TextField
@@ -59,7 +63,7 @@ export function SetupPage() {
               error={checked && !tooShort && mismatch ? t('setup.mismatch') : null}
               value={confirm} onChange={(e) => setConfirm(e.target.value)}
             />
-            <ErrorMessage error={error} />
+            {!refusedPassword && <ErrorMessage error={error} />}
             <button type="submit" className="button primary" disabled={busy}>{t('setup.submit')}</button>
           </form>
         )}

@@ -19,6 +19,7 @@ import { StatusBadge } from '../components/StatusBadge.js';
 import { useToast } from '../components/Toasts.js';
 import { intervalText } from './money/intervals.js';
 import { useMayChange } from './money/permissions.js';
+import { ObjectName } from '../components/ObjectName.js';
 
 type Action = 'cancel' | 'retry' | 'card-link' | null;
 
@@ -67,7 +68,14 @@ function SubscriptionView({ subscription }: { subscription: Subscription }) {
     const created = await api.post<CardLink>(`/api/v1/customers/${subscription.customerId}/card-links`, { subscriptionId: subscription.id, sendEmail });
     setLink(created);
     setCopied(false);
-    toast(t('subscriptions.cardLinkCreated'));
+    toast(cardLinkOutcome(created.emailStatus));
+  };
+  /** What creating the link did about mail: mailed to the customer, or the link to share (cardLinkNotMailed). */
+  const cardLinkOutcome = (status: string) => {
+    const email = customer.data?.email ?? '';
+    if (status === 'queued' || status === 'sent') return t('subscriptions.cardLinkMailed', { email });
+    if (status === 'not_sent' || status === 'failed') return t('subscriptions.cardLinkNotMailed');
+    return t('subscriptions.cardLinkCreated');
   };
   const copy = async () => {
     if (!link) return;
@@ -85,7 +93,7 @@ function SubscriptionView({ subscription }: { subscription: Subscription }) {
         <ul className="plain-list">
           {c.getValue().map((a) => (
             <li key={a.paymentId + a.at}>
-              <DateTime value={a.at} /> · <StatusBadge status={a.outcome} /> · <Link to={`/payments/${a.paymentId}`}><code>{a.paymentId}</code></Link>
+              <DateTime value={a.at} /> · <StatusBadge status={a.outcome} /> · <ObjectName id={a.paymentId} />
               {a.refusalCode && <> · {t('timeline.refusalCode')} <code>{a.refusalCode}</code></>}
             </li>
           ))}
@@ -93,7 +101,7 @@ function SubscriptionView({ subscription }: { subscription: Subscription }) {
       )),
     }),
     column.accessor('nextAttemptAt', { header: t('subscriptions.nextAttempt'), cell: (c) => <DateTime value={c.getValue()} /> }),
-    column.accessor('invoiceId', { header: t('subscriptions.invoice'), cell: (c) => (c.getValue() ? <Link to={`/invoices/${c.getValue()}`}><code>{c.getValue()}</code></Link> : '—') }),
+    column.accessor('invoiceId', { header: t('subscriptions.invoice'), cell: (c) => (c.getValue() ? <ObjectName id={c.getValue()!} /> : '—') }),
   ];
 
   return (
@@ -110,6 +118,7 @@ function SubscriptionView({ subscription }: { subscription: Subscription }) {
       <p><Link to="/subscriptions">{t('subscriptions.backToList')}</Link></p>
       {link && (
         <div className="notice" role="region" aria-label={t('subscriptions.cardLinkUrl')}>
+          <p className="send-outcome">{cardLinkOutcome(link.emailStatus)}</p>
           <p><strong>{t('subscriptions.cardLinkUrl')}</strong> {t('subscriptions.cardLinkNote')} <DateTime value={link.expiresAt} /></p>
           <div className="secret-box">
             <code className="card-link-url">{link.url}</code>

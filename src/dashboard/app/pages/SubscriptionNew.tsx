@@ -1,5 +1,5 @@
 // A new subscription: the customer, one of its saved cards (or none yet: the subscription waits for one, and its page
-// sends a card link), the amount in minor units and currency, how often, the first due date and a description.
+// sends a card link), the amount in the currency's units, how often, the first due date and a description.
 // Created as it is (POST /api/v1/subscriptions), then shown on its page.
 import { useState, type FormEvent } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
@@ -10,6 +10,7 @@ import type { PaymentMethod, Subscription } from '../money-types.js';
 import { ErrorMessage } from '../components/ErrorMessage.js';
 import { SelectField, TextField } from '../components/Form.js';
 import { Money } from '../components/Money.js';
+import { MoneyField, useMoneyInput } from '../components/MoneyField.js';
 import { Page, Section } from '../components/Page.js';
 import { intervalText } from './money/intervals.js';
 import { CustomerSelect } from './money/CustomerSelect.js';
@@ -28,8 +29,8 @@ export function SubscriptionNewPage() {
     enabled: customerId !== '',
   });
   const [paymentMethodId, setPaymentMethodId] = useState('');
-  const [amount, setAmount] = useState('');
   const [currency, setCurrency] = useState('XPF');
+  const amount = useMoneyInput(currency);
   const [interval, setInterval] = useState<(typeof INTERVALS)[number]>('month');
   const [intervalCount, setIntervalCount] = useState('1');
   const [startDate, setStartDate] = useState('');
@@ -44,7 +45,7 @@ export function SubscriptionNewPage() {
     setError(null);
     try {
       const created = await api.post<Subscription>('/api/v1/subscriptions', {
-        customerId, amount: Number(amount), currency, interval, intervalCount: Number(intervalCount),
+        customerId, amount: amount.amount({ required: true }), currency, interval, intervalCount: Number(intervalCount),
         ...(paymentMethodId ? { paymentMethodId } : {}),
         // A day picked in the form: the start of that day where the user is (the API takes an instant).
         ...(startDate ? { startDate: new Date(`${startDate}T00:00:00`).toISOString() } : {}),
@@ -66,7 +67,7 @@ export function SubscriptionNewPage() {
         <Section title={t('subscriptions.customerAndCard')}>
           <div className="grid-form">
             <CustomerSelect label={t('subscriptions.customer')} placeholder={t('subscriptions.chooseCustomer')} value={customerId}
-              onChange={(e) => { setCustomerId(e.target.value); setPaymentMethodId(''); }} />
+              onChange={(id) => { setCustomerId(id); setPaymentMethodId(''); }} />
             <SelectField label={t('subscriptions.card')} value={paymentMethodId} onChange={(e) => setPaymentMethodId(e.target.value)} disabled={!customerId}
               hint={t('subscriptions.cardHint')}>
               <option value="">{t('subscriptions.noCardYet')}</option>
@@ -76,7 +77,12 @@ export function SubscriptionNewPage() {
         </Section>
         <Section title={t('subscriptions.terms')}>
           <div className="grid-form">
-            <TextField label={t('subscriptions.amount')} required type="number" min={1} step={1} inputMode="numeric" value={amount} onChange={(e) => setAmount(e.target.value)} hint={t('payment.amountMinorHint')} />
+            <MoneyField
+              label={t('subscriptions.amount')} required {...amount}
+              describe={(minor) => minor !== null && Number(intervalCount) >= 1 && (
+                <span className="subscription-preview"><Money amount={minor} currency={currency} /> {intervalText(t, { interval, intervalCount: Number(intervalCount) })}</span>
+              )}
+            />
             <SelectField label={t('subscriptions.currency')} value={currency} onChange={(e) => setCurrency(e.target.value)}>
               <option value="XPF">XPF</option>
               <option value="EUR">EUR</option>
@@ -87,9 +93,6 @@ export function SubscriptionNewPage() {
             <TextField label={t('subscriptions.intervalCount')} required type="number" min={1} max={365} step={1} inputMode="numeric" value={intervalCount} onChange={(e) => setIntervalCount(e.target.value)} />
             <TextField label={t('subscriptions.startDate')} type="date" value={startDate} onChange={(e) => setStartDate(e.target.value)} hint={t('subscriptions.startDateHint')} />
           </div>
-          {Number(amount) > 0 && Number(intervalCount) >= 1 && (
-            <p className="subscription-preview"><Money amount={Number(amount)} currency={currency} /> {intervalText(t, { interval, intervalCount: Number(intervalCount) })}</p>
-          )}
         </Section>
         <Section title={t('subscriptions.description')}>
           <TextField label={t('subscriptions.description')} maxLength={500} value={description} onChange={(e) => setDescription(e.target.value)} />

@@ -1,4 +1,4 @@
-// Subscriptions: newest first, filtered by status (and by customer, from a customer's page), each linking to its page.
+// Subscriptions: newest first, filtered by status (and by customer, found by name, email or external id, or given by a customer's page), each linking to its page.
 import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { createColumnHelper } from '@tanstack/react-table';
@@ -9,7 +9,7 @@ import { SUBSCRIPTION_STATUSES, type Subscription } from '../money-types.js';
 import { DataTable, NUMERIC } from '../components/DataTable.js';
 import { DateTime } from '../components/DateTime.js';
 import { Filters } from '../components/Filters.js';
-import { SelectField, TextField } from '../components/Form.js';
+import { SelectField } from '../components/Form.js';
 import { Money } from '../components/Money.js';
 import { Page } from '../components/Page.js';
 import { Pager, useCursor } from '../components/Pager.js';
@@ -17,6 +17,8 @@ import { QueryView } from '../components/QueryView.js';
 import { StatusBadge } from '../components/StatusBadge.js';
 import { statusLabel } from '../labels.js';
 import { intervalText } from './money/intervals.js';
+import { CustomerName } from './money/CustomerName.js';
+import { CustomerSelect } from './money/CustomerSelect.js';
 import { usePermissions } from '../permissions.js';
 
 export function SubscriptionsPage() {
@@ -41,7 +43,7 @@ export function SubscriptionsPage() {
   const column = createColumnHelper<Subscription>();
   const columns = [
     column.accessor('id', { header: t('subscriptions.subscription'), cell: (c) => <Link to={`/subscriptions/${c.getValue()}`}>{c.row.original.description || c.getValue()}</Link> }),
-    column.accessor('customerId', { header: t('subscriptions.customer'), cell: (c) => <Link to={`/customers/${c.getValue()}`}><code>{c.getValue()}</code></Link> }),
+    column.accessor('customerId', { header: t('subscriptions.customer'), cell: (c) => <CustomerName id={c.getValue()} /> }),
     column.accessor('status', { header: t('subscriptions.status'), cell: (c) => <StatusBadge status={c.getValue()} /> }),
     column.accessor('amount', { header: t('subscriptions.amount'), meta: NUMERIC, cell: (c) => <><Money amount={c.getValue()} currency={c.row.original.currency} /> {intervalText(t, c.row.original)}</> }),
     column.accessor('nextDueDate', { header: t('subscriptions.nextDueDate'), cell: (c) => <DateTime value={c.getValue()} style="date" /> }),
@@ -54,7 +56,7 @@ export function SubscriptionsPage() {
           <option value="">{t('common.all')}</option>
           {SUBSCRIPTION_STATUSES.map((s) => <option key={s} value={s}>{statusLabel(t, s)}</option>)}
         </SelectField>
-        <TextField label={t('subscriptions.customerId')} value={draft.customerId} onChange={(e) => setDraft({ ...draft, customerId: e.target.value })} />
+        <CustomerSelect label={t('subscriptions.customer')} placeholder={t('common.all')} required={false} value={draft.customerId} onChange={(customerId) => setDraft({ ...draft, customerId })} />
       </Filters>
       <QueryView query={subscriptions}>
         {(page) => (

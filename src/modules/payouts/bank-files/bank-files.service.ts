@@ -74,15 +74,20 @@ export class BankFilesService {
     if (to > this.clock.now().toISOString()) {
       throw new AppError('BUSINESS_RULE_VIOLATION', `The day ${date} is not over yet (UTC): its transfer file can be made from ${to}`, { date, availableFrom: to });
     }
-    const rows = await this.db.kysely.selectFrom('payouts as p').innerJoin('bank_accounts as b', 'b.id', 'p.bank_account_id')
-      .select(['p.id', 'p.merchant_id', 'p.amount', 'p.currency', 'p.description', 'p.status', 'p.bank_account_id', 'b.holder_name', 'b.bic'])
-      .where('p.mode', '=', 'live').where('p.currency', '=', currency).where('p.status', 'in', ['pending', 'in_transit'])
-      .where('p.created_at', '>=', from).where('p.created_at', '<', to).orderBy('p.created_at').orderBy('p.id').execute();
-    const pending = rows.filter((r) => r.status === 'pending').map((r) => r.id);
-    for (let i = 0; i < pending.length; i += 500) {
-      await this.db.kysely.updateTable('payouts').set({ status: 'in_transit', updated_at: this.clock.now().toISOString() })
-        .where('id', 'in', pending.slice(i, i + 500)).where('status', '=', 'pending').execute();
-    }
+    // One transaction, and the file is exactly what it commits in transit. The pending payouts are marked by one
+    // conditional update, then the day's in-transit payouts are read back: a cancel that committed first left its
+    // payout `cancelled` (no longer pending, so neither marked nor read), and one that comes after finds it in transit
+    // and is refused. Selecting first and writing every selected row put a payout cancelled in between (credited back
+    // to the merchant) in the file as well: paid twice.
+    const rows = await this.db.transaction(async (trx) => {
+      await trx.updateTable('payouts').set({ status: 'in_transit', updated_at: this.clock.now().toISOString() })
+        .where('mode', '=', 'live').where('currency', '=', currency).where('status', '=', 'pending')
+        .where('created_at', '>=', from).where('created_at', '<', to).execute();
+      return trx.selectFrom('payouts as p').innerJoin('bank_accounts as b', 'b.id', 'p.bank_account_id')
+        .select(['p.id', 'p.merchant_id', 'p.amount', 'p.currency', 'p.description', 'p.bank_account_id', 'b.holder_name', 'b.bic'])
+        .where('p.mode', '=', 'live').where('p.currency', '=', currency).where('p.status', '=', 'in_transit')
+        .where('p.created_at', '>=', from).where('p.created_at', '<', to).orderBy('p.created_at').orderBy('p.id').execute();
+    });
     const out = [];
     for (const r of rows) out.push({ ...r, iban: (await this.bankAccounts.ibanOf(r.bank_account_id)) ?? '' });
     return out;

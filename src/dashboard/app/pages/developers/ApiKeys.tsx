@@ -1,5 +1,6 @@
 // API keys of the current mode: created with a permission and, optionally, bound to a store; the secret is shown
-// once, at creation; a key is revoked after a confirmation.
+// once, at creation; a key is revoked after a confirmation. A key made here never does more than its maker's role,
+// which the list shows beside the maker.
 import { useState, type FormEvent } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { createColumnHelper } from '@tanstack/react-table';
@@ -7,6 +8,7 @@ import { useTranslation } from 'react-i18next';
 import { api, type Page as ApiPage } from '../../api.js';
 import type { ApiKey, Store } from '../../types.js';
 import { useMe } from '../../session.js';
+import { roleLabel } from '../../labels.js';
 import { ConfirmDialog } from '../../components/ConfirmDialog.js';
 import { DataTable } from '../../components/DataTable.js';
 import { DateTime } from '../../components/DateTime.js';
@@ -50,6 +52,14 @@ export function ApiKeysPart() {
     column.accessor('permission', { header: t('apiKeys.permission'), cell: (c) => (c.getValue() === 'read' ? t('apiKeys.read') : t('apiKeys.write')) }),
     column.accessor('storeId', { header: t('apiKeys.store'), cell: (c) => storeName(c.getValue()) }),
     column.accessor('createdAt', { header: t('apiKeys.created'), cell: (c) => <DateTime value={c.getValue()} /> }),
+    column.accessor('createdBy', {
+      header: t('apiKeys.madeBy'),
+      cell: (c) => {
+        const maker = c.getValue();
+        const role = c.row.original.role;
+        return maker ? t('apiKeys.madeByUser', { email: maker.email, role: role ? roleLabel(t, role) : '' }) : t('apiKeys.madeByOperator');
+      },
+    }),
     column.accessor('revokedAt', { header: t('apiKeys.status'), cell: (c) => <StatusBadge status={c.getValue() ? 'revoked' : 'active'} /> }),
     column.display({
       id: 'actions', header: t('common.actions'),
@@ -75,6 +85,7 @@ export function ApiKeysPart() {
           </SelectField>
           <div><button type="submit" className="button primary">{t('apiKeys.createButton', { mode: me.mode })}</button></div>
         </form>
+        <p className="hint">{t('apiKeys.ceiling', { role: roleLabel(t, me.user.role) })}</p>
         <ErrorMessage error={error} />
         {created?.secretKey && <SecretOnce label={t('apiKeys.newKey')} note={t('apiKeys.shownOnce')} value={created.secretKey} />}
       </Section>

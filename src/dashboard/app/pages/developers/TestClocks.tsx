@@ -9,7 +9,8 @@ import { toZonedLocal, zonedToIso } from '../../format.js';
 import type { TestClock } from '../../types.js';
 import { DataTable } from '../../components/DataTable.js';
 import { DateTime, useTimeZone } from '../../components/DateTime.js';
-import { ErrorMessage, errorText } from '../../components/ErrorMessage.js';
+import { ErrorMessage } from '../../components/ErrorMessage.js';
+import { useErrorText } from '../../errors.js';
 import { TextField } from '../../components/Form.js';
 import { Section } from '../../components/Page.js';
 import { QueryView } from '../../components/QueryView.js';
@@ -73,6 +74,7 @@ export function TestClocksPart() {
 
 function AdvanceForm({ clock }: { clock: TestClock }) {
   const { t } = useTranslation();
+  const errorText = useErrorText();
   const timeZone = useTimeZone();
   const queryClient = useQueryClient();
   const toast = useToast();

@@ -10,7 +10,8 @@ import type { WebhookEndpoint } from '../../types.js';
 import { ConfirmDialog } from '../../components/ConfirmDialog.js';
 import { DataTable } from '../../components/DataTable.js';
 import { DateTime, useTimeZone } from '../../components/DateTime.js';
-import { ErrorMessage, errorText } from '../../components/ErrorMessage.js';
+import { ErrorMessage } from '../../components/ErrorMessage.js';
+import { useErrorText } from '../../errors.js';
 import { TextField } from '../../components/Form.js';
 import { Section } from '../../components/Page.js';
 import { QueryView } from '../../components/QueryView.js';
@@ -33,6 +34,7 @@ export function WebhooksPart() {
 
 function EndpointsSection() {
   const { t } = useTranslation();
+  const errorText = useErrorText();
   const queryClient = useQueryClient();
   const toast = useToast();
   const endpoints = useQuery({ queryKey: KEY, queryFn: () => api.get<ApiPage<WebhookEndpoint>>('/api/v1/webhook-endpoints', { limit: 100 }) });

@@ -3,11 +3,12 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, saveBlob } from '../../api.js';
-import { errorText } from '../../components/ErrorMessage.js';
+import { useErrorText } from '../../errors.js';
 import { useToast } from '../../components/Toasts.js';
 
 export function CsvButton({ path, query = {}, filename }: { path: string; query?: Record<string, string | undefined>; filename: string }) {
   const { t } = useTranslation();
+  const errorText = useErrorText();
   const toast = useToast();
   const [busy, setBusy] = useState(false);
   const download = async () => {

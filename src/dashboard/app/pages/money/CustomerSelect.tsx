@@ -1,30 +1,54 @@
-// The customer a new invoice or subscription is for: a select of the merchant's first 100 customers (name · email),
-// and the one given in the address (`?customerId=`, a customer's page links so) even when it is not among them.
-import type { ChangeEvent } from 'react';
-import { useQuery } from '@tanstack/react-query';
+// Picking a customer (a new invoice or subscription, the lists' customer filter): a search by name, email or external
+// id (GET /customers?q=, as typed, a moment after the last key) and the matching customers to choose from, newest
+// first, each by its name and email. The customer chosen stays a choice whatever the search, so does one given in
+// the address (`?customerId=`, a customer's page links so).
+import { useEffect, useState } from 'react';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { api, type Page as ApiPage } from '../../api.js';
 import type { Customer } from '../../money-types.js';
-import { SelectField } from '../../components/Form.js';
+import { SelectField, TextField } from '../../components/Form.js';
+import { customerLabel, useCustomer } from './CustomerName.js';
 
 interface Props {
   label: string;
-  /** The empty choice's text. */
+  /** The empty choice's text ("Choose a customer", or "All" in a filter). */
   placeholder: string;
   value: string;
-  onChange: (event: ChangeEvent<HTMLSelectElement>) => void;
+  onChange: (customerId: string) => void;
+  required?: boolean;
 }
 
-export function CustomerSelect({ label, placeholder, value, onChange }: Props) {
+const SHOWN = 20;
+
+export function CustomerSelect({ label, placeholder, value, onChange, required = true }: Props) {
   const { t } = useTranslation();
-  const customers = useQuery({ queryKey: ['customers', 'all'], queryFn: () => api.get<ApiPage<Customer>>('/api/v1/customers', { limit: 100 }) });
-  const options = customers.data?.data ?? [];
-  const known = options.some((c) => c.id === value);
+  const [search, setSearch] = useState('');
+  const [q, setQ] = useState('');
+  useEffect(() => {
+    const timer = setTimeout(() => setQ(search.trim()), 250);
+    return () => clearTimeout(timer);
+  }, [search]);
+  const found = useQuery({
+    queryKey: ['customers', 'search', q],
+    queryFn: () => api.get<ApiPage<Customer>>('/api/v1/customers', { q, limit: SHOWN }),
+    placeholderData: keepPreviousData,
+  });
+  const chosen = useCustomer(value).data;
+  const options = found.data?.data ?? [];
+  const listed = options.some((c) => c.id === value);
   return (
-    <SelectField label={label} required value={value} onChange={onChange}>
-      <option value="">{customers.isPending ? t('common.loading') : placeholder}</option>
-      {!known && value && <option value={value}>{value}</option>}
-      {options.map((c) => <option key={c.id} value={c.id}>{[c.name, c.email].filter(Boolean).join(' · ') || c.id}</option>)}
-    </SelectField>
+    <div className="customer-picker">
+      <TextField
+        label={t('customerPicker.search')} type="search" value={search} onChange={(e) => setSearch(e.target.value)}
+        hint={t('customerPicker.hint')} autoComplete="off"
+      />
+      <SelectField label={label} required={required} value={value} onChange={(e) => onChange(e.target.value)}
+        hint={found.isFetched && options.length === 0 ? t('customerPicker.none') : found.data?.hasMore ? t('customerPicker.more', { n: SHOWN }) : undefined}>
+        <option value="">{found.isPending ? t('common.loading') : placeholder}</option>
+        {!listed && value && <option value={value}>{chosen ? customerLabel(chosen) : value}</option>}
+        {options.map((c) => <option key={c.id} value={c.id}>{customerLabel(c)}</option>)}
+      </SelectField>
+    </div>
   );
 }

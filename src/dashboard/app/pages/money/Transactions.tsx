@@ -16,9 +16,16 @@ export function transactionTypeLabel(t: TFunction, type: string): string {
 
 const PAGES: Record<string, string> = { payment: '/payments/', payout: '/payouts/', dispute: '/disputes/' };
 
+/**
+ * A source with a page by its kind ("Payment", linking to it), its id under it; any other by its id alone. An id is
+ * whole and copyable, never broken mid-word.
+ */
 function SourceLink({ source }: { source: BalanceTransaction['source'] }) {
+  const { t } = useTranslation();
   const base = PAGES[source.type];
-  return base ? <Link to={base + source.id}><code>{source.id}</code></Link> : <code>{source.id}</code>;
+  const id = <code className="id" title={source.id}>{source.id}</code>;
+  if (!base) return id;
+  return <><Link to={base + source.id}>{transactionTypeLabel(t, source.type)}</Link><span className="secondary">{id}</span></>;
 }
 
 export function TransactionsTable({ caption, data }: { caption: string; data: BalanceTransaction[] }) {

@@ -8,6 +8,7 @@ import { DateTime } from '../../components/DateTime.js';
 import { Deliveries, ResendButton } from '../../components/Deliveries.js';
 import { Money } from '../../components/Money.js';
 import { StatusBadge } from '../../components/StatusBadge.js';
+import { ActivitySentence } from '../../components/ActivitySentence.js';
 
 interface Entry { at: string; key: string; body: ReactNode }
 
@@ -22,7 +23,7 @@ export function PaymentTimeline({ timeline }: { timeline: Timeline }) {
         <>
           <strong>{t('timeline.attempt')}</strong> <StatusBadge status={a.status ?? a.outcome ?? ''} />
           {a.refusalCode && <> · {t('timeline.refusalCode')} <code>{a.refusalCode}</code></>}
-          {a.threeDSecure ? <> · {t('timeline.threeDSecure')} <code>{typeof a.threeDSecure === 'string' ? a.threeDSecure : JSON.stringify(a.threeDSecure)}</code></> : null}
+          {typeof a.threeDSecure === 'string' && <> · {t('timeline.threeDSecure')} {t(`timeline.threeDS.${a.threeDSecure}` as 'timeline.threeDS.frictionless', { defaultValue: a.threeDSecure })}</>}
           {a.card && <> · {a.card.brand} •••• {a.card.last4}</>}
         </>
       ),
@@ -33,11 +34,11 @@ export function PaymentTimeline({ timeline }: { timeline: Timeline }) {
     })),
     ...timeline.disputes.map((d) => ({
       at: d.createdAt, key: d.id,
-      body: <><strong>{t('timeline.dispute')}</strong> <Money amount={d.amount} currency={d.currency} /> <StatusBadge status={d.status} />{d.reason && <> · {d.reason}</>}</>,
+      body: <><strong>{t('timeline.dispute')}</strong> <Money amount={d.amount} currency={d.currency} /> <StatusBadge status={d.status} />{d.reason && <> · {t(`disputes.reasons.${d.reason}` as 'disputes.reasons.general', { defaultValue: d.reason })}</>}</>,
     })),
     ...timeline.audit.map((entry) => ({
       at: entry.createdAt, key: entry.id,
-      body: <><strong>{t('timeline.teamAction')}</strong> {entry.user?.email ?? '—'} · <code>{entry.action}</code> · <StatusBadge status={entry.outcome} /></>,
+      body: <><strong>{t('timeline.teamAction')}</strong> <ActivitySentence entry={entry} /> · <StatusBadge status={entry.outcome} /></>,
     })),
     ...timeline.events.map((event) => ({
       at: event.createdAt, key: event.id,

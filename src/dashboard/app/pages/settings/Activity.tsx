@@ -1,7 +1,7 @@
-// The team's activity: every change made from the back-office, who made it and how it ended (the audit log).
+// The team's activity: every change made from the back-office as a sentence (who did what to which object, named as
+// people know it) and how it ended (the audit log).
 import { useQuery } from '@tanstack/react-query';
 import { createColumnHelper } from '@tanstack/react-table';
-import { Link } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { api, type Page as ApiPage } from '../../api.js';
 import type { AuditEntry } from '../../types.js';
@@ -10,6 +10,7 @@ import { DateTime } from '../../components/DateTime.js';
 import { Pager, useCursor } from '../../components/Pager.js';
 import { QueryView } from '../../components/QueryView.js';
 import { StatusBadge } from '../../components/StatusBadge.js';
+import { ActivitySentence } from '../../components/ActivitySentence.js';
 
 export function ActivityPart() {
   const { t } = useTranslation();
@@ -22,17 +23,11 @@ export function ActivityPart() {
   const column = createColumnHelper<AuditEntry>();
   const columns = [
     column.accessor('createdAt', { header: t('activity.when'), cell: (c) => <DateTime value={c.getValue()} /> }),
-    column.accessor((e) => e.user?.email ?? '—', { id: 'user', header: t('activity.who') }),
-    column.accessor('action', { header: t('activity.action'), cell: (c) => <code>{c.getValue()}</code> }),
-    column.accessor('objectId', {
-      header: t('activity.object'),
-      cell: (c) => {
-        const id = c.getValue();
-        if (!id) return '—';
-        return id.startsWith('pay_') ? <Link to={`/payments/${id}`}>{id}</Link> : <code>{id}</code>;
-      },
-    }),
-    column.accessor('outcome', { header: t('activity.outcome'), cell: (c) => <><StatusBadge status={c.getValue()} />{c.row.original.statusCode ? ` ${c.row.original.statusCode}` : ''}</> }),
+    column.accessor('action', { header: t('activity.action'), cell: (c) => {
+      const keyId = c.row.original.actedBy?.keyId;
+      return <><ActivitySentence entry={c.row.original} />{keyId ? <> <span className="hint">{t('activity.withKey', { keyId })}</span></> : null}</>;
+    } }),
+    column.accessor('outcome', { header: t('activity.outcome'), cell: (c) => <StatusBadge status={c.getValue()} /> }),
   ];
   return (
     <QueryView query={audit}>

@@ -11,7 +11,8 @@ import { ROLES, type Role, type TeamMember } from '../../types.js';
 import { ConfirmDialog } from '../../components/ConfirmDialog.js';
 import { DataTable } from '../../components/DataTable.js';
 import { DateTime } from '../../components/DateTime.js';
-import { ErrorMessage, errorText } from '../../components/ErrorMessage.js';
+import { ErrorMessage } from '../../components/ErrorMessage.js';
+import { useErrorText } from '../../errors.js';
 import { SelectField, TextField } from '../../components/Form.js';
 import { Section } from '../../components/Page.js';
 import { QueryView } from '../../components/QueryView.js';
@@ -23,6 +24,7 @@ const KEY = ['team'];
 
 export function TeamPart() {
   const { t } = useTranslation();
+  const errorText = useErrorText();
   const me = useMe();
   const queryClient = useQueryClient();
   const toast = useToast();
@@ -32,6 +34,7 @@ export function TeamPart() {
   const [invited, setInvited] = useState<{ email: string; setupUrl: string | null; emailSent: boolean } | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [removing, setRemoving] = useState<TeamMember | null>(null);
+  const [keysTo, setKeysTo] = useState<'revoke' | 'hand-over'>('revoke');
   const manages = me.user.role === 'owner' || me.user.role === 'admin';
   const reload = () => queryClient.invalidateQueries({ queryKey: KEY });
 
@@ -75,7 +78,7 @@ export function TeamPart() {
     column.display({
       id: 'actions', header: t('common.actions'),
       cell: (c) => (manages && c.row.original.id !== me.user.id ? (
-        <button type="button" className="button secondary small" aria-label={t('team.removeEmail', { email: c.row.original.email })} onClick={() => setRemoving(c.row.original)}>
+        <button type="button" className="button secondary small" aria-label={t('team.removeEmail', { email: c.row.original.email })} onClick={() => { setKeysTo('revoke'); setRemoving(c.row.original); }}>
           {t('team.remove')}
         </button>
       ) : null),
@@ -104,12 +107,19 @@ export function TeamPart() {
       <ConfirmDialog
         open={removing !== null} title={t('team.removeTitle')} confirmLabel={t('team.remove')} danger onClose={() => setRemoving(null)}
         onConfirm={async () => {
-          await api.del(`/dashboard/api/users/${removing!.id}`);
+          await api.del(`/dashboard/api/users/${removing!.id}${removing!.apiKeys > 0 ? `?keys=${keysTo}` : ''}`);
           await reload();
           toast(t('team.removed'));
         }}
       >
         <p>{t('team.removeText', { email: removing?.email ?? '' })}</p>
+        {removing && removing.apiKeys > 0 && (
+          <fieldset className="choice">
+            <legend>{t('team.theirKeys', { count: removing.apiKeys })}</legend>
+            <label><input type="radio" name="keys-on-removal" checked={keysTo === 'revoke'} onChange={() => setKeysTo('revoke')} /> {t('team.revokeKeys')}</label>
+            <label><input type="radio" name="keys-on-removal" checked={keysTo === 'hand-over'} onChange={() => setKeysTo('hand-over')} /> {t('team.handOverKeys', { role: roleLabel(t, me.user.role) })}</label>
+          </fieldset>
+        )}
       </ConfirmDialog>
     </>
   );
