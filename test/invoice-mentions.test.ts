@@ -80,7 +80,7 @@ eachDatabase('invoice mentions', (dialect) => {
     const note = await api('POST', `/api/v1/billing/invoices/${invoiceId}/credit-notes`, { amount: 8_425, reason: 'order_change' });
     assert.equal(note.status, 201, JSON.stringify(note.body));
     const fr = await pdf(`/api/v1/billing/credit-notes/${note.body.id}`, 'fr');
-    for (const expected of ['Total HT 7 500 XPF', 'TVA 16 % sur 5 000 XPF 800 XPF', 'TVA 5 % sur 2 500 XPF 125 XPF', "Total TTC de l'avoir 8 425 XPF", 'Motif : Modification de commande']) {
+    for (const expected of ['Total HT 7 500 XPF', 'TVA 16 % sur 5 000 XPF 800 XPF', 'TVA 5 % sur 2 500 XPF 125 XPF', 'Total TTC 8 425 XPF', 'Motif : Modification de commande']) {
       assert.ok(fr.includes(expected), `${expected} in:\n${fr}`);
     }
     const en = await pdf(`/api/v1/billing/credit-notes/${note.body.id}`, 'en');

@@ -50,7 +50,7 @@ export const hostedEn = {
     due: 'Due date', customer: 'Customer', description: 'Description', quantity: 'Qty', unitPrice: 'Unit price excl. tax', amount: 'Amount excl. tax',
     subtotal: 'Total excl. VAT', tax: 'VAT {{rate}}', total: 'Total incl. VAT', paid: 'Paid', credited: 'Credited', remaining: 'Amount due',
     registration: 'Registration number', taxId: 'Tax id', forInvoice: 'Credit note for invoice', reason: 'Reason',
-    colon: ': ', taxOn: 'VAT {{rate}} on {{base}}', creditTotal: 'Credit note total incl. VAT',
+    colon: ': ', taxOn: 'VAT {{rate}} on {{base}}',
     paymentTerms: 'Payment terms', termsOnReceipt: 'payable on receipt', termsDays: '{{days}} days, by {{date}}', termsBy: 'by {{date}}',
     earlyPayment: 'Early payment discount', noEarlyDiscount: 'No discount for early payment.',
     latePenalties: 'Late-payment penalties', statutoryPenalties: "the European Central Bank's main refinancing rate plus 10 percentage points",

@@ -45,7 +45,7 @@ export const hostedFr: HostedCatalog = {
     due: 'Échéance', customer: 'Client', description: 'Désignation', quantity: 'Qté', unitPrice: 'Prix unitaire HT', amount: 'Montant HT',
     subtotal: 'Total HT', tax: 'TVA {{rate}}', total: 'Total TTC', paid: 'Déjà payé', credited: 'Avoirs', remaining: 'Reste à payer',
     registration: "N° d'immatriculation", taxId: 'N° fiscal', forInvoice: 'Avoir sur la facture', reason: 'Motif',
-    colon: '\u00a0: ', taxOn: 'TVA {{rate}} sur {{base}}', creditTotal: "Total TTC de l'avoir",
+    colon: '\u00a0: ', taxOn: 'TVA {{rate}} sur {{base}}',
     paymentTerms: 'Conditions de paiement', termsOnReceipt: 'à réception', termsDays: 'à {{days}} jours, au plus tard le {{date}}', termsBy: 'au plus tard le {{date}}',
     earlyPayment: 'Escompte pour paiement anticipé', noEarlyDiscount: "Pas d'escompte pour paiement anticipé.",
     latePenalties: 'Pénalités de retard', statutoryPenalties: 'taux de refinancement de la Banque centrale européenne majoré de 10 points',

@@ -202,7 +202,7 @@ export function creditNotePdf(note: CreditNoteDoc, invoice: CreditedInvoiceDoc, 
   const taxes = creditTaxes(note.amount, invoice);
   row(doc, t.subtotal, amount(taxes.reduce((sum, tax) => sum + tax.base, 0)));
   for (const tax of taxes) row(doc, fillText(t.taxOn, { rate: percent(tax.rate, lang), base: amount(tax.base) }), amount(tax.amount));
-  row(doc, t.creditTotal, amount(note.amount), true);
+  row(doc, t.total, amount(note.amount), true);
   footer(doc, [], party.merchant.invoice_footer);
   doc.end();
   return done;
