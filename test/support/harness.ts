@@ -7,7 +7,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { describe } from 'node:test';
 import pg from 'pg';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, RouteOptions } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { parseConfig, type Config } from '../../src/config.js';
 import { openDatabase, type Database, type Dialect } from '../../src/db/database.js';
@@ -77,8 +77,18 @@ export async function freshDatabase(dialect: Dialect, options: { migrate?: boole
   };
 }
 
+/** A route as the app registered it: `GET /api/v1/payments/{id}` (parameters written as in the OpenAPI documents). */
+export interface RegisteredRoute {
+  method: string;
+  path: string;
+  /** Left out of the OpenAPI documents (`schema.hide`). */
+  hidden: boolean;
+}
+
 export interface TestApp {
   app: FastifyInstance;
+  /** Every route the app registered (HEAD routes Fastify adds for GETs left out), in registration order. */
+  routes: RegisteredRoute[];
   config: Config;
   db: Database;
   clock: Clock;
@@ -116,7 +126,14 @@ export async function startApp(dialect: Dialect, options: TestAppOptions = {}): 
     MOTU_TOKENS_PER_MINUTE: '100000',
     ...options.env,
   });
-  const app = await buildApp(config, { db: database.db, adminTokenHash: sha256Hex(ADMIN_TOKEN), clock });
+  const routes: RegisteredRoute[] = [];
+  const onRoute = (route: RouteOptions) => {
+    for (const method of [route.method].flat()) {
+      if (method === 'HEAD') continue;
+      routes.push({ method, path: route.url.replace(/:(\w+)/g, '{$1}'), hidden: Boolean((route.schema as { hide?: boolean } | undefined)?.hide) });
+    }
+  };
+  const app = await buildApp(config, { db: database.db, adminTokenHash: sha256Hex(ADMIN_TOKEN), clock, onRoute });
   await app.ready();
   const call = async (auth: string | undefined, method: string, url: string, body?: unknown, headers: Record<string, string> = {}) => {
     const res = await app.inject({
@@ -135,6 +152,7 @@ export async function startApp(dialect: Dialect, options: TestAppOptions = {}): 
   };
   return {
     app,
+    routes,
     config,
     db: database.db,
     clock,
