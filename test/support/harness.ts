@@ -83,6 +83,8 @@ export interface RegisteredRoute {
   path: string;
   /** Left out of the OpenAPI documents (`schema.hide`). */
   hidden: boolean;
+  /** The top-level fields of its JSON body schema, if it declares one. */
+  bodyKeys: string[];
 }
 
 export interface TestApp {
@@ -130,7 +132,8 @@ export async function startApp(dialect: Dialect, options: TestAppOptions = {}): 
   const onRoute = (route: RouteOptions) => {
     for (const method of [route.method].flat()) {
       if (method === 'HEAD') continue;
-      routes.push({ method, path: route.url.replace(/:(\w+)/g, '{$1}'), hidden: Boolean((route.schema as { hide?: boolean } | undefined)?.hide) });
+      const schema = route.schema as { hide?: boolean; body?: { properties?: Record<string, unknown> } } | undefined;
+      routes.push({ method, path: route.url.replace(/:(\w+)/g, '{$1}'), hidden: Boolean(schema?.hide), bodyKeys: Object.keys(schema?.body?.properties ?? {}) });
     }
   };
   const app = await buildApp(config, { db: database.db, adminTokenHash: sha256Hex(ADMIN_TOKEN), clock, onRoute });
