@@ -22,6 +22,15 @@ const PayBody = Type.Object({
 }, { additionalProperties: false });
 
 type SessionQuery = { Querystring: { sessionId?: string; lang?: string } };
+/**
+ * The query the result pages read, checked before they read it: a parameter sent twice arrives as an array, which the
+ * session lookup and the language choice cannot take (400 VALIDATION_ERROR, as a malformed link deserves).
+ */
+const PageQuery = Type.Object({
+  sessionId: Type.Optional(Type.String({ maxLength: 200 })),
+  lang: Type.Optional(Type.String({ maxLength: 35 })),
+});
+const pageSchema = { hide: true, querystring: PageQuery };
 
 /** What a live page adds to its CSP for the acquirer's widget (Monext: monextCsp in src/acquirer/monext/monext.config.ts). */
 export interface WidgetCsp { sources: string[]; frames: string; forms: string }
@@ -55,7 +64,7 @@ export function checkoutRoutes(checkout: CheckoutService, publicUrl: string, wid
     app.get('/checkout/assets/return.js', { schema: { hide: true } }, asset('text/javascript', RETURN_JS));
     app.get('/checkout/assets/checkout.css', { schema: { hide: true } }, asset('text/css', CHECKOUT_CSS));
 
-    app.get<{ Querystring: { lang?: string } }>('/expired', { schema: { hide: true } }, async (request, reply) =>
+    app.get<{ Querystring: { lang?: string } }>('/expired', { schema: pageSchema }, async (request, reply) =>
       sendHtml(reply, expiredPage(langOf(request.query.lang)), pageCsp, 410));
 
     app.get<{ Params: { sessionId: string } }>('/checkout/:sessionId', { schema: { hide: true } }, async (request, reply) => {
@@ -92,7 +101,7 @@ export function checkoutRoutes(checkout: CheckoutService, publicUrl: string, wid
         return sendHtml(reply, returnPage(url, langOf(ctx?.session.language_code)), pageCsp);
       });
 
-    app.get<SessionQuery>('/checkout/success', { schema: { hide: true } }, async (request, reply) => {
+    app.get<SessionQuery>('/checkout/success', { schema: pageSchema }, async (request, reply) => {
       const ctx = request.query.sessionId ? await checkout.loadAny(request.query.sessionId) : null;
       if (!ctx) return expired(reply, request.query.lang ?? 'fr');
       if (!isPaid(ctx.payment.status)) {
@@ -105,7 +114,7 @@ export function checkoutRoutes(checkout: CheckoutService, publicUrl: string, wid
       return sendHtml(reply, successPage(ctx, lang, back, `/checkout/success/receipt.pdf?sessionId=${encodeURIComponent(ctx.session.id)}`), themedCsp(ctx.merchant));
     });
 
-    app.get<SessionQuery>('/checkout/success/receipt.pdf', { schema: { hide: true } }, async (request, reply) => {
+    app.get<SessionQuery>('/checkout/success/receipt.pdf', { schema: pageSchema }, async (request, reply) => {
       const ctx = request.query.sessionId ? await checkout.loadAny(request.query.sessionId) : null;
       if (!ctx || !isPaid(ctx.payment.status)) {
         return reply.code(404).send({ code: 'NOT_FOUND', message: 'No receipt for this session' });
@@ -116,7 +125,7 @@ export function checkoutRoutes(checkout: CheckoutService, publicUrl: string, wid
         .header('cache-control', 'no-store').send(pdf);
     });
 
-    app.get<SessionQuery>('/checkout/failed', { schema: { hide: true } }, async (request, reply) => {
+    app.get<SessionQuery>('/checkout/failed', { schema: pageSchema }, async (request, reply) => {
       const ctx = request.query.sessionId ? await checkout.loadAny(request.query.sessionId) : null;
       if (!ctx) return expired(reply, request.query.lang ?? 'fr');
       if (ctx.payment.status !== 'failed') {
@@ -136,8 +145,12 @@ export function checkoutRoutes(checkout: CheckoutService, publicUrl: string, wid
       const back = await checkout.cancel(ctx.session.id);
       return back ? reply.redirect(back, 303) : expired(reply, ctx.session.language_code);
     };
-    app.get<SessionQuery>('/api/internal/checkout-cancel', { schema: { hide: true } }, async (request, reply) => cancel(request.query.sessionId, reply));
+    app.get<SessionQuery>('/api/internal/checkout-cancel', { schema: pageSchema }, async (request, reply) => cancel(request.query.sessionId, reply));
     app.post<{ Body: { sessionId?: string } | undefined; Querystring: { sessionId?: string } }>(
-      '/api/internal/checkout-cancel', { schema: { hide: true } }, async (request, reply) => cancel(request.body?.sessionId ?? request.query.sessionId, reply));
+      '/api/internal/checkout-cancel', { schema: pageSchema }, async (request, reply) => {
+        // The form's field, else the link's; a field that is not text (a JSON post of anything) is no session.
+        const fromBody: unknown = request.body?.sessionId;
+        return cancel(typeof fromBody === 'string' ? fromBody : request.query.sessionId, reply);
+      });
   };
 }
