@@ -100,6 +100,32 @@ const refunds = [
   }),
 ];
 
+const refundsAndDisputes = [
+  race({
+    name: 'refunds and chargebacks: 10 refunds and 10 disputes of 600 on 5,000 captured: 8 taken, never above captured',
+    setup: async ({ t, m }) => ({ id: await paidPayment(t, m.testKey, { amount: 5000 }) }),
+    fire: ({ t, m }, { id }, i) => i % 2
+      ? post(t, m.testKey, `/api/v1/test-helpers/payments/${id}/dispute`, { amount: 600, reason: 'fraudulent' })
+      : post(t, m.testKey, `/api/v1/payments/${id}/refund`, { amountCents: 600 }),
+    invariant: async ({ t, m }, { id }, answers) => {
+      const refunds = answers.filter((_, i) => i % 2 === 0);
+      const disputes = answers.filter((_, i) => i % 2 === 1);
+      const refunded = succeeded(refunds).length;
+      const disputed = succeeded(disputes).length;
+      assert.equal(refunded + disputed, 8, 'as many as fit in 5,000');
+      // A refund refused names why: nothing left, or what is left is disputed (which of the two depends on who won).
+      const { '201': ok = 0, ...refusals } = tally(refunds);
+      assert.equal(ok, refunded);
+      for (const code of Object.keys(refusals)) assert.ok(['422 REFUND_EXCEEDS_CAPTURED', '422 PAYMENT_DISPUTED'].includes(code), code);
+      assertTally(disputes, { '201': disputed, '422 PAYMENT_NOT_DISPUTABLE': 10 - disputed });
+      const payment = await get(t, m.testKey, `/api/v1/payments/${id}`);
+      assert.deepEqual([payment.refundedAmount, payment.disputedAmount], [600 * refunded, 600 * disputed]);
+      assert.equal(await countEvents(t, 'dispute.created', { paymentId: id }), disputed);
+      assert.equal(await countEvents(t, 'payment.partially_refunded', { paymentId: id }), refunded);
+    },
+  }),
+];
+
 const captures = [
   race({
     name: 'captures: 20 captures of one authorization: one capture',
@@ -185,6 +211,25 @@ const disputes = [
       const dispute = await get(t, m.testKey, `/api/v1/disputes/${disputeId}`);
       assert.equal(dispute.status, 'under_review');
       assert.equal(dispute.evidence.uncategorizedText, succeeded(answers)[0]!.body.evidence.uncategorizedText, 'the evidence of the one that won');
+      assert.equal(await countEvents(t, 'dispute.updated', { data: { disputeId } }), 1);
+    },
+  }),
+  race({
+    name: 'dispute evidence: 10 drafts and 10 submissions at once: one submitted, drafts never after it',
+    setup: ({ t, m }) => openDispute(t, m.testKey),
+    fire: ({ t, m }, { disputeId }, i) => post(t, m.testKey, `/api/v1/disputes/${disputeId}/evidence`, i % 2
+      ? { uncategorizedText: `submitted ${i}`, submit: true }
+      : { productDescription: `draft ${i}`, submit: false }),
+    invariant: async ({ t, m }, { disputeId }, answers) => {
+      const drafts = answers.filter((_, i) => i % 2 === 0);
+      const saved = succeeded(drafts).length;
+      assertTally(answers.filter((_, i) => i % 2 === 1), { '200': 1, '422 DISPUTE_EVIDENCE_SUBMITTED': 9 });
+      assertTally(drafts, { '200': saved, '422 DISPUTE_EVIDENCE_SUBMITTED': 10 - saved });
+      const dispute = await get(t, m.testKey, `/api/v1/disputes/${disputeId}`);
+      assert.equal(dispute.status, 'under_review');
+      // What was submitted is what stays: a draft accepted after the submission would have changed it.
+      const submitted = succeeded(answers.filter((_, i) => i % 2 === 1))[0]!.body.evidence;
+      assert.deepEqual(dispute.evidence, submitted);
       assert.equal(await countEvents(t, 'dispute.updated', { data: { disputeId } }), 1);
     },
   }),
@@ -286,6 +331,18 @@ const cards = [
     },
   }),
   race({
+    name: `card tokens: 20 token requests for one wallet session: exactly ${TOKENS_PER_SESSION}`,
+    setup: async ({ t, m }) => {
+      const res = await post(t, m.testKey, `/api/v1/customers/${await createCustomer(t, m.testKey)}/sessions`, { returnUrl: 'https://shop.example/w' });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      return { sessionId: res.body.sessionId as string };
+    },
+    fire: ({ t }, { sessionId }) => t.api(undefined, 'POST', '/acquirer/v1/tokens', { mode: 'test', number: CARDS.visa, expMonth: 12, expYear: 2040, cvc: '123', session: sessionId }),
+    invariant: async (_app, _context, answers) => {
+      assertTally(answers, { '201': TOKENS_PER_SESSION, '429 TOO_MANY_ATTEMPTS': 20 - TOKENS_PER_SESSION });
+    },
+  }),
+  race({
     name: `card attempts: 20 refused cards for one session at once: exactly ${CARD_ATTEMPTS} reach the acquirer`,
     setup: ({ t, m }) => createSession(t, m.testKey),
     fire: async ({ t }, { sessionId }) => {
@@ -301,6 +358,24 @@ const cards = [
     },
   }),
 ];
+
+cards.push(race({
+  name: `card attempts: refused cards through the page's pay and the card component's submit alike: exactly ${CARD_ATTEMPTS}`,
+  setup: ({ t, m }) => createSession(t, m.testKey),
+  fire: async ({ t }, { sessionId }, i) => {
+    const token = await t.api(undefined, 'POST', '/acquirer/v1/tokens', { mode: 'test', number: CARDS.declined, expMonth: 12, expYear: 2040, cvc: '123', session: sessionId });
+    if (token.status !== 201) return token;
+    return t.api(undefined, 'POST', i % 2 ? `/api/v1/sdk/sessions/${sessionId}/submit` : `/checkout/${sessionId}/pay`, { token: token.body.token });
+  },
+  invariant: async ({ t }, { paymentId }, answers) => {
+    const refused = answers.filter((a) => a.status === 429).length;
+    assert.equal(refused, 20 - CARD_ATTEMPTS, JSON.stringify(tally(answers)));
+    assert.ok(answers.every((a) => a.status === 429 ? a.body.code === 'TOO_MANY_ATTEMPTS' : a.status < 500), JSON.stringify(tally(answers)));
+    const asked = await t.db.kysely.selectFrom('acquirer_authorizations').select('id').where('merchant_reference', '=', paymentId).execute();
+    assert.equal(asked.length, CARD_ATTEMPTS);
+    assert.equal(await countEvents(t, 'payment.failed', { paymentId }), CARD_ATTEMPTS);
+  },
+}));
 
 const sessions = [
   race({
@@ -340,7 +415,7 @@ const sessions = [
 ];
 
 /** Every row; a new route that moves money or consumes a count adds its own here. */
-export const RACES: RaceRow[] = [...refunds, ...captures, ...payouts, ...disputes, ...subscriptions, ...cards, ...sessions];
+export const RACES: RaceRow[] = [...refunds, ...refundsAndDisputes, ...captures, ...payouts, ...disputes, ...subscriptions, ...cards, ...sessions];
 
 raceSuite('races', RACES, {
   env: { MOTU_TOKENS_PER_SESSION: String(TOKENS_PER_SESSION), MOTU_MAX_CARD_ATTEMPTS: String(CARD_ATTEMPTS) },
