@@ -199,6 +199,35 @@ const payouts = [
       assert.equal(await countEvents(t, 'payout.failed', { data: { payoutId } }), 1);
     },
   }),
+  race({
+    name: 'payout end: 10 cancels and 10 bank answers (5 paid, 5 failed) on a pending payout: one ending, money moved once',
+    setup: async ({ t }) => {
+      const funded = await fundedMerchant(t, 'live', 5000);
+      const payout = await post(t, funded.key, '/api/v1/payouts', { currency: 'EUR', amount: 4000 });
+      assert.equal(payout.status, 201, JSON.stringify(payout.body));
+      return { ...funded, payoutId: payout.body.id as string };
+    },
+    fire: ({ t }, { key, payoutId }, i) => {
+      if (i % 2 === 0) return post(t, key, `/api/v1/payouts/${payoutId}/cancel`);
+      return i % 4 === 1
+        ? t.admin('POST', `/admin/v1/payouts/${payoutId}/paid`, {})
+        : t.admin('POST', `/admin/v1/payouts/${payoutId}/failed`, { failureReason: 'declined' });
+    },
+    invariant: async ({ t }, { key, payoutId }, answers) => {
+      const status = (await get(t, key, `/api/v1/payouts/${payoutId}`)).status as string;
+      assert.ok(['cancelled', 'paid', 'failed'].includes(status), status);
+      const cancels = answers.filter((_, i) => i % 2 === 0);
+      const bank = answers.filter((_, i) => i % 2 === 1);
+      assertTally(cancels, { '200': status === 'cancelled' ? 1 : 0, '422 PAYOUT_NOT_CANCELLABLE': status === 'cancelled' ? 9 : 10 });
+      assertTally(bank, { '200': status === 'cancelled' ? 0 : 1, '422 PAYOUT_NOT_PENDING': status === 'cancelled' ? 10 : 9 });
+      const paid = status === 'paid';
+      assert.equal(await available(t, key), paid ? 1000 : 5000, 'paid out once, or credited back once');
+      const credits = await t.db.kysely.selectFrom('balance_transactions').select('amount').where('source_id', '=', payoutId).where('type', '=', 'payout_failure').execute();
+      assert.equal(credits.length, paid ? 0 : 1);
+      assert.equal(await countEvents(t, 'payout.completed', { data: { payoutId } }), paid ? 1 : 0);
+      assert.equal(await countEvents(t, 'payout.failed', { data: { payoutId } }), paid ? 0 : 1);
+    },
+  }),
 ];
 
 const disputes = [
@@ -240,6 +269,22 @@ const disputes = [
     invariant: async ({ t, m }, { disputeId }, answers) => {
       assertTally(answers, { '200': 1, '422 DISPUTE_CLOSED': 19 });
       assert.equal((await get(t, m.testKey, `/api/v1/disputes/${disputeId}`)).status, 'lost');
+      assert.equal(await countEvents(t, 'dispute.updated', { data: { disputeId } }), 1);
+    },
+  }),
+  race({
+    name: "dispute decided: 10 merchant accepts and 10 operator decisions (won) at once: one decision, money moved once",
+    setup: ({ t, m }) => openDispute(t, m.testKey),
+    fire: ({ t, m }, { disputeId }, i) => i % 2
+      ? t.admin('POST', `/admin/v1/disputes/${disputeId}/close`, { outcome: 'won' })
+      : post(t, m.testKey, `/api/v1/disputes/${disputeId}/accept`),
+    invariant: async ({ t, m }, { disputeId }, answers) => {
+      const status = (await get(t, m.testKey, `/api/v1/disputes/${disputeId}`)).status as string;
+      assert.ok(['lost', 'won'].includes(status), status);
+      assertTally(answers, { '200': 1, '422 DISPUTE_CLOSED': 19 });
+      assert.equal(succeeded(answers)[0]!.body.status, status);
+      const reversals = await t.db.kysely.selectFrom('balance_transactions').select('amount').where('source_id', '=', disputeId).where('type', '=', 'dispute_reversal').execute();
+      assert.deepEqual(reversals.map((r) => Number(r.amount)), status === 'won' ? [2000] : [], 'a won chargeback gives its amount back once');
       assert.equal(await countEvents(t, 'dispute.updated', { data: { disputeId } }), 1);
     },
   }),
