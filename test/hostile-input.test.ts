@@ -294,6 +294,17 @@ const VALID_BODIES: Record<string, Record<string, unknown>> = {
   'POST /api/v1/subscriptions': { customerId: 'CUS', amount: 1000, currency: 'EUR', interval: 'month', privateData: { a: 1 } },
   'PATCH /api/v1/subscriptions/{id}': { amount: 1000, privateData: { a: 1 } },
   'POST /api/v1/billing/invoices': { customerId: 'CUS', currency: 'XPF', lines: [{ description: 'L', quantity: 1, unitPrice: 1 }] },
+  'PATCH /api/v1/billing/invoices/{id}': { memo: 'm', lines: [{ description: 'L', quantity: 2, unitPrice: 1 }] },
+  'POST /api/v1/billing/invoices/{id}/payments': { amount: 1, method: 'cash' },
+  'POST /api/v1/billing/invoices/{id}/credit-notes': { amount: 1, reason: 'other' },
+  'POST /api/v1/subscriptions/{id}/cancel': { atPeriodEnd: true },
+  'POST /api/v1/disputes/{id}/evidence': { uncategorizedText: 'x', submit: false },
+  'POST /api/v1/test-helpers/payments/{id}/dispute': { amount: 1, reason: 'fraudulent' },
+  'POST /api/v1/bank-accounts': { iban: 'DE89370400440532013000', holderName: 'H', currency: 'EUR' },
+  'POST /api/v1/payouts': { currency: 'EUR', amount: 1, description: 'd' },
+  'PATCH /api/v1/payout-schedule': { interval: 'weekly', delayDays: 2 },
+  'POST /api/v1/test-helpers/test-clocks': { frozenTime: '2030-01-01T00:00:00.000Z', name: 'n' },
+  'POST /acquirer/v1/tokens': { mode: 'test', number: '4242424242424242', expMonth: 12, expYear: 2040, cvc: '123', session: 'SES' },
 };
 
 // ---- the invariant ----
@@ -380,6 +391,7 @@ eachDatabase('hostile input', (dialect) => {
   before(async () => {
     fx = await fixtures(t);
     VALID_BODIES['POST /api/v1/payments']!.paymentMethodId = fx.ids.paymentMethod;
+    VALID_BODIES['POST /acquirer/v1/tokens']!.session = fx.ids.session;
     ops = await operations(t);
     checker = new Checker(t);
     await checker.init();
