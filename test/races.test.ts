@@ -9,9 +9,10 @@ import { createSession, paidPayment } from './support/payments.js';
 import { assertTally, countEvents, race, raceSuite, succeeded, tally, type RaceRow } from './support/races.js';
 import { saveCard } from './support/wallet.js';
 
-/** The suite's bounds: a session's card tokens and the cards it may send to the acquirer. */
+/** The card rows' bounds: a session's card tokens and the cards it may send to the acquirer. */
 const TOKENS_PER_SESSION = 5;
 const CARD_ATTEMPTS = 3;
+const CARD_BOUNDS = { MOTU_TOKENS_PER_SESSION: String(TOKENS_PER_SESSION), MOTU_MAX_CARD_ATTEMPTS: String(CARD_ATTEMPTS) };
 
 const PAID_IBAN = 'FR7630006000010000000000152';
 
@@ -364,6 +365,7 @@ const subscriptions = [
 
 const cards = [
   race({
+    env: CARD_BOUNDS,
     name: `card tokens: 20 token requests for one session: exactly ${TOKENS_PER_SESSION}`,
     setup: ({ t, m }) => createSession(t, m.testKey),
     fire: ({ t }, { sessionId }, i) => t.api(undefined, 'POST', '/acquirer/v1/tokens', { mode: 'test', number: CARDS.visa, expMonth: 12, expYear: 2040, cvc: String(100 + i), session: sessionId }),
@@ -376,6 +378,7 @@ const cards = [
     },
   }),
   race({
+    env: CARD_BOUNDS,
     name: `card tokens: 20 token requests for one wallet session: exactly ${TOKENS_PER_SESSION}`,
     setup: async ({ t, m }) => {
       const res = await post(t, m.testKey, `/api/v1/customers/${await createCustomer(t, m.testKey)}/sessions`, { returnUrl: 'https://shop.example/w' });
@@ -388,6 +391,7 @@ const cards = [
     },
   }),
   race({
+    env: CARD_BOUNDS,
     name: `card attempts: 20 refused cards for one session at once: exactly ${CARD_ATTEMPTS} reach the acquirer`,
     setup: ({ t, m }) => createSession(t, m.testKey),
     fire: async ({ t }, { sessionId }) => {
@@ -403,6 +407,7 @@ const cards = [
     },
   }),
   race({
+    env: CARD_BOUNDS,
     name: `card attempts: refused cards through the page's pay and the card component's submit alike: exactly ${CARD_ATTEMPTS}`,
     setup: ({ t, m }) => createSession(t, m.testKey),
     fire: async ({ t }, { sessionId }, i) => {
@@ -461,6 +466,4 @@ const sessions = [
 /** Every row; a new route that moves money or consumes a count adds its own here. */
 const RACES: RaceRow[] = [...refunds, ...refundsAndDisputes, ...captures, ...payouts, ...disputes, ...subscriptions, ...cards, ...sessions];
 
-raceSuite('races', RACES, {
-  env: { MOTU_TOKENS_PER_SESSION: String(TOKENS_PER_SESSION), MOTU_MAX_CARD_ATTEMPTS: String(CARD_ATTEMPTS) },
-});
+raceSuite('races', RACES);

@@ -4,7 +4,7 @@
 // database (one `it` per row), checks what holds for every row (no 5xx, `motu ledger verify` clean) and prints the
 // figures of the run. A new route joins by adding one row to a table.
 import assert from 'node:assert/strict';
-import { after, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import type { Dialect } from '../../src/db/database.js';
 import { verifyLedger } from '../../src/modules/ledger/verify.js';
 import type { MerchantFixture } from './factories.js';
@@ -34,6 +34,11 @@ export interface RaceRow<C = any> {
    * write at once (PostgreSQL); SQLite's single writer serializes them, and the row still proves the answers there.
    */
   dialects?: readonly Dialect[];
+  /**
+   * Configuration the row relies on (`MOTU_TOKENS_PER_SESSION`, a lockout threshold…): rows with the same settings
+   * share an app, so a row moved from one table to another takes its settings with it.
+   */
+  env?: Record<string, string>;
   /** Builds, with ordinary requests, what the requests will fight over. */
   setup(app: RaceApp): Promise<C>;
   /** The `i`th request (0-based). All of them are started before any is awaited. */
@@ -48,35 +53,49 @@ export function race<C>(row: RaceRow<C>): RaceRow<C> {
 }
 
 /**
- * Runs the table on each database: one describe per database with one app and merchant shared by its rows (each row
- * builds its own objects), one `it` per row. `options` are the app's (its env: bounds the rows rely on).
+ * Runs the table on each database: one describe per database, one `it` per row. Rows with the same `env` share one
+ * app and merchant (each row builds its own objects); `options` are every app's (its `env` under the rows' own).
  */
 export function raceSuite(title: string, rows: readonly RaceRow[], options: MerchantAppOptions = {}): void {
   const names = rows.map((r) => r.name);
   assert.equal(new Set(names).size, names.length, `${title}: two rows share a name`);
+  const groups = new Map<string, RaceRow[]>();
+  for (const row of rows) {
+    const key = JSON.stringify(Object.entries(row.env ?? {}).sort());
+    groups.set(key, [...(groups.get(key) ?? []), row]);
+  }
   eachDatabase(title, (dialect) => {
-    const { t, m } = withMerchantApp(dialect, options);
     const figures = { rows: 0, requests: 0, ms: 0 };
-    for (const row of rows) {
-      if (row.dialects && !row.dialects.includes(dialect)) continue;
-      it(row.name, async () => {
-        const app: RaceApp = { t, m, dialect };
-        const context = await row.setup(app);
-        const started = performance.now();
-        const answers = await Promise.all(Array.from({ length: row.requests ?? 20 }, (_, i) => row.fire(app, context, i)));
-        figures.ms += performance.now() - started;
-        figures.rows += 1;
-        figures.requests += answers.length;
-        const errors = answers.filter((a) => a.status >= 500);
-        assert.deepEqual(errors, [], 'no request of a race may fail with a server error');
-        await row.invariant(app, context, answers);
-        await assertLedgerClean(t);
-      });
+    for (const [key, group] of groups) {
+      const env = { ...(options.env as Record<string, string> | undefined), ...Object.fromEntries(JSON.parse(key) as Array<[string, string]>) };
+      const run = () => raceRows(dialect, group, { ...options, env }, figures);
+      if (groups.size === 1) run();
+      else describe(key === '[]' ? 'default settings' : Object.entries(env).map(([k, v]) => `${k}=${v}`).join(' '), run);
     }
     after(() => {
       console.log(`${title} [${dialect}]: ${figures.rows} rows, ${figures.requests} requests fired in ${Math.round(figures.ms)} ms of races`);
     });
   });
+}
+
+function raceRows(dialect: Dialect, rows: readonly RaceRow[], options: MerchantAppOptions, figures: { rows: number; requests: number; ms: number }): void {
+  const { t, m } = withMerchantApp(dialect, options);
+  for (const row of rows) {
+    if (row.dialects && !row.dialects.includes(dialect)) continue;
+    it(row.name, async () => {
+      const app: RaceApp = { t, m, dialect };
+      const context = await row.setup(app);
+      const started = performance.now();
+      const answers = await Promise.all(Array.from({ length: row.requests ?? 20 }, (_, i) => row.fire(app, context, i)));
+      figures.ms += performance.now() - started;
+      figures.rows += 1;
+      figures.requests += answers.length;
+      const errors = answers.filter((a) => a.status >= 500);
+      assert.deepEqual(errors, [], 'no request of a race may fail with a server error');
+      await row.invariant(app, context, answers);
+      await assertLedgerClean(t);
+    });
+  }
 }
 
 /** The answers counted by outcome: `201` for a success, `422 REFUND_EXCEEDS_CAPTURED` for a refusal (its code). */
