@@ -16,6 +16,9 @@ const CARD_BOUNDS = { MOTU_TOKENS_PER_SESSION: String(TOKENS_PER_SESSION), MOTU_
 
 const PAID_IBAN = 'FR7630006000010000000000152';
 
+/** The evidence fields a draft may carry. */
+const DRAFT_FIELDS = ['productDescription', 'customerCommunication', 'refundPolicy', 'shippingTracking', 'uncategorizedText'] as const;
+
 const post = (t: TestApp, key: string, url: string, body: unknown = {}, headers?: Record<string, string>) => t.api(key, 'POST', url, body, headers);
 const get = async (t: TestApp, key: string, url: string) => {
   const res = await t.api(key, 'GET', url);
@@ -242,6 +245,22 @@ const disputes = [
       assert.equal(dispute.status, 'under_review');
       assert.equal(dispute.evidence.uncategorizedText, succeeded(answers)[0]!.body.evidence.uncategorizedText, 'the evidence of the one that won');
       assert.equal(await countEvents(t, 'dispute.updated', { data: { disputeId } }), 1);
+    },
+  }),
+  race({
+    name: 'dispute evidence: 20 drafts of different fields at once: every field kept, none lost to another draft',
+    setup: ({ t, m }) => openDispute(t, m.testKey),
+    fire: ({ t, m }, { disputeId }, i) => post(t, m.testKey, `/api/v1/disputes/${disputeId}/evidence`, { [DRAFT_FIELDS[i % DRAFT_FIELDS.length]!]: `draft ${i}`, submit: false }),
+    invariant: async ({ t, m }, { disputeId }, answers) => {
+      assertTally(answers, { '200': 20 });
+      const dispute = await get(t, m.testKey, `/api/v1/disputes/${disputeId}`);
+      assert.deepEqual(Object.keys(dispute.evidence).sort(), [...DRAFT_FIELDS].sort(), JSON.stringify(dispute.evidence));
+      for (const [field, value] of Object.entries<string>(dispute.evidence)) {
+        const i = Number(value.split(' ')[1]);
+        assert.equal(DRAFT_FIELDS[i % DRAFT_FIELDS.length], field, `${field}: ${value}`);
+      }
+      assert.equal(dispute.status, 'needs_response');
+      assert.equal(await countEvents(t, 'dispute.updated', { data: { disputeId } }), 0, 'a draft announces nothing');
     },
   }),
   race({
