@@ -445,6 +445,51 @@ const cards = [
 ];
 
 
+const payingTwice = [
+  race({
+    name: 'checkout pay: 20 pays of one session with one card token at once: one authorization, one capture',
+    setup: async ({ t, m }) => {
+      const session = await createSession(t, m.testKey, { amount: 2300 });
+      const token = await t.api(undefined, 'POST', '/acquirer/v1/tokens', { mode: 'test', number: CARDS.visa, expMonth: 12, expYear: 2040, cvc: '123', session: session.sessionId });
+      assert.equal(token.status, 201, JSON.stringify(token.body));
+      return { ...session, token: token.body.token as string };
+    },
+    fire: ({ t }, { sessionId, token }) => t.api(undefined, 'POST', `/checkout/${sessionId}/pay`, { token }),
+    invariant: async ({ t, m }, { paymentId, sessionId }, answers) => {
+      // One pay goes through; the token is spent for the others (INVALID_TOKEN) or, once they have used up the
+      // session's card attempts, they are refused before the acquirer (TOO_MANY_ATTEMPTS).
+      const paid = answers.filter((a) => a.status === 200 && a.body.next === 'redirect');
+      assert.deepEqual(paid.map((a) => a.body.url), [`/checkout/success?sessionId=${sessionId}`]);
+      for (const a of answers.filter((x) => !paid.includes(x))) {
+        assert.ok((a.status === 200 && a.body.code === 'INVALID_TOKEN') || (a.status === 429 && a.body.code === 'TOO_MANY_ATTEMPTS'), JSON.stringify(a));
+      }
+      const asked = await t.db.kysely.selectFrom('acquirer_authorizations').select('id').where('merchant_reference', '=', paymentId).execute();
+      assert.equal(asked.length, 1);
+      assert.equal((await get(t, m.testKey, `/api/v1/payments/${paymentId}`)).capturedAmount, 2300);
+      assert.equal(await countEvents(t, 'payment.captured', { paymentId }), 1);
+    },
+  }),
+  race({
+    name: 'wallet: 20 submits of one wallet session with one card token at once: one saved card, one event',
+    setup: async ({ t, m }) => {
+      const customerId = await createCustomer(t, m.testKey);
+      const session = await post(t, m.testKey, `/api/v1/customers/${customerId}/sessions`, { returnUrl: 'https://shop.example/w' });
+      assert.equal(session.status, 201, JSON.stringify(session.body));
+      const token = await t.api(undefined, 'POST', '/acquirer/v1/tokens', { mode: 'test', number: CARDS.mastercard, expMonth: 12, expYear: 2040, cvc: '123', session: session.body.sessionId });
+      assert.equal(token.status, 201, JSON.stringify(token.body));
+      return { customerId, sessionId: session.body.sessionId as string, token: token.body.token as string };
+    },
+    fire: ({ t }, { sessionId, token }) => t.api(undefined, 'POST', `/api/v1/sdk/sessions/${sessionId}/submit`, { token }),
+    invariant: async ({ t, m }, { customerId }, answers) => {
+      assertTally(answers, { '200': 1, '400 VALIDATION_ERROR': 19 });
+      assert.ok(answers.every((a) => a.status === 200 || a.body.details.field === 'token'), 'the others: the token is spent');
+      const cards = (await get(t, m.testKey, `/api/v1/customers/${customerId}/payment-methods`)).data;
+      assert.deepEqual(cards.map((c: { id: string }) => c.id), [succeeded(answers)[0]!.body.paymentMethodId]);
+      assert.equal(await countEvents(t, 'payment_method.added', { data: { customerId } }), 1);
+    },
+  }),
+];
+
 const sessions = [
   race({
     name: 'payment sessions: 20 creations with one Idempotency-Key: one payment, the same answer to all',
@@ -483,6 +528,6 @@ const sessions = [
 ];
 
 /** Every row; a new route that moves money or consumes a count adds its own here. */
-const RACES: RaceRow[] = [...refunds, ...refundsAndDisputes, ...captures, ...payouts, ...disputes, ...subscriptions, ...cards, ...sessions];
+const RACES: RaceRow[] = [...refunds, ...refundsAndDisputes, ...captures, ...payouts, ...disputes, ...subscriptions, ...cards, ...payingTwice, ...sessions];
 
 raceSuite('races', RACES);
