@@ -465,8 +465,35 @@ const payingTwice = [
       }
       const asked = await t.db.kysely.selectFrom('acquirer_authorizations').select('id').where('merchant_reference', '=', paymentId).execute();
       assert.equal(asked.length, 1);
+      assert.equal((await get(t, m.testKey, `/api/v1/payments/sessions/${sessionId}`)).cardAttempts, 1, 'one card, one attempt');
       assert.equal((await get(t, m.testKey, `/api/v1/payments/${paymentId}`)).capturedAmount, 2300);
       assert.equal(await countEvents(t, 'payment.captured', { paymentId }), 1);
+    },
+  }),
+  race({
+    name: 'checkout pay: a refused card sent 20 times at once: one attempt spent, the next card still taken',
+    env: CARD_BOUNDS,
+    setup: async ({ t, m }) => {
+      const session = await createSession(t, m.testKey, { amount: 2300 });
+      const token = await t.api(undefined, 'POST', '/acquirer/v1/tokens', { mode: 'test', number: CARDS.declined, expMonth: 12, expYear: 2040, cvc: '123', session: session.sessionId });
+      assert.equal(token.status, 201, JSON.stringify(token.body));
+      return { ...session, token: token.body.token as string };
+    },
+    fire: ({ t }, { sessionId, token }) => t.api(undefined, 'POST', `/checkout/${sessionId}/pay`, { token }),
+    invariant: async ({ t, m }, { paymentId, sessionId }, answers) => {
+      const refused = answers.filter((a) => a.status === 200 && a.body.next === 'redirect');
+      assert.deepEqual(refused.map((a) => a.body.url), [`/checkout/failed?sessionId=${sessionId}`]);
+      for (const a of answers.filter((x) => !refused.includes(x))) {
+        assert.ok((a.status === 200 && a.body.code === 'INVALID_TOKEN') || (a.status === 429 && a.body.code === 'TOO_MANY_ATTEMPTS'), JSON.stringify(a));
+      }
+      const session = await get(t, m.testKey, `/api/v1/payments/sessions/${sessionId}`);
+      assert.deepEqual([session.cardAttempts, session.cardAttemptsLeft], [1, CARD_ATTEMPTS - 1], 'one card, one attempt');
+      assert.equal(await countEvents(t, 'payment.failed', { paymentId }), 1);
+      // The payer tries another card: taken.
+      const next = await t.api(undefined, 'POST', '/acquirer/v1/tokens', { mode: 'test', number: CARDS.visa, expMonth: 12, expYear: 2040, cvc: '123', session: sessionId });
+      assert.equal(next.status, 201, JSON.stringify(next.body));
+      const paid = await t.api(undefined, 'POST', `/checkout/${sessionId}/pay`, { token: next.body.token });
+      assert.equal(paid.body.url, `/checkout/success?sessionId=${sessionId}`, JSON.stringify(paid.body));
     },
   }),
   race({
