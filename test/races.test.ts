@@ -7,6 +7,7 @@ import { CARDS } from './support/cards.js';
 import type { TestApp } from './support/harness.js';
 import { createSession, paidPayment } from './support/payments.js';
 import { assertTally, countEvents, race, raceSuite, succeeded, tally, type RaceRow } from './support/races.js';
+import { paymentSchedule } from './support/schedule.js';
 import { saveCard } from './support/wallet.js';
 
 /** The card rows' bounds: a session's card tokens and the cards it may send to the acquirer. */
@@ -322,7 +323,46 @@ const disputes = [
   }),
 ];
 
+/** Months after a test clock's start, as the subscription's due dates fall (the 10th, 10:00 UTC). */
+const CLOCK_START = Date.parse('2027-01-10T10:00:00.000Z');
+const monthsAfterStart = (n: number) => {
+  const d = new Date(CLOCK_START);
+  d.setUTCMonth(d.getUTCMonth() + n);
+  return d.toISOString();
+};
+
+/** The time the `i`th advance asks for: 1 to 4 months on, and `i` minutes, so that no two ask for the same. */
+const advanceTarget = (i: number) => monthsAfterStart(1 + (i % 4)).replace(':00:00.000Z', `:${String(i).padStart(2, '0')}:00.000Z`);
+
 const subscriptions = [
+  race({
+    name: "test clock: 20 advances of a subscription's clock at once: one taken, each due date charged once by three workers",
+    setup: async ({ t, m }) => {
+      const clock = await post(t, m.testKey, '/api/v1/test-helpers/test-clocks', { frozenTime: monthsAfterStart(0) });
+      assert.equal(clock.status, 201, JSON.stringify(clock.body));
+      const customerId = await createCustomer(t, m.testKey, { testClockId: clock.body.id });
+      const card = (await saveCard(t, m.testKey, customerId)).result.paymentMethodId as string;
+      const sub = await post(t, m.testKey, '/api/v1/subscriptions', { customerId, paymentMethodId: card, amount: 2500, currency: 'EUR', interval: 'month' });
+      assert.equal(sub.status, 201, JSON.stringify(sub.body));
+      return { clockId: clock.body.id as string, subscriptionId: sub.body.id as string };
+    },
+    fire: ({ t, m }, { clockId }, i) => post(t, m.testKey, `/api/v1/test-helpers/test-clocks/${clockId}/advance`, { frozenTime: advanceTarget(i) }),
+    invariant: async ({ t, m }, { clockId, subscriptionId }, answers) => {
+      assertTally(answers, { '200': 1, '422 CLOCK_NOT_ADVANCEABLE': 19 });
+      // The worker's side: three workers run the advance at once, then until the clock is ready.
+      const schedules = [paymentSchedule(t, t.clock), paymentSchedule(t, t.clock), paymentSchedule(t, t.clock)];
+      await Promise.all(schedules.map((s) => s.tick()));
+      for (let i = 0; i < 20 && (await get(t, m.testKey, `/api/v1/test-helpers/test-clocks/${clockId}`)).status !== 'ready'; i++) await schedules[0]!.tick();
+      const clock = await get(t, m.testKey, `/api/v1/test-helpers/test-clocks/${clockId}`);
+      assert.deepEqual([clock.status, clock.frozenTime], ['ready', advanceTarget(answers.findIndex((a) => a.status === 200))], 'at the time the one taken asked for');
+      const due = Array.from({ length: 6 }, (_, n) => monthsAfterStart(n)).filter((d) => d <= clock.frozenTime);
+      assert.ok(due.length >= 2, clock.frozenTime);
+      const payments = await subscriptionPayments(t, subscriptionId);
+      assert.deepEqual(payments.map((p) => p.due_date).sort(), due, 'one charge per due date reached');
+      assert.ok(payments.every((p) => p.status === 'captured'));
+      assert.equal(await countEvents(t, 'subscription.payment_succeeded', { data: { subscriptionId } }), due.length);
+    },
+  }),
   race({
     name: 'subscriptions: 20 cancels at once: one cancellation, one event',
     setup: async ({ t, m }) => {
