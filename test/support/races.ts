@@ -67,10 +67,12 @@ export function raceSuite(title: string, rows: readonly RaceRow[], options: Merc
   eachDatabase(title, (dialect) => {
     const figures = { rows: 0, requests: 0, ms: 0 };
     for (const [key, group] of groups) {
-      const env = { ...(options.env as Record<string, string> | undefined), ...Object.fromEntries(JSON.parse(key) as Array<[string, string]>) };
+      const own = Object.fromEntries(JSON.parse(key) as Array<[string, string]>);
+      // The suite's env may be a function, read when the app starts (withMerchantApp): the rows' settings go on top.
+      const env = () => ({ ...(typeof options.env === 'function' ? options.env() : options.env), ...own });
       const run = () => raceRows(dialect, group, { ...options, env }, figures);
       if (groups.size === 1) run();
-      else describe(key === '[]' ? 'default settings' : Object.entries(env).map(([k, v]) => `${k}=${v}`).join(' '), run);
+      else describe(key === '[]' ? 'default settings' : Object.entries(own).map(([k, v]) => `${k}=${v}`).join(' '), run);
     }
     after(() => {
       console.log(`${title} [${dialect}]: ${figures.rows} rows, ${figures.requests} requests fired in ${Math.round(figures.ms)} ms of races`);
