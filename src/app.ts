@@ -3,7 +3,7 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import type { FastifyBaseLogger } from 'fastify';
+import type { FastifyBaseLogger, RouteOptions } from 'fastify';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { adminAuthHook } from './http/admin-auth.js';
@@ -75,6 +75,8 @@ export interface AppDeps {
   adminTokenHash: string;
   clock?: Clock;
   logger?: FastifyBaseLogger;
+  /** Called with every route as it is registered (the test sweeps derive their lists of routes from it). */
+  onRoute?: (route: RouteOptions) => void;
 }
 
 import { buildServices } from './compose.js';
@@ -102,6 +104,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     // X-Request-Id on every answer: the caller's when it is a safe short token, else ours (src/http/request-id.ts).
     genReqId: requestIdGenerator(),
   });
+  if (deps.onRoute) app.addHook('onRoute', deps.onRoute);
   requestIdHeader(app);
   if ((deps.logger as { isLevelEnabled?: (level: string) => boolean } | undefined)?.isLevelEnabled?.('info')) requestLogLine(app);
   app.setValidatorCompiler(validatorCompiler());

@@ -1,17 +1,22 @@
-// Hostile input: property-based and fuzz requests on every route of the OpenAPI document.
-// Whatever arrives, the answer is never a 500, a failure always has the error shape {code, message}, and a request
-// that failed wrote nothing (the row count of every table is the same before and after).
+// Hostile input: property-based and fuzz requests on every route the app registers: the OpenAPI documents' routes, the
+// JSON routes left out of them (card fields, checkout), the pages, assets and probes, and the event stream over a real
+// socket (the back-office's /dashboard/api routes: test/back-office-hostile.test.ts). A route added anywhere is swept
+// without a word here, or fails 'every registered route is swept'.
+// Whatever arrives, the answer is never a 500, a failure always has the error shape {code, message} (an HTML page
+// answers the payer in HTML), and a request that failed wrote nothing (the row count of every table is the same
+// before and after).
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { before, test } from 'node:test';
 import fc from 'fast-check';
-import { ADMIN_TOKEN, eachDatabase, type TestApp } from './support/harness.js';
+import { ADMIN_TOKEN, eachDatabase, type RegisteredRoute, type TestApp } from './support/harness.js';
 import { withApp } from './support/merchant-app.js';
 import { createKey, createMerchant, createStore, createCustomer } from './support/factories.js';
 import { createSession, paidPayment } from './support/payments.js';
 import { saveCard } from './support/wallet.js';
 import { rowCounts, tableNames } from './support/tables.js';
+import { readStream } from './support/stream.js';
 
 interface Operation {
   method: string;
@@ -29,20 +34,46 @@ interface Fixtures {
   ids: Record<string, string>;
 }
 
-/** The SSE stream answers 200 and stays open by design; it cannot be driven by inject and is left out (but its refusals are tried). */
+/** The SSE stream answers 200 and stays open by design: driven over a real socket ('the event stream…'), not by inject. */
 const NOT_FUZZED = new Set(['GET /api/v1/events/stream']);
 const STREAM = { method: 'GET', path: '/api/v1/events/stream', query: ['since'], bodyKeys: [], freeJson: [], dateQuery: ['since'] };
 
+/** How a registered route is swept; every route the app registers must have one (`sweepOf`). */
+type Sweep = 'document' | 'json' | 'page' | 'stream' | 'back-office';
+
+function sweepOf(route: RegisteredRoute, documented: Set<string>): Sweep | undefined {
+  const name = `${route.method} ${route.path}`;
+  if (NOT_FUZZED.has(name)) return 'stream';
+  if (documented.has(name)) return 'document';
+  if (route.path.startsWith('/dashboard/api/')) return 'back-office';
+  // Left out of the documents: the JSON routes (the card fields' token, the checkout's pay…) get the same fuzzing as
+  // the documented ones; the rest are pages, assets, probes and the documents themselves.
+  if (route.method === 'POST' || route.method === 'PATCH' || route.method === 'PUT' || route.method === 'DELETE') return 'json';
+  if (route.method === 'GET' || route.method === 'OPTIONS') return 'page';
+  return undefined;
+}
+
 const RUNS = Number(process.env.HOSTILE_RUNS ?? 150);
 
-async function operations(t: TestApp): Promise<Operation[]> {
+async function documentedPaths(t: TestApp): Promise<Record<string, Record<string, any>>> {
   const res = await t.api(undefined, 'GET', '/api/v1/openapi.json');
   assert.equal(res.status, 200);
   // The admin API has its own document.
   const admin = await t.admin('GET', '/admin/v1/openapi.json');
   assert.equal(admin.status, 200);
+  return { ...res.body.paths, ...admin.body.paths };
+}
+
+async function operations(t: TestApp): Promise<Operation[]> {
+  const paths = await documentedPaths(t);
+  const documented = new Set(Object.entries(paths).flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`)));
   const ops: Operation[] = [];
-  for (const [path, methods] of Object.entries<Record<string, any>>({ ...res.body.paths, ...admin.body.paths })) {
+  // The JSON routes the documents leave out, with the fields their schema declares.
+  for (const route of t.routes) {
+    if (sweepOf(route, documented) !== 'json') continue;
+    ops.push({ method: route.method, path: route.path, query: [], bodyKeys: route.bodyKeys, freeJson: [], dateQuery: [] });
+  }
+  for (const [path, methods] of Object.entries<Record<string, any>>(paths)) {
     for (const [method, op] of Object.entries<any>(methods)) {
       if (NOT_FUZZED.has(`${method.toUpperCase()} ${path}`)) continue;
       const schema = op.requestBody?.content?.['application/json']?.schema;
@@ -165,6 +196,9 @@ function realId(path: string, method: string, ids: Record<string, string>): stri
     [/^\/api\/v1\/subscriptions\//, 'subscription'],
     [/^\/api\/v1\/billing\/invoices\//, 'invoice'],
     [/^\/api\/v1\/billing\/credit-notes\//, 'creditNote'],
+    [/^\/checkout\//, 'session'],
+    [/^\/wallet\//, 'walletSession'],
+    [/^\/acquirer\/v1\/3ds\//, 'session'],
   ];
   for (const [pattern, name] of table) if (pattern.test(path)) return ids[name]!;
   throw new Error(`no fixture id for ${method} ${path}`);
@@ -260,6 +294,17 @@ const VALID_BODIES: Record<string, Record<string, unknown>> = {
   'POST /api/v1/subscriptions': { customerId: 'CUS', amount: 1000, currency: 'EUR', interval: 'month', privateData: { a: 1 } },
   'PATCH /api/v1/subscriptions/{id}': { amount: 1000, privateData: { a: 1 } },
   'POST /api/v1/billing/invoices': { customerId: 'CUS', currency: 'XPF', lines: [{ description: 'L', quantity: 1, unitPrice: 1 }] },
+  'PATCH /api/v1/billing/invoices/{id}': { memo: 'm', lines: [{ description: 'L', quantity: 2, unitPrice: 1 }] },
+  'POST /api/v1/billing/invoices/{id}/payments': { amount: 1, method: 'cash' },
+  'POST /api/v1/billing/invoices/{id}/credit-notes': { amount: 1, reason: 'other' },
+  'POST /api/v1/subscriptions/{id}/cancel': { atPeriodEnd: true },
+  'POST /api/v1/disputes/{id}/evidence': { uncategorizedText: 'x', submit: false },
+  'POST /api/v1/test-helpers/payments/{id}/dispute': { amount: 1, reason: 'fraudulent' },
+  'POST /api/v1/bank-accounts': { iban: 'DE89370400440532013000', holderName: 'H', currency: 'EUR' },
+  'POST /api/v1/payouts': { currency: 'EUR', amount: 1, description: 'd' },
+  'PATCH /api/v1/payout-schedule': { interval: 'weekly', delayDays: 2 },
+  'POST /api/v1/test-helpers/test-clocks': { frozenTime: '2030-01-01T00:00:00.000Z', name: 'n' },
+  'POST /acquirer/v1/tokens': { mode: 'test', number: '4242424242424242', expMonth: 12, expYear: 2040, cvc: '123', session: 'SES' },
 };
 
 // ---- the invariant ----
@@ -267,6 +312,7 @@ const VALID_BODIES: Record<string, Record<string, unknown>> = {
 interface Outcome {
   status: number;
   body: any;
+  headers?: Record<string, unknown>;
 }
 
 class Checker {
@@ -279,14 +325,22 @@ class Checker {
     this.tables = await tableNames(this.t.db);
   }
 
-  /** Runs one request and checks the invariants; `idempotent` when it carried a well-formed Idempotency-Key. */
-  async check(what: string, run: () => Promise<Outcome>, allowed: { idempotencyRow?: boolean } = {}) {
+  /**
+   * Runs one request and checks the invariants; `idempotencyRow` when it carried a well-formed Idempotency-Key,
+   * `html` for a page (its refusals are HTML).
+   */
+  async check(what: string, run: () => Promise<Outcome>, allowed: { idempotencyRow?: boolean; html?: boolean } = {}) {
     const before = await rowCounts(this.t.db, this.tables);
     const res = await run();
     this.requests++;
     const context = `${what} → ${res.status} ${JSON.stringify(res.body)?.slice(0, 300)}`;
     assert.ok(res.status < 500, `server error: ${context}`);
-    if (res.status >= 400) {
+    // A page refuses the payer in HTML, as a page; everything else in the error shape.
+    const html = String(res.headers?.['content-type'] ?? '').startsWith('text/html');
+    if (res.status >= 400 && html && allowed.html) {
+      this.failures++;
+      assert.deepEqual(await rowCounts(this.t.db, this.tables), before, `a failed request wrote rows: ${context}`);
+    } else if (res.status >= 400) {
       this.failures++;
       assert.equal(typeof res.body, 'object', `error body is not JSON: ${context}`);
       assert.equal(typeof res.body?.code, 'string', `error without code: ${context}`);
@@ -324,7 +378,7 @@ function describeValue(v: unknown): string {
 
 function authFor(path: string, key: string): string | undefined {
   if (path.startsWith('/admin/')) return ADMIN_TOKEN;
-  if (path.startsWith('/api/v1/sdk/')) return undefined;
+  if (path.startsWith('/api/v1/sdk/') || !path.startsWith('/api/v1/')) return undefined;
   return key;
 }
 
@@ -337,13 +391,14 @@ eachDatabase('hostile input', (dialect) => {
   before(async () => {
     fx = await fixtures(t);
     VALID_BODIES['POST /api/v1/payments']!.paymentMethodId = fx.ids.paymentMethod;
+    VALID_BODIES['POST /acquirer/v1/tokens']!.session = fx.ids.session;
     ops = await operations(t);
     checker = new Checker(t);
     await checker.init();
   });
 
   const call = (op: Operation, opts: { id?: string; query?: string; body?: unknown; raw?: string; headers?: Record<string, string> }) => {
-    const path = op.path.includes('{id}') ? op.path.replace('{id}', pct(opts.id ?? realId(op.path, op.method, fx.ids))) : op.path;
+    const path = op.path.includes('{') ? op.path.replace(/\{\w+\}/g, pct(opts.id ?? realId(op.path, op.method, fx.ids))) : op.path;
     const url = opts.query ? `${path}?${opts.query}` : path;
     const headers: Record<string, string> = { ...(opts.headers ?? {}) };
     const payload = opts.raw ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body));
@@ -351,9 +406,91 @@ eachDatabase('hostile input', (dialect) => {
     return t.api(authFor(op.path, fx.key), op.method, url, payload, headers);
   };
 
+  /** The app on a real loopback port (the stream and oversize headers need one); started once. */
+  let port: number | undefined;
+  const listening = async () => {
+    if (port === undefined) {
+      await t.app.listen({ port: 0, host: '127.0.0.1' });
+      port = (t.app.server.address() as AddressInfo).port;
+    }
+    return port;
+  };
+
+  test('every registered route is swept: documented, JSON, page, stream or back-office', async () => {
+    const paths = await documentedPaths(t);
+    const documented = new Set(Object.entries(paths).flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`)));
+    const registered = new Set(t.routes.map((r) => `${r.method} ${r.path}`));
+    for (const name of documented) assert.ok(registered.has(name), `the documents list ${name}, which the app does not register`);
+    const driven = new Set(ops.map((op) => `${op.method} ${op.path}`));
+    const counts: Record<string, number> = {};
+    for (const route of t.routes) {
+      const name = `${route.method} ${route.path}`;
+      const sweep = sweepOf(route, documented);
+      assert.ok(sweep, `no sweep drives ${name}`);
+      counts[sweep] = (counts[sweep] ?? 0) + 1;
+      if (sweep === 'document' || sweep === 'json') assert.ok(driven.has(name), `${name} is not among the fuzzed operations`);
+    }
+    for (const known of ['POST /acquirer/v1/tokens', 'POST /checkout/{sessionId}/pay', 'POST /api/v1/billing/invoices/{id}/credit-notes', 'PATCH /api/v1/subscriptions/{id}']) {
+      assert.ok(driven.has(known), `${known} is not fuzzed`);
+    }
+    assert.ok((counts.page ?? 0) >= 20 && counts.stream === 1 && (counts['back-office'] ?? 0) >= 20, JSON.stringify(counts));
+    console.log(`hostile input [${dialect}]: ${t.routes.length} registered routes swept: ${JSON.stringify(counts)}`);
+  });
+
+  test('pages, assets and probes (the routes outside the documents): hostile ids, wildcards and query strings', async () => {
+    const documented = new Set(ops.map((op) => `${op.method} ${op.path}`));
+    const pages = t.routes.filter((r) => sweepOf(r, documented) === 'page');
+    const fill = (path: string, value: string) => path.replace(/\{\w+\}/g, pct(value)).replace('*', pct(value));
+    const once = async (route: RegisteredRoute, value: string, query: string) => {
+      const url = `${fill(route.path, value)}${query ? `?${query}` : ''}`;
+      await checker.check(`${route.method} ${url.slice(0, 200)}`, () => t.api(undefined, route.method, url), { html: true });
+    };
+    for (const route of pages) {
+      for (const value of ['../../../../etc/passwd', '%00', 'x'.repeat(300), "' OR '1'='1", '<script>alert(1)</script>']) {
+        if (route.path.includes('{') || route.path.includes('*')) await once(route, value, '');
+      }
+      await once(route, 'x', `sessionId=${pct("' OR 1=1 --")}&since=${pct('\u0000')}&token=${pct('\uD800')}`);
+    }
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...pages), hostileString, fc.array(fc.tuple(fc.constantFrom('sessionId', 'token', 'lang', 'since', 'x'), hostileString), { maxLength: 3 }),
+        async (route, value, pairs) => once(route, value, pairs.map(([k, v]) => `${k}=${pct(v)}`).join('&'))),
+      { numRuns: RUNS, endOnFailure: true, includeErrorInReport: true },
+    );
+  });
+
+  test('the event stream over a real socket: hostile since, query strings and keys; a stream opened is only events', async () => {
+    const base = `http://127.0.0.1:${await listening()}/api/v1/events/stream`;
+    const attempt = async (query: string, headers: Record<string, string>) => {
+      await checker.check(`GET /api/v1/events/stream?${query.slice(0, 200)} ${describeValue(headers).slice(0, 100)}`, async () => {
+        const res = await readStream(query ? `${base}?${query}` : base, headers, 150);
+        if (res.status === 200) {
+          assert.match(String(res.headers.get('content-type')), /^text\/event-stream/);
+          // Only SSE lines: comments, or an event's id, type and JSON body.
+          for (const line of res.text.split('\n').filter(Boolean)) assert.match(line, /^(: |id: [a-z]+_[A-Za-z0-9]+$|event: [a-z_.]+$|data: \{)/, line);
+        }
+        return { status: res.status, body: res.body };
+      });
+    };
+    const auth = { authorization: `Bearer ${fx.key}` };
+    await attempt('', auth);
+    await attempt('since=2000-01-01T00:00:00.000Z', auth);
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(fc.constantFrom('since', 'limit', 'type', 'x'), hostileString), { maxLength: 3 }), async (pairs) =>
+        attempt(pairs.map(([k, v]) => `${k}=${pct(v)}`).join('&'), auth)),
+      { numRuns: Math.ceil(RUNS / 3), endOnFailure: true, includeErrorInReport: true },
+    );
+    await fc.assert(
+      fc.asyncProperty(hostileString, async (raw) => {
+        const value = [...raw].map((c) => (c.charCodeAt(0) > 255 || c.charCodeAt(0) < 32 || c === '\u007f' ? '?' : c)).join('').slice(0, 4000);
+        await attempt('', { authorization: `Bearer ${value}` });
+      }),
+      { numRuns: Math.ceil(RUNS / 5), endOnFailure: true, includeErrorInReport: true },
+    );
+  });
+
   test('the OpenAPI document lists the routes this test drives', () => {
     assert.ok(ops.length >= 40, `only ${ops.length} operations`);
-    for (const op of ops) if (op.path.includes('{id}')) assert.ok(realId(op.path, op.method, fx.ids));
+    for (const op of ops) if (op.path.includes('{')) assert.ok(realId(op.path, op.method, fx.ids));
   });
 
   test('hostile JSON bodies on every route with a body', async () => {
@@ -379,7 +516,7 @@ eachDatabase('hostile input', (dialect) => {
         const query = pairs.map(([k, v], i) => `${pct(names[i % names.length] ?? k)}=${pct(v)}`).join('&');
         const body = op.method === 'POST' || op.method === 'PATCH' ? {} : undefined;
         await checker.check(`${op.method} ${op.path} id=${describeValue(id)} ?${query.slice(0, 200)}`, () =>
-          call(op, { id: op.path.includes('{id}') ? id : undefined, query, body }),
+          call(op, { id: op.path.includes('{') ? id : undefined, query, body }),
         );
       }),
       { numRuns: RUNS, endOnFailure: true, includeErrorInReport: true },
@@ -469,7 +606,7 @@ eachDatabase('hostile input', (dialect) => {
 
   test('a path that does not decode (bad percent-encoding) answers the error shape on every route', async () => {
     for (const op of [...ops, STREAM]) {
-      const bad = op.path.includes('{id}') ? op.path.replace('{id}', '%FF') : `${op.path}/%E0%A4%A`;
+      const bad = op.path.includes('{') ? op.path.replace(/\{\w+\}/g, '%FF') : `${op.path}/%E0%A4%A`;
       const body = op.method === 'POST' || op.method === 'PATCH' ? '{}' : undefined;
       let answer: Outcome | undefined;
       await checker.check(`${op.method} ${bad}`, async () =>
@@ -545,9 +682,7 @@ eachDatabase('hostile input', (dialect) => {
   });
 
   test('oversize headers over a real socket get the error shape', async () => {
-    const address = await t.app.listen({ port: 0, host: '127.0.0.1' });
-    const port = (t.app.server.address() as AddressInfo).port;
-    assert.ok(address);
+    const port = await listening();
     const send = (headers: Record<string, string>, method = 'GET', body?: string) =>
       new Promise<{ status: number; body: string }>((resolve, reject) => {
         const req = http.request({ host: '127.0.0.1', port, method, path: '/api/v1/customers', headers }, (res) => {

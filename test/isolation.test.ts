@@ -9,6 +9,8 @@ import { createKey, createMerchant, createStore, createCustomer } from './suppor
 import { createSession, paidPayment } from './support/payments.js';
 import { saveCard } from './support/wallet.js';
 import { rowCounts, tableNames } from './support/tables.js';
+import { createUser, signedInUser } from './support/back-office.js';
+import { readStream } from './support/stream.js';
 
 interface Victim {
   key: string;
@@ -71,19 +73,75 @@ const BY_ID: Record<string, { target: string; body?: unknown; storeScoped?: bool
   'POST /api/v1/card-links/{id}/cancel': { target: 'cardLink', body: {} },
 };
 /** Routes with {id} that a secret key does not drive: the SDK routes are authenticated by the session id itself. */
-const NOT_KEYED = new Set(['GET /api/v1/sdk/sessions/{id}', 'POST /api/v1/sdk/sessions/{id}/submit', 'POST /api/v1/sdk/sessions/{id}/widget']);
+const NOT_KEYED = new Set([
+  'GET /api/v1/sdk/sessions/{id}', 'POST /api/v1/sdk/sessions/{id}/submit', 'POST /api/v1/sdk/sessions/{id}/widget',
+  'GET /api/v1/sdk/sessions/{id}/3ds-return',
+  // The browser's CORS preflight of the SDK routes: no key, no object.
+  'OPTIONS /api/v1/sdk/*',
+]);
 
-/** Creation routes that take another object's id in the body: a foreign id must be refused, nothing charged. */
-function crossReferences(ids: Record<string, string>): Array<[string, string, unknown]> {
+/**
+ * Every /api/v1 list or singleton (GET without an id) and the URLs it is read at: a foreign key's answer must show none
+ * of the victim's ids or names. The event stream is read over a real socket (its own test).
+ */
+const LISTS = (ids: Record<string, string>): Record<string, string[]> => ({
+  'GET /api/v1/customers': ['/api/v1/customers?limit=100', `/api/v1/customers?email=${encodeURIComponent('x')}`],
+  'GET /api/v1/payments': ['/api/v1/payments?limit=100', `/api/v1/payments?storeId=${ids.store2}`, '/api/v1/payments?storeId=V-2', `/api/v1/payments?customerId=${ids.customer}`],
+  'GET /api/v1/webhook-endpoints': ['/api/v1/webhook-endpoints'],
+  'GET /api/v1/events': ['/api/v1/events?limit=100', `/api/v1/events?paymentId=${ids.captured}`],
+  'GET /api/v1/balance': ['/api/v1/balance'],
+  'GET /api/v1/balance-transactions': ['/api/v1/balance-transactions?limit=100', `/api/v1/balance-transactions?sourceId=${ids.captured}`],
+  'GET /api/v1/bank-accounts': ['/api/v1/bank-accounts?limit=100'],
+  'GET /api/v1/payout-schedule': ['/api/v1/payout-schedule'],
+  'GET /api/v1/payouts': ['/api/v1/payouts?limit=100'],
+  'GET /api/v1/test-helpers/test-clocks': ['/api/v1/test-helpers/test-clocks?limit=100'],
+  'GET /api/v1/disputes': ['/api/v1/disputes?limit=100', `/api/v1/disputes?paymentId=${ids.captured}`],
+  'GET /api/v1/subscriptions': ['/api/v1/subscriptions?limit=100', `/api/v1/subscriptions?customerId=${ids.customer}`],
+  'GET /api/v1/billing/settings': ['/api/v1/billing/settings'],
+  'GET /api/v1/billing/invoices': ['/api/v1/billing/invoices?limit=100', `/api/v1/billing/invoices?customerId=${ids.customer}`],
+  'GET /api/v1/billing/credit-notes': ['/api/v1/billing/credit-notes?limit=100', `/api/v1/billing/credit-notes?invoiceId=${ids.invoice}`],
+  // The signing secret is compared with the victim's below; the documents are the same for all.
+  'GET /api/v1/webhooks/signing-secret': ['/api/v1/webhooks/signing-secret'],
+  'GET /api/v1/openapi.json': [],
+  'GET /api/v1/events/stream': [],
+});
+
+/**
+ * Every /api/v1 write without an id (a creation or a setting), with the bodies that name one of the victim's objects:
+ * each must be refused to a foreign key, nothing charged or written. An empty list: the route names no other object.
+ */
+function crossReferences(ids: Record<string, string>): Record<string, unknown[]> {
   const session = { order: { reference: 'X', amount: 500, currency: 'EUR' }, redirectUrl: 'https://evil.example/r', notificationUrl: 'https://evil.example/n' };
-  return [
-    ['POST', '/api/v1/payments', { paymentMethodId: ids.paymentMethod, order: session.order, notificationUrl: session.notificationUrl }],
-    ['POST', '/api/v1/payments/sessions', { ...session, customerId: ids.customer }],
-    ['POST', '/api/v1/payments/sessions', { ...session, storeId: ids.store2 }],
-    ['POST', '/api/v1/payments/links', { ...session, customerId: ids.customer }],
-    ['POST', '/api/v1/payments/sessions', { ...session, merchantConfigId: ids.contract }],
-  ];
+  const invoice = { currency: 'XPF', lines: [{ description: 'L', quantity: 1, unitPrice: 1000 }] };
+  return {
+    'POST /api/v1/payments': [{ paymentMethodId: ids.paymentMethod, order: session.order, notificationUrl: session.notificationUrl }],
+    'POST /api/v1/payments/sessions': [{ ...session, customerId: ids.customer }, { ...session, storeId: ids.store2 }, { ...session, merchantConfigId: ids.contract }],
+    'POST /api/v1/payments/links': [{ ...session, customerId: ids.customer }],
+    'POST /api/v1/customers': [{ email: 'thief@evil.example', testClockId: ids.testClock }],
+    'POST /api/v1/subscriptions': [
+      { customerId: ids.customer, amount: 1000, currency: 'EUR', interval: 'month' },
+      { customerId: ids.customer, paymentMethodId: ids.paymentMethod, amount: 1000, currency: 'EUR', interval: 'month' },
+    ],
+    'POST /api/v1/billing/invoices': [{ ...invoice, customerId: ids.customer }],
+    'POST /api/v1/payouts': [{ currency: 'EUR', amount: 100, bankAccountId: ids.bankAccount }],
+    'PATCH /api/v1/payout-schedule': [],
+    'POST /api/v1/webhook-endpoints': [],
+    'POST /api/v1/agency/webhooks': [],
+    'POST /api/v1/bank-accounts': [],
+    'POST /api/v1/test-helpers/test-clocks': [],
+    'POST /api/v1/webhooks/signing-secret/rotate': [],
+  };
 }
+
+/** The back-office's routes that name an object, and the victim's object each is aimed at. */
+const BACK_OFFICE_BY_ID: Record<string, { target: string; body?: unknown }> = {
+  'PATCH /dashboard/api/users/{id}': { target: 'user', body: { role: 'analyst' } },
+  'DELETE /dashboard/api/users/{id}': { target: 'user' },
+  'DELETE /dashboard/api/keys/{id}': { target: 'apiKey' },
+  'GET /dashboard/api/payments/{id}/timeline': { target: 'captured' },
+};
+/** Back-office routes with a parameter that is no merchant's object: the set-up link's token is its own secret. */
+const BACK_OFFICE_UNSCOPED = new Set(['GET /dashboard/api/setup/{token}']);
 
 async function victim(t: TestApp): Promise<Victim> {
   const m = await createMerchant(t, 'Victim');
@@ -121,6 +179,7 @@ async function victim(t: TestApp): Promise<Victim> {
   assert.equal(subscription.status, 201, JSON.stringify(subscription.body));
   const dispute = await t.api(m.testKey, 'POST', `/api/v1/test-helpers/payments/${captured}/dispute`, { amount: 100 });
   assert.equal(dispute.status, 201, JSON.stringify(dispute.body));
+  const user = await createUser(t, m.id, 'victim-admin@victim.example', 'admin');
   return {
     key: m.testKey,
     storeKey: storeKey.secretKey,
@@ -134,9 +193,14 @@ async function victim(t: TestApp): Promise<Victim> {
       subscription: subscription.body.id,
       invoice: invoice.body.id,
       creditNote: creditNote.body.id,
+      user: user.id,
+      apiKey: storeKey.id,
     },
   };
 }
+
+/** Names of the victim that only its own keys may read (its bank account holder; its legal name, per merchant). */
+const VICTIM_NAMES = { perMode: ['Victim GmbH'], perMerchant: ['Victim SARL', 'victim-admin@victim.example'] };
 
 /** What the victim's objects look like to their owner: compared before and after the attacks. */
 async function snapshot(t: TestApp, v: Victim) {
@@ -164,9 +228,11 @@ async function snapshot(t: TestApp, v: Victim) {
 }
 
 eachDatabase('isolation matrix', (dialect) => {
-  const { t } = withApp(dialect);
+  const suite = withApp(dialect, { serve: true });
+  const { t } = suite;
   let v: Victim;
-  let attackers: Array<{ name: string; key: string }>;
+  /** Who attacks: keys, and another merchant's back-office user (its session cookie and CSRF token). */
+  let attackers: Array<{ name: string; key?: string; userId?: string; headers: Record<string, string>; call: (method: string, url: string, body?: unknown) => ReturnType<TestApp['api']> }>;
   let tables: string[];
   let checked = 0;
 
@@ -178,26 +244,49 @@ eachDatabase('isolation matrix', (dialect) => {
     const victimLiveRead = await createKey(t, v.ids.merchant!, { mode: 'live', permission: 'read' });
     const victimMerchant = await t.api(undefined, 'GET', '/healthz');
     assert.equal(victimMerchant.status, 200);
-    attackers = [
-      { name: 'another merchant (test key)', key: other.testKey },
-      { name: 'another merchant (live key)', key: other.liveKey },
-      { name: 'another merchant (second test key)', key: otherStoreKey.secretKey },
-      { name: 'same merchant, live mode', key: (await t.admin('GET', `/admin/v1/merchants/${v.ids.merchant}`)).body.liveSecretKey ?? '' },
-      { name: 'same merchant, live mode (read key)', key: victimLiveRead.secretKey },
-    ].filter((a) => a.key);
     const live = await createKey(t, v.ids.merchant!, { mode: 'live' });
-    attackers.push({ name: 'same merchant, live mode (write key)', key: live.secretKey });
-    tables = await tableNames(t.db);
+    const keyed = (name: string, key: string) => ({
+      name, key, headers: { authorization: `Bearer ${key}` }, call: (method: string, url: string, body?: unknown) => t.api(key, method, url, body),
+    });
+    attackers = [
+      keyed('another merchant (test key)', other.testKey),
+      keyed('another merchant (live key)', other.liveKey),
+      keyed('another merchant (second test key)', otherStoreKey.secretKey),
+      keyed('same merchant, live mode', (await t.admin('GET', `/admin/v1/merchants/${v.ids.merchant}`)).body.liveSecretKey ?? ''),
+      keyed('same merchant, live mode (read key)', victimLiveRead.secretKey),
+      keyed('same merchant, live mode (write key)', live.secretKey),
+    ].filter((a) => a.key);
+    const intruder = await signedInUser(t, other.id, 'owner');
+    attackers.push({
+      name: "another merchant's back-office owner", userId: intruder.id, headers: { cookie: intruder.cookie, 'x-csrf-token': intruder.csrfToken },
+      call: (method, url, body) => intruder.call(method, url, body),
+    });
+    // Back-office calls leave their audit row, by design (what was tried is logged); nothing else may be written.
+    tables = (await tableNames(t.db)).filter((name) => name !== 'audit_log');
   });
 
-  test('the matrix covers every /api/v1 route that takes an id', async () => {
-    const doc = (await t.api(undefined, 'GET', '/api/v1/openapi.json')).body;
-    for (const [path, methods] of Object.entries<Record<string, unknown>>(doc.paths)) {
-      if (!path.startsWith('/api/v1/') || !path.includes('{id}')) continue;
-      for (const method of Object.keys(methods)) {
-        const route = `${method.toUpperCase()} ${path}`;
-        assert.ok(BY_ID[route] || NOT_KEYED.has(route), `isolation matrix misses ${route}`);
+  test('the matrix covers every route the app registers under /api/v1 and /dashboard/api', () => {
+    const lists = LISTS(v.ids);
+    const writes = crossReferences(v.ids);
+    let routes = 0;
+    for (const { method, path } of t.routes) {
+      const route = `${method} ${path}`;
+      if (path.startsWith('/dashboard/api/')) {
+        if (path.includes('{')) assert.ok(BACK_OFFICE_BY_ID[route] || BACK_OFFICE_UNSCOPED.has(route), `isolation matrix misses ${route}`);
+        routes++;
+        continue;
       }
+      if (!path.startsWith('/api/v1/')) continue;
+      routes++;
+      if (path.includes('{') || NOT_KEYED.has(route)) assert.ok(BY_ID[route] || NOT_KEYED.has(route), `isolation matrix misses ${route}`);
+      else if (method === 'GET') assert.ok(lists[route], `isolation matrix misses the list ${route}`);
+      else assert.ok(writes[route], `isolation matrix misses ${route} (add its cross-references, or none)`);
+    }
+    assert.ok(routes >= 100, `only ${routes} routes`);
+    // Nothing listed here that the app no longer has.
+    const registered = new Set(t.routes.map((r) => `${r.method} ${r.path}`));
+    for (const route of [...Object.keys(BY_ID), ...NOT_KEYED, ...Object.keys(lists), ...Object.keys(writes), ...Object.keys(BACK_OFFICE_BY_ID), ...BACK_OFFICE_UNSCOPED]) {
+      assert.ok(registered.has(route), `the matrix lists ${route}, which the app does not register`);
     }
   });
 
@@ -207,23 +296,26 @@ eachDatabase('isolation matrix', (dialect) => {
     for (const attacker of attackers) {
       for (const [route, spec] of Object.entries(BY_ID)) {
         const [method, path] = route.split(' ') as [string, string];
-        const res = await t.api(attacker.key, method, path.replace('{id}', v.ids[spec.target]!), spec.body);
+        const res = await attacker.call(method, path.replace('{id}', v.ids[spec.target]!), spec.body);
         // Indistinguishable from an id that exists nowhere: same status and code (404, or 403 for a read-only key,
         // or 503 ACQUIRER_NOT_CONFIGURED for a live key on an acquirer operation), never a success.
         const unknownId = `${v.ids[spec.target]!.split('_')[0]}_${'0'.repeat(22)}`;
-        const control = await t.api(attacker.key, method, path.replace('{id}', unknownId), spec.body);
+        const control = await attacker.call(method, path.replace('{id}', unknownId), spec.body);
         checked++;
         assert.ok(res.status >= 400, `${attacker.name}: ${route} → ${res.status} ${JSON.stringify(res.body)}`);
         assert.deepEqual([res.status, res.body.code], [control.status, control.body.code], `${attacker.name}: ${route} → ${JSON.stringify(res.body)}`);
         if (!attacker.name.includes('read key') && !attacker.name.includes('live')) assert.equal(res.status, 404, `${attacker.name}: ${route}`);
       }
-      for (const [method, path, body] of crossReferences(v.ids)) {
-        // Stores and contracts are the merchant's, shared by both modes (the operator sets them): foreign only to others.
-        const sharedAcrossModes = JSON.stringify(body).includes(v.ids.store2!) || JSON.stringify(body).includes(v.ids.contract!);
-        if (sharedAcrossModes && attacker.name.startsWith('same merchant')) continue;
-        const res = await t.api(attacker.key, method, path, body);
-        checked++;
-        assert.ok(res.status >= 400 && (res.status < 500 || res.body.code === 'ACQUIRER_NOT_CONFIGURED'), `${attacker.name}: ${method} ${path} ${JSON.stringify(body)} → ${res.status}`);
+      for (const [route, bodies] of Object.entries(crossReferences(v.ids))) {
+        const [method, path] = route.split(' ') as [string, string];
+        for (const body of bodies) {
+          // Stores and contracts are the merchant's, shared by both modes (the operator sets them): foreign only to others.
+          const sharedAcrossModes = JSON.stringify(body).includes(v.ids.store2!) || JSON.stringify(body).includes(v.ids.contract!);
+          if (sharedAcrossModes && attacker.name.startsWith('same merchant')) continue;
+          const res = await attacker.call(method, path, body);
+          checked++;
+          assert.ok(res.status >= 400 && (res.status < 500 || res.body.code === 'ACQUIRER_NOT_CONFIGURED'), `${attacker.name}: ${method} ${path} ${JSON.stringify(body)} → ${res.status}`);
+        }
       }
     }
     assert.deepEqual(await snapshot(t, v), before);
@@ -233,25 +325,60 @@ eachDatabase('isolation matrix', (dialect) => {
     assert.deepEqual(after, counts, 'a foreign key wrote rows');
   });
 
-  test('foreign keys see none of the objects in lists', async () => {
+  test("another merchant's back-office user gets 404 on the back-office routes aimed at the victim's users, keys and payments", async () => {
+    const intruder = attackers.find((a) => a.name.includes('back-office'))!;
+    const counts = await rowCounts(t.db, tables);
+    for (const [route, spec] of Object.entries(BACK_OFFICE_BY_ID)) {
+      const [method, path] = route.split(' ') as [string, string];
+      const res = await intruder.call(method, path.replace('{id}', v.ids[spec.target]!), spec.body);
+      const control = await intruder.call(method, path.replace('{id}', `${v.ids[spec.target]!.split('_')[0]}_${'0'.repeat(22)}`), spec.body);
+      checked++;
+      assert.equal(res.status, 404, `${route} → ${res.status} ${JSON.stringify(res.body)}`);
+      assert.deepEqual([res.status, res.body.code], [control.status, control.body.code], route);
+    }
+    assert.deepEqual(await rowCounts(t.db, tables), counts, 'a foreign back-office user wrote rows');
+    // The victim's user and key are still there, unchanged.
+    const user = await t.db.kysely.selectFrom('users').select(['role']).where('id', '=', v.ids.user!).executeTakeFirst();
+    assert.equal(user?.role, 'admin', "the victim's user is there with its role");
+    assert.equal((await t.api(v.storeKey, 'GET', `/api/v1/customers/${v.ids.customer}`)).status, 200, "the victim's key still works");
+  });
+
+  test("the event stream shows a foreign key none of the victim's events; the victim's own stream shows them", async () => {
+    const since = new Date(Date.now() - 3_600_000).toISOString();
+    const url = `${suite.baseUrl}/api/v1/events/stream?since=${encodeURIComponent(since)}`;
+    const own = await readStream(url, { authorization: `Bearer ${v.key}` }, 600);
+    assert.equal(own.status, 200);
+    assert.ok(own.text.includes(v.ids.captured!), "the victim's stream carries its payment's events (the check below can fail)");
+    const secret = new Set(Object.values(v.ids));
     for (const attacker of attackers) {
-      const shared = attacker.name.startsWith('same merchant') ? [v.ids.merchant, v.ids.store1, v.ids.store2, v.ids.contract] : [];
-      const all = new Set(Object.values(v.ids).filter((id) => !shared.includes(id)));
-      for (const url of [
-        '/api/v1/customers?limit=100', '/api/v1/payments?limit=100', `/api/v1/payments?storeId=${v.ids.store2}`, '/api/v1/payments?storeId=V-2',
-        `/api/v1/payments?customerId=${v.ids.customer}`, '/api/v1/webhook-endpoints', '/api/v1/events?limit=100',
-        `/api/v1/events?paymentId=${v.ids.captured}`, `/api/v1/customers?email=${encodeURIComponent('x')}`,
-        '/api/v1/balance-transactions?limit=100', `/api/v1/balance-transactions?sourceId=${v.ids.captured}`, '/api/v1/bank-accounts?limit=100', '/api/v1/payouts?limit=100',
-        '/api/v1/test-helpers/test-clocks?limit=100', '/api/v1/disputes?limit=100', `/api/v1/disputes?paymentId=${v.ids.captured}`, '/api/v1/subscriptions?limit=100', '/api/v1/billing/invoices?limit=100',
-        '/api/v1/billing/credit-notes?limit=100', `/api/v1/billing/credit-notes?invoiceId=${v.ids.invoice}`,
-      ]) {
-        const res = await t.api(attacker.key, 'GET', url);
+      if (attacker.name.startsWith('same merchant')) for (const id of [v.ids.merchant, v.ids.store1, v.ids.store2, v.ids.contract]) secret.delete(id!);
+      const res = await readStream(url, attacker.headers, 400);
+      checked++;
+      assert.ok([200, 403].includes(res.status), `${attacker.name}: stream → ${res.status} ${res.text.slice(0, 200)}`);
+      for (const id of secret) assert.ok(!res.text.includes(id), `${attacker.name}: the stream shows ${id}`);
+    }
+  });
+
+  test('foreign keys see none of the objects in lists, singletons and back-office pages', async () => {
+    const lists = LISTS(v.ids);
+    const backOffice = t.routes.filter((r) => r.method === 'GET' && r.path.startsWith('/dashboard/api/') && !r.path.includes('{')).map((r) => r.path);
+    assert.ok(backOffice.length >= 6, backOffice.join(', '));
+    for (const attacker of attackers) {
+      const sameMerchant = attacker.name.startsWith('same merchant');
+      const shared = sameMerchant ? [v.ids.merchant, v.ids.store1, v.ids.store2, v.ids.contract] : [];
+      const all = new Set([...Object.values(v.ids).filter((id) => !shared.includes(id)), ...VICTIM_NAMES.perMode, ...(sameMerchant ? [] : VICTIM_NAMES.perMerchant)]);
+      const urls = [...Object.values(lists).flat(), ...(attacker.key ? [] : backOffice)];
+      for (const url of urls) {
+        const res = await attacker.call('GET', url);
         checked++;
-        assert.ok(res.status === 200 || res.status === 404 || res.status === 400 || (res.status === 403 && url.includes('test-helpers')), `${url} → ${res.status}`);
-        const text = JSON.stringify(res.body);
+        assert.ok(res.status === 200 || res.status === 404 || res.status === 400 || (res.status === 403 && (url.includes('test-helpers') || url.includes('signing-secret'))), `${attacker.name}: ${url} → ${res.status}`);
+        // The attacker's own audit log shows what it tried (the victim's ids in its own paths): only its own rows.
+        const rows = url === '/dashboard/api/audit' ? (res.body.data as Array<{ user: { id: string } }>) : undefined;
+        if (rows) assert.deepEqual([...new Set(rows.map((r) => r.user.id))], rows.length ? [attacker.userId] : [], `${attacker.name}: another user's audit rows`);
+        const text = JSON.stringify(rows ? [] : res.body);
         for (const id of all) assert.ok(!text.includes(id), `${attacker.name}: ${url} shows ${id}`);
       }
-      const secret = await t.api(attacker.key, 'GET', '/api/v1/webhooks/signing-secret');
+      const secret = await attacker.call('GET', '/api/v1/webhooks/signing-secret');
       const mine = await t.api(v.key, 'GET', '/api/v1/webhooks/signing-secret');
       checked++;
       assert.notEqual(secret.body.webhookSecret, mine.body.webhookSecret, `${attacker.name} reads the victim's signing secret`);

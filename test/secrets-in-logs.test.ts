@@ -80,7 +80,7 @@ async function start(dialect: 'sqlite' | 'postgres'): Promise<Run> {
     return { status: res.statusCode, body: parsed as any, headers: res.headers as Record<string, unknown> };
   };
   const t: TestApp = {
-    app, config, db: database.db, clock: systemClock, dialect, databaseUrl: database.databaseUrl, dataDir: database.dataDir,
+    app, routes: [], config, db: database.db, clock: systemClock, dialect, databaseUrl: database.databaseUrl, dataDir: database.dataDir,
     admin: (method, url, body) => call(ADMIN_TOKEN, method, url, body),
     api: call,
     close: async () => {},

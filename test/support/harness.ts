@@ -7,7 +7,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { describe } from 'node:test';
 import pg from 'pg';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, RouteOptions } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { parseConfig, type Config } from '../../src/config.js';
 import { openDatabase, type Database, type Dialect } from '../../src/db/database.js';
@@ -77,8 +77,20 @@ export async function freshDatabase(dialect: Dialect, options: { migrate?: boole
   };
 }
 
+/** A route as the app registered it: `GET /api/v1/payments/{id}` (parameters written as in the OpenAPI documents). */
+export interface RegisteredRoute {
+  method: string;
+  path: string;
+  /** Left out of the OpenAPI documents (`schema.hide`). */
+  hidden: boolean;
+  /** The top-level fields of its JSON body schema, if it declares one. */
+  bodyKeys: string[];
+}
+
 export interface TestApp {
   app: FastifyInstance;
+  /** Every route the app registered (HEAD routes Fastify adds for GETs left out), in registration order. */
+  routes: RegisteredRoute[];
   config: Config;
   db: Database;
   clock: Clock;
@@ -117,7 +129,15 @@ export async function startApp(dialect: Dialect, options: TestAppOptions = {}): 
     MOTU_HOSTED_PAGES_PER_MINUTE: '100000',
     ...options.env,
   });
-  const app = await buildApp(config, { db: database.db, adminTokenHash: sha256Hex(ADMIN_TOKEN), clock });
+  const routes: RegisteredRoute[] = [];
+  const onRoute = (route: RouteOptions) => {
+    for (const method of [route.method].flat()) {
+      if (method === 'HEAD') continue;
+      const schema = route.schema as { hide?: boolean; body?: { properties?: Record<string, unknown> } } | undefined;
+      routes.push({ method, path: route.url.replace(/:(\w+)/g, '{$1}'), hidden: Boolean(schema?.hide), bodyKeys: Object.keys(schema?.body?.properties ?? {}) });
+    }
+  };
+  const app = await buildApp(config, { db: database.db, adminTokenHash: sha256Hex(ADMIN_TOKEN), clock, onRoute });
   await app.ready();
   const call = async (auth: string | undefined, method: string, url: string, body?: unknown, headers: Record<string, string> = {}) => {
     const res = await app.inject({
@@ -136,6 +156,7 @@ export async function startApp(dialect: Dialect, options: TestAppOptions = {}): 
   };
   return {
     app,
+    routes,
     config,
     db: database.db,
     clock,

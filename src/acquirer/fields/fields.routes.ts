@@ -139,7 +139,9 @@ ${field === 'number' ? '<span class="brand" id="brand" aria-live="polite"></span
       });
 
     // The simulated bank page (3-D Secure challenge) of the test-mode acquirer.
-    app.get<{ Params: { id: string }; Querystring: { lang?: string } }>('/acquirer/v1/3ds/:id', { schema: { hide: true } }, async (request, reply) => {
+    // A parameter sent twice arrives as an array: refused by the schema (400), not read as a language.
+    const bankQuery = Type.Object({ lang: Type.Optional(Type.String({ maxLength: 35 })) });
+    app.get<{ Params: { id: string }; Querystring: { lang?: string } }>('/acquirer/v1/3ds/:id', { schema: { hide: true, querystring: bankQuery } }, async (request, reply) => {
       const sim = acquirers.simulator;
       const status = await sim.challengeStatus(request.params.id);
       const lang = langOf(request.query.lang);

@@ -173,6 +173,9 @@ export class CheckoutService {
       mode: session.mode, source, amount: payment.amount, currency: payment.currency, merchantReference: payment.id, statementLabel,
       threeDSecure: { returnUrl: input.threeDSReturnUrl ?? `${this.config.publicUrl}/checkout/${session.id}/3ds-return` }, saveCard, // the SDK returns to its own route
     });
+    // A token the acquirer did not take (unknown, expired, or spent by the same card's first click) sent no card to the
+    // bank: its attempt is given back, so a double click on Pay costs the payer one card, not two.
+    if (!typedAtAcquirer && 'token' in source && outcome.status === 'error' && outcome.code === 'INVALID_TOKEN') await this.giveAttemptBack(session);
     if (outcome.status === 'challenge' && !typedAtAcquirer) {
       // Its answer comes back through completeChallenge, as the end of this same attempt. (A widget still in 3-D
       // Secure: its outcome comes back with the same token, and is counted then.)
@@ -184,7 +187,8 @@ export class CheckoutService {
   /**
    * Card testing: each card sent to the acquirer first takes one of the session's attempts, by a conditional
    * increment, so concurrent requests cannot pass MOTU_MAX_CARD_ATTEMPTS together. An attempt is spent whatever the
-   * acquirer answers (a refusal, a challenge, an error); a 3-D Secure completion is part of the attempt it follows.
+   * acquirer answers (a refusal, a challenge, an error), except a token it did not take (giveAttemptBack); a 3-D Secure
+   * completion is part of the attempt it follows.
    */
   private async takeAttempt(session: PaymentSessionRow): Promise<void> {
     const taken = await this.db.kysely.updateTable('payment_sessions').set((eb) => ({ card_attempts: eb('card_attempts', '+', 1) }))
@@ -193,6 +197,12 @@ export class CheckoutService {
     if (Number(taken.numUpdatedRows) === 1) return;
     const current = await this.loadAny(session.id);
     throw this.closedError(current ? this.cardState(current.session, current.payment) : 'closed');
+  }
+
+  /** Returns an attempt `takeAttempt` took for a call that reached no bank (never below zero). */
+  private async giveAttemptBack(session: PaymentSessionRow): Promise<void> {
+    await this.db.kysely.updateTable('payment_sessions').set((eb) => ({ card_attempts: eb('card_attempts', '-', 1) }))
+      .where('id', '=', session.id).where('card_attempts', '>', 0).execute();
   }
 
   private closedError(state: CardState): AppError {

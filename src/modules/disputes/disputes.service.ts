@@ -90,17 +90,19 @@ export class DisputesService {
 
   /** Saves evidence (merged into the draft); `submit: true` sends it, once: the dispute goes under review. */
   async submitEvidence(owner: Owner, id: string, input: EvidenceInput) {
-    const current = await this.find(owner, id);
-    refuseClosedOrSubmitted(current);
-    const evidence: Evidence = current.evidence ? JSON.parse(current.evidence) : {};
-    for (const field of EVIDENCE_FIELDS) if (input[field] !== undefined) evidence[field] = input[field];
-    const text = JSON.stringify(evidence);
     const now = this.clock.now();
     const row = await this.db.transaction(async (trx) => {
+      // The draft is read and merged with the dispute's row locked (PostgreSQL; SQLite's single writer serializes
+      // transactions already): concurrent drafts of different fields all land, none writes over another's merge.
+      const current = await this.db.lockForUpdate(this.mine(trx, owner).where('id', '=', id)).executeTakeFirst();
+      if (!current) throw notFound('dispute', id);
+      refuseClosedOrSubmitted(current);
+      const evidence: Evidence = current.evidence ? JSON.parse(current.evidence) : {};
+      for (const field of EVIDENCE_FIELDS) if (input[field] !== undefined) evidence[field] = input[field];
+      const text = JSON.stringify(evidence);
       if (!input.submit) {
-        const res = await trx.updateTable('disputes').set({ evidence: text, updated_at: now.toISOString() })
-          .where('id', '=', id).where('status', '=', current.status).where('evidence_submitted_at', 'is', null).executeTakeFirst();
-        return Number(res.numUpdatedRows) === 1 ? trx.selectFrom('disputes').selectAll().where('id', '=', id).executeTakeFirstOrThrow() : null;
+        await trx.updateTable('disputes').set({ evidence: text, updated_at: now.toISOString() }).where('id', '=', id).execute();
+        return trx.selectFrom('disputes').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
       }
       // Test mode: the simulated bank decides by the text, a moment later; other evidence waits for the operator.
       const decision = current.mode === 'test' ? testDecision(evidence.uncategorizedText) : null;

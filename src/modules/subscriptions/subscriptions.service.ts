@@ -65,6 +65,17 @@ export class SubscriptionsService {
     return row;
   }
 
+  /**
+   * The subscription's row, locked until `trx` ends: a change reads the status it decides on only once the changes
+   * before it have committed, so of concurrent cancels one cancels and the others are refused as they would be one
+   * after the other (SQLite's single writer serializes them already).
+   */
+  private async lock(trx: Trx, owner: Owner, id: string): Promise<SubscriptionRow> {
+    const row = await this.db.lockForUpdate(this.mine(trx, owner).where('id', '=', id)).executeTakeFirst();
+    if (!row) throw notFound('subscription', id);
+    return row;
+  }
+
   /** An active card of the customer, or 404 (none of the merchant's) / 422 PAYMENT_METHOD_UNUSABLE. */
   private async usableCard(q: Database['kysely'] | Trx, owner: Owner, customerId: string, paymentMethodId: string): Promise<void> {
     const pm = await q.selectFrom('payment_methods').select(['id', 'status', 'customer_id']).where('id', '=', paymentMethodId).where(ownedBy(owner)).executeTakeFirst();
@@ -152,7 +163,7 @@ export class SubscriptionsService {
   async update(owner: Owner, id: string, patch: SubscriptionPatch, by: 'integration' | 'merchant' = 'integration') {
     const at = this.clock.now();
     await this.db.transaction(async (trx) => {
-      const current = await this.find(trx, owner, id);
+      const current = await this.lock(trx, owner, id);
       if (FINAL.includes(current.status)) throw cancelledError(current);
       const set: Partial<SubscriptionRow> = { updated_at: at.toISOString() };
       if (patch.amount !== undefined) set.amount = patch.amount;
@@ -178,25 +189,30 @@ export class SubscriptionsService {
   async cancel(owner: Owner, id: string, atPeriodEnd: boolean) {
     const at = this.clock.now();
     await this.db.transaction(async (trx) => {
-      const current = await this.find(trx, owner, id);
+      const current = await this.lock(trx, owner, id);
       if (FINAL.includes(current.status)) throw cancelledError(current);
       if (atPeriodEnd) {
         await trx.updateTable('subscriptions').set({ cancel_at: current.next_due_date, updated_at: at.toISOString() }).where('id', '=', id).execute();
         return;
       }
-      await cancelNow(trx, current, at);
+      // Ended meanwhile by the engine (which does not take the lock): refused as a cancel after it would be.
+      if (!(await cancelNow(trx, current, at))) throw cancelledError(await this.find(trx, owner, id));
     });
     return this.get(owner, id);
   }
 
   /** A past-due subscription's unpaid due date charged again now; paid, the subscription is active from the next due date. */
   async retry(owner: Owner, id: string) {
-    const current = await this.find(this.db.kysely, owner, id);
-    if (FINAL.includes(current.status)) throw cancelledError(current);
-    if (current.status !== 'past_due') throw new AppError('SUBSCRIPTION_NOT_PAST_DUE', `Subscription ${id} is ${current.status}; only a past-due one is retried`, { status: current.status });
-    const now = await timeOn(this.db.kysely, current.test_clock_id, this.clock.now());
-    await this.db.kysely.updateTable('subscription_due_dates').set({ status: 'retrying', next_attempt_at: now.toISOString() })
-      .where('subscription_id', '=', id).where('status', '=', 'unpaid').execute();
+    // The unpaid due dates are put back on the row's lock, so a cancel in between either comes first (refused here) or
+    // after (and stops them again).
+    await this.db.transaction(async (trx) => {
+      const current = await this.lock(trx, owner, id);
+      if (FINAL.includes(current.status)) throw cancelledError(current);
+      if (current.status !== 'past_due') throw new AppError('SUBSCRIPTION_NOT_PAST_DUE', `Subscription ${id} is ${current.status}; only a past-due one is retried`, { status: current.status });
+      const now = await timeOn(trx, current.test_clock_id, this.clock.now());
+      await trx.updateTable('subscription_due_dates').set({ status: 'retrying', next_attempt_at: now.toISOString() })
+        .where('subscription_id', '=', id).where('status', '=', 'unpaid').execute();
+    });
     await this.engine.runFor(id);
     return this.get(owner, id);
   }

@@ -25,6 +25,15 @@ const PayBody = Type.Object({
 }, { additionalProperties: false });
 
 type SessionQuery = { Querystring: { sessionId?: string; lang?: string } };
+/**
+ * The query the result pages read, checked before they read it: a parameter sent twice arrives as an array, which the
+ * session lookup and the language choice cannot take (400 VALIDATION_ERROR, as a malformed link deserves).
+ */
+const PageQuery = Type.Object({
+  sessionId: Type.Optional(Type.String({ maxLength: 200 })),
+  lang: Type.Optional(Type.String({ maxLength: 35 })),
+});
+const pageSchema = { hide: true, querystring: PageQuery };
 
 /** `pdfs` draws receipts (kept once drawn); `hostedPerMinute` bounds the receipt's PDF per client address. */
 export function checkoutRoutes(checkout: CheckoutService, publicUrl: string, pdfs: DocumentPdfs, hostedPerMinute: number, widget?: WidgetCsp): FastifyPluginAsync {
@@ -53,7 +62,7 @@ export function checkoutRoutes(checkout: CheckoutService, publicUrl: string, pdf
     app.get('/checkout/assets/return.js', { schema: { hide: true } }, asset('text/javascript', RETURN_JS));
     app.get('/checkout/assets/checkout.css', { schema: { hide: true } }, asset('text/css', CHECKOUT_CSS));
 
-    app.get<{ Querystring: { lang?: string } }>('/expired', { schema: { hide: true } }, async (request, reply) =>
+    app.get<{ Querystring: { lang?: string } }>('/expired', { schema: pageSchema }, async (request, reply) =>
       sendHtml(reply, expiredPage(langOf(request.query.lang)), pageCsp, 410));
 
     app.get<{ Params: { sessionId: string } }>('/checkout/:sessionId', { schema: { hide: true } }, async (request, reply) => {
@@ -90,7 +99,7 @@ export function checkoutRoutes(checkout: CheckoutService, publicUrl: string, pdf
         return sendHtml(reply, returnPage(url, langOf(ctx?.session.language_code)), pageCsp);
       });
 
-    app.get<SessionQuery>('/checkout/success', { schema: { hide: true } }, async (request, reply) => {
+    app.get<SessionQuery>('/checkout/success', { schema: pageSchema }, async (request, reply) => {
       const ctx = request.query.sessionId ? await checkout.loadAny(request.query.sessionId) : null;
       if (!ctx) return expired(reply, request.query.lang ?? 'fr');
       if (!isPaid(ctx.payment.status)) {
@@ -103,7 +112,7 @@ export function checkoutRoutes(checkout: CheckoutService, publicUrl: string, pdf
       return sendHtml(reply, successPage(ctx, lang, back, `/checkout/success/receipt.pdf?sessionId=${encodeURIComponent(ctx.session.id)}`), themedCsp(ctx.merchant));
     });
 
-    app.get<SessionQuery>('/checkout/success/receipt.pdf', { schema: { hide: true }, config: hostedRateLimit(hostedPerMinute) }, async (request, reply) => {
+    app.get<SessionQuery>('/checkout/success/receipt.pdf', { schema: pageSchema, config: hostedRateLimit(hostedPerMinute) }, async (request, reply) => {
       const ctx = request.query.sessionId ? await checkout.loadAny(request.query.sessionId) : null;
       if (!ctx || !isPaid(ctx.payment.status)) {
         return reply.code(404).send({ code: 'NOT_FOUND', message: 'No receipt for this session' });
@@ -114,7 +123,7 @@ export function checkoutRoutes(checkout: CheckoutService, publicUrl: string, pdf
         .header('cache-control', 'no-store').send(pdf);
     });
 
-    app.get<SessionQuery>('/checkout/failed', { schema: { hide: true } }, async (request, reply) => {
+    app.get<SessionQuery>('/checkout/failed', { schema: pageSchema }, async (request, reply) => {
       const ctx = request.query.sessionId ? await checkout.loadAny(request.query.sessionId) : null;
       if (!ctx) return expired(reply, request.query.lang ?? 'fr');
       if (ctx.payment.status !== 'failed') {
@@ -134,8 +143,12 @@ export function checkoutRoutes(checkout: CheckoutService, publicUrl: string, pdf
       const back = await checkout.cancel(ctx.session.id);
       return back ? reply.redirect(back, 303) : expired(reply, ctx.session.language_code);
     };
-    app.get<SessionQuery>('/api/internal/checkout-cancel', { schema: { hide: true } }, async (request, reply) => cancel(request.query.sessionId, reply));
+    app.get<SessionQuery>('/api/internal/checkout-cancel', { schema: pageSchema }, async (request, reply) => cancel(request.query.sessionId, reply));
     app.post<{ Body: { sessionId?: string } | undefined; Querystring: { sessionId?: string } }>(
-      '/api/internal/checkout-cancel', { schema: { hide: true } }, async (request, reply) => cancel(request.body?.sessionId ?? request.query.sessionId, reply));
+      '/api/internal/checkout-cancel', { schema: pageSchema }, async (request, reply) => {
+        // The form's field, else the link's; a field that is not text (a JSON post of anything) is no session.
+        const fromBody: unknown = request.body?.sessionId;
+        return cancel(typeof fromBody === 'string' ? fromBody : request.query.sessionId, reply);
+      });
   };
 }
