@@ -73,7 +73,7 @@ eachDatabase('the start page, the icon and the compressed back-office', (dialect
     assert.equal((await get(css, { 'accept-encoding': 'br' })).headers['content-encoding'], 'br');
   });
 
-  it("the back-office is split: the pages are chunks loaded when visited, so the first load is well under the whole; chunks are served compressed and immutable", async () => {
+  it("the back-office is split: the pages are chunks loaded when visited, so the first load is well under the whole and named by the shell; chunks are served compressed and immutable", async () => {
     const shell = (await get('/dashboard')).body;
     const entry = (await get(/src="(\/dashboard\/assets\/app-[0-9a-f]{16}\.js)"/.exec(shell)![1]!)).body;
     const imported = (body: string, dynamic: boolean) => [...body.matchAll(dynamic ? /import\("\.\/(chunk-[A-Z0-9]+\.js)"\)/g : /(?:from|import)\s*"\.\/(chunk-[A-Z0-9]+\.js)"/g)].map((m) => m[1]!);
@@ -111,6 +111,8 @@ eachDatabase('the start page, the icon and the compressed back-office', (dialect
       rest.push(...imported(body, false), ...imported(body, true));
     }
     assert.ok(firstBytes < allBytes * 0.8, `the first load ${firstBytes} bytes of ${allBytes}`);
+    const preloaded = [...shell.matchAll(/<link rel="modulepreload" href="\/dashboard\/assets\/(chunk-[A-Z0-9]+\.js)">/g)].map((m) => m[1]!);
+    assert.deepEqual(new Set(preloaded), first, 'the shell names the first load\'s chunks, so the browser asks for them at once');
 
     const chunk = await get(`/dashboard/assets/${pages[0]}`, { 'accept-encoding': 'br' });
     assert.equal(chunk.statusCode, 200);

@@ -25,6 +25,9 @@ export interface DashboardBundle {
   css: DashboardAsset;
   /** The chunks by file name (`chunk-<esbuild's content hash>.js`), which the entry imports by that name. */
   chunks: ReadonlyMap<string, DashboardAsset>;
+  /** The chunks the entry imports statically, transitively: the shell names them (modulepreload), so the browser asks
+   * for them with the entry instead of after reading it. */
+  preload: readonly string[];
 }
 
 /** esbuild's chunk names: its content hash, so a chunk's name changes with it and the entry's hash with its names. */
@@ -61,7 +64,22 @@ async function assemble(files: ReadonlyMap<string, string>): Promise<DashboardBu
   if (js === undefined || css === undefined) throw new Error('The dashboard bundle has no app.js or app.css');
   const chunks = new Map<string, DashboardAsset>();
   for (const [name, body] of files) if (CHUNK_NAME.test(name)) chunks.set(name, await asset(body));
-  return { js: await asset(js), css: await asset(css), chunks };
+  return { js: await asset(js), css: await asset(css), chunks, preload: staticImports(js, files) };
+}
+
+/** The chunks a module imports statically (`from"./chunk-X.js"`, `import"./chunk-X.js"`), and theirs, in order. */
+function staticImports(entry: string, files: ReadonlyMap<string, string>): string[] {
+  const found: string[] = [];
+  const visit = (body: string) => {
+    for (const m of body.matchAll(/(?:from|import)\s*"\.\/(chunk-[A-Z0-9]+\.js)"/g)) {
+      const name = m[1]!;
+      if (found.includes(name) || !files.has(name)) continue;
+      found.push(name);
+      visit(files.get(name)!);
+    }
+  };
+  visit(entry);
+  return found;
 }
 
 async function build(): Promise<DashboardBundle> {

@@ -13,7 +13,8 @@ export const DASHBOARD_CSP = [
   "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'",
 ].join('; ');
 
-function shell(lang: string, js: string, css: string): string {
+function shell(lang: string, bundle: DashboardBundle): string {
+  const preload = bundle.preload.map((name) => `<link rel="modulepreload" href="/dashboard/assets/${name}">\n`).join('');
   return `<!doctype html>
 <html lang="${lang}">
 <head>
@@ -22,9 +23,9 @@ function shell(lang: string, js: string, css: string): string {
 <meta name="color-scheme" content="light dark">
 <title>Motu</title>
 ${FAVICON_LINK}
-<link rel="stylesheet" href="/dashboard/assets/app-${css}.css">
-<script type="module" src="/dashboard/assets/app-${js}.js"></script>
-</head>
+<link rel="stylesheet" href="/dashboard/assets/app-${bundle.css.hash}.css">
+<script type="module" src="/dashboard/assets/app-${bundle.js.hash}.js"></script>
+${preload}</head>
 <body>
 <div id="root"></div>
 <noscript>Motu's back-office needs JavaScript. / Le back-office de Motu a besoin de JavaScript.</noscript>
@@ -65,7 +66,7 @@ export function dashboardPageRoutes() {
         return reply.code(404).send({ code: 'NOT_FOUND', message: `Route ${request.method}:${request.url.split('?')[0]} not found` });
       }
       const bundle = await dashboardBundle();
-      return sendHtml(reply, shell(shellLang(request), bundle.js.hash, bundle.css.hash), DASHBOARD_CSP);
+      return sendHtml(reply, shell(shellLang(request), bundle), DASHBOARD_CSP);
     };
     app.get('/dashboard', { schema: { hide: true } }, page);
     app.get('/dashboard/*', { schema: { hide: true } }, page);
