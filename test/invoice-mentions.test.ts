@@ -9,6 +9,7 @@ import { signedInUser } from './support/back-office.js';
 import { eachDatabase } from './support/harness.js';
 import { withMerchantApp } from './support/merchant-app.js';
 import { pdfText } from './support/pdf.js';
+import { creditTaxes } from '../src/pages/invoices/invoice-pdf.js';
 
 const IDENTITY = {
   legalName: 'Fare Ute SARL', registrationNumber: 'TAHITI A12345',
@@ -132,4 +133,14 @@ eachDatabase('invoice mentions', (dialect) => {
     const support = await signedInUser(t, m.id, 'support');
     assert.equal((await support.call('PATCH', '/dashboard/api/settings', { invoiceFooter: 'No' })).status, 403);
   });
+});
+
+it("a credit note's shares by rate never go negative and add up to its amount, whatever the rounding", () => {
+  // Four rates holding 30 %, 30 %, 30 % and 10 % of the total: 5 split naively (half up each) would be 2, 2, 2 and -1.
+  const taxes = [0, 500, 1_000, 1_600].map((rate, i) => ({ rate, base: i === 3 ? 100 : 300, amount: 0 }));
+  for (const amount of [1, 2, 3, 5, 7, 999, 1_000]) {
+    const split = creditTaxes(amount, { taxes: JSON.stringify(taxes), total: 1_000 });
+    assert.ok(split.every((s) => s.base >= 0 && s.amount >= 0), JSON.stringify(split));
+    assert.equal(split.reduce((sum, s) => sum + s.base + s.amount, 0), amount);
+  }
 });

@@ -129,18 +129,21 @@ function invoiceMentions(invoice: InvoiceDoc, party: Party, lang: DocLang): stri
 }
 
 /**
- * A credit note's amount split by VAT rate as its invoice's total was: each rate's share of the amount (the last one
- * takes what rounding leaves, so the shares add up to the amount), then the tax within that share, half up.
+ * A credit note's amount split by VAT rate as its invoice's total was, then the VAT within each rate's share, half
+ * up. The shares are differences of rounded running totals, so none is negative and they add up to the amount.
  */
 export function creditTaxes(amount: number, invoice: Pick<CreditedInvoiceDoc, 'taxes' | 'total'>): TaxLine[] {
   const taxes = JSON.parse(invoice.taxes) as TaxLine[];
   const total = BigInt(invoice.total);
   if (taxes.length === 0 || total <= 0n) return [{ rate: 0, base: amount, amount: 0 }];
   const halfUp = (n: bigint, d: bigint) => (2n * n + d) / (2n * d);
-  let left = BigInt(amount);
-  return taxes.map((tax, i) => {
-    const share = i === taxes.length - 1 ? left : halfUp(BigInt(amount) * BigInt(tax.base + tax.amount), total);
-    left -= share;
+  let gross = 0n;
+  let before = 0n;
+  return taxes.map((tax) => {
+    gross += BigInt(tax.base + tax.amount);
+    const upTo = halfUp(BigInt(amount) * gross, total);
+    const share = upTo - before;
+    before = upTo;
     const vat = halfUp(share * BigInt(tax.rate), 10_000n + BigInt(tax.rate));
     return { rate: tax.rate, base: Number(share - vat), amount: Number(vat) };
   });
