@@ -1,5 +1,5 @@
-// The race suite: every route that moves money or consumes a count, fired 20 times at once with conflicting requests,
-// on every database; each row asserts exact counts of answers, rows and events, and `motu ledger verify` runs after
+// The race suite: every route that moves money or consumes a count (or a sign-in attempt), fired 20 times at once
+// with conflicting requests (or as many as the row says: 150 sign-ins), on every database; each row asserts exact counts of answers, rows and events, and `motu ledger verify` runs after
 // each (docs/reliability.md, "Races"). Every race of the project is a row of the one table RACES below: the rows of a
 // domain live in a module of test/races/ (or here), and a new route joins by adding its row, or its module's line, to
 // RACES (test/support/races.ts says how).
