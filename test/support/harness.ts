@@ -85,6 +85,8 @@ export interface RegisteredRoute {
   hidden: boolean;
   /** The top-level fields of its JSON body schema, if it declares one. */
   bodyKeys: string[];
+  /** The parameters of its query string schema, if it declares one (`kind`, `subjectId`; `keys` of a user's removal). */
+  queryKeys: string[];
 }
 
 export interface TestApp {
@@ -133,8 +135,11 @@ export async function startApp(dialect: Dialect, options: TestAppOptions = {}): 
   const onRoute = (route: RouteOptions) => {
     for (const method of [route.method].flat()) {
       if (method === 'HEAD') continue;
-      const schema = route.schema as { hide?: boolean; body?: { properties?: Record<string, unknown> } } | undefined;
-      routes.push({ method, path: route.url.replace(/:(\w+)/g, '{$1}'), hidden: Boolean(schema?.hide), bodyKeys: Object.keys(schema?.body?.properties ?? {}) });
+      const schema = route.schema as { hide?: boolean; body?: { properties?: Record<string, unknown> }; querystring?: { properties?: Record<string, unknown> } } | undefined;
+      routes.push({
+        method, path: route.url.replace(/:(\w+)/g, '{$1}'), hidden: Boolean(schema?.hide),
+        bodyKeys: Object.keys(schema?.body?.properties ?? {}), queryKeys: Object.keys(schema?.querystring?.properties ?? {}),
+      });
     }
   };
   const app = await buildApp(config, { db: database.db, adminTokenHash: sha256Hex(ADMIN_TOKEN), clock, onRoute });
