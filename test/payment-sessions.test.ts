@@ -37,7 +37,7 @@ function assertValidation(res: { status: number; body: any }, field: string) {
 eachDatabase('payment sessions', (dialect) => {
   const clock = new ManualClock(START);
   const post = (b: unknown, key = m.testKey, headers?: Record<string, string>) => t.api(key, 'POST', '/api/v1/payments/sessions', b, headers);
-  const { t, m } = withMerchantApp(dialect, { clock });
+  const { t, m } = withMerchantApp(dialect, { checkAnswers: true, clock });
 
   describe('creation and reads', () => {
     it('creates a session and its pending payment, answering the documented fields', async () => {

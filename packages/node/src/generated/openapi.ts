@@ -2189,8 +2189,11 @@ export interface components {
             /** @example https://pay.example.pf/checkout/ses_9wPc3RtY6mKq2LxV8bNh4Z */
             checkoutUrl: string;
             store: components["schemas"]["StoreRef"] | null;
-            /** @enum {string} */
-            status: "open" | "complete" | "expired" | "cancelled";
+            /**
+             * @description the payment's status: pending until the customer pays
+             * @enum {string}
+             */
+            status: "pending";
             /** @example crm-000451 */
             externalId: string | null;
             /** @example 2026-03-15T09:26:53.000Z */
@@ -2276,8 +2279,11 @@ export interface components {
             /** @example ses_9wPc3RtY6mKq2LxV8bNh4Z */
             sessionId: string;
             store: components["schemas"]["StoreRef"] | null;
-            /** @enum {string} */
-            status: "open" | "complete" | "expired" | "cancelled";
+            /**
+             * @description the payment's status: pending until the customer pays
+             * @enum {string}
+             */
+            status: "pending";
             /** @example crm-000451 */
             externalId: string | null;
         };
