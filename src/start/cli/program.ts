@@ -44,8 +44,9 @@ const EXIT_CODES = `Output and exit codes:
   2  the command line is wrong (unknown command or option, missing argument or option)`;
 
 const ENVIRONMENT = `Operator commands open the database the server uses: DATABASE_URL (PostgreSQL), else the SQLite file in
-MOTU_DATA_DIR (default ./data); run them with the server's environment. \`listen\` and \`trigger\` call a running
-server over HTTP with a test secret key (--key or MOTU_SECRET_KEY; --api-url or MOTU_URL). docs/cli.md tells more.`;
+MOTU_DATA_DIR (default ./data); run them with the server's environment. They never create a database: only serve
+and migrate do. \`listen\` and \`trigger\` call a running server over HTTP with a test secret key (--key or
+MOTU_SECRET_KEY; --api-url or MOTU_URL). docs/cli.md tells more.`;
 
 /** Levenshtein distance, for the did-you-mean of `motu trigger`'s event names. */
 function distance(a: string, b: string): number {
