@@ -681,7 +681,7 @@ eachDatabase('payment sessions', (dialect) => {
   });
 
   describe('with MOTU_ALLOW_LOOPBACK_URLS false', () => {
-    const { t: strict, m: sm } = withMerchantApp(dialect, { env: { MOTU_ALLOW_LOOPBACK_URLS: 'false' } });
+    const { t: strict, m: sm } = withMerchantApp(dialect, { checkAnswers: true, env: { MOTU_ALLOW_LOOPBACK_URLS: 'false' } });
 
     it('refuses http loopback URLs when MOTU_ALLOW_LOOPBACK_URLS is false', async () => {
       const res = await strict.api(sm.testKey, 'POST', '/api/v1/payments/sessions', body({ notificationUrl: 'http://localhost:9000/hook' }));

@@ -2630,7 +2630,10 @@ export interface components {
             url: string;
             /** @example ses_9wPc3RtY6mKq2LxV8bNh4Z */
             sessionId: string;
-            /** @enum {string} */
+            /**
+             * @description completed once a card is saved through it (a payment session's status says complete: both words are kept as integrations read them)
+             * @enum {string}
+             */
             status: "open" | "completed" | "expired" | "cancelled";
             outcome: ("success" | "failed" | "error") | null;
             /** @example pm_7Hq2LmVx9TzR4bNc8KpW3d */
