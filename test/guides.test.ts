@@ -1,5 +1,5 @@
 // The guides as HTML (src/pages/guides): raw HTML and hostile links in a markdown file are shown, never run; links
-// between guides lead to their pages; /docs/guides answers under a CSP that allows no script, and 404 for no guide.
+// between guides lead to their pages, pictures of docs/images are shown; /docs/guides answers under a CSP that allows no script, and 404 for no guide.
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -69,6 +69,14 @@ eachDatabase('GET /docs/guides', (dialect) => {
       assert.equal(guide.statusCode, 200, name);
       assert.doesNotMatch(guide.body, /<script/i, name);
     }
+    // The repository's pictures come along, from this origin (the CSP's img-src 'self').
+    const backOffice = await t.app.inject({ url: '/docs/guides/back-office' });
+    assert.match(backOffice.body, /<img src="\/docs\/guides\/images\/back-office-home-light\.png" alt="Home, light"/);
+    const picture = await t.app.inject({ url: '/docs/guides/images/back-office-home-light.png' });
+    assert.equal(picture.statusCode, 200);
+    assert.equal(picture.headers['content-type'], 'image/png');
+    assert.equal(picture.rawPayload.subarray(1, 4).toString(), 'PNG');
+    assert.equal((await t.app.inject({ url: '/docs/guides/images/..%2F..%2Fpackage.json' })).statusCode, 404);
     const missing = await t.app.inject({ url: '/docs/guides/..%2Fpackage' });
     assert.equal(missing.statusCode, 404);
     assert.match(missing.body, /No such guide/);

@@ -26,6 +26,7 @@ table { border-collapse: collapse; display: block; overflow-x: auto; margin: 1em
 th, td { border: 1px solid #e5e7eb; padding: 6px 10px; text-align: left; vertical-align: top; } th { background: #f9fafb; }
 blockquote { margin: 1em 0; padding: 0 1em; color: #4b5563; border-left: 4px solid #e5e7eb; }
 dl dt { font-weight: 600; margin-top: 1em; }
+main img { max-width: 100%; height: auto; border: 1px solid #e5e7eb; border-radius: 6px; }
 @media (max-width: 800px) { .layout { flex-direction: column; } nav { flex: none; } main { padding: 8px 16px 24px; } }
 `;
 
@@ -60,6 +61,11 @@ browser's find searches all of it.</p>
 export function guidesRoutes(guides: Guides) {
   return async function routes(app: FastifyInstance): Promise<void> {
     app.get('/docs/guides', { schema: { hide: true } }, async (_request, reply) => sendHtml(reply, page(guides, 'Guides', undefined, index(guides)), GUIDES_CSP));
+    app.get<{ Params: { file: string } }>('/docs/guides/images/:file', { schema: { hide: true } }, async (request, reply) => {
+      const image = guides.image(request.params.file);
+      if (!image) return reply.code(404).header('content-type', 'text/plain; charset=utf-8').send('No such picture');
+      return reply.header('content-type', 'image/png').header('x-content-type-options', 'nosniff').header('cache-control', 'public, max-age=3600').send(image);
+    });
     app.get<{ Params: { name: string } }>('/docs/guides/:name', { schema: { hide: true } }, async (request, reply) => {
       const guide = guides.get(request.params.name);
       if (!guide) {

@@ -21,6 +21,7 @@ export interface Guide {
 export const REPOSITORY_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 const NAME = /^[a-z0-9][a-z0-9-]*$/;
+const IMAGE = /^[a-z0-9-]+\.png$/;
 
 /** `docs/webhooks.md#retries`, `./webhooks.md`, `../README.md` → the guide's name and anchor, when it is a guide. */
 function guideTarget(href: string, names: ReadonlySet<string>): string | undefined {
@@ -53,7 +54,7 @@ function linkMentions(escaped: string, names: ReadonlySet<string>): string {
   });
 }
 
-function markdown(names: ReadonlySet<string>): Marked {
+function markdown(names: ReadonlySet<string>, images: ReadonlySet<string>): Marked {
   const marked = new Marked({ gfm: true });
   const seen = new Map<string, number>();
   marked.use({
@@ -82,8 +83,10 @@ function markdown(names: ReadonlySet<string>): Marked {
         const external = /^https?:\/\//i.test(target);
         return `<a href="${esc(target)}"${title ? ` title="${esc(title)}"` : ''}${external ? ' rel="noopener noreferrer"' : ''}>${inner}</a>`;
       },
-      image({ text }: Tokens.Image) {
-        return esc(text);
+      // The repository's own pictures (docs/images), served beside the guides; a picture from elsewhere is its text.
+      image({ href, text }: Tokens.Image) {
+        const file = /^(?:\.\/)?(?:docs\/)?images\/([a-z0-9-]+\.png)$/.exec(href)?.[1];
+        return file && images.has(file) ? `<img src="/docs/guides/images/${esc(file)}" alt="${esc(text)}" loading="lazy">` : esc(text);
       },
       codespan({ text }: Tokens.Codespan) {
         const code = `<code>${esc(text)}</code>`;
@@ -103,6 +106,8 @@ function markdown(names: ReadonlySet<string>): Marked {
 /** The guides found in the repository: README.md as `readme`, and every docs/<name>.md. */
 export class Guides {
   private readonly files = new Map<string, string>();
+  /** docs/images/<name>.png by name. */
+  private readonly images = new Map<string, string>();
   private readonly rendered = new Map<string, Guide>();
   private marked: Marked | undefined;
 
@@ -113,6 +118,10 @@ export class Guides {
       for (const file of readdirSync(docs).sort()) {
         const name = file.replace(/\.md$/, '');
         if (file.endsWith('.md') && NAME.test(name)) this.files.set(name, path.join(docs, file));
+      }
+      const images = path.join(docs, 'images');
+      if (existsSync(images)) {
+        for (const file of readdirSync(images)) if (IMAGE.test(file)) this.images.set(file, path.join(images, file));
       }
     }
   }
@@ -127,7 +136,7 @@ export class Guides {
     if (!file) return undefined;
     let guide = this.rendered.get(name);
     if (!guide) {
-      this.marked ??= markdown(new Set(this.files.keys()));
+      this.marked ??= markdown(new Set(this.files.keys()), new Set(this.images.keys()));
       const source = readFileSync(file, 'utf8');
       const tokens = this.marked.lexer(source);
       const heading = tokens.find((t): t is Tokens.Heading => t.type === 'heading');
@@ -141,6 +150,12 @@ export class Guides {
       this.rendered.set(name, guide);
     }
     return guide;
+  }
+
+  /** The bytes of docs/images/<file>, or undefined when there is no such picture. */
+  image(file: string): Buffer | undefined {
+    const found = this.images.get(file);
+    return found ? readFileSync(found) : undefined;
   }
 
   all(): Guide[] {
