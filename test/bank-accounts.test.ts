@@ -47,7 +47,7 @@ it('IBANs: valid ones of several countries in their electronic form; each invali
 });
 
 eachDatabase('bank accounts', (dialect) => {
-  const { t, m } = withMerchantApp(dialect, { checkAnswers: true });
+  const { t, m } = withMerchantApp(dialect);
   const post = (body: unknown, key = m.testKey) => t.api(key, 'POST', '/api/v1/bank-accounts', body);
   const list = async (key = m.testKey) => (await t.api(key, 'GET', '/api/v1/bank-accounts?limit=100')).body.data as any[];
 
