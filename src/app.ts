@@ -21,6 +21,8 @@ import { ErrorSchema } from './http/schemas.js';
 import { pageValidatorCompiler, validatorCompiler } from './http/validation.js';
 import { adminDocumentOptions, merchantDocumentOptions } from './http/openapi.js';
 import { docsUiOptions } from './http/openapi-ui.js';
+import { Guides } from './pages/guides/guides.js';
+import { guidesRoutes } from './pages/guides/guides.routes.js';
 import { lazyChildLoggerFactory, requestLogLine } from './http/logger.js';
 import { AppError } from './shared/errors.js';
 import { sealStoredWebhookSecrets, secretBoxFor } from './shared/secret-box.js';
@@ -121,6 +123,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(swagger, merchantDocumentOptions(config.publicUrl));
   await app.register(swagger, adminDocumentOptions(config.publicUrl));
   await app.register(swaggerUi, docsUiOptions());
+  // The guides (README.md and docs/*.md) beside the reference: /docs/guides.
+  await app.register(guidesRoutes(new Guides()));
 
   const metrics = registerMetrics(app, config.metrics);
   const secretBox = secretBoxFor(config);
