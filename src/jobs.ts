@@ -86,6 +86,7 @@ export function timeRules(deps: ScheduleDeps): TimeRule[] {
 /** Jobs every worker process runs; modules add theirs here. */
 export function scheduledJobs(db: Database, clock: Clock, config?: Config, logger?: Logger): ScheduledJob[] {
   const jobs: ScheduledJob[] = [
+    // Idempotency keys past their 24 hours, in batches.
     { name: 'purge-idempotency-keys', everyMs: 3_600_000, run: () => purgeExpiredIdempotencyKeys(db, clock, config?.retention.batchSize) },
     // The sign-in counts of addresses nobody tried for a day (any address may be tried, a user's or not).
     { name: 'purge-sign-in-attempts', everyMs: 3_600_000, run: () => purgeSignInAttempts(db, clock) },
