@@ -20,6 +20,9 @@ import { DisputesPage } from './pages/Disputes.js';
 import { DisputeDetailPage } from './pages/DisputeDetail.js';
 import { DevelopersPage } from './pages/Developers.js';
 import { SettingsPage } from './pages/Settings.js';
+import { GoLivePage } from './pages/GoLive.js';
+import { mayGoLive } from '../../modules/users/roles.js';
+import type { Role } from '../../modules/users/users.table.js';
 
 export const PAGES: Array<{ path: string; element: ReactElement }> = [
   { path: '/', element: <HomePage /> },
@@ -40,10 +43,14 @@ export const PAGES: Array<{ path: string; element: ReactElement }> = [
   { path: '/disputes/:id', element: <DisputeDetailPage /> },
   { path: '/developers/*', element: <DevelopersPage /> },
   { path: '/settings/*', element: <SettingsPage /> },
+  { path: '/go-live', element: <GoLivePage /> },
 ];
 
-/** The main navigation, in this order; each label's English text is the link's accessible name. */
-export const NAV: Array<{ to: string; label: ParseKeys }> = [
+/**
+ * The main navigation, in this order; each label's English text is the link's accessible name. An entry with `may`
+ * is shown only to the roles it allows (the server refuses the others the page's data anyway).
+ */
+export const NAV: Array<{ to: string; label: ParseKeys; may?: (role: Role) => boolean }> = [
   { to: '/', label: 'nav.home' },
   { to: '/payments', label: 'nav.payments' },
   { to: '/customers', label: 'nav.customers' },
@@ -54,4 +61,5 @@ export const NAV: Array<{ to: string; label: ParseKeys }> = [
   { to: '/disputes', label: 'nav.disputes' },
   { to: '/developers', label: 'nav.developers' },
   { to: '/settings', label: 'nav.settings' },
+  { to: '/go-live', label: 'nav.goLive', may: mayGoLive },
 ];

@@ -20,6 +20,7 @@ import { statusLabel } from '../labels.js';
 import { useMayChange } from './money/permissions.js';
 import { CustomerName } from './money/CustomerName.js';
 import { CustomerSelect } from './money/CustomerSelect.js';
+import { InvoicingNotice } from './go-live/InvoicingNotice.js';
 
 export function InvoicesPage() {
   const { t } = useTranslation();
@@ -52,6 +53,7 @@ export function InvoicesPage() {
   ];
   return (
     <Page title={t('invoices.title')} actions={mayCreate && <Link className="button primary" to="/invoices/new">{t('invoices.create')}</Link>}>
+      <InvoicingNotice />
       <Filters label={t('invoices.filters')} onApply={() => apply(draft)} onReset={() => { const empty = { status: '', customerId: '' }; setDraft(empty); apply(empty); }}>
         <SelectField label={t('invoices.status')} value={draft.status} onChange={(e) => setDraft({ ...draft, status: e.target.value })}>
           <option value="">{t('common.all')}</option>
