@@ -1,16 +1,18 @@
 // What an empty list says in live mode: nothing came yet, and what to do first (the Go live page for owners and
-// admins, who may read it; the others are told whom to ask). In test mode, the list's own empty text.
+// admins, who may read it, until it is all done; the others are told whom to ask). In test mode, the list's own
+// empty text.
 import { Link } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { EmptyState } from '../../components/EmptyState.js';
 import { useMe } from '../../session.js';
-import { useMayGoLive } from './useGoLive.js';
+import { useGoLive } from './useGoLive.js';
 
 export function LiveEmpty({ title, testText }: { title: string; testText: string }) {
   const { t } = useTranslation();
   const me = useMe();
-  const allowed = useMayGoLive();
+  const { allowed, query } = useGoLive();
   if (me.mode !== 'live') return <EmptyState title={testText} />;
+  if (query.data?.ready) return <EmptyState title={title} />;
   return (
     <EmptyState title={title}>
       {allowed
