@@ -81,6 +81,9 @@ eachDatabase('going live in the back-office', (dialect) => {
     await page.getByRole('link', { name: 'see what it still needs' }).click();
     await page.getByRole('heading', { level: 1, name: 'Go live' }).waitFor();
     await page.getByRole('link', { name: 'Make a live key in Developers' }).waitFor();
+    await page.goto(`${suite.baseUrl}/dashboard/customers`);
+    await page.getByText('No live customer yet.').waitFor();
+    await page.getByRole('link', { name: 'see what it still needs' }).waitFor();
 
     // Everything done: the home page no longer shows the checklist; the Go live page says it is ready.
     assert.equal((await owner.call('PATCH', '/dashboard/api/settings', IDENTITY)).status, 200);
@@ -94,6 +97,10 @@ eachDatabase('going live in the back-office', (dialect) => {
     await page.goto(`${suite.baseUrl}/dashboard/`);
     await page.getByRole('heading', { name: 'Recent payments' }).waitFor();
     assert.equal(await page.getByRole('heading', { name: 'Before going live' }).count(), 0);
+    await page.goto(`${suite.baseUrl}/dashboard/payments`);
+    await page.getByText('No live payment yet.').waitFor();
+    await page.waitForLoadState('networkidle');
+    assert.equal(await page.getByRole('link', { name: 'see what it still needs' }).count(), 0, 'nothing left to do first');
     await page.context().close();
   });
 

@@ -60,6 +60,11 @@ export const enGoLive = {
   },
   liveEmpty: {
     payments: 'No live payment yet.',
+    customers: 'No live customer yet.',
+    subscriptions: 'No live subscription yet.',
+    invoices: 'No live invoice yet.',
+    payouts: 'No live payout yet.',
+    disputes: 'No live dispute yet.',
     firstGoLive: 'Live payments start once live mode is ready:',
     goLiveLink: 'see what it still needs',
   },

@@ -61,6 +61,11 @@ export const frGoLive: typeof enGoLive = {
   },
   liveEmpty: {
     payments: 'Aucun paiement de production pour le moment.',
+    customers: 'Aucun client de production pour le moment.',
+    subscriptions: 'Aucun abonnement de production pour le moment.',
+    invoices: 'Aucune facture de production pour le moment.',
+    payouts: 'Aucun virement de production pour le moment.',
+    disputes: 'Aucun litige de production pour le moment.',
     firstGoLive: 'Les paiements de production commencent une fois le mode production prêt :',
     goLiveLink: "voir ce qu'il lui manque",
   },

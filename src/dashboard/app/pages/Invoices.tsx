@@ -21,6 +21,7 @@ import { useMayChange } from './money/permissions.js';
 import { CustomerName } from './money/CustomerName.js';
 import { CustomerSelect } from './money/CustomerSelect.js';
 import { InvoicingNotice } from './go-live/InvoicingNotice.js';
+import { LiveEmpty } from './go-live/LiveEmpty.js';
 
 export function InvoicesPage() {
   const { t } = useTranslation();
@@ -64,7 +65,7 @@ export function InvoicesPage() {
       <QueryView query={invoices}>
         {(page) => (
           <>
-            <DataTable caption={t('invoices.caption')} columns={columns} data={page.data} rowKey={(i) => i.id} empty={t('invoices.empty')} />
+            <DataTable caption={t('invoices.caption')} columns={columns} data={page.data} rowKey={(i) => i.id} empty={Object.values(applied).some(Boolean) ? t('invoices.empty') : <LiveEmpty title={t('liveEmpty.invoices')} testText={t('invoices.empty')} />} />
             <Pager cursor={cursor} hasMore={page.hasMore} lastId={page.data[page.data.length - 1]?.id} />
           </>
         )}

@@ -12,7 +12,8 @@ export function LiveEmpty({ title, testText }: { title: string; testText: string
   const me = useMe();
   const { allowed, query } = useGoLive();
   if (me.mode !== 'live') return <EmptyState title={testText} />;
-  if (query.data?.ready) return <EmptyState title={title} />;
+  // Not yet known (or all done): only that nothing came yet.
+  if (allowed && (!query.data || query.data.ready)) return <EmptyState title={title} />;
   return (
     <EmptyState title={title}>
       {allowed
