@@ -55,6 +55,7 @@ eachDatabase('the Go live checklist', (dialect) => {
     assert.equal((await states(owner)).legalIdentity, 'done');
     const billing = await owner.call('GET', '/api/v1/billing/settings');
     assert.equal(billing.body.issuable, true, 'invoicing opened with it');
+    assert.equal(billing.body.activationUrl, `${t.config.publicUrl}/dashboard/settings`, 'the back-office page where it is completed');
 
     // Whatever mode the session is in, the checklist reads the live environment: a test bank account does not count.
     const iban = { iban: 'FR7630006000010000000000152', holderName: 'Fare Ute', currency: 'EUR' };
