@@ -58,6 +58,8 @@ import { invoicePageRoutes } from './pages/invoices/invoice-page.routes.js';
 import { DocumentPdfs } from './pages/pdf/documents.js';
 import { pdfPool } from './pages/pdf/pool.js';
 import { dashboardPageRoutes } from './pages/dashboard/dashboard.routes.js';
+import { faviconRoutes } from './http/favicon.js';
+import { startRoutes } from './pages/start/start.routes.js';
 import { invoicesRoutes } from './modules/invoices/invoices.routes.js';
 import { subscriptionsRoutes } from './modules/subscriptions/subscriptions.routes.js';
 import { testClocksRoutes } from './modules/test-clocks/test-clocks.routes.js';
@@ -169,6 +171,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     await pages.register(walletPagesRoutes(services.walletSessions, monextCsp(undefined, config.monext.widgetUrl)));
     await pages.register(invoicePageRoutes(services.invoices, pdfs, config.hostedPagesPerMinute));
     await pages.register(dashboardPageRoutes());
+    await pages.register(startRoutes());
+    await pages.register(faviconRoutes());
   });
   await app.register(sdkRoutes(new SdkService(services.checkout, services.walletSessions, config.publicUrl), widgetStarter(services.acquirers.monext, monextDeps)));
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());

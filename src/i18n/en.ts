@@ -143,6 +143,17 @@ export const en = {
       theirKeys: 'API keys they made that still work: {{count}}. Those keys:',
       revokeKeys: 'Revoke them now', handOverKeys: 'Hand them over to me (they keep working, at most {{role}})',
     },
+    /** An invoice's status where French agrees it with "facture" (Payée); the others read as `status`. */
+    invoiceStatus: { paid: 'Paid' },
+    invoiceTerms: {
+      title: 'Invoice terms', hint: 'What your invoices and credit notes print besides your legal identity. Empty: the default wording.',
+      footer: 'Footer', footerHint: 'Printed at the foot of every invoice and credit note: bank details, a thank-you… Up to {{max}} characters.',
+      latePayment: 'Late-payment penalties',
+      latePaymentHint: "Empty: the European Central Bank's main refinancing rate plus 10 percentage points. Up to {{max}} characters.",
+      earlyPayment: 'Early payment discount', earlyPaymentHint: 'Empty: "No discount for early payment." Up to {{max}} characters.',
+      indemnity: 'Every invoice also states the fixed compensation of €40 for recovery costs owed on late payment.',
+      save: 'Save invoice terms',
+    },
     twoFactor: {
       isOn: 'Two-factor authentication is on: signing in asks a code from your authenticator app.',
       isOff: 'Two-factor authentication is off. Turn it on so that a stolen password is not enough to sign in.',

@@ -145,6 +145,16 @@ export const fr: typeof en = {
       theirKeys: 'Clés API créées par ce membre et encore valides : {{count}}. Ces clés :',
       revokeKeys: 'Les révoquer maintenant', handOverKeys: 'Me les confier (elles restent valides, au plus {{role}})',
     },
+    invoiceStatus: { paid: 'Payée' },
+    invoiceTerms: {
+      title: 'Mentions des factures', hint: 'Ce que vos factures et avoirs impriment en plus de votre identité légale. Vide : la formulation par défaut.',
+      footer: 'Pied de page', footerHint: 'Imprimé au bas de chaque facture et avoir : coordonnées bancaires, remerciements… Jusqu’à {{max}} caractères.',
+      latePayment: 'Pénalités de retard',
+      latePaymentHint: 'Vide : taux de refinancement de la Banque centrale européenne majoré de 10 points. Jusqu’à {{max}} caractères.',
+      earlyPayment: 'Escompte pour paiement anticipé', earlyPaymentHint: 'Vide : « Pas d’escompte pour paiement anticipé. » Jusqu’à {{max}} caractères.',
+      indemnity: "Chaque facture mentionne aussi l'indemnité forfaitaire pour frais de recouvrement de 40 € due en cas de retard de paiement.",
+      save: 'Enregistrer les mentions',
+    },
     twoFactor: {
       isOn: "La double authentification est active : la connexion demande un code de votre application d'authentification.",
       isOff: "La double authentification est désactivée. Activez-la pour qu'un mot de passe volé ne suffise pas.",

@@ -1,6 +1,6 @@
 // The frame of every signed-in page: skip link, header (merchant, TEST/LIVE badge and switch, language, sign-out),
 // the navigation (a menu button below 800 px) and the page in <main>.
-import { useState } from 'react';
+import { Suspense, useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { NavLink, Outlet, useLocation, useNavigate } from 'react-router';
 import { useTranslation } from 'react-i18next';
@@ -12,6 +12,7 @@ import type { Me, Mode } from './types.js';
 import type { Role } from '../../modules/users/users.table.js';
 import { useToast } from './components/Toasts.js';
 import { useErrorText } from './errors.js';
+import { Loading } from './components/Loading.js';
 import { LANGS, type Lang } from '../../i18n/index.js';
 
 export function Shell() {
@@ -54,7 +55,7 @@ export function Shell() {
         </nav>
         <main id="main" tabIndex={-1}>
           {me.mode === 'test' && <p className="test-banner">{t('shell.testBanner')}</p>}
-          <Outlet />
+          <Suspense fallback={<Loading />}><Outlet /></Suspense>
         </main>
       </div>
     </div>

@@ -90,5 +90,6 @@ function settingsView(m: Awaited<ReturnType<MerchantsService['getMerchant']>>) {
   return {
     name: m.name, displayName: m.displayName, primaryColor: m.primaryColor, accentColor: m.accentColor, timezone: m.timezone,
     legalName: m.legalName, address: m.address, registrationNumber: m.registrationNumber, taxId: m.taxId,
+    invoiceFooter: m.invoiceFooter, latePaymentTerms: m.latePaymentTerms, earlyPaymentDiscount: m.earlyPaymentDiscount,
   };
 }

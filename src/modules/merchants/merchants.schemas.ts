@@ -26,6 +26,9 @@ export const Merchant = Type.Object({
   address: Nullable(LegalAddress),
   registrationNumber: Nullable(Type.String()),
   taxId: Nullable(Type.String()),
+  invoiceFooter: Nullable(Type.String({ description: 'printed at the foot of every invoice and credit note' })),
+  latePaymentTerms: Nullable(Type.String({ description: "the invoices' late-payment penalty terms; null: the statutory rate" })),
+  earlyPaymentDiscount: Nullable(Type.String({ description: "the invoices' early-payment discount; null: none" })),
   onPrimaryColor: Nullable(Type.String({ description: 'the text colour drawn on primaryColor (white or dark, by contrast)' })),
   createdAt: Time,
 });

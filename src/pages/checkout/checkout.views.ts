@@ -1,5 +1,6 @@
 // Server-rendered HTML of the hosted payment pages: checkout, success, failure, inactive session.
 import { randomBytes } from 'node:crypto';
+import { FAVICON_LINK } from '../../http/favicon.js';
 import { esc, jsonForScript } from '../../http/html.js';
 import type { CardState, CheckoutContext } from '../../modules/checkout/checkout.service.js';
 import { money } from '../format.js';
@@ -24,7 +25,7 @@ function layout(lang: Lang, title: string, body: string, scripts: string[] = [],
   return `<!doctype html>
 <html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="color-scheme" content="light dark"><meta name="robots" content="noindex">
-<title>${esc(title)}</title><link rel="stylesheet" href="/checkout/assets/checkout.css">${theme ? `<style id="merchant-theme">${theme.css}</style>` : ''}</head>
+<title>${esc(title)}</title>${FAVICON_LINK}<link rel="stylesheet" href="/checkout/assets/checkout.css">${theme ? `<style id="merchant-theme">${theme.css}</style>` : ''}</head>
 <body>${body}${scripts.map((s) => `<script src="${s}"></script>`).join('')}</body></html>`;
 }
 
@@ -163,7 +164,7 @@ export function expiredPage(lang: Lang): string {
  * loaded for real, so a mobile web view watching /checkout/success or /checkout/failed sees it.
  */
 export function returnPage(url: string, lang: Lang = 'fr'): string {
-  return `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${TEXT[lang].continue}</title></head>
+  return `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${TEXT[lang].continue}</title>${FAVICON_LINK}</head>
 <body><main><a id="next" href="${esc(url)}" target="_top">${TEXT[lang].continue}</a></main><script src="/checkout/assets/return.js"></script></body></html>`;
 }
 

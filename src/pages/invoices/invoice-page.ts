@@ -1,12 +1,13 @@
 // The hosted invoice page (/invoices/{token}): the invoice as the customer received it, its PDF, and a card payment
 // of what is due through the hosted checkout (the same secure fields). No script: a link to the checkout page.
+import { FAVICON_LINK } from '../../http/favicon.js';
 import { esc } from '../../http/html.js';
 import { catalog } from '../../i18n/index.js';
 import { displayName } from '../../modules/merchants/branding.js';
 import type { Merchant } from '../../modules/merchants/merchants.table.js';
 import type { InvoiceLine, InvoiceRow, TaxLine } from '../../modules/invoices/invoices.table.js';
 import { remaining } from '../../modules/invoices/issue.js';
-import { money } from '../format.js';
+import { money, percent } from '../format.js';
 import type { DocLang } from './invoice-pdf.js';
 
 const TEXT = { fr: catalog.fr.invoicePage, en: catalog.en.invoicePage };
@@ -18,7 +19,7 @@ export function invoicePage(input: { invoice: InvoiceRow; merchant: Merchant; ch
   const lines = (JSON.parse(invoice.lines) as InvoiceLine[]).map((l) =>
     `<tr><td>${esc(l.description)}</td><td class="n">${l.quantity}</td><td class="n">${amount(l.quantity * l.unitPrice)}</td></tr>`).join('');
   const taxes = (JSON.parse(invoice.taxes) as TaxLine[]).filter((x) => x.amount > 0)
-    .map((x) => `<tr><td colspan="2">${t.tax} ${(x.rate / 100).toLocaleString(lang === 'fr' ? 'fr-FR' : 'en-GB')} %</td><td class="n">${amount(x.amount)}</td></tr>`).join('');
+    .map((x) => `<tr><td colspan="2">${t.tax} ${percent(x.rate, lang)}</td><td class="n">${amount(x.amount)}</td></tr>`).join('');
   const due = remaining(invoice);
   const dueDate = invoice.due_date ? new Date(invoice.due_date).toLocaleDateString(lang === 'fr' ? 'fr-FR' : 'en-GB', { timeZone: 'UTC', dateStyle: 'long' }) : '';
   const action = invoice.status === 'credited'
@@ -28,7 +29,7 @@ export function invoicePage(input: { invoice: InvoiceRow; merchant: Merchant; ch
       : input.checkoutUrl ? `<a class="pay" href="${esc(input.checkoutUrl)}">${t.pay} · ${amount(due)}</a>` : '';
   return `<!doctype html>
 <html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${t.title} ${esc(invoice.number)} · ${esc(displayName(merchant))}</title>
+<title>${t.title} ${esc(invoice.number)} · ${esc(displayName(merchant))}</title>${FAVICON_LINK}
 <style>
 body{font-family:system-ui,sans-serif;margin:0;background:#f3f4f6;color:#111827}
 main{max-width:36rem;margin:2rem auto;background:#fff;padding:2rem;border-radius:.75rem}

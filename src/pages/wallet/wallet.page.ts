@@ -1,6 +1,7 @@
 // The hosted card-registration page (/wallet/{sessionId}): the web SDK's component in tokenization intent, and
 // our own "Save card" button calling its submit(). The outcome goes back to the merchant's returnUrl with
 // status=success|failed|error (and paymentMethodId on success), or to /wallet/{id}/done for a link without one.
+import { FAVICON_LINK } from '../../http/favicon.js';
 import { esc, jsonForScript } from '../../http/html.js';
 import { catalog, fillText } from '../../i18n/index.js';
 import { pageLang } from '../../shared/lang.js';
@@ -60,7 +61,7 @@ function layout(lang: WalletLang, title: string, body: string, scripts: string[]
   const theme = merchant ? themeOf(merchant) : null;
   const style = theme ? `<style id="merchant-theme">${themeCss(theme, { primary: '--primary', onPrimary: '--on-primary' })}</style>` : '';
   return `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<meta name="color-scheme" content="light dark"><meta name="robots" content="noindex"><title>${esc(title)}</title>
+<meta name="color-scheme" content="light dark"><meta name="robots" content="noindex"><title>${esc(title)}</title>${FAVICON_LINK}
 <link rel="stylesheet" href="/wallet/assets/wallet.css">${style}</head><body>${body}${scripts.map((s) => `<script src="${esc(s)}"></script>`).join('')}</body></html>`;
 }
 

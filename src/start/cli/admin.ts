@@ -67,7 +67,8 @@ const HANDLERS: Record<string, Handler> = {
   'merchants update': async ({ services }, [id], f) => json(await services.merchants.updateMerchant(id!, checked(MerchantPatch, {
     name: str(f.name), displayName: clearable(f.displayName), primaryColor: clearable(f.primaryColor), accentColor: clearable(f.accentColor),
     timezone: clearable(f.timezone), legalName: clearable(f.legalName), registrationNumber: clearable(f.registrationNumber),
-    taxId: clearable(f.taxId), address: jsonFlag(f.address, 'address'),
+    taxId: clearable(f.taxId), address: jsonFlag(f.address, 'address'), invoiceFooter: clearable(f.invoiceFooter),
+    latePaymentTerms: clearable(f.latePaymentTerms), earlyPaymentDiscount: clearable(f.earlyPaymentDiscount),
   }))),
 
   'contracts create': async ({ services }, _, f) => json(await services.contracts.create(String(f.merchant), checked(ContractBody, {

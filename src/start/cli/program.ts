@@ -126,6 +126,9 @@ export function buildProgram(ctx: RunContext): Command {
     .option('--legal-name <name|none>', 'the legal name on invoices')
     .option('--registration-number <n|none>', 'the registration number on invoices')
     .option('--tax-id <n|none>', 'the tax id on invoices')
+    .option('--invoice-footer <text|none>', 'printed at the foot of every invoice and credit note')
+    .option('--late-payment-terms <text|none>', 'the late-payment penalty terms on invoices (none: the statutory rate)')
+    .option('--early-payment-discount <text|none>', 'the early-payment discount on invoices (none: no discount)')
     .option('--address <json|none>', 'the address on invoices: \'{"line1":…,"postalCode":…,"city":…,"country":"PF"}\'')
     .addHelpText('after', '\n`none` clears a value (back to the default look or the merchant\'s name).')
     .action(adminAction(ctx));
