@@ -76,7 +76,7 @@ function liveContract(merchantId: string, contract: ContractView | null) {
   if (!contract) return { state: 'missing' as const, contract: null, operator: null };
   const connected = contract.acquirer === 'monext' && contract.monext !== null;
   const environment = connected ? contract.monext!.environment : null;
-  const state = environment === 'production' ? 'done' as const : environment === 'homologation' ? 'partial' as const : 'missing' as const;
+  const state: ItemState = environment === 'production' ? 'done' : environment === 'homologation' ? 'partial' : 'missing';
   const id = contract.id;
   const operator = state === 'done' ? null : state === 'partial'
     ? {
