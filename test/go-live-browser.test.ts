@@ -74,8 +74,11 @@ eachDatabase('going live in the back-office', (dialect) => {
     assert.equal(await page.getByRole('link', { name: 'Go live' }).getAttribute('aria-current'), 'page', 'the nav entry');
     await accessible(page, 'Go live page');
 
-    // Live mode, nothing yet: the payments list says what to do first.
-    assert.equal((await owner.call('POST', '/dashboard/api/mode', { mode: 'live' })).status, 200);
+    // Live mode from the page itself; nothing yet: the payments list says what to do first.
+    await page.getByRole('button', { name: 'Switch to live mode' }).click();
+    await page.locator('.mode-badge').filter({ hasText: 'LIVE' }).waitFor();
+    await page.getByRole('link', { name: 'Add a bank account in Payouts' }).waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Switch to live mode' }).count(), 0);
     await page.goto(`${suite.baseUrl}/dashboard/payments`);
     await page.getByText('No live payment yet.').waitFor();
     await page.getByRole('link', { name: 'see what it still needs' }).click();

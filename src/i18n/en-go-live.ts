@@ -56,6 +56,7 @@ export const enGoLive = {
       act: 'Add an endpoint in Developers',
     },
     liveSwitch: 'Keys, endpoints and bank accounts are made in the mode you are in: switch to live mode (top of the page) to make the live ones.',
+    switchButton: 'Switch to live mode',
     askOwner: 'Ask an owner or an admin of your team what live mode still needs (Go live page).',
   },
   liveEmpty: {

@@ -57,6 +57,7 @@ export const frGoLive: typeof enGoLive = {
       act: 'Ajouter un endpoint dans Développeurs',
     },
     liveSwitch: 'Clés, endpoints et comptes bancaires se font dans le mode où vous êtes : passez en mode production (en haut de la page) pour faire ceux de production.',
+    switchButton: 'Passer en mode production',
     askOwner: "Demandez à un propriétaire ou un administrateur de votre équipe ce qu'il manque au mode production (page « Passer en production »).",
   },
   liveEmpty: {

@@ -6,6 +6,7 @@ import { Page } from '../components/Page.js';
 import { QueryView } from '../components/QueryView.js';
 import { GoLiveChecklist, GoLiveProgress } from './go-live/GoLiveChecklist.js';
 import { useGoLive } from './go-live/useGoLive.js';
+import { SwitchToLive } from './go-live/SwitchToLive.js';
 
 export function GoLivePage() {
   const { t } = useTranslation();
@@ -18,6 +19,7 @@ export function GoLivePage() {
           {(data) => (
             <>
               <GoLiveProgress data={data} />
+              {!data.ready && <SwitchToLive />}
               <GoLiveChecklist data={data} />
             </>
           )}
