@@ -267,7 +267,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await dashboard.register(usersRoutes({ users: services.users, sessions: services.userSessions, merchants: services.merchants, ...deps }));
       await dashboard.register(backOfficeRoutes({
         apiKeys: services.apiKeys, merchants: services.merchants, stores: services.stores, audit: services.audit,
-        timeline: services.timeline, home: services.home, defaultTimezone: config.timezone,
+        timeline: services.timeline, home: services.home, goLive: services.goLive, defaultTimezone: config.timezone,
       }));
       await dashboard.register(mailsRoutes({ db, mailer: config.mail !== undefined }));
     },

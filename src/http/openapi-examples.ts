@@ -66,7 +66,7 @@ export const EXAMPLES: Readonly<Record<string, unknown>> = {
   url: 'https://shop.example.pf/webhooks/motu', notificationUrl: 'https://shop.example.pf/webhooks/motu',
   redirectUrl: 'https://shop.example.pf/orders/ORDER-2026-0042/thanks', failureRedirectUrl: 'https://shop.example.pf/cart',
   returnUrl: 'https://shop.example.pf/account/cards', checkoutUrl: `https://pay.example.pf/checkout/${exampleId('ses')}`,
-  linkUrl: `https://pay.example.pf/checkout/${exampleId('ses')}`, activationUrl: 'https://pay.example.pf/dashboard/settings/legal',
+  linkUrl: `https://pay.example.pf/checkout/${exampleId('ses')}`, activationUrl: 'https://pay.example.pf/dashboard/settings',
   webhookSecret: 'whsec_3kX9bQ2mT7vL4nR8cW5yZ1pA6dF0hJ2s', testWebhookSecret: 'whsec_3kX9bQ2mT7vL4nR8cW5yZ1pA6dF0hJ2s',
   liveWebhookSecret: 'whsec_8cW5yZ1pA6dF0hJ2s3kX9bQ2mT7vL4nR',
   // API keys: shown once when made; cut here so that no example looks like a key someone could paste

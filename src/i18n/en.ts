@@ -1,6 +1,7 @@
 // English texts. French (fr.ts) has the same shape, checked by the compiler. Interpolations are {{name}} (i18next).
 import { enMoney } from './en-money.js';
 import { enErrors } from './en-errors.js';
+import { enGoLive } from './en-go-live.js';
 
 export const en = {
   dashboard: {
@@ -17,6 +18,7 @@ export const en = {
     nav: {
       home: 'Home', payments: 'Payments', customers: 'Customers', subscriptions: 'Subscriptions', invoices: 'Invoices',
       balance: 'Balance', payouts: 'Payouts', disputes: 'Disputes', developers: 'Developers', settings: 'Settings',
+      goLive: 'Go live',
     },
     signIn: {
       title: 'Sign in to Motu', email: 'Email', password: 'Password', code: 'Authentication code',
@@ -111,6 +113,7 @@ export const en = {
     },
     ...enMoney,
     ...enErrors,
+    ...enGoLive,
     settings: {
       title: 'Settings', business: 'Business', payoutSchedule: 'Payout schedule', team: 'Team', twoFactor: 'Two-factor authentication',
       activity: 'Team activity', branding: 'Branding', merchantName: 'Registered name: {{name}} (changed by the operator).',

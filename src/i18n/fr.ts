@@ -2,6 +2,7 @@
 import type { en } from './en.js';
 import { frMoney } from './fr-money.js';
 import { frErrors } from './fr-errors.js';
+import { frGoLive } from './fr-go-live.js';
 
 export const fr: typeof en = {
   dashboard: {
@@ -18,6 +19,7 @@ export const fr: typeof en = {
     nav: {
       home: 'Accueil', payments: 'Paiements', customers: 'Clients', subscriptions: 'Abonnements', invoices: 'Factures',
       balance: 'Solde', payouts: 'Virements', disputes: 'Litiges', developers: 'Développeurs', settings: 'Paramètres',
+      goLive: 'Passer en production',
     },
     signIn: {
       title: 'Connexion à Motu', email: 'E-mail', password: 'Mot de passe', code: "Code d'authentification",
@@ -113,6 +115,7 @@ export const fr: typeof en = {
     },
     ...frMoney,
     ...frErrors,
+    ...frGoLive,
     settings: {
       title: 'Paramètres', business: 'Entreprise', payoutSchedule: 'Calendrier des virements', team: 'Équipe', twoFactor: 'Double authentification',
       activity: "Activité de l'équipe", branding: 'Image de marque', merchantName: "Nom enregistré : {{name}} (modifié par l'opérateur).",

@@ -9,6 +9,7 @@ import { changeLang, useLang } from './i18n.js';
 import { NAV } from './routes.js';
 import { acceptMe, forgetMerchantData, useMe } from './session.js';
 import type { Me, Mode } from './types.js';
+import type { Role } from '../../modules/users/users.table.js';
 import { useToast } from './components/Toasts.js';
 import { useErrorText } from './errors.js';
 import { Loading } from './components/Loading.js';
@@ -45,7 +46,7 @@ export function Shell() {
       <div className="layout">
         <nav id="main-nav" className={menuOpen ? 'main-nav open' : 'main-nav'} aria-label={t('shell.navigation')}>
           <ul>
-            {NAV.map((item) => (
+            {NAV.filter((item) => !item.may || item.may(me.user.role as Role)).map((item) => (
               <li key={item.to}>
                 <NavLink to={item.to} end={item.to === '/'}>{t(item.label)}</NavLink>
               </li>

@@ -2,6 +2,8 @@
 // under /dashboard), and, for a top-level page, its entry in NAV.
 import { lazy, type ComponentType, type ReactElement } from 'react';
 import type { ParseKeys } from 'i18next';
+import { mayGoLive } from '../../modules/users/roles.js';
+import type { Role } from '../../modules/users/users.table.js';
 
 /**
  * A page loaded when first visited: each is its own chunk of the bundle (esbuild's code splitting), so the first load
@@ -29,6 +31,7 @@ const DisputesPage = page(() => import('./pages/Disputes.js'), 'DisputesPage');
 const DisputeDetailPage = page(() => import('./pages/DisputeDetail.js'), 'DisputeDetailPage');
 const DevelopersPage = page(() => import('./pages/Developers.js'), 'DevelopersPage');
 const SettingsPage = page(() => import('./pages/Settings.js'), 'SettingsPage');
+const GoLivePage = page(() => import('./pages/GoLive.js'), 'GoLivePage');
 
 export const PAGES: Array<{ path: string; element: ReactElement }> = [
   { path: '/', element: <HomePage /> },
@@ -49,10 +52,14 @@ export const PAGES: Array<{ path: string; element: ReactElement }> = [
   { path: '/disputes/:id', element: <DisputeDetailPage /> },
   { path: '/developers/*', element: <DevelopersPage /> },
   { path: '/settings/*', element: <SettingsPage /> },
+  { path: '/go-live', element: <GoLivePage /> },
 ];
 
-/** The main navigation, in this order; each label's English text is the link's accessible name. */
-export const NAV: Array<{ to: string; label: ParseKeys }> = [
+/**
+ * The main navigation, in this order; each label's English text is the link's accessible name. An entry with `may`
+ * is shown only to the roles it allows (the server refuses the others the page's data anyway).
+ */
+export const NAV: Array<{ to: string; label: ParseKeys; may?: (role: Role) => boolean }> = [
   { to: '/', label: 'nav.home' },
   { to: '/payments', label: 'nav.payments' },
   { to: '/customers', label: 'nav.customers' },
@@ -63,4 +70,5 @@ export const NAV: Array<{ to: string; label: ParseKeys }> = [
   { to: '/disputes', label: 'nav.disputes' },
   { to: '/developers', label: 'nav.developers' },
   { to: '/settings', label: 'nav.settings' },
+  { to: '/go-live', label: 'nav.goLive', may: mayGoLive },
 ];

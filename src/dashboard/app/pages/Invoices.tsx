@@ -20,6 +20,8 @@ import { invoiceStatusLabel } from '../labels.js';
 import { useMayChange } from './money/permissions.js';
 import { CustomerName } from './money/CustomerName.js';
 import { CustomerSelect } from './money/CustomerSelect.js';
+import { InvoicingNotice } from './go-live/InvoicingNotice.js';
+import { LiveEmpty } from './go-live/LiveEmpty.js';
 
 export function InvoicesPage() {
   const { t } = useTranslation();
@@ -52,6 +54,7 @@ export function InvoicesPage() {
   ];
   return (
     <Page title={t('invoices.title')} actions={mayCreate && <Link className="button primary" to="/invoices/new">{t('invoices.create')}</Link>}>
+      <InvoicingNotice />
       <Filters label={t('invoices.filters')} onApply={() => apply(draft)} onReset={() => { const empty = { status: '', customerId: '' }; setDraft(empty); apply(empty); }}>
         <SelectField label={t('invoices.status')} value={draft.status} onChange={(e) => setDraft({ ...draft, status: e.target.value })}>
           <option value="">{t('common.all')}</option>
@@ -62,7 +65,7 @@ export function InvoicesPage() {
       <QueryView query={invoices}>
         {(page) => (
           <>
-            <DataTable caption={t('invoices.caption')} columns={columns} data={page.data} rowKey={(i) => i.id} empty={t('invoices.empty')} />
+            <DataTable caption={t('invoices.caption')} columns={columns} data={page.data} rowKey={(i) => i.id} empty={Object.values(applied).some(Boolean) ? t('invoices.empty') : <LiveEmpty title={t('liveEmpty.invoices')} testText={t('invoices.empty')} />} />
             <Pager cursor={cursor} hasMore={page.hasMore} lastId={page.data[page.data.length - 1]?.id} />
           </>
         )}
