@@ -210,7 +210,7 @@ eachDatabase('the merchant back-office', (dialect) => {
     const first = (await api('GET', '/api/v1/events?limit=1')).body.data[0];
     const before = (await api('GET', `/api/v1/events/${first.id}/deliveries`)).body.data.length;
     const row = events.getByRole('row').filter({ has: page.locator(`[id="event-${first.id}"]`) });
-    await row.getByRole('button', { name: 'Show deliveries' }).click();
+    await row.getByRole('button', { name: 'Show details' }).click();
     await row.getByRole('button', { name: 'Resend' }).click();
     await page.getByRole('status').filter({ hasText: 'The event is being delivered again.' }).waitFor();
     assert.equal((await api('GET', `/api/v1/events/${first.id}/deliveries`)).body.data.length, before + 1);

@@ -91,6 +91,8 @@ export interface MotuEvent {
   type: string;
   createdAt: string;
   paymentId?: string | null;
+  /** The event's object, as the endpoints receive it (absent from a payment's timeline). */
+  data?: Record<string, unknown>;
   deliveries?: Delivery[];
 }
 
