@@ -240,7 +240,7 @@ eachDatabase('the merchant back-office', (dialect) => {
     await page.getByLabel('Address', { exact: true }).fill('Rue du Commandant Destremau');
     await page.getByLabel('Postal code').fill('98713');
     await page.getByLabel('City').fill('Papeete');
-    await page.getByLabel('Country').fill('PF');
+    await page.getByLabel('Country').selectOption('PF');
     await Promise.all([answered(page, 'PATCH', '/dashboard/api/settings'), page.getByRole('button', { name: 'Save legal identity' }).click()]);
     const merchant = (await t.admin('GET', `/admin/v1/merchants/${m.id}`)).body;
     assert.equal(merchant.displayName, 'Fare Ute Papeete');
