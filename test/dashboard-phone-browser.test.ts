@@ -183,7 +183,7 @@ eachDatabase('the back-office at 390 px', (dialect) => {
         for (const { path, actions } of pages) {
           await page.goto(`${suite.baseUrl}/dashboard${path}`);
           await page.getByRole('heading', { level: 1 }).waitFor();
-          await page.locator('.loading').waitFor({ state: 'detached' });
+          await page.waitForFunction(() => document.querySelectorAll('.loading').length === 0); // every part of the page loaded
           for (const name of actions) await reachable(page.getByRole('button', { name }).or(page.getByRole('link', { name })), `${lang} ${path}: ${name}`);
           assert.deepEqual(await overflow(page), [], `${lang} ${path}`);
           await accessible(page, `${lang} ${path} at 390 px`);
