@@ -210,7 +210,7 @@ eachDatabase('the merchant back-office', (dialect) => {
     const first = (await api('GET', '/api/v1/events?limit=1')).body.data[0];
     const before = (await api('GET', `/api/v1/events/${first.id}/deliveries`)).body.data.length;
     const row = events.getByRole('row').filter({ has: page.locator(`[id="event-${first.id}"]`) });
-    await row.getByRole('button', { name: 'Show deliveries' }).click();
+    await row.getByRole('button', { name: 'Show details' }).click();
     await row.getByRole('button', { name: 'Resend' }).click();
     await page.getByRole('status').filter({ hasText: 'The event is being delivered again.' }).waitFor();
     assert.equal((await api('GET', `/api/v1/events/${first.id}/deliveries`)).body.data.length, before + 1);
@@ -240,7 +240,7 @@ eachDatabase('the merchant back-office', (dialect) => {
     await page.getByLabel('Address', { exact: true }).fill('Rue du Commandant Destremau');
     await page.getByLabel('Postal code').fill('98713');
     await page.getByLabel('City').fill('Papeete');
-    await page.getByLabel('Country').fill('PF');
+    await page.getByLabel('Country').selectOption('PF');
     await Promise.all([answered(page, 'PATCH', '/dashboard/api/settings'), page.getByRole('button', { name: 'Save legal identity' }).click()]);
     const merchant = (await t.admin('GET', `/admin/v1/merchants/${m.id}`)).body;
     assert.equal(merchant.displayName, 'Fare Ute Papeete');

@@ -48,6 +48,16 @@ try {
   await page.getByRole('heading', { level: 1 }).waitFor();
   await page.waitForLoadState('networkidle');
   await page.screenshot({ path: 'docs/images/back-office-payment-fr-mobile.png', fullPage: false });
+  // The payments list at 390 px: each payment a card, its reference, amount, status and date first.
+  await page.goto(`${t.baseUrl}/dashboard/payments`);
+  await page.getByRole('heading', { level: 1 }).waitFor();
+  await page.waitForLoadState('networkidle');
+  await page.locator('.table-wrap').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: 'docs/images/back-office-payments-fr-mobile.png', fullPage: false });
+  // The header's menu open: the navigation and the header's tools.
+  await page.getByRole('button', { name: 'Menu' }).click();
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.screenshot({ path: 'docs/images/back-office-menu-fr-mobile.png', fullPage: false });
   await context.close();
 } finally {
   await browser.close();

@@ -1,5 +1,6 @@
 // The frame of every signed-in page: skip link, header (merchant, TEST/LIVE badge and switch, language, sign-out),
-// the navigation (a menu button below 800 px) and the page in <main>.
+// the navigation and the page in <main>. Below 800 px the header is one row: a menu button (a disclosure) opens the
+// navigation and the header's tools together.
 import { Suspense, useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { NavLink, Outlet, useLocation, useNavigate } from 'react-router';
@@ -28,15 +29,15 @@ export function Shell() {
   return (
     <div className={`app mode-${me.mode}`}>
       <a className="skip-link" href="#main">{t('shell.skip')}</a>
-      <header className="topbar">
+      <header className={menuOpen ? 'topbar open' : 'topbar'}>
         <div className="brand">
-          <button type="button" className="menu-button button secondary small" aria-expanded={menuOpen} aria-controls="main-nav" onClick={() => setMenuOpen(!menuOpen)}>
+          <button type="button" className="menu-button button secondary small" aria-expanded={menuOpen} aria-controls="main-nav topbar-tools" onClick={() => setMenuOpen(!menuOpen)}>
             {t('shell.menu')}
           </button>
           <span className="merchant-name">{me.merchant.displayName || me.merchant.name}</span>
           <ModeBadge mode={me.mode} />
         </div>
-        <div className="topbar-tools">
+        <div id="topbar-tools" className="topbar-tools">
           <ModeSwitch me={me} />
           <LanguageSwitch />
           <span className="user-email">{me.user.email}</span>

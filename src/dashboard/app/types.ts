@@ -1,5 +1,10 @@
-// The shapes the application reads from the API (docs/back-office.md and the /api/v1 routes' schemas). Only the
-// fields the pages use are named; the server may send more.
+// The shapes the application reads from the API. What /api/v1 answers is the OpenAPI document's schemas, through the
+// types generated for `@motu/node` (packages/node/src/generated/openapi.ts), so a change of a route's schema reaches
+// the pages through the compiler; what only /dashboard/api answers (the user, the team, the audit log, settings, API
+// keys made here) is written below, after docs/back-office.md.
+import type { components } from '../../../packages/node/src/generated/openapi.js';
+
+type Schemas = components['schemas'];
 
 export type Mode = 'test' | 'live';
 export type Role = 'owner' | 'admin' | 'developer' | 'support' | 'analyst';
@@ -12,87 +17,24 @@ export interface Me {
   csrfToken: string;
 }
 
-export interface StoreRef { id: string; code: string; name: string }
+export type StoreRef = Schemas['StoreRef'];
 
 export interface Store extends StoreRef { kind: string; active: boolean }
 
-export interface FeeLine { id: string; label: string; totalAmount: number; totalAmountEur: number }
+export type FeeLine = Schemas['FeeLine'];
 
-export interface Settlement {
-  capturedAmount: number;
-  mobupayCommission: number;
-  netAmount: number;
-  currency: string;
-  settled: boolean;
-  detailedFees: FeeLine[];
-}
+export type Settlement = Schemas['Settlement'];
 
-export interface Payment {
-  id: string;
-  status: string;
-  reference: string;
-  orderReference: string | null;
-  amount: number;
-  currency: string;
-  amountCents: number;
-  captureMode: string;
-  store: StoreRef | null;
-  customerId: string | null;
-  email: string | null;
-  refusalCode: string | null;
-  refusalMessage: string | null;
-  authorizedAmount: number;
-  capturedAmount: number;
-  refundedAmount: number;
-  disputedAmount: number;
-  cardBrand: string | null;
-  cardLast4: string | null;
-  createdAt: string;
-  authorizedAt?: string | null;
-  capturedAt?: string | null;
-  settledAt?: string | null;
-  settlement?: Settlement;
-}
+/** A payment; the document leaves its `settlement` block open, the pages read it as the events' settlement. */
+export type Payment = Omit<Schemas['Payment'], 'settlement'> & { settlement?: Settlement };
 
-export interface Refund {
-  id: string;
-  status: string;
-  amount: number;
-  currency: string;
-  reason: string | null;
-  failureReason: string | null;
-  createdAt: string;
-}
+export type Refund = Schemas['Refund'];
 
-export interface DeliveryAttempt {
-  attempt: number;
-  at: string;
-  statusCode: number | null;
-  latencyMs: number;
-  succeeded: boolean;
-  error: string | null;
-}
+export type Delivery = Schemas['Delivery'];
+export type DeliveryAttempt = Delivery['attempts'][number];
 
-export interface Delivery {
-  id: string;
-  eventId: string;
-  target: { type: string; endpointId: string | null; url: string };
-  status: string;
-  attemptCount: number;
-  nextAttemptAt: string | null;
-  lastStatusCode: number | null;
-  lastError: string | null;
-  createdAt: string;
-  attempts: DeliveryAttempt[];
-}
-
-export interface MotuEvent {
-  id: string;
-  type: string;
-  createdAt: string;
-  paymentId?: string | null;
-  deliveries?: Delivery[];
-}
+/** An event, with its deliveries where the answer joins them (a payment's timeline). */
+export type MotuEvent = Schemas['Event'] & { deliveries?: Delivery[] };
 
 export interface AuditEntry {
   id: string;
@@ -132,27 +74,9 @@ export interface ApiKey {
   secretKey?: string;
 }
 
-export interface WebhookEndpoint {
-  id: string;
-  url: string;
-  events: string[];
-  description: string | null;
-  enabled: boolean;
-  disabledReason: string | null;
-  disabledAt: string | null;
-  /** The store whose key registered it (its payment events only); null: every store's. */
-  storeId: string | null;
-  createdAt: string;
-}
+export type WebhookEndpoint = Schemas['WebhookEndpoint'];
 
-export interface TestClock {
-  id: string;
-  name: string | null;
-  frozenTime: string;
-  status: 'ready' | 'advancing';
-  advancingTo: string | null;
-  createdAt: string;
-}
+export type TestClock = Schemas['TestClock'];
 
 export interface TeamMember {
   id: string;
@@ -181,10 +105,4 @@ export interface MerchantSettings {
   earlyPaymentDiscount: string | null;
 }
 
-export interface PayoutSchedule {
-  interval: 'daily' | 'weekly' | 'monthly' | 'manual';
-  weeklyAnchor: string;
-  monthlyAnchor: number;
-  delayDays: number;
-  nextRunOn: string | null;
-}
+export type PayoutSchedule = Schemas['PayoutSchedule'];

@@ -10,7 +10,7 @@ import { useTranslation } from 'react-i18next';
 import { api, type Page as ApiPage } from '../api.js';
 import { formatAmount, locale } from '../format.js';
 import { useLang } from '../i18n.js';
-import type { CreditNote, Customer, Invoice, InvoiceLine } from '../money-types.js';
+import type { CreditNote, Customer, Invoice, InvoiceLine, InvoiceSent } from '../money-types.js';
 import { ConfirmDialog } from '../components/ConfirmDialog.js';
 import { DataTable, NUMERIC } from '../components/DataTable.js';
 import { DateTime } from '../components/DateTime.js';
@@ -88,7 +88,7 @@ function InvoiceView({ invoice }: { invoice: Invoice }) {
       navigate('/invoices');
     },
     send: async () => {
-      const result = await api.post<Invoice>(`${base}/send`, {});
+      const result = await api.post<InvoiceSent>(`${base}/send`, {});
       const outcome = await sendOutcome(t, invoice.id, customer.data, mode);
       setSent(result.url ? { url: result.url, outcome } : null);
       await done(result, outcome);

@@ -90,6 +90,9 @@ export function PayoutsPage() {
       <BankAccounts />
 
       <ConfirmDialog currency={form.currency} open={creating} title={t('payouts.newTitle')} confirmLabel={t('payouts.confirmCreate')} onConfirm={create} onClose={() => setCreating(false)}>
+        {accounts.data && accountsOf(form.currency).length === 0 && (
+          <p className="notice">{t('payouts.noAccountFirst', { currency: form.currency })}</p>
+        )}
         <SelectField label={t('payouts.currency')} value={form.currency} onChange={(e) => setForm({ ...form, currency: e.target.value, bankAccountId: '' })}>
           {CURRENCIES.map((c) => <option key={c} value={c}>{c}</option>)}
         </SelectField>

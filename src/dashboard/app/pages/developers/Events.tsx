@@ -1,4 +1,5 @@
-// The event log: every event of the mode, newest first (filter by type), each with its deliveries on demand and Resend.
+// The event log: every event of the mode, newest first (filter by type), each with its body and its deliveries on
+// demand, and Resend where the event has a delivery to make again.
 import { useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { createColumnHelper } from '@tanstack/react-table';
@@ -41,9 +42,8 @@ export function EventsPart() {
               <button type="button" className="button secondary small" aria-expanded={open === id} aria-describedby={`event-${id}`} onClick={() => setOpen(open === id ? null : id)}>
                 {open === id ? t('events.hide') : t('events.show')}
               </button>
-              <EventResend id={id} />
             </div>
-            {open === id && <EventDeliveries id={id} />}
+            {open === id && <EventDetails event={c.row.original} />}
           </div>
         );
       },
@@ -67,12 +67,24 @@ export function EventsPart() {
   );
 }
 
-function EventResend({ id }: { id: string }) {
+/** The body as the endpoints receive it, then the deliveries; Resend only when there is a delivery to make again. */
+function EventDetails({ event }: { event: MotuEvent }) {
+  const { t } = useTranslation();
   const queryClient = useQueryClient();
-  return <ResendButton eventId={id} describedBy={`event-${id}`} onSent={() => void queryClient.invalidateQueries({ queryKey: ['event-deliveries', id] })} />;
-}
-
-function EventDeliveries({ id }: { id: string }) {
+  const id = event.id;
   const deliveries = useQuery({ queryKey: ['event-deliveries', id], queryFn: () => api.get<ApiPage<Delivery>>(`/api/v1/events/${encodeURIComponent(id)}/deliveries`) });
-  return <QueryView query={deliveries}>{(page) => <Deliveries deliveries={page.data} />}</QueryView>;
+  const body = { id, type: event.type, createdAt: event.createdAt, data: event.data };
+  return (
+    <div className="event-details">
+      <pre className="event-body" tabIndex={0} aria-label={t('events.body')}><code>{JSON.stringify(body, null, 2)}</code></pre>
+      <QueryView query={deliveries}>
+        {(page) => (
+          <>
+            <Deliveries deliveries={page.data} />
+            {page.data.length > 0 && <ResendButton eventId={id} describedBy={`event-${id}`} onSent={() => void queryClient.invalidateQueries({ queryKey: ['event-deliveries', id] })} />}
+          </>
+        )}
+      </QueryView>
+    </div>
+  );
 }

@@ -45,7 +45,7 @@ export function PaymentTimeline({ timeline }: { timeline: Timeline }) {
       body: (
         <>
           <strong>{t('timeline.event')}</strong> <code id={`event-${event.id}`}>{event.type}</code>{' '}
-          <ResendButton eventId={event.id} describedBy={`event-${event.id}`} onSent={reload} />
+          {(event.deliveries ?? []).length > 0 && <ResendButton eventId={event.id} describedBy={`event-${event.id}`} onSent={reload} />}
           <Deliveries deliveries={event.deliveries ?? []} />
         </>
       ),

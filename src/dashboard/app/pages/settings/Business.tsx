@@ -8,6 +8,7 @@ import { ME_KEY } from '../../session.js';
 import type { MerchantSettings } from '../../types.js';
 import { ErrorMessage } from '../../components/ErrorMessage.js';
 import { TextField } from '../../components/Form.js';
+import { ColorField, CountrySelect, TimeZoneSelect } from '../../components/Pickers.js';
 import { Section } from '../../components/Page.js';
 import { QueryView } from '../../components/QueryView.js';
 import { useToast } from '../../components/Toasts.js';
@@ -79,9 +80,9 @@ function BusinessForms({ settings }: { settings: MerchantSettings }) {
         <form className="stack" onSubmit={saveBranding}><fieldset className="bare stack" disabled={!mayChange}>
           <p className="muted">{t('settings.merchantName', { name: settings.name })}</p>
           <TextField label={t('settings.displayName')} hint={t('settings.displayNameHint')} maxLength={100} value={displayName} onChange={(e) => setDisplayName(e.target.value)} />
-          <TextField label={t('settings.primaryColor')} hint={t('settings.colorHint')} placeholder="#0057b8" pattern="#[0-9a-fA-F]{6}" value={primaryColor} onChange={(e) => setPrimaryColor(e.target.value)} />
-          <TextField label={t('settings.accentColor')} hint={t('settings.colorHint')} placeholder="#ff6a13" pattern="#[0-9a-fA-F]{6}" value={accentColor} onChange={(e) => setAccentColor(e.target.value)} />
-          <TextField label={t('settings.timezone')} hint={t('settings.timezoneHint')} placeholder="Pacific/Tahiti" value={timezone} onChange={(e) => setTimezone(e.target.value)} />
+          <ColorField label={t('settings.primaryColor')} fallback="#0057b8" value={primaryColor} onChange={setPrimaryColor} />
+          <ColorField label={t('settings.accentColor')} fallback="#ff6a13" value={accentColor} onChange={setAccentColor} />
+          <TimeZoneSelect label={t('settings.timezone')} hint={t('settings.timezoneHint')} value={timezone} onChange={setTimezone} />
           <ErrorMessage error={branding.error} />
           {mayChange && <div><button type="submit" className="button primary">{t('settings.saveBranding')}</button></div>}
         </fieldset></form>
@@ -94,7 +95,7 @@ function BusinessForms({ settings }: { settings: MerchantSettings }) {
           <TextField label={t('settings.line2')} maxLength={200} value={line2} onChange={(e) => setLine2(e.target.value)} />
           <TextField label={t('settings.postalCode')} maxLength={20} value={postalCode} onChange={(e) => setPostalCode(e.target.value)} />
           <TextField label={t('settings.city')} maxLength={100} value={city} onChange={(e) => setCity(e.target.value)} />
-          <TextField label={t('settings.country')} hint={t('settings.countryHint')} maxLength={2} value={country} onChange={(e) => setCountry(e.target.value)} />
+          <CountrySelect label={t('settings.country')} value={country} onChange={setCountry} />
           <TextField label={t('settings.registrationNumber')} hint={t('settings.registrationHint')} maxLength={50} value={registrationNumber} onChange={(e) => setRegistrationNumber(e.target.value)} />
           <TextField label={t('settings.taxId')} maxLength={50} value={taxId} onChange={(e) => setTaxId(e.target.value)} />
           <ErrorMessage error={legal.error} />

@@ -13,7 +13,7 @@ import { useToast } from '../../components/Toasts.js';
 import { usePermissions } from '../../permissions.js';
 
 const KEY = ['payout-schedule'];
-const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
+const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const satisfies ReadonlyArray<PayoutSchedule['weeklyAnchor']>;
 const INTERVALS = ['daily', 'weekly', 'monthly', 'manual'] as const;
 
 export function PayoutSchedulePart() {
@@ -54,7 +54,7 @@ function ScheduleForm({ schedule }: { schedule: PayoutSchedule }) {
           {INTERVALS.map((i) => <option key={i} value={i}>{t(`payoutSchedule.intervals.${i}`)}</option>)}
         </SelectField>
         {interval === 'weekly' && (
-          <SelectField label={t('payoutSchedule.weeklyAnchor')} value={weeklyAnchor} onChange={(e) => setWeeklyAnchor(e.target.value)}>
+          <SelectField label={t('payoutSchedule.weeklyAnchor')} value={weeklyAnchor} onChange={(e) => setWeeklyAnchor(e.target.value as PayoutSchedule['weeklyAnchor'])}>
             {WEEKDAYS.map((d) => <option key={d} value={d}>{t(`payoutSchedule.weekdays.${d}`)}</option>)}
           </SelectField>
         )}

@@ -91,7 +91,7 @@ export function TeamPart() {
         <Section title={t('team.invite')}>
           <form className="grid-form" onSubmit={invite}>
             <TextField label={t('team.email')} type="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
-            <SelectField label={t('team.role')} value={role} onChange={(e) => setRole(e.target.value as Role)}>
+            <SelectField label={t('team.role')} hint={t(`team.roleCan.${role}`)} value={role} onChange={(e) => setRole(e.target.value as Role)}>
               {ROLES.map((r) => <option key={r} value={r}>{roleLabel(t, r)}</option>)}
             </SelectField>
             <div><button type="submit" className="button primary">{t('team.inviteButton')}</button></div>
@@ -101,6 +101,11 @@ export function TeamPart() {
           {invited?.emailSent && <p className="notice">{t('team.mailed', { email: invited.email })}</p>}
         </Section>
       )}
+      <Section title={t('team.rolesTitle')}>
+        <dl className="facts">
+          {ROLES.map((r) => <div key={r} className="facts-row"><dt>{roleLabel(t, r)}</dt><dd>{t(`team.roleCan.${r}`)}</dd></div>)}
+        </dl>
+      </Section>
       <QueryView query={team}>
         {(page) => <DataTable caption={t('team.caption')} columns={columns} data={page.data} rowKey={(u) => u.id} empty={t('team.empty')} />}
       </QueryView>

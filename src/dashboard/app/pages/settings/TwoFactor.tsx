@@ -4,7 +4,7 @@
 import { useState, type FormEvent } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
-import { api } from '../../api.js';
+import { api, saveBlob } from '../../api.js';
 import { ME_KEY, useMe } from '../../session.js';
 import { ConfirmDialog } from '../../components/ConfirmDialog.js';
 import { ErrorMessage } from '../../components/ErrorMessage.js';
@@ -66,6 +66,7 @@ export function TwoFactorPart() {
         <div className="notice">
           <p><strong>{t('twoFactor.recoveryCodes')}</strong> {t('twoFactor.recoveryNote')}</p>
           <ul className="recovery-codes" aria-label={t('twoFactor.recoveryCodes')}>{codes.map((c) => <li key={c}><code>{c}</code></li>)}</ul>
+          <RecoveryCodeActions codes={codes} />
         </div>
       )}
       {!me.user.twoFactorEnabled && !enrolment && (
@@ -105,5 +106,25 @@ export function TwoFactorPart() {
         <TextField label={t('signIn.password')} type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
       </ConfirmDialog>
     </Section>
+  );
+}
+
+/** The codes copied at once, or saved as a text file (one a line) to keep with the user's other papers. */
+function RecoveryCodeActions({ codes }: { codes: string[] }) {
+  const { t } = useTranslation();
+  const me = useMe();
+  const [copied, setCopied] = useState(false);
+  const text = `${codes.join('\n')}\n`;
+  const copy = async () => {
+    await navigator.clipboard?.writeText(text).catch(() => undefined);
+    setCopied(true);
+  };
+  return (
+    <div className="section-actions">
+      <button type="button" className="button secondary small" onClick={copy}>{copied ? t('twoFactor.codesCopied') : t('twoFactor.copyCodes')}</button>
+      <button type="button" className="button secondary small" onClick={() => saveBlob(new Blob([text], { type: 'text/plain' }), `motu-recovery-codes-${me.user.email}.txt`)}>
+        {t('twoFactor.downloadCodes')}
+      </button>
+    </div>
   );
 }
