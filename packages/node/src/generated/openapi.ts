@@ -3043,7 +3043,7 @@ export interface components {
                     label: string;
                 }[];
             };
-            /** @example https://pay.example.pf/dashboard/settings/legal */
+            /** @example https://pay.example.pf/dashboard/settings */
             activationUrl: string;
         };
         Invoice: {
