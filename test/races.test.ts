@@ -615,12 +615,44 @@ const sessions = [
   }),
 ];
 
+const IBANS = ['FR7630006000010000000000152', 'DE89370400440532013000', 'FR7630006000010000000000443', 'FR7630006000010000000000540'];
+
+const bankAccounts = [
+  race({
+    name: 'bank accounts: 20 first accounts of a currency added at once: exactly one is the default',
+    setup: async ({ t }) => ({ m: await createMerchant(t, 'First bank accounts') }),
+    fire: ({ t }, { m }, i) => post(t, m.testKey, '/api/v1/bank-accounts', { iban: IBANS[i % IBANS.length], holderName: `Holder ${i}`, currency: 'EUR' }),
+    invariant: async ({ t }, { m }, answers) => {
+      assertTally(answers, { '201': 20 });
+      const list = (await get(t, m.testKey, '/api/v1/bank-accounts?limit=100')).data as Array<{ default: boolean }>;
+      assert.equal(list.length, 20);
+      assert.equal(list.filter((a) => a.default).length, 1);
+    },
+  }),
+  race({
+    name: 'bank accounts: 20 PATCH {default: true} over four accounts at once: all answered, exactly one default',
+    setup: async ({ t }) => {
+      const m = await createMerchant(t, 'Default bank accounts');
+      const ids: string[] = [];
+      for (const iban of IBANS) ids.push((await post(t, m.testKey, '/api/v1/bank-accounts', { iban, holderName: 'Fare Ute SARL', currency: 'EUR' })).body.id);
+      return { m, ids };
+    },
+    fire: ({ t }, { m, ids }, i) => t.api(m.testKey, 'PATCH', `/api/v1/bank-accounts/${ids[i % ids.length]}`, { default: true }),
+    invariant: async ({ t }, { m }, answers) => {
+      assertTally(answers, { '200': 20 });
+      const list = (await get(t, m.testKey, '/api/v1/bank-accounts?limit=100')).data as Array<{ default: boolean }>;
+      assert.equal(list.filter((a) => a.default).length, 1);
+    },
+  }),
+];
+
 /** Every row; a new route that moves money or consumes a count adds its own here. */
 const RACES: RaceRow[] = [
   ...refunds,
   ...refundsAndDisputes,
   ...captures,
   ...payouts,
+  ...bankAccounts,
   ...payoutFileRaces,
   ...disputes,
   ...subscriptions,

@@ -61,7 +61,8 @@ export class BankAccountsService {
     const id = newId('ba');
     const fingerprint = createHmac('sha256', this.fingerprintKey).update(`${owner.merchantId}:${owner.mode}:${iban}`).digest('base64url').slice(0, 16);
     await this.db.transaction(async (trx) => {
-      // The first account of a currency is its default (read in the same transaction as the insert).
+      // The first account of a currency is its default (read, under the currency's lock, in the insert's transaction).
+      await this.lockMerchant(trx, owner);
       const current = await this.live(trx, owner).select('id').where('currency', '=', input.currency).where('is_default', '=', 1).executeTakeFirst();
       await trx.insertInto('bank_accounts').values({
         id, merchant_id: owner.merchantId, mode: owner.mode, currency: input.currency, country: iban.slice(0, 2), last4: iban.slice(-4),
@@ -88,6 +89,7 @@ export class BankAccountsService {
     merchantWide(owner);
     const account = await this.find(owner, id);
     await this.db.transaction(async (trx) => {
+      await this.lockMerchant(trx, owner);
       await trx.updateTable('bank_accounts').set({ is_default: 0 }).where(ownedBy(owner)).where('currency', '=', account.currency).where('id', '<>', id).execute();
       await trx.updateTable('bank_accounts').set({ is_default: 1 }).where('id', '=', id).where('deleted_at', 'is', null).execute();
     });
@@ -102,6 +104,7 @@ export class BankAccountsService {
     merchantWide(owner);
     const account = await this.find(owner, id);
     await this.db.transaction(async (trx) => {
+      await this.lockMerchant(trx, owner);
       await trx.updateTable('bank_accounts').set({ deleted_at: this.clock.now().toISOString(), is_default: 0 }).where('id', '=', id).execute();
       if (account.is_default !== 1) return;
       const next = await this.live(trx, owner).select('id').where('currency', '=', account.currency)
@@ -109,6 +112,15 @@ export class BankAccountsService {
       if (next) await trx.updateTable('bank_accounts').set({ is_default: 1 }).where('id', '=', next.id).execute();
     });
     return { id, deleted: true };
+  }
+
+  /**
+   * Locks the merchant's row, so that changes of a default run one at a time: each reads the default the one
+   * before it left (two first accounts are not both the default) and none waits on rows another holds in another order
+   * (concurrent PATCHes of {default: true} deadlocked on PostgreSQL, answering 500).
+   */
+  private async lockMerchant(trx: Trx, owner: Owner): Promise<void> {
+    await this.db.lockForUpdate(trx.selectFrom('merchants').select('id').where('id', '=', owner.merchantId)).executeTakeFirst();
   }
 
   /** The default account of a currency, with its IBAN opened: for payouts and the operator's transfer file only. */
