@@ -26,6 +26,7 @@ export const Merchant = Type.Object({
   address: Nullable(LegalAddress),
   registrationNumber: Nullable(Type.String()),
   taxId: Nullable(Type.String()),
+  logoUrl: Nullable(Type.String({ description: "the logo on the hosted pages, a path on this server that changes with the picture; null: the name's initial" })),
   onPrimaryColor: Nullable(Type.String({ description: 'the text colour drawn on primaryColor (white or dark, by contrast)' })),
   createdAt: Time,
 });

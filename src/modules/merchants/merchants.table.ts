@@ -23,6 +23,19 @@ export interface MerchantsTable {
   address: string | null;
   registration_number: string | null;
   tax_id: string | null;
+  /** SHA-256 (hex) of the logo the hosted pages show, in its URL (null: no logo, the initial). Migration 0043. */
+  logo_digest: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** The logo's bytes, checked when uploaded (branding-logo.ts). */
+export interface MerchantLogosTable {
+  merchant_id: string;
+  digest: string;
+  content_type: string;
+  width: number;
+  height: number;
+  image: Buffer;
+  created_at: string;
 }
 
 export interface WebhookSecretsTable {
