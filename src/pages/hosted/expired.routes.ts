@@ -7,7 +7,7 @@ import type { Database } from '../../db/database.js';
 import { sendHtml } from '../../http/html.js';
 import { pageLang } from '../../shared/lang.js';
 import { expiredPage } from '../checkout/checkout.views.js';
-import { themeSource, type Brand } from './layout.js';
+import { plainPageCsp, themeSource, type Brand } from './layout.js';
 
 const Query = Type.Object({
   sessionId: Type.Optional(Type.String({ maxLength: 200 })),
@@ -20,14 +20,6 @@ export async function sessionBrand(db: Database, sessionId: string): Promise<Bra
   if (!session) return null;
   const merchant = await db.kysely.selectFrom('merchants').selectAll().where('id', '=', session.merchant_id).executeTakeFirstOrThrow();
   return { merchant, mode: session.mode };
-}
-
-/** The policy of a hosted page without script: `img-src 'self'` lets the logo in, the theme sheet by its hash. */
-export function plainPageCsp(styleSource: string | null): string {
-  return [
-    "default-src 'none'", `style-src 'self'${styleSource ? ` ${styleSource}` : ''}`, "img-src 'self' data:", "form-action 'self'",
-    "base-uri 'none'", "frame-ancestors 'self'",
-  ].join('; ');
 }
 
 export function expiredRoutes(db: Database) {

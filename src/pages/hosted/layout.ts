@@ -66,3 +66,14 @@ export function hostedPage(input: {
 export function themeSource(brand: Brand | null): string | null {
   return brand ? pageTheme(brand.merchant)?.cspSource ?? null : null;
 }
+
+/**
+ * The policy of a hosted page without script: `img-src 'self'` lets the logo in, the theme sheet by its hash.
+ * `framedBy`: who may frame it ('self' for the checkout's family, 'none' for the invoice page).
+ */
+export function plainPageCsp(styleSource: string | null, framedBy: "'self'" | "'none'" = "'self'"): string {
+  return [
+    "default-src 'none'", `style-src 'self'${styleSource ? ` ${styleSource}` : ''}`, "img-src 'self' data:", "form-action 'self'",
+    "base-uri 'none'", `frame-ancestors ${framedBy}`,
+  ].join('; ');
+}

@@ -7,8 +7,7 @@ import { hostedRateLimit, registerHostedRateLimit } from '../../http/hosted-rate
 import type { InvoicesService } from '../../modules/invoices/invoices.service.js';
 import { AppError } from '../../shared/errors.js';
 import { invoiceBrand, invoicePage } from './invoice-page.js';
-import { plainPageCsp } from '../hosted/expired.routes.js';
-import { themeSource } from '../hosted/layout.js';
+import { plainPageCsp, themeSource } from '../hosted/layout.js';
 import type { DocLang } from './invoice-pdf.js';
 import type { DocumentPdfs } from '../pdf/documents.js';
 import { invoiceJob } from '../pdf/jobs.js';
@@ -32,7 +31,7 @@ export function invoicePageRoutes(service: InvoicesService, pdfs: DocumentPdfs, 
         const lang: DocLang = request.query.lang ?? 'fr';
         const pdfUrl = `${service.pageUrl(request.params.token)}/pdf${lang === 'en' ? '?lang=en' : ''}`;
         const page = { invoice, merchant: party.merchant, checkoutUrl, pdfUrl, lang };
-        return sendHtml(reply, invoicePage(page), plainPageCsp(themeSource(invoiceBrand(page))));
+        return sendHtml(reply, invoicePage(page), plainPageCsp(themeSource(invoiceBrand(page)), "'none'"));
       },
     );
     app.get<{ Params: Static<typeof Params>; Querystring: Static<typeof Query> }>(
