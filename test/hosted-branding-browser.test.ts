@@ -14,6 +14,7 @@ import { signedInUser } from './support/back-office.js';
 import { fillCard, newPage } from './support/browser.js';
 import { CARDS } from './support/cards.js';
 import { createCustomer } from './support/factories.js';
+import { saveCard } from './support/wallet.js';
 import { eachDatabase } from './support/harness.js';
 import { withMerchantApp } from './support/merchant-app.js';
 
@@ -150,6 +151,31 @@ eachDatabase('the hosted pages as one product', (dialect) => {
       }
     });
   }
+
+  it('after a saved card is refused, "Try again" reopens the checkout on that card, "Use another card" on the card form', async () => {
+    const customerId = await createCustomer(t, m.testKey);
+    await saveCard(t, m.testKey, customerId, CARDS.visa);
+    const declining = (await saveCard(t, m.testKey, customerId, CARDS.saveThenDecline)).result.paymentMethodId as string;
+    const res = await api('POST', '/api/v1/payments/sessions', {
+      order: { reference: 'CMD-saved', amount: 2500, currency: 'XPF' }, customerId, languageCode: 'en',
+      redirectUrl: 'https://shop.example/return', notificationUrl: 'https://shop.example/hook',
+    });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    const { sessionId } = res.body as { sessionId: string };
+    const paid = await t.api(undefined, 'POST', `/checkout/${sessionId}/pay`, { paymentMethodId: declining });
+    assert.equal(paid.status, 200, JSON.stringify(paid.body));
+    const failed = await t.api(undefined, 'GET', `/checkout/failed?sessionId=${sessionId}`);
+    const href = (id: string) => new RegExp(`id="${id}" href="([^"]+)"`).exec(failed.body)?.[1]?.replaceAll('&amp;', '&');
+    assert.equal(href('retry'), `/checkout/${sessionId}?card=${declining}`);
+    assert.equal(href('other-card'), `/checkout/${sessionId}?card=new#card-title`);
+    const chosen = (html: string) => /<input type="radio" name="card" value="([^"]+)" checked>/.exec(html)?.[1];
+    const retry = await t.api(undefined, 'GET', href('retry')!);
+    assert.equal(chosen(retry.body), declining, 'Try again: the refused saved card is chosen again');
+    assert.match(retry.body, /<div id="card-block" role="group" aria-labelledby="card-title" hidden>/);
+    const other = await t.api(undefined, 'GET', href('other-card')!.split('#')[0]!);
+    assert.equal(chosen(other.body), 'new', 'Use another card: the card form');
+    assert.match(other.body, /<div id="card-block" role="group" aria-labelledby="card-title">/);
+  });
 
   it('at 390 px the card number is never cut by the brand badge (Visa, Mastercard, CB · Visa)', async () => {
     const s = await session('fr');
