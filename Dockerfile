@@ -22,6 +22,9 @@ COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/bin ./bin
+# The guides served at /docs/guides, read from the repository's own files.
+COPY README.md ./
+COPY docs ./docs
 RUN mkdir -p /data && chown node:node /data && chmod 0700 /data
 USER node
 VOLUME ["/data"]

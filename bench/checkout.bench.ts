@@ -44,6 +44,40 @@ function percentile(values: number[], p: number): number {
 
 const round = (n: number) => Math.round(n * 10) / 10;
 
+export type Post = (url: string, body: unknown, auth?: string) => Promise<any>;
+
+/** A JSON POST to the app at `address`, as the page or the merchant's server sends it; a non-2xx answer throws. */
+export function poster(address: string): Post {
+  return async (url, body, auth) => {
+    const res = await fetch(`${address}${url}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(auth ? { authorization: `Bearer ${auth}` } : {}) },
+      body: JSON.stringify(body),
+    });
+    const json = (await res.json()) as any;
+    if (res.status >= 300) throw new Error(`${url}: ${res.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+}
+
+/**
+ * The `i`-th payment, whole, through HTTP (bench/growth too): session (MANUAL) → card token → pay → capture, each
+ * stage run through `timed`.
+ */
+export async function payThrough(
+  post: Post, key: string, hook: string, i: number,
+  timed: <T>(stage: Stage, fn: () => Promise<T>) => Promise<T> = (_stage, fn) => fn(),
+): Promise<{ sessionId: string; paymentId: string }> {
+  const session = await timed('session', () => post('/api/v1/payments/sessions', {
+    order: { reference: `B-${i}`, amount: 1000 + (i % 5000), currency: i % 2 ? 'XPF' : 'EUR' },
+    captureMode: 'MANUAL', email: 'buyer@example.com', redirectUrl: 'https://shop.example/return', notificationUrl: hook,
+  }, key));
+  const token = await timed('tokenize', () => post('/acquirer/v1/tokens', { mode: 'test', number: '4242424242424242', expMonth: 12, expYear: 2040, cvc: '123', session: session.sessionId }));
+  await timed('authorize', () => post(`/checkout/${session.sessionId}/pay`, { token: token.token }));
+  await timed('capture', () => post(`/api/v1/payments/${session.paymentId}/capture`, {}, key));
+  return session;
+}
+
 async function runOn(dialect: Dialect): Promise<Run> {
   const database = await freshDatabase(dialect);
   const receivedAt = new Map<string, number>();
@@ -71,16 +105,7 @@ async function runOn(dialect: Dialect): Promise<Run> {
   const merchant = await new MerchantsService(db, systemClock, secretBoxFor(config)).createMerchant({ name: 'Bench' });
   const key = merchant.testSecretKey;
 
-  const post = async (url: string, body: unknown, auth?: string) => {
-    const res = await fetch(`${address}${url}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...(auth ? { authorization: `Bearer ${auth}` } : {}) },
-      body: JSON.stringify(body),
-    });
-    const json = (await res.json()) as any;
-    if (res.status >= 300) throw new Error(`${url}: ${res.status} ${JSON.stringify(json)}`);
-    return json;
-  };
+  const post = poster(address);
 
   const durations: Record<Stage, number[]> = { session: [], tokenize: [], authorize: [], capture: [] };
   const capturedAt = new Map<string, number>();
@@ -97,13 +122,7 @@ async function runOn(dialect: Dialect): Promise<Run> {
     while (performance.now() < stopAt) {
       const i = n++;
       try {
-        const session = await timed('session', () => post('/api/v1/payments/sessions', {
-          order: { reference: `B-${i}`, amount: 1000 + (i % 5000), currency: i % 2 ? 'XPF' : 'EUR' },
-          captureMode: 'MANUAL', email: 'buyer@example.com', redirectUrl: 'https://shop.example/return', notificationUrl: hook,
-        }, key));
-        const token = await timed('tokenize', () => post('/acquirer/v1/tokens', { mode: 'test', number: '4242424242424242', expMonth: 12, expYear: 2040, cvc: '123', session: session.sessionId }));
-        await timed('authorize', () => post(`/checkout/${session.sessionId}/pay`, { token: token.token }));
-        await timed('capture', () => post(`/api/v1/payments/${session.paymentId}/capture`, {}, key));
+        const session = await payThrough(post, key, hook, i, timed);
         capturedAt.set(session.paymentId, performance.now());
       } catch (err) {
         failures += 1;

@@ -24,9 +24,9 @@ const PAYMENTS = Number(process.env.BENCH_PAYMENTS ?? '1000000');
 const CUSTOMERS = 20_000;
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? '300');
 const ADMIN = 'bench-admin-token-0123456789';
-const YEAR_MS = 365 * 86_400_000;
+export const YEAR_MS = 365 * 86_400_000;
 /** The newest payment's time; the oldest is a year before. */
-const END = Date.parse('2026-11-01T00:00:00.000Z');
+export const END = Date.parse('2026-11-01T00:00:00.000Z');
 
 /** A deterministic pseudo-random sequence (the same data on both databases). */
 function prng(seed: number) {
@@ -45,13 +45,14 @@ const STATUS_MIX: [PaymentStatus, number][] = [
 ];
 const STATUS_OF: PaymentStatus[] = STATUS_MIX.flatMap(([s, n]) => Array<PaymentStatus>(n).fill(s));
 
-interface Seeded {
+export interface Seeded {
   /** A few payments to look up: id, SPR reference, order reference, email, last 4. */
   samples: { id: string; reference: string; orderReference: string; email: string | null; last4: string | null }[];
   insertSeconds: number;
 }
 
-async function seed(db: Database, dialect: Dialect, merchantId: string, contractId: string, storeIds: string[]): Promise<Seeded> {
+/** `payments` payments of one merchant (and its 20,000 customers), a year of them, written in bulk (bench/growth too). */
+export async function seed(db: Database, dialect: Dialect, merchantId: string, contractId: string, storeIds: string[], payments = PAYMENTS): Promise<Seeded> {
   const rand = prng(42);
   const t0 = performance.now();
   const at = new Date(END - YEAR_MS).toISOString();
@@ -69,69 +70,84 @@ async function seed(db: Database, dialect: Dialect, merchantId: string, contract
   // PostgreSQL allows 65,535 parameters a statement, SQLite 32,766: rows × ~50 columns under both.
   const batch = dialect === 'postgres' ? 1200 : 600;
   const orderJson = (ref: string, amount: number, currency: string) => JSON.stringify({ reference: ref, amount, currency });
-  // As a bulk load is done: the table's secondary indexes are dropped, the rows written ten statements a transaction
-  // (one commit, one fsync), then each index is built again from its own definition, in one sort; on SQLite with a
-  // larger page cache while loading only.
-  const indexes = dialect === 'sqlite'
-    ? (await sql<{ name: string; definition: string }>`select name, sql as definition from sqlite_master where type = 'index' and tbl_name = 'payments' and sql is not null`.execute(db.kysely)).rows
-    : (await sql<{ name: string; definition: string }>`select indexname as name, indexdef as definition from pg_indexes where tablename = 'payments' and indexname not in (select conname from pg_constraint)`.execute(db.kysely)).rows;
-  for (const index of indexes) await sql`drop index ${sql.id(index.name)}`.execute(db.kysely);
+  // As a bulk load is done: the rows written ten statements a transaction (one commit, one fsync), the table's
+  // secondary indexes built again after (bulkLoad).
   const pending: CompiledQuery[] = [];
   const inFlight: Promise<void>[] = [];
+  await bulkLoad(db, dialect, ['payments'], async () => {
+    for (let start = 0; start < payments; start += batch) {
+      const rows = [];
+      for (let i = start; i < Math.min(start + batch, payments); i++) {
+        const createdMs = END - YEAR_MS + Math.floor((i * YEAR_MS) / payments);
+        const created = new Date(createdMs).toISOString();
+        const status = STATUS_OF[Math.floor(rand() * 100)]!;
+        const currency = rand() < 0.7 ? 'XPF' : 'EUR';
+        const amount = currency === 'XPF' ? 500 + Math.floor(rand() * 50_000) : 100 + Math.floor(rand() * 40_000);
+        const amountEur = currency === 'XPF' ? xpfToEurCents(amount) : amount;
+        const who = rand();
+        // 45 %: a known customer paying with its email; 10 %: a saved card charged (no email on the payment); 45 %: anonymous.
+        const customer = who < 0.55 ? Math.floor(rand() * CUSTOMERS) : null;
+        const email = who < 0.45 ? `customer${customer}@example.com` : who < 0.55 ? null : `buyer${i}@mail.example`;
+        const carded = status !== 'pending' && status !== 'expired';
+        const last4 = carded ? String(Math.floor(rand() * 10_000)).padStart(4, '0') : null;
+        const paid = status === 'captured' || status === 'refunded' || status === 'partially_refunded';
+        const refunded = status === 'refunded' ? amount : status === 'partially_refunded' ? Math.floor(amount / 2) : 0;
+        const orderReference = `ORD-${String(i).padStart(7, '0')}`;
+        const row = {
+          id: newId('pay'), merchant_id: merchantId, mode: 'test' as const, session_id: null, status, reference: newPaymentReference(createdMs),
+          order_reference: orderReference, external_id: null, amount, currency, amount_eur_cents: amountEur, tax_amount: 0, is_incl_tax_amount: 1,
+          order_json: orderJson(orderReference, amount, currency), capture_mode: 'AUTO' as const, store_id: storeIds[i % storeIds.length]!,
+          contract_id: contractId, customer_id: customer === null ? null : `cus_bench${String(customer).padStart(8, '0')}`, customer_created: 0,
+          email, save_customer: 0, notification_url: 'https://shop.example/hook', private_data: null,
+          authorized_amount: paid || status === 'transit' ? amount : 0, captured_amount: paid ? amount : 0, disputed_amount: 0,
+          refunded_amount: refunded, refusal_code: status === 'failed' ? 'insufficient_funds' : null, refusal_message: null,
+          payment_method_id: null, card_brand: carded ? (rand() < 0.6 ? 'visa' : 'mastercard') : null, card_last4: last4,
+          card_network: carded ? 'CB' : null, authorized_at: paid ? created : null, captured_at: paid ? created : null, settled: paid ? 1 : 0,
+          acquirer_authorization_id: null, operation: null, operation_at: null, refund_reserved: 0, authorization_attempts: carded ? 1 : 0,
+          settled_at: paid ? created : null, invoice_id: null, subscription_id: null, due_date: null, test_clock_id: null,
+          created_at: created, updated_at: created,
+        };
+        rows.push(row);
+        if (i % Math.max(1, Math.floor(payments / 50)) === 7) samples.push({ id: row.id, reference: row.reference, orderReference, email, last4 });
+      }
+      pending.push(insertStatement(dialect, rows));
+      if (pending.length === 10 || start + batch >= payments) {
+        const statements = pending.splice(0);
+        const write = db.transaction(async (trx) => {
+          for (const statement of statements) await trx.executeQuery(statement);
+        });
+        // PostgreSQL: up to three transactions in flight (its own processes write them side by side).
+        inFlight.push(write);
+        if (dialect === 'sqlite' || inFlight.length >= 3) await inFlight.shift();
+      }
+    }
+    await Promise.all(inFlight);
+  });
+  return { samples, insertSeconds: (performance.now() - t0) / 1000 };
+}
+
+/**
+ * Runs `load` as a bulk load is done: the tables' secondary indexes dropped, then each built again from its own
+ * definition, in one sort; on SQLite with a larger page cache while loading only. PostgreSQL's autovacuum analyzes
+ * tables this size within a minute of the load; the benchmark does not wait for it and analyzes them.
+ */
+export async function bulkLoad(db: Database, dialect: Dialect, tables: string[], load: () => Promise<void>): Promise<void> {
+  const indexes: { name: string; definition: string }[] = [];
+  for (const table of tables) {
+    indexes.push(...(dialect === 'sqlite'
+      ? (await sql<{ name: string; definition: string }>`select name, sql as definition from sqlite_master where type = 'index' and tbl_name = ${table} and sql is not null`.execute(db.kysely)).rows
+      : (await sql<{ name: string; definition: string }>`select indexname as name, indexdef as definition from pg_indexes where tablename = ${table} and indexname not in (select conname from pg_constraint)`.execute(db.kysely)).rows));
+  }
+  for (const index of indexes) await sql`drop index ${sql.id(index.name)}`.execute(db.kysely);
   const cacheSize = dialect === 'sqlite' ? (await sql<{ cache_size: number }>`pragma cache_size`.execute(db.kysely)).rows[0]!.cache_size : 0;
   if (dialect === 'sqlite') await sql`pragma cache_size = -262144`.execute(db.kysely);
-  for (let start = 0; start < PAYMENTS; start += batch) {
-    const rows = [];
-    for (let i = start; i < Math.min(start + batch, PAYMENTS); i++) {
-      const createdMs = END - YEAR_MS + Math.floor((i * YEAR_MS) / PAYMENTS);
-      const created = new Date(createdMs).toISOString();
-      const status = STATUS_OF[Math.floor(rand() * 100)]!;
-      const currency = rand() < 0.7 ? 'XPF' : 'EUR';
-      const amount = currency === 'XPF' ? 500 + Math.floor(rand() * 50_000) : 100 + Math.floor(rand() * 40_000);
-      const amountEur = currency === 'XPF' ? xpfToEurCents(amount) : amount;
-      const who = rand();
-      // 45 %: a known customer paying with its email; 10 %: a saved card charged (no email on the payment); 45 %: anonymous.
-      const customer = who < 0.55 ? Math.floor(rand() * CUSTOMERS) : null;
-      const email = who < 0.45 ? `customer${customer}@example.com` : who < 0.55 ? null : `buyer${i}@mail.example`;
-      const carded = status !== 'pending' && status !== 'expired';
-      const last4 = carded ? String(Math.floor(rand() * 10_000)).padStart(4, '0') : null;
-      const paid = status === 'captured' || status === 'refunded' || status === 'partially_refunded';
-      const refunded = status === 'refunded' ? amount : status === 'partially_refunded' ? Math.floor(amount / 2) : 0;
-      const orderReference = `ORD-${String(i).padStart(7, '0')}`;
-      const row = {
-        id: newId('pay'), merchant_id: merchantId, mode: 'test' as const, session_id: null, status, reference: newPaymentReference(createdMs),
-        order_reference: orderReference, external_id: null, amount, currency, amount_eur_cents: amountEur, tax_amount: 0, is_incl_tax_amount: 1,
-        order_json: orderJson(orderReference, amount, currency), capture_mode: 'AUTO' as const, store_id: storeIds[i % storeIds.length]!,
-        contract_id: contractId, customer_id: customer === null ? null : `cus_bench${String(customer).padStart(8, '0')}`, customer_created: 0,
-        email, save_customer: 0, notification_url: 'https://shop.example/hook', private_data: null,
-        authorized_amount: paid || status === 'transit' ? amount : 0, captured_amount: paid ? amount : 0, disputed_amount: 0,
-        refunded_amount: refunded, refusal_code: status === 'failed' ? 'insufficient_funds' : null, refusal_message: null,
-        payment_method_id: null, card_brand: carded ? (rand() < 0.6 ? 'visa' : 'mastercard') : null, card_last4: last4,
-        card_network: carded ? 'CB' : null, authorized_at: paid ? created : null, captured_at: paid ? created : null, settled: paid ? 1 : 0,
-        acquirer_authorization_id: null, operation: null, operation_at: null, refund_reserved: 0, authorization_attempts: carded ? 1 : 0,
-        settled_at: paid ? created : null, invoice_id: null, subscription_id: null, due_date: null, test_clock_id: null,
-        created_at: created, updated_at: created,
-      };
-      rows.push(row);
-      if (i % Math.floor(PAYMENTS / 50) === 7) samples.push({ id: row.id, reference: row.reference, orderReference, email, last4 });
-    }
-    pending.push(insertStatement(dialect, rows));
-    if (pending.length === 10 || start + batch >= PAYMENTS) {
-      const statements = pending.splice(0);
-      const write = db.transaction(async (trx) => {
-        for (const statement of statements) await trx.executeQuery(statement);
-      });
-      // PostgreSQL: up to three transactions in flight (its own processes write them side by side).
-      inFlight.push(write);
-      if (dialect === 'sqlite' || inFlight.length >= 3) await inFlight.shift();
-    }
+  try {
+    await load();
+  } finally {
+    for (const index of indexes) await sql.raw(index.definition).execute(db.kysely);
+    if (dialect === 'sqlite') await sql.raw(`pragma cache_size = ${cacheSize}`).execute(db.kysely);
+    if (dialect === 'postgres') for (const table of tables) await sql`analyze ${sql.id(table)}`.execute(db.kysely);
   }
-  await Promise.all(inFlight);
-  for (const index of indexes) await sql.raw(index.definition).execute(db.kysely);
-  if (dialect === 'sqlite') await sql.raw(`pragma cache_size = ${cacheSize}`).execute(db.kysely);
-  // PostgreSQL's autovacuum analyzes a table this size within a minute of the load; the benchmark does not wait for it.
-  if (dialect === 'postgres') await sql`analyze payments`.execute(db.kysely);
-  return { samples, insertSeconds: (performance.now() - t0) / 1000 };
 }
 
 /**

@@ -21,6 +21,8 @@ import { ErrorSchema } from './http/schemas.js';
 import { pageValidatorCompiler, validatorCompiler } from './http/validation.js';
 import { adminDocumentOptions, merchantDocumentOptions } from './http/openapi.js';
 import { docsUiOptions } from './http/openapi-ui.js';
+import { Guides } from './pages/guides/guides.js';
+import { guidesRoutes } from './pages/guides/guides.routes.js';
 import { lazyChildLoggerFactory, requestLogLine } from './http/logger.js';
 import { AppError } from './shared/errors.js';
 import { sealStoredWebhookSecrets, secretBoxFor } from './shared/secret-box.js';
@@ -60,6 +62,8 @@ import { expiredRoutes } from './pages/hosted/expired.routes.js';
 import { DocumentPdfs } from './pages/pdf/documents.js';
 import { pdfPool } from './pages/pdf/pool.js';
 import { dashboardPageRoutes } from './pages/dashboard/dashboard.routes.js';
+import { faviconRoutes } from './http/favicon.js';
+import { startRoutes } from './pages/start/start.routes.js';
 import { invoicesRoutes } from './modules/invoices/invoices.routes.js';
 import { subscriptionsRoutes } from './modules/subscriptions/subscriptions.routes.js';
 import { testClocksRoutes } from './modules/test-clocks/test-clocks.routes.js';
@@ -121,6 +125,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(swagger, merchantDocumentOptions(config.publicUrl));
   await app.register(swagger, adminDocumentOptions(config.publicUrl));
   await app.register(swaggerUi, docsUiOptions());
+  // The guides (README.md and docs/*.md) beside the reference: /docs/guides.
+  await app.register(guidesRoutes(new Guides()));
 
   const metrics = registerMetrics(app, config.metrics);
   const secretBox = secretBoxFor(config);
@@ -173,6 +179,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     await pages.register(logoRoutes(services.merchants));
     await pages.register(expiredRoutes(db));
     await pages.register(dashboardPageRoutes());
+    await pages.register(startRoutes());
+    await pages.register(faviconRoutes());
   });
   await app.register(sdkRoutes(new SdkService(services.checkout, services.walletSessions, config.publicUrl), widgetStarter(services.acquirers.monext, monextDeps)));
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
@@ -263,7 +271,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await dashboard.register(usersRoutes({ users: services.users, sessions: services.userSessions, merchants: services.merchants, ...deps }));
       await dashboard.register(backOfficeRoutes({
         apiKeys: services.apiKeys, merchants: services.merchants, stores: services.stores, audit: services.audit,
-        timeline: services.timeline, home: services.home, defaultTimezone: config.timezone,
+        timeline: services.timeline, home: services.home, goLive: services.goLive, defaultTimezone: config.timezone,
       }));
       await dashboard.register(mailsRoutes({ db, mailer: config.mail !== undefined }));
     },

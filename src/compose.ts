@@ -30,6 +30,7 @@ import { WebhooksService } from './modules/webhooks/webhooks.service.js';
 import { DisputesService } from './modules/disputes/disputes.service.js';
 import { TestClocksService } from './modules/test-clocks/test-clocks.service.js';
 import { AuditService } from './modules/audit/audit.service.js';
+import { GoLiveService } from './modules/back-office/go-live.js';
 import { HomeService } from './modules/back-office/home.js';
 import { TimelineService } from './modules/back-office/timeline.js';
 import { UserSessions } from './modules/users/user-sessions.js';
@@ -69,6 +70,7 @@ export interface Services {
   audit: AuditService;
   timeline: TimelineService;
   home: HomeService;
+  goLive: GoLiveService;
 }
 
 export function buildServices(config: Config, db: Database, clock: Clock): Services {
@@ -100,18 +102,21 @@ export function buildServices(config: Config, db: Database, clock: Clock): Servi
   const events = new EventsService(db, clock);
   const disputes = new DisputesService(db, clock);
   const audit = new AuditService(db, clock);
+  const merchants = new MerchantsService(db, clock, secretBoxFor(config));
+  const apiKeys = new ApiKeysService(db, clock);
+  const webhooks = new WebhooksService(config, db, clock);
   return {
-    merchants: new MerchantsService(db, clock, secretBoxFor(config)),
+    merchants,
     contracts: new ContractsService(db, clock, secretBoxFor(config)),
     stores: new StoresService(db, clock),
-    apiKeys: new ApiKeysService(db, clock),
+    apiKeys,
     customers,
     paymentSessions,
     payments,
     lifecycle: new PaymentLifecycleService(db, clock, acquirers, config.operationClaimSeconds),
     refunds,
     merchantPayments,
-    webhooks: new WebhooksService(config, db, clock),
+    webhooks,
     events,
     acquirers,
     checkout: new CheckoutService(db, clock, acquirers, config, wallet, customers, mail),
@@ -132,5 +137,6 @@ export function buildServices(config: Config, db: Database, clock: Clock): Servi
     audit,
     timeline: new TimelineService({ payments, refunds, disputes, events, audit }),
     home: new HomeService(db, clock, balance, payments),
+    goLive: new GoLiveService({ merchants, invoices, bankAccounts, apiKeys, webhooks }),
   };
 }

@@ -69,6 +69,20 @@ export interface Config {
   readonly metrics: MetricsExposure;
   /** LOG_FORMAT: `json` (pino lines), `pretty` (for people), or `auto`: pretty on a terminal outside production. */
   readonly logFormat: 'json' | 'pretty' | 'auto';
+  /** How long the worker keeps what grows without bound (src/modules/retention; docs/reliability.md, "Retention"). */
+  readonly retention: RetentionConfig;
+}
+
+/** Ages past which the worker deletes rows; 0 keeps them forever. */
+export interface RetentionConfig {
+  /** MOTU_RETENTION_ATTEMPTS_DAYS: the attempts of a delivery that succeeded, this many days after it did (default 90). */
+  readonly attemptsDays: number;
+  /** MOTU_RETENTION_USED_TOKENS_HOURS: a card token, this many hours after it was used (default 24). */
+  readonly usedTokensHours: number;
+  /** MOTU_RETENTION_AUDIT_DAYS: a back-office audit row, this many days after it was written (default 3650, ten years). */
+  readonly auditDays: number;
+  /** MOTU_RETENTION_BATCH: rows deleted per statement (default 1000): each batch is short, the API writes in between. */
+  readonly batchSize: number;
 }
 
 /**
@@ -295,5 +309,11 @@ export function parseConfig(env: Env = process.env): Config {
     }),
     metrics: metricsExposure(env, port, host),
     logFormat: logFormat(env, production),
+    retention: Object.freeze({
+      attemptsDays: integer(env, 'MOTU_RETENTION_ATTEMPTS_DAYS', 90, 0, 36_500),
+      usedTokensHours: integer(env, 'MOTU_RETENTION_USED_TOKENS_HOURS', 24, 0, 876_000),
+      auditDays: integer(env, 'MOTU_RETENTION_AUDIT_DAYS', 3650, 0, 36_500),
+      batchSize: integer(env, 'MOTU_RETENTION_BATCH', 1000, 1, 100_000),
+    }),
   });
 }

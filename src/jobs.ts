@@ -8,6 +8,7 @@ import type { ScheduledJob } from './events/scheduler.js';
 import type { Logger } from './events/worker.js';
 import { purgeExpiredIdempotencyKeys } from './http/idempotency.js';
 import { purgeSignInAttempts } from './modules/users/sign-in-attempts.js';
+import { applyRetention } from './modules/retention/retention.jobs.js';
 import { mailJobs } from './mail/mail.worker.js';
 import { smtpMailer } from './mail/mailer.js';
 import { composeMail } from './pages/mail/messages.js';
@@ -85,7 +86,8 @@ export function timeRules(deps: ScheduleDeps): TimeRule[] {
 /** Jobs every worker process runs; modules add theirs here. */
 export function scheduledJobs(db: Database, clock: Clock, config?: Config, logger?: Logger): ScheduledJob[] {
   const jobs: ScheduledJob[] = [
-    { name: 'purge-idempotency-keys', everyMs: 3_600_000, run: () => purgeExpiredIdempotencyKeys(db, clock) },
+    // Idempotency keys past their 24 hours, in batches.
+    { name: 'purge-idempotency-keys', everyMs: 3_600_000, run: () => purgeExpiredIdempotencyKeys(db, clock, config?.retention.batchSize) },
     // The sign-in counts of addresses nobody tried for a day (any address may be tried, a user's or not).
     { name: 'purge-sign-in-attempts', everyMs: 3_600_000, run: () => purgeSignInAttempts(db, clock) },
   ];
@@ -93,6 +95,8 @@ export function scheduledJobs(db: Database, clock: Clock, config?: Config, logge
     const services = buildServices(config, db, clock);
     // Card tokens never used, and their cards, deleted once expired (the token endpoint is anonymous).
     jobs.push({ name: 'purge-card-tokens', everyMs: 600_000, run: (now) => services.acquirers.simulator.purgeUnusedTokens(now) });
+    // Webhook attempts of old successful deliveries, used card tokens, and audit rows past their legal period.
+    jobs.push({ name: 'apply-retention', everyMs: 3_600_000, run: (now) => applyRetention(db, config.retention, now) });
     // Payment expiries, settlement, and the recovery of interrupted captures, cancels and refunds.
     jobs.push(...paymentJobs(scheduleDeps(services, config, db, clock)));
     // Merchant-initiated payments left pending by a stopped request, and the authorizations that reach the acquirer

@@ -29,7 +29,10 @@ eachDatabase('merchant authentication', (dialect) => {
       ['no header', {}],
       ['malformed key', { authorization: 'Bearer sk_test_short' }],
       ['unknown key', { authorization: `Bearer sk_test_${'A'.repeat(32)}` }],
-      ['basic scheme', { authorization: `Basic ${Buffer.from(`${m.testKey}:`).toString('base64')}` }],
+      ['basic scheme with a password', { authorization: `Basic ${Buffer.from(`${m.testKey}:secret`).toString('base64')}` }],
+      ['basic scheme with an unknown key', { authorization: `Basic ${Buffer.from(`sk_test_${'A'.repeat(32)}:`).toString('base64')}` }],
+      ['basic scheme without a user', { authorization: `Basic ${Buffer.from(':').toString('base64')}` }],
+      ['digest scheme', { authorization: `Digest ${m.testKey}` }],
       ['publishable-looking key', { authorization: `Bearer pk_test_${'A'.repeat(32)}` }],
     ];
     for (const [name, headers] of cases) {
@@ -38,6 +41,17 @@ eachDatabase('merchant authentication', (dialect) => {
       assert.equal(res.body.code, 'UNAUTHORIZED', name);
       assert.equal(typeof res.body.message, 'string');
     }
+  });
+
+  it('accepts the key as an HTTP Basic user with an empty password (curl -u sk_test_…:), with the key\'s own mode and role', async () => {
+    const basic = (key: string) => ({ authorization: `Basic ${Buffer.from(`${key}:`).toString('base64')}` });
+    const made = await t.api(undefined, 'POST', '/api/v1/customers', { externalId: 'basic-1' }, basic(keys.testWrite));
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    const read = await t.api(undefined, 'GET', `/api/v1/customers/${made.body.id}`, undefined, basic(keys.testRead));
+    assert.equal(read.status, 200);
+    const refused = await t.api(undefined, 'POST', '/api/v1/customers', { externalId: 'basic-2' }, basic(keys.testRead));
+    assert.equal(refused.status, 403);
+    assert.equal((await t.api(undefined, 'GET', `/api/v1/customers/${made.body.id}`, undefined, basic(keys.liveWrite))).status, 404);
   });
 
   it('lets read keys GET and refuses every other method with 403 PERMISSION_DENIED', async () => {

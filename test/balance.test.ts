@@ -18,7 +18,7 @@ import { paymentSchedule } from './support/schedule.js';
 const ROOT = path.resolve(import.meta.dirname, '..');
 
 eachDatabase('balance and ledger', (dialect) => {
-  const { t, m, clock } = withMerchantApp(dialect, { clock: 'now', env: { MOTU_TEST_SETTLEMENT_DELAY: '60' } });
+  const { t, m, clock } = withMerchantApp(dialect, { checkAnswers: true, clock: 'now', env: { MOTU_TEST_SETTLEMENT_DELAY: '60' } });
   const get = async (url: string, key = m.testKey) => (await t.api(key, 'GET', url)).body;
   const settleAll = async () => {
     clock.advance(120_000);

@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import net from 'node:net';
 import path from 'node:path';
 import { describe, it } from 'node:test';
@@ -23,10 +24,10 @@ const ROOT = path.resolve(import.meta.dirname, '..');
 const VERSION = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
 /** The real process, as a shell runs it (from the sources through tsx), with no database variable set. */
-function spawnMotu(args: string[], env: Record<string, string> = {}) {
+function spawnMotu(args: string[], env: Record<string, string> = {}, cwd = ROOT) {
   const base: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'silent', MOTU_SEED_DEMO: 'false', ...env };
-  for (const name of ['DATABASE_URL', 'MOTU_SECRET_KEY', 'MOTU_URL']) if (!(name in env)) delete base[name];
-  const run = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/start/main.ts'), ...args], { cwd: ROOT, env: base, encoding: 'utf8' });
+  for (const name of ['DATABASE_URL', 'MOTU_SECRET_KEY', 'MOTU_URL', 'MOTU_DATA_DIR']) if (!(name in env)) delete base[name];
+  const run = spawnSync(process.execPath, ['--import', import.meta.resolve('tsx'), path.join(ROOT, 'src/start/main.ts'), ...args], { cwd, env: base, encoding: 'utf8' });
   return { status: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
@@ -123,6 +124,29 @@ describe('motu, the process', () => {
       hint: 'Start the server (`motu serve`, or `npm start`) or point --api-url (MOTU_URL) at it.',
     });
     assert.doesNotMatch(server.stdout + server.stderr, STACK);
+  });
+
+  it('an operator command in a folder without a database says so and creates none; migrate creates it', () => {
+    const folder = mkdtempSync(path.join(tmpdir(), 'motu-cwd-'));
+    try {
+      const lost = spawnMotu(['merchants', 'list'], {}, folder);
+      assert.equal(lost.status, 1, lost.stdout + lost.stderr);
+      const body = JSON.parse(lost.stdout);
+      assert.equal(body.code, 'DATABASE_NOT_FOUND');
+      assert.match(body.message, /MOTU_DATA_DIR is not set/);
+      assert.match(body.hint, /MOTU_DATA_DIR/);
+      assert.doesNotMatch(lost.stdout + lost.stderr, STACK);
+      assert.equal(existsSync(path.join(folder, 'data')), false, 'no empty database was made');
+      const elsewhere = spawnMotu(['users', 'list', '--merchant', 'mer_x'], { MOTU_DATA_DIR: path.join(folder, 'other') }, folder);
+      assert.equal(JSON.parse(elsewhere.stdout).code, 'DATABASE_NOT_FOUND');
+      assert.equal(existsSync(path.join(folder, 'other')), false);
+      assert.equal(spawnMotu(['migrate'], {}, folder).status, 0);
+      const listed = spawnMotu(['merchants', 'list'], {}, folder);
+      assert.equal(listed.status, 0, listed.stdout);
+      assert.deepEqual(JSON.parse(listed.stdout), { data: [] });
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 
   it('--help and --version load neither the app, the services nor a database driver', () => {
@@ -367,6 +391,11 @@ eachDatabase('motu commands', (dialect) => {
     assert.deepEqual([noKey.code, noKey.out.message], [2, "required option '--key <sk_test_…>' not specified"]);
     const withEnvKey = await motu({ ...env(), MOTU_SECRET_KEY: merchant.testKey, MOTU_URL: suite.baseUrl }, 'trigger', 'customer.created');
     assert.equal(withEnvKey.code, 0, withEnvKey.text);
+    // Without --notification-url the session notifies the local receiver that `motu listen --forward-to` points at,
+    // never an address whose deliveries are retried for hours.
+    const byDefault = await run('trigger', 'payment.authorized', '--key', merchant.testKey, '--api-url', suite.baseUrl);
+    const session = await t.api(merchant.testKey, 'GET', `/api/v1/payments/sessions/${byDefault.out.objects.sessionId}`);
+    assert.equal(session.body.notificationUrl, 'http://localhost:4000/hooks');
   });
 
   it('listen: prints the signing secret, follows a rotation, forwards only the --events asked', async () => {

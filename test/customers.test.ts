@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
 
 eachDatabase('customers', (dialect) => {
-  const { t, m } = withMerchantApp(dialect);
+  const { t, m } = withMerchantApp(dialect, { checkAnswers: true });
 
   it('creates, reads and lists a customer', async () => {
     const created = await t.api(m.testKey, 'POST', '/api/v1/customers', { email: 'Hina@Example.pf', externalId: 'crm-1', name: 'Hina' });

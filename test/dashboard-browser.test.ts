@@ -285,7 +285,7 @@ eachDatabase('the merchant back-office', (dialect) => {
     await page.getByRole('table', { name: 'Payments, newest first' }).waitFor();
     await page.getByRole('switch', { name: 'Live mode' }).click();
     await page.locator('.mode-badge').filter({ hasText: 'LIVE' }).waitFor();
-    await page.getByText('No payment matches these filters.').waitFor();
+    await page.getByText('No live payment yet.').waitFor();
     assert.equal(await page.getByRole('switch', { name: 'Live mode' }).getAttribute('aria-checked'), 'true');
     await accessible(page, 'payments in live mode');
     await page.reload();

@@ -18,7 +18,7 @@ import { paymentSchedule } from './support/schedule.js';
 const DAY = 86_400_000;
 
 eachDatabase('disputes', (dialect) => {
-  const { t, m, clock } = withMerchantApp(dialect, { clock: 'now', env: { MOTU_TEST_SETTLEMENT_DELAY: '60' } });
+  const { t, m, clock } = withMerchantApp(dialect, { checkAnswers: true, clock: 'now', env: { MOTU_TEST_SETTLEMENT_DELAY: '60' } });
   const api = (method: string, url: string, body?: unknown, key = m.testKey) => t.api(key, method, url, body);
   const tick = () => paymentSchedule(t, clock).tick();
   const available = async (currency = 'EUR', key = m.testKey) =>

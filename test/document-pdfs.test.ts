@@ -13,19 +13,22 @@ import { pdfText } from './support/pdf.js';
 import { money } from '../src/pages/format.js';
 
 const PER_MINUTE = 4;
+const METRICS_TOKEN = 'document-pdfs-metrics-token-0123456789';
 const IDENTITY = { legalName: 'Fare Ute SARL', address: { line1: 'Rue du Commandant Destremau', postalCode: '98713', city: 'Papeete', country: 'PF' }, registrationNumber: 'TAHITI A12345' };
 /** 100 characters of combining marks and right-to-left text: the slowest text to lay out. */
 const HEAVY_TEXT = Array.from('e\u0301\u0302a\u0308 שלום عالم Pāreu Tiʻare ').join('').repeat(10);
 const heavyLine = (i: number) => ({ description: Array.from(`${i} ${HEAVY_TEXT}`).slice(0, 100).join(''), quantity: 1, unitPrice: 100 });
 
 eachDatabase('document PDFs', (dialect) => {
-  const { t, m } = withMerchantApp(dialect, { env: { MOTU_HOSTED_PAGES_PER_MINUTE: String(PER_MINUTE) } });
+  const { t, m } = withMerchantApp(dialect, { env: { MOTU_HOSTED_PAGES_PER_MINUTE: String(PER_MINUTE), MOTU_METRICS_TOKEN: METRICS_TOKEN } });
   const api = (method: string, url: string, body?: unknown) => t.api(m.testKey, method, url, body);
   const get = (url: string, key: string | null = m.testKey, remoteAddress = '127.0.0.1') =>
     t.app.inject({ method: 'GET', url, remoteAddress, headers: key ? { authorization: `Bearer ${key}` } : {} });
   /** How many PDFs the service has drawn, by kind (motu_pdf_drawn_total). */
   const drawn = async (kind: string) => {
-    const text = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+    const res = await t.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+    assert.equal(res.statusCode, 200, 'the metrics are read');
+    const text = res.body;
     return Number(new RegExp(`^motu_pdf_drawn_total\\{kind="${kind}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
   };
   let customerId: string;

@@ -18,7 +18,7 @@ import { verifyLedger } from '../src/modules/ledger/verify.js';
 import { paymentSchedule } from './support/schedule.js';
 
 eachDatabase('invoices', (dialect) => {
-  const { t, m, clock } = withMerchantApp(dialect, { clock: 'now' });
+  const { t, m, clock } = withMerchantApp(dialect, { checkAnswers: true, clock: 'now' });
   const api = (method: string, url: string, body?: unknown, key = m.testKey) => t.api(key, method, url, body);
   const customer = async (extra: Record<string, unknown> = {}) => (await api('POST', '/api/v1/customers', { name: 'Hina', ...extra })).body.id as string;
   const draft = async (body: Record<string, unknown>, key = m.testKey) => {

@@ -11,6 +11,7 @@ import { saveCard } from './support/wallet.js';
 import { rowCounts, tableNames } from './support/tables.js';
 import { createUser, signedInUser } from './support/back-office.js';
 import { readStream } from './support/stream.js';
+import { MailOutbox } from '../src/mail/outbox.js';
 
 interface Victim {
   key: string;
@@ -85,12 +86,17 @@ const NOT_KEYED = new Set([
  * of the victim's ids or names. The event stream is read over a real socket (its own test).
  */
 const LISTS = (ids: Record<string, string>): Record<string, string[]> => ({
-  'GET /api/v1/customers': ['/api/v1/customers?limit=100', `/api/v1/customers?email=${encodeURIComponent('x')}`],
-  'GET /api/v1/payments': ['/api/v1/payments?limit=100', `/api/v1/payments?storeId=${ids.store2}`, '/api/v1/payments?storeId=V-2', `/api/v1/payments?customerId=${ids.customer}`],
+  'GET /api/v1/customers': [
+    '/api/v1/customers?limit=100', `/api/v1/customers?email=${encodeURIComponent('x')}`,
+    // The search: by the victim's customer's id, and by text its email contains.
+    `/api/v1/customers?q=${ids.customer}`, `/api/v1/customers?q=${encodeURIComponent('@victim.example')}`, `/api/v1/customers?q=${encodeURIComponent('victim')}`,
+    '/api/v1/customers?externalId=victim-ext-1',
+  ],
+  'GET /api/v1/payments': [`/api/v1/payments?q=${ids.captured}`, `/api/v1/payments?q=${encodeURIComponent('victim')}`, '/api/v1/payments?limit=100', `/api/v1/payments?storeId=${ids.store2}`, '/api/v1/payments?storeId=V-2', `/api/v1/payments?customerId=${ids.customer}`],
   'GET /api/v1/webhook-endpoints': ['/api/v1/webhook-endpoints'],
   'GET /api/v1/events': ['/api/v1/events?limit=100', `/api/v1/events?paymentId=${ids.captured}`],
   'GET /api/v1/balance': ['/api/v1/balance'],
-  'GET /api/v1/balance-transactions': ['/api/v1/balance-transactions?limit=100', `/api/v1/balance-transactions?sourceId=${ids.captured}`],
+  'GET /api/v1/balance-transactions': ['/api/v1/balance-transactions?limit=100', `/api/v1/balance-transactions?sourceId=${ids.captured}`, `/api/v1/balance-transactions?payoutId=${ids.payout}`],
   'GET /api/v1/bank-accounts': ['/api/v1/bank-accounts?limit=100'],
   'GET /api/v1/payout-schedule': ['/api/v1/payout-schedule'],
   'GET /api/v1/payouts': ['/api/v1/payouts?limit=100'],
@@ -98,7 +104,7 @@ const LISTS = (ids: Record<string, string>): Record<string, string[]> => ({
   'GET /api/v1/disputes': ['/api/v1/disputes?limit=100', `/api/v1/disputes?paymentId=${ids.captured}`],
   'GET /api/v1/subscriptions': ['/api/v1/subscriptions?limit=100', `/api/v1/subscriptions?customerId=${ids.customer}`],
   'GET /api/v1/billing/settings': ['/api/v1/billing/settings'],
-  'GET /api/v1/billing/invoices': ['/api/v1/billing/invoices?limit=100', `/api/v1/billing/invoices?customerId=${ids.customer}`],
+  'GET /api/v1/billing/invoices': ['/api/v1/billing/invoices?limit=100', `/api/v1/billing/invoices?customerId=${ids.customer}`, `/api/v1/billing/invoices?subscriptionId=${ids.subscription}`],
   'GET /api/v1/billing/credit-notes': ['/api/v1/billing/credit-notes?limit=100', `/api/v1/billing/credit-notes?invoiceId=${ids.invoice}`],
   // The signing secret is compared with the victim's below; the documents are the same for all.
   'GET /api/v1/webhooks/signing-secret': ['/api/v1/webhooks/signing-secret'],
@@ -133,13 +139,29 @@ function crossReferences(ids: Record<string, string>): Record<string, unknown[]>
   };
 }
 
-/** The back-office's routes that name an object, and the victim's object each is aimed at. */
-const BACK_OFFICE_BY_ID: Record<string, { target: string; body?: unknown }> = {
+/**
+ * The back-office's routes that name an object, the victim's object each is aimed at, and the query strings it is
+ * sent with (every parameter its schema declares appears in one: a user's removal revoking or handing over its keys).
+ */
+const BACK_OFFICE_BY_ID: Record<string, { target: string; body?: unknown; queries?: string[] }> = {
   'PATCH /dashboard/api/users/{id}': { target: 'user', body: { role: 'analyst' } },
-  'DELETE /dashboard/api/users/{id}': { target: 'user' },
+  'DELETE /dashboard/api/users/{id}': { target: 'user', queries: ['', '?keys=hand-over', '?keys=revoke'] },
   'DELETE /dashboard/api/keys/{id}': { target: 'apiKey' },
   'GET /dashboard/api/payments/{id}/timeline': { target: 'captured' },
 };
+/**
+ * The back-office reads whose query string names an object (a parameter ending in Id), and the URLs aimed at the
+ * victim's: another merchant's user must see none of it; where `shows` is given, the victim's own user sees it there
+ * (the check can fail).
+ */
+const BACK_OFFICE_READS = (ids: Record<string, string>): Record<string, Array<{ url: string; shows?: string }>> => ({
+  'GET /dashboard/api/mails': [
+    { url: `/dashboard/api/mails?kind=card_link&subjectId=${ids.cardLink}`, shows: 'payer@victim.example' },
+    { url: `/dashboard/api/mails?kind=receipt&subjectId=${ids.captured}`, shows: 'payer@victim.example' },
+    { url: `/dashboard/api/mails?kind=invoice&subjectId=${ids.invoice}`, shows: 'payer@victim.example' },
+  ],
+  'GET /dashboard/api/audit': [{ url: `/dashboard/api/audit?objectId=${ids.user}` }, { url: `/dashboard/api/audit?userId=${ids.user}` }],
+});
 /** Back-office routes with a parameter that is no merchant's object: the set-up link's token is its own secret. */
 const BACK_OFFICE_UNSCOPED = new Set(['GET /dashboard/api/setup/{token}']);
 
@@ -148,7 +170,7 @@ async function victim(t: TestApp): Promise<Victim> {
   const s1 = await createStore(t, m.id, { code: 'V-1' });
   const s2 = await createStore(t, m.id, { code: 'V-2' });
   const storeKey = await createKey(t, m.id, { mode: 'test', storeId: s1.id });
-  const customer = await createCustomer(t, m.testKey);
+  const customer = await createCustomer(t, m.testKey, { email: 'payer@victim.example', name: 'Victim Payer', externalId: 'victim-ext-1' });
   const saved = await saveCard(t, m.testKey, customer);
   const captured = await paidPayment(t, m.testKey, { storeId: s2.id });
   const manual = await paidPayment(t, m.testKey, { storeId: s2.id, captureMode: 'MANUAL' });
@@ -180,6 +202,13 @@ async function victim(t: TestApp): Promise<Victim> {
   const dispute = await t.api(m.testKey, 'POST', `/api/v1/test-helpers/payments/${captured}/dispute`, { amount: 100 });
   assert.equal(dispute.status, 201, JSON.stringify(dispute.body));
   const user = await createUser(t, m.id, 'victim-admin@victim.example', 'admin');
+  // The mails of the card link, the receipt and the invoice, as the outbox queues them when a mail server is set.
+  const outbox = new MailOutbox(t.clock);
+  await t.db.transaction(async (trx) => {
+    for (const [kind, subjectId] of [['card_link', link.body.id], ['receipt', captured], ['invoice', invoice.body.id]] as const) {
+      await outbox.enqueue(trx, { merchantId: m.id, mode: 'test', kind, subjectId, recipient: 'payer@victim.example', locale: 'fr' });
+    }
+  });
   return {
     key: m.testKey,
     storeKey: storeKey.secretKey,
@@ -200,7 +229,7 @@ async function victim(t: TestApp): Promise<Victim> {
 }
 
 /** Names of the victim that only its own keys may read (its bank account holder; its legal name, per merchant). */
-const VICTIM_NAMES = { perMode: ['Victim GmbH'], perMerchant: ['Victim SARL', 'victim-admin@victim.example'] };
+const VICTIM_NAMES = { perMode: ['Victim GmbH', 'payer@victim.example'], perMerchant: ['Victim SARL', 'victim-admin@victim.example'] };
 
 /** What the victim's objects look like to their owner: compared before and after the attacks. */
 async function snapshot(t: TestApp, v: Victim) {
@@ -268,24 +297,37 @@ eachDatabase('isolation matrix', (dialect) => {
   test('the matrix covers every route the app registers under /api/v1 and /dashboard/api', () => {
     const lists = LISTS(v.ids);
     const writes = crossReferences(v.ids);
+    const reads = BACK_OFFICE_READS(v.ids);
     let routes = 0;
-    for (const { method, path } of t.routes) {
+    const unread: string[] = [];
+    for (const { method, path, queryKeys } of t.routes) {
       const route = `${method} ${path}`;
       if (path.startsWith('/dashboard/api/')) {
         if (path.includes('{')) assert.ok(BACK_OFFICE_BY_ID[route] || BACK_OFFICE_UNSCOPED.has(route), `isolation matrix misses ${route}`);
+        const queries = [...(BACK_OFFICE_BY_ID[route]?.queries ?? []), ...(reads[route] ?? []).map((r) => r.url)].join(' ');
+        for (const key of queryKeys) {
+          if ((path.includes('{') || key.endsWith('Id')) && !queries.includes(`${key}=`)) unread.push(`${route}?${key}`);
+        }
         routes++;
         continue;
       }
       if (!path.startsWith('/api/v1/')) continue;
       routes++;
       if (path.includes('{') || NOT_KEYED.has(route)) assert.ok(BY_ID[route] || NOT_KEYED.has(route), `isolation matrix misses ${route}`);
-      else if (method === 'GET') assert.ok(lists[route], `isolation matrix misses the list ${route}`);
+      else if (method === 'GET') {
+        assert.ok(lists[route], `isolation matrix misses the list ${route}`);
+        // A parameter that names an object or searches (an id, an email, q) is read with the victim's.
+        for (const key of queryKeys.filter((k) => /Id$|^email$|^q$/.test(k))) {
+          if (!lists[route]!.some((url) => url.includes(`${key}=`))) unread.push(`${route}?${key}`);
+        }
+      }
       else assert.ok(writes[route], `isolation matrix misses ${route} (add its cross-references, or none)`);
     }
+    assert.deepEqual(unread, [], 'isolation matrix misses query parameters that name an object or search: read them with the victim\'s in LISTS');
     assert.ok(routes >= 100, `only ${routes} routes`);
     // Nothing listed here that the app no longer has.
     const registered = new Set(t.routes.map((r) => `${r.method} ${r.path}`));
-    for (const route of [...Object.keys(BY_ID), ...NOT_KEYED, ...Object.keys(lists), ...Object.keys(writes), ...Object.keys(BACK_OFFICE_BY_ID), ...BACK_OFFICE_UNSCOPED]) {
+    for (const route of [...Object.keys(BY_ID), ...NOT_KEYED, ...Object.keys(lists), ...Object.keys(writes), ...Object.keys(BACK_OFFICE_BY_ID), ...Object.keys(reads), ...BACK_OFFICE_UNSCOPED]) {
       assert.ok(registered.has(route), `the matrix lists ${route}, which the app does not register`);
     }
   });
@@ -330,11 +372,13 @@ eachDatabase('isolation matrix', (dialect) => {
     const counts = await rowCounts(t.db, tables);
     for (const [route, spec] of Object.entries(BACK_OFFICE_BY_ID)) {
       const [method, path] = route.split(' ') as [string, string];
-      const res = await intruder.call(method, path.replace('{id}', v.ids[spec.target]!), spec.body);
-      const control = await intruder.call(method, path.replace('{id}', `${v.ids[spec.target]!.split('_')[0]}_${'0'.repeat(22)}`), spec.body);
-      checked++;
-      assert.equal(res.status, 404, `${route} → ${res.status} ${JSON.stringify(res.body)}`);
-      assert.deepEqual([res.status, res.body.code], [control.status, control.body.code], route);
+      for (const query of spec.queries ?? ['']) {
+        const res = await intruder.call(method, path.replace('{id}', v.ids[spec.target]!) + query, spec.body);
+        const control = await intruder.call(method, path.replace('{id}', `${v.ids[spec.target]!.split('_')[0]}_${'0'.repeat(22)}`) + query, spec.body);
+        checked++;
+        assert.equal(res.status, 404, `${route}${query} → ${res.status} ${JSON.stringify(res.body)}`);
+        assert.deepEqual([res.status, res.body.code], [control.status, control.body.code], route + query);
+      }
     }
     assert.deepEqual(await rowCounts(t.db, tables), counts, 'a foreign back-office user wrote rows');
     // The victim's user and key are still there, unchanged.
@@ -367,13 +411,13 @@ eachDatabase('isolation matrix', (dialect) => {
       const sameMerchant = attacker.name.startsWith('same merchant');
       const shared = sameMerchant ? [v.ids.merchant, v.ids.store1, v.ids.store2, v.ids.contract] : [];
       const all = new Set([...Object.values(v.ids).filter((id) => !shared.includes(id)), ...VICTIM_NAMES.perMode, ...(sameMerchant ? [] : VICTIM_NAMES.perMerchant)]);
-      const urls = [...Object.values(lists).flat(), ...(attacker.key ? [] : backOffice)];
+      const urls = [...Object.values(lists).flat(), ...(attacker.key ? [] : [...backOffice, ...Object.values(BACK_OFFICE_READS(v.ids)).flat().map((r) => r.url)])];
       for (const url of urls) {
         const res = await attacker.call('GET', url);
         checked++;
         assert.ok(res.status === 200 || res.status === 404 || res.status === 400 || (res.status === 403 && (url.includes('test-helpers') || url.includes('signing-secret'))), `${attacker.name}: ${url} → ${res.status}`);
         // The attacker's own audit log shows what it tried (the victim's ids in its own paths): only its own rows.
-        const rows = url === '/dashboard/api/audit' ? (res.body.data as Array<{ user: { id: string } }>) : undefined;
+        const rows = url.startsWith('/dashboard/api/audit') ? (res.body.data as Array<{ user: { id: string } }>) : undefined;
         if (rows) assert.deepEqual([...new Set(rows.map((r) => r.user.id))], rows.length ? [attacker.userId] : [], `${attacker.name}: another user's audit rows`);
         const text = JSON.stringify(rows ? [] : res.body);
         for (const id of all) assert.ok(!text.includes(id), `${attacker.name}: ${url} shows ${id}`);
@@ -383,6 +427,19 @@ eachDatabase('isolation matrix', (dialect) => {
       checked++;
       assert.notEqual(secret.body.webhookSecret, mine.body.webhookSecret, `${attacker.name} reads the victim's signing secret`);
     }
+  });
+
+  test("the victim's own back-office user reads what the others were refused (the checks above can fail)", async () => {
+    const owner = await signedInUser(t, v.ids.merchant!, 'owner');
+    for (const { url, shows } of Object.values(BACK_OFFICE_READS(v.ids)).flat()) {
+      const res = await owner.call('GET', url);
+      checked++;
+      assert.equal(res.status, 200, `${url} → ${res.status} ${JSON.stringify(res.body)}`);
+      if (shows) assert.ok(JSON.stringify(res.body).includes(shows), `${url} shows the victim's own ${shows}: ${JSON.stringify(res.body)}`);
+    }
+    const search = await t.api(v.key, 'GET', `/api/v1/customers?q=${v.ids.customer}`);
+    assert.deepEqual(search.body.data.map((c: { id: string }) => c.id), [v.ids.customer], "the victim's search finds its customer");
+    checked++;
   });
 
   test("a store-bound key does not read or change another store's payments, refunds or events", async () => {

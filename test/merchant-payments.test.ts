@@ -15,7 +15,7 @@ eachDatabase('merchant-initiated payments', (dialect) => {
   let customerId: string;
   let visa: string;
   let saveThenDecline: string;
-  const { t, m } = withMerchantApp(dialect);
+  const { t, m } = withMerchantApp(dialect, { checkAnswers: true });
   before(async () => {
     customerId = await createCustomer(t, m.key);
     visa = (await saveCard(t, m.key, customerId, CARDS.visa)).result.paymentMethodId;
@@ -139,7 +139,7 @@ eachDatabase('merchant-initiated payments', (dialect) => {
 });
 
 eachDatabase('CORS by route family', (dialect) => {
-  const { t, m } = withMerchantApp(dialect);
+  const { t, m } = withMerchantApp(dialect, { checkAnswers: true });
   const origin = { origin: 'https://shop.example' };
   const preflight = { ...origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' };
 

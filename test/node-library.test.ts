@@ -473,6 +473,37 @@ eachDatabase('@motu/node against a running Motu', (dialect) => {
     assert.ok((await motu.invoices.list({ customerId: customer.id })).data.some((i) => i.id === draft.id));
   });
 
+  it("the README's quick example runs as written: a pending session, the lists; once paid, its capture and refund", async () => {
+    const readme = readFileSync(path.join(PKG, 'README.md'), 'utf8');
+    const blocks = [...readme.slice(readme.indexOf('## Quick example')).matchAll(/```ts\n([\s\S]*?)```/g)].map((b) => b[1]!);
+    const [example, afterPaid] = blocks;
+    assert.ok(example && afterPaid && example.includes("from '@motu/node'"));
+    const dir = mkdtempSync(path.join(tmpdir(), 'motu-node-readme-'));
+    const asInstalled = (code: string) => code.replace("from '@motu/node'", `from ${JSON.stringify(pathToFileURL(DIST).href)}`);
+    const runTs = async (name: string, code: string, env: Record<string, string> = {}) => {
+      writeFileSync(path.join(dir, name), asInstalled(code));
+      return run(process.execPath, ['--import', import.meta.resolve('tsx'), path.join(dir, name)],
+        { env: { ...process.env, MOTU_SECRET_KEY: m.testKey, MOTU_URL: suite.baseUrl, ...env } });
+    };
+    try {
+      const before = (await t.api(m.testKey, 'GET', '/api/v1/payments?limit=100')).body.data.length as number;
+      const { stdout } = await runTs('example.mts', example);
+      assert.equal(stdout.split('\n')[0], 'pending');
+      const made = (await t.api(m.testKey, 'GET', '/api/v1/payments?limit=100')).body.data;
+      assert.equal(made.length, before + 1);
+      const payment = made[0];
+      assert.deepEqual([payment.status, payment.orderReference, payment.captureMode], ['pending', 'CMD-42', 'MANUAL']);
+      // The customer pays; then the second block, with the client of the first.
+      await paySession(t, payment.sessionId);
+      const client = example.slice(0, example.indexOf('const session'));
+      await runTs('after-paid.mts', `${client}const paymentId = process.env.PAYMENT_ID!;\n${afterPaid}`, { PAYMENT_ID: payment.id });
+      const done = (await t.api(m.testKey, 'GET', `/api/v1/payments/${payment.id}`)).body;
+      assert.deepEqual([done.capturedAmount, done.refundedAmount], [2000, 500]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('works from plain JavaScript: a .mjs file imports the compiled package and calls Motu', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'motu-node-mjs-'));
     try {

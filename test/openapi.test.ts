@@ -16,6 +16,7 @@ import { EVENT_TYPES } from '../src/events/payloads.js';
 import { PAYLOADS, exampleOf } from '../src/http/openapi-webhooks.js';
 import { PAYLOAD_SCHEMAS_FILE, payloadSchemasText } from '../scripts/event-schemas.js';
 import { CATALOG_FILE, eventsCatalog } from '../scripts/events-catalog.js';
+import { describeErrors, schemaValidator } from './support/answers.js';
 import { eachDatabase, startApp, ADMIN_TOKEN, type TestApp } from './support/harness.js';
 
 const ROOT = path.join(path.dirname(new URL(import.meta.url).pathname), '..');
@@ -228,6 +229,29 @@ describe('OpenAPI documents', () => {
     assert.ok(payment.status.enum.includes('captured'));
     assert.match(docs.motu.paths['/api/v1/payments/{id}'].get.parameters[0].example, /^pay_[0-9A-Za-z]{22}$/);
     assert.doesNotMatch(JSON.stringify(docs.motu), /"examples":\["string"\]/);
+  });
+
+  it('every example of both documents is valid against the schema it illustrates (examples of fields, bodies, parameters, webhooks)', () => {
+    for (const doc of [docs.motu, docs.admin]) {
+      const validator = schemaValidator(doc);
+      const wrong: string[] = [];
+      let checked = 0;
+      const check = (schema: Json, example: unknown, where: string) => {
+        checked++;
+        const validate = validator(schema);
+        if (!validate(example)) wrong.push(`${where}: ${JSON.stringify(example)} — ${describeErrors(validate)}`);
+      };
+      walk(doc, (node, where) => {
+        // A schema's own examples, and a media type's or a parameter's example against its schema.
+        const isSchema = !where.endsWith('.properties') && (node.type !== undefined || node.anyOf !== undefined || node.$ref !== undefined || node.const !== undefined);
+        if (isSchema && Array.isArray(node.examples)) node.examples.forEach((example: unknown, i: number) => check(node, example, `${where}.examples[${i}]`));
+        if (node.schema && node.example !== undefined) check(node.schema, node.example, `${where}.example`);
+      });
+      assert.ok(checked > 100, `${doc.info.title}: ${checked} examples checked`);
+      assert.deepEqual(wrong, [], `${doc.info.title}: examples their schema refuses`);
+    }
+    // The answer of a session's creation is its payment's status, as the API answers it.
+    assert.deepEqual(docs.motu.components.schemas.PaymentSessionCreated.properties.status.enum ?? [docs.motu.components.schemas.PaymentSessionCreated.properties.status.const], ['pending']);
   });
 
   it('src/events/payload-schemas.json is what npm run events:schemas makes of src/events/payloads.ts', () => {

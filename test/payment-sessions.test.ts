@@ -37,7 +37,7 @@ function assertValidation(res: { status: number; body: any }, field: string) {
 eachDatabase('payment sessions', (dialect) => {
   const clock = new ManualClock(START);
   const post = (b: unknown, key = m.testKey, headers?: Record<string, string>) => t.api(key, 'POST', '/api/v1/payments/sessions', b, headers);
-  const { t, m } = withMerchantApp(dialect, { clock });
+  const { t, m } = withMerchantApp(dialect, { checkAnswers: true, clock });
 
   describe('creation and reads', () => {
     it('creates a session and its pending payment, answering the documented fields', async () => {
@@ -681,7 +681,7 @@ eachDatabase('payment sessions', (dialect) => {
   });
 
   describe('with MOTU_ALLOW_LOOPBACK_URLS false', () => {
-    const { t: strict, m: sm } = withMerchantApp(dialect, { env: { MOTU_ALLOW_LOOPBACK_URLS: 'false' } });
+    const { t: strict, m: sm } = withMerchantApp(dialect, { checkAnswers: true, env: { MOTU_ALLOW_LOOPBACK_URLS: 'false' } });
 
     it('refuses http loopback URLs when MOTU_ALLOW_LOOPBACK_URLS is false', async () => {
       const res = await strict.api(sm.testKey, 'POST', '/api/v1/payments/sessions', body({ notificationUrl: 'http://localhost:9000/hook' }));

@@ -19,7 +19,7 @@ import { paymentEvents, eventsOfType } from './support/events.js';
 const UNKNOWN_LATER = '4000000000005126';
 
 eachDatabase('hardening: payments and existing integrations', (dialect) => {
-  const { t, m, clock } = withMerchantApp(dialect, { clock: 'now', env: { MOTU_TEST_SETTLEMENT_DELAY: '60' } });
+  const { t, m, clock } = withMerchantApp(dialect, { checkAnswers: true, clock: 'now', env: { MOTU_TEST_SETTLEMENT_DELAY: '60' } });
   const get = async (id: string) => (await t.api(m.key, 'GET', `/api/v1/payments/${id}`)).body;
   const post = (url: string, body?: unknown) => t.api(m.key, 'POST', url, body);
   const tick = () => {

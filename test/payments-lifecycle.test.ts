@@ -16,7 +16,7 @@ import { onlyOn, shownLast4 } from './support/profile.js';
 const DAY = 86_400_000;
 
 eachDatabase('payment lifecycle', (dialect) => {
-  const { t, m, clock } = withMerchantApp(dialect, { clock: 'now', env: { MOTU_TEST_SETTLEMENT_DELAY: '60' } });
+  const { t, m, clock } = withMerchantApp(dialect, { checkAnswers: true, clock: 'now', env: { MOTU_TEST_SETTLEMENT_DELAY: '60' } });
   let store: { id: string; code: string; name: string };
   const tick = () => {
     return paymentSchedule(t, clock).tick();

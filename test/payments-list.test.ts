@@ -43,7 +43,7 @@ function parseCsv(text: string): string[][] {
 }
 
 eachDatabase('payments list: filters, search, CSV export', (dialect) => {
-  const { t, m, clock } = withMerchantApp(dialect, { clock: 'now' });
+  const { t, m, clock } = withMerchantApp(dialect, { checkAnswers: true, clock: 'now' });
   const list = async (query: string, key = m.testKey) => {
     const res = await t.api(key, 'GET', `/api/v1/payments${query ? `?${query}` : ''}`);
     assert.equal(res.status, 200, `${query}: ${JSON.stringify(res.body)}`);

@@ -15,7 +15,7 @@ const START = new Date('2027-02-26T10:00:00.000Z');
 
 eachDatabase('payout schedule', (dialect) => {
   const clock = new ManualClock(START);
-  const { t, m } = withMerchantApp(dialect, { clock });
+  const { t, m } = withMerchantApp(dialect, { checkAnswers: true, clock });
   const api = (method: string, url: string, body?: unknown, key = m.testKey) => t.api(key, method, url, body);
   const run = () => paymentSchedule(t, clock).services.payoutSchedule.runDue(clock.now());
   const merchant = async (name: string, funds = 5000) => {

@@ -23,7 +23,7 @@ const FAILS: Record<string, string> = {
 };
 
 eachDatabase('payouts', (dialect) => {
-  const { t, m, clock } = withMerchantApp(dialect, { clock: 'now', env: { MOTU_TEST_SETTLEMENT_DELAY: '60', MOTU_TEST_PAYOUT_SECONDS: '30' } });
+  const { t, m, clock } = withMerchantApp(dialect, { checkAnswers: true, clock: 'now', env: { MOTU_TEST_SETTLEMENT_DELAY: '60', MOTU_TEST_PAYOUT_SECONDS: '30' } });
   const api = (method: string, url: string, body?: unknown, key = m.testKey) => t.api(key, method, url, body);
   const available = async (currency = 'EUR', key = m.testKey) =>
     ((await api('GET', '/api/v1/balance', undefined, key)).body.available as Array<{ currency: string; amount: number }>).find((b) => b.currency === currency)?.amount ?? 0;

@@ -1,6 +1,8 @@
-// The race suite: every route that moves money or consumes a count, fired 20 times at once with conflicting requests,
-// on every database; each row asserts exact counts of answers, rows and events, and `motu ledger verify` runs after
-// each (docs/reliability.md, "Races"). A new route joins by adding a row to RACES (test/support/races.ts says how).
+// The race suite: every route that moves money or consumes a count (or a sign-in attempt), fired 20 times at once
+// with conflicting requests (or as many as the row says: 150 sign-ins), on every database; each row asserts exact counts of answers, rows and events, and `motu ledger verify` runs after
+// each (docs/reliability.md, "Races"). Every race of the project is a row of the one table RACES below: the rows of a
+// domain live in a module of test/races/ (or here), and a new route joins by adding its row, or its module's line, to
+// RACES (test/support/races.ts says how).
 import assert from 'node:assert/strict';
 import { createMerchant, createCustomer, type MerchantFixture } from './support/factories.js';
 import { CARDS } from './support/cards.js';
@@ -9,6 +11,10 @@ import { createSession, paidPayment } from './support/payments.js';
 import { assertTally, countEvents, race, raceSuite, succeeded, tally, type RaceRow } from './support/races.js';
 import { paymentSchedule } from './support/schedule.js';
 import { saveCard } from './support/wallet.js';
+import { cardLinkRaces } from './races/card-links.js';
+import { invoiceRaces } from './races/invoices.js';
+import { payoutFileRaces } from './races/payout-files.js';
+import { signInRaces } from './races/sign-in.js';
 
 /** The card rows' bounds: a session's card tokens and the cards it may send to the acquirer. */
 const TOKENS_PER_SESSION = 5;
@@ -543,7 +549,7 @@ const payingTwice = [
     },
   }),
   race({
-    name: 'wallet: 20 submits of one wallet session with one card token at once: one saved card, one event',
+    name: 'wallet: 20 submits of one wallet session with one card token at once: one saved card, one event, at most MOTU_MAX_CARD_ATTEMPTS sent',
     setup: async ({ t, m }) => {
       const customerId = await createCustomer(t, m.testKey);
       const session = await post(t, m.testKey, `/api/v1/customers/${customerId}/sessions`, { returnUrl: 'https://shop.example/w' });
@@ -553,9 +559,18 @@ const payingTwice = [
       return { customerId, sessionId: session.body.sessionId as string, token: token.body.token as string };
     },
     fire: ({ t }, { sessionId, token }) => t.api(undefined, 'POST', `/api/v1/sdk/sessions/${sessionId}/submit`, { token }),
-    invariant: async ({ t, m }, { customerId }, answers) => {
-      assertTally(answers, { '200': 1, '400 VALIDATION_ERROR': 19 });
-      assert.ok(answers.every((a) => a.status === 200 || a.body.details.field === 'token'), 'the others: the token is spent');
+    invariant: async ({ t, m }, { customerId, sessionId }, answers) => {
+      // Each submit first takes one of the session's MOTU_MAX_CARD_ATTEMPTS (10 by default): those that took one
+      // reach the acquirer (one saves the card, the others find the token spent); the rest are refused before it, 429,
+      // or 410 if the session ended first.
+      const { card_attempts: attempts } = await t.db.kysely.selectFrom('payment_sessions').select('card_attempts').where('id', '=', sessionId).executeTakeFirstOrThrow();
+      assert.ok(attempts <= t.config.maxCardAttempts, `${attempts} cards sent`);
+      const seen = tally(answers);
+      assert.equal(seen['200'], 1, JSON.stringify(seen));
+      assert.equal(seen['400 VALIDATION_ERROR'] ?? 0, attempts - 1, `the others sent found the token spent: ${JSON.stringify(seen)}`);
+      assert.ok(answers.every((a) => a.status !== 400 || a.body.details.field === 'token'), 'the token is spent');
+      assert.equal((seen['429 TOO_MANY_ATTEMPTS'] ?? 0) + (seen['410 SESSION_EXPIRED'] ?? 0), 20 - attempts, JSON.stringify(seen));
+      if (seen['429 TOO_MANY_ATTEMPTS']) assert.equal(attempts, t.config.maxCardAttempts, 'refused 429 only once the bound is reached');
       const cards = (await get(t, m.testKey, `/api/v1/customers/${customerId}/payment-methods`)).data;
       assert.deepEqual(cards.map((c: { id: string }) => c.id), [succeeded(answers)[0]!.body.paymentMethodId]);
       assert.equal(await countEvents(t, 'payment_method.added', { data: { customerId } }), 1);
@@ -601,6 +616,20 @@ const sessions = [
 ];
 
 /** Every row; a new route that moves money or consumes a count adds its own here. */
-const RACES: RaceRow[] = [...refunds, ...refundsAndDisputes, ...captures, ...payouts, ...disputes, ...subscriptions, ...cards, ...payingTwice, ...sessions];
+const RACES: RaceRow[] = [
+  ...refunds,
+  ...refundsAndDisputes,
+  ...captures,
+  ...payouts,
+  ...payoutFileRaces,
+  ...disputes,
+  ...subscriptions,
+  ...cards,
+  ...cardLinkRaces,
+  ...payingTwice,
+  ...sessions,
+  ...invoiceRaces,
+  ...signInRaces,
+];
 
 raceSuite('races', RACES);

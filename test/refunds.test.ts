@@ -9,7 +9,7 @@ import { withMerchantApp } from './support/merchant-app.js';
 import { paidPayment } from './support/payments.js';
 
 eachDatabase('refunds', (dialect) => {
-  const { t, m, clock } = withMerchantApp(dialect, { clock: 'now' });
+  const { t, m, clock } = withMerchantApp(dialect, { checkAnswers: true, clock: 'now' });
   const get = async (id: string) => (await t.api(m.key, 'GET', `/api/v1/payments/${id}`)).body;
   const post = (url: string, body?: unknown) => t.api(m.key, 'POST', url, body);
 

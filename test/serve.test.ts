@@ -93,6 +93,9 @@ eachDatabase('motu serve (child process)', (dialect) => {
   it('prints the first credentials, serves the API with them over HTTP, and exits cleanly on SIGTERM', async () => {
     running = await startServe(d);
     const out = running.output();
+    // With the listening line, the two addresses meant for people (the README's sample output).
+    assert.match(out, /^ {2}Back-office: +http:\/\/\S+\/dashboard$/m);
+    assert.match(out, /^ {2}API reference: +http:\/\/\S+\/docs$/m);
     const adminToken = printed(out, 'Admin token');
     const key = printed(out, 'Demo test secret key');
     demoKey = key;

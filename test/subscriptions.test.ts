@@ -16,7 +16,7 @@ const DAY = 86_400_000;
 const START = '2027-01-31T10:00:00.000Z';
 
 eachDatabase('subscriptions', (dialect) => {
-  const { t, m, clock } = withMerchantApp(dialect, { clock: 'now', env: { MOTU_TEST_SETTLEMENT_DELAY: '60' } });
+  const { t, m, clock } = withMerchantApp(dialect, { checkAnswers: true, clock: 'now', env: { MOTU_TEST_SETTLEMENT_DELAY: '60' } });
   const api = (method: string, url: string, body?: unknown, key = m.testKey) => t.api(key, method, url, body);
   const schedule = () => paymentSchedule(t, clock);
 

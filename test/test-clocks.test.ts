@@ -17,7 +17,7 @@ import { saveCard } from './support/wallet.js';
 const DAY = 86_400_000;
 
 eachDatabase('test clocks', (dialect) => {
-  const { t, m, clock } = withMerchantApp(dialect, { clock: 'now', env: { MOTU_TEST_SETTLEMENT_DELAY: '3600' } });
+  const { t, m, clock } = withMerchantApp(dialect, { checkAnswers: true, clock: 'now', env: { MOTU_TEST_SETTLEMENT_DELAY: '3600' } });
   const api = (method: string, url: string, body?: unknown, key = m.testKey) => t.api(key, method, url, body);
   const tick = () => paymentSchedule(t, clock).tick();
   /** A time the clock starts at: ten days before the real time, so anything that read the real time would be overdue. */

@@ -12,7 +12,7 @@ import { eventsOfType } from './support/events.js';
 
 eachDatabase('wallet', (dialect) => {
   const clock = new ManualClock(new Date('2026-03-01T10:00:00Z'));
-  const { t, m } = withMerchantApp(dialect, { clock });
+  const { t, m } = withMerchantApp(dialect, { checkAnswers: true, clock });
 
   test('a wallet session: 201 with redirectUrl, sessionId, expiresAt 14 minutes later', async () => {
     const customerId = await createCustomer(t, m.key);

@@ -39,7 +39,9 @@ import * as m0036 from './migrations/0036_monext_attempts.js';
 import * as m0038 from './migrations/0038_back_office_trust.js';
 import * as m0040 from './migrations/0040_document_pdfs.js';
 import * as m0041 from './migrations/0041_monext_redirect_url.js';
-import * as m0043 from './migrations/0043_merchant_logos.js';
+import * as m0042 from './migrations/0042_invoice_terms.js';
+import * as m0043 from './migrations/0043_retention.js';
+import * as m0043logos from './migrations/0043_merchant_logos.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_core': m0001,
@@ -80,7 +82,9 @@ const MIGRATIONS: Record<string, Migration> = {
   '0038_back_office_trust': m0038,
   '0040_document_pdfs': m0040,
   '0041_monext_redirect_url': m0041,
-  '0043_merchant_logos': m0043,
+  '0042_invoice_terms': m0042,
+  '0043_retention': m0043,
+  '0043_merchant_logos': m0043logos,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -1,4 +1,4 @@
-// Merchant authentication on the transport: the `Authorization: Bearer sk_…` header to the request's principal
+// Merchant authentication on the transport: the `Authorization: Bearer sk_…` header (or Basic `sk_…:`) to the request's principal
 // (the key lookup itself belongs to the merchants module), and what a key's permission allows on this route.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../db/database.js';
@@ -28,6 +28,24 @@ export function bearerToken(request: FastifyRequest): string | undefined {
   if (typeof header !== 'string') return undefined;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   return match?.[1];
+}
+
+/**
+ * The merchant's secret key: `Authorization: Bearer sk_…`, or HTTP Basic with the key as the user name and an empty
+ * password (`curl -u sk_test_…:`), as Stripe's users type it. Basic with a password is refused, so a key never
+ * travels beside a second secret that could be taken for it.
+ */
+export function merchantKey(request: FastifyRequest): string | undefined {
+  const bearer = bearerToken(request);
+  if (bearer) return bearer;
+  const header = request.headers.authorization;
+  if (typeof header !== 'string') return undefined;
+  const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
+  if (!match) return undefined;
+  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon <= 0 || colon !== decoded.length - 1) return undefined;
+  return decoded.slice(0, colon);
 }
 
 /**
@@ -87,7 +105,7 @@ function merchantAuthHook(db: Database, userSessions: UserSessions) {
   const authenticate = apiKeyAuthenticator(db);
   const sessionOf = resolveSession(userSessions);
   return async function authenticateRequest(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
-    const token = bearerToken(request);
+    const token = merchantKey(request);
     // Without a key, the back-office's session cookie: the signed-in user's merchant, mode and role.
     if (!token && sessionToken(request) !== undefined) {
       const session = await sessionOf(request);
@@ -105,7 +123,7 @@ function merchantAuthHook(db: Database, userSessions: UserSessions) {
         return;
       }
     }
-    if (!token) throw new AppError('UNAUTHORIZED', 'Send your secret key as "Authorization: Bearer sk_test_…"');
+    if (!token) throw new AppError('UNAUTHORIZED', 'Send your secret key as "Authorization: Bearer sk_test_…" (or curl -u sk_test_…:)');
     const principal = await authenticate(token);
     request.merchant = principal;
     if (principal.mode === 'live' && request.url.startsWith('/api/v1/test-helpers/')) {

@@ -169,8 +169,21 @@ async function release(db: Database, claim: Claim, createdAt?: string): Promise<
   });
 }
 
-/** Deletes keys past their 24 hours; run by the scheduler. */
-export async function purgeExpiredIdempotencyKeys(db: Database, clock: Clock): Promise<number> {
-  const result = await db.kysely.deleteFrom('idempotency_keys').where('expires_at', '<', clock.now().toISOString()).executeTakeFirst();
-  return Number(result.numDeletedRows);
+/**
+ * Deletes keys past their 24 hours, the oldest first, about `batchSize` at a time (each batch one short statement up to
+ * the expiry its last key has, found by the expiry index); run by the scheduler.
+ */
+export async function purgeExpiredIdempotencyKeys(db: Database, clock: Clock, batchSize = 1000): Promise<number> {
+  const now = clock.now().toISOString();
+  let deleted = 0;
+  for (;;) {
+    const oldest = await db.kysely.selectFrom('idempotency_keys').select('expires_at').where('expires_at', '<', now)
+      .orderBy('expires_at').limit(batchSize).execute();
+    if (oldest.length === 0) return deleted;
+    const last = oldest[oldest.length - 1]!.expires_at;
+    const result = await db.kysely.deleteFrom('idempotency_keys').where('expires_at', '<', now).where('expires_at', '<=', last).executeTakeFirst();
+    deleted += Number(result.numDeletedRows);
+    if (oldest.length < batchSize) return deleted;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
 }

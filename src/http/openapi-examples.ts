@@ -46,6 +46,8 @@ export const EXAMPLES: Readonly<Record<string, unknown>> = {
   line1: '12 rue du Général de Gaulle', line2: 'Immeuble Taina, 2e étage', complement: 'Immeuble Taina', city: 'Papeete', postalCode: '98714',
   country: 'PF', label: 'Home', legalName: 'Fare Ute Boutique SARL', displayName: 'Fare Ute Boutique', registrationNumber: 'C12345',
   taxId: 'TAHITI C12345', timezone: 'Pacific/Tahiti', locale: 'fr', languageCode: 'fr',
+  invoiceFooter: 'Virement : IBAN FR76 3000 6000 0112 3456 7890 189 · Māuruuru roa !', latePaymentTerms: "trois fois le taux d'intérêt légal",
+  earlyPaymentDiscount: '2 % pour un paiement sous 8 jours',
   // references and text
   externalId: 'crm-000451', reference: 'SPR-7Q3KX2M9TBZ4WD6A', orderReference: 'ORDER-2026-0042', number: 'F-2026-000042',
   code: 'papeete-shop', product: 'Monoï de Tahiti 100 ml', description: 'Monthly box of Tahitian vanilla',
@@ -64,7 +66,7 @@ export const EXAMPLES: Readonly<Record<string, unknown>> = {
   url: 'https://shop.example.pf/webhooks/motu', notificationUrl: 'https://shop.example.pf/webhooks/motu',
   redirectUrl: 'https://shop.example.pf/orders/ORDER-2026-0042/thanks', failureRedirectUrl: 'https://shop.example.pf/cart',
   returnUrl: 'https://shop.example.pf/account/cards', checkoutUrl: `https://pay.example.pf/checkout/${exampleId('ses')}`,
-  linkUrl: `https://pay.example.pf/checkout/${exampleId('ses')}`, activationUrl: 'https://pay.example.pf/dashboard/settings/legal',
+  linkUrl: `https://pay.example.pf/checkout/${exampleId('ses')}`, activationUrl: 'https://pay.example.pf/dashboard/settings',
   webhookSecret: 'whsec_3kX9bQ2mT7vL4nR8cW5yZ1pA6dF0hJ2s', testWebhookSecret: 'whsec_3kX9bQ2mT7vL4nR8cW5yZ1pA6dF0hJ2s',
   liveWebhookSecret: 'whsec_8cW5yZ1pA6dF0hJ2s3kX9bQ2mT7vL4nR',
   // API keys: shown once when made; cut here so that no example looks like a key someone could paste

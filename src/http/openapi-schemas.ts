@@ -83,12 +83,10 @@ const NAMED: ReadonlyArray<readonly [name: string, at: string]> = [
 /** Enums of string fields the routes type as plain strings, per named object and property path. */
 const ENUMS: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>> = {
   StoreRef: {},
-  PaymentSessionCreated: { status: SESSION_STATUSES },
   PaymentSession: {
     status: SESSION_STATUSES, paymentStatus: PAYMENT_STATUSES, captureMode: CAPTURE_MODES,
     successPageMode: ['auto', 'show', 'redirect'], failurePageMode: ['show', 'redirect'],
   },
-  PaymentLink: { status: SESSION_STATUSES },
   Payment: {
     status: PAYMENT_STATUSES, captureMode: CAPTURE_MODES,
     'attempts.status': ATTEMPT_STATUSES,

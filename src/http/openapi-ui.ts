@@ -2,6 +2,7 @@
 // blue, #1d4ed8), with the document's own introduction on top. Nothing is fetched from elsewhere (no validator
 // badge, no web font), so the page works offline and under its strict CSP.
 import type { FastifySwaggerUiOptions } from '@fastify/swagger-ui';
+import { FAVICON_SVG } from './favicon.js';
 
 const BLUE = '#1d4ed8';
 const INK = '#111827';
@@ -9,9 +10,6 @@ const INK = '#111827';
 const LOGO = `<svg xmlns="http://www.w3.org/2000/svg" width="104" height="32" viewBox="0 0 104 32" role="img" aria-label="Motu">
 <rect width="32" height="32" rx="7" fill="#ffffff"/><path d="M7 23V9h3.6l5.4 7.2L21.4 9H25v14h-3.4v-8.6L16 21.6l-5.6-7.2V23z" fill="${BLUE}"/>
 <text x="40" y="23" font-family="system-ui,-apple-system,Segoe UI,Roboto,sans-serif" font-size="19" font-weight="700" fill="#ffffff">Motu</text></svg>`;
-
-const FAVICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="${BLUE}"/>
-<path d="M7 23V9h3.6l5.4 7.2L21.4 9H25v14h-3.4v-8.6L16 21.6l-5.6-7.2V23z" fill="#ffffff"/></svg>`;
 
 const CSS = `
 body { margin: 0; background: #f8fafc; color: ${INK}; font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
@@ -45,7 +43,7 @@ export function docsUiOptions(): FastifySwaggerUiOptions {
     theme: {
       title: 'Motu API reference',
       css: [{ filename: 'motu.css', content: CSS }],
-      favicon: [{ filename: 'motu.svg', rel: 'icon', sizes: 'any', type: 'image/svg+xml', content: Buffer.from(FAVICON) }],
+      favicon: [{ filename: 'motu.svg', rel: 'icon', sizes: 'any', type: 'image/svg+xml', content: Buffer.from(FAVICON_SVG) }],
     },
     uiConfig: {
       docExpansion: 'list',

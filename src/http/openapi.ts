@@ -4,6 +4,7 @@
 // needs on top (operationIds, tags, the error responses, the Idempotency-Key header, named components, enums,
 // examples and the webhooks section) is added here, to the document only: nothing in this file changes what a route
 // validates or answers.
+import { readFileSync } from 'node:fs';
 import type { SwaggerOptions } from '@fastify/swagger';
 import { ERROR_STATUS } from '../shared/errors.js';
 import { ADMIN_TAGS, MERCHANT_TAGS, OPERATIONS, type ErrorStatus } from './openapi-operations.js';
@@ -18,7 +19,8 @@ const MERCHANT_INTRO = [
   'Motu takes card payments for your shop and keeps your customers\' cards for later charges, then tells your server',
   'what happened through signed webhooks.',
   '',
-  '**Authentication.** Send your secret key as `Authorization: Bearer sk_test_…` (test mode) or `sk_live_…` (live mode).',
+  '**Authentication.** Send your secret key as `Authorization: Bearer sk_test_…` (test mode) or `sk_live_…` (live mode),',
+  'or as the user name of HTTP Basic with an empty password (`curl -u sk_test_…:`).',
   'A key created read-only can only `GET`.',
   '',
   '**Errors.** Every failure answers `{code, message, details?, fields?}` with the HTTP status of its code; a',
@@ -31,7 +33,18 @@ const MERCHANT_INTRO = [
   '`{data, hasMore}`. **Amounts** are integers in the minor unit of their currency (cents for EUR, francs for XPF).',
   '',
   '**Webhooks.** Every event type and its payload is in the `webhooks` section of this document.',
+  '',
+  '**Guides.** How it all works, beside this reference: [accepting payments](/docs/guides/payments),',
+  '[the hosted checkout](/docs/guides/checkout), [saved cards](/docs/guides/wallet), [webhooks](/docs/guides/webhooks)',
+  'and [every event](/docs/guides/events), [the typed libraries](/docs/guides/libraries), [the CLI](/docs/guides/cli);',
+  '[all the guides](/docs/guides).',
 ].join('\n');
+
+/** The version of Motu that serves the document (package.json), read when the app is built. */
+export function motuVersion(): string {
+  // The same relative path from src/http and from dist/http.
+  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+}
 
 const ADMIN_INTRO = [
   'The operator\'s API of a Motu installation: merchants, their contracts, stores, keys and back-office users, and the',
@@ -46,7 +59,7 @@ export function merchantDocumentOptions(publicUrl: string): SwaggerOptions {
       openapi: '3.1.0',
       info: {
         title: 'Motu API',
-        version: '1.0.0',
+        version: motuVersion(),
         description: MERCHANT_INTRO,
         license: { name: 'MIT', identifier: 'MIT' },
       },
@@ -72,7 +85,7 @@ export function adminDocumentOptions(publicUrl: string): SwaggerOptions {
     decorator: 'adminSwagger',
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'Motu admin API', version: '1.0.0', description: ADMIN_INTRO, license: { name: 'MIT', identifier: 'MIT' } },
+      info: { title: 'Motu admin API', version: motuVersion(), description: ADMIN_INTRO, license: { name: 'MIT', identifier: 'MIT' } },
       servers: [{ url: publicUrl, description: 'This Motu installation' }],
       tags: ADMIN_TAGS.map((tag) => ({ ...tag })),
       components: {

@@ -73,7 +73,7 @@ export const enErrors = {
       interval: 'the period', intervalCount: 'the number of periods', description: 'the description', url: 'the URL',
       events: 'the event types', timezone: 'the time zone', primaryColor: 'the primary colour', accentColor: 'the accent colour',
       password: 'the password', code: 'the code', role: 'the role', lines: 'the invoice lines', daysUntilDue: 'the days to pay',
-      frozenTime: 'the time', storeId: 'the store', legalName: 'the legal name', registrationNumber: 'the registration number',
+      frozenTime: 'the time', storeId: 'the store', legalName: 'the legal name', address: 'the address', registrationNumber: 'the registration number',
       taxId: 'the tax number', country: 'the country', postalCode: 'the postal code', city: 'the city', body: 'the request',
     },
     /** Why a field is refused, when the back-office knows better than "a value is refused". */

@@ -1,6 +1,7 @@
 // English texts. French (fr.ts) has the same shape, checked by the compiler. Interpolations are {{name}} (i18next).
 import { enMoney } from './en-money.js';
 import { enErrors } from './en-errors.js';
+import { enGoLive } from './en-go-live.js';
 
 export const en = {
   dashboard: {
@@ -17,6 +18,7 @@ export const en = {
     nav: {
       home: 'Home', payments: 'Payments', customers: 'Customers', subscriptions: 'Subscriptions', invoices: 'Invoices',
       balance: 'Balance', payouts: 'Payouts', disputes: 'Disputes', developers: 'Developers', settings: 'Settings',
+      goLive: 'Go live',
     },
     signIn: {
       title: 'Sign in to Motu', email: 'Email', password: 'Password', code: 'Authentication code',
@@ -111,6 +113,7 @@ export const en = {
     },
     ...enMoney,
     ...enErrors,
+    ...enGoLive,
     settings: {
       title: 'Settings', business: 'Business', payoutSchedule: 'Payout schedule', team: 'Team', twoFactor: 'Two-factor authentication',
       activity: 'Team activity', branding: 'Branding', merchantName: 'Registered name: {{name}} (changed by the operator).',
@@ -141,6 +144,17 @@ export const en = {
       roleChanged: '{{email}} is now {{role}}.',
       theirKeys: 'API keys they made that still work: {{count}}. Those keys:',
       revokeKeys: 'Revoke them now', handOverKeys: 'Hand them over to me (they keep working, at most {{role}})',
+    },
+    /** An invoice's status where French agrees it with "facture" (Payée); the others read as `status`. */
+    invoiceStatus: { paid: 'Paid' },
+    invoiceTerms: {
+      title: 'Invoice terms', hint: 'What your invoices and credit notes print besides your legal identity. Empty: the default wording.',
+      footer: 'Footer', footerHint: 'Printed at the foot of every invoice and credit note: bank details, a thank-you… Up to {{max}} characters.',
+      latePayment: 'Late-payment penalties',
+      latePaymentHint: "Empty: the European Central Bank's main refinancing rate plus 10 percentage points. Up to {{max}} characters.",
+      earlyPayment: 'Early payment discount', earlyPaymentHint: 'Empty: "No discount for early payment." Up to {{max}} characters.',
+      indemnity: 'Every invoice also states the fixed compensation of €40 for recovery costs owed on late payment.',
+      save: 'Save invoice terms',
     },
     twoFactor: {
       isOn: 'Two-factor authentication is on: signing in asks a code from your authenticator app.',

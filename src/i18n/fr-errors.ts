@@ -67,7 +67,7 @@ export const frErrors: typeof enErrors = {
       interval: 'la période', intervalCount: 'le nombre de périodes', description: 'la description', url: "l'URL",
       events: "les types d'événements", timezone: 'le fuseau horaire', primaryColor: 'la couleur principale', accentColor: "la couleur d'accent",
       password: 'le mot de passe', code: 'le code', role: 'le rôle', lines: 'les lignes de la facture', daysUntilDue: 'le délai de paiement',
-      frozenTime: "l'heure", storeId: 'la boutique', legalName: 'la raison sociale', registrationNumber: "le numéro d'immatriculation",
+      frozenTime: "l'heure", storeId: 'la boutique', legalName: 'la raison sociale', address: "l'adresse", registrationNumber: "le numéro d'immatriculation",
       taxId: 'le numéro fiscal', country: 'le pays', postalCode: 'le code postal', city: 'la ville', body: 'la demande',
     },
     fieldReasons: {

@@ -2,6 +2,7 @@
 import type { en } from './en.js';
 import { frMoney } from './fr-money.js';
 import { frErrors } from './fr-errors.js';
+import { frGoLive } from './fr-go-live.js';
 
 export const fr: typeof en = {
   dashboard: {
@@ -18,6 +19,7 @@ export const fr: typeof en = {
     nav: {
       home: 'Accueil', payments: 'Paiements', customers: 'Clients', subscriptions: 'Abonnements', invoices: 'Factures',
       balance: 'Solde', payouts: 'Virements', disputes: 'Litiges', developers: 'Développeurs', settings: 'Paramètres',
+      goLive: 'Passer en production',
     },
     signIn: {
       title: 'Connexion à Motu', email: 'E-mail', password: 'Mot de passe', code: "Code d'authentification",
@@ -113,6 +115,7 @@ export const fr: typeof en = {
     },
     ...frMoney,
     ...frErrors,
+    ...frGoLive,
     settings: {
       title: 'Paramètres', business: 'Entreprise', payoutSchedule: 'Calendrier des virements', team: 'Équipe', twoFactor: 'Double authentification',
       activity: "Activité de l'équipe", branding: 'Image de marque', merchantName: "Nom enregistré : {{name}} (modifié par l'opérateur).",
@@ -143,6 +146,16 @@ export const fr: typeof en = {
       roleChanged: '{{email}} est maintenant {{role}}.',
       theirKeys: 'Clés API créées par ce membre et encore valides : {{count}}. Ces clés :',
       revokeKeys: 'Les révoquer maintenant', handOverKeys: 'Me les confier (elles restent valides, au plus {{role}})',
+    },
+    invoiceStatus: { paid: 'Payée' },
+    invoiceTerms: {
+      title: 'Mentions des factures', hint: 'Ce que vos factures et avoirs impriment en plus de votre identité légale. Vide : la formulation par défaut.',
+      footer: 'Pied de page', footerHint: 'Imprimé au bas de chaque facture et avoir : coordonnées bancaires, remerciements… Jusqu’à {{max}} caractères.',
+      latePayment: 'Pénalités de retard',
+      latePaymentHint: 'Vide : taux de refinancement de la Banque centrale européenne majoré de 10 points. Jusqu’à {{max}} caractères.',
+      earlyPayment: 'Escompte pour paiement anticipé', earlyPaymentHint: 'Vide : « Pas d’escompte pour paiement anticipé. » Jusqu’à {{max}} caractères.',
+      indemnity: "Chaque facture mentionne aussi l'indemnité forfaitaire pour frais de recouvrement de 40 € due en cas de retard de paiement.",
+      save: 'Enregistrer les mentions',
     },
     twoFactor: {
       isOn: "La double authentification est active : la connexion demande un code de votre application d'authentification.",

@@ -43,9 +43,18 @@ export const hostedFr: HostedCatalog = {
   invoicePdf: {
     invoice: 'Facture', creditNote: 'Avoir', draft: 'BROUILLON', test: 'TEST · document sans valeur', number: 'Numéro', issued: 'Date',
     due: 'Échéance', customer: 'Client', description: 'Désignation', quantity: 'Qté', unitPrice: 'Prix unitaire HT', amount: 'Montant HT',
-    subtotal: 'Total HT', tax: 'TVA {{rate}} %', total: 'Total TTC', paid: 'Déjà payé', credited: 'Avoirs', remaining: 'Reste à payer',
+    subtotal: 'Total HT', tax: 'TVA {{rate}}', total: 'Total TTC', paid: 'Déjà payé', credited: 'Avoirs', remaining: 'Reste à payer',
     registration: "N° d'immatriculation", taxId: 'N° fiscal', forInvoice: 'Avoir sur la facture', reason: 'Motif',
+    colon: '\u00a0: ', taxOn: 'TVA {{rate}} sur {{base}}',
+    paymentTerms: 'Conditions de paiement', termsOnReceipt: 'à réception', termsDays: 'à {{days}} jours, au plus tard le {{date}}', termsBy: 'au plus tard le {{date}}',
+    earlyPayment: 'Escompte pour paiement anticipé', noEarlyDiscount: "Pas d'escompte pour paiement anticipé.",
+    latePenalties: 'Pénalités de retard', statutoryPenalties: 'taux de refinancement de la Banque centrale européenne majoré de 10 points',
+    recoveryIndemnity: 'Tout retard de paiement donne lieu à une indemnité forfaitaire pour frais de recouvrement de 40 € (art. L441-10 et D441-5 du Code de commerce).',
     reasons: { duplicate: 'Doublon', order_change: 'Modification de commande', product_unsatisfactory: 'Produit non satisfaisant', fraudulent: 'Fraude', other: 'Autre' } as Record<string, string>,
+  },
+  start: {
+    title: 'Motu', intro: 'Un service de paiement par carte.', dashboard: 'Back-office', dashboardText: "L'équipe du marchand : paiements, clients, factures, paramètres.",
+    docs: "Référence de l'API", docsText: 'Pour les développeurs du marchand : chaque route de l’API, avec ses exemples.',
   },
   fields: {
     number: 'Numéro de carte', expiry: "Date d'expiration", cvc: 'Cryptogramme',

@@ -1,7 +1,8 @@
 // One message catalog for everything Motu shows people, in French and English, importable by Node (the hosted
 // pages, PDFs and mails) and by the browser bundles (the back-office). Each product surface is a namespace:
 // `dashboard` (the back-office), and what customers see: `checkout`, `wallet`, `invoicePage`, `invoicePdf`, `fields`
-// (the secure card fields), `bank` (the simulated 3-D Secure bank), `mail` and `sdk` (the web SDK's component, in its own file for its bundle).
+// (the secure card fields), `bank` (the simulated 3-D Secure bank), `mail`, `start` (the page at `/`) and `sdk` (the web SDK's component, in its own
+// file for its bundle).
 import { en } from './en.js';
 import { fr } from './fr.js';
 import { hostedEn } from './hosted-en.js';

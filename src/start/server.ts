@@ -75,6 +75,14 @@ export async function serve(config: Config, role: Role, out: (line: string) => v
   };
   process.once('SIGTERM', () => void stop('SIGTERM'));
   process.once('SIGINT', () => void stop('SIGINT'));
-  // Announced only once a SIGTERM would be handled gracefully (supervisors and tests wait for this line).
-  if (listening) out(`Motu is listening on ${listening} (public URL ${config.publicUrl})`);
+  // Announced only once a SIGTERM would be handled gracefully (supervisors and tests wait for this line), with the two
+  // addresses meant for people, in one write so that they come with it.
+  if (listening) {
+    const base = config.publicUrl.replace(/\/+$/, '');
+    out([
+      `Motu is listening on ${listening} (public URL ${config.publicUrl})`,
+      `  Back-office:    ${base}/dashboard`,
+      `  API reference:  ${base}/docs`,
+    ].join('\n'));
+  }
 }

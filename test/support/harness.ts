@@ -9,6 +9,7 @@ import { describe } from 'node:test';
 import pg from 'pg';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { buildApp } from '../../src/app.js';
+import { assertAnswersMatch, checkAnswers, type AnswerCheck } from './answers.js';
 import { parseConfig, type Config } from '../../src/config.js';
 import { openDatabase, type Database, type Dialect } from '../../src/db/database.js';
 import { migrate } from '../../src/db/migrate.js';
@@ -85,6 +86,8 @@ export interface RegisteredRoute {
   hidden: boolean;
   /** The top-level fields of its JSON body schema, if it declares one. */
   bodyKeys: string[];
+  /** The parameters of its query string schema, if it declares one (`kind`, `subjectId`; `keys` of a user's removal). */
+  queryKeys: string[];
 }
 
 export interface TestApp {
@@ -103,6 +106,8 @@ export interface TestApp {
   monext?: FakeMonext;
   /** Merchant API call with a secret key. */
   api(key: string | undefined, method: string, url: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Record<string, unknown> }>;
+  /** With options.checkAnswers: the answers checked so far and those the OpenAPI document does not describe. */
+  answers?: AnswerCheck;
   close(): Promise<void>;
 }
 
@@ -111,6 +116,11 @@ export interface TestAppOptions {
   clock?: Clock;
   /** PostgreSQL: the reference listener's heartbeat (DatabaseOptions.listenerHeartbeatMs). */
   listenerHeartbeatMs?: number;
+  /**
+   * Check every JSON answer of /api/v1 and /admin/v1 against its operation's schema in the OpenAPI document
+   * (support/answers.ts); closing the app then fails, listing every answer the document does not describe.
+   */
+  checkAnswers?: boolean;
 }
 
 export async function startApp(dialect: Dialect, options: TestAppOptions = {}): Promise<TestApp> {
@@ -133,11 +143,15 @@ export async function startApp(dialect: Dialect, options: TestAppOptions = {}): 
   const onRoute = (route: RouteOptions) => {
     for (const method of [route.method].flat()) {
       if (method === 'HEAD') continue;
-      const schema = route.schema as { hide?: boolean; body?: { properties?: Record<string, unknown> } } | undefined;
-      routes.push({ method, path: route.url.replace(/:(\w+)/g, '{$1}'), hidden: Boolean(schema?.hide), bodyKeys: Object.keys(schema?.body?.properties ?? {}) });
+      const schema = route.schema as { hide?: boolean; body?: { properties?: Record<string, unknown> }; querystring?: { properties?: Record<string, unknown> } } | undefined;
+      routes.push({
+        method, path: route.url.replace(/:(\w+)/g, '{$1}'), hidden: Boolean(schema?.hide),
+        bodyKeys: Object.keys(schema?.body?.properties ?? {}), queryKeys: Object.keys(schema?.querystring?.properties ?? {}),
+      });
     }
   };
   const app = await buildApp(config, { db: database.db, adminTokenHash: sha256Hex(ADMIN_TOKEN), clock, onRoute });
+  const answers = options.checkAnswers ? checkAnswers(app) : undefined;
   await app.ready();
   const call = async (auth: string | undefined, method: string, url: string, body?: unknown, headers: Record<string, string> = {}) => {
     const res = await app.inject({
@@ -164,12 +178,14 @@ export async function startApp(dialect: Dialect, options: TestAppOptions = {}): 
     databaseUrl: database.databaseUrl,
     dataDir: database.dataDir,
     monext,
+    answers,
     admin: (method, url, body) => call(ADMIN_TOKEN, method, url, body),
     api: call,
     async close() {
       await app.close();
       await database.drop();
       await monext?.stop();
+      if (answers) assertAnswersMatch(answers);
     },
   };
 }

@@ -8,6 +8,7 @@ import type { Dialect } from '../../src/db/database.js';
 import { startWorkers, type Workers } from '../../src/start/workers.js';
 import { chromiumAvailable, CHROMIUM_PATH, launchBrowser } from './browser.js';
 import { createMerchant, type MerchantFixture } from './factories.js';
+import { assertAnswersMatch } from './answers.js';
 import { ManualClock, startApp, type TestApp, type TestAppOptions } from './harness.js';
 import { freePort } from './ports.js';
 import { startReceiver, type Receiver } from './receiver.js';
@@ -115,6 +116,12 @@ export function withApp(dialect: Dialect, options: AppOptions = {}, ready?: (t: 
     }
     await ready?.(t);
   });
+  // Each test answers for what it asked: the answers its calls got that the OpenAPI document does not describe.
+  if (appOptions.checkAnswers) {
+    afterEach(() => {
+      if (t.answers) assertAnswersMatch(t.answers);
+    });
+  }
   (eachTest ? afterEach : after)(close);
   return {
     t,

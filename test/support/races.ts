@@ -2,13 +2,14 @@
 // invariant that must hold afterwards (docs/reliability.md, "Races"). A row is data: how to build what the requests
 // fight over, one request, and what must be true of the answers and the database. `raceSuite` runs every row on each
 // database (one `it` per row), checks what holds for every row (no 5xx, `motu ledger verify` clean) and prints the
-// figures of the run. A new route joins by adding one row to a table.
+// figures of the run. A new route joins by adding one row to a table: the rows live in one module per domain under
+// test/races/, and test/races.test.ts runs them all as the one table RACES.
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import type { Dialect } from '../../src/db/database.js';
 import { verifyLedger } from '../../src/modules/ledger/verify.js';
 import type { MerchantFixture } from './factories.js';
-import { eachDatabase, type TestApp } from './harness.js';
+import { eachDatabase, ManualClock, type TestApp } from './harness.js';
 import { withMerchantApp, type MerchantAppOptions } from './merchant-app.js';
 
 /** What a row's functions are given: the app of the database being tried and its merchant. */
@@ -16,6 +17,8 @@ export interface RaceApp {
   t: TestApp;
   m: MerchantFixture;
   dialect: Dialect;
+  /** The manual clock the app runs on (the row's `clock`); throws for a row on the system clock. */
+  readonly clock: ManualClock;
 }
 
 /** An answer as the harness's callers give it. */
@@ -39,6 +42,13 @@ export interface RaceRow<C = any> {
    * share an app, so a row moved from one table to another takes its settings with it.
    */
   env?: Record<string, string>;
+  /**
+   * A manual clock the row's app runs on, set to the real time when the app starts ('now') or to a given instant
+   * (a TOTP code, a day's bank file): rows with the same `env` and `clock` share the app and the clock.
+   */
+  clock?: 'now' | Date;
+  /** A reason not to run the row (node:test's `skip`: `onlyOn('simulator', why)`), or false. */
+  skip?: string | false;
   /** Builds, with ordinary requests, what the requests will fight over. */
   setup(app: RaceApp): Promise<C>;
   /** The `i`th request (0-based). All of them are started before any is awaited. */
@@ -61,18 +71,22 @@ export function raceSuite(title: string, rows: readonly RaceRow[], options: Merc
   assert.equal(new Set(names).size, names.length, `${title}: two rows share a name`);
   const groups = new Map<string, RaceRow[]>();
   for (const row of rows) {
-    const key = JSON.stringify(Object.entries(row.env ?? {}).sort());
+    const key = JSON.stringify({ env: Object.entries(row.env ?? {}).sort(), clock: row.clock ?? null });
     groups.set(key, [...(groups.get(key) ?? []), row]);
   }
   eachDatabase(title, (dialect) => {
     const figures = { rows: 0, requests: 0, ms: 0 };
     for (const [key, group] of groups) {
-      const own = Object.fromEntries(JSON.parse(key) as Array<[string, string]>);
+      const settings = JSON.parse(key) as { env: Array<[string, string]>; clock: string | null };
+      const own = Object.fromEntries(settings.env);
       // The suite's env may be a function, read when the app starts (withMerchantApp): the rows' settings go on top.
       const env = () => ({ ...(typeof options.env === 'function' ? options.env() : options.env), ...own });
-      const run = () => raceRows(dialect, group, { ...options, env }, figures);
+      // One clock per group and database, made here so that each database's app starts from the same instant.
+      const clock = settings.clock === null ? options.clock : settings.clock === 'now' ? 'now' as const : new ManualClock(new Date(settings.clock));
+      const run = () => raceRows(dialect, group, { ...options, env, clock }, figures);
+      const words = [...settings.env.map(([k, v]) => `${k}=${v}`), ...(settings.clock ? [`clock ${settings.clock}`] : [])];
       if (groups.size === 1) run();
-      else describe(key === '[]' ? 'default settings' : Object.entries(own).map(([k, v]) => `${k}=${v}`).join(' '), run);
+      else describe(words.length ? words.join(' ') : 'default settings', run);
     }
     after(() => {
       console.log(`${title} [${dialect}]: ${figures.rows} rows, ${figures.requests} requests fired in ${Math.round(figures.ms)} ms of races`);
@@ -81,11 +95,12 @@ export function raceSuite(title: string, rows: readonly RaceRow[], options: Merc
 }
 
 function raceRows(dialect: Dialect, rows: readonly RaceRow[], options: MerchantAppOptions, figures: { rows: number; requests: number; ms: number }): void {
-  const { t, m } = withMerchantApp(dialect, options);
+  const fixture = withMerchantApp(dialect, options);
+  const { t, m } = fixture;
   for (const row of rows) {
     if (row.dialects && !row.dialects.includes(dialect)) continue;
-    it(row.name, async () => {
-      const app: RaceApp = { t, m, dialect };
+    it(row.name, { skip: row.skip ?? false }, async () => {
+      const app: RaceApp = { t, m, dialect, get clock() { return fixture.clock; } };
       const context = await row.setup(app);
       const started = performance.now();
       const answers = await Promise.all(Array.from({ length: row.requests ?? 20 }, (_, i) => row.fire(app, context, i)));

@@ -6,6 +6,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import rateLimit from '@fastify/rate-limit';
 import { Type } from 'typebox';
+import { FAVICON_LINK } from '../../http/favicon.js';
 import { esc, jsonForScript, sendHtml } from '../../http/html.js';
 import { AppError } from '../../shared/errors.js';
 import type { Mode } from '../../modules/merchants/merchants.table.js';
@@ -154,7 +155,7 @@ ${field === 'number' ? '<span class="brand" id="brand" aria-live="polite"></span
 <button type="submit" name="result" value="failed">${t.fail}</button></div></form>`
         : `<p>${t.done}</p>`;
       const page = `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${t.title}</title><link rel="stylesheet" href="/acquirer/v1/assets/fields.css"></head>
+<title>${t.title}</title>${FAVICON_LINK}<link rel="stylesheet" href="/acquirer/v1/assets/fields.css"></head>
 <body><main class="bank"><span class="tag">${t.tag}</span><h1>${t.title}</h1><p>${t.intro}</p>${body}</main></body></html>`;
       return sendHtml(reply, page, "default-src 'none'; style-src 'self'; form-action 'self' http: https:; base-uri 'none'; frame-ancestors *");
     });

@@ -1,6 +1,6 @@
 // The frame of every signed-in page: skip link, header (merchant, TEST/LIVE badge and switch, language, sign-out),
 // the navigation (a menu button below 800 px) and the page in <main>.
-import { useState } from 'react';
+import { Suspense, useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { NavLink, Outlet, useLocation, useNavigate } from 'react-router';
 import { useTranslation } from 'react-i18next';
@@ -9,8 +9,10 @@ import { changeLang, useLang } from './i18n.js';
 import { NAV } from './routes.js';
 import { acceptMe, forgetMerchantData, useMe } from './session.js';
 import type { Me, Mode } from './types.js';
+import type { Role } from '../../modules/users/users.table.js';
 import { useToast } from './components/Toasts.js';
 import { useErrorText } from './errors.js';
+import { Loading } from './components/Loading.js';
 import { LANGS, type Lang } from '../../i18n/index.js';
 
 export function Shell() {
@@ -44,7 +46,7 @@ export function Shell() {
       <div className="layout">
         <nav id="main-nav" className={menuOpen ? 'main-nav open' : 'main-nav'} aria-label={t('shell.navigation')}>
           <ul>
-            {NAV.map((item) => (
+            {NAV.filter((item) => !item.may || item.may(me.user.role as Role)).map((item) => (
               <li key={item.to}>
                 <NavLink to={item.to} end={item.to === '/'}>{t(item.label)}</NavLink>
               </li>
@@ -53,7 +55,7 @@ export function Shell() {
         </nav>
         <main id="main" tabIndex={-1}>
           {me.mode === 'test' && <p className="test-banner">{t('shell.testBanner')}</p>}
-          <Outlet />
+          <Suspense fallback={<Loading />}><Outlet /></Suspense>
         </main>
       </div>
     </div>

@@ -7,6 +7,11 @@ export function statusLabel(t: TFunction, status: string): string {
   return t(key as 'status.pending', { defaultValue: status });
 }
 
+/** An invoice's status: French agrees it with "facture" (Payée) where the shared word does not. */
+export function invoiceStatusLabel(t: TFunction, status: string): string {
+  return t(`invoiceStatus.${status}` as 'invoiceStatus.paid', { defaultValue: statusLabel(t, status) });
+}
+
 export function roleLabel(t: TFunction, role: string): string {
   return t(`roles.${role}` as 'roles.owner', { defaultValue: role });
 }

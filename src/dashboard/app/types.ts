@@ -176,6 +176,9 @@ export interface MerchantSettings {
   address: { line1?: string; line2?: string | null; postalCode?: string; city?: string; country?: string } | null;
   registrationNumber: string | null;
   taxId: string | null;
+  invoiceFooter: string | null;
+  latePaymentTerms: string | null;
+  earlyPaymentDiscount: string | null;
   /** The logo on the hosted pages (a path on this server), null: the name's initial. */
   logoUrl: string | null;
 }

@@ -12,9 +12,12 @@ import { GroupCommitter } from './group-commit.js';
 import { REFERENCE_TABLES } from '../reference-cache.js';
 import { ensurePrivateDir, ensurePrivateFile, tightenIfPresent } from '../../shared/private-files.js';
 
+/** The database file's name in MOTU_DATA_DIR. */
+export const SQLITE_FILE = 'motu.sqlite';
+
 export function openSqlite(dataDir: string, groupCommit: boolean): Database {
   ensurePrivateDir(dataDir);
-  const file = path.join(dataDir, 'motu.sqlite');
+  const file = path.join(dataDir, SQLITE_FILE);
   // SQLite gives its -wal and -shm files the database file's mode: a database file made 0600 first keeps all three
   // private (an empty file is a new database to SQLite).
   ensurePrivateFile(file);

@@ -1,5 +1,5 @@
 // What only the merchant's team needs, beside the merchant API it calls with its session cookie (/dashboard/api):
-// API keys, the merchant's settings, stores (for filters), the audit log, a payment's timeline and the home page.
+// API keys, the merchant's settings, stores (for filters), the audit log, a payment's timeline, the home page and the Go live checklist.
 // Each route is a thin call into the service that owns the rule; the role checks are in roles.ts.
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
@@ -10,8 +10,9 @@ import type { ApiKeysService } from '../merchants/api-keys.js';
 import { LOGO_BODY_LIMIT, LogoBody, MerchantPatch } from '../merchants/merchants.routes.js';
 import type { MerchantsService } from '../merchants/merchants.service.js';
 import type { StoresService } from '../merchants/stores.service.js';
-import { mayChangeSettings, mayManageKeys } from '../users/roles.js';
+import { mayChangeSettings, mayGoLive, mayManageKeys } from '../users/roles.js';
 import { signedIn } from '../users/users.routes.js';
+import type { GoLiveService } from './go-live.js';
 import type { HomeService } from './home.js';
 import type { TimelineService } from './timeline.js';
 
@@ -36,6 +37,7 @@ export interface BackOfficeDeps {
   audit: AuditService;
   timeline: TimelineService;
   home: HomeService;
+  goLive: GoLiveService;
   defaultTimezone: string;
 }
 
@@ -85,12 +87,19 @@ export function backOfficeRoutes(deps: BackOfficeDeps) {
       const merchant = await deps.merchants.getMerchant(user.merchantId);
       return deps.home.home(user, merchant.timezone ?? deps.defaultTimezone);
     });
+    // Whatever mode the session is in: the checklist is about the live environment.
+    app.get('/go-live', { schema: doc }, async (request) => {
+      const user = signedIn(request);
+      if (!mayGoLive(user.role)) throw new AppError('PERMISSION_DENIED', 'Only owners and admins see what going live needs');
+      return deps.goLive.checklist(user.merchantId);
+    });
   };
 }
 
 function settingsView(m: Awaited<ReturnType<MerchantsService['getMerchant']>>) {
   return {
     name: m.name, displayName: m.displayName, primaryColor: m.primaryColor, accentColor: m.accentColor, timezone: m.timezone,
-    legalName: m.legalName, address: m.address, registrationNumber: m.registrationNumber, taxId: m.taxId, logoUrl: m.logoUrl,
+    legalName: m.legalName, address: m.address, registrationNumber: m.registrationNumber, taxId: m.taxId,
+    invoiceFooter: m.invoiceFooter, latePaymentTerms: m.latePaymentTerms, earlyPaymentDiscount: m.earlyPaymentDiscount, logoUrl: m.logoUrl,
   };
 }

@@ -26,8 +26,8 @@ export function billingSettings(merchant: Merchant, publicUrl: string) {
     moduleState: open ? 'ouverte' as const : 'a_activer' as const,
     issuable: open,
     completeness: { missing },
-    // Where the merchant completes its identity: the back-office's settings (the operator sets it meanwhile, by the
-    // admin API or `motu merchants update`).
-    activationUrl: `${publicUrl}/office/settings/invoicing`,
+    // Where the merchant completes its identity: the back-office's settings, Business (the operator sets it meanwhile,
+    // by the admin API or `motu merchants update`).
+    activationUrl: `${publicUrl}/dashboard/settings`,
   };
 }

@@ -4,6 +4,7 @@ import { Type, type Static } from 'typebox';
 import { IdParams, ListQuery } from '../../http/schemas.js';
 import type { MerchantsService } from './merchants.service.js';
 import { HEX_COLOR } from './branding.js';
+import { INVOICE_TEXT_BOUNDS } from './invoice-terms.js';
 import { MerchantCreated, MerchantDetail, MerchantList } from './merchants.schemas.js';
 
 export const MerchantBody = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });
@@ -22,6 +23,12 @@ export const MerchantPatch = Type.Object(
     }, { additionalProperties: false }), Type.Null()], { description: 'the legal address on invoices' })),
     registrationNumber: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 50 }), Type.Null()], { description: 'TAHITI, RIDET, SIREN…' })),
     taxId: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 50 }), Type.Null()], { description: 'the tax number on invoices' })),
+    invoiceFooter: Type.Optional(Type.Union([Type.String({ maxLength: INVOICE_TEXT_BOUNDS.invoiceFooter }), Type.Null()], {
+      description: 'printed at the foot of every invoice and credit note (bank details, a thank-you…); null or blank: none' })),
+    latePaymentTerms: Type.Optional(Type.Union([Type.String({ maxLength: INVOICE_TEXT_BOUNDS.latePaymentTerms }), Type.Null()], {
+      description: 'the late-payment penalty terms invoices print; null or blank: the statutory rate (the ECB rate plus 10 points)' })),
+    earlyPaymentDiscount: Type.Optional(Type.Union([Type.String({ maxLength: INVOICE_TEXT_BOUNDS.earlyPaymentDiscount }), Type.Null()], {
+      description: 'the early-payment discount invoices print; null or blank: "no discount for early payment"' })),
   },
   { additionalProperties: false, minProperties: 1 },
 );

@@ -32,11 +32,20 @@ export interface MerchantPatchInput {
   address?: LegalAddress | null;
   registrationNumber?: string | null;
   taxId?: string | null;
+  invoiceFooter?: string | null;
+  latePaymentTerms?: string | null;
+  earlyPaymentDiscount?: string | null;
   name?: string;
   displayName?: string | null;
   primaryColor?: string | null;
   accentColor?: string | null;
   timezone?: string | null;
+}
+
+/** Invoice texts are kept trimmed; one made only of spaces means "not set". */
+function blankToNull(value: string | null): string | null {
+  const trimmed = value?.trim() ?? '';
+  return trimmed === '' ? null : trimmed;
 }
 
 export function merchantView(m: Merchant) {
@@ -53,6 +62,10 @@ export function merchantView(m: Merchant) {
     address: m.address ? (JSON.parse(m.address) as LegalAddress) : null,
     registrationNumber: m.registration_number,
     taxId: m.tax_id,
+    /** What invoices and credit notes add to the legal identity (null: the statutory wording, no footer). */
+    invoiceFooter: m.invoice_footer,
+    latePaymentTerms: m.late_payment_terms,
+    earlyPaymentDiscount: m.early_payment_discount,
     /** The logo on the hosted pages, a path on this server that changes with the picture; null: the name's initial. */
     logoUrl: logoPath(m),
     /** The text colour drawn on primaryColor (white or dark, by contrast), null without colours. */
@@ -164,6 +177,9 @@ export class MerchantsService {
       ...(patch.address !== undefined ? { address: patch.address ? JSON.stringify(patch.address) : null } : {}),
       ...(patch.registrationNumber !== undefined ? { registration_number: patch.registrationNumber } : {}),
       ...(patch.taxId !== undefined ? { tax_id: patch.taxId } : {}),
+      ...(patch.invoiceFooter !== undefined ? { invoice_footer: blankToNull(patch.invoiceFooter) } : {}),
+      ...(patch.latePaymentTerms !== undefined ? { late_payment_terms: blankToNull(patch.latePaymentTerms) } : {}),
+      ...(patch.earlyPaymentDiscount !== undefined ? { early_payment_discount: blankToNull(patch.earlyPaymentDiscount) } : {}),
     };
     if (Object.keys(set).length > 0) {
       const res = await this.db.kysely.updateTable('merchants').set(set).where('id', '=', id).executeTakeFirst();

@@ -23,6 +23,12 @@ export interface MerchantsTable {
   address: string | null;
   registration_number: string | null;
   tax_id: string | null;
+  /** Printed at the foot of every invoice and credit note (migration 0042). */
+  invoice_footer: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The late-payment penalty terms on invoices; null: the statutory rate (the ECB's rate plus 10 points). */
+  late_payment_terms: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The early-payment discount on invoices; null: "no discount for early payment". */
+  early_payment_discount: ColumnType<string | null, string | null | undefined, string | null>;
   /** SHA-256 (hex) of the logo the hosted pages show, in its URL (null: no logo, the initial). Migration 0043. */
   logo_digest: ColumnType<string | null, string | null | undefined, string | null>;
 }

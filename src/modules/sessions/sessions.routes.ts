@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { merchantOf } from '../../http/auth.js';
 import { IdParams } from '../../http/schemas.js';
-import { Order, SessionBody, SessionCreated, SessionView, StoreRef, stripUnknown } from './sessions.schemas.js';
+import { CreatedPaymentStatus, Order, SessionBody, SessionCreated, SessionView, StoreRef, stripUnknown } from './sessions.schemas.js';
 import type { PaymentSessionsService } from './sessions.service.js';
 
 const tags = ['payments'];
@@ -16,7 +16,7 @@ export const LinkCreated = Type.Object({
   expiresAt: Type.String(),
   sessionId: Type.String(),
   store: StoreRef,
-  status: Type.String(),
+  status: CreatedPaymentStatus,
   externalId: Type.Union([Type.String(), Type.Null()]),
 });
 

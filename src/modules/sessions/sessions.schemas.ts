@@ -146,12 +146,18 @@ export type OrderInput = Static<typeof Order>;
 
 export const StoreRef = Nullable(Type.Object({ id: Type.String(), code: Type.String(), name: Type.String() }));
 
+/**
+ * A new session answers its payment's status, which is always `pending` then (the integrations of other services read
+ * it so); the session's own status (`open`, …) is `GET /payments/sessions/{id}`'s.
+ */
+export const CreatedPaymentStatus = Type.Literal('pending', { description: "the payment's status: pending until the customer pays" });
+
 export const SessionCreated = Type.Object({
   paymentId: Type.String(),
   sessionId: Type.String(),
   checkoutUrl: Type.String(),
   store: StoreRef,
-  status: Type.String(),
+  status: CreatedPaymentStatus,
   externalId: Nullable(Type.String()),
   expiresAt: Type.String(),
 });

@@ -39,6 +39,11 @@ export function mayChangeSettings(role: Role): boolean {
   return role === 'owner' || role === 'admin';
 }
 
+/** The Go live checklist: what the live environment still needs, and the operator's commands for it. */
+export function mayGoLive(role: Role): boolean {
+  return role === 'owner' || role === 'admin';
+}
+
 /** Whether `actor` may give `target` (a user's current or new role) to someone: only an owner touches owners. */
 export function mayAssign(actor: Role, target: Role): boolean {
   if (!mayManageTeam(actor)) return false;

@@ -44,7 +44,9 @@ const CardLink = Type.Object({
   customerId: Type.String(),
   url: Type.String(),
   sessionId: Type.String(),
-  status: Type.Union([Type.Literal('open'), Type.Literal('completed'), Type.Literal('expired'), Type.Literal('cancelled')]),
+  status: Type.Union([Type.Literal('open'), Type.Literal('completed'), Type.Literal('expired'), Type.Literal('cancelled')], {
+    description: "completed once a card is saved through it (a payment session's status says complete: both words are kept as integrations read them)",
+  }),
   outcome: Nullable(Type.Union([Type.Literal('success'), Type.Literal('failed'), Type.Literal('error')])),
   paymentMethodId: Nullable(Type.String()),
   returnUrl: Nullable(Type.String()),

@@ -1,5 +1,6 @@
 // Server-rendered HTML of the hosted payment pages: checkout, success, failure, inactive session.
 import { randomBytes } from 'node:crypto';
+import { FAVICON_LINK } from '../../http/favicon.js';
 import { esc, jsonForScript } from '../../http/html.js';
 import type { CardState, CheckoutContext } from '../../modules/checkout/checkout.service.js';
 import { money } from '../format.js';
@@ -162,7 +163,7 @@ export function expiredPage(lang: Lang, brand: Brand | null = null, title?: stri
  * loaded for real, so a mobile web view watching /checkout/success or /checkout/failed sees it.
  */
 export function returnPage(url: string, lang: Lang = 'fr'): string {
-  return `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${TEXT[lang].continue}</title></head>
+  return `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${TEXT[lang].continue}</title>${FAVICON_LINK}</head>
 <body><main><a id="next" href="${esc(url)}" target="_top">${TEXT[lang].continue}</a></main><script src="/checkout/assets/return.js"></script></body></html>`;
 }
 

@@ -1,6 +1,7 @@
 // The one layout of every page a paying customer opens (checkout, success, failure, expired, card registration and
 // card links, invoice page): the same stylesheet (/checkout/assets/checkout.css), the same header with the merchant's
 // logo (or initial), name and colour, and the same test banner. A page adds only its own body.
+import { FAVICON_LINK } from '../../http/favicon.js';
 import { esc } from '../../http/html.js';
 import { catalog } from '../../i18n/index.js';
 import type { Lang } from '../../shared/lang.js';
@@ -58,7 +59,7 @@ export function hostedPage(input: {
   return `<!doctype html>
 <html lang="${input.lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="color-scheme" content="light dark"><meta name="robots" content="noindex">
-<title>${esc(input.title)}</title>${sheets.map((s) => `<link rel="stylesheet" href="${esc(s)}">`).join('')}${theme ? `<style id="merchant-theme">${theme.css}</style>` : ''}</head>
+<title>${esc(input.title)}</title>${FAVICON_LINK}${sheets.map((s) => `<link rel="stylesheet" href="${esc(s)}">`).join('')}${theme ? `<style id="merchant-theme">${theme.css}</style>` : ''}</head>
 <body><div class="page">${input.brand ? brandHeader(input.brand, input.lang) : ''}${input.body}</div>${input.after ?? ''}${(input.scripts ?? []).map((s) => `<script src="${esc(s)}"></script>`).join('')}</body></html>`;
 }
 

@@ -7,7 +7,7 @@ import { displayName } from '../../modules/merchants/branding.js';
 import type { Merchant } from '../../modules/merchants/merchants.table.js';
 import type { InvoiceLine, InvoiceRow, TaxLine } from '../../modules/invoices/invoices.table.js';
 import { remaining } from '../../modules/invoices/issue.js';
-import { money } from '../format.js';
+import { money, percent } from '../format.js';
 import type { DocLang } from './invoice-pdf.js';
 import { hostedPage, type Brand } from '../hosted/layout.js';
 
@@ -20,7 +20,7 @@ export function invoicePage(input: { invoice: InvoiceRow; merchant: Merchant; ch
   const lines = (JSON.parse(invoice.lines) as InvoiceLine[]).map((l) =>
     `<tr><td>${esc(l.description)}</td><td class="n">${l.quantity}</td><td class="n">${amount(l.quantity * l.unitPrice)}</td></tr>`).join('');
   const taxes = (JSON.parse(invoice.taxes) as TaxLine[]).filter((x) => x.amount > 0)
-    .map((x) => `<tr><td colspan="2">${t.tax} ${(x.rate / 100).toLocaleString(lang === 'fr' ? 'fr-FR' : 'en-GB')} %</td><td class="n">${amount(x.amount)}</td></tr>`).join('');
+    .map((x) => `<tr><td colspan="2">${t.tax} ${percent(x.rate, lang)}</td><td class="n">${amount(x.amount)}</td></tr>`).join('');
   const due = remaining(invoice);
   const dueDate = invoice.due_date ? new Date(invoice.due_date).toLocaleDateString(lang === 'fr' ? 'fr-FR' : 'en-GB', { timeZone: 'UTC', dateStyle: 'long' }) : '';
   const action = invoice.status === 'credited'

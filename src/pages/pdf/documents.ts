@@ -11,7 +11,7 @@ import type { PdfPool } from './pool.js';
  * Part of every digest: raise it when the drawing changes (layout, texts, fonts), so that PDFs kept from the
  * previous drawing are drawn again instead of served.
  */
-const DRAWING_VERSION = 1;
+const DRAWING_VERSION = 2;
 
 export class DocumentPdfs {
   /** Concurrent requests for the same document and content share one drawing. */

@@ -1,10 +1,12 @@
 // The operator's commands: each opens the database (DATABASE_URL, else the SQLite file in MOTU_DATA_DIR), migrates it,
 // calls the same service as the admin API route, prints JSON and closes. Loaded only when one of them runs, so that
 // `motu --help` does not load the database drivers and the services.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import nodePath from 'node:path';
 import { parseConfig, type Config } from '../../config.js';
 import { buildServices, type Services } from '../../compose.js';
 import { openDatabase, type Database } from '../../db/database.js';
+import { SQLITE_FILE } from '../../db/sqlite/sqlite.js';
 import { migrate } from '../../db/migrate.js';
 import { AdminOpenBody, CloseBody } from '../../modules/disputes/disputes.routes.js';
 import { AdjustmentBody } from '../../modules/ledger/balance.routes.js';
@@ -67,7 +69,8 @@ const HANDLERS: Record<string, Handler> = {
   'merchants update': async ({ services }, [id], f) => json(await services.merchants.updateMerchant(id!, checked(MerchantPatch, {
     name: str(f.name), displayName: clearable(f.displayName), primaryColor: clearable(f.primaryColor), accentColor: clearable(f.accentColor),
     timezone: clearable(f.timezone), legalName: clearable(f.legalName), registrationNumber: clearable(f.registrationNumber),
-    taxId: clearable(f.taxId), address: jsonFlag(f.address, 'address'),
+    taxId: clearable(f.taxId), address: jsonFlag(f.address, 'address'), invoiceFooter: clearable(f.invoiceFooter),
+    latePaymentTerms: clearable(f.latePaymentTerms), earlyPaymentDiscount: clearable(f.earlyPaymentDiscount),
   }))),
 
   'merchants logo': async ({ services }, [id, file]) => json(file === 'none'
@@ -215,6 +218,7 @@ export async function runAdmin(path: string, args: string[], flags: Flags, print
   }
   const handler = HANDLERS[path];
   if (!handler) throw new Error(`no handler for ${path}`);
+  requireExistingSqlite(config);
   const db = await open(config, true);
   try {
     const answer = await handler({ config, db, services: buildServices(config, db, systemClock), print }, args, flags);
@@ -223,6 +227,20 @@ export async function runAdmin(path: string, args: string[], flags: Flags, print
   } finally {
     await db.close();
   }
+}
+
+/**
+ * Only `serve` and `migrate` create the SQLite database. An operator command run from another folder, or without the
+ * server's MOTU_DATA_DIR, would otherwise create an empty one there and answer as if the merchants had been lost.
+ */
+function requireExistingSqlite(config: Config): void {
+  if (config.databaseUrl) return;
+  const file = nodePath.resolve(config.dataDir, SQLITE_FILE);
+  if (existsSync(file)) return;
+  const given = process.env.MOTU_DATA_DIR?.trim() ? `MOTU_DATA_DIR (${config.dataDir})` : `./data (MOTU_DATA_DIR is not set)`;
+  throw new CliError('DATABASE_NOT_FOUND', `No Motu database in ${given}: ${file} does not exist`,
+    'Run the command with the server\'s environment: its MOTU_DATA_DIR (or DATABASE_URL for PostgreSQL), or from the folder `motu serve` runs in. '
+    + '`motu migrate` creates a new, empty database there if that is what you want.');
 }
 
 /** The database, migrated unless `migrate` runs itself; a database that cannot be opened is told with its hint. */

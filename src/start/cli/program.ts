@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { Argument, Command, Option } from 'commander';
 import { CliError, EXIT, usageError } from './errors.js';
-import { TRIGGERS, triggerHelp } from './trigger.js';
+import { DEFAULT_NOTIFICATION_URL, TRIGGERS, triggerHelp } from './trigger.js';
 
 export interface RunContext {
   print: (line: string) => void;
@@ -44,8 +44,9 @@ const EXIT_CODES = `Output and exit codes:
   2  the command line is wrong (unknown command or option, missing argument or option)`;
 
 const ENVIRONMENT = `Operator commands open the database the server uses: DATABASE_URL (PostgreSQL), else the SQLite file in
-MOTU_DATA_DIR (default ./data); run them with the server's environment. \`listen\` and \`trigger\` call a running
-server over HTTP with a test secret key (--key or MOTU_SECRET_KEY; --api-url or MOTU_URL). docs/cli.md tells more.`;
+MOTU_DATA_DIR (default ./data); run them with the server's environment. They never create a database: only serve
+and migrate do. \`listen\` and \`trigger\` call a running server over HTTP with a test secret key (--key or
+MOTU_SECRET_KEY; --api-url or MOTU_URL). docs/cli.md tells more.`;
 
 /** Levenshtein distance, for the did-you-mean of `motu trigger`'s event names. */
 function distance(a: string, b: string): number {
@@ -126,6 +127,9 @@ export function buildProgram(ctx: RunContext): Command {
     .option('--legal-name <name|none>', 'the legal name on invoices')
     .option('--registration-number <n|none>', 'the registration number on invoices')
     .option('--tax-id <n|none>', 'the tax id on invoices')
+    .option('--invoice-footer <text|none>', 'printed at the foot of every invoice and credit note')
+    .option('--late-payment-terms <text|none>', 'the late-payment penalty terms on invoices (none: the statutory rate)')
+    .option('--early-payment-discount <text|none>', 'the early-payment discount on invoices (none: no discount)')
     .option('--address <json|none>', 'the address on invoices: \'{"line1":…,"postalCode":…,"city":…,"country":"PF"}\'')
     .addHelpText('after', '\n`none` clears a value (back to the default look or the merchant\'s name).')
     .action(adminAction(ctx));
@@ -277,7 +281,7 @@ export function buildProgram(ctx: RunContext): Command {
     .addOption(new Option('--key <sk_test_…>', 'a test secret key').env('MOTU_SECRET_KEY').makeOptionMandatory())
     .addOption(new Option('--api-url <url>', 'the Motu server (default: MOTU_URL, else MOTU_PUBLIC_URL, else http://localhost:$PORT)'))
     .option('--amount <minor units>', 'the payment\'s amount in EUR cents (default 2500)')
-    .option('--notification-url <url>', 'the payment session\'s notificationUrl (default: an address that never resolves)')
+    .option('--notification-url <url>', 'the payment session\'s notificationUrl (default: the local receiver ${DEFAULT_NOTIFICATION_URL})')
     .addHelpText('after', `\nEvents:\n${triggerHelp()}\n\nPrints {event, objects, eventId, events}: what was created and every event it produced.`)
     .action(async (event: string, options: { key: string; apiUrl?: string; amount?: string; notificationUrl?: string }) => {
       if (!Object.hasOwn(TRIGGERS, event)) {

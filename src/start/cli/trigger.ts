@@ -27,8 +27,11 @@ export interface TriggerResult {
   events: Array<{ id: string; type: string; createdAt: string }>;
 }
 
-/** A .invalid host never resolves (RFC 2606): nothing leaves the machine; the notification is given up after its retries. */
-export const DEFAULT_NOTIFICATION_URL = 'https://motu-trigger.invalid/notification';
+/**
+ * The local receiver that `motu listen --forward-to` points at in the README and docs/cli.md: the session's notification
+ * reaches the developer's own receiver, not an address whose deliveries are retried for hours and then given up.
+ */
+export const DEFAULT_NOTIFICATION_URL = 'http://localhost:4000/hooks';
 
 class Steps {
   readonly objects: Record<string, string> = {};

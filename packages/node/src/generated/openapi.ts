@@ -2189,8 +2189,11 @@ export interface components {
             /** @example https://pay.example.pf/checkout/ses_9wPc3RtY6mKq2LxV8bNh4Z */
             checkoutUrl: string;
             store: components["schemas"]["StoreRef"] | null;
-            /** @enum {string} */
-            status: "open" | "complete" | "expired" | "cancelled";
+            /**
+             * @description the payment's status: pending until the customer pays
+             * @enum {string}
+             */
+            status: "pending";
             /** @example crm-000451 */
             externalId: string | null;
             /** @example 2026-03-15T09:26:53.000Z */
@@ -2276,8 +2279,11 @@ export interface components {
             /** @example ses_9wPc3RtY6mKq2LxV8bNh4Z */
             sessionId: string;
             store: components["schemas"]["StoreRef"] | null;
-            /** @enum {string} */
-            status: "open" | "complete" | "expired" | "cancelled";
+            /**
+             * @description the payment's status: pending until the customer pays
+             * @enum {string}
+             */
+            status: "pending";
             /** @example crm-000451 */
             externalId: string | null;
         };
@@ -2624,7 +2630,10 @@ export interface components {
             url: string;
             /** @example ses_9wPc3RtY6mKq2LxV8bNh4Z */
             sessionId: string;
-            /** @enum {string} */
+            /**
+             * @description completed once a card is saved through it (a payment session's status says complete: both words are kept as integrations read them)
+             * @enum {string}
+             */
             status: "open" | "completed" | "expired" | "cancelled";
             outcome: ("success" | "failed" | "error") | null;
             /** @example pm_7Hq2LmVx9TzR4bNc8KpW3d */

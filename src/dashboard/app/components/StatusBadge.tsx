@@ -12,8 +12,8 @@ const TONES: Record<string, string> = {
   disputed: 'bad',
 };
 
-/** A status as a word, never colour alone. */
-export function StatusBadge({ status }: { status: string }) {
+/** A status as a word, never colour alone (`label`: the word when the object's own differs, an invoice's). */
+export function StatusBadge({ status, label }: { status: string; label?: string }) {
   const { t } = useTranslation();
-  return <span className={`badge ${TONES[status] ?? 'neutral'}`}>{statusLabel(t, status)}</span>;
+  return <span className={`badge ${TONES[status] ?? 'neutral'}`}>{label ?? statusLabel(t, status)}</span>;
 }

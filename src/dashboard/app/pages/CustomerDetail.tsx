@@ -14,6 +14,7 @@ import { Money } from '../components/Money.js';
 import { Page, Section } from '../components/Page.js';
 import { QueryView } from '../components/QueryView.js';
 import { StatusBadge } from '../components/StatusBadge.js';
+import { invoiceStatusLabel } from '../labels.js';
 import { intervalText } from './money/intervals.js';
 import { useMayChange } from './money/permissions.js';
 import { CustomerDialog, type CustomerFields } from './money/CustomerDialog.js';
@@ -81,7 +82,7 @@ function CustomerView({ customer }: { customer: Customer }) {
   const inv = createColumnHelper<Invoice>();
   const invColumns = [
     inv.accessor((i) => i.number ?? t('invoices.draftNumber'), { id: 'number', header: t('invoices.number'), cell: (c) => <Link to={`/invoices/${c.row.original.id}`}>{c.getValue()}</Link> }),
-    inv.accessor('status', { header: t('invoices.status'), cell: (c) => <StatusBadge status={c.getValue()} /> }),
+    inv.accessor('status', { header: t('invoices.status'), cell: (c) => <StatusBadge status={c.getValue()} label={invoiceStatusLabel(t, c.getValue())} /> }),
     inv.accessor('total', { header: t('invoices.total'), meta: NUMERIC, cell: (c) => <Money amount={c.getValue()} currency={c.row.original.currency} /> }),
     inv.accessor('amountRemaining', { header: t('invoices.remaining'), meta: NUMERIC, cell: (c) => <Money amount={c.getValue()} currency={c.row.original.currency} /> }),
   ];

@@ -17,6 +17,7 @@ import { QueryView } from '../components/QueryView.js';
 import { CustomerDialog } from './money/CustomerDialog.js';
 import { useToast } from '../components/Toasts.js';
 import { usePermissions } from '../permissions.js';
+import { LiveEmpty } from './go-live/LiveEmpty.js';
 
 /** The "New customer" button and its dialog: the fields filled in, then the customer's page. */
 function NewCustomer() {
@@ -78,7 +79,7 @@ export function CustomersPage() {
       <QueryView query={customers}>
         {(page) => (
           <>
-            <DataTable caption={t('customers.caption')} columns={columns} data={page.data} rowKey={(c) => c.id} empty={t('customers.empty')} />
+            <DataTable caption={t('customers.caption')} columns={columns} data={page.data} rowKey={(c) => c.id} empty={Object.values(applied).some(Boolean) ? t('customers.empty') : <LiveEmpty title={t('liveEmpty.customers')} testText={t('customers.empty')} />} />
             <Pager cursor={cursor} hasMore={page.hasMore} lastId={page.data[page.data.length - 1]?.id} />
           </>
         )}

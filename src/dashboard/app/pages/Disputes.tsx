@@ -19,6 +19,7 @@ import { statusLabel } from '../labels.js';
 import { disputeReasonLabel } from './money/disputes.js';
 import { CsvButton } from './money/CsvButton.js';
 import { ObjectName } from '../components/ObjectName.js';
+import { LiveEmpty } from './go-live/LiveEmpty.js';
 
 export function DisputesPage() {
   const { t } = useTranslation();
@@ -55,7 +56,7 @@ export function DisputesPage() {
       <QueryView query={disputes}>
         {(page) => (
           <>
-            <DataTable caption={t('disputes.caption')} columns={columns} data={page.data} rowKey={(d) => d.id} empty={t('disputes.empty')} />
+            <DataTable caption={t('disputes.caption')} columns={columns} data={page.data} rowKey={(d) => d.id} empty={status ? t('disputes.empty') : <LiveEmpty title={t('liveEmpty.disputes')} testText={t('disputes.empty')} />} />
             <Pager cursor={cursor} hasMore={page.hasMore} lastId={page.data[page.data.length - 1]?.id} />
           </>
         )}

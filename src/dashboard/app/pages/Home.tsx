@@ -17,6 +17,8 @@ import { Page, Section } from '../components/Page.js';
 import { QueryView } from '../components/QueryView.js';
 import { StatusBadge } from '../components/StatusBadge.js';
 import { BalanceCards } from './money/BalanceCards.js';
+import { HomeChecklist } from './go-live/HomeChecklist.js';
+import { LiveEmpty } from './go-live/LiveEmpty.js';
 
 export function HomePage() {
   const { t } = useTranslation();
@@ -34,6 +36,7 @@ export function HomePage() {
   ];
   return (
     <Page title={t('home.title')}>
+      <HomeChecklist />
       <QueryView query={home}>
         {(data) => (
           <>
@@ -44,7 +47,7 @@ export function HomePage() {
               <VolumeChart days={data.volume} />
             </Section>
             <Section title={t('home.recentPayments')} actions={<Link to="/payments">{t('home.allPayments')}</Link>}>
-              <DataTable caption={t('home.recentCaption')} columns={columns} data={data.recentPayments} rowKey={(p) => p.id} empty={t('home.noPayment')} />
+              <DataTable caption={t('home.recentCaption')} columns={columns} data={data.recentPayments} rowKey={(p) => p.id} empty={<LiveEmpty title={t('liveEmpty.payments')} testText={t('home.noPayment')} />} />
             </Section>
           </>
         )}

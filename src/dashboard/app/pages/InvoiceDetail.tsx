@@ -20,6 +20,7 @@ import { MoneyField, useMoneyInput } from '../components/MoneyField.js';
 import { Page, Section } from '../components/Page.js';
 import { QueryView } from '../components/QueryView.js';
 import { StatusBadge } from '../components/StatusBadge.js';
+import { invoiceStatusLabel } from '../labels.js';
 import { useToast } from '../components/Toasts.js';
 import { useMayChange } from './money/permissions.js';
 import { SentInvoice, sendOutcome } from './money/SentInvoice.js';
@@ -136,7 +137,7 @@ function InvoiceView({ invoice }: { invoice: Invoice }) {
       {sent && <SentInvoice url={sent.url} outcome={sent.outcome} />}
       <Section title={t('invoices.summary')}>
         <p className="amount-hero"><Money amount={invoice.total} currency={invoice.currency} /></p>
-        <p><StatusBadge status={invoice.status} />{invoice.overdue && <> <span className="badge bad">{t('invoices.overdue')}</span></>}</p>
+        <p><StatusBadge status={invoice.status} label={invoiceStatusLabel(t, invoice.status)} />{invoice.overdue && <> <span className="badge bad">{t('invoices.overdue')}</span></>}</p>
         <dl className="facts">
           <dt>{t('invoices.number')}</dt><dd>{invoice.number ?? t('invoices.draftNumber')}</dd>
           <dt>{t('invoices.customer')}</dt>

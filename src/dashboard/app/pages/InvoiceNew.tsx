@@ -12,6 +12,7 @@ import { Money } from '../components/Money.js';
 import { amountOf, MoneyField, useAmountReader } from '../components/MoneyField.js';
 import { Page, Section } from '../components/Page.js';
 import { CustomerSelect } from './money/CustomerSelect.js';
+import { InvoicingNotice } from './go-live/InvoicingNotice.js';
 
 interface LineDraft { key: number; description: string; quantity: string; unitPrice: string; taxRate: string }
 
@@ -68,6 +69,7 @@ export function InvoiceNewPage() {
 
   return (
     <Page title={t('invoices.newTitle')}>
+      <InvoicingNotice />
       <p><Link to="/invoices">{t('invoices.backToList')}</Link></p>
       <form onSubmit={submit}>
         <Section title={t('invoices.customerAndTerms')}>

@@ -16,10 +16,12 @@ import { Page } from '../components/Page.js';
 import { Pager, useCursor } from '../components/Pager.js';
 import { QueryView } from '../components/QueryView.js';
 import { StatusBadge } from '../components/StatusBadge.js';
-import { statusLabel } from '../labels.js';
+import { invoiceStatusLabel } from '../labels.js';
 import { useMayChange } from './money/permissions.js';
 import { CustomerName } from './money/CustomerName.js';
 import { CustomerSelect } from './money/CustomerSelect.js';
+import { InvoicingNotice } from './go-live/InvoicingNotice.js';
+import { LiveEmpty } from './go-live/LiveEmpty.js';
 
 export function InvoicesPage() {
   const { t } = useTranslation();
@@ -44,7 +46,7 @@ export function InvoicesPage() {
   const columns = [
     column.accessor((i) => i.number ?? t('invoices.draftNumber'), { id: 'number', header: t('invoices.number'), cell: (c) => <Link to={`/invoices/${c.row.original.id}`}>{c.getValue()}</Link> }),
     column.accessor('customerId', { header: t('invoices.customer'), cell: (c) => <CustomerName id={c.getValue()} /> }),
-    column.accessor('status', { header: t('invoices.status'), cell: (c) => <>{<StatusBadge status={c.getValue()} />}{c.row.original.overdue && <> <span className="badge bad">{t('invoices.overdue')}</span></>}</> }),
+    column.accessor('status', { header: t('invoices.status'), cell: (c) => <>{<StatusBadge status={c.getValue()} label={invoiceStatusLabel(t, c.getValue())} />}{c.row.original.overdue && <> <span className="badge bad">{t('invoices.overdue')}</span></>}</> }),
     column.accessor('total', { header: t('invoices.total'), meta: NUMERIC, cell: (c) => <Money amount={c.getValue()} currency={c.row.original.currency} /> }),
     column.accessor('amountRemaining', { header: t('invoices.remaining'), meta: NUMERIC, cell: (c) => <Money amount={c.getValue()} currency={c.row.original.currency} /> }),
     column.accessor('dueDate', { header: t('invoices.dueDate'), cell: (c) => <DateTime value={c.getValue()} style="date" /> }),
@@ -52,17 +54,18 @@ export function InvoicesPage() {
   ];
   return (
     <Page title={t('invoices.title')} actions={mayCreate && <Link className="button primary" to="/invoices/new">{t('invoices.create')}</Link>}>
+      <InvoicingNotice />
       <Filters label={t('invoices.filters')} onApply={() => apply(draft)} onReset={() => { const empty = { status: '', customerId: '' }; setDraft(empty); apply(empty); }}>
         <SelectField label={t('invoices.status')} value={draft.status} onChange={(e) => setDraft({ ...draft, status: e.target.value })}>
           <option value="">{t('common.all')}</option>
-          {INVOICE_STATUSES.map((s) => <option key={s} value={s}>{statusLabel(t, s)}</option>)}
+          {INVOICE_STATUSES.map((s) => <option key={s} value={s}>{invoiceStatusLabel(t, s)}</option>)}
         </SelectField>
         <CustomerSelect label={t('invoices.customer')} placeholder={t('common.all')} required={false} value={draft.customerId} onChange={(customerId) => setDraft({ ...draft, customerId })} />
       </Filters>
       <QueryView query={invoices}>
         {(page) => (
           <>
-            <DataTable caption={t('invoices.caption')} columns={columns} data={page.data} rowKey={(i) => i.id} empty={t('invoices.empty')} />
+            <DataTable caption={t('invoices.caption')} columns={columns} data={page.data} rowKey={(i) => i.id} empty={Object.values(applied).some(Boolean) ? t('invoices.empty') : <LiveEmpty title={t('liveEmpty.invoices')} testText={t('invoices.empty')} />} />
             <Pager cursor={cursor} hasMore={page.hasMore} lastId={page.data[page.data.length - 1]?.id} />
           </>
         )}

@@ -23,6 +23,7 @@ import { Pager, useCursor } from '../components/Pager.js';
 import { QueryView } from '../components/QueryView.js';
 import { StatusBadge } from '../components/StatusBadge.js';
 import { statusLabel } from '../labels.js';
+import { LiveEmpty } from './go-live/LiveEmpty.js';
 
 const STATUSES = ['pending', 'transit', 'captured', 'failed', 'cancelled', 'expired', 'partially_refunded', 'refunded'];
 const FILTERS = ['status', 'from', 'to', 'currency', 'amountMin', 'amountMax', 'storeId', 'reference', 'customerEmail', 'cardLast4', 'q'] as const;
@@ -154,7 +155,7 @@ export function PaymentsPage() {
           <>
             <DataTable
               caption={t('payments.caption')} columns={columns} data={page.data} rowKey={(p) => p.id}
-              empty={t('payments.empty')}
+              empty={FILTERS.some((name) => applied[name]) ? t('payments.empty') : <LiveEmpty title={t('liveEmpty.payments')} testText={t('payments.empty')} />}
             />
             <Pager cursor={cursor} hasMore={page.hasMore} lastId={page.data[page.data.length - 1]?.id} />
           </>

@@ -23,6 +23,7 @@ import { StatusBadge } from '../components/StatusBadge.js';
 import { useToast } from '../components/Toasts.js';
 import { useMayChange } from './money/permissions.js';
 import { CsvButton } from './money/CsvButton.js';
+import { LiveEmpty } from './go-live/LiveEmpty.js';
 
 const CURRENCIES = ['EUR', 'XPF'] as const;
 
@@ -81,7 +82,7 @@ export function PayoutsPage() {
       <QueryView query={payouts}>
         {(page) => (
           <>
-            <DataTable caption={t('payouts.caption')} columns={columns} data={page.data} rowKey={(p) => p.id} empty={t('payouts.empty')} />
+            <DataTable caption={t('payouts.caption')} columns={columns} data={page.data} rowKey={(p) => p.id} empty={<LiveEmpty title={t('liveEmpty.payouts')} testText={t('payouts.empty')} />} />
             <Pager cursor={cursor} hasMore={page.hasMore} lastId={page.data[page.data.length - 1]?.id} />
           </>
         )}

@@ -20,6 +20,7 @@ import { intervalText } from './money/intervals.js';
 import { CustomerName } from './money/CustomerName.js';
 import { CustomerSelect } from './money/CustomerSelect.js';
 import { usePermissions } from '../permissions.js';
+import { LiveEmpty } from './go-live/LiveEmpty.js';
 
 export function SubscriptionsPage() {
   const { t } = useTranslation();
@@ -61,7 +62,7 @@ export function SubscriptionsPage() {
       <QueryView query={subscriptions}>
         {(page) => (
           <>
-            <DataTable caption={t('subscriptions.caption')} columns={columns} data={page.data} rowKey={(s) => s.id} empty={t('subscriptions.empty')} />
+            <DataTable caption={t('subscriptions.caption')} columns={columns} data={page.data} rowKey={(s) => s.id} empty={Object.values(applied).some(Boolean) ? t('subscriptions.empty') : <LiveEmpty title={t('liveEmpty.subscriptions')} testText={t('subscriptions.empty')} />} />
             <Pager cursor={cursor} hasMore={page.hasMore} lastId={page.data[page.data.length - 1]?.id} />
           </>
         )}

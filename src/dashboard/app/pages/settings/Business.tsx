@@ -12,17 +12,18 @@ import { Section } from '../../components/Page.js';
 import { QueryView } from '../../components/QueryView.js';
 import { useToast } from '../../components/Toasts.js';
 import { usePermissions } from '../../permissions.js';
+import { InvoiceTermsForm } from './InvoiceTerms.js';
 
 const KEY = ['settings'];
 
 export function BusinessPart() {
   const settings = useQuery({ queryKey: KEY, queryFn: () => api.get<MerchantSettings>('/dashboard/api/settings') });
-  return <QueryView query={settings}>{(found) => <BusinessForms settings={found} />}</QueryView>;
+  return <QueryView query={settings}>{(found) => <><BusinessForms settings={found} /><InvoiceTermsForm settings={found} /></>}</QueryView>;
 }
 
 const orNull = (value: string) => (value.trim() === '' ? null : value.trim());
 
-function useSave() {
+export function useSave() {
   const queryClient = useQueryClient();
   const toast = useToast();
   const { t } = useTranslation();
