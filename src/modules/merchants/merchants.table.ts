@@ -33,7 +33,7 @@ export interface MerchantsTable {
   logo_digest: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
-/** The logo's bytes, checked when uploaded (branding-logo.ts). */
+/** The logo's bytes, checked when uploaded (logo-image.ts). */
 export interface MerchantLogosTable {
   merchant_id: string;
   digest: string;
