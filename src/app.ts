@@ -57,6 +57,8 @@ import { bankAccountsRoutes } from './modules/bank-accounts/bank-accounts.routes
 import { payoutsAdminRoutes, payoutsRoutes } from './modules/payouts/payouts.routes.js';
 import { disputesAdminRoutes, disputesRoutes } from './modules/disputes/disputes.routes.js';
 import { invoicePageRoutes } from './pages/invoices/invoice-page.routes.js';
+import { logoRoutes } from './pages/branding/logo.routes.js';
+import { expiredRoutes } from './pages/hosted/expired.routes.js';
 import { DocumentPdfs } from './pages/pdf/documents.js';
 import { pdfPool } from './pages/pdf/pool.js';
 import { dashboardPageRoutes } from './pages/dashboard/dashboard.routes.js';
@@ -174,6 +176,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     await pages.register(checkoutRoutes(services.checkout, config.publicUrl, pdfs, config.hostedPagesPerMinute, monextCsp(undefined, config.monext.widgetUrl)));
     await pages.register(walletPagesRoutes(services.walletSessions, monextCsp(undefined, config.monext.widgetUrl)));
     await pages.register(invoicePageRoutes(services.invoices, pdfs, config.hostedPagesPerMinute));
+    await pages.register(logoRoutes(services.merchants));
+    await pages.register(expiredRoutes(db));
     await pages.register(dashboardPageRoutes());
     await pages.register(startRoutes());
     await pages.register(faviconRoutes());

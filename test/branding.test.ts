@@ -87,7 +87,7 @@ eachDatabase('merchant branding', (dialect) => {
     assert.match(page.body, /<p class="merchant-name">Boutique Ōrama<\/p>/);
   });
 
-  it('the SDK session and the wallet page carry the merchant colours', async () => {
+  it('the SDK session and the wallet page carry the merchant colours (the wallet page: the hosted pages\' one theme)', async () => {
     const m = await createMerchant(t, 'Wallet shop');
     await t.admin('PATCH', `/admin/v1/merchants/${m.id}`, { primaryColor: '#7c3aed' });
     const s = await createSession(t, m.testKey);
@@ -96,7 +96,7 @@ eachDatabase('merchant branding', (dialect) => {
     const customerId = await createCustomer(t, m.testKey);
     const w = await t.api(m.testKey, 'POST', `/api/v1/customers/${customerId}/sessions`, { returnUrl: 'https://shop.example/cards' });
     const page = await t.api(undefined, 'GET', `/wallet/${w.body.sessionId}`);
-    assert.match(page.body, /<style id="merchant-theme">:root\{--primary:#7c3aed;--on-primary:#ffffff;/);
+    assert.match(page.body, /<style id="merchant-theme">:root\{--accent:#7c3aed;--accent-fg:#ffffff;/);
   });
 });
 

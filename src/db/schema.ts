@@ -2,7 +2,7 @@
 import type { IdempotencyKeysTable } from '../http/idempotency.table.js';
 import type { CustomersTable } from '../modules/customers/customers.table.js';
 import type {
-  ApiKeysTable, ContractsTable, MerchantsTable, SettingsTable, StoresTable, WebhookSecretsTable,
+  ApiKeysTable, ContractsTable, MerchantLogosTable, MerchantsTable, SettingsTable, StoresTable, WebhookSecretsTable,
 } from '../modules/merchants/merchants.table.js';
 import type { PaymentSessionsTable, PaymentsTable } from '../modules/payments/payments.table.js';
 import type { RefundsTable } from '../modules/refunds/refunds.table.js';
@@ -26,6 +26,7 @@ import type { DocumentPdfsTable } from '../modules/documents/document-pdfs.table
 export interface DB {
   settings: SettingsTable;
   merchants: MerchantsTable;
+  merchant_logos: MerchantLogosTable;
   webhook_secrets: WebhookSecretsTable;
   contracts: ContractsTable;
   stores: StoresTable;

@@ -75,7 +75,8 @@ export const EXAMPLES: Readonly<Record<string, unknown>> = {
   challengeUrl: `https://pay.example.pf/acquirer/v1/3ds/${exampleId('att')}`,
   scriptUrl: 'https://payment.cdn.payline.com/cdn/scripts/widget-min.js', styleUrl: 'https://payment.cdn.payline.com/cdn/styles/widget-min.css',
   environment: 'production', merchantName: 'Fare Ute Boutique', cardNetwork: 'CB',
-  primaryColor: '#0b6e4f', accentColor: '#f4a259', onPrimaryColor: '#ffffff', colorPrimary: '#0b6e4f', colorOnPrimary: '#ffffff',
+  primaryColor: '#0b6e4f', accentColor: '#f4a259', onPrimaryColor: '#ffffff',
+  logoUrl: `/branding/logos/${exampleId('mer')}/9f2c4e0b7a1d3c5e8f60b2a4d6c8e0f1a3b5c7d9e1f3a5b7c9d1e3f5a7b9c1d3`, image: 'iVBORw0KGgoAAAANSUhEUgAAAEAAAABACAIAAAAlC+aJAAAA…', colorPrimary: '#0b6e4f', colorOnPrimary: '#ffffff',
   // lists and filters
   message: 'No payment with id pay_4kQ7mZ2xR9tLbV3nC8wYhJ', mode: 'Colissimo', date: DAY, since: AT, createdAfter: '2026-03-01T00:00:00.000Z',
   createdBefore: '2026-03-31T23:59:59.000Z', sourceId: exampleId('pay'), type: 'payment.captured',

@@ -121,6 +121,8 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'GET /admin/v1/merchants': { id: 'listMerchants', tag: 'Merchants' },
   'GET /admin/v1/merchants/{id}': { id: 'getMerchant', tag: 'Merchants' },
   'PATCH /admin/v1/merchants/{id}': { id: 'updateMerchant', tag: 'Merchants' },
+  'PUT /admin/v1/merchants/{id}/logo': { id: 'setMerchantLogo', tag: 'Merchants' },
+  'DELETE /admin/v1/merchants/{id}/logo': { id: 'removeMerchantLogo', tag: 'Merchants' },
   'POST /admin/v1/merchants/{id}/contracts': { id: 'createContract', tag: 'Merchants', errors: [422] },
   'PATCH /admin/v1/contracts/{id}': { id: 'updateContract', tag: 'Merchants', errors: [422] },
   'POST /admin/v1/merchants/{id}/stores': { id: 'createStore', tag: 'Merchants', errors: [409] },

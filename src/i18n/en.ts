@@ -120,6 +120,8 @@ export const en = {
       displayName: 'Display name', displayNameHint: 'Shown to customers on the payment pages; empty: the registered name.',
       primaryColor: 'Primary colour', accentColor: 'Accent colour', colorDefault: 'Not set: the default colour.', colorReset: 'Use the default for {{label}}', notSet: 'Not set',
       timezone: 'Time zone', timezoneHint: 'An IANA time zone (Pacific/Tahiti, Europe/Paris): dates, receipts and daily figures follow it.',
+      logo: 'Logo', logoHint: 'PNG, JPEG or WebP, at most 512 KB, 16 to 2048 pixels a side. Shown in the header of your payment pages.',
+      logoNone: 'No logo: your payment pages show your name’s initial.', logoCurrent: 'Your current logo', removeLogo: 'Remove the logo',
       saveBranding: 'Save branding', legal: 'Legal identity', legalHint: 'What your invoices carry; invoicing opens once it is complete.',
       legalName: 'Legal name', line1: 'Address', line2: 'Address (line 2)', postalCode: 'Postal code', city: 'City',
       country: 'Country', registrationNumber: 'Registration number',

@@ -122,6 +122,8 @@ export const fr: typeof en = {
       displayName: "Nom affiché", displayNameHint: 'Montré aux clients sur les pages de paiement ; vide : le nom enregistré.',
       primaryColor: 'Couleur principale', accentColor: "Couleur d'accent", colorDefault: 'Non définie : la couleur par défaut.', colorReset: 'Revenir à la valeur par défaut pour {{label}}', notSet: 'Non défini',
       timezone: 'Fuseau horaire', timezoneHint: 'Un fuseau IANA (Pacific/Tahiti, Europe/Paris) : dates, reçus et chiffres du jour le suivent.',
+      logo: 'Logo', logoHint: "PNG, JPEG ou WebP, 512 Ko au plus, de 16 à 2048 pixels de côté. Affiché dans l'en-tête de vos pages de paiement.",
+      logoNone: "Pas de logo : vos pages de paiement affichent l'initiale de votre nom.", logoCurrent: 'Votre logo actuel', removeLogo: 'Retirer le logo',
       saveBranding: "Enregistrer l'image de marque", legal: 'Identité légale', legalHint: 'Ce que portent vos factures ; la facturation ouvre quand elle est complète.',
       legalName: 'Raison sociale', line1: 'Adresse', line2: 'Adresse (ligne 2)', postalCode: 'Code postal', city: 'Ville',
       country: 'Pays', registrationNumber: "Numéro d'immatriculation",

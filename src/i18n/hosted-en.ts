@@ -44,7 +44,7 @@ export const hostedEn = {
   wallet: { title: 'Save a card', intro: '{{merchant}} invites you to save a card. Nothing will be charged.', save: 'Save card',
     saving: 'Verifying…', doneOk: 'Your card is saved.', doneFailed: 'Your card could not be verified.', doneError: 'The registration did not complete.',
     test: 'Test mode', unavailable: 'The card form cannot load.', cardTitle: 'Your card', tryAnother: 'You can try another card.' },
-  invoicePage: { title: 'Invoice', due: 'Due by', total: 'Total', paid: 'Paid', remaining: 'Amount due', pay: 'Pay by card', pdf: 'Download the invoice (PDF)', settled: 'This invoice is paid. Thank you!', credited: 'This invoice was cancelled by a credit note.', test: 'TEST: no real payment', tax: 'VAT' },
+  invoicePage: { title: 'Invoice', due: 'Due by', total: 'Total', paid: 'Paid', remaining: 'Amount due', pay: 'Pay by card', pdf: 'Download the invoice (PDF)', settled: 'This invoice is paid. Thank you!', credited: 'This invoice was cancelled by a credit note.', tax: 'VAT' },
   invoicePdf: {
     invoice: 'Invoice', creditNote: 'Credit note', draft: 'DRAFT', test: 'TEST · not a valid document', number: 'Number', issued: 'Date',
     due: 'Due date', customer: 'Customer', description: 'Description', quantity: 'Qty', unitPrice: 'Unit price excl. tax', amount: 'Amount excl. tax',

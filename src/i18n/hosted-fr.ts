@@ -39,7 +39,7 @@ export const hostedFr: HostedCatalog = {
   wallet: { title: 'Enregistrer une carte', intro: '{{merchant}} vous invite à enregistrer une carte. Aucun montant ne sera débité.', save: 'Enregistrer la carte',
     saving: 'Vérification…', doneOk: 'Votre carte est enregistrée.', doneFailed: "Votre carte n'a pas pu être vérifiée.", doneError: "L'enregistrement n'a pas abouti.",
     test: 'Mode test', unavailable: 'Le formulaire de carte ne peut pas se charger.', cardTitle: 'Votre carte', tryAnother: 'Vous pouvez essayer une autre carte.' },
-  invoicePage: { title: 'Facture', due: 'À payer avant le', total: 'Total TTC', paid: 'Déjà payé', remaining: 'Reste à payer', pay: 'Payer par carte', pdf: 'Télécharger la facture (PDF)', settled: 'Cette facture est payée. Merci !', credited: 'Cette facture a été annulée par un avoir.', test: 'TEST : aucun paiement réel', tax: 'TVA' },
+  invoicePage: { title: 'Facture', due: 'À payer avant le', total: 'Total TTC', paid: 'Déjà payé', remaining: 'Reste à payer', pay: 'Payer par carte', pdf: 'Télécharger la facture (PDF)', settled: 'Cette facture est payée. Merci !', credited: 'Cette facture a été annulée par un avoir.', tax: 'TVA' },
   invoicePdf: {
     invoice: 'Facture', creditNote: 'Avoir', draft: 'BROUILLON', test: 'TEST · document sans valeur', number: 'Numéro', issued: 'Date',
     due: 'Échéance', customer: 'Client', description: 'Désignation', quantity: 'Qté', unitPrice: 'Prix unitaire HT', amount: 'Montant HT',

@@ -128,6 +128,8 @@ export const FIELDS_JS = String.raw`(function () {
       brand = detectBrand(digits(before));
       networks = networksOf(digits(before), brand);
       brandBox.textContent = networks.join(' · ');
+      // The number's room ends where the badge begins, whatever its length (CB · MASTERCARD is long): never under it.
+      input.style.paddingRight = brandBox.textContent ? (brandBox.offsetWidth + 20) + 'px' : '';
       channel.postMessage({ type: 'brand', brand: brand });
     }
     var after = format(before);

@@ -14,6 +14,9 @@ input[aria-invalid="true"] { border-color: var(--error); }
 input::placeholder { color: var(--muted); }
 .brand { position: absolute; right: 12px; top: 14px; font-size: 12px; font-weight: 700; color: var(--muted); letter-spacing: 0.05em; }
 html[data-field="number"] input { padding-right: 132px; }
+/* A phone's frame (about 310 px at 390 px): a smaller badge, so a whole number and the longest badge fit side by side;
+   the script sets the number's right padding to the badge's width. */
+@media (max-width: 360px) { .brand { font-size: 10px; letter-spacing: 0; right: 8px; top: 16px; } }
 /* Empty, the field shows no brand: the whole width goes to the placeholder (390 px screens). */
 html[data-field] input:placeholder-shown { padding-right: 12px; }
 .err { min-height: 18px; font-size: 13px; color: var(--error); padding: 2px 2px 0; }

@@ -86,6 +86,7 @@ export const api = {
   get: <T>(path: string, query?: Query) => json<T>('GET', withQuery(path, query)),
   post: <T>(path: string, body: unknown = {}) => json<T>('POST', path, body),
   patch: <T>(path: string, body: unknown) => json<T>('PATCH', path, body),
+  put: <T>(path: string, body: unknown) => json<T>('PUT', path, body),
   del: <T>(path: string) => json<T>('DELETE', path),
   /** A GET answered in another format (CSV exports: `Accept: text/csv`), as a Blob. */
   async blob(path: string, query: Query, accept: string): Promise<Blob> {

@@ -103,6 +103,8 @@ export interface MerchantSettings {
   invoiceFooter: string | null;
   latePaymentTerms: string | null;
   earlyPaymentDiscount: string | null;
+  /** The logo on the hosted pages (a path on this server), null: the name's initial. */
+  logoUrl: string | null;
 }
 
 export type PayoutSchedule = Schemas['PayoutSchedule'];

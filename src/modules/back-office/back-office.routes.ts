@@ -7,7 +7,7 @@ import { IdParams, ListQuery } from '../../http/schemas.js';
 import { AppError } from '../../shared/errors.js';
 import type { AuditService } from '../audit/audit.service.js';
 import type { ApiKeysService } from '../merchants/api-keys.js';
-import { MerchantPatch } from '../merchants/merchants.routes.js';
+import { LOGO_BODY_LIMIT, LogoBody, MerchantPatch } from '../merchants/merchants.routes.js';
 import type { MerchantsService } from '../merchants/merchants.service.js';
 import type { StoresService } from '../merchants/stores.service.js';
 import { mayChangeSettings, mayGoLive, mayManageKeys } from '../users/roles.js';
@@ -67,6 +67,16 @@ export function backOfficeRoutes(deps: BackOfficeDeps) {
       if (!mayChangeSettings(user.role)) throw new AppError('PERMISSION_DENIED', 'Only owners and admins change the settings');
       return settingsView(await deps.merchants.updateMerchant(user.merchantId, request.body));
     });
+    app.put<{ Body: Static<typeof LogoBody> }>('/settings/logo', { bodyLimit: LOGO_BODY_LIMIT, schema: { ...doc, body: LogoBody } }, async (request) => {
+      const user = signedIn(request);
+      if (!mayChangeSettings(user.role)) throw new AppError('PERMISSION_DENIED', 'Only owners and admins change the settings');
+      return settingsView(await deps.merchants.setLogo(user.merchantId, request.body.image));
+    });
+    app.delete('/settings/logo', { schema: doc }, async (request) => {
+      const user = signedIn(request);
+      if (!mayChangeSettings(user.role)) throw new AppError('PERMISSION_DENIED', 'Only owners and admins change the settings');
+      return settingsView(await deps.merchants.removeLogo(user.merchantId));
+    });
 
     app.get<{ Querystring: Static<typeof AuditQuery> }>('/audit', { schema: { ...doc, querystring: AuditQuery } },
       async (request) => deps.audit.list(signedIn(request), request.query));
@@ -90,6 +100,6 @@ function settingsView(m: Awaited<ReturnType<MerchantsService['getMerchant']>>) {
   return {
     name: m.name, displayName: m.displayName, primaryColor: m.primaryColor, accentColor: m.accentColor, timezone: m.timezone,
     legalName: m.legalName, address: m.address, registrationNumber: m.registrationNumber, taxId: m.taxId,
-    invoiceFooter: m.invoiceFooter, latePaymentTerms: m.latePaymentTerms, earlyPaymentDiscount: m.earlyPaymentDiscount,
+    invoiceFooter: m.invoiceFooter, latePaymentTerms: m.latePaymentTerms, earlyPaymentDiscount: m.earlyPaymentDiscount, logoUrl: m.logoUrl,
   };
 }

@@ -32,6 +32,12 @@ export const MerchantPatch = Type.Object(
   },
   { additionalProperties: false, minProperties: 1 },
 );
+/** A logo upload: the file's bytes in base64; what they are is read from them, never from a declared type. */
+export const LogoBody = Type.Object({
+  image: Type.String({ minLength: 1, maxLength: 4 * 1024 * 1024, description: 'the PNG, JPEG or WebP file in base64 (at most 512 KB once decoded, 16 to 2048 pixels a side); SVG is refused' }),
+}, { additionalProperties: false });
+/** Room for a file over the 512 KB rule, so it is answered the rule (400), not a bare 413. */
+export const LOGO_BODY_LIMIT = 6 * 1024 * 1024;
 const MerchantListQuery = Type.Object(ListQuery, { additionalProperties: false });
 // Admin routes are authenticated by the operator's token, not by a merchant key (OpenAPI `security`).
 export const doc = { tags: ['admin'], security: [{ adminToken: [] }] };
@@ -57,6 +63,16 @@ export function merchantsRoutes(service: MerchantsService) {
       '/merchants/:id',
       { schema: { ...doc, summary: "Change a merchant's name, display name, colours, time zone and legal identity", params: IdParams, body: MerchantPatch, response: { 200: MerchantDetail } } },
       async (request) => service.updateMerchant(request.params.id, request.body),
+    );
+    app.put<{ Params: Static<typeof IdParams>; Body: Static<typeof LogoBody> }>(
+      '/merchants/:id/logo',
+      { bodyLimit: LOGO_BODY_LIMIT, schema: { ...doc, summary: "Set the merchant's logo on the hosted pages (PNG, JPEG or WebP, at most 512 KB)", params: IdParams, body: LogoBody, response: { 200: MerchantDetail } } },
+      async (request) => service.setLogo(request.params.id, request.body.image),
+    );
+    app.delete<{ Params: Static<typeof IdParams> }>(
+      '/merchants/:id/logo',
+      { schema: { ...doc, summary: "Remove the merchant's logo (the hosted pages show the name's initial)", params: IdParams, response: { 200: MerchantDetail } } },
+      async (request) => service.removeLogo(request.params.id),
     );
   };
 }

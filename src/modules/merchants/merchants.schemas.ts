@@ -29,6 +29,7 @@ export const Merchant = Type.Object({
   invoiceFooter: Nullable(Type.String({ description: 'printed at the foot of every invoice and credit note' })),
   latePaymentTerms: Nullable(Type.String({ description: "the invoices' late-payment penalty terms; null: the statutory rate" })),
   earlyPaymentDiscount: Nullable(Type.String({ description: "the invoices' early-payment discount; null: none" })),
+  logoUrl: Nullable(Type.String({ description: "the logo on the hosted pages, a path on this server that changes with the picture; null: the name's initial" })),
   onPrimaryColor: Nullable(Type.String({ description: 'the text colour drawn on primaryColor (white or dark, by contrast)' })),
   createdAt: Time,
 });

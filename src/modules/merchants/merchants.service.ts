@@ -11,6 +11,7 @@ import { contractView, DEFAULT_CONTRACT } from './contracts.service.js';
 import { insertKey, newSecretKey } from './api-keys.js';
 import { storeView } from './stores.service.js';
 import { isHexColor, themeOf } from './branding.js';
+import { MAX_LOGO_BYTES, MAX_LOGO_SIDE, MIN_LOGO_SIDE, readLogo } from './logo-image.js';
 import { canonicalTimeZone } from '../../shared/timezone.js';
 import { allRows, paginate, type PageRequest } from '../../shared/pagination.js';
 
@@ -65,11 +66,22 @@ export function merchantView(m: Merchant) {
     invoiceFooter: m.invoice_footer,
     latePaymentTerms: m.late_payment_terms,
     earlyPaymentDiscount: m.early_payment_discount,
+    /** The logo on the hosted pages, a path on this server that changes with the picture; null: the name's initial. */
+    logoUrl: logoPath(m),
     /** The text colour drawn on primaryColor (white or dark, by contrast), null without colours. */
     onPrimaryColor: theme?.onPrimary ?? null,
     createdAt: m.created_at,
   };
 }
+
+/** Where the hosted pages load the merchant's logo: the digest makes each picture its own, long-cached URL. */
+export function logoPath(m: Pick<Merchant, 'id' | 'logo_digest'>): string | null {
+  return m.logo_digest ? `/branding/logos/${encodeURIComponent(m.id)}/${m.logo_digest}` : null;
+}
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+const LOGO_RULE = `must be a PNG, JPEG or WebP image (SVG is refused) of at most ${MAX_LOGO_BYTES / 1024} KB, `
+  + `${MIN_LOGO_SIDE} to ${MAX_LOGO_SIDE} pixels a side`;
 
 export class MerchantsService {
   /** `box` seals the webhook signing secrets at rest (src/shared/secret-box.ts). */
@@ -174,5 +186,45 @@ export class MerchantsService {
       if (Number(res.numUpdatedRows) === 0) throw notFound('merchant', id);
     }
     return this.getMerchant(id);
+  }
+
+  /**
+   * Replaces the logo with `base64`'s picture once its bytes prove it a PNG, JPEG or WebP of a logo's size; a
+   * refused file changes nothing (400 VALIDATION_ERROR on `image`, `details.reason`: type, size or dimensions).
+   */
+  async setLogo(id: string, base64: string) {
+    if (!BASE64.test(base64) || base64.length % 4 !== 0) throw invalidField('image', 'must be the file in base64');
+    const bytes = Buffer.from(base64, 'base64');
+    const image = readLogo(bytes);
+    if ('problem' in image) {
+      const error = invalidField('image', LOGO_RULE);
+      throw new AppError(error.code, error.message, { field: 'image', reason: image.problem, maxBytes: MAX_LOGO_BYTES }, error.fields);
+    }
+    const digest = sha256Hex(bytes);
+    const now = this.now();
+    await this.db.transaction(async (trx) => {
+      const res = await trx.updateTable('merchants').set({ logo_digest: digest }).where('id', '=', id).executeTakeFirst();
+      if (Number(res.numUpdatedRows) === 0) throw notFound('merchant', id);
+      const row = { digest, content_type: image.type, width: image.width, height: image.height, image: bytes, created_at: now };
+      await trx.insertInto('merchant_logos').values({ merchant_id: id, ...row })
+        .onConflict((oc) => oc.column('merchant_id').doUpdateSet(row)).execute();
+    });
+    return this.getMerchant(id);
+  }
+
+  /** Back to the name's initial on the hosted pages. */
+  async removeLogo(id: string) {
+    await this.db.transaction(async (trx) => {
+      const res = await trx.updateTable('merchants').set({ logo_digest: null }).where('id', '=', id).executeTakeFirst();
+      if (Number(res.numUpdatedRows) === 0) throw notFound('merchant', id);
+      await trx.deleteFrom('merchant_logos').where('merchant_id', '=', id).execute();
+    });
+    return this.getMerchant(id);
+  }
+
+  /** The logo's bytes while `digest` is the current one (an old URL is gone, not another picture). */
+  async logo(merchantId: string, digest: string) {
+    return this.db.kysely.selectFrom('merchant_logos').select(['content_type', 'image'])
+      .where('merchant_id', '=', merchantId).where('digest', '=', digest).executeTakeFirst();
   }
 }

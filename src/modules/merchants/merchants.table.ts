@@ -29,6 +29,19 @@ export interface MerchantsTable {
   late_payment_terms: ColumnType<string | null, string | null | undefined, string | null>;
   /** The early-payment discount on invoices; null: "no discount for early payment". */
   early_payment_discount: ColumnType<string | null, string | null | undefined, string | null>;
+  /** SHA-256 (hex) of the logo the hosted pages show, in its URL (null: no logo, the initial). Migration 0043. */
+  logo_digest: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** The logo's bytes, checked when uploaded (logo-image.ts). */
+export interface MerchantLogosTable {
+  merchant_id: string;
+  digest: string;
+  content_type: string;
+  width: number;
+  height: number;
+  image: Buffer;
+  created_at: string;
 }
 
 export interface WebhookSecretsTable {

@@ -16,7 +16,8 @@ import type { PaymentSessionRow } from '../payments/payments.table.js';
 import { urlProblem } from '../sessions/urls.js';
 import { savePaymentMethod, type WalletOwner } from './payment-methods.js';
 import { attachFromCardholder } from '../subscriptions/mandates.js';
-import { displayName, type Branded } from '../merchants/branding.js';
+import { displayName } from '../merchants/branding.js';
+import type { Merchant } from '../merchants/merchants.table.js';
 import { mailable, type MailOutbox } from '../../mail/outbox.js';
 import type { MailStatus } from '../../mail/mail.table.js';
 import type { CardLinkRow, WalletOutcome, WalletSessionRow } from './wallet.table.js';
@@ -48,8 +49,8 @@ export interface OpenWalletSession {
   session: PaymentSessionRow;
   wallet: WalletSessionRow;
   merchantName: string;
-  /** Name and colours: the page's and the component's theme. */
-  merchant: Branded;
+  /** Name, colours and logo: the page's header and the component's theme. */
+  merchant: Merchant;
 }
 
 /** What the browser is told after a registration attempt. */
@@ -188,18 +189,18 @@ export class WalletSessionsService {
     if (!session) return null;
     if (session.status !== 'open' || session.expires_at <= this.clock.now().toISOString()) return 'inactive';
     const wallet = await this.db.kysely.selectFrom('wallet_sessions').selectAll().where('session_id', '=', sessionId).executeTakeFirstOrThrow();
-    const merchant = await this.db.kysely.selectFrom('merchants').select(['name', 'display_name', 'primary_color', 'accent_color'])
-      .where('id', '=', session.merchant_id).executeTakeFirstOrThrow();
+    const merchant = await this.db.kysely.selectFrom('merchants').selectAll().where('id', '=', session.merchant_id).executeTakeFirstOrThrow();
     return { session, wallet, merchantName: displayName(merchant), merchant };
   }
 
   /** Any wallet session with its outcome (result page). */
-  async loadAny(sessionId: string): Promise<{ session: PaymentSessionRow; wallet: WalletSessionRow } | null> {
+  async loadAny(sessionId: string): Promise<{ session: PaymentSessionRow; wallet: WalletSessionRow; merchant: Merchant } | null> {
     const session = await this.db.kysely.selectFrom('payment_sessions').selectAll()
       .where('id', '=', sessionId).where('kind', '=', 'wallet').executeTakeFirst();
     if (!session) return null;
     const wallet = await this.db.kysely.selectFrom('wallet_sessions').selectAll().where('session_id', '=', sessionId).executeTakeFirstOrThrow();
-    return { session, wallet };
+    const merchant = await this.db.kysely.selectFrom('merchants').selectAll().where('id', '=', session.merchant_id).executeTakeFirstOrThrow();
+    return { session, wallet, merchant };
   }
 
   /**

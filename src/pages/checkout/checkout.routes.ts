@@ -34,6 +34,7 @@ const PageQuery = Type.Object({
   lang: Type.Optional(Type.String({ maxLength: 35 })),
 });
 const pageSchema = { hide: true, querystring: PageQuery };
+const CardQuery = Type.Object({ card: Type.Optional(Type.String({ maxLength: 100 })) });
 
 /** `pdfs` draws receipts (kept once drawn); `hostedPerMinute` bounds the receipt's PDF per client address. */
 export function checkoutRoutes(checkout: CheckoutService, publicUrl: string, pdfs: DocumentPdfs, hostedPerMinute: number, widget?: WidgetCsp): FastifyPluginAsync {
@@ -51,7 +52,9 @@ export function checkoutRoutes(checkout: CheckoutService, publicUrl: string, pdf
     request.host === new URL(publicUrl).host ? publicOrigin : `${request.protocol}://${request.host}`;
   const asset = (type: string, body: string) => async (_request: FastifyRequest, reply: FastifyReply) =>
     reply.header('content-type', `${type}; charset=utf-8`).header('cache-control', 'public, max-age=300').send(body);
-  const expired = (reply: FastifyReply, lang: string) => reply.redirect(`/expired?lang=${langOf(lang)}`, 302);
+  /** To /expired, with the session (if known) so the page keeps its merchant's header. */
+  const expired = (reply: FastifyReply, lang: string, sessionId?: string) =>
+    reply.redirect(`/expired?lang=${langOf(lang)}${sessionId ? `&sessionId=${encodeURIComponent(sessionId)}` : ''}`, 302);
 
   return async (app) => {
     await registerHostedRateLimit(app);
@@ -62,12 +65,10 @@ export function checkoutRoutes(checkout: CheckoutService, publicUrl: string, pdf
     app.get('/checkout/assets/return.js', { schema: { hide: true } }, asset('text/javascript', RETURN_JS));
     app.get('/checkout/assets/checkout.css', { schema: { hide: true } }, asset('text/css', CHECKOUT_CSS));
 
-    app.get<{ Querystring: { lang?: string } }>('/expired', { schema: pageSchema }, async (request, reply) =>
-      sendHtml(reply, expiredPage(langOf(request.query.lang)), pageCsp, 410));
-
-    app.get<{ Params: { sessionId: string } }>('/checkout/:sessionId', { schema: { hide: true } }, async (request, reply) => {
+    // `card`: the card chosen as the page opens ('new' or a saved card's id), from the failure page's buttons.
+    app.get<{ Params: { sessionId: string }; Querystring: { card?: string } }>('/checkout/:sessionId', { schema: { hide: true, querystring: CardQuery } }, async (request, reply) => {
       const loaded = await checkout.load(request.params.sessionId);
-      if (!loaded) return sendHtml(reply, expiredPage('fr').replace(TEXT.fr.expiredTitle, TEXT.fr.notFound), pageCsp, 404);
+      if (!loaded) return sendHtml(reply, expiredPage('fr', null, TEXT.fr.notFound), pageCsp, 404);
       if ('inactive' in loaded) {
         // No card attempt left: the outcome page (its reason, the way back to the merchant), not "expired".
         if (loaded.state === 'exhausted') return reply.redirect(`/checkout/failed?sessionId=${encodeURIComponent(request.params.sessionId)}`, 302);
@@ -78,10 +79,10 @@ export function checkoutRoutes(checkout: CheckoutService, publicUrl: string, pdf
           const back = returnUrlFor(ctx.session, ctx.payment, 'success');
           return sendHtml(reply, paidPage(ctx, lang, back), themedCsp(ctx.merchant));
         }
-        return expired(reply, loaded.lang);
+        return expired(reply, loaded.lang, request.params.sessionId);
       }
       const lang = langOf(loaded.session.language_code);
-      const page = checkoutPage(loaded, lang, hostOrigin(request), checkout.mailsReceipt(loaded.session.mode));
+      const page = checkoutPage(loaded, lang, hostOrigin(request), checkout.mailsReceipt(loaded.session.mode), request.query.card);
       return sendHtml(reply, page, themedCsp(loaded.merchant, loaded.session.mode === 'live'));
     });
 
@@ -103,7 +104,7 @@ export function checkoutRoutes(checkout: CheckoutService, publicUrl: string, pdf
       const ctx = request.query.sessionId ? await checkout.loadAny(request.query.sessionId) : null;
       if (!ctx) return expired(reply, request.query.lang ?? 'fr');
       if (!isPaid(ctx.payment.status)) {
-        return checkout.isOpen(ctx.session, ctx.payment) ? reply.redirect(`/checkout/${ctx.session.id}`, 302) : expired(reply, ctx.session.language_code);
+        return checkout.isOpen(ctx.session, ctx.payment) ? reply.redirect(`/checkout/${ctx.session.id}`, 302) : expired(reply, ctx.session.language_code, ctx.session.id);
       }
       const lang = langOf(ctx.session.language_code);
       const onward = checkout.successOnward(ctx.session, ctx.payment);
@@ -127,7 +128,7 @@ export function checkoutRoutes(checkout: CheckoutService, publicUrl: string, pdf
       const ctx = request.query.sessionId ? await checkout.loadAny(request.query.sessionId) : null;
       if (!ctx) return expired(reply, request.query.lang ?? 'fr');
       if (ctx.payment.status !== 'failed') {
-        return checkout.isOpen(ctx.session, ctx.payment) ? reply.redirect(`/checkout/${ctx.session.id}`, 302) : expired(reply, ctx.session.language_code);
+        return checkout.isOpen(ctx.session, ctx.payment) ? reply.redirect(`/checkout/${ctx.session.id}`, 302) : expired(reply, ctx.session.language_code, ctx.session.id);
       }
       const lang = langOf(ctx.session.language_code);
       const onward = checkout.failureOnward(ctx.session, ctx.payment);
@@ -141,7 +142,7 @@ export function checkoutRoutes(checkout: CheckoutService, publicUrl: string, pdf
       const ctx = sessionId ? await checkout.loadAny(sessionId) : null;
       if (!ctx) return expired(reply, 'fr');
       const back = await checkout.cancel(ctx.session.id);
-      return back ? reply.redirect(back, 303) : expired(reply, ctx.session.language_code);
+      return back ? reply.redirect(back, 303) : expired(reply, ctx.session.language_code, ctx.session.id);
     };
     app.get<SessionQuery>('/api/internal/checkout-cancel', { schema: pageSchema }, async (request, reply) => cancel(request.query.sessionId, reply));
     app.post<{ Body: { sessionId?: string } | undefined; Querystring: { sessionId?: string } }>(

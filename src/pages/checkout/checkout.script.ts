@@ -69,7 +69,7 @@ export const CHECKOUT_JS = String.raw`(function () {
       setBusy(false);
       // What the server says is in English for integrations: the customer reads the page's own words, by code.
       if (res.next === 'error') { say(res.code === 'NAVIGATEUR_INCOMPATIBLE' ? cfg.text.browserUnfit : cfg.text.payFailed); return; }
-      if (res.code === 'SESSION_EXPIRED') { go('/expired?lang=' + cfg.lang); return; }
+      if (res.code === 'SESSION_EXPIRED') { go('/expired?lang=' + cfg.lang + '&sessionId=' + encodeURIComponent(cfg.sessionId)); return; }
       if (res.code === 'TOO_MANY_ATTEMPTS') { go('/checkout/failed?sessionId=' + encodeURIComponent(cfg.sessionId)); return; }
       if (res.code === 'ACQUIRER_NOT_CONFIGURED') { say(cfg.text.unavailable); return; }
       if (res.details && res.details.field === 'email') { checkEmail(); emailInput && emailInput.focus(); return; }
@@ -109,7 +109,7 @@ export const CHECKOUT_JS = String.raw`(function () {
     if (m.type === 'submit') { form.requestSubmit ? form.requestSubmit() : submit(); }
     if (m.type === 'token' && pendingToken) { pendingToken = null; payWith({ token: m.token }); }
     if (m.type === 'error' && pendingToken) {
-      if (m.code === 'SESSION_EXPIRED') { go('/expired?lang=' + cfg.lang); return; }
+      if (m.code === 'SESSION_EXPIRED') { go('/expired?lang=' + cfg.lang + '&sessionId=' + encodeURIComponent(cfg.sessionId)); return; }
       pendingToken = null; setBusy(false); say(m.message || cfg.text.fieldsError);
       var target = document.getElementById('frame-' + (m.invalidField || 'number'));
       if (target) target.focus();
@@ -135,7 +135,7 @@ export const CHECKOUT_JS = String.raw`(function () {
       try { res = JSON.parse(xhr.responseText); } catch (e) { res = {}; }
       setBusy(false);
       if (xhr.status !== 201 || !res.token) {
-        if (res.code === 'SESSION_EXPIRED') { go('/expired?lang=' + cfg.lang); return; }
+        if (res.code === 'SESSION_EXPIRED') { go('/expired?lang=' + cfg.lang + '&sessionId=' + encodeURIComponent(cfg.sessionId)); return; }
         if (res.code === 'TOO_MANY_ATTEMPTS') { go('/checkout/failed?sessionId=' + encodeURIComponent(cfg.sessionId)); return; }
         say(res.code === 'ACQUIRER_NOT_CONFIGURED' ? cfg.text.unavailable : xhr.status >= 400 ? cfg.text.payFailed : cfg.text.network); return;
       }

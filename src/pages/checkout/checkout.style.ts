@@ -17,8 +17,10 @@ a:focus-visible, button:focus-visible, input:focus-visible, iframe:focus-visible
 .sr-only { position: absolute; width: 1px; height: 1px; padding: 0; margin: -1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
 .page { max-width: 960px; margin: 0 auto; padding: 24px 16px 48px; }
 .top { display: flex; align-items: center; justify-content: space-between; gap: 12px; margin-bottom: 20px; }
-.merchant { display: flex; align-items: center; gap: 12px; }
-.logo { width: 40px; height: 40px; border-radius: 10px; background: var(--accent); color: var(--accent-fg); display: grid; place-items: center; font-weight: 700; font-size: 18px; }
+.merchant { display: flex; align-items: center; gap: 12px; min-width: 0; }
+.merchant-text { min-width: 0; overflow-wrap: anywhere; }
+.logo { flex: none;  width: 40px; height: 40px; border-radius: 10px; background: var(--accent); color: var(--accent-fg); display: grid; place-items: center; font-weight: 700; font-size: 18px; }
+.logo-img { object-fit: contain; background: var(--panel); border: 1px solid var(--line); }
 .merchant-name { font-weight: 700; font-size: 18px; margin: 0; }
 .store-name { color: var(--muted); font-size: 14px; margin: 0; }
 .secure { color: var(--muted); font-size: 14px; display: flex; align-items: center; gap: 6px; white-space: nowrap; }
@@ -76,4 +78,11 @@ dialog iframe { display: block; width: 100%; height: 440px; border: 0; }
 .actions { display: flex; flex-direction: column; gap: 10px; margin-top: 20px; }
 .button { display: block; text-align: center; padding: 12px 16px; border-radius: 10px; background: var(--accent); color: var(--accent-fg); text-decoration: none; font-weight: 600; }
 .button.secondary { background: transparent; color: var(--link); border: 1px solid var(--line); }
+.muted { color: var(--muted); }
+.doc { max-width: 640px; margin: 0 auto; overflow-wrap: anywhere; }
+.doc table { width: 100%; border-collapse: collapse; margin: 16px 0; }
+.doc td { padding: 6px 0; border-bottom: 1px solid var(--line); vertical-align: top; }
+.doc td.n { text-align: right; padding-left: 12px; white-space: nowrap; font-variant-numeric: tabular-nums; }
+.doc .total td { font-weight: 700; }
+.doc .button { margin: 16px 0; }
 `;

@@ -4,38 +4,16 @@ import { FAVICON_LINK } from '../../http/favicon.js';
 import { esc, jsonForScript } from '../../http/html.js';
 import type { CardState, CheckoutContext } from '../../modules/checkout/checkout.service.js';
 import { money } from '../format.js';
-import { displayName, inlineStyle, themeCss, themeOf, type Branded, type InlineStyle } from '../../modules/merchants/branding.js';
+import { displayName } from '../../modules/merchants/branding.js';
+import { hostedPage, type Brand } from '../hosted/layout.js';
+
+export { pageTheme } from '../hosted/layout.js';
 import { fill, TEXT, type Lang } from './checkout.messages.js';
 
 
-/**
- * The merchant's colours as an inline stylesheet after checkout.css (the Pay button, the initial's tile, buttons,
- * and links where readable); the page's CSP allows exactly this sheet by its hash. Null: the default look.
- */
-export function pageTheme(merchant: Branded): InlineStyle | null {
-  const theme = themeOf(merchant);
-  if (!theme) return null;
-  return inlineStyle(themeCss(theme, {
-    primary: '--accent', onPrimary: '--accent-fg',
-    links: [{ name: '--link', light: '#1d4ed8', dark: '#60a5fa' }, { name: '--focus', light: '#2563eb', dark: '#60a5fa' }],
-  }));
-}
-
-function layout(lang: Lang, title: string, body: string, scripts: string[] = [], theme: InlineStyle | null = null): string {
-  return `<!doctype html>
-<html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<meta name="color-scheme" content="light dark"><meta name="robots" content="noindex">
-<title>${esc(title)}</title>${FAVICON_LINK}<link rel="stylesheet" href="/checkout/assets/checkout.css">${theme ? `<style id="merchant-theme">${theme.css}</style>` : ''}</head>
-<body>${body}${scripts.map((s) => `<script src="${s}"></script>`).join('')}</body></html>`;
-}
-
-function header(ctx: CheckoutContext, lang: Lang): string {
-  const t = TEXT[lang];
-  const name = displayName(ctx.merchant);
-  return `<header class="top"><div class="merchant"><div class="logo" aria-hidden="true">${esc(name.slice(0, 1).toUpperCase())}</div>
-<div><p class="merchant-name">${esc(name)}</p>${ctx.store ? `<p class="store-name">${esc(ctx.store.name)}</p>` : ''}</div></div>
-<div class="secure"><svg aria-hidden="true" viewBox="0 0 16 16"><path d="M8 1a3.5 3.5 0 0 0-3.5 3.5V7H4a1 1 0 0 0-1 1v6a1 1 0 0 0 1 1h8a1 1 0 0 0 1-1V8a1 1 0 0 0-1-1h-.5V4.5A3.5 3.5 0 0 0 8 1Zm-2 6V4.5a2 2 0 1 1 4 0V7H6Z"/></svg>${t.secure}</div></header>
-${ctx.session.mode === 'test' ? `<p class="test">${t.testMode}</p>` : ''}`;
+/** The header's facts of a checkout: the merchant, its store, the session's mode. */
+function brandOf(ctx: CheckoutContext): Brand {
+  return { merchant: ctx.merchant, storeName: ctx.store?.name ?? null, mode: ctx.session.mode };
 }
 
 const CLOSE_ICON = '<svg aria-hidden="true" focusable="false" viewBox="0 0 16 16"><path d="M3.5 3.5l9 9m0-9l-9 9" stroke="currentColor" stroke-width="2" stroke-linecap="round"/></svg>';
@@ -68,8 +46,12 @@ function formatRate(basisPoints: number, lang: Lang): string {
   return lang === 'fr' ? `${text}\u00a0%` : `${text}%`;
 }
 
-/** `mailsReceipt`: a receipt will go out by mail, so the email field may promise one. */
-export function checkoutPage(ctx: CheckoutContext, lang: Lang, hostOrigin: string, mailsReceipt = false): string {
+/**
+ * `mailsReceipt`: a receipt will go out by mail, so the email field may promise one. `card`: the card chosen when the
+ * page opens, 'new' (the card form, from the failure page's "Use another card") or a saved card's id (its "Try
+ * again" after a saved card); by default the first saved card, or the card form when there is none.
+ */
+export function checkoutPage(ctx: CheckoutContext, lang: Lang, hostOrigin: string, mailsReceipt = false, card?: string): string {
   const t = TEXT[lang];
   const { session, payment } = ctx;
   const amount = money(payment.amount, payment.currency, lang);
@@ -80,21 +62,22 @@ export function checkoutPage(ctx: CheckoutContext, lang: Lang, hostOrigin: strin
   const needsEmail = !session.email && !payment.email;
   // Live mode: the card is typed in the acquirer's widget (Monext), mounted by the script once asked for.
   const widget = session.mode === 'live';
+  const chosen = card === 'new' ? 'new' : (ctx.savedCards.find((c) => c.id === card) ?? ctx.savedCards[0])?.id ?? 'new';
+  const savedChosen = chosen !== 'new';
   const saved = ctx.savedCards.length > 0
     ? `<fieldset class="saved"><legend>${t.savedCards}</legend>
-${ctx.savedCards.map((c, i) => `<label class="choice"><input type="radio" name="card" value="${esc(c.id)}"${i === 0 ? ' checked' : ''}> ${esc(c.brand)} •••• ${esc(c.last4)}</label>`).join('')}
-<label class="choice"><input type="radio" name="card" value="new"> ${t.newCard}</label></fieldset>`
+${ctx.savedCards.map((c) => `<label class="choice"><input type="radio" name="card" value="${esc(c.id)}"${c.id === chosen ? ' checked' : ''}> ${esc(c.brand)} •••• ${esc(c.last4)}</label>`).join('')}
+<label class="choice"><input type="radio" name="card" value="new"${savedChosen ? '' : ' checked'}> ${t.newCard}</label></fieldset>`
     : '';
   const save = session.allow_save_payment_method === 1 && !widget
-    ? `<div id="save-block" class="check"${ctx.savedCards.length > 0 ? ' hidden' : ''}><input type="checkbox" id="save-card"${session.save_payment_method_default === 1 ? ' checked' : ''}><label for="save-card">${t.saveCard}</label></div>`
+    ? `<div id="save-block" class="check"${savedChosen ? ' hidden' : ''}><input type="checkbox" id="save-card"${session.save_payment_method_default === 1 ? ' checked' : ''}><label for="save-card">${t.saveCard}</label></div>`
     : '';
   const config = {
     sessionId: session.id, lang, widget,
     text: { processing: t.processing, payLabel, emailInvalid: t.emailInvalid, browserUnfit: t.browserUnfit, unavailable: t.unavailable,
       network: t.network, fieldsError: t.fieldsError, challengeCancelled: t.challengeCancelled, payFailed: t.payFailed },
   };
-  const body = `<div class="page">${header(ctx, lang)}
-<main class="grid">
+  const body = `<main class="grid">
 ${orderSummary(ctx, lang)}
 <section class="panel" aria-labelledby="pay-title"><h1 id="pay-title">${t.payByCard}</h1>
 <form id="pay-form" novalidate>
@@ -102,7 +85,7 @@ ${needsEmail ? `<div class="field"><label class="label" for="email">${t.email}</
 <input type="email" id="email" name="email" autocomplete="email" required aria-describedby="${mailsReceipt ? 'email-hint ' : ''}email-error">
 ${mailsReceipt ? `<div class="hint" id="email-hint">${t.emailHint}</div>` : ''}<div class="alert" id="email-error" aria-live="polite"></div></div>` : ''}
 ${saved}
-<div id="card-block" role="group" aria-labelledby="card-title"${ctx.savedCards.length > 0 ? ' hidden' : ''}><h2 id="card-title">${t.cardDetails}</h2>
+<div id="card-block" role="group" aria-labelledby="card-title"${savedChosen ? ' hidden' : ''}><h2 id="card-title">${t.cardDetails}</h2>
 ${widget ? '<div id="widget-block" class="widget"></div>' : `<div class="field"><span class="label" aria-hidden="true">${t.cardNumber}</span>${frame('number', t.cardNumber)}</div>
 <div class="row"><div class="field"><span class="label" aria-hidden="true">${t.expiry}</span>${frame('expiry', t.expiry)}</div>
 <div class="field"><span class="label" aria-hidden="true">${t.cvc}</span>${frame('cvc', t.cvc)}</div></div>`}</div>
@@ -112,51 +95,67 @@ ${save}
 </form>
 <a class="cancel" rel="nofollow" href="/api/internal/checkout-cancel?sessionId=${encodeURIComponent(session.id)}">${t.cancel}</a>
 </section></main>
-<p class="foot">${t.poweredBy}</p></div>
-<dialog id="challenge" aria-labelledby="challenge-title"><div class="dialog-head"><h2 id="challenge-title">${t.challengeTitle}</h2>
+<p class="foot">${t.poweredBy}</p>`;
+  const after = `<dialog id="challenge" aria-labelledby="challenge-title"><div class="dialog-head"><h2 id="challenge-title">${t.challengeTitle}</h2>
 <button type="button" class="close" id="challenge-close" aria-label="${esc(t.challengeClose)}">${CLOSE_ICON}</button></div>
 <iframe id="challenge-frame" title="3-D Secure"></iframe></dialog>
 <script type="application/json" id="checkout-config">${jsonForScript(config)}</script>`;
-  return layout(lang, `${t.title} · ${displayName(ctx.merchant)}`, body, ['/checkout/assets/checkout.js'], pageTheme(ctx.merchant));
+  return hostedPage({ lang, title: `${t.title} · ${displayName(ctx.merchant)}`, brand: brandOf(ctx), body, after, scripts: ['/checkout/assets/checkout.js'] });
 }
 
 export function successPage(ctx: CheckoutContext, lang: Lang, backUrl: string | null, receiptUrl: string): string {
   const t = TEXT[lang];
   const { payment } = ctx;
   const authorizedOnly = payment.status === 'transit';
-  const body = `<div class="page">${header(ctx, lang)}<main class="panel result">
+  const orderRef = orderReference(payment.order_json);
+  const body = `<main class="panel result">
 <div class="icon ok" aria-hidden="true">✓</div><h1>${t.successTitle}</h1>
 <p>${esc(fill(authorizedOnly ? t.authorizedText : t.successText, { merchant: displayName(ctx.merchant) }))}</p>
 <dl class="sum"><dt>${t.amountPaid}</dt><dd>${esc(money(payment.amount, payment.currency, lang))}</dd>
+${orderRef ? `<dt>${t.reference}</dt><dd id="order-reference">${esc(orderRef)}</dd>` : ''}
 ${payment.card_brand ? `<dt>${t.card}</dt><dd>${esc(payment.card_brand)} •••• ${esc(payment.card_last4)}</dd>` : ''}
 <dt>${t.paymentRef}</dt><dd>${esc(payment.reference)}</dd></dl>
 <div class="actions"><a class="button" href="${esc(receiptUrl)}" download>${t.receipt}</a>
 ${backUrl ? `<a class="button secondary" href="${esc(backUrl)}">${esc(fill(t.backToMerchant, { merchant: displayName(ctx.merchant) }))}</a>` : ''}</div>
-</main></div>`;
-  return layout(lang, t.successTitle, body, [], pageTheme(ctx.merchant));
+</main>`;
+  return hostedPage({ lang, title: t.successTitle, brand: brandOf(ctx), body });
 }
 
-/** `retry`: whether the session still takes a card (CheckoutService.cardState). */
+/** The merchant's own reference of the order (`order.reference`), if it gave one. */
+function orderReference(orderJson: string): string | null {
+  const reference = (JSON.parse(orderJson) as { reference?: unknown }).reference;
+  return typeof reference === 'string' && reference !== '' ? reference : null;
+}
+
+/**
+ * `retry`: whether the session still takes a card (CheckoutService.cardState). "Try again" opens the card form with
+ * the refused card chosen again when it is a saved one; "Use another card" opens it on a new card, the saved ones
+ * unselected, and moves to the card's fields.
+ */
 export function failedPage(ctx: CheckoutContext, lang: Lang, retry: CardState, backUrl: string | null): string {
   const t = TEXT[lang];
   const { payment, session } = ctx;
   const reason = (payment.refusal_code && t.refusals[payment.refusal_code]) || t.refusalDefault;
-  const retryUrl = `/checkout/${encodeURIComponent(session.id)}`;
-  const body = `<div class="page">${header(ctx, lang)}<main class="panel result">
+  const page = `/checkout/${encodeURIComponent(session.id)}`;
+  const refusedSaved = ctx.savedCards.find((c) => c.last4 === payment.card_last4 && c.brand === payment.card_brand);
+  const retryUrl = refusedSaved ? `${page}?card=${encodeURIComponent(refusedSaved.id)}` : page;
+  const otherUrl = `${page}?card=new#card-title`;
+  const body = `<main class="panel result">
 <div class="icon ko" aria-hidden="true">!</div><h1>${t.failedTitle}</h1>
 <p>${esc(fill(t.failedText, { merchant: displayName(ctx.merchant) }))}</p>
 <p><strong>${t.reason}</strong> ${esc(reason)}</p>
 ${retry === 'exhausted' ? `<p id="attempts-exhausted">${esc(fill(t.attemptsExhausted, { merchant: displayName(ctx.merchant) }))}</p>` : ''}
-<div class="actions">${retry === 'open' ? `<a class="button" href="${retryUrl}">${t.retry}</a><a class="button secondary" href="${retryUrl}#card-title">${t.otherCard}</a>` : ''}
+<div class="actions">${retry === 'open' ? `<a class="button" id="retry" href="${esc(retryUrl)}">${t.retry}</a><a class="button secondary" id="other-card" href="${esc(otherUrl)}">${t.otherCard}</a>` : ''}
 ${backUrl ? `<a class="button secondary" href="${esc(backUrl)}">${esc(fill(t.backToMerchant, { merchant: displayName(ctx.merchant) }))}</a>` : ''}</div>
-</main></div>`;
-  return layout(lang, t.failedTitle, body, [], pageTheme(ctx.merchant));
+</main>`;
+  return hostedPage({ lang, title: t.failedTitle, brand: brandOf(ctx), body });
 }
 
-export function expiredPage(lang: Lang): string {
+/** The page of a session no longer active; with its merchant's header when the session is known. */
+export function expiredPage(lang: Lang, brand: Brand | null = null, title?: string): string {
   const t = TEXT[lang];
-  return layout(lang, t.expiredTitle, `<div class="page"><main class="panel result"><div class="icon ko" aria-hidden="true">${CLOCK_ICON}</div>
-<h1>${t.expiredTitle}</h1><p>${t.expiredText}</p></main></div>`);
+  return hostedPage({ lang, title: title ?? t.expiredTitle, brand, body: `<main class="panel result"><div class="icon ko" aria-hidden="true">${CLOCK_ICON}</div>
+<h1>${esc(title ?? t.expiredTitle)}</h1><p>${t.expiredText}</p></main>` });
 }
 
 /**
@@ -172,10 +171,10 @@ export function returnPage(url: string, lang: Lang = 'fr'): string {
 export function paidPage(ctx: CheckoutContext, lang: Lang, backUrl: string | null): string {
   const t = TEXT[lang];
   const name = displayName(ctx.merchant);
-  const body = `<div class="page">${header(ctx, lang)}<main class="panel result">
+  const body = `<main class="panel result">
 <div class="icon ok" aria-hidden="true">✓</div><h1>${t.paidTitle}</h1>
 <p>${esc(fill(t.paidText, { merchant: name }))}</p>
 ${backUrl ? `<div class="actions"><a class="button" href="${esc(backUrl)}">${esc(fill(t.backToMerchant, { merchant: name }))}</a></div>` : ''}
-</main></div>`;
-  return layout(lang, t.paidTitle, body, [], pageTheme(ctx.merchant));
+</main>`;
+  return hostedPage({ lang, title: t.paidTitle, brand: brandOf(ctx), body });
 }

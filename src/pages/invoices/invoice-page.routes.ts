@@ -6,12 +6,12 @@ import { sendHtml } from '../../http/html.js';
 import { hostedRateLimit, registerHostedRateLimit } from '../../http/hosted-rate-limit.js';
 import type { InvoicesService } from '../../modules/invoices/invoices.service.js';
 import { AppError } from '../../shared/errors.js';
-import { invoicePage } from './invoice-page.js';
+import { invoiceBrand, invoicePage } from './invoice-page.js';
+import { plainPageCsp, themeSource } from '../hosted/layout.js';
 import type { DocLang } from './invoice-pdf.js';
 import type { DocumentPdfs } from '../pdf/documents.js';
 import { invoiceJob } from '../pdf/jobs.js';
 
-const PAGE_CSP = ["default-src 'none'", "style-src 'unsafe-inline'", "img-src 'self' data:", "form-action 'self'", "base-uri 'none'", "frame-ancestors 'none'"].join('; ');
 const Params = Type.Object({ token: Type.String({ minLength: 1, maxLength: 64 }) });
 const Query = Type.Object({ lang: Type.Optional(Type.Union([Type.Literal('fr'), Type.Literal('en')])) }, { additionalProperties: false });
 
@@ -30,7 +30,8 @@ export function invoicePageRoutes(service: InvoicesService, pdfs: DocumentPdfs, 
         const { invoice, party, checkoutUrl } = await load(request.params.token);
         const lang: DocLang = request.query.lang ?? 'fr';
         const pdfUrl = `${service.pageUrl(request.params.token)}/pdf${lang === 'en' ? '?lang=en' : ''}`;
-        return sendHtml(reply, invoicePage({ invoice, merchant: party.merchant, checkoutUrl, pdfUrl, lang }), PAGE_CSP);
+        const page = { invoice, merchant: party.merchant, checkoutUrl, pdfUrl, lang };
+        return sendHtml(reply, invoicePage(page), plainPageCsp(themeSource(invoiceBrand(page)), "'none'"));
       },
     );
     app.get<{ Params: Static<typeof Params>; Querystring: Static<typeof Query> }>(

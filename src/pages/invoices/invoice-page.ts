@@ -1,6 +1,6 @@
 // The hosted invoice page (/invoices/{token}): the invoice as the customer received it, its PDF, and a card payment
-// of what is due through the hosted checkout (the same secure fields). No script: a link to the checkout page.
-import { FAVICON_LINK } from '../../http/favicon.js';
+// of what is due through the hosted checkout (the same secure fields). No script: a link to the checkout page. The
+// hosted pages' layout: the merchant's header, the test banner.
 import { esc } from '../../http/html.js';
 import { catalog } from '../../i18n/index.js';
 import { displayName } from '../../modules/merchants/branding.js';
@@ -9,6 +9,7 @@ import type { InvoiceLine, InvoiceRow, TaxLine } from '../../modules/invoices/in
 import { remaining } from '../../modules/invoices/issue.js';
 import { money, percent } from '../format.js';
 import type { DocLang } from './invoice-pdf.js';
+import { hostedPage, type Brand } from '../hosted/layout.js';
 
 const TEXT = { fr: catalog.fr.invoicePage, en: catalog.en.invoicePage };
 
@@ -26,21 +27,9 @@ export function invoicePage(input: { invoice: InvoiceRow; merchant: Merchant; ch
     ? `<p role="status">${t.credited}</p>`
     : due === 0
       ? `<p role="status">${t.settled}</p>`
-      : input.checkoutUrl ? `<a class="pay" href="${esc(input.checkoutUrl)}">${t.pay} · ${amount(due)}</a>` : '';
-  return `<!doctype html>
-<html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${t.title} ${esc(invoice.number)} · ${esc(displayName(merchant))}</title>${FAVICON_LINK}
-<style>
-body{font-family:system-ui,sans-serif;margin:0;background:#f3f4f6;color:#111827}
-main{max-width:36rem;margin:2rem auto;background:#fff;padding:2rem;border-radius:.75rem}
-h1{font-size:1.5rem;margin:0 0 .25rem}table{width:100%;border-collapse:collapse;margin:1rem 0}
-td{padding:.4rem 0;border-bottom:1px solid #e5e7eb}.n{text-align:right}.total td{font-weight:700}
-.pay{display:block;text-align:center;background:#1d4ed8;color:#fff;padding:.9rem;border-radius:.5rem;text-decoration:none;font-weight:600;margin:1rem 0}
-.test{background:#fef3c7;color:#92400e;padding:.5rem;border-radius:.25rem}
-</style></head>
-<body><main>
-${invoice.mode === 'test' ? `<p class="test">${t.test}</p>` : ''}
-<p>${esc(merchant.legal_name ?? displayName(merchant))}</p>
+      : input.checkoutUrl ? `<a class="button" id="pay-invoice" href="${esc(input.checkoutUrl)}">${t.pay} · ${amount(due)}</a>` : '';
+  const body = `<main class="panel doc">
+<p class="muted">${esc(merchant.legal_name ?? displayName(merchant))}</p>
 <h1>${t.title} ${esc(invoice.number)}</h1>
 ${dueDate ? `<p>${t.due} ${esc(dueDate)}</p>` : ''}
 <table><tbody>${lines}${taxes}
@@ -50,5 +39,11 @@ ${invoice.amount_paid > 0 ? `<tr><td colspan="2">${t.paid}</td><td class="n">${a
 </tbody></table>
 ${action}
 <p><a href="${esc(input.pdfUrl)}">${t.pdf}</a></p>
-</main></body></html>`;
+</main>`;
+  return hostedPage({ lang, title: `${t.title} ${invoice.number} · ${displayName(merchant)}`, brand: invoiceBrand(input), body });
+}
+
+/** The header's facts of an invoice: its merchant and mode. */
+export function invoiceBrand(input: { invoice: InvoiceRow; merchant: Merchant }): Brand {
+  return { merchant: input.merchant, mode: input.invoice.mode };
 }

@@ -32,7 +32,7 @@ export function walletPagesRoutes(wallet: WalletSessionsService, widget?: Widget
       if (!open) return reply.code(404).send({ code: 'NOT_FOUND', message: 'Unknown session' });
       if (open === 'inactive') {
         const any = await wallet.loadAny(request.params.sessionId);
-        return reply.redirect(`/expired?lang=${walletLang(any?.session.language_code)}`, 302);
+        return reply.redirect(`/expired?lang=${walletLang(any?.session.language_code)}&sessionId=${encodeURIComponent(request.params.sessionId)}`, 302);
       }
       const lang = walletLang(open.session.language_code);
       return sendHtml(reply, walletPage({ sessionId: open.session.id, merchantName: open.merchantName, lang, mode: open.session.mode, merchant: open.merchant }),
@@ -42,7 +42,7 @@ export function walletPagesRoutes(wallet: WalletSessionsService, widget?: Widget
     app.get<{ Params: { sessionId: string } }>('/wallet/:sessionId/done', { schema: { hide: true } }, async (request, reply) => {
       const any = await wallet.loadAny(request.params.sessionId);
       if (!any) return reply.code(404).send({ code: 'NOT_FOUND', message: 'Unknown session' });
-      return sendHtml(reply, walletDonePage(walletLang(any.session.language_code), any.wallet.outcome), PAGE_CSP);
+      return sendHtml(reply, walletDonePage(walletLang(any.session.language_code), any.wallet.outcome, any.merchant, any.session.mode), PAGE_CSP);
     });
   };
 }

@@ -73,6 +73,10 @@ const HANDLERS: Record<string, Handler> = {
     latePaymentTerms: clearable(f.latePaymentTerms), earlyPaymentDiscount: clearable(f.earlyPaymentDiscount),
   }))),
 
+  'merchants logo': async ({ services }, [id, file]) => json(file === 'none'
+    ? await services.merchants.removeLogo(id!)
+    : await services.merchants.setLogo(id!, readFileSync(file!).toString('base64'))),
+
   'contracts create': async ({ services }, _, f) => json(await services.contracts.create(String(f.merchant), checked(ContractBody, {
     statementLabel: str(f.statementLabel),
     commissionRate: int(f.commissionRate, 'commission-rate'),

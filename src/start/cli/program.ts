@@ -133,6 +133,9 @@ export function buildProgram(ctx: RunContext): Command {
     .option('--address <json|none>', 'the address on invoices: \'{"line1":…,"postalCode":…,"city":…,"country":"PF"}\'')
     .addHelpText('after', '\n`none` clears a value (back to the default look or the merchant\'s name).')
     .action(adminAction(ctx));
+  merchants.command('logo').description('set the logo of the hosted pages from a PNG, JPEG or WebP file (at most 512 KB), or remove it')
+    .argument('<id>', 'mer_…').argument('<file|none>', 'the picture, or none to show the name\'s initial again')
+    .action(adminAction(ctx));
 
   const contracts = program.command('contracts').description('a merchant\'s contracts: commission, fees, acquirer');
   contracts.command('create').description('create a contract')

@@ -1,6 +1,6 @@
-// The merchant's branding (the name and colours customers see on the hosted pages) and its legal identity (what
+// The merchant's branding (the name, logo and colours customers see on the hosted pages) and its legal identity (what
 // invoices carry). Empty means "not set": the server's default applies.
-import { useState, type FormEvent } from 'react';
+import { useState, type ChangeEvent, type FormEvent } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { api } from '../../api.js';
@@ -43,6 +43,50 @@ export function useSave() {
   return { save, error };
 }
 
+/** The file's bytes in base64, as the logo route takes them (what they are is checked by the server, from the bytes). */
+function base64Of(file: File): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(String(reader.result).replace(/^data:[^,]*,/, ''));
+    reader.onerror = () => reject(reader.error);
+    reader.readAsDataURL(file);
+  });
+}
+
+/** The logo on the payment pages: upload (PNG, JPEG, WebP; refused files keep the current logo) or remove. */
+function LogoPart({ settings, mayChange }: { settings: MerchantSettings; mayChange: boolean }) {
+  const { t } = useTranslation();
+  const queryClient = useQueryClient();
+  const toast = useToast();
+  const [error, setError] = useState<unknown>(null);
+  const run = async (call: () => Promise<MerchantSettings>) => {
+    setError(null);
+    try {
+      queryClient.setQueryData(KEY, await call());
+      toast(t('common.saved'));
+    } catch (err) {
+      setError(err);
+    }
+  };
+  const upload = (event: ChangeEvent<HTMLInputElement>) => {
+    const file = event.target.files?.[0];
+    event.target.value = '';
+    if (file) void run(async () => api.put<MerchantSettings>('/dashboard/api/settings/logo', { image: await base64Of(file) }));
+  };
+  return (
+    <div className="field stack">
+      <label htmlFor="logo-file">{t('settings.logo')}</label>
+      {settings.logoUrl
+        ? <img src={settings.logoUrl} alt={t('settings.logoCurrent')} width={64} height={64} className="logo-preview" />
+        : <p className="muted">{t('settings.logoNone')}</p>}
+      <input id="logo-file" type="file" accept="image/png,image/jpeg,image/webp" aria-describedby="logo-hint" disabled={!mayChange} onChange={upload} />
+      <p className="muted" id="logo-hint">{t('settings.logoHint')}</p>
+      <ErrorMessage error={error} />
+      {mayChange && settings.logoUrl && <div><button type="button" className="button" onClick={() => void run(() => api.del<MerchantSettings>('/dashboard/api/settings/logo'))}>{t('settings.removeLogo')}</button></div>}
+    </div>
+  );
+}
+
 function BusinessForms({ settings }: { settings: MerchantSettings }) {
   const { t } = useTranslation();
   const branding = useSave();
@@ -77,6 +121,7 @@ function BusinessForms({ settings }: { settings: MerchantSettings }) {
   return (
     <>
       <Section title={t('settings.branding')}>
+        <LogoPart settings={settings} mayChange={mayChange} />
         <form className="stack" onSubmit={saveBranding}><fieldset className="bare stack" disabled={!mayChange}>
           <p className="muted">{t('settings.merchantName', { name: settings.name })}</p>
           <TextField label={t('settings.displayName')} hint={t('settings.displayNameHint')} maxLength={100} value={displayName} onChange={(e) => setDisplayName(e.target.value)} />
