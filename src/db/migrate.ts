@@ -41,7 +41,7 @@ import * as m0040 from './migrations/0040_document_pdfs.js';
 import * as m0041 from './migrations/0041_monext_redirect_url.js';
 import * as m0042 from './migrations/0042_invoice_terms.js';
 import * as m0043 from './migrations/0043_retention.js';
-import * as m0043logos from './migrations/0043_merchant_logos.js';
+import * as m0044 from './migrations/0044_merchant_logos.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_core': m0001,
@@ -84,7 +84,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0041_monext_redirect_url': m0041,
   '0042_invoice_terms': m0042,
   '0043_retention': m0043,
-  '0043_merchant_logos': m0043logos,
+  '0044_merchant_logos': m0044,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
