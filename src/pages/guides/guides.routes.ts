@@ -63,7 +63,7 @@ export function guidesRoutes(guides: Guides) {
     app.get('/docs/guides', { schema: { hide: true } }, async (_request, reply) => sendHtml(reply, page(guides, 'Guides', undefined, index(guides)), GUIDES_CSP));
     app.get<{ Params: { file: string } }>('/docs/guides/images/:file', { schema: { hide: true } }, async (request, reply) => {
       const image = guides.image(request.params.file);
-      if (!image) return reply.code(404).header('content-type', 'text/plain; charset=utf-8').send('No such picture');
+      if (!image) return reply.code(404).send({ code: 'NOT_FOUND', message: 'No such picture' });
       return reply.header('content-type', 'image/png').header('x-content-type-options', 'nosniff').header('cache-control', 'public, max-age=3600').send(image);
     });
     app.get<{ Params: { name: string } }>('/docs/guides/:name', { schema: { hide: true } }, async (request, reply) => {
