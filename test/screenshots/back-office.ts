@@ -30,6 +30,7 @@ try {
     ['payments', '/payments', 'Payments'],
     ['payment', `/payments/${payments[0]}`, 'Timeline'],
     ['developers', '/developers/webhooks', 'Webhook endpoints'],
+    ['go-live', '/go-live', 'Go live'],
   ];
   for (const scheme of ['light', 'dark'] as const) {
     const { context, page } = await newPage(browser, { colorScheme: scheme, locale: 'en-GB', viewport: { width: 1200, height: 860 } });
