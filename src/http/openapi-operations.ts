@@ -32,7 +32,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'POST /api/v1/payments/{id}/refund': { id: 'refundPayment', tag: 'Refunds', errors: [422, 503] },
   'GET /api/v1/payments/{id}/refunds': { id: 'listPaymentRefunds', tag: 'Refunds' },
   // Customers
-  'POST /api/v1/customers': { id: 'createCustomer', tag: 'Customers', errors: [404] },
+  'POST /api/v1/customers': { id: 'createCustomer', tag: 'Customers', errors: [404, 422] },
   'GET /api/v1/customers': { id: 'listCustomers', tag: 'Customers' },
   'GET /api/v1/customers/{id}': { id: 'getCustomer', tag: 'Customers' },
   'PATCH /api/v1/customers/{id}': { id: 'updateCustomer', tag: 'Customers', errors: [409] },
