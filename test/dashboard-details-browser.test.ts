@@ -9,16 +9,12 @@ import { before, it } from 'node:test';
 import { Secret, TOTP } from 'otpauth';
 import type { BrowserContext, Page } from 'playwright-core';
 import { axeViolations } from './support/axe.js';
-import { signedInUser } from './support/back-office.js';
+import { okApi, LEGAL_IDENTITY, signedInUser } from './support/back-office.js';
 import { newPage } from './support/browser.js';
 import { eachDatabase } from './support/harness.js';
 import { withMerchantApp } from './support/merchant-app.js';
 import { paidPayment } from './support/payments.js';
 
-const IDENTITY = {
-  legalName: 'Fare Ute SARL', address: { line1: 'Rue du Commandant Destremau', postalCode: '98713', city: 'Papeete', country: 'PF' },
-  registrationNumber: 'TAHITI A12345', taxId: '123456',
-};
 
 const WORDS = {
   en: {
@@ -44,16 +40,12 @@ const WORDS = {
 eachDatabase('the back-office: small things', (dialect) => {
   const suite = withMerchantApp(dialect, { serve: true, browser: true, merchantName: 'Fare Ute' });
   const { t, m } = suite;
-  const api = async (method: string, url: string, body?: unknown) => {
-    const res = await t.api(m.testKey, method, url, body);
-    assert.ok(res.status < 300, `${method} ${url}: ${res.status} ${JSON.stringify(res.body)}`);
-    return res.body;
-  };
+  const api = okApi(t, () => m.testKey);
   let invoiceId: string;
   let paymentId: string;
 
   before(async () => {
-    assert.equal((await t.admin('PATCH', `/admin/v1/merchants/${m.id}`, IDENTITY)).status, 200);
+    assert.equal((await t.admin('PATCH', `/admin/v1/merchants/${m.id}`, LEGAL_IDENTITY)).status, 200);
     paymentId = await paidPayment(t, m.testKey, { amount: 2500, currency: 'EUR' });
     const customer = await api('POST', '/api/v1/customers', { name: 'Hina Teriitahi', email: 'hina@example.pf' });
     const invoice = await api('POST', '/api/v1/billing/invoices', { customerId: customer.id, currency: 'EUR', lines: [{ description: 'Cours', quantity: 1, unitPrice: 5000 }] });
@@ -160,7 +152,7 @@ eachDatabase('the back-office: small things', (dialect) => {
         assert.equal(settings.address.country, 'NC');
         await accessible(page, `${lang} business settings`);
         // Back as it was for the other language.
-        await t.admin('PATCH', `/admin/v1/merchants/${m.id}`, { address: IDENTITY.address });
+        await t.admin('PATCH', `/admin/v1/merchants/${m.id}`, { address: LEGAL_IDENTITY.address });
       } finally {
         await context.close();
       }

@@ -6,30 +6,22 @@ import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
 import { axeViolations } from './support/axe.js';
-import { signedInUser } from './support/back-office.js';
+import { okApi, LEGAL_IDENTITY, signedInUser } from './support/back-office.js';
 import { newPage } from './support/browser.js';
 import { eachDatabase } from './support/harness.js';
 import { withMerchantApp } from './support/merchant-app.js';
 import { paidPayment } from './support/payments.js';
 
-const IDENTITY = {
-  legalName: 'Fare Ute SARL', address: { line1: 'Rue du Commandant Destremau', postalCode: '98713', city: 'Papeete', country: 'PF' },
-  registrationNumber: 'TAHITI A12345', taxId: '123456',
-};
 
 eachDatabase('the words of the back-office', (dialect) => {
   const suite = withMerchantApp(dialect, { serve: true, browser: true, merchantName: 'Fare Ute' });
   const { t, m } = suite;
-  const api = async (method: string, url: string, body?: unknown) => {
-    const res = await t.api(m.testKey, method, url, body);
-    assert.ok(res.status < 300, `${method} ${url}: ${res.status} ${JSON.stringify(res.body)}`);
-    return res.body;
-  };
+  const api = okApi(t, () => m.testKey);
   let context: BrowserContext;
   let page: Page;
 
   before(async () => {
-    assert.equal((await t.admin('PATCH', `/admin/v1/merchants/${m.id}`, IDENTITY)).status, 200);
+    assert.equal((await t.admin('PATCH', `/admin/v1/merchants/${m.id}`, LEGAL_IDENTITY)).status, 200);
     const user = await signedInUser(t, m.id, 'owner');
     const eq = user.cookie.indexOf('=');
     ({ context, page } = await newPage(suite.browser, { locale: 'fr-FR' }));

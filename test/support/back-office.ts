@@ -49,3 +49,21 @@ export async function signedInUser(t: TestApp, merchantId: string, role: Role, e
 export async function signIn(t: TestApp, email: string, password = PASSWORD, code?: string) {
   return t.api(undefined, 'POST', '/dashboard/api/sign-in', { email, password, ...(code ? { code } : {}) });
 }
+
+/** A phone's viewport, for the back-office's 390 px checks. */
+export const PHONE = { width: 390, height: 844 };
+
+/** A complete legal identity (invoicing opens with it). */
+export const LEGAL_IDENTITY = {
+  legalName: 'Fare Ute SARL', address: { line1: 'Rue du Commandant Destremau', postalCode: '98713', city: 'Papeete', country: 'PF' },
+  registrationNumber: 'TAHITI A12345', taxId: '123456',
+};
+
+/** The merchant API with a key (read when called: the merchant is made in a `before`), asserting a 2xx; its body. */
+export function okApi(t: TestApp, key: () => string) {
+  return async (method: string, url: string, body?: unknown) => {
+    const res = await t.api(key(), method, url, body);
+    assert.ok(res.status < 300, `${method} ${url}: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body;
+  };
+}
