@@ -2155,7 +2155,7 @@ export interface components {
              * @description Stable: branch on it, never on the message
              * @enum {string}
              */
-            code: "VALIDATION_ERROR" | "ORDER_AMOUNT_MISMATCH" | "UNKNOWN_STORE" | "STORE_INACTIVE" | "STORE_KIND_MISMATCH" | "STORE_CONTRACT_INACTIVE" | "STORE_CONTRACT_CONFLICT" | "STORE_KEY_MISMATCH" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "TWO_FACTOR_REQUIRED" | "INVALID_TWO_FACTOR_CODE" | "CSRF_TOKEN_INVALID" | "PERMISSION_DENIED" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "ALREADY_EXISTS" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "SESSION_EXPIRED" | "BUSINESS_RULE_VIOLATION" | "PAYMENT_NOT_CAPTURABLE" | "PAYMENT_NOT_CANCELLABLE" | "PAYMENT_NOT_REFUNDABLE" | "REFUND_EXCEEDS_CAPTURED" | "INSUFFICIENT_BALANCE" | "NO_BANK_ACCOUNT" | "PAYOUT_NOT_CANCELLABLE" | "PAYOUT_NOT_PENDING" | "CLOCK_NOT_ADVANCEABLE" | "CLOCK_ADVANCE_TOO_FAR" | "CLOCK_OBJECT_LIMIT" | "PAYMENT_DISPUTED" | "PAYMENT_NOT_DISPUTABLE" | "DISPUTE_EVIDENCE_SUBMITTED" | "DISPUTE_CLOSED" | "PAYMENT_METHOD_UNUSABLE" | "SUBSCRIPTION_CANCELLED" | "SUBSCRIPTION_NOT_PAST_DUE" | "INVOICING_INVOICE_FINALIZED" | "INVOICING_NOT_ACTIVATED" | "INVOICING_INVOICE_NOT_PAYABLE" | "INVOICING_AMOUNT_EXCEEDS_REMAINING" | "INVOICING_CREDIT_EXCEEDS_CREDITABLE" | "INVOICING_NOTHING_TO_REFUND" | "LAST_OWNER" | "RATE_LIMITED" | "ACCOUNT_LOCKED" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "ACQUIRER_NOT_CONFIGURED" | "OPERATOR_ACCOUNT_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE";
+            code: "VALIDATION_ERROR" | "ORDER_AMOUNT_MISMATCH" | "UNKNOWN_STORE" | "STORE_INACTIVE" | "STORE_KIND_MISMATCH" | "STORE_CONTRACT_INACTIVE" | "STORE_CONTRACT_CONFLICT" | "STORE_KEY_MISMATCH" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "TWO_FACTOR_REQUIRED" | "INVALID_TWO_FACTOR_CODE" | "CSRF_TOKEN_INVALID" | "PERMISSION_DENIED" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "ALREADY_EXISTS" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "SESSION_EXPIRED" | "BUSINESS_RULE_VIOLATION" | "PAYMENT_NOT_CAPTURABLE" | "PAYMENT_NOT_CANCELLABLE" | "PAYMENT_NOT_REFUNDABLE" | "REFUND_EXCEEDS_CAPTURED" | "INSUFFICIENT_BALANCE" | "NO_BANK_ACCOUNT" | "PAYOUT_NOT_CANCELLABLE" | "PAYOUT_NOT_PENDING" | "CLOCK_NOT_ADVANCEABLE" | "CLOCK_ADVANCE_TOO_FAR" | "CLOCK_OBJECT_LIMIT" | "PAYMENT_DISPUTED" | "PAYMENT_NOT_DISPUTABLE" | "DISPUTE_EVIDENCE_SUBMITTED" | "DISPUTE_CLOSED" | "PAYMENT_METHOD_UNUSABLE" | "SUBSCRIPTION_CANCELLED" | "SUBSCRIPTION_NOT_PAST_DUE" | "INVOICING_INVOICE_FINALIZED" | "INVOICING_NOT_ACTIVATED" | "INVOICING_INVOICE_NOT_PAYABLE" | "INVOICING_AMOUNT_EXCEEDS_REMAINING" | "INVOICING_CREDIT_EXCEEDS_CREDITABLE" | "INVOICING_NOTHING_TO_REFUND" | "LAST_OWNER" | "RATE_LIMITED" | "ACCOUNT_LOCKED" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "ACQUIRER_NOT_CONFIGURED" | "OPERATOR_ACCOUNT_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "PLATFORM_CONFIG_INVALID";
             /** @example No payment with id pay_4kQ7mZ2xR9tLbV3nC8wYhJ */
             message: string;
             /**
@@ -2450,6 +2450,104 @@ export interface components {
             settlement?: {
                 [key: string]: unknown;
             };
+            /** @description A split payment only (order.platformConfig.distribution): each seller's part, then the platform's */
+            platformDistribution?: ({
+                /** @example mer_4kQ7mZ2xR9tLbV3nC8wYhJ */
+                merchantId: string;
+                /**
+                 * @description the seller's amount (its captured share once captured)
+                 * @example 6000
+                 */
+                amount: number;
+                /**
+                 * @description funded by the platform
+                 * @example 0
+                 */
+                discount: number;
+                /**
+                 * @description the platform's commission on it
+                 * @example 650
+                 */
+                commission: number;
+                /**
+                 * @description amount − commission
+                 * @example 5350
+                 */
+                netAmount: number;
+                /** @enum {string} */
+                currency: "XPF" | "EUR";
+                /**
+                 * @description taken from the seller by refunds so far
+                 * @example 0
+                 */
+                refundedAmount: number;
+                /**
+                 * @description commission given back by those refunds
+                 * @example 0
+                 */
+                refundedCommission: number;
+                detailedCommission: {
+                    /**
+                     * @description platform_commission or platform_fixed_fee
+                     * @example platform_commission
+                     */
+                    id: string;
+                    /** @example Home */
+                    label: string;
+                    /** @enum {string} */
+                    type?: "PERCENTAGE";
+                    /**
+                     * @description basis points
+                     * @example 1600
+                     */
+                    rate?: number;
+                    /** @example 4500 */
+                    amount?: number;
+                    /** @example 4500 */
+                    amountEur?: number;
+                    /** @example 600 */
+                    totalAmount: number;
+                    /** @example 600 */
+                    totalAmountEur: number;
+                }[];
+            } | {
+                /** @enum {string} */
+                role: "platform";
+                /** @example mer_4kQ7mZ2xR9tLbV3nC8wYhJ */
+                merchantId: string;
+                /**
+                 * @description the sellers' commissions
+                 * @example 900
+                 */
+                commission: number;
+                /**
+                 * @description the discounts the platform funds
+                 * @example 1000
+                 */
+                discounts: number;
+                /**
+                 * @description what the platform pays instead of the customer
+                 * @example 2000
+                 */
+                financing: number;
+                /**
+                 * @description Motu's fees (the settlement block's commission)
+                 * @example 261
+                 */
+                fees: number;
+                /**
+                 * @description commission − discounts − financing − fees
+                 * @example -2361
+                 */
+                netAmount: number;
+                /** @enum {string} */
+                currency: "XPF" | "EUR";
+                /**
+                 * @description commission given back to the sellers by refunds
+                 * @example 0
+                 */
+                refundedCommission: number;
+            })[];
         };
         Refund: {
             /**
@@ -2764,7 +2862,7 @@ export interface components {
             /** @example txn_2bN8sKe5TqLm9XvR3cWz7P */
             id: string;
             /** @enum {string} */
-            type: "payment" | "payment_fee" | "refund" | "refund_fee" | "dispute" | "dispute_fee" | "dispute_reversal" | "payout" | "payout_failure" | "adjustment";
+            type: "payment" | "payment_fee" | "refund" | "refund_fee" | "dispute" | "dispute_fee" | "dispute_reversal" | "payout" | "payout_failure" | "adjustment" | "platform_share" | "platform_commission";
             /**
              * @description signed, minor units of currency: positive credits the merchant
              * @example 4500
@@ -3163,6 +3261,8 @@ export interface components {
             privateData?: {
                 [key: string]: unknown;
             } | null;
+            /** @description A split payment only: each seller's part, then the platform's. */
+            platformDistribution?: components["schemas"]["PlatformDistributionEntry"][];
             /** @description True when the payment created the customer. */
             customerCreated: boolean;
             /** @description The saved card (pm_…), or null when none was saved. */
@@ -3189,22 +3289,28 @@ export interface components {
             /** @description The store's name. */
             name: string;
         };
-        Settlement: {
-            /** @description Captured, in the original currency (minor unit). */
-            capturedAmount: number;
-            /** @description The service's commission (minor unit; the name is kept for existing integrations). */
-            mobupayCommission: number;
-            /** @description What the merchant receives (minor unit). */
+        PlatformDistributionEntry: components["schemas"]["PlatformSellerShare"] | components["schemas"]["PlatformOwnShare"];
+        /** @description A seller's part of a split payment (minor units of `currency`, the order's). */
+        PlatformSellerShare: {
+            /** @description The merchant (mer_…). */
+            merchantId: string;
+            /** @description The seller's amount (its captured share once captured). */
+            amount: number;
+            /** @description Funded by the platform: the seller still gets its whole amount. */
+            discount: number;
+            commission: number;
+            /** @description amount − commission. */
             netAmount: number;
             /**
-             * @description The payment's original currency.
+             * @description ISO 4217 code.
              * @enum {string}
              */
             currency: "XPF" | "EUR";
-            /** @description False until the acquirer's settlement arrives. */
-            settled: boolean;
-            /** @description Each fee line. */
-            detailedFees: components["schemas"]["FeeLine"][];
+            /** @description What refunds took from the seller so far, and the commission they gave back. */
+            refundedAmount: number;
+            refundedCommission: number;
+            /** @description platform_commission (PERCENTAGE) and platform_fixed_fee, shaped like the settlement block's lines, no tax. */
+            detailedCommission: components["schemas"]["FeeLine"][];
         };
         /** @description A full line (PERCENTAGE) or a simple line carrying only id, label and the totals. */
         FeeLine: {
@@ -3243,6 +3349,43 @@ export interface components {
             /** @description The same amount in exact EUR cents. */
             amountEur: number;
         };
+        /** @description The platform's part: commissions − discounts − financing − fees (Motu's, the settlement block's commission). */
+        PlatformOwnShare: {
+            /** @constant */
+            role: "platform";
+            /** @description The merchant (mer_…). */
+            merchantId: string;
+            commission: number;
+            discounts: number;
+            financing: number;
+            fees: number;
+            /** @description What the merchant receives (minor unit). */
+            netAmount: number;
+            /**
+             * @description ISO 4217 code.
+             * @enum {string}
+             */
+            currency: "XPF" | "EUR";
+            /** @description Commission given back to the sellers by refunds so far. */
+            refundedCommission: number;
+        };
+        Settlement: {
+            /** @description Captured, in the original currency (minor unit). */
+            capturedAmount: number;
+            /** @description The service's commission (minor unit; the name is kept for existing integrations). */
+            mobupayCommission: number;
+            /** @description What the merchant receives (minor unit). */
+            netAmount: number;
+            /**
+             * @description The payment's original currency.
+             * @enum {string}
+             */
+            currency: "XPF" | "EUR";
+            /** @description False until the acquirer's settlement arrives. */
+            settled: boolean;
+            /** @description Each fee line. */
+            detailedFees: components["schemas"]["FeeLine"][];
+        };
         PaymentCapturedData: {
             /** @description The payment (pay_…). */
             paymentId: string;
@@ -3275,6 +3418,8 @@ export interface components {
             privateData?: {
                 [key: string]: unknown;
             } | null;
+            /** @description A split payment only: each seller's part, then the platform's. */
+            platformDistribution?: components["schemas"]["PlatformDistributionEntry"][];
             /** @description The amount in the original currency (minor unit). */
             grossAmount: number;
             /**
@@ -3317,6 +3462,8 @@ export interface components {
             privateData?: {
                 [key: string]: unknown;
             } | null;
+            /** @description A split payment only: each seller's part, then the platform's. */
+            platformDistribution?: components["schemas"]["PlatformDistributionEntry"][];
             /** @description The amounts collected, the commission and the net, with each fee line. */
             settlement?: components["schemas"]["Settlement"];
         };
@@ -3352,6 +3499,8 @@ export interface components {
             privateData?: {
                 [key: string]: unknown;
             } | null;
+            /** @description A split payment only: each seller's part, then the platform's. */
+            platformDistribution?: components["schemas"]["PlatformDistributionEntry"][];
             /** @description Why the card was refused (do_not_honor, insufficient_funds, expired_card…). */
             refusalCode: string;
             /** @description The refusal in words. */
@@ -3391,6 +3540,8 @@ export interface components {
             privateData?: {
                 [key: string]: unknown;
             } | null;
+            /** @description A split payment only: each seller's part, then the platform's. */
+            platformDistribution?: components["schemas"]["PlatformDistributionEntry"][];
         };
         PaymentRefundData: {
             /** @description The payment (pay_…). */
@@ -3424,6 +3575,8 @@ export interface components {
             privateData?: {
                 [key: string]: unknown;
             } | null;
+            /** @description A split payment only: each seller's part, then the platform's. */
+            platformDistribution?: components["schemas"]["PlatformDistributionEntry"][];
             /** @description The refund (re_…). */
             refundId: string;
             /** @description This refund, in the original currency. */
@@ -3439,6 +3592,17 @@ export interface components {
             originalCurrency: "XPF" | "EUR";
             /** @description The amounts collected, the commission and the net, with each fee line. */
             settlement: components["schemas"]["Settlement"];
+            /** @description A split payment only: what this refund took from each seller. */
+            refundDistribution?: components["schemas"]["RefundShare"][];
+        };
+        /** @description What one refund of a split payment took from a seller, and the commission it gave back. */
+        RefundShare: {
+            /** @description The merchant (mer_…). */
+            merchantId: string;
+            /** @description Taken from that seller by this refund. */
+            amount: number;
+            /** @description The commission this refund gave back to that seller. */
+            commission: number;
         };
         PaymentCancelledData: {
             /** @description The payment (pay_…). */
@@ -3472,6 +3636,8 @@ export interface components {
             privateData?: {
                 [key: string]: unknown;
             } | null;
+            /** @description A split payment only: each seller's part, then the platform's. */
+            platformDistribution?: components["schemas"]["PlatformDistributionEntry"][];
             /**
              * @description Who cancelled a pending payment: porteur (the cardholder) or merchant_api.
              * @enum {string}
@@ -5433,6 +5599,19 @@ export interface operations {
                     amount?: number;
                     /** @example Customer returned the item */
                     reason?: string;
+                    /** @description a split payment only: what each seller gives back (summing to the refund); absent: in proportion to what each has left */
+                    distribution?: {
+                        /**
+                         * @description a seller of the split payment
+                         * @example mer_4kQ7mZ2xR9tLbV3nC8wYhJ
+                         */
+                        merchantId: string;
+                        /**
+                         * @description taken from that seller, at most what it has left
+                         * @example 4500
+                         */
+                        amount: number;
+                    }[];
                 };
             };
         };
@@ -6305,7 +6484,7 @@ export interface operations {
                 limit?: number;
                 /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
                 startingAfter?: string;
-                type?: "payment" | "payment_fee" | "refund" | "refund_fee" | "dispute" | "dispute_fee" | "dispute_reversal" | "payout" | "payout_failure" | "adjustment";
+                type?: "payment" | "payment_fee" | "refund" | "refund_fee" | "dispute" | "dispute_fee" | "dispute_reversal" | "payout" | "payout_failure" | "adjustment" | "platform_share" | "platform_commission";
                 /** @example po_9wPc3RtY6mKq2LxV8bNh4Z */
                 payoutId?: string;
                 /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
@@ -8183,6 +8362,47 @@ export interface operations {
                  *         },
                  *         "customerId": "cus_9wPc3RtY6mKq2LxV8bNh4Z",
                  *         "privateData": {},
+                 *         "platformDistribution": [
+                 *           {
+                 *             "merchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *             "amount": 6000,
+                 *             "discount": 0,
+                 *             "commission": 650,
+                 *             "netAmount": 5350,
+                 *             "currency": "EUR",
+                 *             "refundedAmount": 0,
+                 *             "refundedCommission": 0,
+                 *             "detailedCommission": [
+                 *               {
+                 *                 "id": "platform_commission",
+                 *                 "label": "Platform commission",
+                 *                 "type": "PERCENTAGE",
+                 *                 "rate": 1000,
+                 *                 "amount": 600,
+                 *                 "amountEur": 600,
+                 *                 "totalAmount": 600,
+                 *                 "totalAmountEur": 600
+                 *               },
+                 *               {
+                 *                 "id": "platform_fixed_fee",
+                 *                 "label": "Platform fixed fee",
+                 *                 "totalAmount": 50,
+                 *                 "totalAmountEur": 50
+                 *               }
+                 *             ]
+                 *           },
+                 *           {
+                 *             "role": "platform",
+                 *             "merchantId": "mer_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *             "commission": 900,
+                 *             "discounts": 1000,
+                 *             "financing": 2000,
+                 *             "fees": 261,
+                 *             "netAmount": -2361,
+                 *             "currency": "EUR",
+                 *             "refundedCommission": 0
+                 *           }
+                 *         ],
                  *         "customerCreated": false,
                  *         "paymentMethodId": "pm_7Hq2LmVx9TzR4bNc8KpW3d",
                  *         "cardBrand": "VISA",
@@ -8309,6 +8529,47 @@ export interface operations {
                  *         },
                  *         "customerId": "cus_9wPc3RtY6mKq2LxV8bNh4Z",
                  *         "privateData": {},
+                 *         "platformDistribution": [
+                 *           {
+                 *             "merchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *             "amount": 6000,
+                 *             "discount": 0,
+                 *             "commission": 650,
+                 *             "netAmount": 5350,
+                 *             "currency": "EUR",
+                 *             "refundedAmount": 0,
+                 *             "refundedCommission": 0,
+                 *             "detailedCommission": [
+                 *               {
+                 *                 "id": "platform_commission",
+                 *                 "label": "Platform commission",
+                 *                 "type": "PERCENTAGE",
+                 *                 "rate": 1000,
+                 *                 "amount": 600,
+                 *                 "amountEur": 600,
+                 *                 "totalAmount": 600,
+                 *                 "totalAmountEur": 600
+                 *               },
+                 *               {
+                 *                 "id": "platform_fixed_fee",
+                 *                 "label": "Platform fixed fee",
+                 *                 "totalAmount": 50,
+                 *                 "totalAmountEur": 50
+                 *               }
+                 *             ]
+                 *           },
+                 *           {
+                 *             "role": "platform",
+                 *             "merchantId": "mer_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *             "commission": 900,
+                 *             "discounts": 1000,
+                 *             "financing": 2000,
+                 *             "fees": 261,
+                 *             "netAmount": -2361,
+                 *             "currency": "EUR",
+                 *             "refundedCommission": 0
+                 *           }
+                 *         ],
                  *         "grossAmount": 4500,
                  *         "originalCurrency": "EUR",
                  *         "settlement": {
@@ -8431,6 +8692,47 @@ export interface operations {
                  *         },
                  *         "customerId": "cus_9wPc3RtY6mKq2LxV8bNh4Z",
                  *         "privateData": {},
+                 *         "platformDistribution": [
+                 *           {
+                 *             "merchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *             "amount": 6000,
+                 *             "discount": 0,
+                 *             "commission": 650,
+                 *             "netAmount": 5350,
+                 *             "currency": "EUR",
+                 *             "refundedAmount": 0,
+                 *             "refundedCommission": 0,
+                 *             "detailedCommission": [
+                 *               {
+                 *                 "id": "platform_commission",
+                 *                 "label": "Platform commission",
+                 *                 "type": "PERCENTAGE",
+                 *                 "rate": 1000,
+                 *                 "amount": 600,
+                 *                 "amountEur": 600,
+                 *                 "totalAmount": 600,
+                 *                 "totalAmountEur": 600
+                 *               },
+                 *               {
+                 *                 "id": "platform_fixed_fee",
+                 *                 "label": "Platform fixed fee",
+                 *                 "totalAmount": 50,
+                 *                 "totalAmountEur": 50
+                 *               }
+                 *             ]
+                 *           },
+                 *           {
+                 *             "role": "platform",
+                 *             "merchantId": "mer_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *             "commission": 900,
+                 *             "discounts": 1000,
+                 *             "financing": 2000,
+                 *             "fees": 261,
+                 *             "netAmount": -2361,
+                 *             "currency": "EUR",
+                 *             "refundedCommission": 0
+                 *           }
+                 *         ],
                  *         "settlement": {
                  *           "capturedAmount": 4500,
                  *           "mobupayCommission": 131,
@@ -8551,6 +8853,47 @@ export interface operations {
                  *         },
                  *         "customerId": "cus_9wPc3RtY6mKq2LxV8bNh4Z",
                  *         "privateData": {},
+                 *         "platformDistribution": [
+                 *           {
+                 *             "merchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *             "amount": 6000,
+                 *             "discount": 0,
+                 *             "commission": 650,
+                 *             "netAmount": 5350,
+                 *             "currency": "EUR",
+                 *             "refundedAmount": 0,
+                 *             "refundedCommission": 0,
+                 *             "detailedCommission": [
+                 *               {
+                 *                 "id": "platform_commission",
+                 *                 "label": "Platform commission",
+                 *                 "type": "PERCENTAGE",
+                 *                 "rate": 1000,
+                 *                 "amount": 600,
+                 *                 "amountEur": 600,
+                 *                 "totalAmount": 600,
+                 *                 "totalAmountEur": 600
+                 *               },
+                 *               {
+                 *                 "id": "platform_fixed_fee",
+                 *                 "label": "Platform fixed fee",
+                 *                 "totalAmount": 50,
+                 *                 "totalAmountEur": 50
+                 *               }
+                 *             ]
+                 *           },
+                 *           {
+                 *             "role": "platform",
+                 *             "merchantId": "mer_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *             "commission": 900,
+                 *             "discounts": 1000,
+                 *             "financing": 2000,
+                 *             "fees": 261,
+                 *             "netAmount": -2361,
+                 *             "currency": "EUR",
+                 *             "refundedCommission": 0
+                 *           }
+                 *         ],
                  *         "refusalCode": "do_not_honor",
                  *         "refusalMessage": "The card issuer declined the payment"
                  *       }
@@ -8642,7 +8985,48 @@ export interface operations {
                  *           "name": "Fare Ute Papeete"
                  *         },
                  *         "customerId": "cus_9wPc3RtY6mKq2LxV8bNh4Z",
-                 *         "privateData": {}
+                 *         "privateData": {},
+                 *         "platformDistribution": [
+                 *           {
+                 *             "merchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *             "amount": 6000,
+                 *             "discount": 0,
+                 *             "commission": 650,
+                 *             "netAmount": 5350,
+                 *             "currency": "EUR",
+                 *             "refundedAmount": 0,
+                 *             "refundedCommission": 0,
+                 *             "detailedCommission": [
+                 *               {
+                 *                 "id": "platform_commission",
+                 *                 "label": "Platform commission",
+                 *                 "type": "PERCENTAGE",
+                 *                 "rate": 1000,
+                 *                 "amount": 600,
+                 *                 "amountEur": 600,
+                 *                 "totalAmount": 600,
+                 *                 "totalAmountEur": 600
+                 *               },
+                 *               {
+                 *                 "id": "platform_fixed_fee",
+                 *                 "label": "Platform fixed fee",
+                 *                 "totalAmount": 50,
+                 *                 "totalAmountEur": 50
+                 *               }
+                 *             ]
+                 *           },
+                 *           {
+                 *             "role": "platform",
+                 *             "merchantId": "mer_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *             "commission": 900,
+                 *             "discounts": 1000,
+                 *             "financing": 2000,
+                 *             "fees": 261,
+                 *             "netAmount": -2361,
+                 *             "currency": "EUR",
+                 *             "refundedCommission": 0
+                 *           }
+                 *         ]
                  *       }
                  *     }
                  */
@@ -8733,6 +9117,47 @@ export interface operations {
                  *         },
                  *         "customerId": "cus_9wPc3RtY6mKq2LxV8bNh4Z",
                  *         "privateData": {},
+                 *         "platformDistribution": [
+                 *           {
+                 *             "merchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *             "amount": 6000,
+                 *             "discount": 0,
+                 *             "commission": 650,
+                 *             "netAmount": 5350,
+                 *             "currency": "EUR",
+                 *             "refundedAmount": 0,
+                 *             "refundedCommission": 0,
+                 *             "detailedCommission": [
+                 *               {
+                 *                 "id": "platform_commission",
+                 *                 "label": "Platform commission",
+                 *                 "type": "PERCENTAGE",
+                 *                 "rate": 1000,
+                 *                 "amount": 600,
+                 *                 "amountEur": 600,
+                 *                 "totalAmount": 600,
+                 *                 "totalAmountEur": 600
+                 *               },
+                 *               {
+                 *                 "id": "platform_fixed_fee",
+                 *                 "label": "Platform fixed fee",
+                 *                 "totalAmount": 50,
+                 *                 "totalAmountEur": 50
+                 *               }
+                 *             ]
+                 *           },
+                 *           {
+                 *             "role": "platform",
+                 *             "merchantId": "mer_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *             "commission": 900,
+                 *             "discounts": 1000,
+                 *             "financing": 2000,
+                 *             "fees": 261,
+                 *             "netAmount": -2361,
+                 *             "currency": "EUR",
+                 *             "refundedCommission": 0
+                 *           }
+                 *         ],
                  *         "refundId": "re_9wPc3RtY6mKq2LxV8bNh4Z",
                  *         "refundOriginalAmount": 1500,
                  *         "totalRefundedOriginalAmount": 1500,
@@ -8767,7 +9192,14 @@ export interface operations {
                  *               "totalAmountEur": 131
                  *             }
                  *           ]
-                 *         }
+                 *         },
+                 *         "refundDistribution": [
+                 *           {
+                 *             "merchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *             "amount": 2182,
+                 *             "commission": 236
+                 *           }
+                 *         ]
                  *       }
                  *     }
                  */
@@ -8858,6 +9290,47 @@ export interface operations {
                  *         },
                  *         "customerId": "cus_9wPc3RtY6mKq2LxV8bNh4Z",
                  *         "privateData": {},
+                 *         "platformDistribution": [
+                 *           {
+                 *             "merchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *             "amount": 6000,
+                 *             "discount": 0,
+                 *             "commission": 650,
+                 *             "netAmount": 5350,
+                 *             "currency": "EUR",
+                 *             "refundedAmount": 0,
+                 *             "refundedCommission": 0,
+                 *             "detailedCommission": [
+                 *               {
+                 *                 "id": "platform_commission",
+                 *                 "label": "Platform commission",
+                 *                 "type": "PERCENTAGE",
+                 *                 "rate": 1000,
+                 *                 "amount": 600,
+                 *                 "amountEur": 600,
+                 *                 "totalAmount": 600,
+                 *                 "totalAmountEur": 600
+                 *               },
+                 *               {
+                 *                 "id": "platform_fixed_fee",
+                 *                 "label": "Platform fixed fee",
+                 *                 "totalAmount": 50,
+                 *                 "totalAmountEur": 50
+                 *               }
+                 *             ]
+                 *           },
+                 *           {
+                 *             "role": "platform",
+                 *             "merchantId": "mer_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *             "commission": 900,
+                 *             "discounts": 1000,
+                 *             "financing": 2000,
+                 *             "fees": 261,
+                 *             "netAmount": -2361,
+                 *             "currency": "EUR",
+                 *             "refundedCommission": 0
+                 *           }
+                 *         ],
                  *         "refundId": "re_9wPc3RtY6mKq2LxV8bNh4Z",
                  *         "refundOriginalAmount": 1500,
                  *         "totalRefundedOriginalAmount": 1500,
@@ -8892,7 +9365,14 @@ export interface operations {
                  *               "totalAmountEur": 131
                  *             }
                  *           ]
-                 *         }
+                 *         },
+                 *         "refundDistribution": [
+                 *           {
+                 *             "merchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *             "amount": 2182,
+                 *             "commission": 236
+                 *           }
+                 *         ]
                  *       }
                  *     }
                  */
@@ -8983,6 +9463,47 @@ export interface operations {
                  *         },
                  *         "customerId": "cus_9wPc3RtY6mKq2LxV8bNh4Z",
                  *         "privateData": {},
+                 *         "platformDistribution": [
+                 *           {
+                 *             "merchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *             "amount": 6000,
+                 *             "discount": 0,
+                 *             "commission": 650,
+                 *             "netAmount": 5350,
+                 *             "currency": "EUR",
+                 *             "refundedAmount": 0,
+                 *             "refundedCommission": 0,
+                 *             "detailedCommission": [
+                 *               {
+                 *                 "id": "platform_commission",
+                 *                 "label": "Platform commission",
+                 *                 "type": "PERCENTAGE",
+                 *                 "rate": 1000,
+                 *                 "amount": 600,
+                 *                 "amountEur": 600,
+                 *                 "totalAmount": 600,
+                 *                 "totalAmountEur": 600
+                 *               },
+                 *               {
+                 *                 "id": "platform_fixed_fee",
+                 *                 "label": "Platform fixed fee",
+                 *                 "totalAmount": 50,
+                 *                 "totalAmountEur": 50
+                 *               }
+                 *             ]
+                 *           },
+                 *           {
+                 *             "role": "platform",
+                 *             "merchantId": "mer_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *             "commission": 900,
+                 *             "discounts": 1000,
+                 *             "financing": 2000,
+                 *             "fees": 261,
+                 *             "netAmount": -2361,
+                 *             "currency": "EUR",
+                 *             "refundedCommission": 0
+                 *           }
+                 *         ],
                  *         "cancelledBy": "merchant_api",
                  *         "settlement": {
                  *           "capturedAmount": 4500,
