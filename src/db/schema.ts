@@ -22,7 +22,7 @@ import type { WebhookEndpointsTable } from '../modules/webhooks/endpoints.table.
 import type { SignInAttemptsTable, UserSessionsTable, UsersTable } from '../modules/users/users.table.js';
 import type { AuditLogTable } from '../modules/audit/audit.table.js';
 import type { DocumentPdfsTable } from '../modules/documents/document-pdfs.table.js';
-import type { AgencyInvitationsTable, AgencyMandatesTable } from '../modules/agencies/agencies.table.js';
+import type { AgencyCreatedObjectsTable, AgencyInvitationsTable, AgencyMandatesTable } from '../modules/agencies/agencies.table.js';
 
 export interface DB {
   settings: SettingsTable;
@@ -74,4 +74,5 @@ export interface DB {
   sign_in_attempts: SignInAttemptsTable;
   agency_invitations: AgencyInvitationsTable;
   agency_mandates: AgencyMandatesTable;
+  agency_created_objects: AgencyCreatedObjectsTable;
 }
