@@ -24,6 +24,7 @@ import type { SignInAttemptsTable, UserSessionsTable, UsersTable } from '../modu
 import type { AuditLogTable } from '../modules/audit/audit.table.js';
 import type { DocumentPdfsTable } from '../modules/documents/document-pdfs.table.js';
 import type { PlatformLinksTable } from '../modules/platforms/platforms.table.js';
+import type { AgencyCreatedObjectsTable, AgencyInvitationsTable, AgencyMandatesTable } from '../modules/agencies/agencies.table.js';
 
 export interface DB {
   settings: SettingsTable;
@@ -75,4 +76,7 @@ export interface DB {
   document_pdfs: DocumentPdfsTable;
   sign_in_attempts: SignInAttemptsTable;
   platform_links: PlatformLinksTable;
+  agency_invitations: AgencyInvitationsTable;
+  agency_mandates: AgencyMandatesTable;
+  agency_created_objects: AgencyCreatedObjectsTable;
 }

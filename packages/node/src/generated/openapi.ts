@@ -1144,6 +1144,160 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/agency/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The agency's invitations, newest first */
+        get: operations["listAgencyInvitations"];
+        put?: never;
+        /** Invite a client to give this agency a mandate */
+        post: operations["createAgencyInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agency/invitations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read an invitation */
+        get: operations["getAgencyInvitation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agency/invitations/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a pending invitation */
+        post: operations["cancelAgencyInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agency/mandates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The agency's portfolio: its mandates, with each client's name */
+        get: operations["listAgencyPortfolio"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agency-invitations/{token}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The client accepts an invitation with its own key: the agency gets a mandate */
+        post: operations["acceptAgencyInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agency-mandates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The mandates this account gave to agencies */
+        get: operations["listAgencyMandates"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agency-mandates/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Change what the agency may do (the mandate's scopes) */
+        patch: operations["updateAgencyMandate"];
+        trace?: never;
+    };
+    "/api/v1/agency-mandates/{id}/transfer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Move the mandate to another agency */
+        post: operations["transferAgencyMandate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agency-mandates/{id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Revoke the mandate (the client or the agency): the agency's calls on the account are refused from now on */
+        post: operations["revokeAgencyMandate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "payment.authorized": {
@@ -2155,7 +2309,7 @@ export interface components {
              * @description Stable: branch on it, never on the message
              * @enum {string}
              */
-            code: "VALIDATION_ERROR" | "ORDER_AMOUNT_MISMATCH" | "UNKNOWN_STORE" | "STORE_INACTIVE" | "STORE_KIND_MISMATCH" | "STORE_CONTRACT_INACTIVE" | "STORE_CONTRACT_CONFLICT" | "STORE_KEY_MISMATCH" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "TWO_FACTOR_REQUIRED" | "INVALID_TWO_FACTOR_CODE" | "CSRF_TOKEN_INVALID" | "PERMISSION_DENIED" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "ALREADY_EXISTS" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "SESSION_EXPIRED" | "BUSINESS_RULE_VIOLATION" | "PAYMENT_NOT_CAPTURABLE" | "PAYMENT_NOT_CANCELLABLE" | "PAYMENT_NOT_REFUNDABLE" | "REFUND_EXCEEDS_CAPTURED" | "INSUFFICIENT_BALANCE" | "NO_BANK_ACCOUNT" | "PAYOUT_NOT_CANCELLABLE" | "PAYOUT_NOT_PENDING" | "CLOCK_NOT_ADVANCEABLE" | "CLOCK_ADVANCE_TOO_FAR" | "CLOCK_OBJECT_LIMIT" | "PAYMENT_DISPUTED" | "PAYMENT_NOT_DISPUTABLE" | "DISPUTE_EVIDENCE_SUBMITTED" | "DISPUTE_CLOSED" | "PAYMENT_METHOD_UNUSABLE" | "SUBSCRIPTION_CANCELLED" | "SUBSCRIPTION_NOT_PAST_DUE" | "INVOICING_INVOICE_FINALIZED" | "INVOICING_NOT_ACTIVATED" | "INVOICING_INVOICE_NOT_PAYABLE" | "INVOICING_AMOUNT_EXCEEDS_REMAINING" | "INVOICING_CREDIT_EXCEEDS_CREDITABLE" | "INVOICING_NOTHING_TO_REFUND" | "LAST_OWNER" | "RATE_LIMITED" | "ACCOUNT_LOCKED" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "ACQUIRER_NOT_CONFIGURED" | "OPERATOR_ACCOUNT_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "PLATFORM_CONFIG_INVALID";
+            code: "VALIDATION_ERROR" | "ORDER_AMOUNT_MISMATCH" | "UNKNOWN_STORE" | "STORE_INACTIVE" | "STORE_KIND_MISMATCH" | "STORE_CONTRACT_INACTIVE" | "STORE_CONTRACT_CONFLICT" | "STORE_KEY_MISMATCH" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "TWO_FACTOR_REQUIRED" | "INVALID_TWO_FACTOR_CODE" | "CSRF_TOKEN_INVALID" | "PERMISSION_DENIED" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "ALREADY_EXISTS" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "SESSION_EXPIRED" | "BUSINESS_RULE_VIOLATION" | "PAYMENT_NOT_CAPTURABLE" | "PAYMENT_NOT_CANCELLABLE" | "PAYMENT_NOT_REFUNDABLE" | "REFUND_EXCEEDS_CAPTURED" | "INSUFFICIENT_BALANCE" | "NO_BANK_ACCOUNT" | "PAYOUT_NOT_CANCELLABLE" | "PAYOUT_NOT_PENDING" | "CLOCK_NOT_ADVANCEABLE" | "CLOCK_ADVANCE_TOO_FAR" | "CLOCK_OBJECT_LIMIT" | "PAYMENT_DISPUTED" | "PAYMENT_NOT_DISPUTABLE" | "DISPUTE_EVIDENCE_SUBMITTED" | "DISPUTE_CLOSED" | "PAYMENT_METHOD_UNUSABLE" | "SUBSCRIPTION_CANCELLED" | "SUBSCRIPTION_NOT_PAST_DUE" | "INVOICING_INVOICE_FINALIZED" | "INVOICING_NOT_ACTIVATED" | "INVOICING_INVOICE_NOT_PAYABLE" | "INVOICING_AMOUNT_EXCEEDS_REMAINING" | "INVOICING_CREDIT_EXCEEDS_CREDITABLE" | "INVOICING_NOTHING_TO_REFUND" | "LAST_OWNER" | "ON_BEHALF_NOT_ALLOWED" | "MANDATE_REVOKED" | "INVITATION_EXPIRED" | "INVITATION_NOT_PENDING" | "AGENCY_OWN_INVITATION" | "RATE_LIMITED" | "ACCOUNT_LOCKED" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "ACQUIRER_NOT_CONFIGURED" | "OPERATOR_ACCOUNT_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "PLATFORM_CONFIG_INVALID";
             /** @example No payment with id pay_4kQ7mZ2xR9tLbV3nC8wYhJ */
             message: string;
             /**
@@ -3229,6 +3383,69 @@ export interface components {
             /** @example 2026-03-14T09:26:53.000Z */
             createdAt: string;
         };
+        AgencyInvitation: {
+            /** @example agi_7Hq2LmVx9TzR4bNc8KpW3d */
+            id: string;
+            /**
+             * @description the hosted page the client opens to accept
+             * @example https://shop.example.pf/webhooks/motu
+             */
+            url: string;
+            /** @example hina.teriitahi@example.pf */
+            email: string;
+            /**
+             * @example [
+             *       "payments.read",
+             *       "refunds.write"
+             *     ]
+             */
+            scopes: string[];
+            /** @enum {string} */
+            status: "pending" | "accepted" | "cancelled" | "expired";
+            /** @enum {string} */
+            mode: "test" | "live";
+            /** @example 2026-03-15T09:26:53.000Z */
+            expiresAt: string;
+            /** @example mer_4kQ7mZ2xR9tLbV3nC8wYhJ */
+            merchantId: string | null;
+            /** @example mdt_7Hq2LmVx9TzR4bNc8KpW3d */
+            mandateId: string | null;
+            /** @example 2026-03-14T09:26:53.000Z */
+            createdAt: string;
+        };
+        Mandate: {
+            /** @example mdt_7Hq2LmVx9TzR4bNc8KpW3d */
+            id: string;
+            /** @example mer_2bN8sKe5TqLm9XvR3cWz7P */
+            agencyId: string;
+            /** @example Agence Moana */
+            agencyName: string | null;
+            /**
+             * @description the client
+             * @example mer_4kQ7mZ2xR9tLbV3nC8wYhJ
+             */
+            merchantId: string;
+            /** @example Fare Ute Boutique */
+            merchantName: string | null;
+            /** @enum {string} */
+            mode: "test" | "live";
+            /**
+             * @example [
+             *       "payments.read",
+             *       "refunds.write"
+             *     ]
+             */
+            scopes: string[];
+            /** @enum {string} */
+            status: "active" | "revoked";
+            revokedBy: ("client" | "agency") | null;
+            /** @example 2026-03-14T09:41:12.000Z */
+            revokedAt: string | null;
+            /** @example 2026-03-14T09:26:53.000Z */
+            createdAt: string;
+            /** @example 2026-03-14T09:41:12.000Z */
+            updatedAt: string;
+        };
         PaymentAuthorizedData: {
             /** @description The payment (pay_…). */
             paymentId: string;
@@ -3994,19 +4211,83 @@ export interface components {
             /** @description The object's status after the change. */
             status?: string;
         };
-        AgencyData: {
+        /** @description An agency's invitation (`agency.invitation.*`): sent to the agency. */
+        AgencyInvitationData: {
+            /** @description The agency's invitation (agi_…). */
+            invitationId: string;
             /** @description The agency (mer_…). */
             agencyId: string;
-            /** @description The agency's client (mer_…). */
-            clientMerchantId?: string;
-            /** @description The invitation. */
-            invitationId?: string;
-            /** @description The mandate. */
-            mandateId?: string;
-            /** @description The object's status after the change. */
-            status?: string;
-        } & {
-            [key: string]: unknown;
+            /** @description Who the invitation was addressed to. */
+            email: string;
+            /** @description What the mandate lets the agency do (payments.read, refunds.write…). */
+            scopes: string[];
+            /**
+             * @description The object's status after the change.
+             * @enum {string}
+             */
+            status: "pending" | "accepted" | "cancelled" | "expired";
+            /** @description When the invitation expires if nobody accepts it. */
+            expiresAt: string;
+        };
+        /** @description A new business onboarding through an agency's invitation (`agency.client.onboarding.updated`). */
+        AgencyClientOnboardingData: {
+            /** @description The agency's invitation (agi_…). */
+            invitationId: string;
+            /** @description The agency (mer_…). */
+            agencyId: string;
+            /** @description The new business's onboarding case. */
+            caseId: string;
+            /** @description The enrollment's status. */
+            enrollmentStatus: string;
+            /** @description The status before this change. */
+            previousStatus?: string | null;
+        };
+        /** @description The account of a client onboarded through an agency's invitation can collect (`agency.client.opened`). */
+        AgencyClientOpenedData: {
+            /** @description The agency's invitation (agi_…). */
+            invitationId: string;
+            /** @description The agency (mer_…). */
+            agencyId: string;
+            /** @description The merchant (mer_…). */
+            merchantId: string;
+            /** @description The onboarding case that opened it. */
+            caseId?: string;
+        };
+        /** @description A mandate given to an agency (`agency.mandate.created`, `agency.mandate.revoked`). */
+        AgencyMandateData: {
+            /** @description The mandate (mdt_…). */
+            mandateId: string;
+            /** @description The agency (mer_…). */
+            agencyId: string;
+            /** @description The client (mer_…). */
+            merchantId: string;
+            /** @description What the mandate lets the agency do (payments.read, refunds.write…). */
+            scopes: string[];
+            /** @description The invitation it came from (created only). */
+            invitationId?: string | null;
+            /**
+             * @description Who revoked it (revoked only).
+             * @enum {string}
+             */
+            revokedBy?: "client" | "agency";
+        };
+        /** @description A mandate's scopes changed (`change: "scopes"`) or moved to another agency (`change: "ownership_transferred"`). */
+        AgencyMandateUpdatedData: {
+            mandateId: string;
+            agencyId: string;
+            merchantId: string;
+            /** @constant */
+            change: "scopes";
+            scopes: string[];
+            previousScopes: string[];
+        } | {
+            mandateId: string;
+            agencyId: string;
+            merchantId: string;
+            /** @constant */
+            change: "ownership_transferred";
+            previousAgencyId: string;
+            scopes: string[];
         };
     };
     responses: {
@@ -8310,6 +8591,387 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listAgencyInvitations: {
+        parameters: {
+            query?: {
+                /** @example 20 */
+                limit?: number;
+                /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
+                startingAfter?: string;
+                status?: "pending" | "accepted" | "cancelled" | "expired";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AgencyInvitation"][];
+                        hasMore: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    createAgencyInvitation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same body replays the first answer for 24 hours; with another body it is a 409 IDEMPOTENCY_KEY_REUSED
+                 * @example order-4711-attempt-1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: email
+                     * @example hina.teriitahi@example.pf
+                     */
+                    email: string;
+                    /**
+                     * @example [
+                     *       "payments.read",
+                     *       "refunds.write"
+                     *     ]
+                     */
+                    scopes: string[];
+                    /**
+                     * @description seconds until the invitation expires (default 7 days)
+                     * @example 86400
+                     */
+                    expiresIn?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgencyInvitation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    getAgencyInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example agi_7Hq2LmVx9TzR4bNc8KpW3d */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgencyInvitation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    cancelAgencyInvitation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same body replays the first answer for 24 hours; with another body it is a 409 IDEMPOTENCY_KEY_REUSED
+                 * @example order-4711-attempt-1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example agi_7Hq2LmVx9TzR4bNc8KpW3d */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgencyInvitation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listAgencyPortfolio: {
+        parameters: {
+            query?: {
+                /** @example 20 */
+                limit?: number;
+                /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
+                startingAfter?: string;
+                status?: "active" | "revoked";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Mandate"][];
+                        hasMore: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    acceptAgencyInvitation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same body replays the first answer for 24 hours; with another body it is a 409 IDEMPOTENCY_KEY_REUSED
+                 * @example order-4711-attempt-1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example tok_4kQ7mZ2xR9tLbV3nC8wYhJ */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Mandate"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            410: components["responses"]["Gone"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listAgencyMandates: {
+        parameters: {
+            query?: {
+                /** @example 20 */
+                limit?: number;
+                /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
+                startingAfter?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Mandate"][];
+                        hasMore: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    updateAgencyMandate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example mdt_7Hq2LmVx9TzR4bNc8KpW3d */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @example [
+                     *       "payments.read",
+                     *       "refunds.write"
+                     *     ]
+                     */
+                    scopes: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Mandate"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    transferAgencyMandate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same body replays the first answer for 24 hours; with another body it is a 409 IDEMPOTENCY_KEY_REUSED
+                 * @example order-4711-attempt-1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example mdt_7Hq2LmVx9TzR4bNc8KpW3d */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @example mer_2bN8sKe5TqLm9XvR3cWz7P */
+                    agencyId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Mandate"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    revokeAgencyMandate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same body replays the first answer for 24 hours; with another body it is a 409 IDEMPOTENCY_KEY_REUSED
+                 * @example order-4711-attempt-1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example mdt_7Hq2LmVx9TzR4bNc8KpW3d */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Mandate"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
     onPaymentAuthorized: {
         parameters: {
             query?: never;
@@ -12354,11 +13016,15 @@ export interface operations {
                  *       "type": "agency.invitation.created",
                  *       "createdAt": "2026-03-14T09:26:53.000Z",
                  *       "data": {
+                 *         "invitationId": "agi_7Hq2LmVx9TzR4bNc8KpW3d",
                  *         "agencyId": "mer_4kQ7mZ2xR9tLbV3nC8wYhJ",
-                 *         "clientMerchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
-                 *         "invitationId": "inv_agency_3kX9bQ2m",
-                 *         "mandateId": "mnd_7Hq2LmVx",
-                 *         "status": "active"
+                 *         "email": "hina.teriitahi@example.pf",
+                 *         "scopes": [
+                 *           "payments.read",
+                 *           "refunds.write"
+                 *         ],
+                 *         "status": "pending",
+                 *         "expiresAt": "2026-03-15T09:26:53.000Z"
                  *       }
                  *     }
                  */
@@ -12376,7 +13042,7 @@ export interface operations {
                      * @example 2026-03-14T09:26:53.000Z
                      */
                     createdAt: string;
-                    data: components["schemas"]["AgencyData"];
+                    data: components["schemas"]["AgencyInvitationData"];
                 };
             };
         };
@@ -12433,11 +13099,15 @@ export interface operations {
                  *       "type": "agency.invitation.expired",
                  *       "createdAt": "2026-03-14T09:26:53.000Z",
                  *       "data": {
+                 *         "invitationId": "agi_7Hq2LmVx9TzR4bNc8KpW3d",
                  *         "agencyId": "mer_4kQ7mZ2xR9tLbV3nC8wYhJ",
-                 *         "clientMerchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
-                 *         "invitationId": "inv_agency_3kX9bQ2m",
-                 *         "mandateId": "mnd_7Hq2LmVx",
-                 *         "status": "active"
+                 *         "email": "hina.teriitahi@example.pf",
+                 *         "scopes": [
+                 *           "payments.read",
+                 *           "refunds.write"
+                 *         ],
+                 *         "status": "pending",
+                 *         "expiresAt": "2026-03-15T09:26:53.000Z"
                  *       }
                  *     }
                  */
@@ -12455,7 +13125,7 @@ export interface operations {
                      * @example 2026-03-14T09:26:53.000Z
                      */
                     createdAt: string;
-                    data: components["schemas"]["AgencyData"];
+                    data: components["schemas"]["AgencyInvitationData"];
                 };
             };
         };
@@ -12512,11 +13182,15 @@ export interface operations {
                  *       "type": "agency.invitation.cancelled",
                  *       "createdAt": "2026-03-14T09:26:53.000Z",
                  *       "data": {
+                 *         "invitationId": "agi_7Hq2LmVx9TzR4bNc8KpW3d",
                  *         "agencyId": "mer_4kQ7mZ2xR9tLbV3nC8wYhJ",
-                 *         "clientMerchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
-                 *         "invitationId": "inv_agency_3kX9bQ2m",
-                 *         "mandateId": "mnd_7Hq2LmVx",
-                 *         "status": "active"
+                 *         "email": "hina.teriitahi@example.pf",
+                 *         "scopes": [
+                 *           "payments.read",
+                 *           "refunds.write"
+                 *         ],
+                 *         "status": "pending",
+                 *         "expiresAt": "2026-03-15T09:26:53.000Z"
                  *       }
                  *     }
                  */
@@ -12534,7 +13208,7 @@ export interface operations {
                      * @example 2026-03-14T09:26:53.000Z
                      */
                     createdAt: string;
-                    data: components["schemas"]["AgencyData"];
+                    data: components["schemas"]["AgencyInvitationData"];
                 };
             };
         };
@@ -12591,11 +13265,11 @@ export interface operations {
                  *       "type": "agency.client.onboarding.updated",
                  *       "createdAt": "2026-03-14T09:26:53.000Z",
                  *       "data": {
+                 *         "invitationId": "agi_7Hq2LmVx9TzR4bNc8KpW3d",
                  *         "agencyId": "mer_4kQ7mZ2xR9tLbV3nC8wYhJ",
-                 *         "clientMerchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
-                 *         "invitationId": "inv_agency_3kX9bQ2m",
-                 *         "mandateId": "mnd_7Hq2LmVx",
-                 *         "status": "active"
+                 *         "caseId": "obc_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *         "enrollmentStatus": "CORRECTION_REQUESTED",
+                 *         "previousStatus": "needs_response"
                  *       }
                  *     }
                  */
@@ -12613,7 +13287,7 @@ export interface operations {
                      * @example 2026-03-14T09:26:53.000Z
                      */
                     createdAt: string;
-                    data: components["schemas"]["AgencyData"];
+                    data: components["schemas"]["AgencyClientOnboardingData"];
                 };
             };
         };
@@ -12670,11 +13344,10 @@ export interface operations {
                  *       "type": "agency.client.opened",
                  *       "createdAt": "2026-03-14T09:26:53.000Z",
                  *       "data": {
+                 *         "invitationId": "agi_7Hq2LmVx9TzR4bNc8KpW3d",
                  *         "agencyId": "mer_4kQ7mZ2xR9tLbV3nC8wYhJ",
-                 *         "clientMerchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
-                 *         "invitationId": "inv_agency_3kX9bQ2m",
-                 *         "mandateId": "mnd_7Hq2LmVx",
-                 *         "status": "active"
+                 *         "merchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *         "caseId": "obc_4kQ7mZ2xR9tLbV3nC8wYhJ"
                  *       }
                  *     }
                  */
@@ -12692,7 +13365,7 @@ export interface operations {
                      * @example 2026-03-14T09:26:53.000Z
                      */
                     createdAt: string;
-                    data: components["schemas"]["AgencyData"];
+                    data: components["schemas"]["AgencyClientOpenedData"];
                 };
             };
         };
@@ -12749,11 +13422,15 @@ export interface operations {
                  *       "type": "agency.mandate.created",
                  *       "createdAt": "2026-03-14T09:26:53.000Z",
                  *       "data": {
+                 *         "mandateId": "mdt_7Hq2LmVx9TzR4bNc8KpW3d",
                  *         "agencyId": "mer_4kQ7mZ2xR9tLbV3nC8wYhJ",
-                 *         "clientMerchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
-                 *         "invitationId": "inv_agency_3kX9bQ2m",
-                 *         "mandateId": "mnd_7Hq2LmVx",
-                 *         "status": "active"
+                 *         "merchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *         "scopes": [
+                 *           "payments.read",
+                 *           "refunds.write"
+                 *         ],
+                 *         "invitationId": "agi_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *         "revokedBy": "client"
                  *       }
                  *     }
                  */
@@ -12771,7 +13448,7 @@ export interface operations {
                      * @example 2026-03-14T09:26:53.000Z
                      */
                     createdAt: string;
-                    data: components["schemas"]["AgencyData"];
+                    data: components["schemas"]["AgencyMandateData"];
                 };
             };
         };
@@ -12828,11 +13505,17 @@ export interface operations {
                  *       "type": "agency.mandate.updated",
                  *       "createdAt": "2026-03-14T09:26:53.000Z",
                  *       "data": {
+                 *         "mandateId": "mdt_7Hq2LmVx9TzR4bNc8KpW3d",
                  *         "agencyId": "mer_4kQ7mZ2xR9tLbV3nC8wYhJ",
-                 *         "clientMerchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
-                 *         "invitationId": "inv_agency_3kX9bQ2m",
-                 *         "mandateId": "mnd_7Hq2LmVx",
-                 *         "status": "active"
+                 *         "merchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *         "change": "scopes",
+                 *         "scopes": [
+                 *           "payments.read",
+                 *           "refunds.write"
+                 *         ],
+                 *         "previousScopes": [
+                 *           "payments.read"
+                 *         ]
                  *       }
                  *     }
                  */
@@ -12850,7 +13533,7 @@ export interface operations {
                      * @example 2026-03-14T09:26:53.000Z
                      */
                     createdAt: string;
-                    data: components["schemas"]["AgencyData"];
+                    data: components["schemas"]["AgencyMandateUpdatedData"];
                 };
             };
         };
@@ -12907,11 +13590,15 @@ export interface operations {
                  *       "type": "agency.mandate.revoked",
                  *       "createdAt": "2026-03-14T09:26:53.000Z",
                  *       "data": {
+                 *         "mandateId": "mdt_7Hq2LmVx9TzR4bNc8KpW3d",
                  *         "agencyId": "mer_4kQ7mZ2xR9tLbV3nC8wYhJ",
-                 *         "clientMerchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
-                 *         "invitationId": "inv_agency_3kX9bQ2m",
-                 *         "mandateId": "mnd_7Hq2LmVx",
-                 *         "status": "active"
+                 *         "merchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *         "scopes": [
+                 *           "payments.read",
+                 *           "refunds.write"
+                 *         ],
+                 *         "invitationId": "agi_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *         "revokedBy": "client"
                  *       }
                  *     }
                  */
@@ -12929,7 +13616,7 @@ export interface operations {
                      * @example 2026-03-14T09:26:53.000Z
                      */
                     createdAt: string;
-                    data: components["schemas"]["AgencyData"];
+                    data: components["schemas"]["AgencyMandateData"];
                 };
             };
         };
