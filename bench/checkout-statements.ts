@@ -14,6 +14,8 @@ import SQLite from 'better-sqlite3';
 import { SqliteDriver } from 'kysely';
 import pg from 'pg';
 
+// BENCH_TRACE=1 prints the statements of the last payment, step by step.
+const trace: string[] | undefined = process.env.BENCH_TRACE === '1' ? [] : undefined;
 const counts = { statements: 0, acquires: 0, commits: 0, begins: 0, loopSyncs: 0, poolSyncs: 0 };
 type Counts = typeof counts;
 const origSync = fs.fdatasyncSync;
@@ -35,6 +37,7 @@ statementProto.prepare = function (this: unknown, ...args: unknown[]) {
     const original = statement[method]!;
     statement[method] = function (this: unknown, ...a: unknown[]) {
       counts.statements += 1;
+      trace?.push(statement.source.slice(0, 110));
       if (/^\s*(commit|end)\b/i.test(statement.source)) counts.commits += 1;
       return original.apply(this, a);
     };
@@ -50,6 +53,7 @@ const query = pg.Client.prototype.query;
 pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
   const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string } | undefined)?.text ?? '';
   counts.statements += 1;
+  trace?.push(text.slice(0, 110));
   if (/^\s*begin\b/i.test(text)) counts.begins += 1;
   if (/^\s*commit\b/i.test(text)) counts.commits += 1;
   return (query as (...a: unknown[]) => unknown).apply(this, args);
@@ -80,7 +84,9 @@ async function countOn(dialect: 'sqlite' | 'postgres'): Promise<Record<string, C
   const totals: Record<string, Counts> = Object.fromEntries(STAGES.map((s) => [s, { statements: 0, acquires: 0, commits: 0, begins: 0, loopSyncs: 0, poolSyncs: 0 }]));
   const timed = async <T>(stage: (typeof STAGES)[number], fn: () => Promise<T>): Promise<T> => {
     const before = { ...counts };
+    if (trace) trace.length = 0;
     const out = await fn();
+    if (trace) console.log(`-- ${stage}\n${trace.join('\n')}`);
     await new Promise((r) => setTimeout(r, 5)); // what the request left running (a sync after its answer)
     for (const k of Object.keys(counts) as (keyof Counts)[]) totals[stage]![k] += counts[k] - before[k];
     return out;

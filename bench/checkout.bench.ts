@@ -143,7 +143,9 @@ async function runOn(dialect: Dialect, command: string[]): Promise<Run> {
   };
   const load1 = loadavg()[0]!;
   try {
-    const motu = await startProcess(command, env);
+    // BENCH_CHECKOUT_PROFILE=<dir>: the server runs with --cpu-prof into <dir> (`node --import tsx bench/cpuprofile.ts <file>`).
+    const profile = process.env.BENCH_CHECKOUT_PROFILE;
+    const motu = await startProcess(command, env, profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []);
     let run: Omit<Run, 'bare'>;
     let sample = '';
     const key = /Demo test secret key:\s+(\S+)/.exec(motu.output)?.[1] ?? '';

@@ -334,7 +334,7 @@ export class CheckoutService {
       const row = await transitions.authorize(trx, {
         paymentId: ctx.payment.id, from: OPEN_PAYMENT, authorizationId: outcome.authorizationId, card: outcome.card,
         at: this.clock.now(), newAttempt, claimCapture: ctx.payment.capture_mode === 'AUTO',
-        beforeEvent: () => this.attachCustomerAndCard(trx, ctx.payment.id, outcome.cardRef ?? null, outcome.card),
+        beforeEvent: (row) => this.attachCustomerAndCard(trx, row, outcome.cardRef ?? null, outcome.card),
       });
       if (row) await this.queueReceipt(trx, row, session);
       else if (newAttempt) await transitions.countAttempt(trx, ctx.payment.id); // voided below, but asked all the same
@@ -407,8 +407,8 @@ export class CheckoutService {
    * payment is then attached to nobody, no customer is created (the email is taken) and no card is saved, so a stranger
    * can never add a card to someone else's wallet. `customerCreated` stays false and `customerId` null.
    */
-  private async attachCustomerAndCard(trx: Trx, paymentId: string, cardRef: string | null, card: CardInfo): Promise<void> {
-    const payment = await trx.selectFrom('payments').selectAll().where('id', '=', paymentId).executeTakeFirstOrThrow();
+  private async attachCustomerAndCard(trx: Trx, payment: PaymentRow, cardRef: string | null, card: CardInfo): Promise<void> {
+    const paymentId = payment.id;
     const owner = { merchantId: payment.merchant_id, mode: payment.mode };
     let customerId = payment.customer_id;
     if (!customerId && payment.save_customer === 1 && this.customers) {
