@@ -2,26 +2,26 @@
 // the merchant's server would drive it: session created (merchant API), card tokenized (acquirer's token endpoint),
 // authorized (the checkout page's pay call, MANUAL capture), captured (merchant API), and both events
 // (payment.authorized, payment.captured) delivered by the real worker to a loopback receiver (the notificationUrl).
-// Reports payments/s and the share of time by stage.
+// Reports payments/s, each step's p50 and p99, the server's CPU per payment (and PostgreSQL's), and the four requests of
+// a payment against a bare Fastify route measured in the same run (bench/bare.ts, the sessions benchmark's ceiling).
+// Motu runs as in production: `motu serve` compiled, in a process of its own with its delivery worker (bench/sessions.ts's
+// motuCommand); the customers and the webhook receiver run in this process, so that they do not take the server's CPU
+// inside its own event loop.
 // Run alone: `node --import tsx bench/checkout.bench.ts` (SQLite; also PostgreSQL when DATABASE_URL is set),
 // or through `npm run bench`, which writes the "Checkout" section of docs/performance.md.
-import { secretBoxFor } from '../src/shared/secret-box.js';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { buildApp } from '../src/app.js';
-import { parseConfig } from '../src/config.js';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
 import type { Dialect } from '../src/db/database.js';
-import { MerchantsService } from '../src/modules/merchants/merchants.service.js';
-import { systemClock } from '../src/shared/clock.js';
-import { sha256Hex } from '../src/shared/hash.js';
-import { startWorkers } from '../src/start/workers.js';
-import { freshDatabase } from '../test/support/harness.js';
+import { freshPostgres, load, motuCommand, startProcess, stop } from './sessions.js';
 
 const SECONDS = Number(process.env.BENCH_CHECKOUT_SECONDS ?? process.env.BENCH_SECONDS ?? '10');
 const CONCURRENCY = Number(process.env.BENCH_CHECKOUT_CONCURRENCY ?? '16');
 const STAGES = ['session', 'tokenize', 'authorize', 'capture'] as const;
 type Stage = (typeof STAGES)[number];
-const silent = { info() {}, warn() {}, error() {} };
 
 interface Run {
   dialect: Dialect;
@@ -29,6 +29,14 @@ interface Run {
   paymentsPerSecond: number;
   stageMs: Record<Stage, number>;
   stageP50: Record<Stage, number>;
+  stageP99: Record<Stage, number>;
+  /** The server process's CPU (user + system, all threads) per payment, µs. */
+  cpuPerPayment?: number;
+  /** PostgreSQL's backends of the bench database, CPU per payment, µs (PostgreSQL only). */
+  pgCpuPerPayment?: number;
+  /** The bare route in the same run: requests/s and its server's CPU per request. */
+  bare: { requestsPerSecond: number; cpuMicrosPerRequest?: number; p99: number };
+  load: number;
   /** From the capture's 200 to the receiver reading payment.captured. */
   deliveryP50: number;
   deliveryP99: number;
@@ -78,8 +86,44 @@ export async function payThrough(
   return session;
 }
 
-async function runOn(dialect: Dialect): Promise<Run> {
-  const database = await freshDatabase(dialect);
+/** CPU seconds (user + system) of a process so far, from /proc (Linux); undefined elsewhere. */
+function cpuSeconds(pid: number | undefined): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * PostgreSQL's CPU spent for the bench database: the backends connected to it (pg_stat_activity), read from /proc
+ * (the server runs on this machine). Backends that come and go between two readings are missed; Motu's pools keep
+ * theirs open. WAL writer, checkpointer and the other shared processes are not counted.
+ */
+async function pgBackends(url: string): Promise<number[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ pid: number }>('select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()');
+    return rows.map((r) => r.pid);
+  } finally {
+    await client.end();
+  }
+}
+
+function sumCpu(pids: number[]): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const pid of pids) {
+    const s = cpuSeconds(pid);
+    if (s !== undefined) out.set(pid, s);
+  }
+  return out;
+}
+
+async function runOn(dialect: Dialect, command: string[]): Promise<Run> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'motu-bench-checkout-'));
+  const database = dialect === 'postgres' ? await freshPostgres(process.env.DATABASE_URL!) : undefined;
   const receivedAt = new Map<string, number>();
   const receiver = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -93,88 +137,136 @@ async function runOn(dialect: Dialect): Promise<Run> {
   receiver.keepAliveTimeout = 60_000;
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
   const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-
-  const config = parseConfig({
-    MOTU_DATA_DIR: database.dataDir, DATABASE_URL: database.databaseUrl, LOG_LEVEL: 'silent',
-    MOTU_ADMIN_TOKEN: 'bench-admin-token-0123456789', MOTU_RATE_LIMIT_MAX: '10000000', MOTU_TOKENS_PER_MINUTE: '10000000', PORT: '0',
-  });
-  const db = database.db;
-  const app = await buildApp(config, { db, adminTokenHash: sha256Hex('bench-admin-token-0123456789'), clock: systemClock });
-  const address = await app.listen({ port: 0, host: '127.0.0.1' });
-  const workers = startWorkers(config, db, systemClock, silent, { delivery: { perTarget: 64, concurrency: 256 } });
-  const merchant = await new MerchantsService(db, systemClock, secretBoxFor(config)).createMerchant({ name: 'Bench' });
-  const key = merchant.testSecretKey;
-
-  const post = poster(address);
-
-  const durations: Record<Stage, number[]> = { session: [], tokenize: [], authorize: [], capture: [] };
-  const capturedAt = new Map<string, number>();
-  let failures = 0;
-  let n = 0;
-  const stopAt = performance.now() + SECONDS * 1000;
-  const timed = async <T>(stage: Stage, fn: () => Promise<T>): Promise<T> => {
-    const t0 = performance.now();
-    const out = await fn();
-    durations[stage].push(performance.now() - t0);
-    return out;
+  const env = {
+    MOTU_DATA_DIR: dataDir, DATABASE_URL: database?.url ?? '', PORT: '0', LOG_LEVEL: 'warn', NODE_ENV: '',
+    MOTU_SEED_DEMO: 'true', MOTU_ADMIN_TOKEN: '', MOTU_RATE_LIMIT_MAX: '10000000', MOTU_TOKENS_PER_MINUTE: '10000000',
   };
-  const customer = async () => {
-    while (performance.now() < stopAt) {
-      const i = n++;
-      try {
-        const session = await payThrough(post, key, hook, i, timed);
-        capturedAt.set(session.paymentId, performance.now());
-      } catch (err) {
-        failures += 1;
-        if (failures < 5) console.error(String(err));
-      }
+  const load1 = loadavg()[0]!;
+  try {
+    // BENCH_CHECKOUT_PROFILE=<dir>: the server runs with --cpu-prof into <dir> (`node --import tsx bench/cpuprofile.ts <file>`).
+    const profile = process.env.BENCH_CHECKOUT_PROFILE;
+    const motu = await startProcess(command, env, profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []);
+    let run: Omit<Run, 'bare'>;
+    let sample = '';
+    const key = /Demo test secret key:\s+(\S+)/.exec(motu.output)?.[1] ?? '';
+    try {
+      if (!key) throw new Error(`no demo key printed:\n${motu.output}`);
+      const post = poster(motu.url);
+      sample = JSON.stringify(await post('/api/v1/payments/sessions', {
+        order: { reference: 'sample', amount: 1000, currency: 'EUR' }, redirectUrl: 'https://shop.example/return', notificationUrl: hook,
+      }, key));
+      // Warm-up (not counted): a second of payments.
+      const warmStop = performance.now() + 1000;
+      let w = 0;
+      await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+        while (performance.now() < warmStop) await payThrough(post, key, hook, 1_000_000 + w++);
+      }));
+      const durations: Record<Stage, number[]> = { session: [], tokenize: [], authorize: [], capture: [] };
+      const capturedAt = new Map<string, number>();
+      let failures = 0;
+      let n = 0;
+      const timed = async <T>(stage: Stage, fn: () => Promise<T>): Promise<T> => {
+        const t0 = performance.now();
+        const out = await fn();
+        durations[stage].push(performance.now() - t0);
+        return out;
+      };
+      const pids = database ? await pgBackends(database.url) : [];
+      const pgBefore = sumCpu(pids);
+      const cpuBefore = cpuSeconds(motu.child.pid);
+      const start = performance.now();
+      const stopAt = start + SECONDS * 1000;
+      const customer = async () => {
+        while (performance.now() < stopAt) {
+          const i = n++;
+          try {
+            const session = await payThrough(post, key, hook, i, timed);
+            capturedAt.set(session.paymentId, performance.now());
+          } catch (err) {
+            failures += 1;
+            if (failures < 5) console.error(String(err));
+          }
+        }
+      };
+      await Promise.all(Array.from({ length: CONCURRENCY }, customer));
+      const elapsed = (performance.now() - start) / 1000;
+      const cpuAfter = cpuSeconds(motu.child.pid);
+      const pgAfter = sumCpu(pids);
+      // Wait (up to 30 s) for the captured events to arrive.
+      const deadline = performance.now() + 30_000;
+      while ([...capturedAt.keys()].some((id) => !receivedAt.has(id)) && performance.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      const latencies = [...capturedAt].filter(([id]) => receivedAt.has(id)).map(([id, at]) => Math.max(0, receivedAt.get(id)! - at));
+      const payments = capturedAt.size;
+      let pgCpu = 0;
+      for (const [pid, after] of pgAfter) pgCpu += after - (pgBefore.get(pid) ?? after);
+      run = {
+        dialect, payments, paymentsPerSecond: Math.round(payments / elapsed),
+        stageMs: Object.fromEntries(STAGES.map((s) => [s, durations[s].reduce((a, b) => a + b, 0)])) as Record<Stage, number>,
+        stageP50: Object.fromEntries(STAGES.map((s) => [s, round(percentile(durations[s], 50))])) as Record<Stage, number>,
+        stageP99: Object.fromEntries(STAGES.map((s) => [s, round(percentile(durations[s], 99))])) as Record<Stage, number>,
+        cpuPerPayment: cpuBefore === undefined || cpuAfter === undefined || !payments ? undefined : Math.round(((cpuAfter - cpuBefore) * 1e6) / payments),
+        pgCpuPerPayment: database && payments ? Math.round((pgCpu * 1e6) / payments) : undefined,
+        deliveryP50: round(percentile(latencies, 50)), deliveryP99: round(percentile(latencies, 99)),
+        delivered: [...capturedAt.keys()].filter((id) => receivedAt.has(id)).length, failures, load: load1,
+      };
+    } finally {
+      await stop(motu.child);
     }
-  };
-  const start = performance.now();
-  await Promise.all(Array.from({ length: CONCURRENCY }, customer));
-  const elapsed = (performance.now() - start) / 1000;
-  // Wait (up to 30 s) for the captured events to arrive.
-  const deadline = performance.now() + 30_000;
-  while (receivedAt.size < capturedAt.size && performance.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-  const latencies = [...capturedAt].filter(([id]) => receivedAt.has(id)).map(([id, at]) => Math.max(0, receivedAt.get(id)! - at));
+    // The ceiling, in the same run and on the same database: the bare route (key lookup, the same JSON), 32 connections.
+    const bareProcess = await startProcess(['bench/bare.ts'], { ...env, BARE_ROUTE: '/api/v1/payments/sessions', BARE_RESPONSE: sample });
+    try {
+      const f = await load('bare Fastify route', bareProcess.url, '/api/v1/payments/sessions', key, SECONDS, bareProcess.child.pid, 32);
+      return { ...run, bare: { requestsPerSecond: f.requestsPerSecond, cpuMicrosPerRequest: f.cpuMicrosPerRequest, p99: f.p99 } };
+    } finally {
+      await stop(bareProcess.child);
+    }
+  } finally {
+    receiver.close();
+    await database?.drop().catch(() => {});
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
 
-  await workers.stop();
-  await app.close();
-  receiver.close();
-  await database.drop();
-  const stageMs = Object.fromEntries(STAGES.map((s) => [s, durations[s].reduce((a, b) => a + b, 0)])) as Record<Stage, number>;
-  const stageP50 = Object.fromEntries(STAGES.map((s) => [s, round(percentile(durations[s], 50))])) as Record<Stage, number>;
-  return {
-    dialect, payments: capturedAt.size, paymentsPerSecond: Math.round(capturedAt.size / elapsed), stageMs, stageP50,
-    deliveryP50: round(percentile(latencies, 50)), deliveryP99: round(percentile(latencies, 99)), delivered: receivedAt.size, failures,
-  };
+/** The four requests of a payment per second, against the bare route's requests per second. */
+export function ofBare(r: Pick<Run, 'paymentsPerSecond' | 'bare'>): number {
+  return r.bare.requestsPerSecond ? (400 * r.paymentsPerSecond) / r.bare.requestsPerSecond : NaN;
 }
 
 export default async function bench(): Promise<{ section: string; markdown: string }> {
   const dialects: Dialect[] = process.env.DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+  if (process.env.BENCH_CHECKOUT_DIALECTS) dialects.splice(0, dialects.length, ...(process.env.BENCH_CHECKOUT_DIALECTS.split(',') as Dialect[]));
+  const command = motuCommand().args;
   const runs: Run[] = [];
   for (const dialect of dialects) {
-    const r = await runOn(dialect);
+    const r = await runOn(dialect, command);
     runs.push(r);
-    console.error(`checkout ${dialect}: ${r.paymentsPerSecond} payments/s, ${r.payments} payments, ${r.delivered} delivered, ${r.failures} failures`);
+    console.error(
+      `checkout ${dialect}: ${r.paymentsPerSecond} payments/s (${ofBare(r).toFixed(1)} % of bare ${r.bare.requestsPerSecond}/s), ` +
+      `p50/p99 ${STAGES.map((s) => `${s} ${r.stageP50[s]}/${r.stageP99[s]}`).join(', ')} ms, CPU ${r.cpuPerPayment} µs/payment` +
+      `${r.pgCpuPerPayment !== undefined ? ` + PostgreSQL ${r.pgCpuPerPayment}` : ''}, bare ${r.bare.cpuMicrosPerRequest} µs/request, ` +
+      `delivery ${r.deliveryP50}/${r.deliveryP99} ms, ${r.delivered}/${r.payments} delivered, ${r.failures} failures, load ${r.load.toFixed(1)}`,
+    );
   }
   const share = (r: Run, s: Stage) => {
     const total = STAGES.reduce((a, k) => a + r.stageMs[k], 0);
-    return `${Math.round((100 * r.stageMs[s]) / total)} % (p50 ${r.stageP50[s]} ms)`;
+    return `${Math.round((100 * r.stageMs[s]) / total)} % (${r.stageP50[s]} / ${r.stageP99[s]})`;
   };
   const lines = [
-    `Method: \`bench/checkout.bench.ts\` runs the app on a real port and the real delivery worker in one process, and`,
-    `${CONCURRENCY} simulated customers loop for ${SECONDS} s, each payment through HTTP exactly as the page and the merchant would:`,
+    '`node --import tsx bench/checkout.bench.ts` or `BENCH_ONLY=checkout npm run bench`. Method: `motu serve`, compiled as in',
+    'production, runs in a process of its own on a fresh database (demo seed) with its delivery worker; in the bench\'s',
+    `process ${CONCURRENCY} customers loop for ${SECONDS} s (after 1 s of warm-up), each payment through HTTP as the page and the merchant would:`,
     '`POST /api/v1/payments/sessions` (MANUAL, EUR and XPF alternately) → `POST /acquirer/v1/tokens` (test card 4242…) →',
     '`POST /checkout/{sessionId}/pay` (authorization, `payment.authorized`) → `POST /api/v1/payments/{id}/capture`',
-    '(`payment.captured`). Both events go to the session\'s notificationUrl, a loopback receiver in the same process;',
+    '(`payment.captured`). Both events go to the session\'s notificationUrl, a loopback receiver in the bench\'s process;',
     'delivery latency is from the capture\'s 200 to the receiver reading `payment.captured`. A payment counts once captured.',
-    'Shares are of the summed time customers spent waiting on each call. Everything (server, worker, receiver, load)',
-    'shares the same 2 cores, so treat the figures as a floor.',
+    'Then, in the same run and on the same database, the bare Fastify route of the sessions benchmark (bench/bare.ts: the',
+    `key lookup and the same JSON) under autocannon, 32 connections, ${SECONDS} s. "of bare" is the payment's four requests per`,
+    'second against the bare route\'s requests per second. CPU is from /proc: the server process (all threads) per payment,',
+    'and on PostgreSQL its backends connected to the bench database. Steps: share of the customers\' waiting time (p50 / p99 ms).',
     '',
-    '| Database | Payments/s | Payments | Session | Tokenize | Authorize | Capture | Delivery p50 / p99 (ms) | Delivered | Failures |',
-    '|---|---|---|---|---|---|---|---|---|---|',
-    ...runs.map((r) => `| ${r.dialect} | ${r.paymentsPerSecond} | ${r.payments} | ${STAGES.map((s) => share(r, s)).join(' | ')} | ${r.deliveryP50} / ${r.deliveryP99} | ${r.delivered}/${r.payments} | ${r.failures} |`),
+    '| Database | Payments/s | of bare (bare req/s) | Session | Tokenize | Authorize | Capture | Motu CPU µs/payment | PostgreSQL CPU µs/payment | bare CPU µs/request | Delivery p50 / p99 (ms) | Delivered | Failures | Load |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+    ...runs.map((r) => `| ${r.dialect} | ${r.paymentsPerSecond} | ${ofBare(r).toFixed(1)} % (${r.bare.requestsPerSecond}) | ${STAGES.map((s) => share(r, s)).join(' | ')} | ${r.cpuPerPayment ?? 'n/a'} | ${r.pgCpuPerPayment ?? '—'} | ${r.bare.cpuMicrosPerRequest ?? 'n/a'} | ${r.deliveryP50} / ${r.deliveryP99} | ${r.delivered}/${r.payments} | ${r.failures} | ${r.load.toFixed(1)} |`),
   ];
   return { section: 'Checkout', markdown: lines.join('\n') };
 }

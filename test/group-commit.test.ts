@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import { GroupCommitter } from '../src/db/sqlite/group-commit.js';
+import { readTogether } from '../src/db/together.js';
 import { eachDatabase, freshDatabase, type TestDatabase } from './support/harness.js';
 import { eventually } from './support/wait.js';
 
@@ -101,6 +102,35 @@ eachDatabase('concurrent transactions', (dialect) => {
     );
     assert.equal(value, 'second');
     assert.deepEqual(await names('n-'), ['n-1', 'n-2']);
+  });
+
+  it('reads taken together (readTogether) see the committed rows, through db.kysely too; on SQLite no write comes between them', async () => {
+    await d.db.transaction((trx) => trx.insertInto('settings').values({ name: 'r-1', value: 'x' }).execute());
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let entered!: () => void;
+    const inside = new Promise<void>((resolve) => (entered = resolve));
+    const reads = readTogether(d.db, async (q) => {
+      const first = (await q.selectFrom('settings').select('name').where('name', 'like', 'r-%').execute()).length;
+      entered();
+      await gate;
+      // A service's own reads, through the process's handle, use the connection taken for them (no deadlock).
+      const second = (await names('r-')).length;
+      return { first, second };
+    });
+    await inside;
+    const write = d.db.transaction((trx) => trx.insertInto('settings').values({ name: 'r-2', value: 'x' }).execute());
+    for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+    release();
+    const { first, second } = await reads;
+    await write;
+    assert.equal(first, 1);
+    // SQLite: the one connection is held for the reads, so the transaction waited; PostgreSQL: it may come between.
+    if (dialect === 'sqlite') assert.equal(second, 1, 'the transaction waited for the reads');
+    assert.deepEqual(await names('r-'), ['r-1', 'r-2']);
+    if (dialect === 'sqlite') {
+      await assert.rejects(readTogether(d.db, () => d.db.transaction(async () => 1)), /a transaction inside readTogether/);
+    }
   });
 });
 

@@ -33,6 +33,11 @@ export interface Database {
    */
   singleWrite<T>(fn: (db: Kysely<DB>) => Promise<T>): Promise<T>;
   /**
+   * SQLite only (src/db/together.ts's readTogether): runs `fn`, whose statements (reads only, no transaction) all use
+   * the one connection taken once for them, through `db.kysely` or the handle given alike.
+   */
+  readTogether?<T>(fn: (db: Kysely<DB>) => Promise<T>): Promise<T>;
+  /**
    * Runs `fn`'s reads on one consistent snapshot of the database, without holding up writers (`motu ledger verify`
    * reads several aggregates that must agree while payments go on). PostgreSQL: a REPEATABLE READ, READ ONLY
    * transaction. SQLite: a read transaction on a connection of its own, which WAL mode gives a snapshot of its own.

@@ -6,7 +6,10 @@
 // update on the payment's status makes a concurrent second attempt lose cleanly (its authorization is voided).
 import type { Acquirer, AuthorizationOutcome, CardInfo, CardSource, OperationResult } from '../../acquirer/acquirer.js';
 import type { Acquirers } from '../../acquirer/acquirers.js';
+import type { Kysely } from 'kysely';
 import type { Database, Trx } from '../../db/database.js';
+import type { DB } from '../../db/schema.js';
+import { readTogether } from '../../db/together.js';
 import type { Config, MailConfig } from '../../config.js';
 import { receiptFacts, type ReceiptFacts } from './receipt-facts.js';
 import type { Clock } from '../../shared/clock.js';
@@ -64,6 +67,14 @@ export class CheckoutService {
     /** Queues the receipt mail with the authorization (null: no mailer, the receipt is only downloadable). */
     private readonly mail: MailOutbox | null = null,
   ) {}
+
+  /** A payment session and its payment, or null when there is no such payment session. */
+  private async sessionAndPayment(q: Kysely<DB>, sessionId: string): Promise<{ session: PaymentSessionRow; payment: PaymentRow } | null> {
+    const session = await q.selectFrom('payment_sessions').selectAll().where('id', '=', sessionId).where('kind', '=', 'payment').executeTakeFirst();
+    if (!session || !session.payment_id) return null;
+    const payment = await q.selectFrom('payments').selectAll().where('id', '=', session.payment_id).executeTakeFirstOrThrow();
+    return { session, payment };
+  }
 
   /** The session as the page shows it, or `inactive` when it expired, completed or was cancelled. */
   async load(sessionId: string): Promise<CheckoutContext | Inactive | null> {
@@ -136,10 +147,18 @@ export class CheckoutService {
 
   /** The customer pressed Pay: a one-time token from the secure fields, or a saved card. */
   async pay(sessionId: string, input: { token?: string; paymentMethodId?: string; email?: string; saveCard?: boolean; threeDSReturnUrl?: string }): Promise<NextStep> {
-    const loaded = await this.load(sessionId);
+    // The session, its payment and the contract's statement label, read together (readTogether: on SQLite the
+    // connection taken once, not three times).
+    const loaded = await readTogether(this.db, async (q): Promise<Pick<Inactive, 'inactive' | 'state'> | { session: PaymentSessionRow; payment: PaymentRow; statementLabel: string | undefined } | null> => {
+      const found = await this.sessionAndPayment(q, sessionId);
+      if (!found) return null;
+      const state = this.cardState(found.session, found.payment);
+      if (state !== 'open') return { inactive: true, state } satisfies Pick<Inactive, 'inactive' | 'state'>;
+      return { ...found, statementLabel: await statementLabelOf(q, found.payment.contract_id) };
+    });
     if (!loaded) throw new AppError('NOT_FOUND', 'Unknown session');
     if ('inactive' in loaded) throw this.closedError(loaded.state);
-    const { session, payment } = loaded;
+    const { session, payment, statementLabel } = loaded;
     await this.acquirers.requireLive({ merchantId: session.merchant_id, mode: session.mode }, payment.contract_id);
     const acquirer = this.acquirers.forMode(session.mode);
 
@@ -164,7 +183,6 @@ export class CheckoutService {
       throw invalidField('token', 'is required');
     }
     const saveCard = session.allow_save_payment_method === 1 && input.saveCard === true && !input.paymentMethodId;
-    const statementLabel = await statementLabelOf(this.db.kysely, payment.contract_id);
     // A widget's token names a card the acquirer authorized or refused already, and the page's pay call, the acquirer's
     // return and its notification all send it: the attempt is spent with the outcome, by whichever records it first.
     const typedAtAcquirer = 'token' in source && acquirer.widgetTokens === true;
@@ -181,7 +199,7 @@ export class CheckoutService {
       // Secure: its outcome comes back with the same token, and is counted then.)
       await this.db.transaction((trx) => transitions.countAttempt(trx, payment.id));
     }
-    return this.handle(acquirer, session.id, outcome, true, input.paymentMethodId, typedAtAcquirer);
+    return this.handle(acquirer, session.id, outcome, true, input.paymentMethodId, typedAtAcquirer, { session, payment });
   }
 
   /**
@@ -191,9 +209,10 @@ export class CheckoutService {
    * completion is part of the attempt it follows.
    */
   private async takeAttempt(session: PaymentSessionRow): Promise<void> {
-    const taken = await this.db.kysely.updateTable('payment_sessions').set((eb) => ({ card_attempts: eb('card_attempts', '+', 1) }))
+    // Database.singleWrite: on SQLite a turn of the group commit, not a commit and an fsync of its own on the event loop.
+    const taken = await this.db.singleWrite((q) => q.updateTable('payment_sessions').set((eb) => ({ card_attempts: eb('card_attempts', '+', 1) }))
       .where('id', '=', session.id).where('status', '=', 'open').where('card_attempts', '<', this.config.maxCardAttempts)
-      .executeTakeFirst();
+      .executeTakeFirst());
     if (Number(taken.numUpdatedRows) === 1) return;
     const current = await this.loadAny(session.id);
     throw this.closedError(current ? this.cardState(current.session, current.payment) : 'closed');
@@ -201,8 +220,8 @@ export class CheckoutService {
 
   /** Returns an attempt `takeAttempt` took for a call that reached no bank (never below zero). */
   private async giveAttemptBack(session: PaymentSessionRow): Promise<void> {
-    await this.db.kysely.updateTable('payment_sessions').set((eb) => ({ card_attempts: eb('card_attempts', '-', 1) }))
-      .where('id', '=', session.id).where('card_attempts', '>', 0).execute();
+    await this.db.singleWrite((q) => q.updateTable('payment_sessions').set((eb) => ({ card_attempts: eb('card_attempts', '-', 1) }))
+      .where('id', '=', session.id).where('card_attempts', '>', 0).execute());
   }
 
   private closedError(state: CardState): AppError {
@@ -274,13 +293,17 @@ export class CheckoutService {
    * `newAttempt`: the outcome is a new authorization at the acquirer (false: the end of a 3-D Secure challenge).
    * `savedCardId`: the saved card a one-click payment used (removed when the acquirer no longer knows it).
    * `spendCardAttempt`: the session's card attempt is spent here, with the outcome (a widget's), not before the call.
+   * `loaded`: the session and its payment as the caller read them before the acquirer call (the pay call): what is
+   * used of them here (ids, the capture mode, the session's return settings) does not change meanwhile, and every
+   * write below is conditional on the payment's status as it is then; without it they are read.
    */
   private async handle(
     acquirer: Acquirer, sessionId: string, outcome: AuthorizationOutcome, newAttempt: boolean, savedCardId?: string, spendCardAttempt = false,
+    loaded?: { session: PaymentSessionRow; payment: PaymentRow },
   ): Promise<NextStep> {
     if (outcome.status === 'error') return { next: 'error', code: outcome.code, message: outcome.message };
     if (outcome.status === 'challenge') return { next: 'challenge', url: outcome.challengeUrl };
-    const ctx = await this.loadAny(sessionId);
+    const ctx = loaded ?? await this.loadAny(sessionId);
     if (!ctx) throw new AppError('NOT_FOUND', 'Unknown session');
     const { session } = ctx;
     const reload = (trx: Trx) => trx.selectFrom('payments').selectAll().where('id', '=', ctx.payment.id).executeTakeFirstOrThrow();
@@ -311,7 +334,7 @@ export class CheckoutService {
       const row = await transitions.authorize(trx, {
         paymentId: ctx.payment.id, from: OPEN_PAYMENT, authorizationId: outcome.authorizationId, card: outcome.card,
         at: this.clock.now(), newAttempt, claimCapture: ctx.payment.capture_mode === 'AUTO',
-        beforeEvent: () => this.attachCustomerAndCard(trx, ctx.payment.id, outcome.cardRef ?? null, outcome.card),
+        beforeEvent: (row) => this.attachCustomerAndCard(trx, row, outcome.cardRef ?? null, outcome.card),
       });
       if (row) await this.queueReceipt(trx, row, session);
       else if (newAttempt) await transitions.countAttempt(trx, ctx.payment.id); // voided below, but asked all the same
@@ -326,9 +349,10 @@ export class CheckoutService {
       }
       return { next: 'redirect', url: this.afterTarget(session, current.payment) };
     }
-    if (authorized.capture_mode === 'AUTO') await this.captureNow(acquirer, authorized);
-    const final = await this.loadAny(sessionId);
-    return { next: 'redirect', url: this.afterTarget(session, final!.payment) };
+    if (authorized.capture_mode !== 'AUTO') return { next: 'redirect', url: this.afterTarget(session, authorized) };
+    await this.captureNow(acquirer, authorized);
+    const final = await this.db.kysely.selectFrom('payments').selectAll().where('id', '=', authorized.id).executeTakeFirstOrThrow();
+    return { next: 'redirect', url: this.afterTarget(session, final) };
   }
 
   /**
@@ -383,8 +407,8 @@ export class CheckoutService {
    * payment is then attached to nobody, no customer is created (the email is taken) and no card is saved, so a stranger
    * can never add a card to someone else's wallet. `customerCreated` stays false and `customerId` null.
    */
-  private async attachCustomerAndCard(trx: Trx, paymentId: string, cardRef: string | null, card: CardInfo): Promise<void> {
-    const payment = await trx.selectFrom('payments').selectAll().where('id', '=', paymentId).executeTakeFirstOrThrow();
+  private async attachCustomerAndCard(trx: Trx, payment: PaymentRow, cardRef: string | null, card: CardInfo): Promise<void> {
+    const paymentId = payment.id;
     const owner = { merchantId: payment.merchant_id, mode: payment.mode };
     let customerId = payment.customer_id;
     if (!customerId && payment.save_customer === 1 && this.customers) {

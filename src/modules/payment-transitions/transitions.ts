@@ -90,15 +90,20 @@ export interface AuthorizeInput {
 /** pending/failed → transit, with `payment.authorized`. Null when the payment was no longer in `from`. */
 export async function authorize(trx: Trx, input: AuthorizeInput): Promise<PaymentRow | null> {
   const now = input.at.toISOString();
-  const res = await trx.updateTable('payments').set((eb) => ({
+  const updated = await trx.updateTable('payments').set((eb) => ({
     status: 'transit', authorized_amount: eb.ref('amount'), authorized_at: now, refusal_code: null, refusal_message: null,
     acquirer_authorization_id: input.authorizationId, ...cardColumns(input.card), updated_at: now,
     operation: input.claimCapture ? 'capture' : null, operation_at: input.claimCapture ? now : null,
     ...(input.newAttempt ? { authorization_attempts: eb('authorization_attempts', '+', 1) } : {}),
-  })).where('id', '=', input.paymentId).where('status', 'in', input.from).executeTakeFirst();
-  if (!applied(res)) return null;
-  if (input.beforeEvent) await input.beforeEvent(await reload(trx, input.paymentId));
-  const row = await onItsClock(trx, await reload(trx, input.paymentId), 'authorized_at');
+  })).where('id', '=', input.paymentId).where('status', 'in', input.from).returningAll().executeTakeFirst();
+  if (!updated) return null;
+  // The row as written (RETURNING: no read of it back), read again only after what beforeEvent may have changed.
+  let written: PaymentRow = updated;
+  if (input.beforeEvent) {
+    await input.beforeEvent(written);
+    written = await reload(trx, input.paymentId);
+  }
+  const row = await onItsClock(trx, written, 'authorized_at');
   // An authorization moves no money yet: the ledger writes at capture, or at cancellation for its fees.
   await emit(trx, row, input.at, payloads.paymentAuthorized({
     ...paymentBase(row, await storeOf(trx, row)), status: 'transit', customerId: row.customer_id, customerCreated: row.customer_created === 1,
@@ -161,12 +166,15 @@ export interface CaptureInput {
  */
 export async function capture(trx: Trx, input: CaptureInput): Promise<PaymentRow | null> {
   const now = input.at.toISOString();
-  const res = await trx.updateTable('payments')
+  const captured = await trx.updateTable('payments')
     .set({ status: 'captured', captured_amount: input.amount, captured_at: now, operation: null, operation_at: null, updated_at: now })
-    .where('id', '=', input.paymentId).where('status', '=', 'transit').executeTakeFirst();
-  if (input.operation) await releaseClaim(trx, input.paymentId, input.operation);
-  if (!applied(res)) return null;
-  const row = await onItsClock(trx, await reload(trx, input.paymentId), 'captured_at');
+    .where('id', '=', input.paymentId).where('status', '=', 'transit').returningAll().executeTakeFirst();
+  // Applied, the update released every claim already (operation null); otherwise the caller's claim is released here.
+  if (!captured) {
+    if (input.operation) await releaseClaim(trx, input.paymentId, input.operation);
+    return null;
+  }
+  const row = await onItsClock(trx, captured, 'captured_at');
   if (row.session_id) {
     await trx.updateTable('payment_sessions').set({ status: 'complete', completed_at: now }).where('id', '=', row.session_id).where('status', '=', 'open').execute();
   }

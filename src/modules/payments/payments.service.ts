@@ -1,6 +1,7 @@
 // Reading payments: one by id, or a filtered list, newest first. Another merchant's or the other mode's
 // payments do not exist for the caller (404).
 import type { Acquirers } from '../../acquirer/acquirers.js';
+import { readTogether } from '../../db/together.js';
 import type { Database } from '../../db/database.js';
 import type { Owner } from '../merchants/principal.js';
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
@@ -74,6 +75,14 @@ export class PaymentsService {
 
   /** The payment's detail, and the acquirer's attempts it lists as they came (the back-office timeline shows more of them). */
   async detail(owner: Owner, id: string) {
+    // In test mode every read below is of this database (the simulator's attempts included): taken together
+    // (readTogether: on SQLite the connection is taken once, not six times). A live connector may ask its acquirer
+    // for an attempt, which must not hold the connection.
+    if (owner.mode === 'test') return readTogether(this.db, () => this.detailOf(owner, id));
+    return this.detailOf(owner, id);
+  }
+
+  private async detailOf(owner: Owner, id: string) {
     const row = await this.mine(owner).where('id', '=', id).executeTakeFirst();
     if (!row) throw notFound('payment', id);
     const [view] = await this.views([row]);

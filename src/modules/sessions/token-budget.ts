@@ -15,7 +15,10 @@ import type { Mode } from '../merchants/merchants.table.js';
  * transaction to take it in (a live widget's session row is written in the same one); by default a statement alone.
  */
 export function sessionTokenBudget(db: Database, clock: Clock, tokensPerSession: number): TakeTokenSlot {
-  return async (sessionId, mode, q = db.kysely) => {
+  // Without a transaction of the caller's: Database.singleWrite (on SQLite a turn of the group commit rather than a
+  // commit and an fsync of its own on the event loop; on PostgreSQL the statement alone).
+  return (sessionId, mode, q) => q ? take(sessionId, mode, q) : db.singleWrite((own) => take(sessionId, mode, own));
+  async function take(sessionId: string, mode: Mode, q: Kysely<DB>): Promise<void> {
     const now = iso(clock.now());
     // One conditional increment: concurrent requests of one session are serialized on its row (a row lock on
     // PostgreSQL, the single writer on SQLite), so together they never pass the bound.
@@ -27,7 +30,7 @@ export function sessionTokenBudget(db: Database, clock: Clock, tokensPerSession:
       .executeTakeFirst();
     if (Number(taken.numUpdatedRows) === 1) return;
     throw await refusal(q, sessionId, mode, now, tokensPerSession);
-  };
+  }
 }
 
 /**

@@ -1,0 +1,114 @@
+// What each step of a payment asks of the database: `node --import tsx bench/checkout-statements.ts` (SQLite; also
+// PostgreSQL when DATABASE_URL is set). The app runs in this process, without its workers, and pays BENCH_PAYMENTS
+// (default 50) payments one after the other through HTTP, as bench/checkout.bench.ts does (session, tokenize,
+// authorize, capture). Per step and payment it counts:
+// - statements sent to the database (SQLite: better-sqlite3 statements run; PostgreSQL: queries sent, each a round trip);
+// - SQLite: how often the step took the one connection (Kysely's connection mutex: each time it may wait for a group
+//   commit's batch and its fsync), COMMITs, and fdatasyncs of the WAL on the event loop (a write outside any
+//   transaction) and in the thread pool (a group commit's);
+// - PostgreSQL: BEGINs (transactions).
+// These counts do not depend on the machine's load, unlike throughput.
+import { syncBuiltinESMExports } from 'node:module';
+import fs from 'node:fs';
+import SQLite from 'better-sqlite3';
+import { SqliteDriver } from 'kysely';
+import pg from 'pg';
+
+// BENCH_TRACE=1 prints the statements of the last payment, step by step.
+const trace: string[] | undefined = process.env.BENCH_TRACE === '1' ? [] : undefined;
+const counts = { statements: 0, acquires: 0, commits: 0, begins: 0, loopSyncs: 0, poolSyncs: 0 };
+type Counts = typeof counts;
+const origSync = fs.fdatasyncSync;
+const origAsync = fs.fdatasync;
+fs.fdatasyncSync = (fd: number) => {
+  counts.loopSyncs += 1;
+  origSync(fd);
+};
+fs.fdatasync = ((fd: number, cb: (err: NodeJS.ErrnoException | null) => void) => {
+  counts.poolSyncs += 1;
+  origAsync(fd, cb);
+}) as typeof fs.fdatasync;
+syncBuiltinESMExports();
+const statementProto = (SQLite as unknown as { prototype: { prepare: (...a: unknown[]) => unknown } }).prototype;
+const prepare = statementProto.prepare;
+statementProto.prepare = function (this: unknown, ...args: unknown[]) {
+  const statement = prepare.apply(this, args) as Record<string, (...a: unknown[]) => unknown> & { source: string };
+  for (const method of ['run', 'get', 'all', 'iterate']) {
+    const original = statement[method]!;
+    statement[method] = function (this: unknown, ...a: unknown[]) {
+      counts.statements += 1;
+      trace?.push(statement.source.slice(0, 110));
+      if (/^\s*(commit|end)\b/i.test(statement.source)) counts.commits += 1;
+      return original.apply(this, a);
+    };
+  }
+  return statement;
+};
+const acquire = SqliteDriver.prototype.acquireConnection;
+SqliteDriver.prototype.acquireConnection = function (this: SqliteDriver) {
+  counts.acquires += 1;
+  return acquire.call(this);
+};
+const query = pg.Client.prototype.query;
+pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+  const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string } | undefined)?.text ?? '';
+  counts.statements += 1;
+  trace?.push(text.slice(0, 110));
+  if (/^\s*begin\b/i.test(text)) counts.begins += 1;
+  if (/^\s*commit\b/i.test(text)) counts.commits += 1;
+  return (query as (...a: unknown[]) => unknown).apply(this, args);
+} as typeof query;
+
+const { buildApp } = await import('../src/app.js');
+const { parseConfig } = await import('../src/config.js');
+const { MerchantsService } = await import('../src/modules/merchants/merchants.service.js');
+const { systemClock } = await import('../src/shared/clock.js');
+const { sha256Hex } = await import('../src/shared/hash.js');
+const { secretBoxFor } = await import('../src/shared/secret-box.js');
+const { freshDatabase } = await import('../test/support/harness.js');
+const { payThrough, poster } = await import('./checkout.bench.js');
+
+const PAYMENTS = Number(process.env.BENCH_PAYMENTS ?? '50');
+const STAGES = ['session', 'tokenize', 'authorize', 'capture'] as const;
+
+async function countOn(dialect: 'sqlite' | 'postgres'): Promise<Record<string, Counts>> {
+  const database = await freshDatabase(dialect);
+  const config = parseConfig({
+    MOTU_DATA_DIR: database.dataDir, DATABASE_URL: database.databaseUrl, LOG_LEVEL: 'silent', MOTU_ADMIN_TOKEN: 'bench-admin-token-0123456789',
+    MOTU_RATE_LIMIT_MAX: '10000000', MOTU_TOKENS_PER_MINUTE: '10000000', PORT: '0',
+  });
+  const app = await buildApp(config, { db: database.db, adminTokenHash: sha256Hex('bench-admin-token-0123456789'), clock: systemClock });
+  const address = await app.listen({ port: 0, host: '127.0.0.1' });
+  const key = (await new MerchantsService(database.db, systemClock, secretBoxFor(config)).createMerchant({ name: 'Bench' })).testSecretKey;
+  const post = poster(address);
+  const totals: Record<string, Counts> = Object.fromEntries(STAGES.map((s) => [s, { statements: 0, acquires: 0, commits: 0, begins: 0, loopSyncs: 0, poolSyncs: 0 }]));
+  const timed = async <T>(stage: (typeof STAGES)[number], fn: () => Promise<T>): Promise<T> => {
+    const before = { ...counts };
+    if (trace) trace.length = 0;
+    const out = await fn();
+    if (trace) console.log(`-- ${stage}\n${trace.join('\n')}`);
+    await new Promise((r) => setTimeout(r, 5)); // what the request left running (a sync after its answer)
+    for (const k of Object.keys(counts) as (keyof Counts)[]) totals[stage]![k] += counts[k] - before[k];
+    return out;
+  };
+  for (let i = 0; i < 3; i++) await payThrough(post, key, 'http://127.0.0.1:9/hook', i); // warm: caches filled
+  for (let i = 0; i < PAYMENTS; i++) await payThrough(post, key, 'http://127.0.0.1:9/hook', 100 + i, timed);
+  await app.close();
+  await database.drop();
+  return totals;
+}
+
+for (const dialect of process.env.DATABASE_URL ? (['sqlite', 'postgres'] as const) : (['sqlite'] as const)) {
+  const totals = await countOn(dialect);
+  console.log(`\n${dialect}, per payment (${PAYMENTS} payments):`);
+  console.log('| Step | Statements | Connection taken (SQLite) | BEGINs | COMMITs | fdatasync on the loop | fdatasync in the pool |');
+  console.log('|---|---|---|---|---|---|---|');
+  const f = (n: number) => (n / PAYMENTS).toFixed(1);
+  const sum = { statements: 0, acquires: 0, commits: 0, begins: 0, loopSyncs: 0, poolSyncs: 0 };
+  for (const s of STAGES) {
+    const c = totals[s]!;
+    for (const k of Object.keys(sum) as (keyof Counts)[]) sum[k] += c[k];
+    console.log(`| ${s} | ${f(c.statements)} | ${dialect === 'sqlite' ? f(c.acquires) : '—'} | ${f(c.begins)} | ${f(c.commits)} | ${f(c.loopSyncs)} | ${f(c.poolSyncs)} |`);
+  }
+  console.log(`| whole payment | ${f(sum.statements)} | ${dialect === 'sqlite' ? f(sum.acquires) : '—'} | ${f(sum.begins)} | ${f(sum.commits)} | ${f(sum.loopSyncs)} | ${f(sum.poolSyncs)} |`);
+}
