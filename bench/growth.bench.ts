@@ -18,6 +18,7 @@ import { sql } from 'kysely';
 import { buildApp } from '../src/app.js';
 import { parseConfig } from '../src/config.js';
 import type { Database, Dialect } from '../src/db/database.js';
+import { rebuildRunningBalances } from '../src/modules/ledger/running-balance.js';
 import { verifyLedger } from '../src/modules/ledger/verify.js';
 import { MerchantsService } from '../src/modules/merchants/merchants.service.js';
 import { systemClock } from '../src/shared/clock.js';
@@ -120,6 +121,8 @@ async function fillAround(db: Database): Promise<void> {
       '[{"description":"Order","quantity":1,"unitAmount":' || p.amount || '}]', '[]', null, 30, substr(p.created_at, 1, 10), p.amount, p.amount, p.amount, 0,
       null, 0, p.created_at, p.captured_at, null, null, null, null, p.created_at, p.created_at
     from payments p where ${generated} and p.customer_id is not null and p.status = 'captured' and substr(p.id, length(p.id), 1) in ('a', 'B')`);
+  // The running balances (ledger_balances), as the postings of these lines would have left them.
+  await rebuildRunningBalances(db.kysely);
   // The ledger began before the oldest payment: verify checks every captured payment against its transactions.
   await run(`update settings set value = '${new Date(END - 2 * YEAR_MS).toISOString()}' where name = 'ledger.started_at'`);
 }

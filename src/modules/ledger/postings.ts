@@ -1,6 +1,7 @@
 // Writing to the ledger: one function, `post`, for every movement of a merchant's money, always on the caller's
 // transaction (the cause and its posting commit together or not at all), and `release`, the settlement that makes a
-// pending transaction available. Nothing here updates or deletes a row.
+// pending transaction available. Nothing here updates or deletes a row of the books; each posting adds its merchant
+// lines to the running balance (running-balance.ts) on the same transaction.
 //
 // Each type moves money between the merchant's accounts and a counterparty; the lines of a posting sum to zero:
 //   payment, payment_fee            merchant_pending ⇄ acquirer_clearing / motu_revenue (until the payment settles)
@@ -13,6 +14,7 @@ import { newId } from '../../shared/ids.js';
 import { isCurrency, toEurCents } from '../../shared/money.js';
 import type { Owner } from '../merchants/principal.js';
 import type { Account, BalanceTransactionRow, TransactionType } from './ledger.table.js';
+import { addToBalance } from './running-balance.js';
 
 const COUNTERPARTY: Record<TransactionType, Account> = {
   payment: 'acquirer_clearing',
@@ -81,6 +83,7 @@ export async function post(trx: Trx, input: PostInput): Promise<BalanceTransacti
     [input.pending ? 'merchant_pending' : 'merchant_available', input.amount],
     [COUNTERPARTY[input.type], -input.amount],
   ]);
+  await addToBalance(trx, input.owner, row.currency, input.pending ? { pending: input.amount } : { available: input.amount });
   return row;
 }
 
@@ -106,6 +109,7 @@ export async function releasePayment(trx: Trx, paymentId: string, at: Date): Pro
       ['merchant_pending', -t.amount],
       ['merchant_available', t.amount],
     ]);
+    await addToBalance(trx, { merchantId: t.merchant_id, mode: t.mode, storeId: t.store_id }, t.currency, { pending: -t.amount, available: t.amount });
   }
   return pending.length;
 }
