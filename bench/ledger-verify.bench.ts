@@ -7,6 +7,7 @@
 // BENCH_LEDGER_SIZES=100000,1000000 by default), or through `npm run bench`, which writes the "Ledger verify" section.
 import { readFileSync } from 'node:fs';
 import type { Database, Dialect } from '../src/db/database.js';
+import { rebuildRunningBalances } from '../src/modules/ledger/running-balance.js';
 import { verifyLedger } from '../src/modules/ledger/verify.js';
 import { freshDatabase } from '../test/support/harness.js';
 
@@ -103,6 +104,7 @@ async function runOn(dialect: Dialect): Promise<Run[]> {
     for (const size of SIZES) {
       const t0 = performance.now();
       await fill(database.db, filled, size);
+      await rebuildRunningBalances(database.db.kysely);
       filled = size;
       const fillSeconds = Math.round((performance.now() - t0) / 100) / 10;
       const t1 = performance.now();

@@ -8,7 +8,7 @@
 // BENCH_SCALEOUT_PROCESSES (default 1,2,4) sets the process counts, in order; 4,2,1 warms every process first.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -20,6 +20,8 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? '10');
 const TOTAL_CONNECTIONS = 64;
 const COUNTS = (process.env.BENCH_SCALEOUT_PROCESSES ?? '1,2,4').split(',').map(Number);
 const WORKERS = 2;
+/** Set by whoever pinned the processes (taskset) before the run, to say so in the figures: e.g. "database on core 1, the rest on core 0". */
+const PINNED = process.env.BENCH_SCALEOUT_PINNED ?? '';
 
 interface Proc {
   child: ChildProcess;
@@ -70,6 +72,24 @@ function cpuSeconds(pid: number | undefined): number {
   }
 }
 
+/**
+ * CPU seconds used so far by the PostgreSQL backends serving `database` (their process title names it), or 0 where
+ * /proc cannot tell. The server's shared processes (WAL writer, checkpointer) are not counted.
+ */
+function databaseCpuSeconds(database: string): number {
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const title = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      if (title.startsWith('postgres: ') && title.split(' ').includes(database)) total += cpuSeconds(Number(entry));
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return total;
+}
+
 let sequence = 0;
 const body = () => JSON.stringify({
   order: { reference: `scale-${process.pid}-${sequence++}`, amount: 2500, currency: 'XPF' },
@@ -86,10 +106,12 @@ interface Row {
   p99: number;
   failures: number;
   apiCpuMicros: number;
+  /** The database's backends' CPU per request (µs), where /proc shows them. */
+  dbCpuMicros: number;
   load: string;
 }
 
-async function measure(apis: Proc[], key: string, seconds: number): Promise<Omit<Row, 'processes' | 'load'>> {
+async function measure(apis: Proc[], key: string, seconds: number, database: string): Promise<Omit<Row, 'processes' | 'load'>> {
   const each = TOTAL_CONNECTIONS / apis.length;
   const options = (p: Proc) => ({
     url: `${p.url}/api/v1/payments/sessions`,
@@ -100,8 +122,10 @@ async function measure(apis: Proc[], key: string, seconds: number): Promise<Omit
   });
   await Promise.all(apis.map((p) => autocannon({ ...options(p), duration: 2 }))); // warm-up, not counted
   const cpuBefore = apis.reduce((s, p) => s + cpuSeconds(p.child.pid), 0);
+  const dbBefore = databaseCpuSeconds(database);
   const results = await Promise.all(apis.map((p) => autocannon({ ...options(p), duration: seconds })));
   const cpuAfter = apis.reduce((s, p) => s + cpuSeconds(p.child.pid), 0);
+  const dbAfter = databaseCpuSeconds(database);
   const total = results.reduce((s, r) => s + r.requests.total, 0);
   // Latency: the slowest process's percentile (autocannon does not merge histograms across instances).
   return {
@@ -111,6 +135,7 @@ async function measure(apis: Proc[], key: string, seconds: number): Promise<Omit
     p99: Math.max(...results.map((r) => r.latency.p99)),
     failures: results.reduce((s, r) => s + r.non2xx + r.errors, 0),
     apiCpuMicros: total ? Math.round(((cpuAfter - cpuBefore) * 1e6) / total) : 0,
+    dbCpuMicros: total ? Math.round(((dbAfter - dbBefore) * 1e6) / total) : 0,
   };
 }
 
@@ -147,9 +172,10 @@ export async function runScaleout(log: (line: string) => void = console.log): Pr
       }
       const load = os.loadavg().map((l) => l.toFixed(1)).join(' / ');
       log(`scale-out: ${count} api process(es) + ${WORKERS} workers, ${TOTAL_CONNECTIONS} connections, ${SECONDS} s (load ${load})…`);
-      const figures = await measure(apis.slice(0, count), key, SECONDS);
+      const figures = await measure(apis.slice(0, count), key, SECONDS, new URL(database.url).pathname.slice(1));
       rows.push({ processes: count, load, ...figures });
-      log(`  ${figures.requestsPerSecond} sessions/s (${figures.perProcess.join(' + ')}), p50 ${figures.p50} ms, p99 ${figures.p99} ms, failures ${figures.failures}`);
+      log(`  ${figures.requestsPerSecond} sessions/s (${figures.perProcess.join(' + ')}), p50 ${figures.p50} ms, p99 ${figures.p99} ms, failures ${figures.failures}, `
+        + `CPU per session: api ${figures.apiCpuMicros} µs, database ${figures.dbCpuMicros} µs`);
     }
     return rows;
   } finally {
@@ -173,13 +199,19 @@ export default async function scaleout(): Promise<{ section: string; markdown: s
     `instance per api process, all at once, ${TOTAL_CONNECTIONS} connections in total split evenly between the processes, so only the`,
     `process count changes; each run is ${SECONDS} s after a 2 s warm-up, \`POST /api/v1/payments/sessions\` with a unique body.`,
     'p50/p99 are the slowest process\'s (autocannon does not merge histograms). "API CPU" is the api processes\' user + system',
-    'time per request (from /proc). Everything — PostgreSQL, the api and worker processes and the load generator — runs on',
-    `the same ${cpus.length} cores, so this measures whether adding processes helps on this machine, not a cluster.`,
+    'time per request, "database CPU" that of the PostgreSQL backends serving the benchmark\'s database (both from /proc).',
+    ...(PINNED ? [
+      `Pinned (\`BENCH_SCALEOUT_PINNED\`: ${PINNED}): PostgreSQL on its own core, the api and worker processes and the load generator on the`,
+      'other (taskset; see docs/performance.md, "Scale-out", for how).',
+    ] : [
+      'Everything — PostgreSQL, the api and worker processes and the load generator — runs on',
+      `the same ${cpus.length} cores, so this measures whether adding processes helps on this machine, not a cluster.`,
+    ]),
     '',
-    '| API processes | Sessions/s | per process | vs 1 process | p50 (ms) | p99 (ms) | API CPU µs/request | failures | load average (1 / 5 / 15 min) at start |',
-    '|---|---|---|---|---|---|---|---|---|',
+    '| API processes | Sessions/s | per process | vs 1 process | p50 (ms) | p99 (ms) | API CPU µs/request | database CPU µs/request | failures | load average (1 / 5 / 15 min) at start |',
+    '|---|---|---|---|---|---|---|---|---|---|',
     ...rows.map((r) =>
-      `| ${r.processes} | ${r.requestsPerSecond} | ${r.perProcess.join(' + ')} | ${(r.requestsPerSecond / one).toFixed(2)} × | ${r.p50} | ${r.p99} | ${r.apiCpuMicros} | ${r.failures} | ${r.load} |`),
+      `| ${r.processes} | ${r.requestsPerSecond} | ${r.perProcess.join(' + ')} | ${(r.requestsPerSecond / one).toFixed(2)} × | ${r.p50} | ${r.p99} | ${r.apiCpuMicros} | ${r.dbCpuMicros} | ${r.failures} | ${r.load} |`),
     '',
     `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus.length} × ${cpus[0]?.model.trim() ?? 'unknown'}.`,
   ];

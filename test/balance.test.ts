@@ -199,6 +199,28 @@ eachDatabase('balance and ledger', (dialect) => {
     assert.equal((await balanceOf()).availableEur, before.availableEur + 150);
   });
 
+  it('the balance kept with each posting equals its transactions after concurrent captures, adjustments, refunds and settlements', async () => {
+    const shop = await createMerchant(t, 'Concurrent');
+    const adjust = (amount: number, currency = 'EUR') =>
+      t.admin('POST', `/admin/v1/merchants/${shop.id}/adjustments`, { mode: 'test', currency, amount, reason: 'Concurrent' });
+    const paid = await Promise.all(Array.from({ length: 8 }, (_, i) => paidPayment(t, shop.testKey, { amount: 1000 + i, currency: i % 2 ? 'XPF' : 'EUR' })));
+    const answers = await Promise.all([
+      ...Array.from({ length: 12 }, (_, i) => adjust(i % 3 ? 100 + i : -(50 + i), i % 4 ? 'EUR' : 'XPF')),
+      ...Array.from({ length: 6 }, (_, i) => paidPayment(t, shop.testKey, { amount: 3000 + i })),
+      ...paid.filter((_, i) => i % 2 === 0).map((id) => t.api(shop.testKey, 'POST', `/api/v1/payments/${id}/refund`, { amountCents: 10 })),
+      settleAll(),
+    ]);
+    for (const a of answers) if (a && typeof a === 'object' && 'status' in a) assert.ok(a.status < 300, JSON.stringify(a.body));
+    const transactions = (await get('/api/v1/balance-transactions?limit=100', shop.testKey)).data as Array<{ amount: number; currency: string; status: string }>;
+    assert.ok(transactions.length > 30 && transactions.length < 100);
+    const sum = (currency: string, status: string) => transactions.filter((x) => x.currency === currency && x.status === status).reduce((s, x) => s + x.amount, 0);
+    const balance = await balanceOf(shop.testKey);
+    assert.deepEqual(balance, { availableEur: sum('EUR', 'available'), pendingEur: sum('EUR', 'pending'), availableXpf: sum('XPF', 'available'), pendingXpf: sum('XPF', 'pending') });
+    assert.ok(balance.availableEur !== 0 && balance.availableXpf !== 0);
+    const result = await verifyLedger(t.db);
+    assert.equal(result.ok, true, JSON.stringify(result.differences));
+  });
+
   describe('motu ledger verify', () => {
     const cli = (...args: string[]) => {
       const env: NodeJS.ProcessEnv = { ...process.env, MOTU_DATA_DIR: t.dataDir, LOG_LEVEL: 'warn' };
@@ -240,6 +262,7 @@ eachDatabase('balance and ledger', (dialect) => {
         assert.equal(result.found.posting, 1);
         assert.equal(result.found.transaction, 1);
         assert.equal(result.found.balance, 1);
+        assert.equal(result.found.running_balance, 1);
         assert.ok(result.differences.some((d: any) => d.check === 'posting' && d.id === entry.id && /sum to 1, not 0/.test(d.message)));
         assert.ok(result.differences.some((d: any) => d.check === 'transaction' && d.id === txn.id));
       } finally {
@@ -250,10 +273,34 @@ eachDatabase('balance and ledger', (dialect) => {
       await t.db.kysely.updateTable('payments').set({ captured_amount: payment.captured_amount + 5 }).where('id', '=', payment.id).execute();
       try {
         const result = await verifyLedger(t.db);
-        assert.deepEqual(result.found, { posting: 0, transaction: 0, balance: 0, payment: 1, split: 0 });
+        assert.deepEqual(result.found, { posting: 0, transaction: 0, balance: 0, payment: 1, split: 0, running_balance: 0 });
         assert.equal(result.differences[0]!.id, payment.id);
       } finally {
         await t.db.kysely.updateTable('payments').set({ captured_amount: payment.captured_amount }).where('id', '=', payment.id).execute();
+      }
+      assert.equal((await verifyLedger(t.db)).ok, true);
+    });
+
+    it('reports a running balance off the lines it stands for, and the balance shows it (exit 1)', async () => {
+      const before = await balanceOf();
+      const row = await t.db.kysely.selectFrom('ledger_balances').select(['slot', 'store_key'])
+        .where('merchant_id', '=', m.id).where('mode', '=', 'test').where('currency', '=', 'EUR').where('store_key', '=', '')
+        .where('available', 'is not', null).executeTakeFirstOrThrow();
+      const mine = (q: any) => q.where('merchant_id', '=', m.id).where('mode', '=', 'test').where('currency', '=', 'EUR')
+        .where('slot', '=', row.slot).where('store_key', '=', row.store_key);
+      await mine(t.db.kysely.updateTable('ledger_balances').set((eb: any) => ({ available: eb('available', '+', 7) }))).execute();
+      try {
+        assert.equal((await balanceOf()).availableEur, before.availableEur + 7);
+        const run = cli('ledger', 'verify');
+        assert.equal(run.status, 1, run.out + run.err);
+        const result = JSON.parse(run.out);
+        assert.deepEqual(result.found, { posting: 0, transaction: 0, balance: 0, payment: 0, split: 0, running_balance: 1 });
+        assert.equal(result.differences[0].check, 'running_balance');
+        assert.equal(result.differences[0].id, `${m.id} test - EUR`);
+        const [kept, lines] = [...(result.differences[0].message as string).matchAll(/available (-?\d+)/g)].map((x) => Number(x[1]));
+        assert.equal(kept! - lines!, 7, result.differences[0].message);
+      } finally {
+        await mine(t.db.kysely.updateTable('ledger_balances').set((eb: any) => ({ available: eb('available', '-', 7) }))).execute();
       }
       assert.equal((await verifyLedger(t.db)).ok, true);
     });

@@ -45,6 +45,7 @@ import * as m0044 from './migrations/0044_merchant_logos.js';
 import * as m0045 from './migrations/0045_platform_foundation.js';
 import * as m0047 from './migrations/0047_split_payments.js';
 import * as m0048 from './migrations/0048_agencies.js';
+import * as m0050 from './migrations/0050_running_balances.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_core': m0001,
@@ -91,6 +92,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0045_platform_foundation': m0045,
   '0047_split_payments': m0047,
   '0048_agencies': m0048,
+  '0050_running_balances': m0050,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

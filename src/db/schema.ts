@@ -25,6 +25,7 @@ import type { AuditLogTable } from '../modules/audit/audit.table.js';
 import type { DocumentPdfsTable } from '../modules/documents/document-pdfs.table.js';
 import type { PlatformLinksTable } from '../modules/platforms/platforms.table.js';
 import type { AgencyCreatedObjectsTable, AgencyInvitationsTable, AgencyMandatesTable } from '../modules/agencies/agencies.table.js';
+import type { LedgerBalancesTable } from '../modules/ledger/ledger.table.js';
 
 export interface DB {
   settings: SettingsTable;
@@ -79,4 +80,5 @@ export interface DB {
   agency_invitations: AgencyInvitationsTable;
   agency_mandates: AgencyMandatesTable;
   agency_created_objects: AgencyCreatedObjectsTable;
+  ledger_balances: LedgerBalancesTable;
 }

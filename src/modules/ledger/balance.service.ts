@@ -1,7 +1,6 @@
 // The merchant's balance and its balance transactions: read from the ledger, scoped to the caller (merchant, mode,
 // and store for a store-bound key). A transaction's status is read from the postings: pending until its payment
 // settles (a release posting), available otherwise.
-import { sql } from 'kysely';
 import type { Database } from '../../db/database.js';
 import type { Clock } from '../../shared/clock.js';
 import { invalidField, notFound } from '../../shared/errors.js';
@@ -11,6 +10,7 @@ import type { Mode } from '../merchants/merchants.table.js';
 import type { TransactionType } from './ledger.table.js';
 import { newId } from '../../shared/ids.js';
 import { post } from './postings.js';
+import { readBalance } from './running-balance.js';
 import { requireMerchant } from '../merchants/merchants.repository.js';
 import { ownedBy } from '../merchants/scope.js';
 
@@ -51,15 +51,11 @@ export type TransactionListRow = Awaited<ReturnType<Listed['executeTakeFirstOrTh
 export class BalanceService {
   constructor(private readonly db: Database, private readonly clock: Clock, private readonly options: BalanceOptions) {}
 
-  /** Available and pending per currency, from the merchant's accounts in the ledger. */
+  /** Available and pending per currency: the merchant's running balance, kept with each posting (running-balance.ts). */
   async balance(owner: Owner) {
-    const rows = await this.db.kysely.selectFrom('ledger_lines')
-      .select(['account', 'currency', sql<number>`cast(sum(amount) as bigint)`.as('amount')])
-      .where(ownedBy(owner, { store: true }))
-      .where('account', 'in', ['merchant_pending', 'merchant_available'])
-      .groupBy(['account', 'currency']).orderBy('currency').execute();
-    const of = (account: string) => rows.filter((r) => r.account === account).map((r) => ({ currency: r.currency, amount: Number(r.amount) }));
-    return { available: of('merchant_available'), pending: of('merchant_pending') };
+    const rows = await readBalance(this.db.kysely, owner, { byStore: true });
+    const of = (account: 'pending' | 'available') => rows.filter((r) => r[account] !== null).map((r) => ({ currency: r.currency, amount: r[account]! }));
+    return { available: of('available'), pending: of('pending') };
   }
 
   private query(owner: Owner): Listed {

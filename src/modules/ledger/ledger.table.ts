@@ -53,3 +53,18 @@ export interface PayoutItemsTable {
   transaction_id: string;
   payout_id: string;
 }
+
+/**
+ * The merchant's running balance (src/modules/ledger/running-balance.ts): what its pending and available lines sum to,
+ * per store ('' for the merchant's own lines), currency and slot, kept by each posting in its transaction.
+ */
+export interface LedgerBalancesTable {
+  merchant_id: string;
+  mode: Mode;
+  store_key: string;
+  currency: string;
+  slot: number;
+  /** Null until the account has a line. */
+  pending: number | null;
+  available: number | null;
+}

@@ -1,6 +1,7 @@
 // Writing to the ledger: one function, `post`, for every movement of a merchant's money, always on the caller's
 // transaction (the cause and its posting commit together or not at all), and `release`, the settlement that makes a
-// pending transaction available. Nothing here updates or deletes a row.
+// pending transaction available. Nothing here updates or deletes a row of the books; each posting adds its merchant
+// lines to the running balance (running-balance.ts) on the same transaction.
 //
 // Each type moves money between the merchant's accounts and a counterparty; the lines of a posting sum to zero:
 //   payment, payment_fee            merchant_pending ⇄ acquirer_clearing / motu_revenue (until the payment settles)
@@ -15,6 +16,7 @@ import { newId } from '../../shared/ids.js';
 import { isCurrency, toEurCents } from '../../shared/money.js';
 import type { Owner } from '../merchants/principal.js';
 import type { Account, BalanceTransactionRow, TransactionType } from './ledger.table.js';
+import { addToBalance } from './running-balance.js';
 
 const COUNTERPARTY: Record<TransactionType, Account> = {
   payment: 'acquirer_clearing',
@@ -85,6 +87,7 @@ export async function post(trx: Trx, input: PostInput): Promise<BalanceTransacti
     [input.pending ? 'merchant_pending' : 'merchant_available', input.amount],
     [COUNTERPARTY[input.type], -input.amount],
   ]);
+  await addToBalance(trx, input.owner, row.currency, input.pending ? { pending: input.amount } : { available: input.amount });
   return row;
 }
 
@@ -107,6 +110,19 @@ export async function postMany(trx: Trx, inputs: readonly PostInput[]): Promise<
       { ...base, account: COUNTERPARTY[input.type], amount: -input.amount },
     ];
   })).execute();
+  // The running balances, one addition per balance, in one order (merchant, store, currency) whatever the order of the
+  // inputs: two split payments sharing sellers then take those rows in the same order, and cannot deadlock.
+  const sums = new Map<string, { owner: Owner; currency: string; pending?: number; available?: number }>();
+  for (const input of inputs) {
+    const key = `${input.owner.merchantId}\u0000${input.owner.mode}\u0000${input.owner.storeId ?? ''}\u0000${input.currency}`;
+    const sum = sums.get(key) ?? sums.set(key, { owner: input.owner, currency: input.currency }).get(key)!;
+    if (input.pending) sum.pending = (sum.pending ?? 0) + input.amount;
+    else sum.available = (sum.available ?? 0) + input.amount;
+  }
+  for (const key of [...sums.keys()].sort()) {
+    const { owner, currency, pending, available } = sums.get(key)!;
+    await addToBalance(trx, owner, currency, { pending, available });
+  }
   return rows;
 }
 
@@ -155,6 +171,7 @@ export async function releasePayment(trx: Trx, paymentId: string, at: Date): Pro
       ['merchant_pending', -t.amount],
       ['merchant_available', t.amount],
     ]);
+    await addToBalance(trx, { merchantId: t.merchant_id, mode: t.mode, storeId: t.store_id }, t.currency, { pending: -t.amount, available: t.amount });
   }
   return pending.length;
 }

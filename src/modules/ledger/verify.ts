@@ -8,12 +8,14 @@
 //      open and lost chargebacks took back (its disputed amount);
 //   5. every split payment: what its platform's transactions put in `platform_clearing` its sellers' took out (the lines
 //      of that account sum to zero per payment).
+//   6. every running balance (ledger_balances, kept by each posting so that reading a balance does not sum the books)
+//      equals the sum of its lines, per merchant, mode, store, currency and account.
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/database.js';
 import type { DB } from '../../db/schema.js';
 
 export interface Difference {
-  check: 'posting' | 'transaction' | 'balance' | 'payment' | 'split';
+  check: 'posting' | 'transaction' | 'balance' | 'payment' | 'split' | 'running_balance';
   id: string;
   message: string;
 }
@@ -37,7 +39,7 @@ export async function verifyLedger(db: Database): Promise<VerifyResult> {
 
 async function verifyOn(k: Kysely<DB>): Promise<VerifyResult> {
   const differences: Difference[] = [];
-  const found = { posting: 0, transaction: 0, balance: 0, payment: 0, split: 0 };
+  const found = { posting: 0, transaction: 0, balance: 0, payment: 0, split: 0, running_balance: 0 };
   const report = (d: Difference) => {
     found[d.check] += 1;
     if (differences.length < LISTED) differences.push(d);
@@ -109,6 +111,30 @@ async function verifyOn(k: Kysely<DB>): Promise<VerifyResult> {
     where l.account = 'platform_clearing' and p.kind = 'entry'
     group by t.payment_id having sum(l.amount) <> 0`.execute(k);
   for (const r of splits.rows) report({ check: 'split', id: r.payment_id ?? '', message: `its platform and sellers' transactions differ by ${n(r.total)}` });
+
+  // 6. Running balances against the lines they stand for.
+  const lineSums = await sql<{ merchant_id: string; mode: string; store_key: string; currency: string; account: string; total: number }>`
+    select merchant_id, mode, coalesce(store_id, '') as store_key, currency, account, cast(sum(amount) as bigint) as total from ledger_lines
+    where account in ('merchant_pending', 'merchant_available') group by merchant_id, mode, coalesce(store_id, ''), currency, account`.execute(k);
+  const kept = await sql<{ merchant_id: string; mode: string; store_key: string; currency: string; pending: number | null; available: number | null }>`
+    select merchant_id, mode, store_key, currency, cast(sum(pending) as bigint) as pending, cast(sum(available) as bigint) as available
+    from ledger_balances group by merchant_id, mode, store_key, currency`.execute(k);
+  const running = new Map<string, { lines: [number | null, number | null]; kept: [number | null, number | null] }>();
+  const entry = (r: { merchant_id: string; mode: string; store_key: string; currency: string }) => {
+    const key = `${r.merchant_id} ${r.mode} ${r.store_key || '-'} ${r.currency}`;
+    return running.get(key) ?? running.set(key, { lines: [null, null], kept: [null, null] }).get(key)!;
+  };
+  const orNull = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+  for (const r of lineSums.rows) entry(r).lines[r.account === 'merchant_pending' ? 0 : 1] = n(r.total);
+  for (const r of kept.rows) entry(r).kept = [orNull(r.pending), orNull(r.available)];
+  for (const [key, b] of running) {
+    if (b.lines[0] !== b.kept[0] || b.lines[1] !== b.kept[1]) {
+      report({
+        check: 'running_balance', id: key,
+        message: `running balance pending ${b.kept[0] ?? 'none'}, available ${b.kept[1] ?? 'none'}; its lines sum to pending ${b.lines[0] ?? 'none'}, available ${b.lines[1] ?? 'none'}`,
+      });
+    }
+  }
 
   const count = async (table: 'ledger_postings' | 'balance_transactions') =>
     n((await k.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);

@@ -9,6 +9,7 @@ import { AppError } from '../../shared/errors.js';
 import type { Mode } from '../merchants/merchants.table.js';
 import type { Owner } from '../merchants/principal.js';
 import { ownedBy } from '../merchants/scope.js';
+import { readBalance } from '../ledger/running-balance.js';
 import type { PayoutsService } from './payouts.service.js';
 import { WEEKDAYS, type PayoutInterval, type PayoutScheduleRow, type Weekday } from './payouts.table.js';
 
@@ -164,9 +165,7 @@ export class PayoutScheduleService {
 
   /** What an automatic payout pays: the available balance, or with a delay what was available `delayDays` ago and is still unpaid. */
   private async payable(owner: Owner, currency: string, delayDays: number, now: Date): Promise<number> {
-    const available = Number((await this.db.kysely.selectFrom('ledger_lines')
-      .select(sql<number>`coalesce(cast(sum(amount) as bigint), 0)`.as('total'))
-      .where(ownedBy(owner)).where('currency', '=', currency).where('account', '=', 'merchant_available').executeTakeFirstOrThrow()).total);
+    const available = (await readBalance(this.db.kysely, owner, { byStore: false, currency }))[0]?.available ?? 0;
     if (delayDays === 0 || available <= 0) return available;
     const cutoff = addSeconds(now, -delayDays * 86_400).toISOString();
     const aged = await this.db.kysely.selectFrom('balance_transactions as t')

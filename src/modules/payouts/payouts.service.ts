@@ -3,7 +3,6 @@
 // bank's answer ends it paid (payout.completed) or failed (payout.failed, the amount credited back with
 // `payout_failure`). In test mode the bank is simulated by the destination's IBAN, MOTU_TEST_PAYOUT_SECONDS after
 // creation; in live mode the operator records the bank's answer. Payouts are the merchant's, not a store's.
-import { sql } from 'kysely';
 import type { Database, Trx } from '../../db/database.js';
 import { recordEvent } from '../../events/outbox.js';
 import { payloads, type PayoutData } from '../../events/payloads.js';
@@ -14,6 +13,7 @@ import { allRows, paginate, type PageRequest } from '../../shared/pagination.js'
 import type { BankAccountsService } from '../bank-accounts/bank-accounts.service.js';
 import type { BalanceService } from '../ledger/balance.service.js';
 import { post } from '../ledger/postings.js';
+import { readBalance } from '../ledger/running-balance.js';
 import type { Owner } from '../merchants/principal.js';
 import { ownedBy } from '../merchants/scope.js';
 import type { PayoutRow } from './payouts.table.js';
@@ -81,9 +81,7 @@ export class PayoutsService {
 
   /** The available balance of a currency, on the caller's transaction. */
   private async available(trx: Trx, owner: Owner, currency: string): Promise<number> {
-    const row = await trx.selectFrom('ledger_lines').select(sql<number>`coalesce(cast(sum(amount) as bigint), 0)`.as('total'))
-      .where(ownedBy(owner)).where('currency', '=', currency).where('account', '=', 'merchant_available').executeTakeFirstOrThrow();
-    return Number(row.total);
+    return (await readBalance(trx, owner, { byStore: false, currency }))[0]?.available ?? 0;
   }
 
   async create(owner: Owner, input: PayoutInput, automatic = false) {

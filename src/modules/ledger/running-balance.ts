@@ -1,0 +1,77 @@
+// The merchant's running balance: what its `merchant_pending` and `merchant_available` lines sum to, kept in
+// `ledger_balances` by every posting on the posting's own transaction, so that reading a balance reads a few rows
+// whatever the size of the books (summing the lines grew with every payment ever made).
+//
+// Race-safety: each posting adds its amounts with one INSERT … ON CONFLICT DO UPDATE, which the database applies
+// atomically to the row as it is at that moment (PostgreSQL locks the row until the transaction ends; SQLite has one
+// writer); nothing is read and written back. Contention: a transaction draws one of SLOTS rows per store and currency
+// the first time it posts and adds to that row only, so concurrent captures of one merchant wait on each other only
+// when they drew the same slot, and a transaction never holds two rows of the same balance (no lock-order deadlock).
+// `motu ledger verify` checks these rows against the sum of the lines (src/modules/ledger/verify.ts).
+import { sql, type Kysely } from 'kysely';
+import type { Trx } from '../../db/database.js';
+import type { DB } from '../../db/schema.js';
+import type { Owner } from '../merchants/principal.js';
+
+export const SLOTS = 8;
+
+const drawn = new WeakMap<object, number>();
+
+function slotOf(trx: Trx): number {
+  let slot = drawn.get(trx);
+  if (slot === undefined) {
+    slot = Math.floor(Math.random() * SLOTS);
+    drawn.set(trx, slot);
+  }
+  return slot;
+}
+
+/** Adds a posting's merchant lines to the running balance, on the posting's transaction. */
+export async function addToBalance(trx: Trx, owner: Owner, currency: string, moves: { pending?: number; available?: number }): Promise<void> {
+  const pending = moves.pending ?? null;
+  const available = moves.available ?? null;
+  if (pending === null && available === null) return;
+  await trx.insertInto('ledger_balances')
+    .values({ merchant_id: owner.merchantId, mode: owner.mode, store_key: owner.storeId ?? '', currency, slot: slotOf(trx), pending, available })
+    .onConflict((oc) => oc.columns(['merchant_id', 'mode', 'store_key', 'currency', 'slot']).doUpdateSet({
+      pending: sql`case when excluded.pending is null then ledger_balances.pending else coalesce(ledger_balances.pending, 0) + excluded.pending end`,
+      available: sql`case when excluded.available is null then ledger_balances.available else coalesce(ledger_balances.available, 0) + excluded.available end`,
+    }))
+    .execute();
+}
+
+export interface CurrencyBalance {
+  currency: string;
+  /** Null where the account never had a line in this currency. */
+  pending: number | null;
+  available: number | null;
+}
+
+/**
+ * The balance per currency, by currency: the merchant's whole (every store's lines and its own), or a store's alone
+ * when `byStore` and the owner is bound to one.
+ */
+export async function readBalance(q: Kysely<DB>, owner: Owner, options: { byStore: boolean; currency?: string }): Promise<CurrencyBalance[]> {
+  let query = q.selectFrom('ledger_balances')
+    .select(['currency', sql<number | null>`cast(sum(pending) as bigint)`.as('pending'), sql<number | null>`cast(sum(available) as bigint)`.as('available')])
+    .where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode);
+  if (options.byStore && owner.storeId) query = query.where('store_key', '=', owner.storeId);
+  if (options.currency) query = query.where('currency', '=', options.currency);
+  const rows = await query.groupBy('currency').orderBy('currency').execute();
+  const num = (v: number | null) => (v === null ? null : Number(v));
+  return rows.map((r) => ({ currency: r.currency, pending: num(r.pending), available: num(r.available) }));
+}
+
+/**
+ * Sets every running balance to the sum of its lines, in one statement: for what writes the books in bulk without
+ * `post` (the benchmarks' fills); the app never needs it. Run alone, with nothing posting meanwhile.
+ */
+export async function rebuildRunningBalances(q: Kysely<DB>): Promise<void> {
+  await sql`delete from ledger_balances`.execute(q);
+  await sql`insert into ledger_balances (merchant_id, mode, store_key, currency, slot, pending, available)
+    select merchant_id, mode, coalesce(store_id, ''), currency, 0,
+      sum(case when account = 'merchant_pending' then amount end),
+      sum(case when account = 'merchant_available' then amount end)
+    from ledger_lines where account in ('merchant_pending', 'merchant_available')
+    group by merchant_id, mode, coalesce(store_id, ''), currency`.execute(q);
+}
