@@ -15,6 +15,7 @@ import { MerchantsService } from '../src/modules/merchants/merchants.service.js'
 import { systemClock } from '../src/shared/clock.js';
 import { sha256Hex } from '../src/shared/hash.js';
 import { startWorkers } from '../src/start/workers.js';
+import { linkSeller } from '../src/modules/platforms/platform-links.js';
 import { freshDatabase } from '../test/support/harness.js';
 
 const SECONDS = Number(process.env.BENCH_CHECKOUT_SECONDS ?? process.env.BENCH_SECONDS ?? '10');
@@ -34,7 +35,19 @@ interface Run {
   deliveryP99: number;
   delivered: number;
   failures: number;
+  /** The same path for a split payment between 10 sellers, measured right after in the same app (BENCH_CHECKOUT_SPLIT=0 skips it). */
+  split?: SplitRun;
 }
+
+interface SplitRun {
+  payments: number;
+  paymentsPerSecond: number;
+  failures: number;
+  /** Split payments/s ÷ single-merchant payments/s. */
+  ratio: number;
+}
+
+const SPLIT_SELLERS = 10;
 
 function percentile(values: number[], p: number): number {
   if (values.length === 0) return NaN;
@@ -86,7 +99,7 @@ async function runOn(dialect: Dialect): Promise<Run> {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const event = JSON.parse(Buffer.concat(chunks).toString()) as { type: string; data: { paymentId: string } };
-      if (event.type === 'payment.captured') receivedAt.set(event.data.paymentId, performance.now());
+      if (event.type === 'payment.captured' && req.url === '/hook') receivedAt.set(event.data.paymentId, performance.now());
       res.writeHead(204).end();
     });
   });
@@ -133,6 +146,8 @@ async function runOn(dialect: Dialect): Promise<Run> {
   const start = performance.now();
   await Promise.all(Array.from({ length: CONCURRENCY }, customer));
   const elapsed = (performance.now() - start) / 1000;
+  const singlePerSecond = capturedAt.size / elapsed;
+  const split = process.env.BENCH_CHECKOUT_SPLIT === '0' ? undefined : await splitRun(new MerchantsService(db, systemClock, secretBoxFor(config)), db, post, `${hook}-split`, singlePerSecond);
   // Wait (up to 30 s) for the captured events to arrive.
   const deadline = performance.now() + 30_000;
   while (receivedAt.size < capturedAt.size && performance.now() < deadline) await new Promise((r) => setTimeout(r, 50));
@@ -147,7 +162,55 @@ async function runOn(dialect: Dialect): Promise<Run> {
   return {
     dialect, payments: capturedAt.size, paymentsPerSecond: Math.round(capturedAt.size / elapsed), stageMs, stageP50,
     deliveryP50: round(percentile(latencies, 50)), deliveryP99: round(percentile(latencies, 99)), delivered: receivedAt.size, failures,
+    ...(split ? { split } : {}),
   };
+}
+
+/**
+ * Split payments (docs/platforms.md) through the same path, in the same app right after the single-merchant run: a
+ * platform and 10 linked sellers, each payment split between all 10 with commissions and a discount, session → token →
+ * pay → capture (both events with platformDistribution, each seller's postings), for the same duration and concurrency.
+ */
+async function splitRun(merchants: MerchantsService, db: Awaited<ReturnType<typeof freshDatabase>>['db'], post: Post, hook: string, singlePerSecond: number): Promise<SplitRun> {
+  const platform = await merchants.createMerchant({ name: 'Bench Market' });
+  await merchants.updateMerchant(platform.id, { platform: true });
+  const sellers: string[] = [];
+  for (let i = 0; i < SPLIT_SELLERS; i++) {
+    const seller = await merchants.createMerchant({ name: `Bench Seller ${i}` });
+    await db.transaction((trx) => linkSeller(trx, { platformId: platform.id, sellerId: seller.id, mode: 'test', at: new Date() }));
+    sellers.push(seller.id);
+  }
+  const key = platform.testSecretKey;
+  let payments = 0;
+  let failures = 0;
+  let n = 0;
+  const stopAt = performance.now() + SECONDS * 1000;
+  const customer = async () => {
+    while (performance.now() < stopAt) {
+      const i = n++;
+      const each = 100 + (i % 500);
+      try {
+        const session = await post('/api/v1/payments/sessions', {
+          order: {
+            reference: `S-${i}`, amount: each * SPLIT_SELLERS - 50, currency: i % 2 ? 'XPF' : 'EUR',
+            platformConfig: { distribution: sellers.map((merchantId, k) => ({ merchantId, amount: each, commission: { rate: 1000, fixed: 5 }, ...(k === 0 ? { discount: 50 } : {}) })) },
+          },
+          captureMode: 'MANUAL', email: 'buyer@example.com', redirectUrl: 'https://shop.example/return', notificationUrl: hook,
+        }, key);
+        const token = await post('/acquirer/v1/tokens', { mode: 'test', number: '4242424242424242', expMonth: 12, expYear: 2040, cvc: '123', session: session.sessionId });
+        await post(`/checkout/${session.sessionId}/pay`, { token: token.token });
+        await post(`/api/v1/payments/${session.paymentId}/capture`, {}, key);
+        payments += 1;
+      } catch (err) {
+        failures += 1;
+        if (failures < 5) console.error(String(err));
+      }
+    }
+  };
+  const start = performance.now();
+  await Promise.all(Array.from({ length: CONCURRENCY }, customer));
+  const perSecond = payments / ((performance.now() - start) / 1000);
+  return { payments, paymentsPerSecond: Math.round(perSecond), failures, ratio: Math.round((100 * perSecond) / singlePerSecond) / 100 };
 }
 
 export default async function bench(): Promise<{ section: string; markdown: string }> {
@@ -157,6 +220,7 @@ export default async function bench(): Promise<{ section: string; markdown: stri
     const r = await runOn(dialect);
     runs.push(r);
     console.error(`checkout ${dialect}: ${r.paymentsPerSecond} payments/s, ${r.payments} payments, ${r.delivered} delivered, ${r.failures} failures`);
+    if (r.split) console.error(`checkout ${dialect}, split between ${SPLIT_SELLERS} sellers: ${r.split.paymentsPerSecond} payments/s, ${r.split.payments} payments, ${r.split.failures} failures, ${r.split.ratio}× the single-merchant rate`);
   }
   const share = (r: Run, s: Stage) => {
     const total = STAGES.reduce((a, k) => a + r.stageMs[k], 0);
@@ -175,6 +239,7 @@ export default async function bench(): Promise<{ section: string; markdown: stri
     '| Database | Payments/s | Payments | Session | Tokenize | Authorize | Capture | Delivery p50 / p99 (ms) | Delivered | Failures |',
     '|---|---|---|---|---|---|---|---|---|---|',
     ...runs.map((r) => `| ${r.dialect} | ${r.paymentsPerSecond} | ${r.payments} | ${STAGES.map((s) => share(r, s)).join(' | ')} | ${r.deliveryP50} / ${r.deliveryP99} | ${r.delivered}/${r.payments} | ${r.failures} |`),
+    ...runs.filter((r) => r.split).map((r) => `\nSplit between ${SPLIT_SELLERS} sellers, same path right after (${r.dialect}): ${r.split!.paymentsPerSecond} payments/s, ${r.split!.payments} payments, ${r.split!.failures} failures: ${r.split!.ratio}× the single-merchant rate.`),
   ];
   return { section: 'Checkout', markdown: lines.join('\n') };
 }
