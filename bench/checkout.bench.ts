@@ -16,6 +16,8 @@ import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import type { Dialect } from '../src/db/database.js';
+import { openDatabase } from '../src/db/database.js';
+import { linkSeller } from '../src/modules/platforms/platform-links.js';
 import { freshPostgres, load, motuCommand, startProcess, stop } from './sessions.js';
 
 const SECONDS = Number(process.env.BENCH_CHECKOUT_SECONDS ?? process.env.BENCH_SECONDS ?? '10');
@@ -42,7 +44,20 @@ interface Run {
   deliveryP99: number;
   delivered: number;
   failures: number;
+  /** The same path for a split payment between 10 sellers, right after on the same server (BENCH_CHECKOUT_SPLIT=0 skips it). */
+  split?: SplitRun;
 }
+
+interface SplitRun {
+  payments: number;
+  paymentsPerSecond: number;
+  failures: number;
+  /** Split payments/s ÷ single-merchant payments/s. */
+  ratio: number;
+}
+
+const SPLIT_SELLERS = 10;
+const ADMIN_TOKEN = 'bench-admin-token-0123456789';
 
 function percentile(values: number[], p: number): number {
   if (values.length === 0) return NaN;
@@ -130,7 +145,7 @@ async function runOn(dialect: Dialect, command: string[]): Promise<Run> {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const event = JSON.parse(Buffer.concat(chunks).toString()) as { type: string; data: { paymentId: string } };
-      if (event.type === 'payment.captured') receivedAt.set(event.data.paymentId, performance.now());
+      if (event.type === 'payment.captured' && req.url === '/hook') receivedAt.set(event.data.paymentId, performance.now());
       res.writeHead(204).end();
     });
   });
@@ -139,7 +154,7 @@ async function runOn(dialect: Dialect, command: string[]): Promise<Run> {
   const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
   const env = {
     MOTU_DATA_DIR: dataDir, DATABASE_URL: database?.url ?? '', PORT: '0', LOG_LEVEL: 'warn', NODE_ENV: '',
-    MOTU_SEED_DEMO: 'true', MOTU_ADMIN_TOKEN: '', MOTU_RATE_LIMIT_MAX: '10000000', MOTU_TOKENS_PER_MINUTE: '10000000',
+    MOTU_SEED_DEMO: 'true', MOTU_ADMIN_TOKEN: ADMIN_TOKEN, MOTU_RATE_LIMIT_MAX: '10000000', MOTU_TOKENS_PER_MINUTE: '10000000',
   };
   const load1 = loadavg()[0]!;
   try {
@@ -199,7 +214,10 @@ async function runOn(dialect: Dialect, command: string[]): Promise<Run> {
       const payments = capturedAt.size;
       let pgCpu = 0;
       for (const [pid, after] of pgAfter) pgCpu += after - (pgBefore.get(pid) ?? after);
+      const split = process.env.BENCH_CHECKOUT_SPLIT === '0' ? undefined
+        : await splitRun(motu.url, { dataDir, databaseUrl: database?.url }, `${hook}-split`, payments / elapsed);
       run = {
+        ...(split ? { split } : {}),
         dialect, payments, paymentsPerSecond: Math.round(payments / elapsed),
         stageMs: Object.fromEntries(STAGES.map((s) => [s, durations[s].reduce((a, b) => a + b, 0)])) as Record<Stage, number>,
         stageP50: Object.fromEntries(STAGES.map((s) => [s, round(percentile(durations[s], 50))])) as Record<Stage, number>,
@@ -227,6 +245,67 @@ async function runOn(dialect: Dialect, command: string[]): Promise<Run> {
   }
 }
 
+/**
+ * Split payments (docs/platforms.md) through the same path, on the same server right after the single-merchant run: a
+ * platform and 10 sellers linked to it, each payment split between all 10 with commissions and a discount, session →
+ * token → pay → capture (both events carry platformDistribution; each seller gets its postings), for the same duration
+ * and concurrency. The platform and its sellers are made through the admin API; the links are written through the
+ * platforms module on the server's database (onboarding ten sellers through the hosted page is not what is measured).
+ */
+async function splitRun(url: string, where: { dataDir: string; databaseUrl?: string }, hook: string, singlePerSecond: number): Promise<SplitRun> {
+  const admin = async (method: string, route: string, body: unknown) => {
+    const res = await fetch(`${url}/admin/v1${route}`, {
+      method, headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_TOKEN}` }, body: JSON.stringify(body),
+    });
+    if (res.status >= 300) throw new Error(`${route}: ${res.status} ${await res.text()}`);
+    return (await res.json()) as { id: string; testSecretKey: string };
+  };
+  const platform = await admin('POST', '/merchants', { name: 'Bench Market' });
+  await admin('PATCH', `/merchants/${platform.id}`, { platform: true });
+  const sellers: string[] = [];
+  for (let i = 0; i < SPLIT_SELLERS; i++) sellers.push((await admin('POST', '/merchants', { name: `Bench Seller ${i}` })).id);
+  const db = openDatabase({ dataDir: where.dataDir, databaseUrl: where.databaseUrl, poolSize: 2 });
+  try {
+    await db.transaction(async (trx) => {
+      for (const sellerId of sellers) await linkSeller(trx, { platformId: platform.id, sellerId, mode: 'test', at: new Date() });
+    });
+  } finally {
+    await db.close();
+  }
+  const post = poster(url);
+  const key = platform.testSecretKey;
+  let payments = 0;
+  let failures = 0;
+  let n = 0;
+  const stopAt = performance.now() + SECONDS * 1000;
+  const customer = async () => {
+    while (performance.now() < stopAt) {
+      const i = n++;
+      const each = 100 + (i % 500);
+      try {
+        const session = await post('/api/v1/payments/sessions', {
+          order: {
+            reference: `S-${i}`, amount: each * SPLIT_SELLERS - 50, currency: i % 2 ? 'XPF' : 'EUR',
+            platformConfig: { distribution: sellers.map((merchantId, k) => ({ merchantId, amount: each, commission: { rate: 1000, fixed: 5 }, ...(k === 0 ? { discount: 50 } : {}) })) },
+          },
+          captureMode: 'MANUAL', email: 'buyer@example.com', redirectUrl: 'https://shop.example/return', notificationUrl: hook,
+        }, key);
+        const token = await post('/acquirer/v1/tokens', { mode: 'test', number: '4242424242424242', expMonth: 12, expYear: 2040, cvc: '123', session: session.sessionId });
+        await post(`/checkout/${session.sessionId}/pay`, { token: token.token });
+        await post(`/api/v1/payments/${session.paymentId}/capture`, {}, key);
+        payments += 1;
+      } catch (err) {
+        failures += 1;
+        if (failures < 5) console.error(String(err));
+      }
+    }
+  };
+  const start = performance.now();
+  await Promise.all(Array.from({ length: CONCURRENCY }, customer));
+  const perSecond = payments / ((performance.now() - start) / 1000);
+  return { payments, paymentsPerSecond: Math.round(perSecond), failures, ratio: Math.round((100 * perSecond) / singlePerSecond) / 100 };
+}
+
 /** The four requests of a payment per second, against the bare route's requests per second. */
 export function ofBare(r: Pick<Run, 'paymentsPerSecond' | 'bare'>): number {
   return r.bare.requestsPerSecond ? (400 * r.paymentsPerSecond) / r.bare.requestsPerSecond : NaN;
@@ -246,6 +325,7 @@ export default async function bench(): Promise<{ section: string; markdown: stri
       `${r.pgCpuPerPayment !== undefined ? ` + PostgreSQL ${r.pgCpuPerPayment}` : ''}, bare ${r.bare.cpuMicrosPerRequest} µs/request, ` +
       `delivery ${r.deliveryP50}/${r.deliveryP99} ms, ${r.delivered}/${r.payments} delivered, ${r.failures} failures, load ${r.load.toFixed(1)}`,
     );
+    if (r.split) console.error(`checkout ${dialect}, split between ${SPLIT_SELLERS} sellers: ${r.split.paymentsPerSecond} payments/s, ${r.split.payments} payments, ${r.split.failures} failures, ${r.split.ratio}× the single-merchant rate`);
   }
   const share = (r: Run, s: Stage) => {
     const total = STAGES.reduce((a, k) => a + r.stageMs[k], 0);
@@ -267,6 +347,7 @@ export default async function bench(): Promise<{ section: string; markdown: stri
     '| Database | Payments/s | of bare (bare req/s) | Session | Tokenize | Authorize | Capture | Motu CPU µs/payment | PostgreSQL CPU µs/payment | bare CPU µs/request | Delivery p50 / p99 (ms) | Delivered | Failures | Load |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...runs.map((r) => `| ${r.dialect} | ${r.paymentsPerSecond} | ${ofBare(r).toFixed(1)} % (${r.bare.requestsPerSecond}) | ${STAGES.map((s) => share(r, s)).join(' | ')} | ${r.cpuPerPayment ?? 'n/a'} | ${r.pgCpuPerPayment ?? '—'} | ${r.bare.cpuMicrosPerRequest ?? 'n/a'} | ${r.deliveryP50} / ${r.deliveryP99} | ${r.delivered}/${r.payments} | ${r.failures} | ${r.load.toFixed(1)} |`),
+    ...runs.filter((r) => r.split).map((r) => `\nSplit between ${SPLIT_SELLERS} sellers, the same path right after on the same server (${r.dialect}): ${r.split!.paymentsPerSecond} payments/s, ${r.split!.payments} payments, ${r.split!.failures} failures: ${r.split!.ratio}× the single-merchant rate (target ≥ 0.7×).`),
   ];
   return { section: 'Checkout', markdown: lines.join('\n') };
 }

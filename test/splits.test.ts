@@ -7,10 +7,12 @@ import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { verifyLedger } from '../src/modules/ledger/verify.js';
 import { paymentEvents } from './support/events.js';
-import { createMerchant, type MerchantFixture } from './support/factories.js';
+import { createCustomer, createMerchant, type MerchantFixture } from './support/factories.js';
+import { saveCard } from './support/wallet.js';
 import { eachDatabase } from './support/harness.js';
 import { withMerchantApp } from './support/merchant-app.js';
-import { paySession } from './support/payments.js';
+import { paySession, tokenize } from './support/payments.js';
+import { CARDS } from './support/cards.js';
 import { makePlatform, onboardSeller, type OnboardedSeller } from './support/platforms.js';
 import { paymentSchedule } from './support/schedule.js';
 import { balanceOf, paidSplit, splitSessionBody, type SplitOrder } from './support/splits.js';
@@ -193,6 +195,39 @@ eachDatabase('split payments', (dialect) => {
     assert.deepEqual(await delta(a.secretKey, before.a), { available: 0, pending: 0 });
     assert.deepEqual(await delta(b.secretKey, before.b), { available: 2850, pending: 0 });
     assert.deepEqual(await delta(platform.testKey, before.p), { available: -2850 - FEES_ON_8000, pending: 0 });
+    await books();
+  });
+
+  it('a refused card and a cancelled authorization announce the order\'s split too, and move no seller\'s money', async () => {
+    await fresh();
+    const declined = await t.api(platform.testKey, 'POST', '/api/v1/payments/sessions', splitSessionBody(example()));
+    await t.api(undefined, 'POST', `/checkout/${declined.body.sessionId}/pay`, { token: await tokenize(t, declined.body.sessionId, CARDS.declined) });
+    const failed = (await paymentEvents(t, declined.body.paymentId)).find((e) => e.type === 'payment.failed');
+    assert.ok(failed, 'payment.failed');
+    assert.deepEqual(failed.data.platformDistribution.map((d: any) => d.netAmount), [5350, 4750, 900 - 1000 - 2000]);
+    const manual = await t.api(platform.testKey, 'POST', '/api/v1/payments/sessions', splitSessionBody({ ...example(), captureMode: 'MANUAL' }));
+    await paySession(t, manual.body.sessionId);
+    assert.equal((await t.api(platform.testKey, 'POST', `/api/v1/payments/${manual.body.paymentId}/cancel`)).status, 200);
+    const cancelled = (await paymentEvents(t, manual.body.paymentId)).find((e) => e.type === 'payment.cancelled');
+    assert.deepEqual(cancelled.data.platformDistribution.map((d: any) => d.merchantId), [a.merchantId, b.merchantId, platform.id]);
+    assert.deepEqual(await balanceOf(t, a.secretKey), { available: 0, pending: 0 });
+    assert.deepEqual(await balanceOf(t, b.secretKey), { available: 0, pending: 0 });
+    await books();
+  });
+
+  it('a charge of a saved card is split the same way, and checked the same way', async () => {
+    await fresh();
+    const customerId = await createCustomer(t, platform.testKey);
+    const visa = (await saveCard(t, platform.testKey, customerId)).result.paymentMethodId;
+    const body = (order: SplitOrder) => ({ paymentMethodId: visa, order: splitSessionBody(order).order, notificationUrl: 'https://shop.example/hook' });
+    const refused = await t.api(platform.testKey, 'POST', '/api/v1/payments', body({ ...example(), financing: -1 }));
+    assert.equal(refused.status, 400, JSON.stringify(refused.body));
+    assert.equal(refused.body.details.field, 'order.platformConfig.financing.amount');
+    const res = await t.api(platform.testKey, 'POST', '/api/v1/payments', body(example()));
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    assert.deepEqual([res.body.status, res.body.amount, res.body.capturedAmount], ['captured', 8000, 8000]);
+    assert.deepEqual(res.body.platformDistribution.map((d: any) => d.netAmount), [5350, 4750, -2361]);
+    assert.deepEqual(await balanceOf(t, a.secretKey), { available: 0, pending: 5350 });
     await books();
   });
 
