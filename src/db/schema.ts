@@ -22,6 +22,7 @@ import type { WebhookEndpointsTable } from '../modules/webhooks/endpoints.table.
 import type { SignInAttemptsTable, UserSessionsTable, UsersTable } from '../modules/users/users.table.js';
 import type { AuditLogTable } from '../modules/audit/audit.table.js';
 import type { DocumentPdfsTable } from '../modules/documents/document-pdfs.table.js';
+import type { PlatformLinksTable } from '../modules/platforms/platforms.table.js';
 
 export interface DB {
   settings: SettingsTable;
@@ -71,4 +72,5 @@ export interface DB {
   audit_log: AuditLogTable;
   document_pdfs: DocumentPdfsTable;
   sign_in_attempts: SignInAttemptsTable;
+  platform_links: PlatformLinksTable;
 }

@@ -5,6 +5,7 @@ const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz
 const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 
 export type IdPrefix =
+  | 'plk' | 'obs' | 'obc'
   | 'mer' | 'clk' | 'cn' | 'ipy' | 'cus' | 'pm' | 'pay' | 're' | 'sto' | 'mcf' | 'ses' | 'whe' | 'we' | 'del'
   | 'sub' | 'inv' | 'po' | 'dp' | 'cl' | 'key' | 'lnk' | 'att' | 'mail' | 'txn' | 'lpo' | 'mat' | 'ba' | 'usr' | 'aud';
 

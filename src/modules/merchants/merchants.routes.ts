@@ -29,6 +29,8 @@ export const MerchantPatch = Type.Object(
       description: 'the late-payment penalty terms invoices print; null or blank: the statutory rate (the ECB rate plus 10 points)' })),
     earlyPaymentDiscount: Type.Optional(Type.Union([Type.String({ maxLength: INVOICE_TEXT_BOUNDS.earlyPaymentDiscount }), Type.Null()], {
       description: 'the early-payment discount invoices print; null or blank: "no discount for early payment"' })),
+    platform: Type.Optional(Type.Boolean({ description: 'a marketplace: its keys may onboard and manage sellers (/api/v1/platform)' })),
+    agency: Type.Optional(Type.Boolean({ description: 'an agency: its keys may manage client accounts under mandates' })),
   },
   { additionalProperties: false, minProperties: 1 },
 );
@@ -61,7 +63,7 @@ export function merchantsRoutes(service: MerchantsService) {
     );
     app.patch<{ Params: Static<typeof IdParams>; Body: Static<typeof MerchantPatch> }>(
       '/merchants/:id',
-      { schema: { ...doc, summary: "Change a merchant's name, display name, colours, time zone and legal identity", params: IdParams, body: MerchantPatch, response: { 200: MerchantDetail } } },
+      { schema: { ...doc, summary: "Change a merchant's name, display name, colours, time zone, legal identity and its platform and agency flags", params: IdParams, body: MerchantPatch, response: { 200: MerchantDetail } } },
       async (request) => service.updateMerchant(request.params.id, request.body),
     );
     app.put<{ Params: Static<typeof IdParams>; Body: Static<typeof LogoBody> }>(

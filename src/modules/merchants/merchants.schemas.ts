@@ -31,6 +31,9 @@ export const Merchant = Type.Object({
   earlyPaymentDiscount: Nullable(Type.String({ description: "the invoices' early-payment discount; null: none" })),
   logoUrl: Nullable(Type.String({ description: "the logo on the hosted pages, a path on this server that changes with the picture; null: the name's initial" })),
   onPrimaryColor: Nullable(Type.String({ description: 'the text colour drawn on primaryColor (white or dark, by contrast)' })),
+  platform: Type.Boolean({ description: 'a marketplace: its keys onboard and manage sellers (/api/v1/platform)' }),
+  agency: Type.Boolean({ description: 'an agency: its keys manage client accounts under mandates' }),
+  openedAt: Nullable(Type.String({ format: 'date-time', description: 'when its payment account was opened (it can collect); null: not yet' })),
   createdAt: Time,
 });
 

@@ -40,6 +40,20 @@ export interface MerchantPatchInput {
   primaryColor?: string | null;
   accentColor?: string | null;
   timezone?: string | null;
+  /** A marketplace: its keys may onboard and manage sellers (/api/v1/platform). */
+  platform?: boolean;
+  /** An agency: its keys may manage client accounts under mandates. */
+  agency?: boolean;
+}
+
+/** What a merchant is made with: a name, and for a seller onboarded by a platform its legal identity. */
+export interface NewMerchant {
+  name: string;
+  legalName?: string | null;
+  registrationNumber?: string | null;
+  address?: LegalAddress | null;
+  /** false: the payment account is opened later (a seller, once its case is approved); default true. */
+  open?: boolean;
 }
 
 /** Invoice texts are kept trimmed; one made only of spaces means "not set". */
@@ -70,6 +84,12 @@ export function merchantView(m: Merchant) {
     logoUrl: logoPath(m),
     /** The text colour drawn on primaryColor (white or dark, by contrast), null without colours. */
     onPrimaryColor: theme?.onPrimary ?? null,
+    /** A marketplace (its keys onboard and manage sellers). */
+    platform: m.platform === 1,
+    /** An agency (its keys manage client accounts under mandates). */
+    agency: m.agency === 1,
+    /** When its payment account was opened; null: not open yet (a seller whose onboarding is not approved). */
+    openedAt: m.opened_at,
     createdAt: m.created_at,
   };
 }
@@ -92,6 +112,14 @@ export class MerchantsService {
   }
 
   async createMerchant(input: { name: string }) {
+    return this.db.transaction((trx) => this.insertMerchant(trx, input));
+  }
+
+  /**
+   * A merchant with its keys, webhook secrets and default contract, written on the caller's transaction (an approved
+   * onboarding case creates its seller in the transaction of the decision). Open at once unless `open` is false.
+   */
+  async insertMerchant(trx: Trx, input: NewMerchant) {
     const id = newId('mer');
     const now = this.now();
     const testSecretKey = newSecretKey('test');
@@ -99,8 +127,12 @@ export class MerchantsService {
     const testWebhookSecret = newWebhookSecret();
     const liveWebhookSecret = newWebhookSecret();
     const contractId = newId('mcf');
-    await this.db.transaction(async (trx) => {
-      await trx.insertInto('merchants').values({ id, name: input.name, created_at: now }).execute();
+    {
+      await trx.insertInto('merchants').values({
+        id, name: input.name, created_at: now, opened_at: input.open === false ? null : now,
+        legal_name: input.legalName ?? null, registration_number: input.registrationNumber ?? null,
+        address: input.address ? JSON.stringify(input.address) : null, tax_id: null,
+      }).execute();
       await trx
         .insertInto('webhook_secrets')
         .values([
@@ -126,7 +158,7 @@ export class MerchantsService {
         .execute();
       await insertKey(trx, id, { mode: 'test' }, testSecretKey, now);
       await insertKey(trx, id, { mode: 'live' }, liveSecretKey, now);
-    });
+    }
     return { id, name: input.name, testSecretKey, liveSecretKey, testWebhookSecret, liveWebhookSecret, defaultContractId: contractId };
   }
 
@@ -180,6 +212,8 @@ export class MerchantsService {
       ...(patch.invoiceFooter !== undefined ? { invoice_footer: blankToNull(patch.invoiceFooter) } : {}),
       ...(patch.latePaymentTerms !== undefined ? { late_payment_terms: blankToNull(patch.latePaymentTerms) } : {}),
       ...(patch.earlyPaymentDiscount !== undefined ? { early_payment_discount: blankToNull(patch.earlyPaymentDiscount) } : {}),
+      ...(patch.platform !== undefined ? { platform: patch.platform ? 1 : 0 } : {}),
+      ...(patch.agency !== undefined ? { agency: patch.agency ? 1 : 0 } : {}),
     };
     if (Object.keys(set).length > 0) {
       const res = await this.db.kysely.updateTable('merchants').set(set).where('id', '=', id).executeTakeFirst();

@@ -31,6 +31,12 @@ export interface MerchantsTable {
   early_payment_discount: ColumnType<string | null, string | null | undefined, string | null>;
   /** SHA-256 (hex) of the logo the hosted pages show, in its URL (null: no logo, the initial). Migration 0043. */
   logo_digest: ColumnType<string | null, string | null | undefined, string | null>;
+  /** 1: a marketplace, whose sellers are merchants linked to it (platform_links). Migration 0045. */
+  platform: ColumnType<number, number | undefined, number>;
+  /** 1: an agency, which manages client accounts under mandates. Migration 0045. */
+  agency: ColumnType<number, number | undefined, number>;
+  /** When its payment account was opened (it can collect); null: not open yet. Migration 0045. */
+  opened_at: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** The logo's bytes, checked when uploaded (logo-image.ts). */

@@ -71,6 +71,7 @@ const HANDLERS: Record<string, Handler> = {
     timezone: clearable(f.timezone), legalName: clearable(f.legalName), registrationNumber: clearable(f.registrationNumber),
     taxId: clearable(f.taxId), address: jsonFlag(f.address, 'address'), invoiceFooter: clearable(f.invoiceFooter),
     latePaymentTerms: clearable(f.latePaymentTerms), earlyPaymentDiscount: clearable(f.earlyPaymentDiscount),
+    platform: bool(f.platform, 'platform'), agency: bool(f.agency, 'agency'),
   }))),
 
   'merchants logo': async ({ services }, [id, file]) => json(file === 'none'

@@ -131,6 +131,8 @@ export function buildProgram(ctx: RunContext): Command {
     .option('--late-payment-terms <text|none>', 'the late-payment penalty terms on invoices (none: the statutory rate)')
     .option('--early-payment-discount <text|none>', 'the early-payment discount on invoices (none: no discount)')
     .option('--address <json|none>', 'the address on invoices: \'{"line1":…,"postalCode":…,"city":…,"country":"PF"}\'')
+    .option('--platform <true|false>', 'a marketplace: its keys may onboard and manage sellers')
+    .option('--agency <true|false>', 'an agency: its keys may manage client accounts under mandates')
     .addHelpText('after', '\n`none` clears a value (back to the default look or the merchant\'s name).')
     .action(adminAction(ctx));
   merchants.command('logo').description('set the logo of the hosted pages from a PNG, JPEG or WebP file (at most 512 KB), or remove it')
