@@ -72,6 +72,9 @@ import { usersAdminRoutes } from './modules/users/users.admin.routes.js';
 import { usersRoutes } from './modules/users/users.routes.js';
 import { checkCsrf, registerAudit, resolveSession } from './http/dashboard-auth.js';
 import { mailsRoutes } from './modules/back-office/mails.js';
+import { agenciesRoutes } from './modules/agencies/agencies.routes.js';
+import { agenciesAdminRoutes } from './modules/agencies/agencies.admin.routes.js';
+import { refuseAccountHeader } from './http/acting.js';
 
 export interface AppDeps {
   db: Database;
@@ -199,6 +202,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await admin.register(payoutsAdminRoutes(services.payouts, services.bankFiles));
       await admin.register(disputesAdminRoutes(services.disputes));
       await admin.register(usersAdminRoutes(services.users));
+      await admin.register(agenciesAdminRoutes(services.merchants, services.agencyMandates));
     },
     { prefix: '/admin/v1' },
   );
@@ -219,7 +223,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
         },
       });
       api.removeContentTypeParser('text/plain');
-      const auth = merchantAuthHooks(db, services.userSessions);
+      const auth = merchantAuthHooks(db, services.userSessions, (agencyId, merchantId, mode) => services.agencyMandates.standing(agencyId, merchantId, mode));
       api.addHook('onRequest', auth.identify);
       api.addHook('preParsing', auth.enforce);
       registerAudit(api, services.audit);
@@ -241,6 +245,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await api.register(disputesRoutes(services.disputes));
       await api.register(subscriptionsRoutes(services.subscriptions));
       await api.register(invoicesRoutes(services.invoices, pdfs));
+      await api.register(agenciesRoutes(services.agencyInvitations, services.agencyMandates));
     },
     { prefix: '/api/v1' },
   );
@@ -261,6 +266,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       dashboard.removeContentTypeParser('text/plain');
       const sessionOf = resolveSession(services.userSessions);
       dashboard.addHook('onRequest', async (request) => {
+        refuseAccountHeader(request, 'The back-office works on its own account; an agency acts for a client through the API with its secret key');
         if (request.routeOptions.config?.public) return;
         const session = await sessionOf(request);
         if (!session) throw new AppError('UNAUTHORIZED', 'Sign in to the back-office first');

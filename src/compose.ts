@@ -37,6 +37,8 @@ import { UserSessions } from './modules/users/user-sessions.js';
 import { UsersService } from './modules/users/users.service.js';
 import type { Clock } from './shared/clock.js';
 import { secretBoxFor } from './shared/secret-box.js';
+import { AgencyInvitationsService } from './modules/agencies/invitations.service.js';
+import { AgencyMandatesService } from './modules/agencies/mandates.service.js';
 
 export interface Services {
   merchants: MerchantsService;
@@ -71,6 +73,8 @@ export interface Services {
   timeline: TimelineService;
   home: HomeService;
   goLive: GoLiveService;
+  agencyInvitations: AgencyInvitationsService;
+  agencyMandates: AgencyMandatesService;
 }
 
 export function buildServices(config: Config, db: Database, clock: Clock): Services {
@@ -138,5 +142,7 @@ export function buildServices(config: Config, db: Database, clock: Clock): Servi
     timeline: new TimelineService({ payments, refunds, disputes, events, audit }),
     home: new HomeService(db, clock, balance, payments),
     goLive: new GoLiveService({ merchants, invoices, bankAccounts, apiKeys, webhooks }),
+    agencyInvitations: new AgencyInvitationsService(db, clock, config.publicUrl),
+    agencyMandates: new AgencyMandatesService(db, clock),
   };
 }

@@ -108,6 +108,8 @@ export function scheduledJobs(db: Database, clock: Clock, config?: Config, logge
     // Automatic payouts: each merchant's day of its schedule, once (the day is claimed before the run).
     jobs.push({ name: 'run-automatic-payouts', everyMs: 60_000, run: (now) => services.payoutSchedule.runDue(now) });
     jobs.push({ name: 'release-late-authorizations', everyMs: recoveryEvery, run: (now) => services.merchantPayments.releaseLateAuthorizations(now, recoveryEvery) });
+    // Agencies' invitations left pending past their expiry: expired, agency.invitation.expired.
+    jobs.push({ name: 'expire-agency-invitations', everyMs: 60_000, run: (now) => services.agencyInvitations.expireDue(now) });
     // Receipts and card-link mails queued in mail_jobs, when MOTU_SMTP_URL is set.
     if (config.mail) {
       // Attachments drawn on worker threads (idle ones do not hold the process) and kept, as the downloads.

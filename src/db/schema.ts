@@ -23,6 +23,7 @@ import type { SignInAttemptsTable, UserSessionsTable, UsersTable } from '../modu
 import type { AuditLogTable } from '../modules/audit/audit.table.js';
 import type { DocumentPdfsTable } from '../modules/documents/document-pdfs.table.js';
 import type { PlatformLinksTable } from '../modules/platforms/platforms.table.js';
+import type { AgencyInvitationsTable, AgencyMandatesTable } from '../modules/agencies/agencies.table.js';
 
 export interface DB {
   settings: SettingsTable;
@@ -73,4 +74,6 @@ export interface DB {
   document_pdfs: DocumentPdfsTable;
   sign_in_attempts: SignInAttemptsTable;
   platform_links: PlatformLinksTable;
+  agency_invitations: AgencyInvitationsTable;
+  agency_mandates: AgencyMandatesTable;
 }

@@ -229,14 +229,47 @@ export interface MerchantPlatformData {
   [extra: string]: unknown;
 }
 export type MerchantRejectedData = MerchantPlatformData & { enrollmentStatus: 'CORRECTION_REQUESTED' | 'REFUSED' };
-export interface AgencyData {
+/** An agency's invitation (`agency.invitation.*`): sent to the agency. */
+export interface AgencyInvitationData {
+  invitationId: string;
   agencyId: string;
-  clientMerchantId?: string;
-  invitationId?: string;
-  mandateId?: string;
-  status?: string;
-  [extra: string]: unknown;
+  /** Who the invitation was addressed to. */
+  email: string;
+  scopes: string[];
+  status: 'pending' | 'accepted' | 'cancelled' | 'expired';
+  expiresAt: string;
 }
+/** A new business onboarding through an agency's invitation (`agency.client.onboarding.updated`). */
+export interface AgencyClientOnboardingData {
+  invitationId: string;
+  agencyId: string;
+  caseId: string;
+  enrollmentStatus: string;
+  previousStatus?: string | null;
+}
+/** The account of a client onboarded through an agency's invitation can collect (`agency.client.opened`). */
+export interface AgencyClientOpenedData {
+  invitationId: string;
+  agencyId: string;
+  merchantId: string;
+  caseId?: string;
+}
+/** A mandate given to an agency (`agency.mandate.created`, `agency.mandate.revoked`). */
+export interface AgencyMandateData {
+  mandateId: string;
+  agencyId: string;
+  /** The client (mer_…). */
+  merchantId: string;
+  scopes: string[];
+  /** The invitation it came from (created only). */
+  invitationId?: string | null;
+  /** Who revoked it (revoked only). */
+  revokedBy?: 'client' | 'agency';
+}
+/** A mandate's scopes changed (`change: "scopes"`) or moved to another agency (`change: "ownership_transferred"`). */
+export type AgencyMandateUpdatedData =
+  | { mandateId: string; agencyId: string; merchantId: string; change: 'scopes'; scopes: string[]; previousScopes: string[] }
+  | { mandateId: string; agencyId: string; merchantId: string; change: 'ownership_transferred'; previousAgencyId: string; scopes: string[] };
 
 /** Every event type and its payload. */
 export interface EventDataMap {
@@ -282,14 +315,14 @@ export interface EventDataMap {
   'merchant.rejected': MerchantRejectedData;
   'merchant.linked': MerchantPlatformData;
   'merchant.unlinked': MerchantPlatformData;
-  'agency.invitation.created': AgencyData;
-  'agency.invitation.expired': AgencyData;
-  'agency.invitation.cancelled': AgencyData;
-  'agency.client.onboarding.updated': AgencyData;
-  'agency.client.opened': AgencyData;
-  'agency.mandate.created': AgencyData;
-  'agency.mandate.updated': AgencyData;
-  'agency.mandate.revoked': AgencyData;
+  'agency.invitation.created': AgencyInvitationData;
+  'agency.invitation.expired': AgencyInvitationData;
+  'agency.invitation.cancelled': AgencyInvitationData;
+  'agency.client.onboarding.updated': AgencyClientOnboardingData;
+  'agency.client.opened': AgencyClientOpenedData;
+  'agency.mandate.created': AgencyMandateData;
+  'agency.mandate.updated': AgencyMandateUpdatedData;
+  'agency.mandate.revoked': AgencyMandateData;
 }
 
 export type EventType = keyof EventDataMap;

@@ -8,6 +8,7 @@ import { roleMayCall } from '../modules/users/roles.js';
 import type { UserSessions } from '../modules/users/user-sessions.js';
 import { AppError } from '../shared/errors.js';
 import { checkCsrf, resolveSession, sessionToken, userPrincipal } from './dashboard-auth.js';
+import { actingPrincipal, refuseAccountHeader, type StandingOf } from './acting.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -54,8 +55,8 @@ export function merchantKey(request: FastifyRequest): string | undefined {
  * id, or against the client address when no key was identified; `enforce` (preParsing) answers a kept failure. So
  * however "Bearer" is spelled, one key has one budget, and failed attempts are limited too.
  */
-export function merchantAuthHooks(db: Database, userSessions: UserSessions) {
-  const authenticate = merchantAuthHook(db, userSessions);
+export function merchantAuthHooks(db: Database, userSessions: UserSessions, standingOf: StandingOf) {
+  const authenticate = merchantAuthHook(db, userSessions, standingOf);
   const keyOf = apiKeyAuthenticator(db);
   return {
     /**
@@ -75,6 +76,8 @@ export function merchantAuthHooks(db: Database, userSessions: UserSessions) {
         const token = bearerToken(request);
         if (!token) return false;
         const now = await keyOf(token);
+        // An agency acting for its client: its mandate must still stand and grant this route's scope.
+        if (was.actingFor && (await actingPrincipal(request, now, standingOf)).merchantId !== was.merchantId) return false;
         return now.keyId === was.keyId && now.permission === was.permission && now.madeBy?.userId === was.madeBy?.userId && now.madeBy?.role === was.madeBy?.role;
       } catch (err) {
         if (err instanceof AppError) return false;
@@ -101,7 +104,7 @@ export function rateLimitKey(request: FastifyRequest): string {
   return request.merchant ? `key:${request.merchant.keyId}` : `ip:${request.ip}`;
 }
 
-function merchantAuthHook(db: Database, userSessions: UserSessions) {
+function merchantAuthHook(db: Database, userSessions: UserSessions, standingOf: StandingOf) {
   const authenticate = apiKeyAuthenticator(db);
   const sessionOf = resolveSession(userSessions);
   return async function authenticateRequest(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
@@ -111,6 +114,7 @@ function merchantAuthHook(db: Database, userSessions: UserSessions) {
       const session = await sessionOf(request);
       if (!session) throw new AppError('UNAUTHORIZED', 'Your back-office session has ended; sign in again');
       {
+        refuseAccountHeader(request, 'A back-office session works on its own account; an agency acts for a client with its secret key');
         request.merchant = userPrincipal(session);
         checkCsrf(request, session);
         const path = (request.routeOptions.url ?? '').replace(/^\/api\/v1/, '');
@@ -143,6 +147,8 @@ function merchantAuthHook(db: Database, userSessions: UserSessions) {
         throw new AppError('PERMISSION_DENIED', `This key was made in the back-office by a ${principal.madeBy.role}, whose role does not allow this; ask an owner or admin for a key`);
       }
     }
+    // `Motu-Account: mer_…`: an agency acting for its client, under its mandate (acting.ts).
+    request.merchant = await actingPrincipal(request, principal, standingOf);
   };
 }
 

@@ -64,17 +64,19 @@ const OBJECT_ID = /^[a-z]{2,4}_[0-9A-Za-z]{22}$/;
 
 /**
  * Writes the audit row of every change a signed-in user makes through `scope`'s routes, or a key made in the
- * back-office (the row names the key and its maker): before the handler (pending, naming the route and the object in
+ * back-office (the row names the key and its maker), or an agency acting for its client (the row names the agency): before the handler (pending, naming the route and the object in
  * its path) and completed when the answer is sent (its status, and the id of the object it created).
  */
 export function registerAudit(scope: FastifyInstance, audit: AuditService): void {
   scope.addHook('preHandler', async (request: FastifyRequest) => {
     const { user, merchant } = request;
-    if (SAFE_METHODS.has(request.method) || (!user && !merchant?.madeBy)) return;
+    if (SAFE_METHODS.has(request.method) || (!user && !merchant?.madeBy && !merchant?.actingFor)) return;
     const params = request.params as Record<string, unknown> | undefined;
     const objectId = typeof params?.id === 'string' && OBJECT_ID.test(params.id) ? params.id : null;
     const action = `${request.method} ${request.routeOptions.url ?? request.url}`;
     if (user) request.auditId = await audit.begin(user, user.userId, action, objectId);
+    // An agency acting for its client: the client's log names the agency and its key.
+    else if (merchant?.actingFor) request.auditId = await audit.begin(merchant, merchant.actingFor.id, action, objectId, merchant.keyId, merchant.actingFor.id);
     else if (merchant?.madeBy) request.auditId = await audit.begin(merchant, merchant.madeBy.userId, action, objectId, merchant.keyId);
   });
   scope.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {

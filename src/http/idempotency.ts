@@ -59,7 +59,8 @@ export function registerIdempotency(app: FastifyInstance, db: Database, clock: C
     if (!key || key.length > 255 || !/^[\x21-\x7e]+$/.test(key)) {
       throw invalidField('Idempotency-Key', 'must be 1 to 255 printable ASCII characters');
     }
-    const scope = request.merchant.storeId ?? '';
+    // An agency acting for its client keeps its own keys on the client's account, apart from the client's.
+    const scope = request.merchant.actingFor ? `${request.merchant.actingFor.kind}:${request.merchant.actingFor.id}` : request.merchant.storeId ?? '';
     const claim: Claim = { merchantId: request.merchant.merchantId, mode: request.merchant.mode, scope, sentKey: key, key: scope ? `${key} ${scope}` : key };
     const hash = requestHash(request);
     const started = Date.now();

@@ -7,7 +7,8 @@
 export type Tag =
   | 'Payments' | 'Refunds' | 'Customers' | 'Wallet' | 'Webhooks' | 'Events' | 'Balance' | 'Bank accounts' | 'Payouts'
   | 'Disputes' | 'Subscriptions' | 'Billing' | 'Test helpers' | 'Browser SDK'
-  | 'Merchants' | 'Users' | 'Money operations';
+  | 'Merchants' | 'Users' | 'Money operations'
+  | 'Agencies';
 
 export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 410 | 422 | 429 | 503;
 
@@ -53,6 +54,17 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'PATCH /api/v1/webhook-endpoints/{id}': { id: 'updateWebhookEndpoint', tag: 'Webhooks', errors: [422] },
   'DELETE /api/v1/webhook-endpoints/{id}': { id: 'deleteWebhookEndpoint', tag: 'Webhooks' },
   'POST /api/v1/agency/webhooks': { id: 'createAgencyWebhook', tag: 'Webhooks', errors: [422] },
+  // Agencies: invitations, the portfolio, and mandates as the client sees them
+  'POST /api/v1/agency/invitations': { id: 'createAgencyInvitation', tag: 'Agencies' },
+  'GET /api/v1/agency/invitations': { id: 'listAgencyInvitations', tag: 'Agencies' },
+  'GET /api/v1/agency/invitations/{id}': { id: 'getAgencyInvitation', tag: 'Agencies' },
+  'POST /api/v1/agency/invitations/{id}/cancel': { id: 'cancelAgencyInvitation', tag: 'Agencies', errors: [422] },
+  'GET /api/v1/agency/mandates': { id: 'listAgencyPortfolio', tag: 'Agencies' },
+  'POST /api/v1/agency-invitations/{token}/accept': { id: 'acceptAgencyInvitation', tag: 'Agencies', errors: [410, 422] },
+  'GET /api/v1/agency-mandates': { id: 'listAgencyMandates', tag: 'Agencies' },
+  'PATCH /api/v1/agency-mandates/{id}': { id: 'updateAgencyMandate', tag: 'Agencies' },
+  'POST /api/v1/agency-mandates/{id}/transfer': { id: 'transferAgencyMandate', tag: 'Agencies' },
+  'POST /api/v1/agency-mandates/{id}/revoke': { id: 'revokeAgencyMandate', tag: 'Agencies' },
   // Events
   'GET /api/v1/events': { id: 'listEvents', tag: 'Events' },
   'GET /api/v1/events/{id}': { id: 'getEvent', tag: 'Events' },
@@ -131,6 +143,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'DELETE /admin/v1/keys/{id}': { id: 'revokeApiKey', tag: 'Merchants' },
   'POST /admin/v1/merchants/{id}/users': { id: 'createUser', tag: 'Users', errors: [409] },
   'GET /admin/v1/merchants/{id}/users': { id: 'listUsers', tag: 'Users' },
+  'GET /admin/v1/merchants/{id}/mandates': { id: 'listMerchantMandates', tag: 'Merchants' },
   'POST /admin/v1/merchants/{id}/adjustments': { id: 'createBalanceAdjustment', tag: 'Money operations' },
   'GET /admin/v1/payouts/transfers.xml': { id: 'getSepaTransferFile', tag: 'Money operations', errors: [503] },
   'GET /admin/v1/payouts/transfers.csv': { id: 'getXpfTransferFile', tag: 'Money operations' },
@@ -157,6 +170,7 @@ export const MERCHANT_TAGS: ReadonlyArray<{ name: Tag; description: string }> = 
   { name: 'Billing', description: 'Invoices and credit notes with legal numbering, their PDF and hosted page.' },
   { name: 'Test helpers', description: 'Test mode only: clocks that move time forward, and what a cardholder or an acquirer would do.' },
   { name: 'Browser SDK', description: "Calls the browser SDK makes from the customer's page; the session id is the credential, no key is sent." },
+  { name: 'Agencies', description: 'An agency invites clients, acts for them under mandates (its key and `Motu-Account: mer_…`); the client changes, transfers or revokes them.' },
 ];
 
 export const ADMIN_TAGS: ReadonlyArray<{ name: Tag; description: string }> = [

@@ -7,7 +7,8 @@ const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 export type IdPrefix =
   | 'plk' | 'obs' | 'obc'
   | 'mer' | 'clk' | 'cn' | 'ipy' | 'cus' | 'pm' | 'pay' | 're' | 'sto' | 'mcf' | 'ses' | 'whe' | 'we' | 'del'
-  | 'sub' | 'inv' | 'po' | 'dp' | 'cl' | 'key' | 'lnk' | 'att' | 'mail' | 'txn' | 'lpo' | 'mat' | 'ba' | 'usr' | 'aud';
+  | 'sub' | 'inv' | 'po' | 'dp' | 'cl' | 'key' | 'lnk' | 'att' | 'mail' | 'txn' | 'lpo' | 'mat' | 'ba' | 'usr' | 'aud'
+  | 'mdt' | 'agi';
 
 /**
  * The last `length` base62 digits of the big-endian number `bytes` (leading zeros kept). Long division on 32-bit

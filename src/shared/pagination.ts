@@ -13,7 +13,8 @@ export interface PageRequest {
   startingAfter?: string;
 }
 
-type Paged = 'customers' | 'payments' | 'payment_sessions' | 'payment_methods' | 'card_links' | 'webhook_endpoints' | 'bank_accounts' | 'payouts' | 'test_clocks' | 'disputes' | 'subscriptions' | 'invoices' | 'credit_notes' | 'audit_log' | 'merchants';
+type Paged = 'customers' | 'payments' | 'payment_sessions' | 'payment_methods' | 'card_links' | 'webhook_endpoints' | 'bank_accounts' | 'payouts' | 'test_clocks' | 'disputes' | 'subscriptions' | 'invoices' | 'credit_notes' | 'audit_log' | 'merchants'
+  | 'agency_invitations' | 'agency_mandates';
 
 /**
  * Rows after `cursor` in the order (created_at, id) descending. The first bound, `created_at <= cursor`, says nothing

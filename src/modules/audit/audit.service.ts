@@ -10,8 +10,11 @@ import type { AuditOutcome, AuditRow } from './audit.table.js';
 
 export interface AuditEntry {
   id: string;
-  /** Who acted: the back-office user, and the key when they acted with a key made in the back-office. */
-  actedBy: { userId: string; keyId?: string };
+  /**
+   * Who acted: the back-office user, and the key when they acted with a key made in the back-office; or an agency
+   * acting under its mandate, with its key (`user` then names the agency: its id, and no email).
+   */
+  actedBy: { userId: string; keyId?: string } | { agencyId: string; keyId: string | null };
   user: { id: string; email: string };
   action: string;
   objectId: string | null;
@@ -24,10 +27,10 @@ export class AuditService {
   constructor(private readonly db: Database, private readonly clock: Clock) {}
 
   /** Writes the row of a change about to run; answers its id, to complete with `complete`. */
-  async begin(owner: Owner, userId: string, action: string, objectId: string | null, keyId: string | null = null): Promise<string> {
+  async begin(owner: Owner, userId: string, action: string, objectId: string | null, keyId: string | null = null, agencyId: string | null = null): Promise<string> {
     const id = newId('aud');
     await this.db.kysely.insertInto('audit_log').values({
-      id, merchant_id: owner.merchantId, mode: owner.mode, user_id: userId, key_id: keyId, action, object_id: objectId,
+      id, merchant_id: owner.merchantId, mode: owner.mode, user_id: userId, key_id: keyId, agency_id: agencyId, action, object_id: objectId,
       outcome: 'pending', status_code: null, created_at: this.clock.now().toISOString(),
     }).execute();
     return id;
@@ -62,7 +65,7 @@ export class AuditService {
     const users = userIds.length ? await this.db.kysely.selectFrom('users').select(['id', 'email']).where('id', 'in', userIds).execute() : [];
     const emails = new Map(users.map((u) => [u.id, u.email]));
     return rows.map((r) => ({
-      id: r.id, actedBy: r.key_id ? { userId: r.user_id, keyId: r.key_id } : { userId: r.user_id }, user: { id: r.user_id, email: emails.get(r.user_id) ?? '' }, action: r.action, objectId: r.object_id,
+      id: r.id, actedBy: r.agency_id ? { agencyId: r.agency_id, keyId: r.key_id } : r.key_id ? { userId: r.user_id, keyId: r.key_id } : { userId: r.user_id }, user: { id: r.user_id, email: emails.get(r.user_id) ?? '' }, action: r.action, objectId: r.object_id,
       outcome: r.outcome, statusCode: r.status_code, createdAt: r.created_at,
     }));
   }

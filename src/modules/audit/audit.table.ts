@@ -10,6 +10,8 @@ export interface AuditLogTable {
   user_id: string;
   /** The back-office key that made the change (user_id is then its maker); null for a change made with the session. */
   key_id: string | null;
+  /** The agency that made the change on its client's account under a mandate (user_id is then the agency's id). */
+  agency_id: string | null;
   action: string;
   object_id: string | null;
   outcome: AuditOutcome;

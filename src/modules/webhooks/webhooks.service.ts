@@ -1,5 +1,6 @@
 // Webhook configuration of a merchant: the signing secret (read, rotate) and registered endpoints
 // (merchant endpoints and an agency's declared addresses), with the URL rules and the live-mode SSRF guard.
+import { requireAgency } from '../agencies/invitations.service.js';
 import { secretBoxFor } from '../../shared/secret-box.js';
 import type { Config } from '../../config.js';
 import type { Database } from '../../db/database.js';
@@ -133,6 +134,8 @@ export class WebhooksService {
    * was killed mid-way (its in-flight key abandoned) answers the endpoint that run registered instead of a second one.
    */
   async createEndpoint(owner: Owner, input: EndpointInput, kind: EndpointKind = 'merchant', idempotencyKey?: string) {
+    // An agency's addresses receive agency.* events: only an agency declares them.
+    if (kind === 'agency') await requireAgency(this.db, owner);
     const keyed = idempotencyKey === undefined
       ? { id: newId('we'), earlier: undefined }
       : await idForKeyUse((use) => endpointIdFor(owner, kind, idempotencyKey, use), (eid) => this.endpointRow(owner, eid), this.clock.now());

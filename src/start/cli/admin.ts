@@ -128,6 +128,18 @@ const HANDLERS: Record<string, Handler> = {
   },
   'users list': async ({ services }, _, f) => json({ data: await services.users.list(String(f.merchant)) }),
 
+  'mandates list': async ({ services }, _, f) => {
+    const merchantId = String(f.merchant);
+    await services.merchants.getMerchant(merchantId);
+    const data = [];
+    for (let page = await services.agencyMandates.listForOperator(merchantId, { limit: 100 }); ; ) {
+      data.push(...page.data);
+      if (!page.hasMore) break;
+      page = await services.agencyMandates.listForOperator(merchantId, { limit: 100, startingAfter: page.data.at(-1)!.id });
+    }
+    return json({ data });
+  },
+
   'adjustments create': async ({ services }, _, f) => json(await services.balance.adjust(String(f.merchant), checked(AdjustmentBody, {
     mode: str(f.mode), currency: str(f.currency), amount: signedInt(f.amount, 'amount'), reason: str(f.reason),
   }))),

@@ -205,6 +205,10 @@ export function buildProgram(ctx: RunContext): Command {
     .action(adminAction(ctx));
   users.command('list').description('a merchant\'s users').requiredOption('--merchant <id>', 'mer_…').action(adminAction(ctx));
 
+  const mandates = program.command('mandates').description('agencies\' mandates on their clients\' accounts (docs/platforms.md)');
+  mandates.command('list').description('the mandates a merchant gave to agencies or holds as an agency, both modes, newest first')
+    .requiredOption('--merchant <id>', 'mer_…').action(adminAction(ctx));
+
   const adjustments = program.command('adjustments').description('corrections of a merchant\'s balance');
   adjustments.command('create').description('an adjustment transaction, available at once (docs/money.md)')
     .requiredOption('--merchant <id>', 'mer_…')
