@@ -6,6 +6,7 @@ import type {
 } from '../modules/merchants/merchants.table.js';
 import type { PaymentSessionsTable, PaymentsTable } from '../modules/payments/payments.table.js';
 import type { RefundsTable } from '../modules/refunds/refunds.table.js';
+import type { RefundSharesTable } from '../modules/splits/splits.table.js';
 import type { MonextAuthorizationsTable, MonextRefundsTable } from '../acquirer/monext/monext.table.js';
 import type { AcquirerAuthorizationsTable, AcquirerCardsTable, AcquirerRefundsTable, AcquirerTokensTable } from '../acquirer/acquirer.table.js';
 import type { CardLinksTable, PaymentMethodsTable, WalletSessionsTable } from '../modules/wallet/wallet.table.js';
@@ -38,6 +39,7 @@ export interface DB {
   payment_sessions: PaymentSessionsTable;
   payments: PaymentsTable;
   refunds: RefundsTable;
+  refund_shares: RefundSharesTable;
   acquirer_cards: AcquirerCardsTable;
   acquirer_tokens: AcquirerTokensTable;
   acquirer_authorizations: AcquirerAuthorizationsTable;

@@ -43,6 +43,49 @@ export interface Settlement {
   detailedFees: FeeLine[];
 }
 
+// ---------- split payments (docs/platforms.md) ----------
+
+/** A seller's part of a split payment (minor units of `currency`, the order's). */
+export interface PlatformSellerShare {
+  merchantId: string;
+  /** The seller's amount (its captured share once captured). */
+  amount: number;
+  /** Funded by the platform: the seller still gets its whole amount. */
+  discount: number;
+  commission: number;
+  /** amount − commission. */
+  netAmount: number;
+  currency: string;
+  /** What refunds took from the seller so far, and the commission they gave back. */
+  refundedAmount: number;
+  refundedCommission: number;
+  /** platform_commission (PERCENTAGE) and platform_fixed_fee, shaped like the settlement block's lines, no tax. */
+  detailedCommission: FeeLine[];
+}
+
+/** The platform's part: commissions − discounts − financing − fees (Motu's, the settlement block's commission). */
+export interface PlatformOwnShare {
+  role: 'platform';
+  merchantId: string;
+  commission: number;
+  discounts: number;
+  financing: number;
+  fees: number;
+  netAmount: number;
+  currency: string;
+  /** Commission given back to the sellers by refunds so far. */
+  refundedCommission: number;
+}
+
+export type PlatformDistributionEntry = PlatformSellerShare | PlatformOwnShare;
+
+/** What one refund of a split payment took from a seller, and the commission it gave back. */
+export interface RefundShare {
+  merchantId: string;
+  amount: number;
+  commission: number;
+}
+
 // ---------- payment events ----------
 
 /** Fields every payment event's data carries (the existing integrations read them). */
@@ -60,6 +103,8 @@ export interface PaymentBase {
   store: StoreRef | null;
   customerId?: string | null;
   privateData?: Record<string, unknown> | null;
+  /** A split payment only: each seller's part, then the platform's. */
+  platformDistribution?: PlatformDistributionEntry[];
 }
 
 export interface PaymentAuthorizedData extends PaymentBase {
@@ -93,6 +138,8 @@ export interface PaymentRefundData extends PaymentBase {
   remainingOriginalAmount: number;
   originalCurrency: string;
   settlement: Settlement;
+  /** A split payment only: what this refund took from each seller. */
+  refundDistribution?: RefundShare[];
 }
 export interface PaymentCancelledData extends PaymentBase {
   cancelledBy: 'porteur' | 'merchant_api';

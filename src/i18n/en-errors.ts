@@ -62,6 +62,7 @@ const codes = {
   ACQUIRER_NOT_CONFIGURED: 'No acquirer is configured for this: ask your operator.',
   OPERATOR_ACCOUNT_NOT_CONFIGURED: "The operator's bank account is not configured: ask your operator.",
   SERVICE_UNAVAILABLE: 'The bank partner did not answer or refused: try again in a moment.',
+  PLATFORM_CONFIG_INVALID: 'The split of this payment between sellers is not valid.',
 } satisfies Record<ErrorCode, string>;
 
 export const enErrors = {

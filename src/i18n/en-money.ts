@@ -15,7 +15,7 @@ export const enMoney = {
     types: {
       payment: 'Payment', payment_fee: 'Payment fee', refund: 'Refund', refund_fee: 'Refund fee', dispute: 'Dispute',
       dispute_fee: 'Dispute fee', dispute_reversal: 'Dispute reversal', payout: 'Payout', payout_failure: 'Failed payout',
-      adjustment: 'Adjustment',
+      adjustment: 'Adjustment', platform_share: 'Marketplace share', platform_commission: 'Marketplace commission',
     },
   },
   customers: {

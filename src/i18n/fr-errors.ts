@@ -62,6 +62,7 @@ export const frErrors: typeof enErrors = {
       ACQUIRER_NOT_CONFIGURED: "Aucun acquéreur n'est configuré pour cela : demandez à votre opérateur.",
       OPERATOR_ACCOUNT_NOT_CONFIGURED: "Le compte bancaire de l'opérateur n'est pas configuré : demandez à votre opérateur.",
       SERVICE_UNAVAILABLE: "Le partenaire bancaire n'a pas répondu ou a refusé : réessayez dans un instant.",
+      PLATFORM_CONFIG_INVALID: 'La répartition de ce paiement entre vendeurs n\'est pas valide.',
     },
     unknown: 'La demande a échoué (HTTP {{status}}). Réessayez.',
     network: 'La connexion à Motu a échoué. Vérifiez votre connexion et réessayez.',

@@ -16,7 +16,7 @@ export const frMoney: typeof enMoney = {
     types: {
       payment: 'Paiement', payment_fee: 'Frais de paiement', refund: 'Remboursement', refund_fee: 'Frais de remboursement', dispute: 'Litige',
       dispute_fee: 'Frais de litige', dispute_reversal: 'Annulation de litige', payout: 'Virement', payout_failure: 'Virement échoué',
-      adjustment: 'Ajustement',
+      adjustment: 'Ajustement', platform_share: 'Part de place de marché', platform_commission: 'Commission de place de marché',
     },
   },
   customers: {

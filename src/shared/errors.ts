@@ -59,6 +59,7 @@ export const ERROR_STATUS = {
   ACQUIRER_NOT_CONFIGURED: 503,
   OPERATOR_ACCOUNT_NOT_CONFIGURED: 503,
   SERVICE_UNAVAILABLE: 503,
+  PLATFORM_CONFIG_INVALID: 400,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -18,6 +18,7 @@ export type BalanceTransaction = Schemas['BalanceTransaction'];
 
 export const TRANSACTION_TYPES = [
   'payment', 'payment_fee', 'refund', 'refund_fee', 'dispute', 'dispute_fee', 'dispute_reversal', 'payout', 'payout_failure', 'adjustment',
+  'platform_share', 'platform_commission',
 ] as const satisfies ReadonlyArray<BalanceTransaction['type']>;
 
 export type Customer = Schemas['Customer'];

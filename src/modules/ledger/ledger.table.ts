@@ -3,12 +3,12 @@ import type { Mode } from '../merchants/merchants.table.js';
 
 export const TRANSACTION_TYPES = [
   'payment', 'payment_fee', 'refund', 'refund_fee', 'dispute', 'dispute_fee', 'dispute_reversal', 'payout',
-  'payout_failure', 'adjustment',
+  'payout_failure', 'adjustment', 'platform_share', 'platform_commission',
 ] as const;
 export type TransactionType = (typeof TRANSACTION_TYPES)[number];
 
 /** Where money sits. The merchant's two accounts make its balance; the others are the counterparties. */
-export const ACCOUNTS = ['merchant_pending', 'merchant_available', 'acquirer_clearing', 'motu_revenue', 'payouts_in_transit'] as const;
+export const ACCOUNTS = ['merchant_pending', 'merchant_available', 'acquirer_clearing', 'motu_revenue', 'payouts_in_transit', 'platform_clearing'] as const;
 export type Account = (typeof ACCOUNTS)[number];
 
 export interface BalanceTransactionsTable {

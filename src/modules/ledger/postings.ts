@@ -8,6 +8,8 @@
 //   refund_fee, dispute_fee, adjustment  merchant_available ⇄ motu_revenue
 //   payout, payout_failure          merchant_available ⇄ payouts_in_transit
 //   release (settlement)            merchant_pending → merchant_available
+//   platform_share, platform_commission  merchant ⇄ platform_clearing (a split payment between a platform and its sellers:
+//                                   what one side's transactions put there the other's take out, per payment)
 import type { Trx } from '../../db/database.js';
 import { newId } from '../../shared/ids.js';
 import { isCurrency, toEurCents } from '../../shared/money.js';
@@ -25,6 +27,8 @@ const COUNTERPARTY: Record<TransactionType, Account> = {
   payout: 'payouts_in_transit',
   payout_failure: 'payouts_in_transit',
   adjustment: 'motu_revenue',
+  platform_share: 'platform_clearing',
+  platform_commission: 'platform_clearing',
 };
 
 export interface PostInput {
@@ -82,6 +86,51 @@ export async function post(trx: Trx, input: PostInput): Promise<BalanceTransacti
     [COUNTERPARTY[input.type], -input.amount],
   ]);
   return row;
+}
+
+/**
+ * Several balance transactions and their postings in three statements (one per table), whatever their number: a split
+ * payment's capture writes two per seller. Same rows as `post` would write one by one.
+ */
+export async function postMany(trx: Trx, inputs: readonly PostInput[]): Promise<BalanceTransactionRow[]> {
+  if (inputs.length === 0) return [];
+  const rows = inputs.map(transactionRow);
+  const postings = rows.map((row) => ({
+    id: newId('lpo'), merchant_id: row.merchant_id, mode: row.mode, currency: row.currency, kind: 'entry' as const, transaction_id: row.id, created_at: row.created_at,
+  }));
+  await trx.insertInto('balance_transactions').values(rows).execute();
+  await trx.insertInto('ledger_postings').values(postings).execute();
+  await trx.insertInto('ledger_lines').values(inputs.flatMap((input, i) => {
+    const base = { posting_id: postings[i]!.id, merchant_id: input.owner.merchantId, mode: input.owner.mode, store_id: input.owner.storeId ?? null, currency: input.currency };
+    return [
+      { ...base, account: input.pending ? 'merchant_pending' as const : 'merchant_available' as const, amount: input.amount },
+      { ...base, account: COUNTERPARTY[input.type], amount: -input.amount },
+    ];
+  })).execute();
+  return rows;
+}
+
+/** The row `post` writes (postMany's; `post` keeps its own copy inline, on the hot path of every payment). */
+function transactionRow(input: PostInput): BalanceTransactionRow {
+  if (!Number.isSafeInteger(input.amount) || input.amount === 0) throw new RangeError(`A ledger amount is a non-zero integer, got ${input.amount}`);
+  if (!isCurrency(input.currency)) throw new RangeError(`Unknown currency ${input.currency}`);
+  const at = input.at.toISOString();
+  return {
+    id: input.id ?? newId('txn'),
+    merchant_id: input.owner.merchantId,
+    mode: input.owner.mode,
+    store_id: input.owner.storeId ?? null,
+    type: input.type,
+    amount: input.amount,
+    currency: input.currency,
+    amount_eur: input.amountEur ?? toEurCents(input.amount, input.currency),
+    pending: input.pending ? 1 : 0,
+    source_type: input.source.type,
+    source_id: input.source.id,
+    payment_id: input.paymentId ?? null,
+    description: input.description ?? null,
+    created_at: at,
+  };
 }
 
 /**

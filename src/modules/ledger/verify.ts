@@ -5,13 +5,15 @@
 //   3. every merchant's balance (per mode and currency, pending and available) equals the sum of its transactions;
 //   4. every payment captured since the ledger began: its `payment` transactions sum to its captured amount and its
 //      `refund` transactions to minus its refunded amount, and its `dispute` and `dispute_reversal` ones to minus what its
-//      open and lost chargebacks took back (its disputed amount).
+//      open and lost chargebacks took back (its disputed amount);
+//   5. every split payment: what its platform's transactions put in `platform_clearing` its sellers' took out (the lines
+//      of that account sum to zero per payment).
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/database.js';
 import type { DB } from '../../db/schema.js';
 
 export interface Difference {
-  check: 'posting' | 'transaction' | 'balance' | 'payment';
+  check: 'posting' | 'transaction' | 'balance' | 'payment' | 'split';
   id: string;
   message: string;
 }
@@ -35,7 +37,7 @@ export async function verifyLedger(db: Database): Promise<VerifyResult> {
 
 async function verifyOn(k: Kysely<DB>): Promise<VerifyResult> {
   const differences: Difference[] = [];
-  const found = { posting: 0, transaction: 0, balance: 0, payment: 0 };
+  const found = { posting: 0, transaction: 0, balance: 0, payment: 0, split: 0 };
   const report = (d: Difference) => {
     found[d.check] += 1;
     if (differences.length < LISTED) differences.push(d);
@@ -99,6 +101,14 @@ async function verifyOn(k: Kysely<DB>): Promise<VerifyResult> {
         + `its transactions: paid ${n(r.paid)}, refunded ${n(r.refunded)}, disputed ${n(r.disputed)}`,
     });
   }
+
+  // 5. Split payments: the platform's side and its sellers' of `platform_clearing`.
+  const splits = await sql<{ payment_id: string; total: number }>`
+    select t.payment_id, cast(sum(l.amount) as bigint) as total
+    from ledger_lines l join ledger_postings p on p.id = l.posting_id join balance_transactions t on t.id = p.transaction_id
+    where l.account = 'platform_clearing' and p.kind = 'entry'
+    group by t.payment_id having sum(l.amount) <> 0`.execute(k);
+  for (const r of splits.rows) report({ check: 'split', id: r.payment_id ?? '', message: `its platform and sellers' transactions differ by ${n(r.total)}` });
 
   const count = async (table: 'ledger_postings' | 'balance_transactions') =>
     n((await k.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);

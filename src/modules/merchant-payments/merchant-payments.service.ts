@@ -5,6 +5,7 @@
 //
 // Never inside a transaction while the acquirer answers: the payment is written pending first, the
 // authorization asked, then its outcome written with its events in a second short transaction.
+import { asksForSplit, splitOrderJson, splitPlanOf } from '../splits/platform-config.js';
 import { sql } from 'kysely';
 import { REFUSAL_MESSAGES, type AuthorizationOutcome, type AuthorizationView, type CardInfo } from '../../acquirer/acquirer.js';
 import type { Acquirers } from '../../acquirer/acquirers.js';
@@ -142,6 +143,8 @@ export class MerchantPaymentsService {
       }
       if (fields.length > 0) throw validationError(fields);
       checkOrderAmount(input.order);
+      const split = asksForSplit(input.order.platformConfig) ? await splitPlanOf(trx, owner, input.order) : null;
+      const charged = split ? split.charge : input.order.amount;
       if (!contract) throw new AppError('BUSINESS_RULE_VIOLATION', 'This merchant has no active default contract; ask the operator to set one');
       // The card's customer on a test clock: the payment lives at the clock's time (subscriptions charge this way).
       const customer = pm.customer_id ? await trx.selectFrom('customers').select('test_clock_id').where('id', '=', pm.customer_id).executeTakeFirst() : undefined;
@@ -150,8 +153,8 @@ export class MerchantPaymentsService {
       const payment = {
         id: id ?? newId('pay'), merchant_id: owner.merchantId, mode: owner.mode, session_id: null, status: 'pending' as const,
         reference: newPaymentReference(), order_reference: input.order.reference ?? null, external_id: input.externalId ?? null,
-        amount: input.order.amount, currency: input.order.currency, amount_eur_cents: toEurCents(input.order.amount, input.order.currency),
-        tax_amount: 0, is_incl_tax_amount: 1, order_json: JSON.stringify(input.order), capture_mode: input.captureMode ?? 'AUTO',
+        amount: charged, currency: input.order.currency, amount_eur_cents: toEurCents(charged, input.order.currency),
+        tax_amount: 0, is_incl_tax_amount: 1, order_json: split ? splitOrderJson(input.order) : JSON.stringify(input.order), capture_mode: input.captureMode ?? 'AUTO',
         store_id: store?.id ?? null, contract_id: contract.id, customer_id: pm.customer_id, customer_created: 0, email: null,
         save_customer: 0, notification_url: input.notificationUrl,
         private_data: input.privateData && Object.keys(input.privateData).length > 0 ? JSON.stringify(input.privateData) : null,

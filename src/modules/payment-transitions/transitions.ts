@@ -17,6 +17,7 @@ import { paymentBase, settlementOf, storeOf } from './payment-events.js';
 import { timeOn } from '../test-clocks/clock-time.js';
 import { invoiceSale } from '../invoices/sales.js';
 import { payByCard } from '../invoices/issue.js';
+import { distributionOf, isSplit, onSplitCapture, onSplitRefund } from '../splits/split-payments.js';
 
 /** A payment still waiting for a card: the checkout may authorize it, the cardholder or the merchant cancel it. */
 export const AWAITING_CARD: readonly PaymentStatus[] = ['pending', 'failed'];
@@ -44,9 +45,17 @@ function applied(res: { numUpdatedRows: bigint }): boolean {
 }
 
 async function emit<T extends EventType>(trx: Trx, row: PaymentRow, at: Date, event: Pick<RecordEventInput<T>, 'type' | 'data'>): Promise<void> {
+  // A split payment's events carry its platformDistribution (src/modules/splits); others pay one string test for it.
+  if (isSplit(row)) event = await withDistribution(trx, row, event);
   await recordEvent(trx, {
     merchantId: row.merchant_id, mode: row.mode, paymentId: row.id, notificationUrl: row.notification_url, at, ...event,
   });
+}
+
+async function withDistribution<E extends { data: unknown }>(trx: Trx, row: PaymentRow, event: E): Promise<E> {
+  const data = event.data as { settlement?: { mobupayCommission: number } };
+  const fees = (data.settlement ?? await settlementOf(trx, row)).mobupayCommission;
+  return { ...event, data: { ...data, platformDistribution: await distributionOf(trx, row, fees) } };
 }
 
 function cardColumns(card: CardInfo | null | undefined) {
@@ -163,6 +172,7 @@ export async function capture(trx: Trx, input: CaptureInput): Promise<PaymentRow
   }
   const settlement = await settlementOf(trx, row);
   await ledger.onCapture(trx, row, settlement, input.at);
+  await onSplitCapture(trx, row, input.at);
   // A sale to invoice (order.invoicing.enabled): issued and paid with the capture. A payment from an invoice's page
   // pays that invoice.
   await invoiceSale(trx, row, input.at);
@@ -281,6 +291,8 @@ export async function refundApplied(trx: Trx, input: RefundAppliedInput): Promis
     settlement: await settlementOf(trx, row),
   };
   await ledger.onRefund(trx, row, { id: input.refundId, amount: input.amount }, input.at);
+  const shares = await onSplitRefund(trx, row, input.refundId, input.at);
+  if (shares) Object.assign(data, { refundDistribution: shares });
   await emit(trx, row, input.at, remaining === 0 ? payloads.paymentRefunded(data) : payloads.paymentPartiallyRefunded(data));
   return row;
 }

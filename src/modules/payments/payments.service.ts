@@ -9,6 +9,7 @@ import { invalidField, notFound } from '../../shared/errors.js';
 import { allRows, paginate } from '../../shared/pagination.js';
 import { refundView } from '../refunds/refunds.views.js';
 import { settlementOf } from '../payment-transitions/payment-events.js';
+import { distributionOf } from '../splits/split-payments.js';
 import type { PaymentRow } from './payments.table.js';
 import { paymentView, storeRef, type StoreRef } from './payments.views.js';
 import type { PaymentListFilter } from '../sessions/sessions.schemas.js';
@@ -87,7 +88,8 @@ export class PaymentsService {
     }));
     const refunds = await this.db.kysely.selectFrom('refunds').selectAll().where('payment_id', '=', row.id).orderBy('created_at').orderBy('id').execute();
     const settlement = await settlementOf(this.db.kysely, row, attempts.length);
-    return { payment: { ...view, attempts, refunds: refunds.map(refundView), settlement }, authorizations };
+    const platformDistribution = await distributionOf(this.db.kysely, row, settlement.mobupayCommission);
+    return { payment: { ...view, attempts, refunds: refunds.map(refundView), settlement, ...(platformDistribution ? { platformDistribution } : {}) }, authorizations };
   }
 
   /**

@@ -13,6 +13,13 @@ function parseObject(text: string | null): Record<string, unknown> | null {
   return text ? (JSON.parse(text) as Record<string, unknown>) : null;
 }
 
+/** The order as given: a split payment's mark (src/modules/splits/platform-config.ts) is not the merchant's. */
+function orderOf(text: string): Record<string, unknown> {
+  const order = parseObject(text) ?? {};
+  if ('platformSplit' in order) delete order.platformSplit;
+  return order;
+}
+
 export function checkoutUrl(publicUrl: string, sessionId: string): string {
   return `${publicUrl}/checkout/${sessionId}`;
 }
@@ -24,7 +31,7 @@ export function paymentView(row: PaymentRow, store: StoreRef, session: Pick<Paym
     status: row.status,
     reference: row.reference,
     orderReference: row.order_reference,
-    order: parseObject(row.order_json) ?? {},
+    order: orderOf(row.order_json),
     externalId: row.external_id,
     amount: row.amount,
     currency: row.currency,

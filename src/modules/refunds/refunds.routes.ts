@@ -15,6 +15,13 @@ export const RefundBody = Type.Object(
     amountCents: Type.Optional(Amount("in the payment's original currency (francs for XPF, cents for EUR); absent: the whole remainder")),
     amount: Type.Optional(Amount('same as amountCents; both given and different is a 400')),
     reason: Type.Optional(Type.String({ maxLength: 500 })),
+    distribution: Type.Optional(Type.Array(
+      Type.Object({
+        merchantId: Type.String({ minLength: 1, maxLength: 64, description: 'a seller of the split payment' }),
+        amount: Type.Integer({ minimum: 0, maximum: MAX_AMOUNT, description: 'taken from that seller, at most what it has left' }),
+      }, { additionalProperties: false }),
+      { minItems: 1, maxItems: 50, description: 'a split payment only: what each seller gives back (summing to the refund); absent: in proportion to what each has left' },
+    )),
   },
   { additionalProperties: false },
 );

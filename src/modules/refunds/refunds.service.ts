@@ -19,6 +19,7 @@ import type { PaymentRow } from '../payments/payments.table.js';
 import type { RefundRow } from './refunds.table.js';
 import { reserveOnPayment } from './refunds.repository.js';
 import { refundView } from './refunds.views.js';
+import { releaseShares, reserveShares, type GivenShare } from '../splits/split-payments.js';
 
 // A fully refunded payment stays refundable in status: a refund of it is one beyond what is left (REFUND_EXCEEDS_CAPTURED).
 const REFUNDABLE = transitions.REFUNDABLE;
@@ -27,6 +28,8 @@ export interface RefundInput {
   amountCents?: number;
   amount?: number;
   reason?: string;
+  /** A split payment: what each seller gives back (src/modules/splits/split-payments.ts). */
+  distribution?: GivenShare[];
 }
 
 export class RefundsService {
@@ -89,7 +92,9 @@ export class RefundsService {
           requested: amount, refundable, capturedAmount: p.captured_amount, refundedAmount: p.refunded_amount, currency: p.currency,
         });
       }
-      return { payment: p, refund: await reserveOnPayment(trx, p, { id: refundId, amount, reason: input.reason ?? null, at: this.clock.now() }) };
+      const refund = await reserveOnPayment(trx, p, { id: refundId, amount, reason: input.reason ?? null, at: this.clock.now() });
+      await reserveShares(trx, p, refund, input.distribution);
+      return { payment: p, refund };
     });
   }
 
@@ -137,6 +142,7 @@ export class RefundsService {
       }
       if (failure) {
         await trx.updateTable('payments').set((eb) => ({ refund_reserved: eb('refund_reserved', '-', refund.amount) })).where('id', '=', refund.payment_id).execute();
+        await releaseShares(trx, refund.id);
         return trx.selectFrom('refunds').selectAll().where('id', '=', refund.id).executeTakeFirstOrThrow();
       }
       await transitions.refundApplied(trx, { paymentId: refund.payment_id, refundId: refund.id, amount: refund.amount, at: this.clock.now() });

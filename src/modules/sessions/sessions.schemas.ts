@@ -7,6 +7,7 @@ import { ListQuery, Nullable } from '../../http/schemas.js';
 import { FreeJson } from '../../http/json-limits.js';
 
 import { MAX_AMOUNT } from '../../shared/money.js';
+import { PlatformDistribution } from '../splits/splits.schemas.js';
 
 export { MAX_AMOUNT };
 const Amount = (description: string) => Type.Integer({ minimum: 0, maximum: MAX_AMOUNT, description });
@@ -218,6 +219,7 @@ export const PaymentView = Type.Object({
   }))),
   refunds: Type.Optional(Type.Array(Json)),
   settlement: Type.Optional(Json),
+  platformDistribution: Type.Optional(PlatformDistribution),
 });
 
 export const SessionView = Type.Object({

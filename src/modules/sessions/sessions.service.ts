@@ -21,6 +21,7 @@ import type { PaymentRow, PaymentSessionsTable } from '../payments/payments.tabl
 import { checkoutUrl, sessionView, storeRef } from '../payments/payments.views.js';
 import { MAX_AMOUNT, type SessionInput } from './sessions.schemas.js';
 import { urlProblem } from './urls.js';
+import { asksForSplit, splitOrderJson, splitPlanOf } from '../splits/platform-config.js';
 import { ownedBy } from '../merchants/scope.js';
 
 
@@ -116,7 +117,10 @@ export class PaymentSessionsService {
       }
       if (fields.length > 0) throw validationError(fields);
       checkOrderAmount(input.order);
+      // A split between a platform's sellers (docs/platforms.md): the card is charged order.amount − financing.
+      const split = asksForSplit(input.order.platformConfig) ? await splitPlanOf(q, owner, input.order, { isInclTaxAmount }) : null;
       if (!contract) throw new AppError('BUSINESS_RULE_VIOLATION', 'This merchant has no active default contract; ask the operator to set one');
+      const charged = split ? split.charge : total;
 
       // A customer on a test clock: the payment and its session live at the clock's time, and expire by it.
       const testClockId = customer?.test_clock_id ?? null;
@@ -135,12 +139,12 @@ export class PaymentSessionsService {
         reference: newPaymentReference(),
         order_reference: input.order.reference ?? null,
         external_id: input.externalId ?? null,
-        amount: total,
+        amount: charged,
         currency: input.order.currency,
-        amount_eur_cents: toEurCents(total, input.order.currency),
+        amount_eur_cents: toEurCents(charged, input.order.currency),
         tax_amount: tax,
         is_incl_tax_amount: isInclTaxAmount ? 1 : 0,
-        order_json: JSON.stringify(input.order),
+        order_json: split ? splitOrderJson(input.order) : JSON.stringify(input.order),
         capture_mode: input.captureMode ?? 'AUTO',
         store_id: store?.id ?? null,
         contract_id: contract.id,

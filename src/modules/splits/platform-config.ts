@@ -1,0 +1,34 @@
+// `order.platformConfig` of a split payment checked against the database: the caller is a platform, and each seller is
+// linked to it in this mode with an open account (the shape and the sums: split-config.ts).
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.js';
+import type { Owner } from '../merchants/principal.js';
+import { isPlatform, linkedOpenSeller } from '../platforms/platform-links.js';
+import { asksForSplit, checkShape, invalid, ROOT } from './split-config.js';
+import type { SplitPlan } from './split-arithmetic.js';
+
+export { asksForSplit, splitOrderJson } from './split-config.js';
+
+/**
+ * The split plan of the order, or null when the order asks for none. The shape and arithmetic first (no database
+ * read), then the caller's platform flag and each seller's link. `charge`: what the card is to pay
+ * (order.amount − financing).
+ */
+export async function splitPlanOf(
+  q: Kysely<DB>, owner: Owner, order: { amount: number; platformConfig?: unknown }, options: { isInclTaxAmount?: boolean } = {},
+): Promise<{ plan: SplitPlan; charge: number } | null> {
+  const config = order.platformConfig;
+  if (!asksForSplit(config)) return null;
+  if (!(await isPlatform(q, owner.merchantId))) {
+    throw invalid(ROOT, 'splits a payment between sellers: only a platform (a marketplace) may do so; the operator makes a merchant one');
+  }
+  const plan = checkShape(config, order.amount);
+  if (options.isInclTaxAmount === false) throw invalid('isInclTaxAmount', 'must be true for a split payment: the sellers\' amounts include their taxes');
+  for (const [i, seller] of plan.sellers.entries()) {
+    if (seller.merchantId === owner.merchantId || !(await linkedOpenSeller(q, { platformId: owner.merchantId, sellerId: seller.merchantId, mode: owner.mode }))) {
+      throw invalid(`${ROOT}.distribution[${i}].merchantId`, `is not a seller linked to this platform in ${owner.mode} mode with an open account`);
+    }
+  }
+  return { plan, charge: order.amount - plan.financing };
+}
+
