@@ -45,8 +45,8 @@ export const enPlatforms = {
     seller: 'Seller', amount: 'Amount', discount: 'Discount', commission: 'Commission', net: 'Net',
     commissionLines: 'Commission lines', lines: { platform_commission: 'Commission ({{rate}})', platform_fixed_fee: 'Fixed fee' },
     platform: 'Your share (platform)', commissions: 'Commissions', discounts: 'Discounts', financing: 'Financing', fees: 'Payment fees',
-    platformNet: 'Your net', refunds: 'Refunds shared', refundsCaption: 'Each refund’s share per seller', refund: 'Refund',
-    share: 'Share', commissionBack: 'Commission given back', noRefund: 'No refund.',
+    platformNet: 'Your net', refunds: 'Refunds shared', refundsCaption: 'What refunds took from each seller',
+    share: 'Refunded', commissionBack: 'Commission given back',
   },
   agency: {
     nav: { portfolio: 'Portfolio', invitations: 'Invitations' },

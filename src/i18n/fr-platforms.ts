@@ -44,8 +44,8 @@ export const frPlatforms: typeof enPlatforms = {
     seller: 'Vendeur', amount: 'Montant', discount: 'Remise', commission: 'Commission', net: 'Net',
     commissionLines: 'Lignes de commission', lines: { platform_commission: 'Commission ({{rate}})', platform_fixed_fee: 'Frais fixes' },
     platform: 'Votre part (plateforme)', commissions: 'Commissions', discounts: 'Remises', financing: 'Financement', fees: 'Frais de paiement',
-    platformNet: 'Votre net', refunds: 'Remboursements répartis', refundsCaption: 'La part de chaque vendeur dans chaque remboursement', refund: 'Remboursement',
-    share: 'Part', commissionBack: 'Commission rendue', noRefund: 'Aucun remboursement.',
+    platformNet: 'Votre net', refunds: 'Remboursements répartis', refundsCaption: 'Ce que les remboursements ont pris à chaque vendeur',
+    share: 'Remboursé', commissionBack: 'Commission rendue',
   },
   agency: {
     nav: { portfolio: 'Portefeuille', invitations: 'Invitations' },

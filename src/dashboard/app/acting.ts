@@ -6,6 +6,7 @@
 import { useSyncExternalStore } from 'react';
 import type { Mode } from './types.js';
 import type { Scope } from './platform-types.js';
+import { ON_BEHALF_REFUSED, ROUTE_SCOPES, routeKey } from '../../http/agency-scopes.js';
 
 export interface Acting {
   mandateId: string;
@@ -69,26 +70,9 @@ export function useActingChoice(): Acting | null {
 
 /**
  * The mandate scope a merchant API route needs when an agency calls it for its client (`path` as the API reference
- * writes it: /api/v1/payments/:id/refund), null for a route no mandate opens.
+ * writes it: /api/v1/payments/:id/refund), null for a route no mandate opens. The server's own table (agency-scopes.ts).
  */
 export function scopeFor(method: string, path: string): Scope | null {
-  const route = path.startsWith('/api/v1/') ? path.slice('/api/v1'.length) : path;
-  const read = method === 'GET' || method === 'HEAD';
-  const under = (prefix: string) => route === prefix || route.startsWith(`${prefix}/`) || route.startsWith(`${prefix}?`);
-  if (under('/payments')) {
-    if (read) return 'payments.read';
-    return route.endsWith('/refund') || route.endsWith('/refunds') ? 'refunds.write' : 'payments.write';
-  }
-  if (under('/refunds')) return read ? 'payments.read' : 'refunds.write';
-  if (under('/sessions') || under('/payment-sessions') || under('/checkout') || under('/payment-links') || under('/links')) return read ? 'payments.read' : 'payments.write';
-  if (under('/customers') || under('/payment-methods')) {
-    if (route.includes('/card-links')) return read ? 'customers.read' : 'subscriptions.write';
-    return read ? 'customers.read' : 'customers.write';
-  }
-  if (under('/subscriptions')) return read ? 'payments.read' : 'subscriptions.write';
-  if (under('/billing')) return 'invoices.write';
-  if (under('/webhook-endpoints') || under('/events') || under('/webhooks')) return 'webhooks.manage';
-  if (under('/balance') || under('/balance-transactions')) return 'balance.read';
-  if (under('/bank-accounts') || under('/payouts') || under('/payout-schedule')) return 'payouts.write';
-  return null;
+  const scope = ROUTE_SCOPES[routeKey(method, path)];
+  return scope === undefined || scope === ON_BEHALF_REFUSED ? null : scope;
 }

@@ -1,14 +1,13 @@
 // The shapes of the marketplace and agency routes the pages read (docs/platforms.md, docs/agencies.md), written after
 // the API reference until their schemas reach the generated types.
 
-export type Scope =
-  | 'payments.read' | 'payments.write' | 'refunds.write' | 'customers.read' | 'customers.write'
-  | 'subscriptions.write' | 'invoices.write' | 'webhooks.manage' | 'balance.read' | 'payouts.write';
+export { SCOPES, type Scope } from '../../modules/agencies/scopes.js';
+import type { Scope } from '../../modules/agencies/scopes.js';
+import type { Payment } from './types.js';
+import type { operations } from '../../../packages/node/src/generated/openapi.js';
 
-export const SCOPES: Scope[] = [
-  'payments.read', 'payments.write', 'refunds.write', 'customers.read', 'customers.write',
-  'subscriptions.write', 'invoices.write', 'webhooks.manage', 'balance.read', 'payouts.write',
-];
+/** An item of a list route's answer, from the generated types (the route's operation id). */
+type ListItem<Op extends keyof operations> = operations[Op] extends { responses: { 200: { content: { 'application/json': { data: Array<infer T> } } } } } ? T : never;
 
 export type EnrollmentStatus = 'SUBMITTED' | 'IN_REVIEW' | 'APPROVED' | 'CORRECTION_REQUESTED' | 'REFUSED';
 
@@ -16,28 +15,10 @@ export interface AmountByCurrency { amount: number; currency: string }
 
 
 /** A mandate: an agency managing a client's account (the agency's portfolio, the client's agencies). */
-export interface Mandate {
-  id: string;
-  agencyId: string;
-  merchantId: string;
-  scopes: Scope[];
-  status: 'active' | 'revoked';
-  createdAt: string;
-  revokedAt?: string | null;
-  /** The names people know the two by. */
-  merchantName?: string | null;
-  agencyName?: string | null;
-}
+export type Mandate = Omit<ListItem<'listAgencyPortfolio'>, 'scopes'> & { scopes: Scope[] };
 
-export interface Invitation {
-  id: string;
-  email: string;
-  scopes: Scope[];
-  status: 'pending' | 'accepted' | 'expired' | 'cancelled';
-  url?: string;
-  expiresAt: string;
-  createdAt: string;
-}
+/** An agency's invitation: the link a client opens to give it a mandate. */
+export type Invitation = Omit<ListItem<'listAgencyInvitations'>, 'scopes'> & { scopes: Scope[] };
 
 /** A platform's seller: a merchant it onboarded, linked to it. */
 export interface Seller {
@@ -75,33 +56,8 @@ export interface OnboardingCase {
   updatedAt?: string;
 }
 
-/** A line of a seller's commission, shaped like a fee line (`platform_commission`, `platform_fixed_fee`). */
-export interface CommissionLine { id: string; label: string; rate?: number; totalAmount: number }
-
-/** A split payment's share of one seller. */
-export interface SellerShare {
-  merchantId: string;
-  amount: number;
-  discount: number;
-  commission: number;
-  netAmount: number;
-  currency: string;
-  detailedCommission: CommissionLine[];
-}
-
-/** The platform's own line of a split payment. */
-export interface PlatformShare {
-  role: 'platform';
-  merchantId: string;
-  commission: number;
-  discounts: number;
-  financing: number;
-  fees: number;
-  netAmount: number;
-  currency?: string;
-}
-
-export type DistributionEntry = SellerShare | PlatformShare;
-
-/** A refund's share of one seller (its amount and the commission given back). */
-export interface RefundShare { merchantId: string; amount: number; commission?: number; currency?: string }
+/** A split payment's distribution as GET /api/v1/payments/{id} answers it: each seller's share, then the platform's. */
+export type DistributionEntry = NonNullable<Payment['platformDistribution']>[number];
+export type PlatformShare = Extract<DistributionEntry, { role: 'platform' }>;
+export type SellerShare = Exclude<DistributionEntry, PlatformShare>;
+export type CommissionLine = SellerShare['detailedCommission'][number];

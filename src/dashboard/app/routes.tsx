@@ -81,7 +81,7 @@ export const NAV: Array<{ to: string; label: ParseKeys; may?: (role: Role, me: M
   { to: '/invoices', label: 'nav.invoices', scope: 'invoices.write' },
   { to: '/balance', label: 'nav.balance', scope: 'balance.read' },
   { to: '/payouts', label: 'nav.payouts', scope: 'payouts.write' },
-  { to: '/disputes', label: 'nav.disputes' },
+  { to: '/disputes', label: 'nav.disputes', scope: 'payments.read' },
   { to: '/developers', label: 'nav.developers', scope: 'webhooks.manage' },
   { to: '/platform/sellers', label: 'platform.nav.sellers', may: (_role, me) => me.merchant.platform === true },
   { to: '/platform/onboarding', label: 'platform.nav.onboarding', may: (_role, me) => me.merchant.platform === true },

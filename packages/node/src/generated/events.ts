@@ -39,6 +39,47 @@ export interface Settlement {
   detailedFees: FeeLine[];
 }
 
+/** A seller's part of a split payment (minor units of `currency`, the order's). */
+export interface PlatformSellerShare {
+  merchantId: string;
+  /** The seller's amount (its captured share once captured). */
+  amount: number;
+  /** Funded by the platform: the seller still gets its whole amount. */
+  discount: number;
+  commission: number;
+  /** amount − commission. */
+  netAmount: number;
+  currency: string;
+  /** What refunds took from the seller so far, and the commission they gave back. */
+  refundedAmount: number;
+  refundedCommission: number;
+  /** platform_commission (PERCENTAGE) and platform_fixed_fee, shaped like the settlement block's lines, no tax. */
+  detailedCommission: FeeLine[];
+}
+
+/** The platform's part: commissions − discounts − financing − fees (Motu's, the settlement block's commission). */
+export interface PlatformOwnShare {
+  role: 'platform';
+  merchantId: string;
+  commission: number;
+  discounts: number;
+  financing: number;
+  fees: number;
+  netAmount: number;
+  currency: string;
+  /** Commission given back to the sellers by refunds so far. */
+  refundedCommission: number;
+}
+
+export type PlatformDistributionEntry = PlatformSellerShare | PlatformOwnShare;
+
+/** What one refund of a split payment took from a seller, and the commission it gave back. */
+export interface RefundShare {
+  merchantId: string;
+  amount: number;
+  commission: number;
+}
+
 /** Fields every payment event's data carries (the existing integrations read them). */
 export interface PaymentBase {
   paymentId: string;
@@ -54,6 +95,8 @@ export interface PaymentBase {
   store: StoreRef | null;
   customerId?: string | null;
   privateData?: Record<string, unknown> | null;
+  /** A split payment only: each seller's part, then the platform's. */
+  platformDistribution?: PlatformDistributionEntry[];
 }
 
 export interface PaymentAuthorizedData extends PaymentBase {
@@ -92,6 +135,8 @@ export interface PaymentRefundData extends PaymentBase {
   remainingOriginalAmount: number;
   originalCurrency: string;
   settlement: Settlement;
+  /** A split payment only: what this refund took from each seller. */
+  refundDistribution?: RefundShare[];
 }
 
 export interface PaymentCancelledData extends PaymentBase {
@@ -234,14 +279,51 @@ export interface MerchantPlatformData {
 
 export type MerchantRejectedData = MerchantPlatformData & { enrollmentStatus: 'CORRECTION_REQUESTED' | 'REFUSED' };
 
-export interface AgencyData {
+/** An agency's invitation (`agency.invitation.*`): sent to the agency. */
+export interface AgencyInvitationData {
+  invitationId: string;
   agencyId: string;
-  clientMerchantId?: string;
-  invitationId?: string;
-  mandateId?: string;
-  status?: string;
-  [extra: string]: unknown;
+  /** Who the invitation was addressed to. */
+  email: string;
+  scopes: string[];
+  status: 'pending' | 'accepted' | 'cancelled' | 'expired';
+  expiresAt: string;
 }
+
+/** A new business onboarding through an agency's invitation (`agency.client.onboarding.updated`). */
+export interface AgencyClientOnboardingData {
+  invitationId: string;
+  agencyId: string;
+  caseId: string;
+  enrollmentStatus: string;
+  previousStatus?: string | null;
+}
+
+/** The account of a client onboarded through an agency's invitation can collect (`agency.client.opened`). */
+export interface AgencyClientOpenedData {
+  invitationId: string;
+  agencyId: string;
+  merchantId: string;
+  caseId?: string;
+}
+
+/** A mandate given to an agency (`agency.mandate.created`, `agency.mandate.revoked`). */
+export interface AgencyMandateData {
+  mandateId: string;
+  agencyId: string;
+  /** The client (mer_…). */
+  merchantId: string;
+  scopes: string[];
+  /** The invitation it came from (created only). */
+  invitationId?: string | null;
+  /** Who revoked it (revoked only). */
+  revokedBy?: 'client' | 'agency';
+}
+
+/** A mandate's scopes changed (`change: "scopes"`) or moved to another agency (`change: "ownership_transferred"`). */
+export type AgencyMandateUpdatedData =
+  | { mandateId: string; agencyId: string; merchantId: string; change: 'scopes'; scopes: string[]; previousScopes: string[] }
+  | { mandateId: string; agencyId: string; merchantId: string; change: 'ownership_transferred'; previousAgencyId: string; scopes: string[] };
 
 /** Every event type and its payload. */
 export interface EventDataMap {
@@ -287,14 +369,14 @@ export interface EventDataMap {
   'merchant.rejected': MerchantRejectedData;
   'merchant.linked': MerchantPlatformData;
   'merchant.unlinked': MerchantPlatformData;
-  'agency.invitation.created': AgencyData;
-  'agency.invitation.expired': AgencyData;
-  'agency.invitation.cancelled': AgencyData;
-  'agency.client.onboarding.updated': AgencyData;
-  'agency.client.opened': AgencyData;
-  'agency.mandate.created': AgencyData;
-  'agency.mandate.updated': AgencyData;
-  'agency.mandate.revoked': AgencyData;
+  'agency.invitation.created': AgencyInvitationData;
+  'agency.invitation.expired': AgencyInvitationData;
+  'agency.invitation.cancelled': AgencyInvitationData;
+  'agency.client.onboarding.updated': AgencyClientOnboardingData;
+  'agency.client.opened': AgencyClientOpenedData;
+  'agency.mandate.created': AgencyMandateData;
+  'agency.mandate.updated': AgencyMandateUpdatedData;
+  'agency.mandate.revoked': AgencyMandateData;
 }
 
 export type EventType = keyof EventDataMap;

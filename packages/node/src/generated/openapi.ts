@@ -1144,6 +1144,160 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/agency/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The agency's invitations, newest first */
+        get: operations["listAgencyInvitations"];
+        put?: never;
+        /** Invite a client to give this agency a mandate */
+        post: operations["createAgencyInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agency/invitations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read an invitation */
+        get: operations["getAgencyInvitation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agency/invitations/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a pending invitation */
+        post: operations["cancelAgencyInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agency/mandates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The agency's portfolio: its mandates, with each client's name */
+        get: operations["listAgencyPortfolio"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agency-invitations/{token}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The client accepts an invitation with its own key: the agency gets a mandate */
+        post: operations["acceptAgencyInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agency-mandates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The mandates this account gave to agencies */
+        get: operations["listAgencyMandates"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agency-mandates/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Change what the agency may do (the mandate's scopes) */
+        patch: operations["updateAgencyMandate"];
+        trace?: never;
+    };
+    "/api/v1/agency-mandates/{id}/transfer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Move the mandate to another agency */
+        post: operations["transferAgencyMandate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agency-mandates/{id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Revoke the mandate (the client or the agency): the agency's calls on the account are refused from now on */
+        post: operations["revokeAgencyMandate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "payment.authorized": {
@@ -2155,7 +2309,7 @@ export interface components {
              * @description Stable: branch on it, never on the message
              * @enum {string}
              */
-            code: "VALIDATION_ERROR" | "ORDER_AMOUNT_MISMATCH" | "UNKNOWN_STORE" | "STORE_INACTIVE" | "STORE_KIND_MISMATCH" | "STORE_CONTRACT_INACTIVE" | "STORE_CONTRACT_CONFLICT" | "STORE_KEY_MISMATCH" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "TWO_FACTOR_REQUIRED" | "INVALID_TWO_FACTOR_CODE" | "CSRF_TOKEN_INVALID" | "PERMISSION_DENIED" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "ALREADY_EXISTS" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "SESSION_EXPIRED" | "BUSINESS_RULE_VIOLATION" | "PAYMENT_NOT_CAPTURABLE" | "PAYMENT_NOT_CANCELLABLE" | "PAYMENT_NOT_REFUNDABLE" | "REFUND_EXCEEDS_CAPTURED" | "INSUFFICIENT_BALANCE" | "NO_BANK_ACCOUNT" | "PAYOUT_NOT_CANCELLABLE" | "PAYOUT_NOT_PENDING" | "CLOCK_NOT_ADVANCEABLE" | "CLOCK_ADVANCE_TOO_FAR" | "CLOCK_OBJECT_LIMIT" | "PAYMENT_DISPUTED" | "PAYMENT_NOT_DISPUTABLE" | "DISPUTE_EVIDENCE_SUBMITTED" | "DISPUTE_CLOSED" | "PAYMENT_METHOD_UNUSABLE" | "SUBSCRIPTION_CANCELLED" | "SUBSCRIPTION_NOT_PAST_DUE" | "INVOICING_INVOICE_FINALIZED" | "INVOICING_NOT_ACTIVATED" | "INVOICING_INVOICE_NOT_PAYABLE" | "INVOICING_AMOUNT_EXCEEDS_REMAINING" | "INVOICING_CREDIT_EXCEEDS_CREDITABLE" | "INVOICING_NOTHING_TO_REFUND" | "LAST_OWNER" | "RATE_LIMITED" | "ACCOUNT_LOCKED" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "ACQUIRER_NOT_CONFIGURED" | "OPERATOR_ACCOUNT_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE";
+            code: "VALIDATION_ERROR" | "ORDER_AMOUNT_MISMATCH" | "UNKNOWN_STORE" | "STORE_INACTIVE" | "STORE_KIND_MISMATCH" | "STORE_CONTRACT_INACTIVE" | "STORE_CONTRACT_CONFLICT" | "STORE_KEY_MISMATCH" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "TWO_FACTOR_REQUIRED" | "INVALID_TWO_FACTOR_CODE" | "CSRF_TOKEN_INVALID" | "PERMISSION_DENIED" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "ALREADY_EXISTS" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "SESSION_EXPIRED" | "BUSINESS_RULE_VIOLATION" | "PAYMENT_NOT_CAPTURABLE" | "PAYMENT_NOT_CANCELLABLE" | "PAYMENT_NOT_REFUNDABLE" | "REFUND_EXCEEDS_CAPTURED" | "INSUFFICIENT_BALANCE" | "NO_BANK_ACCOUNT" | "PAYOUT_NOT_CANCELLABLE" | "PAYOUT_NOT_PENDING" | "CLOCK_NOT_ADVANCEABLE" | "CLOCK_ADVANCE_TOO_FAR" | "CLOCK_OBJECT_LIMIT" | "PAYMENT_DISPUTED" | "PAYMENT_NOT_DISPUTABLE" | "DISPUTE_EVIDENCE_SUBMITTED" | "DISPUTE_CLOSED" | "PAYMENT_METHOD_UNUSABLE" | "SUBSCRIPTION_CANCELLED" | "SUBSCRIPTION_NOT_PAST_DUE" | "INVOICING_INVOICE_FINALIZED" | "INVOICING_NOT_ACTIVATED" | "INVOICING_INVOICE_NOT_PAYABLE" | "INVOICING_AMOUNT_EXCEEDS_REMAINING" | "INVOICING_CREDIT_EXCEEDS_CREDITABLE" | "INVOICING_NOTHING_TO_REFUND" | "LAST_OWNER" | "ON_BEHALF_NOT_ALLOWED" | "MANDATE_REVOKED" | "INVITATION_EXPIRED" | "INVITATION_NOT_PENDING" | "AGENCY_OWN_INVITATION" | "RATE_LIMITED" | "ACCOUNT_LOCKED" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "ACQUIRER_NOT_CONFIGURED" | "OPERATOR_ACCOUNT_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "PLATFORM_CONFIG_INVALID";
             /** @example No payment with id pay_4kQ7mZ2xR9tLbV3nC8wYhJ */
             message: string;
             /**
@@ -2450,6 +2604,75 @@ export interface components {
             settlement?: {
                 [key: string]: unknown;
             };
+            /** @description A split payment only (order.platformConfig.distribution): each seller's part, then the platform's */
+            platformDistribution?: ({
+                /** @example mer_4kQ7mZ2xR9tLbV3nC8wYhJ */
+                merchantId: string;
+                /**
+                 * @description the seller's amount (its captured share once captured)
+                 * @example 4500
+                 */
+                amount: number;
+                /**
+                 * @description funded by the platform
+                 * @example 0
+                 */
+                discount: number;
+                /** @description the platform's commission on it */
+                commission: number;
+                /** @description amount − commission */
+                netAmount: number;
+                /** @enum {string} */
+                currency: "XPF" | "EUR";
+                /**
+                 * @description taken from the seller by refunds so far
+                 * @example 0
+                 */
+                refundedAmount: number;
+                /** @description commission given back by those refunds */
+                refundedCommission: number;
+                detailedCommission: {
+                    /** @description platform_commission or platform_fixed_fee */
+                    id: string;
+                    /** @example Home */
+                    label: string;
+                    /**
+                     * @description PERCENTAGE
+                     * @example payment.captured
+                     */
+                    type?: string;
+                    /**
+                     * @description basis points
+                     * @example 1600
+                     */
+                    rate?: number;
+                    /** @example 4500 */
+                    amount?: number;
+                    /** @example 4500 */
+                    amountEur?: number;
+                    totalAmount: number;
+                    totalAmountEur: number;
+                }[];
+            } | {
+                /** @enum {string} */
+                role: "platform";
+                /** @example mer_4kQ7mZ2xR9tLbV3nC8wYhJ */
+                merchantId: string;
+                /** @description the sellers' commissions */
+                commission: number;
+                /** @description the discounts the platform funds */
+                discounts: number;
+                /** @description what the platform pays instead of the customer */
+                financing: number;
+                /** @description Motu's fees (the settlement block's commission) */
+                fees: number;
+                /** @description commission − discounts − financing − fees */
+                netAmount: number;
+                /** @enum {string} */
+                currency: "XPF" | "EUR";
+                /** @description commission given back to the sellers by refunds */
+                refundedCommission: number;
+            })[];
         };
         Refund: {
             /**
@@ -2764,7 +2987,7 @@ export interface components {
             /** @example txn_2bN8sKe5TqLm9XvR3cWz7P */
             id: string;
             /** @enum {string} */
-            type: "payment" | "payment_fee" | "refund" | "refund_fee" | "dispute" | "dispute_fee" | "dispute_reversal" | "payout" | "payout_failure" | "adjustment";
+            type: "payment" | "payment_fee" | "refund" | "refund_fee" | "dispute" | "dispute_fee" | "dispute_reversal" | "payout" | "payout_failure" | "adjustment" | "platform_share" | "platform_commission";
             /**
              * @description signed, minor units of currency: positive credits the merchant
              * @example 4500
@@ -5433,6 +5656,19 @@ export interface operations {
                     amount?: number;
                     /** @example Customer returned the item */
                     reason?: string;
+                    /** @description a split payment only: what each seller gives back (summing to the refund); absent: in proportion to what each has left */
+                    distribution?: {
+                        /**
+                         * @description a seller of the split payment
+                         * @example mer_4kQ7mZ2xR9tLbV3nC8wYhJ
+                         */
+                        merchantId: string;
+                        /**
+                         * @description taken from that seller, at most what it has left
+                         * @example 4500
+                         */
+                        amount: number;
+                    }[];
                 };
             };
         };
@@ -6305,7 +6541,7 @@ export interface operations {
                 limit?: number;
                 /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
                 startingAfter?: string;
-                type?: "payment" | "payment_fee" | "refund" | "refund_fee" | "dispute" | "dispute_fee" | "dispute_reversal" | "payout" | "payout_failure" | "adjustment";
+                type?: "payment" | "payment_fee" | "refund" | "refund_fee" | "dispute" | "dispute_fee" | "dispute_reversal" | "payout" | "payout_failure" | "adjustment" | "platform_share" | "platform_commission";
                 /** @example po_9wPc3RtY6mKq2LxV8bNh4Z */
                 payoutId?: string;
                 /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
@@ -8129,6 +8365,596 @@ export interface operations {
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listAgencyInvitations: {
+        parameters: {
+            query?: {
+                /** @example 20 */
+                limit?: number;
+                /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
+                startingAfter?: string;
+                status?: "pending" | "accepted" | "cancelled" | "expired";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            /**
+                             * @description the hosted page the client opens to accept
+                             * @example https://shop.example.pf/webhooks/motu
+                             */
+                            url: string;
+                            /** @example hina.teriitahi@example.pf */
+                            email: string;
+                            scopes: string[];
+                            /** @enum {string} */
+                            status: "pending" | "accepted" | "cancelled" | "expired";
+                            /** @enum {string} */
+                            mode: "test" | "live";
+                            /** @example 2026-03-15T09:26:53.000Z */
+                            expiresAt: string;
+                            /** @example mer_4kQ7mZ2xR9tLbV3nC8wYhJ */
+                            merchantId: string | null;
+                            mandateId: string | null;
+                            /** @example 2026-03-14T09:26:53.000Z */
+                            createdAt: string;
+                        }[];
+                        hasMore: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    createAgencyInvitation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same body replays the first answer for 24 hours; with another body it is a 409 IDEMPOTENCY_KEY_REUSED
+                 * @example order-4711-attempt-1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: email
+                     * @example hina.teriitahi@example.pf
+                     */
+                    email: string;
+                    scopes: string[];
+                    /**
+                     * @description seconds until the invitation expires (default 7 days)
+                     * @example 86400
+                     */
+                    expiresIn?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /**
+                         * @description the hosted page the client opens to accept
+                         * @example https://shop.example.pf/webhooks/motu
+                         */
+                        url: string;
+                        /** @example hina.teriitahi@example.pf */
+                        email: string;
+                        scopes: string[];
+                        /** @enum {string} */
+                        status: "pending" | "accepted" | "cancelled" | "expired";
+                        /** @enum {string} */
+                        mode: "test" | "live";
+                        /** @example 2026-03-15T09:26:53.000Z */
+                        expiresAt: string;
+                        /** @example mer_4kQ7mZ2xR9tLbV3nC8wYhJ */
+                        merchantId: string | null;
+                        mandateId: string | null;
+                        /** @example 2026-03-14T09:26:53.000Z */
+                        createdAt: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    getAgencyInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /**
+                         * @description the hosted page the client opens to accept
+                         * @example https://shop.example.pf/webhooks/motu
+                         */
+                        url: string;
+                        /** @example hina.teriitahi@example.pf */
+                        email: string;
+                        scopes: string[];
+                        /** @enum {string} */
+                        status: "pending" | "accepted" | "cancelled" | "expired";
+                        /** @enum {string} */
+                        mode: "test" | "live";
+                        /** @example 2026-03-15T09:26:53.000Z */
+                        expiresAt: string;
+                        /** @example mer_4kQ7mZ2xR9tLbV3nC8wYhJ */
+                        merchantId: string | null;
+                        mandateId: string | null;
+                        /** @example 2026-03-14T09:26:53.000Z */
+                        createdAt: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    cancelAgencyInvitation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same body replays the first answer for 24 hours; with another body it is a 409 IDEMPOTENCY_KEY_REUSED
+                 * @example order-4711-attempt-1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /**
+                         * @description the hosted page the client opens to accept
+                         * @example https://shop.example.pf/webhooks/motu
+                         */
+                        url: string;
+                        /** @example hina.teriitahi@example.pf */
+                        email: string;
+                        scopes: string[];
+                        /** @enum {string} */
+                        status: "pending" | "accepted" | "cancelled" | "expired";
+                        /** @enum {string} */
+                        mode: "test" | "live";
+                        /** @example 2026-03-15T09:26:53.000Z */
+                        expiresAt: string;
+                        /** @example mer_4kQ7mZ2xR9tLbV3nC8wYhJ */
+                        merchantId: string | null;
+                        mandateId: string | null;
+                        /** @example 2026-03-14T09:26:53.000Z */
+                        createdAt: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listAgencyPortfolio: {
+        parameters: {
+            query?: {
+                /** @example 20 */
+                limit?: number;
+                /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
+                startingAfter?: string;
+                status?: "active" | "revoked";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            agencyId: string;
+                            agencyName: string | null;
+                            /**
+                             * @description the client
+                             * @example mer_4kQ7mZ2xR9tLbV3nC8wYhJ
+                             */
+                            merchantId: string;
+                            /** @example Fare Ute Boutique */
+                            merchantName: string | null;
+                            /** @enum {string} */
+                            mode: "test" | "live";
+                            scopes: string[];
+                            /** @enum {string} */
+                            status: "active" | "revoked";
+                            revokedBy: ("client" | "agency") | null;
+                            /** @example 2026-03-14T09:41:12.000Z */
+                            revokedAt: string | null;
+                            /** @example 2026-03-14T09:26:53.000Z */
+                            createdAt: string;
+                            /** @example 2026-03-14T09:41:12.000Z */
+                            updatedAt: string;
+                        }[];
+                        hasMore: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    acceptAgencyInvitation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same body replays the first answer for 24 hours; with another body it is a 409 IDEMPOTENCY_KEY_REUSED
+                 * @example order-4711-attempt-1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example tok_4kQ7mZ2xR9tLbV3nC8wYhJ */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        agencyId: string;
+                        agencyName: string | null;
+                        /**
+                         * @description the client
+                         * @example mer_4kQ7mZ2xR9tLbV3nC8wYhJ
+                         */
+                        merchantId: string;
+                        /** @example Fare Ute Boutique */
+                        merchantName: string | null;
+                        /** @enum {string} */
+                        mode: "test" | "live";
+                        scopes: string[];
+                        /** @enum {string} */
+                        status: "active" | "revoked";
+                        revokedBy: ("client" | "agency") | null;
+                        /** @example 2026-03-14T09:41:12.000Z */
+                        revokedAt: string | null;
+                        /** @example 2026-03-14T09:26:53.000Z */
+                        createdAt: string;
+                        /** @example 2026-03-14T09:41:12.000Z */
+                        updatedAt: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            410: components["responses"]["Gone"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listAgencyMandates: {
+        parameters: {
+            query?: {
+                /** @example 20 */
+                limit?: number;
+                /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
+                startingAfter?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            agencyId: string;
+                            agencyName: string | null;
+                            /**
+                             * @description the client
+                             * @example mer_4kQ7mZ2xR9tLbV3nC8wYhJ
+                             */
+                            merchantId: string;
+                            /** @example Fare Ute Boutique */
+                            merchantName: string | null;
+                            /** @enum {string} */
+                            mode: "test" | "live";
+                            scopes: string[];
+                            /** @enum {string} */
+                            status: "active" | "revoked";
+                            revokedBy: ("client" | "agency") | null;
+                            /** @example 2026-03-14T09:41:12.000Z */
+                            revokedAt: string | null;
+                            /** @example 2026-03-14T09:26:53.000Z */
+                            createdAt: string;
+                            /** @example 2026-03-14T09:41:12.000Z */
+                            updatedAt: string;
+                        }[];
+                        hasMore: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    updateAgencyMandate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    scopes: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        agencyId: string;
+                        agencyName: string | null;
+                        /**
+                         * @description the client
+                         * @example mer_4kQ7mZ2xR9tLbV3nC8wYhJ
+                         */
+                        merchantId: string;
+                        /** @example Fare Ute Boutique */
+                        merchantName: string | null;
+                        /** @enum {string} */
+                        mode: "test" | "live";
+                        scopes: string[];
+                        /** @enum {string} */
+                        status: "active" | "revoked";
+                        revokedBy: ("client" | "agency") | null;
+                        /** @example 2026-03-14T09:41:12.000Z */
+                        revokedAt: string | null;
+                        /** @example 2026-03-14T09:26:53.000Z */
+                        createdAt: string;
+                        /** @example 2026-03-14T09:41:12.000Z */
+                        updatedAt: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    transferAgencyMandate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same body replays the first answer for 24 hours; with another body it is a 409 IDEMPOTENCY_KEY_REUSED
+                 * @example order-4711-attempt-1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    agencyId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        agencyId: string;
+                        agencyName: string | null;
+                        /**
+                         * @description the client
+                         * @example mer_4kQ7mZ2xR9tLbV3nC8wYhJ
+                         */
+                        merchantId: string;
+                        /** @example Fare Ute Boutique */
+                        merchantName: string | null;
+                        /** @enum {string} */
+                        mode: "test" | "live";
+                        scopes: string[];
+                        /** @enum {string} */
+                        status: "active" | "revoked";
+                        revokedBy: ("client" | "agency") | null;
+                        /** @example 2026-03-14T09:41:12.000Z */
+                        revokedAt: string | null;
+                        /** @example 2026-03-14T09:26:53.000Z */
+                        createdAt: string;
+                        /** @example 2026-03-14T09:41:12.000Z */
+                        updatedAt: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    revokeAgencyMandate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same body replays the first answer for 24 hours; with another body it is a 409 IDEMPOTENCY_KEY_REUSED
+                 * @example order-4711-attempt-1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        agencyId: string;
+                        agencyName: string | null;
+                        /**
+                         * @description the client
+                         * @example mer_4kQ7mZ2xR9tLbV3nC8wYhJ
+                         */
+                        merchantId: string;
+                        /** @example Fare Ute Boutique */
+                        merchantName: string | null;
+                        /** @enum {string} */
+                        mode: "test" | "live";
+                        scopes: string[];
+                        /** @enum {string} */
+                        status: "active" | "revoked";
+                        revokedBy: ("client" | "agency") | null;
+                        /** @example 2026-03-14T09:41:12.000Z */
+                        revokedAt: string | null;
+                        /** @example 2026-03-14T09:26:53.000Z */
+                        createdAt: string;
+                        /** @example 2026-03-14T09:41:12.000Z */
+                        updatedAt: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     onPaymentAuthorized: {

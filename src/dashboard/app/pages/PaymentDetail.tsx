@@ -24,7 +24,6 @@ import { PaymentTimeline } from './payment/PaymentTimeline.js';
 import { usePermissions } from '../permissions.js';
 import { CustomerName } from './money/CustomerName.js';
 import { Distribution } from './payment/Distribution.js';
-import type { DistributionEntry } from '../platform-types.js';
 import { actingFor, useActingChoice } from '../acting.js';
 import { useMe } from '../session.js';
 
@@ -98,7 +97,7 @@ function PaymentView({ timeline }: { timeline: Timeline & { acting?: boolean } }
     },
   };
 
-  const distribution = (payment as { platformDistribution?: DistributionEntry[] | null }).platformDistribution;
+  const distribution = payment.platformDistribution;
   const title = t('payment.title', { reference: payment.orderReference ?? payment.reference });
   return (
     <Page
@@ -138,7 +137,7 @@ function PaymentView({ timeline }: { timeline: Timeline & { acting?: boolean } }
           <FeeLines settlement={payment.settlement} refunds={timeline.refunds} />
         </Section>
       )}
-      {distribution && distribution.length > 0 && <Distribution entries={distribution} currency={payment.currency} refunds={timeline.refunds} />}
+      {distribution && distribution.length > 0 && <Distribution entries={distribution} />}
       <Section title={t('payment.timeline')}>
         {timeline.acting ? <p className="muted">{t('acting.timelineHidden')}</p> : <PaymentTimeline timeline={timeline} />}
       </Section>

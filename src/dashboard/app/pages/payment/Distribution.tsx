@@ -1,10 +1,9 @@
 // A split payment's distribution (a platform's payment shared between its sellers): each seller by name (linking to
 // its page) with its amount, the discount the platform funds, its commission and the commission's lines, and its net;
-// then the platform's own line (commissions, discounts, financing, payment fees, net); then each refund's shares.
-import { Fragment } from 'react';
+// then the platform's own line (commissions, discounts, financing, payment fees, net); then what refunds took from
+// each seller and the commission given back.
 import { useTranslation } from 'react-i18next';
-import type { Refund } from '../../types.js';
-import type { CommissionLine, DistributionEntry, PlatformShare, RefundShare, SellerShare } from '../../platform-types.js';
+import type { CommissionLine, DistributionEntry, PlatformShare, SellerShare } from '../../platform-types.js';
 import { Money } from '../../components/Money.js';
 import { Section } from '../../components/Page.js';
 import { locale } from '../../format.js';
@@ -12,7 +11,7 @@ import { useLang } from '../../i18n.js';
 import { SellerName } from '../platform/SellerParts.js';
 
 function isPlatform(entry: DistributionEntry): entry is PlatformShare {
-  return (entry as PlatformShare).role === 'platform';
+  return 'role' in entry && entry.role === 'platform';
 }
 
 function useLineLabel() {
@@ -28,12 +27,12 @@ function useLineLabel() {
   };
 }
 
-export function Distribution({ entries, currency, refunds }: { entries: DistributionEntry[]; currency: string; refunds: Array<Refund & { platformDistribution?: RefundShare[] }> }) {
+export function Distribution({ entries }: { entries: DistributionEntry[] }) {
   const { t } = useTranslation();
   const lineLabel = useLineLabel();
   const sellers = entries.filter((e): e is SellerShare => !isPlatform(e));
   const platform = entries.find(isPlatform);
-  const shared = refunds.filter((r) => Array.isArray(r.platformDistribution) && r.platformDistribution.length > 0);
+  const refunded = sellers.filter((s) => s.refundedAmount > 0);
   return (
     <Section title={t('distribution.title')}>
       <div className="table-wrap" role="region" aria-label={t('distribution.caption')} tabIndex={0}>
@@ -73,16 +72,16 @@ export function Distribution({ entries, currency, refunds }: { entries: Distribu
       {platform && (
         <>
           <h3>{t('distribution.platform')}</h3>
-          <dl className="facts">
-            <dt>{t('distribution.commissions')}</dt><dd><Money amount={platform.commission} currency={currency} /></dd>
-            <dt>{t('distribution.discounts')}</dt><dd><Money amount={-platform.discounts} currency={currency} /></dd>
-            <dt>{t('distribution.financing')}</dt><dd><Money amount={-platform.financing} currency={currency} /></dd>
-            <dt>{t('distribution.fees')}</dt><dd><Money amount={-platform.fees} currency={currency} /></dd>
-            <dt><strong>{t('distribution.platformNet')}</strong></dt><dd><strong><Money amount={platform.netAmount} currency={currency} /></strong></dd>
+          <dl className="facts distribution-platform">
+            <dt>{t('distribution.commissions')}</dt><dd><Money amount={platform.commission} currency={platform.currency} /></dd>
+            <dt>{t('distribution.discounts')}</dt><dd><Money amount={-platform.discounts} currency={platform.currency} /></dd>
+            <dt>{t('distribution.financing')}</dt><dd><Money amount={-platform.financing} currency={platform.currency} /></dd>
+            <dt>{t('distribution.fees')}</dt><dd><Money amount={-platform.fees} currency={platform.currency} /></dd>
+            <dt>{t('distribution.platformNet')}</dt><dd><strong><Money amount={platform.netAmount} currency={platform.currency} /></strong></dd>
           </dl>
         </>
       )}
-      {shared.length > 0 && (
+      {refunded.length > 0 && (
         <>
           <h3>{t('distribution.refunds')}</h3>
           <div className="table-wrap" role="region" aria-label={t('distribution.refundsCaption')} tabIndex={0}>
@@ -90,24 +89,18 @@ export function Distribution({ entries, currency, refunds }: { entries: Distribu
               <caption>{t('distribution.refundsCaption')}</caption>
               <thead>
                 <tr>
-                  <th scope="col">{t('distribution.refund')}</th>
                   <th scope="col">{t('distribution.seller')}</th>
                   <th scope="col" className="numeric">{t('distribution.share')}</th>
                   <th scope="col" className="numeric">{t('distribution.commissionBack')}</th>
                 </tr>
               </thead>
               <tbody>
-                {shared.map((refund) => (
-                  <Fragment key={refund.id}>
-                    {refund.platformDistribution!.map((share) => (
-                      <tr key={`${refund.id}-${share.merchantId}`}>
-                        <th scope="row"><Money amount={refund.amount} currency={refund.currency} /></th>
-                        <td><SellerName id={share.merchantId} /></td>
-                        <td className="numeric"><Money amount={share.amount} currency={share.currency ?? refund.currency} /></td>
-                        <td className="numeric">{share.commission === undefined ? '—' : <Money amount={share.commission} currency={share.currency ?? refund.currency} />}</td>
-                      </tr>
-                    ))}
-                  </Fragment>
+                {refunded.map((share) => (
+                  <tr key={share.merchantId}>
+                    <th scope="row"><SellerName id={share.merchantId} /></th>
+                    <td className="numeric"><Money amount={share.refundedAmount} currency={share.currency} /></td>
+                    <td className="numeric"><Money amount={share.refundedCommission} currency={share.currency} /></td>
+                  </tr>
                 ))}
               </tbody>
             </table>
