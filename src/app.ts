@@ -75,6 +75,7 @@ import { mailsRoutes } from './modules/back-office/mails.js';
 import { agenciesRoutes } from './modules/agencies/agencies.routes.js';
 import { agenciesAdminRoutes } from './modules/agencies/agencies.admin.routes.js';
 import { refuseAccountHeader } from './http/acting.js';
+import { registerActedBy } from './http/acted-by.js';
 
 export interface AppDeps {
   db: Database;
@@ -227,6 +228,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       api.addHook('onRequest', auth.identify);
       api.addHook('preParsing', auth.enforce);
       registerAudit(api, services.audit);
+      registerActedBy(api, db, clock);
       registerIdempotency(api, db, clock, secretBox);
       await api.register(customersRoutes(services.customers));
       await api.register(sessionsRoutes(services.paymentSessions));

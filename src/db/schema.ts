@@ -24,7 +24,7 @@ import type { SignInAttemptsTable, UserSessionsTable, UsersTable } from '../modu
 import type { AuditLogTable } from '../modules/audit/audit.table.js';
 import type { DocumentPdfsTable } from '../modules/documents/document-pdfs.table.js';
 import type { PlatformLinksTable } from '../modules/platforms/platforms.table.js';
-import type { AgencyInvitationsTable, AgencyMandatesTable } from '../modules/agencies/agencies.table.js';
+import type { AgencyCreatedObjectsTable, AgencyInvitationsTable, AgencyMandatesTable } from '../modules/agencies/agencies.table.js';
 
 export interface DB {
   settings: SettingsTable;
@@ -78,4 +78,5 @@ export interface DB {
   platform_links: PlatformLinksTable;
   agency_invitations: AgencyInvitationsTable;
   agency_mandates: AgencyMandatesTable;
+  agency_created_objects: AgencyCreatedObjectsTable;
 }

@@ -7,6 +7,7 @@ import { sql, type Kysely } from 'kysely';
 //   At most one active mandate per agency, client and mode; a revoked one stays, so the agency is told its calls are
 //   refused (MANDATE_REVOKED) rather than that the account is unknown.
 // - audit_log.agency_id: the agency that made a change on its client's account (user_id is then the agency's id).
+// - agency_created_objects: what an agency created for its client, shown with actedBy in the API's answers.
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createTable('agency_invitations')
     .addColumn('id', 'text', (c) => c.primaryKey())
@@ -45,4 +46,14 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('agency_mandates_client').on('agency_mandates').columns(['merchant_id', 'mode', 'created_at', 'id']).execute();
 
   await db.schema.alterTable('audit_log').addColumn('agency_id', 'text').execute();
+
+  // The objects an agency created on its client's account (payments, refunds, customers, subscriptions, invoices…),
+  // which the API's answers show with `actedBy: {agencyId}`.
+  await db.schema.createTable('agency_created_objects')
+    .addColumn('object_id', 'text', (c) => c.primaryKey())
+    .addColumn('merchant_id', 'text', (c) => c.notNull())
+    .addColumn('mode', 'text', (c) => c.notNull())
+    .addColumn('agency_id', 'text', (c) => c.notNull())
+    .addColumn('created_at', 'text', (c) => c.notNull())
+    .execute();
 }

@@ -6,12 +6,7 @@ import type { Mode } from '../merchants/merchants.table.js';
 import type { AgencyInvitationRow, AgencyMandateRow } from './agencies.table.js';
 import type { Scope } from './scopes.js';
 
-/** Whether a merchant is an agency (the operator's `agency` flag on the merchant). */
-export async function isAgency(db: Kysely<DB>, merchantId: string): Promise<boolean> {
-  const row = await sql<{ agency: number | boolean | null }>`select agency from merchants where id = ${merchantId}`.execute(db);
-  const flag = row.rows[0]?.agency;
-  return flag === true || flag === 1;
-}
+export { isAgency } from '../platforms/platform-links.js';
 
 export function scopesOf(row: { scopes: string }): Scope[] {
   return JSON.parse(row.scopes) as Scope[];

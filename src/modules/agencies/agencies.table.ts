@@ -39,3 +39,12 @@ export interface AgencyMandatesTable {
   updated_at: string;
 }
 export type AgencyMandateRow = Selectable<AgencyMandatesTable>;
+
+/** An object an agency created on its client's account: the answers show it with `actedBy: {agencyId}`. */
+export interface AgencyCreatedObjectsTable {
+  object_id: string;
+  merchant_id: string;
+  mode: Mode;
+  agency_id: string;
+  created_at: string;
+}

@@ -10,7 +10,8 @@ import { newId, randomToken } from '../../shared/ids.js';
 import { paginate, type PageRequest } from '../../shared/pagination.js';
 import type { Owner, Principal } from '../merchants/principal.js';
 import type { AgencyInvitationRow, AgencyMandateRow } from './agencies.table.js';
-import { invitationView, isAgency, mandateView, merchantNames, scopesOf, type InvitationView } from './agencies.repository.js';
+import { requireAgency as requireAgencyFlag } from '../platforms/platform-links.js';
+import { invitationView, mandateView, merchantNames, scopesOf, type InvitationView } from './agencies.repository.js';
 import { parseScopes, type Scope } from './scopes.js';
 
 export const DEFAULT_INVITATION_SECONDS = 7 * 86_400;
@@ -24,17 +25,15 @@ export interface InvitationInput {
   expiresIn?: number;
 }
 
-/** The agency accepting: refused to a merchant that is not one (403, whatever else the request says). */
-export async function requireAgency(db: Database, owner: Owner): Promise<void> {
-  if (!(await isAgency(db.kysely, owner.merchantId))) {
-    throw new AppError('PERMISSION_DENIED', 'Only an agency account may do this; the operator makes a merchant an agency');
-  }
+/** 403 PERMISSION_DENIED unless the caller is an agency with its own key (the flag is read on every call). */
+export async function requireAgency(db: Database, principal: Principal): Promise<void> {
+  await requireAgencyFlag(db.kysely, principal);
 }
 
 export class AgencyInvitationsService {
   constructor(private readonly db: Database, private readonly clock: Clock, private readonly publicUrl: string) {}
 
-  async create(agency: Owner, input: InvitationInput): Promise<InvitationView> {
+  async create(agency: Principal, input: InvitationInput): Promise<InvitationView> {
     await requireAgency(this.db, agency);
     const scopes = parseScopes(input.scopes);
     const seconds = input.expiresIn ?? DEFAULT_INVITATION_SECONDS;
@@ -52,7 +51,7 @@ export class AgencyInvitationsService {
     return invitationView(row, this.publicUrl);
   }
 
-  async list(agency: Owner, page: PageRequest & { status?: string }) {
+  async list(agency: Principal, page: PageRequest & { status?: string }) {
     await requireAgency(this.db, agency);
     const mine = () => this.db.kysely.selectFrom('agency_invitations').selectAll()
       .where('agency_id', '=', agency.merchantId).where('mode', '=', agency.mode);
@@ -62,12 +61,12 @@ export class AgencyInvitationsService {
     return { data: result.data.map((r) => invitationView(r, this.publicUrl)), hasMore: result.hasMore };
   }
 
-  async get(agency: Owner, id: string): Promise<InvitationView> {
+  async get(agency: Principal, id: string): Promise<InvitationView> {
     await requireAgency(this.db, agency);
     return invitationView(await this.mine(agency, id), this.publicUrl);
   }
 
-  async cancel(agency: Owner, id: string): Promise<InvitationView> {
+  async cancel(agency: Principal, id: string): Promise<InvitationView> {
     await requireAgency(this.db, agency);
     return this.db.transaction(async (trx) => {
       const row = await this.mine(agency, id, trx);

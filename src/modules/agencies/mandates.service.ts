@@ -28,7 +28,7 @@ export class AgencyMandatesService {
   }
 
   /** The agency's portfolio: its mandates in this mode, with each client's name. */
-  async listForAgency(agency: Owner, page: PageRequest & { status?: 'active' | 'revoked' }) {
+  async listForAgency(agency: Principal, page: PageRequest & { status?: 'active' | 'revoked' }) {
     await requireAgency(this.db, agency);
     const mine = () => this.db.kysely.selectFrom('agency_mandates').selectAll().where('agency_id', '=', agency.merchantId).where('mode', '=', agency.mode);
     let q = mine();

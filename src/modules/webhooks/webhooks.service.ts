@@ -9,7 +9,7 @@ import type { EndpointKind, WebhookEndpointRow } from './endpoints.table.js';
 import { notifyOnCommit } from '../../events/outbox.js';
 import { EVENT_TYPES, isEventType } from '../../events/payloads.js';
 import { forgetSigningSecrets } from '../../events/secret-cache.js';
-import type { Owner } from '../merchants/principal.js';
+import type { Owner, Principal } from '../merchants/principal.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError, invalidField, notFound } from '../../shared/errors.js';
 import { idForKeyUse, idFromKey, keyUseParts, newId } from '../../shared/ids.js';
@@ -135,7 +135,7 @@ export class WebhooksService {
    */
   async createEndpoint(owner: Owner, input: EndpointInput, kind: EndpointKind = 'merchant', idempotencyKey?: string) {
     // An agency's addresses receive agency.* events: only an agency declares them.
-    if (kind === 'agency') await requireAgency(this.db, owner);
+    if (kind === 'agency') await requireAgency(this.db, owner as Principal);
     const keyed = idempotencyKey === undefined
       ? { id: newId('we'), earlier: undefined }
       : await idForKeyUse((use) => endpointIdFor(owner, kind, idempotencyKey, use), (eid) => this.endpointRow(owner, eid), this.clock.now());

@@ -1,0 +1,52 @@
+// `actedBy: {agencyId}` on the answers about objects an agency created for its client (payments and their sessions,
+// refunds, customers, subscriptions, invoices and credit notes), whoever reads them: the agency, or the client itself.
+// The creation is recorded when the agency's answer is sent; reads look up the objects of their answer in one query.
+// Before the idempotency hook's onSend, so that a replayed answer shows it too.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Database } from '../db/database.js';
+import { createdByAgency, recordCreatedByAgency } from '../modules/agencies/acted-by.js';
+import type { Clock } from '../shared/clock.js';
+import { routeKey } from './agency-scopes.js';
+
+/** The routes that create an object an agency may create on behalf. */
+const CREATIONS = new Set([
+  'POST /api/v1/payments/sessions', 'POST /api/v1/payments/links', 'POST /api/v1/payments', 'POST /api/v1/payments/{id}/refund',
+  'POST /api/v1/customers', 'POST /api/v1/subscriptions', 'POST /api/v1/billing/invoices', 'POST /api/v1/billing/invoices/{id}/credit-notes',
+]);
+/** The answers that show such objects (one, or a list's `data`). */
+const READS = /^(GET|POST|PATCH) \/api\/v1\/(payments|customers|subscriptions|billing\/invoices|billing\/credit-notes)(\/|$)/;
+const OBJECT_ID = /^[a-z]{2,4}_[0-9A-Za-z]{22}$/;
+
+type Json = Record<string, unknown>;
+
+function idsOf(object: Json): string[] {
+  return ['id', 'paymentId'].map((k) => object[k]).filter((v): v is string => typeof v === 'string' && OBJECT_ID.test(v));
+}
+
+export function registerActedBy(scope: FastifyInstance, db: Database, clock: Clock): void {
+  scope.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+    const principal = request.merchant;
+    if (!principal || reply.statusCode >= 300 || typeof payload !== 'string' || !payload.startsWith('{')) return payload;
+    const route = routeKey(request.method, request.routeOptions.url ?? '');
+    if (!READS.test(route)) return payload;
+    let body: Json;
+    try {
+      body = JSON.parse(payload) as Json;
+    } catch {
+      return payload;
+    }
+    const objects = Array.isArray(body.data) ? (body.data as Json[]).filter((o) => o && typeof o === 'object') : [body];
+    const ids = objects.flatMap(idsOf);
+    if (ids.length === 0) return payload;
+    if (principal.actingFor?.kind === 'agency' && CREATIONS.has(route)) {
+      await recordCreatedByAgency(db, principal, principal.actingFor.id, idsOf(body), clock.now());
+    }
+    const agencies = await createdByAgency(db, principal, ids);
+    if (agencies.size === 0) return payload;
+    for (const object of objects) {
+      const agencyId = idsOf(object).map((id) => agencies.get(id)).find((a) => a !== undefined);
+      if (agencyId) object.actedBy = { agencyId };
+    }
+    return JSON.stringify(body);
+  });
+}

@@ -1,0 +1,19 @@
+// What an agency created on its client's account, and who created what among a page of objects: the API's answers
+// show such objects with `actedBy: {agencyId}`, so the client sees which payments, refunds, customers,
+// subscriptions and invoices its agency made.
+import type { Database } from '../../db/database.js';
+import type { Owner } from '../merchants/principal.js';
+
+export async function recordCreatedByAgency(db: Database, owner: Owner, agencyId: string, objectIds: readonly string[], at: Date): Promise<void> {
+  if (objectIds.length === 0) return;
+  const rows = [...new Set(objectIds)].map((id) => ({ object_id: id, merchant_id: owner.merchantId, mode: owner.mode, agency_id: agencyId, created_at: at.toISOString() }));
+  await db.kysely.insertInto('agency_created_objects').values(rows).onConflict((oc) => oc.column('object_id').doNothing()).execute();
+}
+
+/** The agency that created each of `objectIds` on the owner's account, where one did. */
+export async function createdByAgency(db: Database, owner: Owner, objectIds: readonly string[]): Promise<Map<string, string>> {
+  if (objectIds.length === 0) return new Map();
+  const rows = await db.kysely.selectFrom('agency_created_objects').select(['object_id', 'agency_id'])
+    .where('object_id', 'in', [...new Set(objectIds)]).where('merchant_id', '=', owner.merchantId).where('mode', '=', owner.mode).execute();
+  return new Map(rows.map((r) => [r.object_id, r.agency_id]));
+}
