@@ -53,7 +53,7 @@ export const enPlatforms = {
     portfolio: {
       title: 'Portfolio', intro: 'The accounts you manage under a mandate: act for a client to see its pages, within the scopes it gave you.',
       caption: 'Your clients', empty: 'No client yet: invite one from Invitations.', client: 'Client', scopes: 'Scopes', since: 'Since',
-      status: 'Status', act: 'Act for this client', actFor: 'Act for {{name}}', revoke: 'Revoke', revokeOf: 'Revoke the mandate of {{name}}',
+      status: 'Status', actFor: 'Act for {{name}}', revoke: 'Revoke', revokeOf: 'Revoke the mandate of {{name}}',
       revokeTitle: 'Revoke this mandate?', revokeText: 'You will no longer manage {{name}}’s account; only the client can give you a new mandate.',
       revoked: 'Mandate revoked.', mandateStatus: { active: 'Active', revoked: 'Revoked' },
     },
@@ -91,7 +91,7 @@ export const enPlatforms = {
   mandates: {
     tab: 'Agencies', intro: 'Agencies you gave a mandate to manage your account. You choose what each may do, and may revoke it at any time.',
     caption: 'Agencies with a mandate on your account', empty: 'No agency manages your account.', agency: 'Agency', scopes: 'Scopes',
-    since: 'Since', status: 'Status', edit: 'Change scopes', editOf: 'Change the scopes of {{name}}', editTitle: 'What {{name}} may do',
+    since: 'Since', status: 'Status', edit: 'Change scopes', editOf: 'Change scopes of {{name}}', editTitle: 'What {{name}} may do',
     save: 'Save scopes', saved: 'Scopes saved.', transfer: 'Transfer', transferOf: 'Transfer the mandate of {{name}}',
     transferTitle: 'Transfer this mandate to another agency', transferText: 'The other agency takes over with the same scopes; {{name}} loses access.',
     agencyId: 'The other agency’s id (mer_…)', transferConfirm: 'Transfer', transferred: 'Mandate transferred.',

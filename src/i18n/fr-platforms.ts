@@ -52,7 +52,7 @@ export const frPlatforms: typeof enPlatforms = {
     portfolio: {
       title: 'Portefeuille', intro: 'Les comptes que vous gérez sous mandat : agissez pour un client pour voir ses pages, dans les périmètres qu’il vous a donnés.',
       caption: 'Vos clients', empty: 'Aucun client pour l’instant : invitez-en un depuis Invitations.', client: 'Client', scopes: 'Périmètres', since: 'Depuis le',
-      status: 'Statut', act: 'Agir pour ce client', actFor: 'Agir pour {{name}}', revoke: 'Révoquer', revokeOf: 'Révoquer le mandat de {{name}}',
+      status: 'Statut', actFor: 'Agir pour {{name}}', revoke: 'Révoquer', revokeOf: 'Révoquer le mandat de {{name}}',
       revokeTitle: 'Révoquer ce mandat ?', revokeText: 'Vous ne gérerez plus le compte de {{name}} ; seul le client peut vous donner un nouveau mandat.',
       revoked: 'Mandat révoqué.', mandateStatus: { active: 'Actif', revoked: 'Révoqué' },
     },

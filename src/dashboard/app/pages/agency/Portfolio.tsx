@@ -70,9 +70,7 @@ export function PortfolioPage() {
         const name = clientName(mandate);
         return (
           <div className="row-actions">
-            <button type="button" className="button primary small" aria-label={t('agency.portfolio.actFor', { name })} onClick={() => act(mandate)}>
-              {t('agency.portfolio.act')}
-            </button>
+            <button type="button" className="button primary small" onClick={() => act(mandate)}>{t('agency.portfolio.actFor', { name })}</button>
             {mayRevoke && (
               <button type="button" className="button secondary small" aria-label={t('agency.portfolio.revokeOf', { name })} onClick={() => setRevoking(mandate)}>
                 {t('agency.portfolio.revoke')}
