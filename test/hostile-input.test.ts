@@ -13,6 +13,7 @@ import fc from 'fast-check';
 import { ADMIN_TOKEN, eachDatabase, type RegisteredRoute, type TestApp } from './support/harness.js';
 import { withApp } from './support/merchant-app.js';
 import { createKey, createMerchant, createStore, createCustomer } from './support/factories.js';
+import { makeAgency } from './support/platforms.js';
 import { createSession, paidPayment } from './support/payments.js';
 import { saveCard } from './support/wallet.js';
 import { rowCounts, tableNames } from './support/tables.js';
@@ -140,6 +141,15 @@ async function fixtures(t: TestApp): Promise<Fixtures> {
   const disputed = await paidPayment(t, m.testKey);
   const dispute = await t.api(m.testKey, 'POST', `/api/v1/test-helpers/payments/${disputed}/dispute`, { amount: 100 });
   assert.equal(dispute.status, 201, JSON.stringify(dispute.body));
+  // Agencies: the merchant is an agency with an invitation out, and the client of another agency's mandate.
+  assert.equal((await t.admin('PATCH', `/admin/v1/merchants/${m.id}`, { agency: true })).status, 200);
+  const agencyInvitation = await t.api(m.testKey, 'POST', '/api/v1/agency/invitations', { email: 'client@shop.example', scopes: ['payments.read'] });
+  assert.equal(agencyInvitation.status, 201, JSON.stringify(agencyInvitation.body));
+  const otherAgency = await makeAgency(t, 'Hostile agency');
+  const toMerchant = await t.api(otherAgency.testKey, 'POST', '/api/v1/agency/invitations', { email: 'hostile@shop.example', scopes: ['payments.read'] });
+  const invitationToken = String(toMerchant.body.url).split('/').at(-1)!;
+  const mandate = await t.api(m.testKey, 'POST', `/api/v1/agency-invitations/${invitationToken}/accept`);
+  assert.equal(mandate.status, 201, JSON.stringify(mandate.body));
   return {
     key: m.testKey,
     ids: {
@@ -165,6 +175,9 @@ async function fixtures(t: TestApp): Promise<Fixtures> {
       subscription: subscription.body.id,
       invoice: invoice.body.id,
       creditNote: creditNote.body.id,
+      agencyInvitation: agencyInvitation.body.id,
+      invitationToken,
+      mandate: mandate.body.id,
     },
   };
 }
@@ -196,6 +209,9 @@ function realId(path: string, method: string, ids: Record<string, string>): stri
     [/^\/api\/v1\/subscriptions\//, 'subscription'],
     [/^\/api\/v1\/billing\/invoices\//, 'invoice'],
     [/^\/api\/v1\/billing\/credit-notes\//, 'creditNote'],
+    [/^\/api\/v1\/agency\/invitations\//, 'agencyInvitation'],
+    [/^\/api\/v1\/agency-invitations\//, 'invitationToken'],
+    [/^\/api\/v1\/agency-mandates\//, 'mandate'],
     [/^\/checkout\//, 'session'],
     [/^\/wallet\//, 'walletSession'],
     [/^\/acquirer\/v1\/3ds\//, 'session'],

@@ -93,6 +93,7 @@ eachDatabase('a creating POST killed mid-way, retried with its Idempotency-Key',
     const body = { url: 'https://hooks.example/killed', events: ['payment.*'] };
     const { first, retry } = await createKilledRetried('/api/v1/webhook-endpoints', body, 'we-key');
     assert.deepEqual(retry, first);
+    assert.equal((await t.admin('PATCH', `/admin/v1/merchants/${m.id}`, { agency: true })).status, 200);
     const agency = await createKilledRetried('/api/v1/agency/webhooks', { url: 'https://hooks.example/agency' }, 'we-agency-key');
     assert.deepEqual(agency.retry, agency.first);
     assert.notEqual(agency.first.id, first.id);

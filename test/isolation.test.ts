@@ -6,6 +6,8 @@ import { before, test } from 'node:test';
 import { eachDatabase, type TestApp } from './support/harness.js';
 import { withApp } from './support/merchant-app.js';
 import { createKey, createMerchant, createStore, createCustomer } from './support/factories.js';
+import { makeAgency } from './support/platforms.js';
+import { SCOPES } from '../src/modules/agencies/scopes.js';
 import { createSession, paidPayment } from './support/payments.js';
 import { saveCard } from './support/wallet.js';
 import { rowCounts, tableNames } from './support/tables.js';
@@ -15,6 +17,8 @@ import { MailOutbox } from '../src/mail/outbox.js';
 
 interface Victim {
   key: string;
+  /** The live key of the agency holding a test-mode mandate on the victim. */
+  agencyLiveKey: string;
   storeKey: string;
   ids: Record<string, string>;
 }
@@ -72,6 +76,11 @@ const BY_ID: Record<string, { target: string; body?: unknown; storeScoped?: bool
   'POST /api/v1/customers/{id}/card-links': { target: 'customer', body: {} },
   'GET /api/v1/card-links/{id}': { target: 'cardLink' },
   'POST /api/v1/card-links/{id}/cancel': { target: 'cardLink', body: {} },
+  'GET /api/v1/agency/invitations/{id}': { target: 'agencyInvitation' },
+  'POST /api/v1/agency/invitations/{id}/cancel': { target: 'agencyInvitation', body: {} },
+  'PATCH /api/v1/agency-mandates/{id}': { target: 'mandate', body: { scopes: ['payments.read'] } },
+  'POST /api/v1/agency-mandates/{id}/transfer': { target: 'mandate', body: { agencyId: 'mer_0000000000000000000000' } },
+  'POST /api/v1/agency-mandates/{id}/revoke': { target: 'mandate', body: {} },
 };
 /** Routes with {id} that a secret key does not drive: the SDK routes are authenticated by the session id itself. */
 const NOT_KEYED = new Set([
@@ -79,6 +88,8 @@ const NOT_KEYED = new Set([
   'GET /api/v1/sdk/sessions/{id}/3ds-return',
   // The browser's CORS preflight of the SDK routes: no key, no object.
   'OPTIONS /api/v1/sdk/*',
+  // An agency's invitation is accepted by whoever holds its link (the token is the credential), with their own key.
+  'POST /api/v1/agency-invitations/{token}/accept',
 ]);
 
 /**
@@ -110,6 +121,9 @@ const LISTS = (ids: Record<string, string>): Record<string, string[]> => ({
   'GET /api/v1/webhooks/signing-secret': ['/api/v1/webhooks/signing-secret'],
   'GET /api/v1/openapi.json': [],
   'GET /api/v1/events/stream': [],
+  'GET /api/v1/agency/invitations': ['/api/v1/agency/invitations?limit=100'],
+  'GET /api/v1/agency/mandates': ['/api/v1/agency/mandates?limit=100'],
+  'GET /api/v1/agency-mandates': ['/api/v1/agency-mandates?limit=100'],
 });
 
 /**
@@ -133,6 +147,7 @@ function crossReferences(ids: Record<string, string>): Record<string, unknown[]>
     'PATCH /api/v1/payout-schedule': [],
     'POST /api/v1/webhook-endpoints': [],
     'POST /api/v1/agency/webhooks': [],
+    'POST /api/v1/agency/invitations': [],
     'POST /api/v1/bank-accounts': [],
     'POST /api/v1/test-helpers/test-clocks': [],
     'POST /api/v1/webhooks/signing-secret/rotate': [],
@@ -209,10 +224,21 @@ async function victim(t: TestApp): Promise<Victim> {
       await outbox.enqueue(trx, { merchantId: m.id, mode: 'test', kind, subjectId, recipient: 'payer@victim.example', locale: 'fr' });
     }
   });
+  // Agencies: the victim is an agency with an invitation out, and the client of another agency's mandate (test mode).
+  assert.equal((await t.admin('PATCH', `/admin/v1/merchants/${m.id}`, { agency: true })).status, 200);
+  const agencyInvitation = await t.api(m.testKey, 'POST', '/api/v1/agency/invitations', { email: 'client@victim.example', scopes: ['payments.read'] });
+  assert.equal(agencyInvitation.status, 201, JSON.stringify(agencyInvitation.body));
+  const itsAgency = await makeAgency(t, 'Victim agency');
+  const toVictim = await t.api(itsAgency.testKey, 'POST', '/api/v1/agency/invitations', { email: 'owner@victim.example', scopes: [...SCOPES] });
+  const mandate = await t.api(m.testKey, 'POST', `/api/v1/agency-invitations/${String(toVictim.body.url).split('/').at(-1)}/accept`);
+  assert.equal(mandate.status, 201, JSON.stringify(mandate.body));
   return {
     key: m.testKey,
     storeKey: storeKey.secretKey,
+    agencyLiveKey: itsAgency.liveKey,
     ids: {
+      agencyInvitation: agencyInvitation.body.id,
+      mandate: mandate.body.id,
       merchant: m.id, contract: m.defaultContractId, store1: s1.id, store2: s2.id, customer,
       paymentMethod: saved.result.paymentMethodId, captured, manual, session: pending.sessionId,
       endpoint: endpoint.body.id, cardLink: link.body.id, event: events.body.data[0].id,
@@ -268,6 +294,8 @@ eachDatabase('isolation matrix', (dialect) => {
   before(async () => {
     v = await victim(t);
     const other = await createMerchant(t, 'Intruder');
+    // An agency too, so that the agency routes (refused to other merchants) answer it as they answer the victim.
+    assert.equal((await t.admin('PATCH', `/admin/v1/merchants/${other.id}`, { agency: true })).status, 200);
     await createStore(t, other.id, { code: 'V-2' }); // same store code as the victim's: codes are per merchant
     const otherStoreKey = await createKey(t, other.id, { mode: 'test' });
     const victimLiveRead = await createKey(t, v.ids.merchant!, { mode: 'live', permission: 'read' });
@@ -285,6 +313,15 @@ eachDatabase('isolation matrix', (dialect) => {
       keyed('same merchant, live mode (read key)', victimLiveRead.secretKey),
       keyed('same merchant, live mode (write key)', live.secretKey),
     ].filter((a) => a.key);
+    // Agencies with `Motu-Account: <victim>`: one without a mandate, and the victim's own agency with its live key
+    // (its mandate is of test mode).
+    const agency = await makeAgency(t, 'Intruding agency');
+    const asVictim = (name: string, key: string) => ({
+      name, key, headers: { authorization: `Bearer ${key}`, 'motu-account': v.ids.merchant! },
+      call: (method: string, url: string, body?: unknown) => t.api(key, method, url, body, { 'motu-account': v.ids.merchant! }),
+    });
+    attackers.push(asVictim('an agency without a mandate, acting for the victim', agency.testKey));
+    attackers.push(asVictim("the victim's agency with its live key (a test mandate)", v.agencyLiveKey));
     const intruder = await signedInUser(t, other.id, 'owner');
     attackers.push({
       name: "another merchant's back-office owner", userId: intruder.id, headers: { cookie: intruder.cookie, 'x-csrf-token': intruder.csrfToken },
@@ -398,7 +435,9 @@ eachDatabase('isolation matrix', (dialect) => {
       if (attacker.name.startsWith('same merchant')) for (const id of [v.ids.merchant, v.ids.store1, v.ids.store2, v.ids.contract]) secret.delete(id!);
       const res = await readStream(url, attacker.headers, 400);
       checked++;
-      assert.ok([200, 403].includes(res.status), `${attacker.name}: stream → ${res.status} ${res.text.slice(0, 200)}`);
+      // An agency acting for the victim without a mandate: 404, as for an unknown account.
+      const allowed = attacker.headers['motu-account'] ? [404] : [200, 403];
+      assert.ok(allowed.includes(res.status), `${attacker.name}: stream → ${res.status} ${res.text.slice(0, 200)}`);
       for (const id of secret) assert.ok(!res.text.includes(id), `${attacker.name}: the stream shows ${id}`);
     }
   });
@@ -490,6 +529,7 @@ eachDatabase('isolation matrix', (dialect) => {
     };
     const e1 = await register(v.storeKey, '/store-1');
     const e2 = await register(store2Key, '/store-2');
+    assert.equal((await t.admin('PATCH', `/admin/v1/merchants/${v.ids.merchant}`, { agency: true })).status, 200);
     const agency = await t.api(v.storeKey, 'POST', '/api/v1/agency/webhooks', { url: 'https://shop.example/agency-1' });
     assert.equal(agency.status, 201);
     const e0 = v.ids.endpoint!;

@@ -348,6 +348,7 @@ eachDatabase('@motu/node against a running Motu', (dialect) => {
 
     await motu.webhookEndpoints.delete(endpoint.id);
     assert.equal((await fail(motu.webhookEndpoints.retrieve(endpoint.id))).status, 404);
+    assert.equal((await t.admin('PATCH', `/admin/v1/merchants/${m.id}`, { agency: true })).status, 200);
     const agency = await motu.agencyWebhooks.create({ url: 'https://agency.example/hooks' });
     assert.deepEqual(agency.events, ['agency.*']);
   });

@@ -266,6 +266,9 @@ eachDatabase('webhooks', (dialect) => {
     assert.equal(del.status, 200);
     assert.equal((await t.api(m.testKey, 'GET', `/api/v1/webhook-endpoints/${ep.id}`)).status, 404);
     assert.equal(rx.for('/crud').length, 0);
+    const notYet = await t.api(m.testKey, 'POST', '/api/v1/agency/webhooks', { url: rx.url('/agency') });
+    assert.deepEqual([notYet.status, notYet.body.code], [403, 'PERMISSION_DENIED'], 'agency addresses are for agencies');
+    assert.equal((await t.admin('PATCH', `/admin/v1/merchants/${m.id}`, { agency: true })).status, 200);
     const agency = await t.api(m.testKey, 'POST', '/api/v1/agency/webhooks', { url: rx.url('/agency') });
     assert.equal(agency.status, 201);
     assert.deepEqual(agency.body.events, ['agency.*']);

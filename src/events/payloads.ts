@@ -284,12 +284,14 @@ export interface AgencyInvitationData {
   email: string;
   scopes: string[];
   status: 'pending' | 'accepted' | 'cancelled' | 'expired';
+  /** When the invitation expires if nobody accepts it. */
   expiresAt: string;
 }
 /** A new business onboarding through an agency's invitation (`agency.client.onboarding.updated`). */
 export interface AgencyClientOnboardingData {
   invitationId: string;
   agencyId: string;
+  /** The new business's onboarding case. */
   caseId: string;
   enrollmentStatus: string;
   previousStatus?: string | null;
@@ -299,6 +301,7 @@ export interface AgencyClientOpenedData {
   invitationId: string;
   agencyId: string;
   merchantId: string;
+  /** The onboarding case that opened it. */
   caseId?: string;
 }
 /** A mandate given to an agency (`agency.mandate.created`, `agency.mandate.revoked`). */

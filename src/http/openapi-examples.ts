@@ -22,6 +22,7 @@ export const EXAMPLES: Readonly<Record<string, unknown>> = {
   payoutId: exampleId('po'), bankAccountId: exampleId('ba'), recipientId: exampleId('ba'), testClockId: exampleId('clk'),
   startingAfter: exampleId('pay'), refundId: exampleId('re'), disputeId: exampleId('dp'), merchantId: exampleId('mer'),
   defaultContractId: exampleId('mcf'),
+  agencyId: exampleId('mer', 2), mandateId: exampleId('mdt'), agencyName: 'Agence Moana', scopes: ['payments.read', 'refunds.write'],
   // money
   amount: 4500, amountCents: 4500, amountEur: 4500, originalAmount: 4500, authorizedAmount: 4500, capturedAmount: 4500,
   refundedAmount: 0, disputedAmount: 0, amountPaid: 0, amountRemaining: 12000, amountCredited: 0, subtotal: 10000, total: 12000,

@@ -64,7 +64,10 @@ const NAMED: ReadonlyArray<readonly [name: string, at: string]> = [
   ['BillingSettings', 'GET /api/v1/billing/settings 200'],
   ['Invoice', 'GET /api/v1/billing/invoices/{id} 200'],
   ['CreditNote', 'POST /api/v1/billing/invoices/{id}/credit-notes 201'],
+  ['AgencyInvitation', 'GET /api/v1/agency/invitations/{id} 200'],
+  ['Mandate', 'PATCH /api/v1/agency-mandates/{id} 200'],
   // the admin document
+  ['Mandate', 'GET /admin/v1/merchants/{id}/mandates 200 /properties/data/items'],
   ['BalanceTransaction', 'POST /admin/v1/merchants/{id}/adjustments 201'],
   ['Payout', 'POST /admin/v1/payouts/{id}/paid 200'],
   ['Dispute', 'POST /admin/v1/disputes/{id}/close 200'],
@@ -107,6 +110,7 @@ const PATH_PREFIXES: ReadonlyArray<readonly [segment: string, prefix: string]> =
   ['/bank-accounts/', 'ba'], ['/payouts/', 'po'], ['/test-clocks/', 'clk'], ['/disputes/', 'dp'], ['/subscriptions/', 'sub'],
   ['/billing/invoices/', 'inv'], ['/billing/credit-notes/', 'cn'], ['/merchants/', 'mer'], ['/contracts/', 'mcf'],
   ['/stores/', 'sto'], ['/keys/', 'key'],
+  ['/agency/invitations/', 'agi'], ['/agency-mandates/', 'mdt'],
 ];
 
 /** The prefix of the `id` of each named object. */
@@ -116,6 +120,7 @@ const ID_PREFIXES: Readonly<Record<string, string>> = {
   BankAccount: 'ba', Deleted: 'ba', Payout: 'po', TestClock: 'clk', Dispute: 'dp', Subscription: 'sub', Invoice: 'inv',
   CreditNote: 'cn', Merchant: 'mer', MerchantCreated: 'mer', MerchantDetail: 'mer', Contract: 'mcf', Store: 'sto',
   ApiKeyCreated: 'key', ApiKeyRevoked: 'key', User: 'usr', UserCreated: 'usr',
+  AgencyInvitation: 'agi', Mandate: 'mdt',
 };
 
 /** The `id` of an object nested under this property name. */

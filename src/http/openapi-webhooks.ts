@@ -95,7 +95,10 @@ export const FIELD_DESCRIPTIONS: Readonly<Record<string, string>> = {
   arrivalDate: 'The day the funds are expected (YYYY-MM-DD).', failureReason: 'Why the payout failed.', disputeId: 'The dispute (dp_…).',
   kind: 'chargeback or inquiry.', evidenceDueBy: 'The last moment to submit evidence.', previousStatus: 'The status before this change.',
   merchantId: 'The merchant (mer_…).', sessionId: 'The enrollment session.', enrollmentStatus: 'The enrollment\'s status.',
-  agencyId: 'The agency (mer_…).', clientMerchantId: 'The agency\'s client (mer_…).', invitationId: 'The invitation.', mandateId: 'The mandate.',
+  agencyId: 'The agency (mer_…).', invitationId: 'The agency\'s invitation (agi_…).', mandateId: 'The mandate (mdt_…).',
+  scopes: 'What the mandate lets the agency do (payments.read, refunds.write…).', previousScopes: 'The scopes before this change.',
+  change: 'scopes, or ownership_transferred.', previousAgencyId: 'The agency that held the mandate before (mer_…).',
+  revokedBy: 'Who revoked it: client or agency.',
   attempt: 'Counted from 1.', nextAttemptAt: 'When the next attempt is, null when none is left.', reference: 'The payment\'s SPR-… reference.',
   order: 'The merchant\'s own order reference.',
 };
@@ -115,8 +118,10 @@ const STATUS_ENUMS: ReadonlyArray<readonly [RegExp, readonly string[]]> = [
 const PAYLOAD_EXAMPLES: Readonly<Record<string, unknown>> = {
   grossAmount: 4500, refundAmount: 600, refundOriginalAmount: 1500, totalRefundedOriginalAmount: 1500, remainingOriginalAmount: 3000, amountDue: 4500,
   mobupayCommission: 131, netAmount: 4369, totalAmount: 131, totalAmountEur: 131, cancelledBy: 'merchant_api',
-  customerCreated: false, settled: false, automatic: true, disputeId: exampleId('dp'), clientMerchantId: exampleId('mer', 1),
-  agencyId: exampleId('mer'), merchantId: exampleId('mer', 1), invitationId: 'inv_agency_3kX9bQ2m', mandateId: 'mnd_7Hq2LmVx',
+  customerCreated: false, settled: false, automatic: true, disputeId: exampleId('dp'),
+  agencyId: exampleId('mer'), merchantId: exampleId('mer', 1), invitationId: exampleId('agi'), mandateId: exampleId('mdt'),
+  scopes: ['payments.read', 'refunds.write'], previousScopes: ['payments.read'], previousAgencyId: exampleId('mer', 2), revokedBy: 'client',
+  caseId: exampleId('obc'),
   sessionId: 'enr_4kQ7mZ2x', enrollmentStatus: 'CORRECTION_REQUESTED', interval: 'month', reason: 'card_expired',
   previousStatus: 'needs_response', status: 'active', failureReason: 'account_closed', refundId: exampleId('re'), kind: 'chargeback',
 };

@@ -287,6 +287,7 @@ export interface AgencyInvitationData {
   email: string;
   scopes: string[];
   status: 'pending' | 'accepted' | 'cancelled' | 'expired';
+  /** When the invitation expires if nobody accepts it. */
   expiresAt: string;
 }
 
@@ -294,6 +295,7 @@ export interface AgencyInvitationData {
 export interface AgencyClientOnboardingData {
   invitationId: string;
   agencyId: string;
+  /** The new business's onboarding case. */
   caseId: string;
   enrollmentStatus: string;
   previousStatus?: string | null;
@@ -304,6 +306,7 @@ export interface AgencyClientOpenedData {
   invitationId: string;
   agencyId: string;
   merchantId: string;
+  /** The onboarding case that opened it. */
   caseId?: string;
 }
 

@@ -3354,6 +3354,69 @@ export interface components {
             /** @example 2026-03-14T09:26:53.000Z */
             createdAt: string;
         };
+        AgencyInvitation: {
+            /** @example agi_7Hq2LmVx9TzR4bNc8KpW3d */
+            id: string;
+            /**
+             * @description the hosted page the client opens to accept
+             * @example https://shop.example.pf/webhooks/motu
+             */
+            url: string;
+            /** @example hina.teriitahi@example.pf */
+            email: string;
+            /**
+             * @example [
+             *       "payments.read",
+             *       "refunds.write"
+             *     ]
+             */
+            scopes: string[];
+            /** @enum {string} */
+            status: "pending" | "accepted" | "cancelled" | "expired";
+            /** @enum {string} */
+            mode: "test" | "live";
+            /** @example 2026-03-15T09:26:53.000Z */
+            expiresAt: string;
+            /** @example mer_4kQ7mZ2xR9tLbV3nC8wYhJ */
+            merchantId: string | null;
+            /** @example mdt_7Hq2LmVx9TzR4bNc8KpW3d */
+            mandateId: string | null;
+            /** @example 2026-03-14T09:26:53.000Z */
+            createdAt: string;
+        };
+        Mandate: {
+            /** @example mdt_7Hq2LmVx9TzR4bNc8KpW3d */
+            id: string;
+            /** @example mer_2bN8sKe5TqLm9XvR3cWz7P */
+            agencyId: string;
+            /** @example Agence Moana */
+            agencyName: string | null;
+            /**
+             * @description the client
+             * @example mer_4kQ7mZ2xR9tLbV3nC8wYhJ
+             */
+            merchantId: string;
+            /** @example Fare Ute Boutique */
+            merchantName: string | null;
+            /** @enum {string} */
+            mode: "test" | "live";
+            /**
+             * @example [
+             *       "payments.read",
+             *       "refunds.write"
+             *     ]
+             */
+            scopes: string[];
+            /** @enum {string} */
+            status: "active" | "revoked";
+            revokedBy: ("client" | "agency") | null;
+            /** @example 2026-03-14T09:41:12.000Z */
+            revokedAt: string | null;
+            /** @example 2026-03-14T09:26:53.000Z */
+            createdAt: string;
+            /** @example 2026-03-14T09:41:12.000Z */
+            updatedAt: string;
+        };
         PaymentAuthorizedData: {
             /** @description The payment (pay_…). */
             paymentId: string;
@@ -4051,19 +4114,83 @@ export interface components {
             /** @description The object's status after the change. */
             status?: string;
         };
-        AgencyData: {
+        /** @description An agency's invitation (`agency.invitation.*`): sent to the agency. */
+        AgencyInvitationData: {
+            /** @description The agency's invitation (agi_…). */
+            invitationId: string;
             /** @description The agency (mer_…). */
             agencyId: string;
-            /** @description The agency's client (mer_…). */
-            clientMerchantId?: string;
-            /** @description The invitation. */
-            invitationId?: string;
-            /** @description The mandate. */
-            mandateId?: string;
-            /** @description The object's status after the change. */
-            status?: string;
-        } & {
-            [key: string]: unknown;
+            /** @description Who the invitation was addressed to. */
+            email: string;
+            /** @description What the mandate lets the agency do (payments.read, refunds.write…). */
+            scopes: string[];
+            /**
+             * @description The object's status after the change.
+             * @enum {string}
+             */
+            status: "pending" | "accepted" | "cancelled" | "expired";
+            /** @description When the invitation expires if nobody accepts it. */
+            expiresAt: string;
+        };
+        /** @description A new business onboarding through an agency's invitation (`agency.client.onboarding.updated`). */
+        AgencyClientOnboardingData: {
+            /** @description The agency's invitation (agi_…). */
+            invitationId: string;
+            /** @description The agency (mer_…). */
+            agencyId: string;
+            /** @description The new business's onboarding case. */
+            caseId: string;
+            /** @description The enrollment's status. */
+            enrollmentStatus: string;
+            /** @description The status before this change. */
+            previousStatus?: string | null;
+        };
+        /** @description The account of a client onboarded through an agency's invitation can collect (`agency.client.opened`). */
+        AgencyClientOpenedData: {
+            /** @description The agency's invitation (agi_…). */
+            invitationId: string;
+            /** @description The agency (mer_…). */
+            agencyId: string;
+            /** @description The merchant (mer_…). */
+            merchantId: string;
+            /** @description The onboarding case that opened it. */
+            caseId?: string;
+        };
+        /** @description A mandate given to an agency (`agency.mandate.created`, `agency.mandate.revoked`). */
+        AgencyMandateData: {
+            /** @description The mandate (mdt_…). */
+            mandateId: string;
+            /** @description The agency (mer_…). */
+            agencyId: string;
+            /** @description The client (mer_…). */
+            merchantId: string;
+            /** @description What the mandate lets the agency do (payments.read, refunds.write…). */
+            scopes: string[];
+            /** @description The invitation it came from (created only). */
+            invitationId?: string | null;
+            /**
+             * @description Who revoked it (revoked only).
+             * @enum {string}
+             */
+            revokedBy?: "client" | "agency";
+        };
+        /** @description A mandate's scopes changed (`change: "scopes"`) or moved to another agency (`change: "ownership_transferred"`). */
+        AgencyMandateUpdatedData: {
+            mandateId: string;
+            agencyId: string;
+            merchantId: string;
+            /** @constant */
+            change: "scopes";
+            scopes: string[];
+            previousScopes: string[];
+        } | {
+            mandateId: string;
+            agencyId: string;
+            merchantId: string;
+            /** @constant */
+            change: "ownership_transferred";
+            previousAgencyId: string;
+            scopes: string[];
         };
     };
     responses: {
@@ -8389,28 +8516,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            id: string;
-                            /**
-                             * @description the hosted page the client opens to accept
-                             * @example https://shop.example.pf/webhooks/motu
-                             */
-                            url: string;
-                            /** @example hina.teriitahi@example.pf */
-                            email: string;
-                            scopes: string[];
-                            /** @enum {string} */
-                            status: "pending" | "accepted" | "cancelled" | "expired";
-                            /** @enum {string} */
-                            mode: "test" | "live";
-                            /** @example 2026-03-15T09:26:53.000Z */
-                            expiresAt: string;
-                            /** @example mer_4kQ7mZ2xR9tLbV3nC8wYhJ */
-                            merchantId: string | null;
-                            mandateId: string | null;
-                            /** @example 2026-03-14T09:26:53.000Z */
-                            createdAt: string;
-                        }[];
+                        data: components["schemas"]["AgencyInvitation"][];
                         hasMore: boolean;
                     };
                 };
@@ -8442,6 +8548,12 @@ export interface operations {
                      * @example hina.teriitahi@example.pf
                      */
                     email: string;
+                    /**
+                     * @example [
+                     *       "payments.read",
+                     *       "refunds.write"
+                     *     ]
+                     */
                     scopes: string[];
                     /**
                      * @description seconds until the invitation expires (default 7 days)
@@ -8458,28 +8570,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /**
-                         * @description the hosted page the client opens to accept
-                         * @example https://shop.example.pf/webhooks/motu
-                         */
-                        url: string;
-                        /** @example hina.teriitahi@example.pf */
-                        email: string;
-                        scopes: string[];
-                        /** @enum {string} */
-                        status: "pending" | "accepted" | "cancelled" | "expired";
-                        /** @enum {string} */
-                        mode: "test" | "live";
-                        /** @example 2026-03-15T09:26:53.000Z */
-                        expiresAt: string;
-                        /** @example mer_4kQ7mZ2xR9tLbV3nC8wYhJ */
-                        merchantId: string | null;
-                        mandateId: string | null;
-                        /** @example 2026-03-14T09:26:53.000Z */
-                        createdAt: string;
-                    };
+                    "application/json": components["schemas"]["AgencyInvitation"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -8494,7 +8585,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
+                /** @example agi_7Hq2LmVx9TzR4bNc8KpW3d */
                 id: string;
             };
             cookie?: never;
@@ -8507,28 +8598,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /**
-                         * @description the hosted page the client opens to accept
-                         * @example https://shop.example.pf/webhooks/motu
-                         */
-                        url: string;
-                        /** @example hina.teriitahi@example.pf */
-                        email: string;
-                        scopes: string[];
-                        /** @enum {string} */
-                        status: "pending" | "accepted" | "cancelled" | "expired";
-                        /** @enum {string} */
-                        mode: "test" | "live";
-                        /** @example 2026-03-15T09:26:53.000Z */
-                        expiresAt: string;
-                        /** @example mer_4kQ7mZ2xR9tLbV3nC8wYhJ */
-                        merchantId: string | null;
-                        mandateId: string | null;
-                        /** @example 2026-03-14T09:26:53.000Z */
-                        createdAt: string;
-                    };
+                    "application/json": components["schemas"]["AgencyInvitation"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -8549,7 +8619,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
+                /** @example agi_7Hq2LmVx9TzR4bNc8KpW3d */
                 id: string;
             };
             cookie?: never;
@@ -8566,28 +8636,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /**
-                         * @description the hosted page the client opens to accept
-                         * @example https://shop.example.pf/webhooks/motu
-                         */
-                        url: string;
-                        /** @example hina.teriitahi@example.pf */
-                        email: string;
-                        scopes: string[];
-                        /** @enum {string} */
-                        status: "pending" | "accepted" | "cancelled" | "expired";
-                        /** @enum {string} */
-                        mode: "test" | "live";
-                        /** @example 2026-03-15T09:26:53.000Z */
-                        expiresAt: string;
-                        /** @example mer_4kQ7mZ2xR9tLbV3nC8wYhJ */
-                        merchantId: string | null;
-                        mandateId: string | null;
-                        /** @example 2026-03-14T09:26:53.000Z */
-                        createdAt: string;
-                    };
+                    "application/json": components["schemas"]["AgencyInvitation"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -8621,30 +8670,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            id: string;
-                            agencyId: string;
-                            agencyName: string | null;
-                            /**
-                             * @description the client
-                             * @example mer_4kQ7mZ2xR9tLbV3nC8wYhJ
-                             */
-                            merchantId: string;
-                            /** @example Fare Ute Boutique */
-                            merchantName: string | null;
-                            /** @enum {string} */
-                            mode: "test" | "live";
-                            scopes: string[];
-                            /** @enum {string} */
-                            status: "active" | "revoked";
-                            revokedBy: ("client" | "agency") | null;
-                            /** @example 2026-03-14T09:41:12.000Z */
-                            revokedAt: string | null;
-                            /** @example 2026-03-14T09:26:53.000Z */
-                            createdAt: string;
-                            /** @example 2026-03-14T09:41:12.000Z */
-                            updatedAt: string;
-                        }[];
+                        data: components["schemas"]["Mandate"][];
                         hasMore: boolean;
                     };
                 };
@@ -8683,30 +8709,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        agencyId: string;
-                        agencyName: string | null;
-                        /**
-                         * @description the client
-                         * @example mer_4kQ7mZ2xR9tLbV3nC8wYhJ
-                         */
-                        merchantId: string;
-                        /** @example Fare Ute Boutique */
-                        merchantName: string | null;
-                        /** @enum {string} */
-                        mode: "test" | "live";
-                        scopes: string[];
-                        /** @enum {string} */
-                        status: "active" | "revoked";
-                        revokedBy: ("client" | "agency") | null;
-                        /** @example 2026-03-14T09:41:12.000Z */
-                        revokedAt: string | null;
-                        /** @example 2026-03-14T09:26:53.000Z */
-                        createdAt: string;
-                        /** @example 2026-03-14T09:41:12.000Z */
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["Mandate"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -8740,30 +8743,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            id: string;
-                            agencyId: string;
-                            agencyName: string | null;
-                            /**
-                             * @description the client
-                             * @example mer_4kQ7mZ2xR9tLbV3nC8wYhJ
-                             */
-                            merchantId: string;
-                            /** @example Fare Ute Boutique */
-                            merchantName: string | null;
-                            /** @enum {string} */
-                            mode: "test" | "live";
-                            scopes: string[];
-                            /** @enum {string} */
-                            status: "active" | "revoked";
-                            revokedBy: ("client" | "agency") | null;
-                            /** @example 2026-03-14T09:41:12.000Z */
-                            revokedAt: string | null;
-                            /** @example 2026-03-14T09:26:53.000Z */
-                            createdAt: string;
-                            /** @example 2026-03-14T09:41:12.000Z */
-                            updatedAt: string;
-                        }[];
+                        data: components["schemas"]["Mandate"][];
                         hasMore: boolean;
                     };
                 };
@@ -8779,7 +8759,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
+                /** @example mdt_7Hq2LmVx9TzR4bNc8KpW3d */
                 id: string;
             };
             cookie?: never;
@@ -8787,6 +8767,12 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /**
+                     * @example [
+                     *       "payments.read",
+                     *       "refunds.write"
+                     *     ]
+                     */
                     scopes: string[];
                 };
             };
@@ -8798,30 +8784,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        agencyId: string;
-                        agencyName: string | null;
-                        /**
-                         * @description the client
-                         * @example mer_4kQ7mZ2xR9tLbV3nC8wYhJ
-                         */
-                        merchantId: string;
-                        /** @example Fare Ute Boutique */
-                        merchantName: string | null;
-                        /** @enum {string} */
-                        mode: "test" | "live";
-                        scopes: string[];
-                        /** @enum {string} */
-                        status: "active" | "revoked";
-                        revokedBy: ("client" | "agency") | null;
-                        /** @example 2026-03-14T09:41:12.000Z */
-                        revokedAt: string | null;
-                        /** @example 2026-03-14T09:26:53.000Z */
-                        createdAt: string;
-                        /** @example 2026-03-14T09:41:12.000Z */
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["Mandate"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -8842,7 +8805,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
+                /** @example mdt_7Hq2LmVx9TzR4bNc8KpW3d */
                 id: string;
             };
             cookie?: never;
@@ -8850,6 +8813,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @example mer_2bN8sKe5TqLm9XvR3cWz7P */
                     agencyId: string;
                 };
             };
@@ -8861,30 +8825,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        agencyId: string;
-                        agencyName: string | null;
-                        /**
-                         * @description the client
-                         * @example mer_4kQ7mZ2xR9tLbV3nC8wYhJ
-                         */
-                        merchantId: string;
-                        /** @example Fare Ute Boutique */
-                        merchantName: string | null;
-                        /** @enum {string} */
-                        mode: "test" | "live";
-                        scopes: string[];
-                        /** @enum {string} */
-                        status: "active" | "revoked";
-                        revokedBy: ("client" | "agency") | null;
-                        /** @example 2026-03-14T09:41:12.000Z */
-                        revokedAt: string | null;
-                        /** @example 2026-03-14T09:26:53.000Z */
-                        createdAt: string;
-                        /** @example 2026-03-14T09:41:12.000Z */
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["Mandate"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -8906,7 +8847,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
+                /** @example mdt_7Hq2LmVx9TzR4bNc8KpW3d */
                 id: string;
             };
             cookie?: never;
@@ -8923,30 +8864,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        agencyId: string;
-                        agencyName: string | null;
-                        /**
-                         * @description the client
-                         * @example mer_4kQ7mZ2xR9tLbV3nC8wYhJ
-                         */
-                        merchantId: string;
-                        /** @example Fare Ute Boutique */
-                        merchantName: string | null;
-                        /** @enum {string} */
-                        mode: "test" | "live";
-                        scopes: string[];
-                        /** @enum {string} */
-                        status: "active" | "revoked";
-                        revokedBy: ("client" | "agency") | null;
-                        /** @example 2026-03-14T09:41:12.000Z */
-                        revokedAt: string | null;
-                        /** @example 2026-03-14T09:26:53.000Z */
-                        createdAt: string;
-                        /** @example 2026-03-14T09:41:12.000Z */
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["Mandate"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -12659,11 +12577,15 @@ export interface operations {
                  *       "type": "agency.invitation.created",
                  *       "createdAt": "2026-03-14T09:26:53.000Z",
                  *       "data": {
+                 *         "invitationId": "agi_7Hq2LmVx9TzR4bNc8KpW3d",
                  *         "agencyId": "mer_4kQ7mZ2xR9tLbV3nC8wYhJ",
-                 *         "clientMerchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
-                 *         "invitationId": "inv_agency_3kX9bQ2m",
-                 *         "mandateId": "mnd_7Hq2LmVx",
-                 *         "status": "active"
+                 *         "email": "hina.teriitahi@example.pf",
+                 *         "scopes": [
+                 *           "payments.read",
+                 *           "refunds.write"
+                 *         ],
+                 *         "status": "pending",
+                 *         "expiresAt": "2026-03-15T09:26:53.000Z"
                  *       }
                  *     }
                  */
@@ -12681,7 +12603,7 @@ export interface operations {
                      * @example 2026-03-14T09:26:53.000Z
                      */
                     createdAt: string;
-                    data: components["schemas"]["AgencyData"];
+                    data: components["schemas"]["AgencyInvitationData"];
                 };
             };
         };
@@ -12738,11 +12660,15 @@ export interface operations {
                  *       "type": "agency.invitation.expired",
                  *       "createdAt": "2026-03-14T09:26:53.000Z",
                  *       "data": {
+                 *         "invitationId": "agi_7Hq2LmVx9TzR4bNc8KpW3d",
                  *         "agencyId": "mer_4kQ7mZ2xR9tLbV3nC8wYhJ",
-                 *         "clientMerchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
-                 *         "invitationId": "inv_agency_3kX9bQ2m",
-                 *         "mandateId": "mnd_7Hq2LmVx",
-                 *         "status": "active"
+                 *         "email": "hina.teriitahi@example.pf",
+                 *         "scopes": [
+                 *           "payments.read",
+                 *           "refunds.write"
+                 *         ],
+                 *         "status": "pending",
+                 *         "expiresAt": "2026-03-15T09:26:53.000Z"
                  *       }
                  *     }
                  */
@@ -12760,7 +12686,7 @@ export interface operations {
                      * @example 2026-03-14T09:26:53.000Z
                      */
                     createdAt: string;
-                    data: components["schemas"]["AgencyData"];
+                    data: components["schemas"]["AgencyInvitationData"];
                 };
             };
         };
@@ -12817,11 +12743,15 @@ export interface operations {
                  *       "type": "agency.invitation.cancelled",
                  *       "createdAt": "2026-03-14T09:26:53.000Z",
                  *       "data": {
+                 *         "invitationId": "agi_7Hq2LmVx9TzR4bNc8KpW3d",
                  *         "agencyId": "mer_4kQ7mZ2xR9tLbV3nC8wYhJ",
-                 *         "clientMerchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
-                 *         "invitationId": "inv_agency_3kX9bQ2m",
-                 *         "mandateId": "mnd_7Hq2LmVx",
-                 *         "status": "active"
+                 *         "email": "hina.teriitahi@example.pf",
+                 *         "scopes": [
+                 *           "payments.read",
+                 *           "refunds.write"
+                 *         ],
+                 *         "status": "pending",
+                 *         "expiresAt": "2026-03-15T09:26:53.000Z"
                  *       }
                  *     }
                  */
@@ -12839,7 +12769,7 @@ export interface operations {
                      * @example 2026-03-14T09:26:53.000Z
                      */
                     createdAt: string;
-                    data: components["schemas"]["AgencyData"];
+                    data: components["schemas"]["AgencyInvitationData"];
                 };
             };
         };
@@ -12896,11 +12826,11 @@ export interface operations {
                  *       "type": "agency.client.onboarding.updated",
                  *       "createdAt": "2026-03-14T09:26:53.000Z",
                  *       "data": {
+                 *         "invitationId": "agi_7Hq2LmVx9TzR4bNc8KpW3d",
                  *         "agencyId": "mer_4kQ7mZ2xR9tLbV3nC8wYhJ",
-                 *         "clientMerchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
-                 *         "invitationId": "inv_agency_3kX9bQ2m",
-                 *         "mandateId": "mnd_7Hq2LmVx",
-                 *         "status": "active"
+                 *         "caseId": "obc_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *         "enrollmentStatus": "CORRECTION_REQUESTED",
+                 *         "previousStatus": "needs_response"
                  *       }
                  *     }
                  */
@@ -12918,7 +12848,7 @@ export interface operations {
                      * @example 2026-03-14T09:26:53.000Z
                      */
                     createdAt: string;
-                    data: components["schemas"]["AgencyData"];
+                    data: components["schemas"]["AgencyClientOnboardingData"];
                 };
             };
         };
@@ -12975,11 +12905,10 @@ export interface operations {
                  *       "type": "agency.client.opened",
                  *       "createdAt": "2026-03-14T09:26:53.000Z",
                  *       "data": {
+                 *         "invitationId": "agi_7Hq2LmVx9TzR4bNc8KpW3d",
                  *         "agencyId": "mer_4kQ7mZ2xR9tLbV3nC8wYhJ",
-                 *         "clientMerchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
-                 *         "invitationId": "inv_agency_3kX9bQ2m",
-                 *         "mandateId": "mnd_7Hq2LmVx",
-                 *         "status": "active"
+                 *         "merchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *         "caseId": "obc_4kQ7mZ2xR9tLbV3nC8wYhJ"
                  *       }
                  *     }
                  */
@@ -12997,7 +12926,7 @@ export interface operations {
                      * @example 2026-03-14T09:26:53.000Z
                      */
                     createdAt: string;
-                    data: components["schemas"]["AgencyData"];
+                    data: components["schemas"]["AgencyClientOpenedData"];
                 };
             };
         };
@@ -13054,11 +12983,15 @@ export interface operations {
                  *       "type": "agency.mandate.created",
                  *       "createdAt": "2026-03-14T09:26:53.000Z",
                  *       "data": {
+                 *         "mandateId": "mdt_7Hq2LmVx9TzR4bNc8KpW3d",
                  *         "agencyId": "mer_4kQ7mZ2xR9tLbV3nC8wYhJ",
-                 *         "clientMerchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
-                 *         "invitationId": "inv_agency_3kX9bQ2m",
-                 *         "mandateId": "mnd_7Hq2LmVx",
-                 *         "status": "active"
+                 *         "merchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *         "scopes": [
+                 *           "payments.read",
+                 *           "refunds.write"
+                 *         ],
+                 *         "invitationId": "agi_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *         "revokedBy": "client"
                  *       }
                  *     }
                  */
@@ -13076,7 +13009,7 @@ export interface operations {
                      * @example 2026-03-14T09:26:53.000Z
                      */
                     createdAt: string;
-                    data: components["schemas"]["AgencyData"];
+                    data: components["schemas"]["AgencyMandateData"];
                 };
             };
         };
@@ -13133,11 +13066,17 @@ export interface operations {
                  *       "type": "agency.mandate.updated",
                  *       "createdAt": "2026-03-14T09:26:53.000Z",
                  *       "data": {
+                 *         "mandateId": "mdt_7Hq2LmVx9TzR4bNc8KpW3d",
                  *         "agencyId": "mer_4kQ7mZ2xR9tLbV3nC8wYhJ",
-                 *         "clientMerchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
-                 *         "invitationId": "inv_agency_3kX9bQ2m",
-                 *         "mandateId": "mnd_7Hq2LmVx",
-                 *         "status": "active"
+                 *         "merchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *         "change": "scopes",
+                 *         "scopes": [
+                 *           "payments.read",
+                 *           "refunds.write"
+                 *         ],
+                 *         "previousScopes": [
+                 *           "payments.read"
+                 *         ]
                  *       }
                  *     }
                  */
@@ -13155,7 +13094,7 @@ export interface operations {
                      * @example 2026-03-14T09:26:53.000Z
                      */
                     createdAt: string;
-                    data: components["schemas"]["AgencyData"];
+                    data: components["schemas"]["AgencyMandateUpdatedData"];
                 };
             };
         };
@@ -13212,11 +13151,15 @@ export interface operations {
                  *       "type": "agency.mandate.revoked",
                  *       "createdAt": "2026-03-14T09:26:53.000Z",
                  *       "data": {
+                 *         "mandateId": "mdt_7Hq2LmVx9TzR4bNc8KpW3d",
                  *         "agencyId": "mer_4kQ7mZ2xR9tLbV3nC8wYhJ",
-                 *         "clientMerchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
-                 *         "invitationId": "inv_agency_3kX9bQ2m",
-                 *         "mandateId": "mnd_7Hq2LmVx",
-                 *         "status": "active"
+                 *         "merchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *         "scopes": [
+                 *           "payments.read",
+                 *           "refunds.write"
+                 *         ],
+                 *         "invitationId": "agi_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *         "revokedBy": "client"
                  *       }
                  *     }
                  */
@@ -13234,7 +13177,7 @@ export interface operations {
                      * @example 2026-03-14T09:26:53.000Z
                      */
                     createdAt: string;
-                    data: components["schemas"]["AgencyData"];
+                    data: components["schemas"]["AgencyMandateData"];
                 };
             };
         };
