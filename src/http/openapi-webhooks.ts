@@ -114,6 +114,15 @@ const STATUS_ENUMS: ReadonlyArray<readonly [RegExp, readonly string[]]> = [
   [/^Dispute/, all<DisputeStatus>()(['needs_response', 'under_review', 'won', 'lost', 'warning_needs_response', 'warning_under_review', 'warning_closed'])],
 ];
 
+/** A seller's entry of platformDistribution (docs/platforms.md, the worked example's seller A). */
+const SPLIT_SELLER = {
+  merchantId: exampleId('mer', 1), amount: 6000, discount: 0, commission: 650, netAmount: 5350, currency: 'EUR', refundedAmount: 0, refundedCommission: 0,
+  detailedCommission: [
+    { id: 'platform_commission', label: 'Platform commission', type: 'PERCENTAGE', rate: 1000, amount: 600, amountEur: 600, totalAmount: 600, totalAmountEur: 600 },
+    { id: 'platform_fixed_fee', label: 'Platform fixed fee', totalAmount: 50, totalAmountEur: 50 },
+  ],
+};
+
 /** Example values particular to payloads, by field (the rest come from the API's examples). */
 const PAYLOAD_EXAMPLES: Readonly<Record<string, unknown>> = {
   grossAmount: 4500, refundAmount: 600, refundOriginalAmount: 1500, totalRefundedOriginalAmount: 1500, remainingOriginalAmount: 3000, amountDue: 4500,
@@ -124,6 +133,12 @@ const PAYLOAD_EXAMPLES: Readonly<Record<string, unknown>> = {
   caseId: exampleId('obc'),
   sessionId: 'enr_4kQ7mZ2x', enrollmentStatus: 'CORRECTION_REQUESTED', interval: 'month', reason: 'card_expired',
   previousStatus: 'needs_response', status: 'active', failureReason: 'account_closed', refundId: exampleId('re'), kind: 'chargeback',
+  // Split payments (docs/platforms.md): the worked example's seller A and platform, and its refund's shares.
+  detailedCommission: SPLIT_SELLER.detailedCommission,
+  platformDistribution: [SPLIT_SELLER, {
+    role: 'platform', merchantId: exampleId('mer'), commission: 900, discounts: 1000, financing: 2000, fees: 261, netAmount: -2361, currency: 'EUR', refundedCommission: 0,
+  }],
+  refundDistribution: [{ merchantId: exampleId('mer', 1), amount: 2182, commission: 236 }],
 };
 
 /** The `id` of an object under this field, or of the payload itself by its definition. */

@@ -76,7 +76,9 @@ export type PlatformDistributionEntry = PlatformSellerShare | PlatformOwnShare;
 /** What one refund of a split payment took from a seller, and the commission it gave back. */
 export interface RefundShare {
   merchantId: string;
+  /** Taken from that seller by this refund. */
   amount: number;
+  /** The commission this refund gave back to that seller. */
   commission: number;
 }
 

@@ -2610,7 +2610,7 @@ export interface components {
                 merchantId: string;
                 /**
                  * @description the seller's amount (its captured share once captured)
-                 * @example 4500
+                 * @example 6000
                  */
                 amount: number;
                 /**
@@ -2618,9 +2618,15 @@ export interface components {
                  * @example 0
                  */
                 discount: number;
-                /** @description the platform's commission on it */
+                /**
+                 * @description the platform's commission on it
+                 * @example 650
+                 */
                 commission: number;
-                /** @description amount − commission */
+                /**
+                 * @description amount − commission
+                 * @example 5350
+                 */
                 netAmount: number;
                 /** @enum {string} */
                 currency: "XPF" | "EUR";
@@ -2629,18 +2635,21 @@ export interface components {
                  * @example 0
                  */
                 refundedAmount: number;
-                /** @description commission given back by those refunds */
+                /**
+                 * @description commission given back by those refunds
+                 * @example 0
+                 */
                 refundedCommission: number;
                 detailedCommission: {
-                    /** @description platform_commission or platform_fixed_fee */
+                    /**
+                     * @description platform_commission or platform_fixed_fee
+                     * @example platform_commission
+                     */
                     id: string;
                     /** @example Home */
                     label: string;
-                    /**
-                     * @description PERCENTAGE
-                     * @example payment.captured
-                     */
-                    type?: string;
+                    /** @enum {string} */
+                    type?: "PERCENTAGE";
                     /**
                      * @description basis points
                      * @example 1600
@@ -2650,7 +2659,9 @@ export interface components {
                     amount?: number;
                     /** @example 4500 */
                     amountEur?: number;
+                    /** @example 600 */
                     totalAmount: number;
+                    /** @example 600 */
                     totalAmountEur: number;
                 }[];
             } | {
@@ -2658,19 +2669,37 @@ export interface components {
                 role: "platform";
                 /** @example mer_4kQ7mZ2xR9tLbV3nC8wYhJ */
                 merchantId: string;
-                /** @description the sellers' commissions */
+                /**
+                 * @description the sellers' commissions
+                 * @example 900
+                 */
                 commission: number;
-                /** @description the discounts the platform funds */
+                /**
+                 * @description the discounts the platform funds
+                 * @example 1000
+                 */
                 discounts: number;
-                /** @description what the platform pays instead of the customer */
+                /**
+                 * @description what the platform pays instead of the customer
+                 * @example 2000
+                 */
                 financing: number;
-                /** @description Motu's fees (the settlement block's commission) */
+                /**
+                 * @description Motu's fees (the settlement block's commission)
+                 * @example 261
+                 */
                 fees: number;
-                /** @description commission − discounts − financing − fees */
+                /**
+                 * @description commission − discounts − financing − fees
+                 * @example -2361
+                 */
                 netAmount: number;
                 /** @enum {string} */
                 currency: "XPF" | "EUR";
-                /** @description commission given back to the sellers by refunds */
+                /**
+                 * @description commission given back to the sellers by refunds
+                 * @example 0
+                 */
                 refundedCommission: number;
             })[];
         };
@@ -3449,6 +3478,8 @@ export interface components {
             privateData?: {
                 [key: string]: unknown;
             } | null;
+            /** @description A split payment only: each seller's part, then the platform's. */
+            platformDistribution?: components["schemas"]["PlatformDistributionEntry"][];
             /** @description True when the payment created the customer. */
             customerCreated: boolean;
             /** @description The saved card (pm_…), or null when none was saved. */
@@ -3475,22 +3506,28 @@ export interface components {
             /** @description The store's name. */
             name: string;
         };
-        Settlement: {
-            /** @description Captured, in the original currency (minor unit). */
-            capturedAmount: number;
-            /** @description The service's commission (minor unit; the name is kept for existing integrations). */
-            mobupayCommission: number;
-            /** @description What the merchant receives (minor unit). */
+        PlatformDistributionEntry: components["schemas"]["PlatformSellerShare"] | components["schemas"]["PlatformOwnShare"];
+        /** @description A seller's part of a split payment (minor units of `currency`, the order's). */
+        PlatformSellerShare: {
+            /** @description The merchant (mer_…). */
+            merchantId: string;
+            /** @description The seller's amount (its captured share once captured). */
+            amount: number;
+            /** @description Funded by the platform: the seller still gets its whole amount. */
+            discount: number;
+            commission: number;
+            /** @description amount − commission. */
             netAmount: number;
             /**
-             * @description The payment's original currency.
+             * @description ISO 4217 code.
              * @enum {string}
              */
             currency: "XPF" | "EUR";
-            /** @description False until the acquirer's settlement arrives. */
-            settled: boolean;
-            /** @description Each fee line. */
-            detailedFees: components["schemas"]["FeeLine"][];
+            /** @description What refunds took from the seller so far, and the commission they gave back. */
+            refundedAmount: number;
+            refundedCommission: number;
+            /** @description platform_commission (PERCENTAGE) and platform_fixed_fee, shaped like the settlement block's lines, no tax. */
+            detailedCommission: components["schemas"]["FeeLine"][];
         };
         /** @description A full line (PERCENTAGE) or a simple line carrying only id, label and the totals. */
         FeeLine: {
@@ -3529,6 +3566,43 @@ export interface components {
             /** @description The same amount in exact EUR cents. */
             amountEur: number;
         };
+        /** @description The platform's part: commissions − discounts − financing − fees (Motu's, the settlement block's commission). */
+        PlatformOwnShare: {
+            /** @constant */
+            role: "platform";
+            /** @description The merchant (mer_…). */
+            merchantId: string;
+            commission: number;
+            discounts: number;
+            financing: number;
+            fees: number;
+            /** @description What the merchant receives (minor unit). */
+            netAmount: number;
+            /**
+             * @description ISO 4217 code.
+             * @enum {string}
+             */
+            currency: "XPF" | "EUR";
+            /** @description Commission given back to the sellers by refunds so far. */
+            refundedCommission: number;
+        };
+        Settlement: {
+            /** @description Captured, in the original currency (minor unit). */
+            capturedAmount: number;
+            /** @description The service's commission (minor unit; the name is kept for existing integrations). */
+            mobupayCommission: number;
+            /** @description What the merchant receives (minor unit). */
+            netAmount: number;
+            /**
+             * @description The payment's original currency.
+             * @enum {string}
+             */
+            currency: "XPF" | "EUR";
+            /** @description False until the acquirer's settlement arrives. */
+            settled: boolean;
+            /** @description Each fee line. */
+            detailedFees: components["schemas"]["FeeLine"][];
+        };
         PaymentCapturedData: {
             /** @description The payment (pay_…). */
             paymentId: string;
@@ -3561,6 +3635,8 @@ export interface components {
             privateData?: {
                 [key: string]: unknown;
             } | null;
+            /** @description A split payment only: each seller's part, then the platform's. */
+            platformDistribution?: components["schemas"]["PlatformDistributionEntry"][];
             /** @description The amount in the original currency (minor unit). */
             grossAmount: number;
             /**
@@ -3603,6 +3679,8 @@ export interface components {
             privateData?: {
                 [key: string]: unknown;
             } | null;
+            /** @description A split payment only: each seller's part, then the platform's. */
+            platformDistribution?: components["schemas"]["PlatformDistributionEntry"][];
             /** @description The amounts collected, the commission and the net, with each fee line. */
             settlement?: components["schemas"]["Settlement"];
         };
@@ -3638,6 +3716,8 @@ export interface components {
             privateData?: {
                 [key: string]: unknown;
             } | null;
+            /** @description A split payment only: each seller's part, then the platform's. */
+            platformDistribution?: components["schemas"]["PlatformDistributionEntry"][];
             /** @description Why the card was refused (do_not_honor, insufficient_funds, expired_card…). */
             refusalCode: string;
             /** @description The refusal in words. */
@@ -3677,6 +3757,8 @@ export interface components {
             privateData?: {
                 [key: string]: unknown;
             } | null;
+            /** @description A split payment only: each seller's part, then the platform's. */
+            platformDistribution?: components["schemas"]["PlatformDistributionEntry"][];
         };
         PaymentRefundData: {
             /** @description The payment (pay_…). */
@@ -3710,6 +3792,8 @@ export interface components {
             privateData?: {
                 [key: string]: unknown;
             } | null;
+            /** @description A split payment only: each seller's part, then the platform's. */
+            platformDistribution?: components["schemas"]["PlatformDistributionEntry"][];
             /** @description The refund (re_…). */
             refundId: string;
             /** @description This refund, in the original currency. */
@@ -3725,6 +3809,17 @@ export interface components {
             originalCurrency: "XPF" | "EUR";
             /** @description The amounts collected, the commission and the net, with each fee line. */
             settlement: components["schemas"]["Settlement"];
+            /** @description A split payment only: what this refund took from each seller. */
+            refundDistribution?: components["schemas"]["RefundShare"][];
+        };
+        /** @description What one refund of a split payment took from a seller, and the commission it gave back. */
+        RefundShare: {
+            /** @description The merchant (mer_…). */
+            merchantId: string;
+            /** @description Taken from that seller by this refund. */
+            amount: number;
+            /** @description The commission this refund gave back to that seller. */
+            commission: number;
         };
         PaymentCancelledData: {
             /** @description The payment (pay_…). */
@@ -3758,6 +3853,8 @@ export interface components {
             privateData?: {
                 [key: string]: unknown;
             } | null;
+            /** @description A split payment only: each seller's part, then the platform's. */
+            platformDistribution?: components["schemas"]["PlatformDistributionEntry"][];
             /**
              * @description Who cancelled a pending payment: porteur (the cardholder) or merchant_api.
              * @enum {string}
@@ -8927,6 +9024,47 @@ export interface operations {
                  *         },
                  *         "customerId": "cus_9wPc3RtY6mKq2LxV8bNh4Z",
                  *         "privateData": {},
+                 *         "platformDistribution": [
+                 *           {
+                 *             "merchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *             "amount": 6000,
+                 *             "discount": 0,
+                 *             "commission": 650,
+                 *             "netAmount": 5350,
+                 *             "currency": "EUR",
+                 *             "refundedAmount": 0,
+                 *             "refundedCommission": 0,
+                 *             "detailedCommission": [
+                 *               {
+                 *                 "id": "platform_commission",
+                 *                 "label": "Platform commission",
+                 *                 "type": "PERCENTAGE",
+                 *                 "rate": 1000,
+                 *                 "amount": 600,
+                 *                 "amountEur": 600,
+                 *                 "totalAmount": 600,
+                 *                 "totalAmountEur": 600
+                 *               },
+                 *               {
+                 *                 "id": "platform_fixed_fee",
+                 *                 "label": "Platform fixed fee",
+                 *                 "totalAmount": 50,
+                 *                 "totalAmountEur": 50
+                 *               }
+                 *             ]
+                 *           },
+                 *           {
+                 *             "role": "platform",
+                 *             "merchantId": "mer_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *             "commission": 900,
+                 *             "discounts": 1000,
+                 *             "financing": 2000,
+                 *             "fees": 261,
+                 *             "netAmount": -2361,
+                 *             "currency": "EUR",
+                 *             "refundedCommission": 0
+                 *           }
+                 *         ],
                  *         "customerCreated": false,
                  *         "paymentMethodId": "pm_7Hq2LmVx9TzR4bNc8KpW3d",
                  *         "cardBrand": "VISA",
@@ -9053,6 +9191,47 @@ export interface operations {
                  *         },
                  *         "customerId": "cus_9wPc3RtY6mKq2LxV8bNh4Z",
                  *         "privateData": {},
+                 *         "platformDistribution": [
+                 *           {
+                 *             "merchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *             "amount": 6000,
+                 *             "discount": 0,
+                 *             "commission": 650,
+                 *             "netAmount": 5350,
+                 *             "currency": "EUR",
+                 *             "refundedAmount": 0,
+                 *             "refundedCommission": 0,
+                 *             "detailedCommission": [
+                 *               {
+                 *                 "id": "platform_commission",
+                 *                 "label": "Platform commission",
+                 *                 "type": "PERCENTAGE",
+                 *                 "rate": 1000,
+                 *                 "amount": 600,
+                 *                 "amountEur": 600,
+                 *                 "totalAmount": 600,
+                 *                 "totalAmountEur": 600
+                 *               },
+                 *               {
+                 *                 "id": "platform_fixed_fee",
+                 *                 "label": "Platform fixed fee",
+                 *                 "totalAmount": 50,
+                 *                 "totalAmountEur": 50
+                 *               }
+                 *             ]
+                 *           },
+                 *           {
+                 *             "role": "platform",
+                 *             "merchantId": "mer_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *             "commission": 900,
+                 *             "discounts": 1000,
+                 *             "financing": 2000,
+                 *             "fees": 261,
+                 *             "netAmount": -2361,
+                 *             "currency": "EUR",
+                 *             "refundedCommission": 0
+                 *           }
+                 *         ],
                  *         "grossAmount": 4500,
                  *         "originalCurrency": "EUR",
                  *         "settlement": {
@@ -9175,6 +9354,47 @@ export interface operations {
                  *         },
                  *         "customerId": "cus_9wPc3RtY6mKq2LxV8bNh4Z",
                  *         "privateData": {},
+                 *         "platformDistribution": [
+                 *           {
+                 *             "merchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *             "amount": 6000,
+                 *             "discount": 0,
+                 *             "commission": 650,
+                 *             "netAmount": 5350,
+                 *             "currency": "EUR",
+                 *             "refundedAmount": 0,
+                 *             "refundedCommission": 0,
+                 *             "detailedCommission": [
+                 *               {
+                 *                 "id": "platform_commission",
+                 *                 "label": "Platform commission",
+                 *                 "type": "PERCENTAGE",
+                 *                 "rate": 1000,
+                 *                 "amount": 600,
+                 *                 "amountEur": 600,
+                 *                 "totalAmount": 600,
+                 *                 "totalAmountEur": 600
+                 *               },
+                 *               {
+                 *                 "id": "platform_fixed_fee",
+                 *                 "label": "Platform fixed fee",
+                 *                 "totalAmount": 50,
+                 *                 "totalAmountEur": 50
+                 *               }
+                 *             ]
+                 *           },
+                 *           {
+                 *             "role": "platform",
+                 *             "merchantId": "mer_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *             "commission": 900,
+                 *             "discounts": 1000,
+                 *             "financing": 2000,
+                 *             "fees": 261,
+                 *             "netAmount": -2361,
+                 *             "currency": "EUR",
+                 *             "refundedCommission": 0
+                 *           }
+                 *         ],
                  *         "settlement": {
                  *           "capturedAmount": 4500,
                  *           "mobupayCommission": 131,
@@ -9295,6 +9515,47 @@ export interface operations {
                  *         },
                  *         "customerId": "cus_9wPc3RtY6mKq2LxV8bNh4Z",
                  *         "privateData": {},
+                 *         "platformDistribution": [
+                 *           {
+                 *             "merchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *             "amount": 6000,
+                 *             "discount": 0,
+                 *             "commission": 650,
+                 *             "netAmount": 5350,
+                 *             "currency": "EUR",
+                 *             "refundedAmount": 0,
+                 *             "refundedCommission": 0,
+                 *             "detailedCommission": [
+                 *               {
+                 *                 "id": "platform_commission",
+                 *                 "label": "Platform commission",
+                 *                 "type": "PERCENTAGE",
+                 *                 "rate": 1000,
+                 *                 "amount": 600,
+                 *                 "amountEur": 600,
+                 *                 "totalAmount": 600,
+                 *                 "totalAmountEur": 600
+                 *               },
+                 *               {
+                 *                 "id": "platform_fixed_fee",
+                 *                 "label": "Platform fixed fee",
+                 *                 "totalAmount": 50,
+                 *                 "totalAmountEur": 50
+                 *               }
+                 *             ]
+                 *           },
+                 *           {
+                 *             "role": "platform",
+                 *             "merchantId": "mer_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *             "commission": 900,
+                 *             "discounts": 1000,
+                 *             "financing": 2000,
+                 *             "fees": 261,
+                 *             "netAmount": -2361,
+                 *             "currency": "EUR",
+                 *             "refundedCommission": 0
+                 *           }
+                 *         ],
                  *         "refusalCode": "do_not_honor",
                  *         "refusalMessage": "The card issuer declined the payment"
                  *       }
@@ -9386,7 +9647,48 @@ export interface operations {
                  *           "name": "Fare Ute Papeete"
                  *         },
                  *         "customerId": "cus_9wPc3RtY6mKq2LxV8bNh4Z",
-                 *         "privateData": {}
+                 *         "privateData": {},
+                 *         "platformDistribution": [
+                 *           {
+                 *             "merchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *             "amount": 6000,
+                 *             "discount": 0,
+                 *             "commission": 650,
+                 *             "netAmount": 5350,
+                 *             "currency": "EUR",
+                 *             "refundedAmount": 0,
+                 *             "refundedCommission": 0,
+                 *             "detailedCommission": [
+                 *               {
+                 *                 "id": "platform_commission",
+                 *                 "label": "Platform commission",
+                 *                 "type": "PERCENTAGE",
+                 *                 "rate": 1000,
+                 *                 "amount": 600,
+                 *                 "amountEur": 600,
+                 *                 "totalAmount": 600,
+                 *                 "totalAmountEur": 600
+                 *               },
+                 *               {
+                 *                 "id": "platform_fixed_fee",
+                 *                 "label": "Platform fixed fee",
+                 *                 "totalAmount": 50,
+                 *                 "totalAmountEur": 50
+                 *               }
+                 *             ]
+                 *           },
+                 *           {
+                 *             "role": "platform",
+                 *             "merchantId": "mer_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *             "commission": 900,
+                 *             "discounts": 1000,
+                 *             "financing": 2000,
+                 *             "fees": 261,
+                 *             "netAmount": -2361,
+                 *             "currency": "EUR",
+                 *             "refundedCommission": 0
+                 *           }
+                 *         ]
                  *       }
                  *     }
                  */
@@ -9477,6 +9779,47 @@ export interface operations {
                  *         },
                  *         "customerId": "cus_9wPc3RtY6mKq2LxV8bNh4Z",
                  *         "privateData": {},
+                 *         "platformDistribution": [
+                 *           {
+                 *             "merchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *             "amount": 6000,
+                 *             "discount": 0,
+                 *             "commission": 650,
+                 *             "netAmount": 5350,
+                 *             "currency": "EUR",
+                 *             "refundedAmount": 0,
+                 *             "refundedCommission": 0,
+                 *             "detailedCommission": [
+                 *               {
+                 *                 "id": "platform_commission",
+                 *                 "label": "Platform commission",
+                 *                 "type": "PERCENTAGE",
+                 *                 "rate": 1000,
+                 *                 "amount": 600,
+                 *                 "amountEur": 600,
+                 *                 "totalAmount": 600,
+                 *                 "totalAmountEur": 600
+                 *               },
+                 *               {
+                 *                 "id": "platform_fixed_fee",
+                 *                 "label": "Platform fixed fee",
+                 *                 "totalAmount": 50,
+                 *                 "totalAmountEur": 50
+                 *               }
+                 *             ]
+                 *           },
+                 *           {
+                 *             "role": "platform",
+                 *             "merchantId": "mer_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *             "commission": 900,
+                 *             "discounts": 1000,
+                 *             "financing": 2000,
+                 *             "fees": 261,
+                 *             "netAmount": -2361,
+                 *             "currency": "EUR",
+                 *             "refundedCommission": 0
+                 *           }
+                 *         ],
                  *         "refundId": "re_9wPc3RtY6mKq2LxV8bNh4Z",
                  *         "refundOriginalAmount": 1500,
                  *         "totalRefundedOriginalAmount": 1500,
@@ -9511,7 +9854,14 @@ export interface operations {
                  *               "totalAmountEur": 131
                  *             }
                  *           ]
-                 *         }
+                 *         },
+                 *         "refundDistribution": [
+                 *           {
+                 *             "merchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *             "amount": 2182,
+                 *             "commission": 236
+                 *           }
+                 *         ]
                  *       }
                  *     }
                  */
@@ -9602,6 +9952,47 @@ export interface operations {
                  *         },
                  *         "customerId": "cus_9wPc3RtY6mKq2LxV8bNh4Z",
                  *         "privateData": {},
+                 *         "platformDistribution": [
+                 *           {
+                 *             "merchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *             "amount": 6000,
+                 *             "discount": 0,
+                 *             "commission": 650,
+                 *             "netAmount": 5350,
+                 *             "currency": "EUR",
+                 *             "refundedAmount": 0,
+                 *             "refundedCommission": 0,
+                 *             "detailedCommission": [
+                 *               {
+                 *                 "id": "platform_commission",
+                 *                 "label": "Platform commission",
+                 *                 "type": "PERCENTAGE",
+                 *                 "rate": 1000,
+                 *                 "amount": 600,
+                 *                 "amountEur": 600,
+                 *                 "totalAmount": 600,
+                 *                 "totalAmountEur": 600
+                 *               },
+                 *               {
+                 *                 "id": "platform_fixed_fee",
+                 *                 "label": "Platform fixed fee",
+                 *                 "totalAmount": 50,
+                 *                 "totalAmountEur": 50
+                 *               }
+                 *             ]
+                 *           },
+                 *           {
+                 *             "role": "platform",
+                 *             "merchantId": "mer_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *             "commission": 900,
+                 *             "discounts": 1000,
+                 *             "financing": 2000,
+                 *             "fees": 261,
+                 *             "netAmount": -2361,
+                 *             "currency": "EUR",
+                 *             "refundedCommission": 0
+                 *           }
+                 *         ],
                  *         "refundId": "re_9wPc3RtY6mKq2LxV8bNh4Z",
                  *         "refundOriginalAmount": 1500,
                  *         "totalRefundedOriginalAmount": 1500,
@@ -9636,7 +10027,14 @@ export interface operations {
                  *               "totalAmountEur": 131
                  *             }
                  *           ]
-                 *         }
+                 *         },
+                 *         "refundDistribution": [
+                 *           {
+                 *             "merchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *             "amount": 2182,
+                 *             "commission": 236
+                 *           }
+                 *         ]
                  *       }
                  *     }
                  */
@@ -9727,6 +10125,47 @@ export interface operations {
                  *         },
                  *         "customerId": "cus_9wPc3RtY6mKq2LxV8bNh4Z",
                  *         "privateData": {},
+                 *         "platformDistribution": [
+                 *           {
+                 *             "merchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *             "amount": 6000,
+                 *             "discount": 0,
+                 *             "commission": 650,
+                 *             "netAmount": 5350,
+                 *             "currency": "EUR",
+                 *             "refundedAmount": 0,
+                 *             "refundedCommission": 0,
+                 *             "detailedCommission": [
+                 *               {
+                 *                 "id": "platform_commission",
+                 *                 "label": "Platform commission",
+                 *                 "type": "PERCENTAGE",
+                 *                 "rate": 1000,
+                 *                 "amount": 600,
+                 *                 "amountEur": 600,
+                 *                 "totalAmount": 600,
+                 *                 "totalAmountEur": 600
+                 *               },
+                 *               {
+                 *                 "id": "platform_fixed_fee",
+                 *                 "label": "Platform fixed fee",
+                 *                 "totalAmount": 50,
+                 *                 "totalAmountEur": 50
+                 *               }
+                 *             ]
+                 *           },
+                 *           {
+                 *             "role": "platform",
+                 *             "merchantId": "mer_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *             "commission": 900,
+                 *             "discounts": 1000,
+                 *             "financing": 2000,
+                 *             "fees": 261,
+                 *             "netAmount": -2361,
+                 *             "currency": "EUR",
+                 *             "refundedCommission": 0
+                 *           }
+                 *         ],
                  *         "cancelledBy": "merchant_api",
                  *         "settlement": {
                  *           "capturedAmount": 4500,
