@@ -31,7 +31,6 @@ export const enPlatforms = {
       sessionStatus: { open: 'Open', completed: 'Completed', expired: 'Expired', cancelled: 'Cancelled' },
       cases: 'Onboarding cases', casesCaption: 'Onboarding cases, newest first', casesEmpty: 'No case submitted yet.',
       case: 'Case', legalName: 'Legal name', enrollmentStatus: 'Review', reasons: 'Reasons', seller: 'Seller', updatedAt: 'Updated',
-      caseLookup: 'Find a case', caseId: 'Case id (obc_…)', find: 'Find',
       enrollment: {
         SUBMITTED: 'Submitted', IN_REVIEW: 'In review', APPROVED: 'Approved', CORRECTION_REQUESTED: 'Correction requested', REFUSED: 'Refused',
       },
@@ -74,7 +73,7 @@ export const enPlatforms = {
     scopes: 'What this mandate allows:', notInScope: 'The mandate of {{name}} does not include this page: it needs “{{scope}}”.',
     notHere: 'This page is your own account’s: go back to your account to see it.',
     scopeDenied: 'The mandate does not allow this: it needs “{{scope}}”.', revoked: 'This mandate has been revoked: you no longer manage this account.',
-    outside: 'Not in the mandate: “{{scope}}”.', timelineHidden: 'The session’s timeline, deliveries and team activity belong to the client’s back-office.',
+    timelineHidden: 'The session’s timeline, deliveries and team activity belong to the client’s back-office.',
   },
   scopes: {
     'payments.read': 'See payments, sessions and refunds',

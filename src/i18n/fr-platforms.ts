@@ -30,7 +30,6 @@ export const frPlatforms: typeof enPlatforms = {
       sessionStatus: { open: 'Ouverte', completed: 'Terminée', expired: 'Expirée', cancelled: 'Annulée' },
       cases: 'Dossiers d’inscription', casesCaption: 'Dossiers d’inscription, les plus récents d’abord', casesEmpty: 'Aucun dossier envoyé pour l’instant.',
       case: 'Dossier', legalName: 'Raison sociale', enrollmentStatus: 'Examen', reasons: 'Motifs', seller: 'Vendeur', updatedAt: 'Mis à jour',
-      caseLookup: 'Trouver un dossier', caseId: 'Identifiant du dossier (obc_…)', find: 'Trouver',
       enrollment: {
         SUBMITTED: 'Envoyé', IN_REVIEW: 'En cours d’examen', APPROVED: 'Accepté', CORRECTION_REQUESTED: 'Correction demandée', REFUSED: 'Refusé',
       },
@@ -73,7 +72,7 @@ export const frPlatforms: typeof enPlatforms = {
     scopes: 'Ce que ce mandat permet :', notInScope: 'Le mandat de {{name}} ne comprend pas cette page : il faut « {{scope}} ».',
     notHere: 'Cette page est celle de votre propre compte : revenez à votre compte pour la voir.',
     scopeDenied: 'Le mandat ne permet pas ceci : il faut « {{scope}} ».', revoked: 'Ce mandat a été révoqué : vous ne gérez plus ce compte.',
-    outside: 'Hors du mandat : « {{scope}} ».', timelineHidden: 'L’historique de la session, les livraisons et l’activité de l’équipe appartiennent au back-office du client.',
+    timelineHidden: 'L’historique de la session, les livraisons et l’activité de l’équipe appartiennent au back-office du client.',
   },
   scopes: {
     'payments.read': 'Voir les paiements, les sessions et les remboursements',

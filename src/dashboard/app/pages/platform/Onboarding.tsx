@@ -2,8 +2,9 @@
 // seller's email, business name and return URL, its link shown with a Copy button; an open one cancelled), and the
 // cases the sessions submitted, with their review status and reasons. A case whose correction is requested gets a new
 // session with its caseId ("Send a correction link"), so the seller corrects it and sends it again.
+// (GET /platform/onboarding-sessions and /platform/onboarding-cases list them: onboarding-lists.routes.ts.)
 import { useState } from 'react';
-import { useQueries, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { createColumnHelper } from '@tanstack/react-table';
 import { useTranslation } from 'react-i18next';
 import { api, type Page as ApiPage } from '../../api.js';
@@ -41,7 +42,7 @@ export function OnboardingPage() {
   const [made, setMade] = useState<OnboardingSession | null>(null);
   const refresh = () => Promise.all([
     queryClient.invalidateQueries({ queryKey: ['onboarding-sessions'] }),
-    queryClient.invalidateQueries({ queryKey: ['onboarding-case'] }),
+    queryClient.invalidateQueries({ queryKey: ['onboarding-cases'] }),
   ]);
 
   const openCreate = (caseId?: string, caseName?: string, email?: string) => {
@@ -99,7 +100,7 @@ export function OnboardingPage() {
         </QueryView>
       </Section>
       <Section title={t('platform.onboarding.cases')}>
-        <Cases sessions={sessions.data?.data ?? []} mayCorrect={mayCreate} onCorrect={openCreate} />
+        <Cases mayCorrect={mayCreate} onCorrect={openCreate} />
       </Section>
 
       <ConfirmDialog
@@ -120,15 +121,13 @@ export function OnboardingPage() {
   );
 }
 
-/** The cases the sessions submitted (each read by its id), newest first. */
-function Cases({ sessions, mayCorrect, onCorrect }: { sessions: OnboardingSession[]; mayCorrect: boolean; onCorrect: (caseId: string, name?: string, email?: string) => void }) {
+/** The cases the sessions submitted, newest first, with their review status and reasons. */
+function Cases({ mayCorrect, onCorrect }: { mayCorrect: boolean; onCorrect: (caseId: string, name?: string, email?: string) => void }) {
   const { t } = useTranslation();
-  const ids = [...new Set(sessions.map((s) => s.caseId).filter((id): id is string => typeof id === 'string'))];
-  const emails = new Map(sessions.filter((s) => s.caseId).map((s) => [s.caseId!, s.email]));
-  const reads = useQueries({
-    queries: ids.map((id) => ({ queryKey: ['onboarding-case', id], queryFn: () => api.get<OnboardingCase>(`/api/v1/platform/onboarding-cases/${id}`) })),
+  const cases = useQuery({
+    queryKey: ['onboarding-cases'],
+    queryFn: () => api.get<ApiPage<OnboardingCase>>('/api/v1/platform/onboarding-cases', { limit: 100 }),
   });
-  const cases = reads.flatMap((r) => (r.data ? [r.data] : [])).sort((a, b) => b.createdAt.localeCompare(a.createdAt));
   const column = createColumnHelper<OnboardingCase>();
   const columns = [
     column.accessor((c) => c.legalName ?? c.id, { id: 'reference', header: t('platform.onboarding.legalName'), cell: (c) => <>{c.getValue()}<span className="secondary"><code className="id" title={c.row.original.id}>{c.row.original.id}</code></span></> }),
@@ -146,12 +145,16 @@ function Cases({ sessions, mayCorrect, onCorrect }: { sessions: OnboardingSessio
         if (found.enrollmentStatus !== 'CORRECTION_REQUESTED') return '—';
         const name = found.legalName ?? found.id;
         return (
-          <button type="button" className="button secondary small" aria-label={t('platform.onboarding.sendCorrectionOf', { name })} onClick={() => onCorrect(found.id, found.legalName ?? undefined, found.email ?? emails.get(found.id))}>
+          <button type="button" className="button secondary small" aria-label={t('platform.onboarding.sendCorrectionOf', { name })} onClick={() => onCorrect(found.id, found.legalName ?? undefined, found.email ?? undefined)}>
             {t('platform.onboarding.sendCorrection')}
           </button>
         );
       },
     })]),
   ];
-  return <DataTable caption={t('platform.onboarding.casesCaption')} columns={columns} data={cases} rowKey={(c) => c.id} empty={t('platform.onboarding.casesEmpty')} />;
+  return (
+    <QueryView query={cases}>
+      {(page) => <DataTable caption={t('platform.onboarding.casesCaption')} columns={columns} data={page.data} rowKey={(c) => c.id} empty={t('platform.onboarding.casesEmpty')} />}
+    </QueryView>
+  );
 }
