@@ -23,8 +23,8 @@ import type { WebhookEndpointsTable } from '../modules/webhooks/endpoints.table.
 import type { SignInAttemptsTable, UserSessionsTable, UsersTable } from '../modules/users/users.table.js';
 import type { AuditLogTable } from '../modules/audit/audit.table.js';
 import type { DocumentPdfsTable } from '../modules/documents/document-pdfs.table.js';
-import type { PlatformLinksTable } from '../modules/platforms/platforms.table.js';
 import type { AgencyCreatedObjectsTable, AgencyInvitationsTable, AgencyMandatesTable } from '../modules/agencies/agencies.table.js';
+import type { OnboardingCasesTable, OnboardingSessionsTable, PlatformLinksTable } from '../modules/platforms/platforms.table.js';
 
 export interface DB {
   settings: SettingsTable;
@@ -79,4 +79,6 @@ export interface DB {
   agency_invitations: AgencyInvitationsTable;
   agency_mandates: AgencyMandatesTable;
   agency_created_objects: AgencyCreatedObjectsTable;
+  onboarding_sessions: OnboardingSessionsTable;
+  onboarding_cases: OnboardingCasesTable;
 }
