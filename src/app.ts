@@ -77,6 +77,8 @@ import { agenciesAdminRoutes } from './modules/agencies/agencies.admin.routes.js
 import { refuseAccountHeader } from './http/acting.js';
 import { registerActedBy } from './http/acted-by.js';
 
+import { onboardingAdminRoutes, platformRoutes } from './modules/platforms/platforms.routes.js';
+import { onboardingPageRoutes } from './pages/onboarding/onboarding.routes.js';
 export interface AppDeps {
   db: Database;
   /** SHA-256 (hex) of the admin token. */
@@ -185,6 +187,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     await pages.register(dashboardPageRoutes());
     await pages.register(startRoutes());
     await pages.register(faviconRoutes());
+    await pages.register(onboardingPageRoutes(services.onboarding, config.hostedPagesPerMinute));
   });
   await app.register(sdkRoutes(new SdkService(services.checkout, services.walletSessions, config.publicUrl), widgetStarter(services.acquirers.monext, monextDeps)));
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
@@ -204,6 +207,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await admin.register(disputesAdminRoutes(services.disputes));
       await admin.register(usersAdminRoutes(services.users));
       await admin.register(agenciesAdminRoutes(services.merchants, services.agencyMandates));
+      await admin.register(onboardingAdminRoutes(services.onboarding));
     },
     { prefix: '/admin/v1' },
   );
@@ -248,6 +252,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await api.register(subscriptionsRoutes(services.subscriptions));
       await api.register(invoicesRoutes(services.invoices, pdfs));
       await api.register(agenciesRoutes(services.agencyInvitations, services.agencyMandates));
+      await api.register(platformRoutes(services.onboarding));
     },
     { prefix: '/api/v1' },
   );

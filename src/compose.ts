@@ -39,6 +39,7 @@ import type { Clock } from './shared/clock.js';
 import { secretBoxFor } from './shared/secret-box.js';
 import { AgencyInvitationsService } from './modules/agencies/invitations.service.js';
 import { AgencyMandatesService } from './modules/agencies/mandates.service.js';
+import { OnboardingService } from './modules/platforms/onboarding.service.js';
 
 export interface Services {
   merchants: MerchantsService;
@@ -75,6 +76,7 @@ export interface Services {
   goLive: GoLiveService;
   agencyInvitations: AgencyInvitationsService;
   agencyMandates: AgencyMandatesService;
+  onboarding: OnboardingService;
 }
 
 export function buildServices(config: Config, db: Database, clock: Clock): Services {
@@ -144,5 +146,6 @@ export function buildServices(config: Config, db: Database, clock: Clock): Servi
     goLive: new GoLiveService({ merchants, invoices, bankAccounts, apiKeys, webhooks }),
     agencyInvitations: new AgencyInvitationsService(db, clock, config.publicUrl),
     agencyMandates: new AgencyMandatesService(db, clock),
+    onboarding: new OnboardingService(db, clock, secretBoxFor(config), config.publicUrl, merchants, bankAccounts, balance, config.allowLoopbackUrls),
   };
 }

@@ -159,7 +159,9 @@ eachDatabase('agencies', (dialect) => {
     assert.equal(accepted.status, 201, JSON.stringify(accepted.body));
     assert.equal(accepted.body.merchantId, client.id);
     const header = await owner.call('GET', '/api/v1/payments', undefined, { headers: { 'motu-account': agency.id } });
-    assert.deepEqual([header.status, header.body.code], [400, 'ON_BEHALF_NOT_ALLOWED'], 'a session never acts on behalf');
+    // A session acts only for the clients of its own agency (the back-office's "Act for this client"): the client
+    // holds no mandate on the agency, which is then unknown to it.
+    assert.deepEqual([header.status, header.body.code], [404, 'NOT_FOUND'], 'a session acts for no account but its agency\'s clients');
     const dash = await owner.call('GET', '/dashboard/api/me', undefined, { headers: { 'motu-account': agency.id } });
     assert.deepEqual([dash.status, dash.body.code], [400, 'ON_BEHALF_NOT_ALLOWED']);
   });

@@ -23,9 +23,9 @@ import type { WebhookEndpointsTable } from '../modules/webhooks/endpoints.table.
 import type { SignInAttemptsTable, UserSessionsTable, UsersTable } from '../modules/users/users.table.js';
 import type { AuditLogTable } from '../modules/audit/audit.table.js';
 import type { DocumentPdfsTable } from '../modules/documents/document-pdfs.table.js';
-import type { PlatformLinksTable } from '../modules/platforms/platforms.table.js';
 import type { AgencyCreatedObjectsTable, AgencyInvitationsTable, AgencyMandatesTable } from '../modules/agencies/agencies.table.js';
 import type { LedgerBalancesTable } from '../modules/ledger/ledger.table.js';
+import type { OnboardingCasesTable, OnboardingSessionsTable, PlatformLinksTable } from '../modules/platforms/platforms.table.js';
 
 export interface DB {
   settings: SettingsTable;
@@ -81,4 +81,6 @@ export interface DB {
   agency_mandates: AgencyMandatesTable;
   agency_created_objects: AgencyCreatedObjectsTable;
   ledger_balances: LedgerBalancesTable;
+  onboarding_sessions: OnboardingSessionsTable;
+  onboarding_cases: OnboardingCasesTable;
 }

@@ -7,8 +7,8 @@ import type { Principal } from '../modules/merchants/principal.js';
 import { roleMayCall } from '../modules/users/roles.js';
 import type { UserSessions } from '../modules/users/user-sessions.js';
 import { AppError } from '../shared/errors.js';
-import { checkCsrf, resolveSession, sessionToken, userPrincipal } from './dashboard-auth.js';
-import { actingPrincipal, refuseAccountHeader, type StandingOf } from './acting.js';
+import { checkCsrf, resolveSession, sessionActing, sessionToken, userPrincipal } from './dashboard-auth.js';
+import { actingPrincipal, type StandingOf } from './acting.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -71,7 +71,9 @@ export function merchantAuthHooks(db: Database, userSessions: UserSessions, stan
         if (request.user) {
           const token = sessionToken(request);
           const now = token ? await userSessions.resolve(token, { touch: false }) : null;
-          return now !== null && now.sessionId === request.user.sessionId && now.role === request.user.role && now.mode === request.user.mode;
+          if (now === null || now.sessionId !== request.user.sessionId || now.role !== request.user.role || now.mode !== request.user.mode) return false;
+          // Acting for a client from the back-office: the agency's mandate must still stand and grant this route's scope.
+          return !was.actingFor || (await sessionActing(request, userPrincipal(now), standingOf)).merchantId === was.merchantId;
         }
         const token = bearerToken(request);
         if (!token) return false;
@@ -114,7 +116,6 @@ function merchantAuthHook(db: Database, userSessions: UserSessions, standingOf: 
       const session = await sessionOf(request);
       if (!session) throw new AppError('UNAUTHORIZED', 'Your back-office session has ended; sign in again');
       {
-        refuseAccountHeader(request, 'A back-office session works on its own account; an agency acts for a client with its secret key');
         request.merchant = userPrincipal(session);
         checkCsrf(request, session);
         const path = (request.routeOptions.url ?? '').replace(/^\/api\/v1/, '');
@@ -124,6 +125,8 @@ function merchantAuthHook(db: Database, userSessions: UserSessions, standingOf: 
         if (session.mode === 'live' && request.url.startsWith('/api/v1/test-helpers/')) {
           throw new AppError('PERMISSION_DENIED', 'Test helpers work in test mode; switch the back-office to test');
         }
+        // `Motu-Account: mer_…`: an agency's user acting for its client, under the mandate's scopes and their own role.
+        request.merchant = await sessionActing(request, request.merchant, standingOf);
         return;
       }
     }

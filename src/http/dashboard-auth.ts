@@ -7,6 +7,7 @@ import type { AuditService } from '../modules/audit/audit.service.js';
 import type { Principal } from '../modules/merchants/principal.js';
 import { SESSION_COOKIE, IDLE_HOURS, type UserSession, type UserSessions } from '../modules/users/user-sessions.js';
 import { AppError } from '../shared/errors.js';
+import { actingPrincipal, type StandingOf } from './acting.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -51,6 +52,17 @@ export function userPrincipal(session: UserSession): Principal {
   };
 }
 
+/**
+ * An agency's back-office user acting for a client (`Motu-Account: mer_…`, the back-office's "Act for this client"):
+ * the client's account under the agency's mandate, exactly as with the agency's secret key (acting.ts: no mandate 404,
+ * revoked 403 MANDATE_REVOKED, a scope it lacks 403 PERMISSION_DENIED with details.scope), the user's role having been
+ * checked first. The principal keeps the user, whom the client's audit log names with the agency.
+ */
+export async function sessionActing(request: FastifyRequest, own: Principal, standingOf: StandingOf): Promise<Principal> {
+  const acted = await actingPrincipal(request, own, standingOf);
+  return acted === own ? own : { ...acted, ...(own.user ? { user: own.user } : {}) };
+}
+
 /** The Set-Cookie line of a new session: script cannot read it, other sites' forms do not send it. */
 export function sessionCookie(token: string, secure: boolean): string {
   return `${SESSION_COOKIE}=${token}; Path=/; Max-Age=${IDLE_HOURS * 3600}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`;
@@ -74,7 +86,9 @@ export function registerAudit(scope: FastifyInstance, audit: AuditService): void
     const params = request.params as Record<string, unknown> | undefined;
     const objectId = typeof params?.id === 'string' && OBJECT_ID.test(params.id) ? params.id : null;
     const action = `${request.method} ${request.routeOptions.url ?? request.url}`;
-    if (user) request.auditId = await audit.begin(user, user.userId, action, objectId);
+    // A user acting for a client: the client's log names the user and the agency.
+    if (user && merchant?.actingFor) request.auditId = await audit.begin(merchant, user.userId, action, objectId, null, merchant.actingFor.id);
+    else if (user) request.auditId = await audit.begin(user, user.userId, action, objectId);
     // An agency acting for its client: the client's log names the agency and its key.
     else if (merchant?.actingFor) request.auditId = await audit.begin(merchant, merchant.actingFor.id, action, objectId, merchant.keyId, merchant.actingFor.id);
     else if (merchant?.madeBy) request.auditId = await audit.begin(merchant, merchant.madeBy.userId, action, objectId, merchant.keyId);

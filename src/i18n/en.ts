@@ -2,6 +2,7 @@
 import { enMoney } from './en-money.js';
 import { enErrors } from './en-errors.js';
 import { enGoLive } from './en-go-live.js';
+import { enPlatforms } from './en-platforms.js';
 
 export const en = {
   dashboard: {
@@ -114,6 +115,7 @@ export const en = {
     ...enMoney,
     ...enErrors,
     ...enGoLive,
+    ...enPlatforms,
     settings: {
       title: 'Settings', business: 'Business', payoutSchedule: 'Payout schedule', team: 'Team', twoFactor: 'Two-factor authentication',
       activity: 'Team activity', branding: 'Branding', merchantName: 'Registered name (set by the operator): {{name}}.',

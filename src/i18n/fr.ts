@@ -3,6 +3,7 @@ import type { en } from './en.js';
 import { frMoney } from './fr-money.js';
 import { frErrors } from './fr-errors.js';
 import { frGoLive } from './fr-go-live.js';
+import { frPlatforms } from './fr-platforms.js';
 
 export const fr: typeof en = {
   dashboard: {
@@ -116,6 +117,7 @@ export const fr: typeof en = {
     ...frMoney,
     ...frErrors,
     ...frGoLive,
+    ...frPlatforms,
     settings: {
       title: 'Paramètres', business: 'Entreprise', payoutSchedule: 'Calendrier des virements', team: 'Équipe', twoFactor: 'Double authentification',
       activity: "Activité de l'équipe", branding: 'Image de marque', merchantName: "Nom enregistré (fixé par l'opérateur) : {{name}}.",

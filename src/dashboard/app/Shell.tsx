@@ -15,6 +15,8 @@ import { useToast } from './components/Toasts.js';
 import { useErrorText } from './errors.js';
 import { Loading } from './components/Loading.js';
 import { LANGS, type Lang } from '../../i18n/index.js';
+import { actingFor, setActing, useActingChoice } from './acting.js';
+import { ActingBar, useActingRefusal } from './components/ActingBar.js';
 
 export function Shell() {
   const { t } = useTranslation();
@@ -22,6 +24,9 @@ export function Shell() {
   const [menuOpen, setMenuOpen] = useState(false);
   const location = useLocation();
   const [lastPath, setLastPath] = useState(location.pathname);
+  useActingChoice();
+  const acting = actingFor(me);
+  const refusal = useActingRefusal(acting, location.pathname);
   if (lastPath !== location.pathname) {
     setLastPath(location.pathname);
     setMenuOpen(false);
@@ -43,11 +48,12 @@ export function Shell() {
           <span className="user-email">{me.user.email}</span>
           <SignOutButton />
         </div>
+        {acting && <ActingBar acting={acting} />}
       </header>
       <div className="layout">
         <nav id="main-nav" className={menuOpen ? 'main-nav open' : 'main-nav'} aria-label={t('shell.navigation')}>
           <ul>
-            {NAV.filter((item) => !item.may || item.may(me.user.role as Role)).map((item) => (
+            {NAV.filter((item) => (!item.may || item.may(me.user.role as Role, me)) && (!acting || (item.scope !== undefined && acting.scopes.includes(item.scope)))).map((item) => (
               <li key={item.to}>
                 <NavLink to={item.to} end={item.to === '/'}>{t(item.label)}</NavLink>
               </li>
@@ -56,7 +62,7 @@ export function Shell() {
         </nav>
         <main id="main" tabIndex={-1}>
           {me.mode === 'test' && <p className="test-banner">{t('shell.testBanner')}</p>}
-          <Suspense fallback={<Loading />}><Outlet /></Suspense>
+          {refusal ? <p className="notice acting-refusal">{refusal}</p> : <Suspense fallback={<Loading />}><Outlet /></Suspense>}
         </main>
       </div>
     </div>
@@ -79,6 +85,8 @@ function ModeSwitch({ me }: { me: Me }) {
     try {
       const next = await api.post<Me>('/dashboard/api/mode', { mode: me.mode === 'test' ? 'live' : 'test' });
       acceptMe(queryClient, next);
+      // Mandates are per mode: acting ends with the switch.
+      setActing(null);
       forgetMerchantData(queryClient);
       toast(next.mode === 'live' ? t('shell.nowLive') : t('shell.nowTest'));
     } catch (error) {
@@ -117,6 +125,7 @@ function SignOutButton() {
     try {
       await api.post('/dashboard/api/sign-out');
     } finally {
+      setActing(null);
       queryClient.clear();
       navigate('/sign-in', { replace: true });
     }

@@ -2,7 +2,9 @@
 // (/dashboard/api/…), with the session cookie. Every change carries the session's CSRF token; every POST an
 // Idempotency-Key, so a request the network cut and the browser retried never acts twice. A failure is an ApiError
 // carrying the server's `{code, message, details?, fields?}`; pages show it in the user's language from its code and
-// details (errors.ts), never its English message.
+// details (errors.ts), never its English message. An agency's user acting for a client (acting.ts) sends the client's
+// account in `Motu-Account` on the merchant API.
+import { accountHeader } from './acting.js';
 
 export interface ApiErrorBody {
   code: string;
@@ -56,6 +58,8 @@ async function send(method: string, path: string, body?: unknown, accept = 'appl
   if (method !== 'GET') headers['x-csrf-token'] = csrfToken;
   if (method === 'POST') headers['idempotency-key'] = crypto.randomUUID();
   if (body !== undefined) headers['content-type'] = 'application/json';
+  const account = accountHeader(path);
+  if (account) headers['motu-account'] = account;
   let response: Response;
   try {
     response = await fetch(path, { method, headers, credentials: 'same-origin', body: body === undefined ? undefined : JSON.stringify(body) });

@@ -28,6 +28,12 @@ export function describeError(error: unknown, t: TFunction, lang: Lang, currency
   if (!(error instanceof ApiError)) return error instanceof Error ? error.message : String(error);
   const { code, details = {} } = error.body;
   if (code === 'NETWORK_ERROR') return t('errors.network');
+  // Acting for a client: the mandate's refusals, its missing scope in words.
+  if (code === 'PERMISSION_DENIED' && typeof details.scope === 'string') {
+    const scopes = catalog[lang].dashboard.scopes as Record<string, string>;
+    return fillText(catalog[lang].dashboard.acting.scopeDenied, { scope: known(scopes, details.scope) ? scopes[details.scope]! : details.scope });
+  }
+  if (code === 'MANDATE_REVOKED') return catalog[lang].dashboard.acting.revoked;
   const texts = catalog[lang].dashboard.errors;
   if (!known<Codes>(texts.codes, code)) return t('errors.unknown', { status: error.status });
 

@@ -37,3 +37,10 @@ export function useLang(): Lang {
   const { i18n } = useTranslation();
   return (LANGS as readonly string[]).includes(i18n.language) ? (i18n.language as Lang) : 'en';
 }
+
+/** A mandate scope (`payments.read`) in words: its key has dots, so it is read from the catalog, not through t(). */
+export function useScopeText(): (scope: string) => string {
+  const lang = useLang();
+  const texts = catalog[lang].dashboard.scopes as Record<string, string>;
+  return (scope) => (Object.prototype.hasOwnProperty.call(texts, scope) ? texts[scope]! : scope);
+}

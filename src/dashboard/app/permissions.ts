@@ -3,6 +3,7 @@
 import { mayChangeSettings, mayManageKeys, mayManageTeam, mayReadSecrets, roleMayCall } from '../../modules/users/roles.js';
 import type { Role } from '../../modules/users/users.table.js';
 import { useMe } from './session.js';
+import { actingFor, scopeFor, useActingChoice } from './acting.js';
 
 /** Merchant API routes answering a secret (their GET is refused to roles that may not read secrets). */
 const SECRET_ROUTES = new Set(['/webhooks/signing-secret']);
@@ -25,7 +26,22 @@ export interface Permissions {
   readSecrets: boolean;
 }
 
+/**
+ * Acting for a client, a merchant API route is also bounded by the mandate's scopes (the route's scope must be one of
+ * them), and the back-office's own routes are the agency's, not the client's: none is offered.
+ */
 export function usePermissions(): Permissions {
-  const role = useMe().user.role as Role;
-  return { can: (method, path) => roleMay(role, method, path), readSecrets: mayReadSecrets(role) };
+  const me = useMe();
+  const role = me.user.role as Role;
+  useActingChoice();
+  const acting = actingFor(me);
+  if (!acting) return { can: (method, path) => roleMay(role, method, path), readSecrets: mayReadSecrets(role) };
+  const inScope = (method: string, path: string) => {
+    const scope = path.startsWith('/api/v1/') ? scopeFor(method, path) : null;
+    return scope !== null && acting.scopes.includes(scope);
+  };
+  return {
+    can: (method, path) => roleMay(role, method, path) && inScope(method, path),
+    readSecrets: mayReadSecrets(role) && acting.scopes.includes('webhooks.manage'),
+  };
 }

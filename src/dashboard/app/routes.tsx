@@ -4,6 +4,8 @@ import { lazy, type ComponentType, type ReactElement } from 'react';
 import type { ParseKeys } from 'i18next';
 import { mayGoLive } from '../../modules/users/roles.js';
 import type { Role } from '../../modules/users/users.table.js';
+import type { Me } from './types.js';
+import type { Scope } from './platform-types.js';
 
 /**
  * A page loaded when first visited: each is its own chunk of the bundle (esbuild's code splitting), so the first load
@@ -32,6 +34,11 @@ const DisputeDetailPage = page(() => import('./pages/DisputeDetail.js'), 'Disput
 const DevelopersPage = page(() => import('./pages/Developers.js'), 'DevelopersPage');
 const SettingsPage = page(() => import('./pages/Settings.js'), 'SettingsPage');
 const GoLivePage = page(() => import('./pages/GoLive.js'), 'GoLivePage');
+const SellersPage = page(() => import('./pages/platform/Sellers.js'), 'SellersPage');
+const SellerDetailPage = page(() => import('./pages/platform/SellerDetail.js'), 'SellerDetailPage');
+const OnboardingPage = page(() => import('./pages/platform/Onboarding.js'), 'OnboardingPage');
+const PortfolioPage = page(() => import('./pages/agency/Portfolio.js'), 'PortfolioPage');
+const InvitationsPage = page(() => import('./pages/agency/Invitations.js'), 'InvitationsPage');
 
 export const PAGES: Array<{ path: string; element: ReactElement }> = [
   { path: '/', element: <HomePage /> },
@@ -53,22 +60,39 @@ export const PAGES: Array<{ path: string; element: ReactElement }> = [
   { path: '/developers/*', element: <DevelopersPage /> },
   { path: '/settings/*', element: <SettingsPage /> },
   { path: '/go-live', element: <GoLivePage /> },
+  { path: '/platform/sellers', element: <SellersPage /> },
+  { path: '/platform/sellers/:id', element: <SellerDetailPage /> },
+  { path: '/platform/onboarding', element: <OnboardingPage /> },
+  { path: '/agency/portfolio', element: <PortfolioPage /> },
+  { path: '/agency/invitations', element: <InvitationsPage /> },
 ];
 
 /**
  * The main navigation, in this order; each label's English text is the link's accessible name. An entry with `may`
- * is shown only to the roles it allows (the server refuses the others the page's data anyway).
+ * is shown only to the roles (and merchants: a platform, an agency) it allows (the server refuses the others the
+ * page's data anyway). Acting for a client (acting.ts), only the entries with a `scope` show, and those whose scope
+ * the mandate gives; the others are the agency's own pages.
  */
-export const NAV: Array<{ to: string; label: ParseKeys; may?: (role: Role) => boolean }> = [
+export const NAV: Array<{ to: string; label: ParseKeys; may?: (role: Role, me: Me) => boolean; scope?: Scope }> = [
   { to: '/', label: 'nav.home' },
-  { to: '/payments', label: 'nav.payments' },
-  { to: '/customers', label: 'nav.customers' },
-  { to: '/subscriptions', label: 'nav.subscriptions' },
-  { to: '/invoices', label: 'nav.invoices' },
-  { to: '/balance', label: 'nav.balance' },
-  { to: '/payouts', label: 'nav.payouts' },
-  { to: '/disputes', label: 'nav.disputes' },
-  { to: '/developers', label: 'nav.developers' },
+  { to: '/payments', label: 'nav.payments', scope: 'payments.read' },
+  { to: '/customers', label: 'nav.customers', scope: 'customers.read' },
+  { to: '/subscriptions', label: 'nav.subscriptions', scope: 'payments.read' },
+  { to: '/invoices', label: 'nav.invoices', scope: 'invoices.write' },
+  { to: '/balance', label: 'nav.balance', scope: 'balance.read' },
+  { to: '/payouts', label: 'nav.payouts', scope: 'payouts.write' },
+  { to: '/disputes', label: 'nav.disputes', scope: 'payments.read' },
+  { to: '/developers', label: 'nav.developers', scope: 'webhooks.manage' },
+  { to: '/platform/sellers', label: 'platform.nav.sellers', may: (_role, me) => me.merchant.platform === true },
+  { to: '/platform/onboarding', label: 'platform.nav.onboarding', may: (_role, me) => me.merchant.platform === true },
+  { to: '/agency/portfolio', label: 'agency.nav.portfolio', may: (_role, me) => me.merchant.agency === true },
+  { to: '/agency/invitations', label: 'agency.nav.invitations', may: (_role, me) => me.merchant.agency === true },
   { to: '/settings', label: 'nav.settings' },
   { to: '/go-live', label: 'nav.goLive', may: mayGoLive },
 ];
+
+/** The navigation entry a page's address belongs to (its longest matching prefix). */
+export function navEntryOf(pathname: string): (typeof NAV)[number] | undefined {
+  const matching = NAV.filter((item) => (item.to === '/' ? pathname === '/' : pathname === item.to || pathname.startsWith(item.to + '/')));
+  return matching.sort((a, b) => b.to.length - a.to.length)[0];
+}

@@ -12,7 +12,8 @@ export const ROLES: Role[] = ['owner', 'admin', 'developer', 'support', 'analyst
 
 export interface Me {
   user: { id: string; email: string; role: Role; twoFactorEnabled: boolean };
-  merchant: { id: string; name: string; displayName: string | null; timezone: string };
+  /** platform: a marketplace (its Sellers and Onboarding pages); agency: manages clients under mandates. */
+  merchant: { id: string; name: string; displayName: string | null; timezone: string; platform: boolean; agency: boolean };
   mode: Mode;
   csrfToken: string;
 }

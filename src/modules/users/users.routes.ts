@@ -50,7 +50,10 @@ export function usersRoutes(deps: SessionRoutesDeps) {
     const [user, merchant] = await Promise.all([users.get(session.userId), merchants.getMerchant(session.merchantId)]);
     return {
       user: { id: user.id, email: user.email, role: user.role, twoFactorEnabled: user.totp_enabled === 1 },
-      merchant: { id: merchant.id, name: merchant.name, displayName: merchant.displayName ?? null, timezone: merchant.timezone ?? deps.defaultTimezone },
+      merchant: {
+        id: merchant.id, name: merchant.name, displayName: merchant.displayName ?? null, timezone: merchant.timezone ?? deps.defaultTimezone,
+        platform: merchant.platform === true, agency: merchant.agency === true,
+      },
       mode: session.mode,
       csrfToken: session.csrfToken,
     };

@@ -10,18 +10,22 @@ import { EventsPart } from './developers/Events.js';
 import { TestClocksPart } from './developers/TestClocks.js';
 import { NotFoundPage } from './NotFound.js';
 import { usePermissions } from '../permissions.js';
+import { actingFor, useActingChoice } from '../acting.js';
 
 export function DevelopersPage() {
   const { t } = useTranslation();
   const me = useMe();
   const { can } = usePermissions();
+  useActingChoice();
+  // Acting for a client: its webhooks and events (the mandate's webhooks.manage), not its keys or test clocks.
+  const clocks = me.mode === 'test' && actingFor(me) === null;
   // API keys are for the roles that may hold secrets; the others start on the webhooks.
   const keys = can('GET', '/dashboard/api/keys');
   const items = [
     ...(keys ? [{ to: '/developers', label: t('developers.keys'), end: true }] : []),
     { to: '/developers/webhooks', label: t('developers.webhooks') },
     { to: '/developers/events', label: t('developers.events') },
-    ...(me.mode === 'test' ? [{ to: '/developers/test-clocks', label: t('developers.testClocks') }] : []),
+    ...(clocks ? [{ to: '/developers/test-clocks', label: t('developers.testClocks') }] : []),
   ];
   return (
     <Page title={t('developers.title')}>
@@ -30,7 +34,7 @@ export function DevelopersPage() {
         <Route index element={keys ? <ApiKeysPart /> : <Navigate to="webhooks" replace />} />
         <Route path="webhooks" element={<WebhooksPart />} />
         <Route path="events" element={<EventsPart />} />
-        {me.mode === 'test' && <Route path="test-clocks" element={<TestClocksPart />} />}
+        {clocks && <Route path="test-clocks" element={<TestClocksPart />} />}
         <Route path="*" element={<NotFoundPage />} />
       </Routes>
     </Page>

@@ -23,14 +23,22 @@ import { FeeLines } from './payment/FeeLines.js';
 import { PaymentTimeline } from './payment/PaymentTimeline.js';
 import { usePermissions } from '../permissions.js';
 import { CustomerName } from './money/CustomerName.js';
+import { Distribution } from './payment/Distribution.js';
+import { actingFor, useActingChoice } from '../acting.js';
+import { useMe } from '../session.js';
 
 type Action = 'capture' | 'cancel' | 'refund' | null;
 
 export function PaymentDetailPage() {
   const { id = '' } = useParams();
+  useActingChoice();
+  // Acting for a client, the payment is read from the merchant API (the timeline route is the agency's own).
+  const acting = actingFor(useMe()) !== null;
   const timeline = useQuery({
-    queryKey: ['payment-timeline', id],
-    queryFn: () => api.get<Timeline>(`/dashboard/api/payments/${encodeURIComponent(id)}/timeline`),
+    queryKey: ['payment-timeline', id, acting],
+    queryFn: async () => (acting
+      ? { payment: await api.get<Payment>(`/api/v1/payments/${encodeURIComponent(id)}`), attempts: [], refunds: [], disputes: [], events: [], audit: [], acting: true }
+      : api.get<Timeline>(`/dashboard/api/payments/${encodeURIComponent(id)}/timeline`)),
   });
   return (
     <QueryView query={timeline}>
@@ -39,7 +47,7 @@ export function PaymentDetailPage() {
   );
 }
 
-function PaymentView({ timeline }: { timeline: Timeline }) {
+function PaymentView({ timeline }: { timeline: Timeline & { acting?: boolean } }) {
   const { t } = useTranslation();
   const queryClient = useQueryClient();
   const toast = useToast();
@@ -89,6 +97,7 @@ function PaymentView({ timeline }: { timeline: Timeline }) {
     },
   };
 
+  const distribution = payment.platformDistribution;
   const title = t('payment.title', { reference: payment.orderReference ?? payment.reference });
   return (
     <Page
@@ -128,8 +137,9 @@ function PaymentView({ timeline }: { timeline: Timeline }) {
           <FeeLines settlement={payment.settlement} refunds={timeline.refunds} />
         </Section>
       )}
+      {distribution && distribution.length > 0 && <Distribution entries={distribution} />}
       <Section title={t('payment.timeline')}>
-        <PaymentTimeline timeline={timeline} />
+        {timeline.acting ? <p className="muted">{t('acting.timelineHidden')}</p> : <PaymentTimeline timeline={timeline} />}
       </Section>
 
       <ConfirmDialog currency={payment.currency}

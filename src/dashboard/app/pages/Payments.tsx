@@ -24,6 +24,8 @@ import { QueryView } from '../components/QueryView.js';
 import { StatusBadge } from '../components/StatusBadge.js';
 import { statusLabel } from '../labels.js';
 import { LiveEmpty } from './go-live/LiveEmpty.js';
+import { actingFor } from '../acting.js';
+import { useMe } from '../session.js';
 
 const STATUSES = ['pending', 'transit', 'captured', 'failed', 'cancelled', 'expired', 'partially_refunded', 'refunded'];
 const FILTERS = ['status', 'from', 'to', 'currency', 'amountMin', 'amountMax', 'storeId', 'reference', 'customerEmail', 'cardLast4', 'q'] as const;
@@ -70,7 +72,9 @@ export function PaymentsPage() {
     queryFn: () => api.get<ApiPage<Payment>>('/api/v1/payments', { ...query, limit: 20, startingAfter: cursor.startingAfter }),
     placeholderData: (previous) => previous,
   });
-  const stores = useQuery({ queryKey: ['stores'], queryFn: () => api.get<ApiPage<Store>>('/dashboard/api/stores') });
+  // The stores are the signed-in merchant's: acting for a client, none is offered.
+  const acting = actingFor(useMe()) !== null;
+  const stores = useQuery({ queryKey: ['stores'], queryFn: () => api.get<ApiPage<Store>>('/dashboard/api/stores'), enabled: !acting });
   const [exporting, setExporting] = useState(false);
   const [exportError, setExportError] = useState<unknown>(null);
 

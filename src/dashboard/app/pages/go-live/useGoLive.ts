@@ -7,13 +7,17 @@ import type { Role } from '../../../../modules/users/users.table.js';
 import type { GoLive } from '../../../../modules/back-office/go-live.js';
 import { api } from '../../api.js';
 import { useMe } from '../../session.js';
+import { actingFor, useActingChoice } from '../../acting.js';
 
 export type { GoLive };
 export type GoLiveItem = keyof GoLive['items'];
 export const GO_LIVE_ITEMS: GoLiveItem[] = ['legalIdentity', 'bankAccount', 'liveContract', 'liveKey', 'webhookEndpoint'];
 
+/** Acting for a client, the checklist would be the agency's own: none is shown. */
 export function useMayGoLive(): boolean {
-  return mayGoLive(useMe().user.role as Role);
+  const me = useMe();
+  useActingChoice();
+  return mayGoLive(me.user.role as Role) && actingFor(me) === null;
 }
 
 export function useGoLive() {
