@@ -16,6 +16,7 @@ import { invoiceRaces } from './races/invoices.js';
 import { payoutFileRaces } from './races/payout-files.js';
 import { signInRaces } from './races/sign-in.js';
 import { splitRaces } from './races/splits.js';
+import { onboardingRaces } from './races/onboarding.js';
 
 /** The card rows' bounds: a session's card tokens and the cards it may send to the acquirer. */
 const TOKENS_PER_SESSION = 5;
@@ -664,6 +665,7 @@ const RACES: RaceRow[] = [
   ...invoiceRaces,
   ...signInRaces,
   ...splitRaces,
+  ...onboardingRaces,
 ];
 
 raceSuite('races', RACES);

@@ -25,7 +25,7 @@ export const ONBOARDING_CSS = `
 .onboarding .notice { border: 1px solid var(--line); border-left: 4px solid var(--warn-fg); border-radius: 10px; padding: 10px 14px; margin: 0 0 16px; }
 .onboarding .notice h2 { font-size: 17px; margin: 0 0 6px; }
 .onboarding .lang { text-align: right; margin: 0 0 8px; font-size: 14px; }
-.onboarding a { color: var(--link); }
+.onboarding a:not(.button) { color: var(--link); }
 .onboarding .row { display: grid; grid-template-columns: 1fr 1fr; gap: 12px; }
 @media (max-width: 480px) { .onboarding .row { grid-template-columns: 1fr; gap: 0; } }
 `;
