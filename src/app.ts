@@ -76,6 +76,7 @@ import { agenciesRoutes } from './modules/agencies/agencies.routes.js';
 import { agenciesAdminRoutes } from './modules/agencies/agencies.admin.routes.js';
 import { refuseAccountHeader } from './http/acting.js';
 import { registerActedBy } from './http/acted-by.js';
+import { invitationPageRoutes } from './pages/agencies/invitation.routes.js';
 
 export interface AppDeps {
   db: Database;
@@ -185,6 +186,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     await pages.register(dashboardPageRoutes());
     await pages.register(startRoutes());
     await pages.register(faviconRoutes());
+    await pages.register(invitationPageRoutes({
+      invitations: services.agencyInvitations, users: services.users, sessions: services.userSessions, publicUrl: config.publicUrl, perMinute: config.hostedPagesPerMinute,
+    }));
   });
   await app.register(sdkRoutes(new SdkService(services.checkout, services.walletSessions, config.publicUrl), widgetStarter(services.acquirers.monext, monextDeps)));
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
