@@ -76,6 +76,7 @@ import { agenciesRoutes } from './modules/agencies/agencies.routes.js';
 import { agenciesAdminRoutes } from './modules/agencies/agencies.admin.routes.js';
 import { refuseAccountHeader } from './http/acting.js';
 import { registerActedBy } from './http/acted-by.js';
+import { MandateGate } from './http/mandate-gate.js';
 import { invitationPageRoutes } from './pages/agencies/invitation.routes.js';
 
 export interface AppDeps {
@@ -228,7 +229,10 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
         },
       });
       api.removeContentTypeParser('text/plain');
-      const auth = merchantAuthHooks(db, services.userSessions, (agencyId, merchantId, mode) => services.agencyMandates.standing(agencyId, merchantId, mode));
+      // An agency's changes on behalf and the changes of its mandate, kept apart (src/http/mandate-gate.ts).
+      const gate = new MandateGate();
+      const auth = merchantAuthHooks(db, services.userSessions, (agencyId, merchantId, mode) => services.agencyMandates.standing(agencyId, merchantId, mode), gate);
+      api.addHook('onResponse', async (request) => request.leaveMandate?.());
       api.addHook('onRequest', auth.identify);
       api.addHook('preParsing', auth.enforce);
       registerAudit(api, services.audit);
@@ -251,7 +255,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await api.register(disputesRoutes(services.disputes));
       await api.register(subscriptionsRoutes(services.subscriptions));
       await api.register(invoicesRoutes(services.invoices, pdfs));
-      await api.register(agenciesRoutes(services.agencyInvitations, services.agencyMandates));
+      await api.register(agenciesRoutes(services.agencyInvitations, services.agencyMandates, (id, change) => gate.exclusive(id, change)));
     },
     { prefix: '/api/v1' },
   );

@@ -15,6 +15,7 @@ import { cardLinkRaces } from './races/card-links.js';
 import { invoiceRaces } from './races/invoices.js';
 import { payoutFileRaces } from './races/payout-files.js';
 import { signInRaces } from './races/sign-in.js';
+import { agencyRaces } from './races/agencies.js';
 
 /** The card rows' bounds: a session's card tokens and the cards it may send to the acquirer. */
 const TOKENS_PER_SESSION = 5;
@@ -662,6 +663,7 @@ const RACES: RaceRow[] = [
   ...sessions,
   ...invoiceRaces,
   ...signInRaces,
+  ...agencyRaces,
 ];
 
 raceSuite('races', RACES);
