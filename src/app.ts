@@ -79,6 +79,8 @@ import { registerActedBy } from './http/acted-by.js';
 import { MandateGate } from './http/mandate-gate.js';
 import { invitationPageRoutes } from './pages/agencies/invitation.routes.js';
 
+import { onboardingAdminRoutes, platformRoutes } from './modules/platforms/platforms.routes.js';
+import { onboardingPageRoutes } from './pages/onboarding/onboarding.routes.js';
 export interface AppDeps {
   db: Database;
   /** SHA-256 (hex) of the admin token. */
@@ -187,6 +189,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     await pages.register(dashboardPageRoutes());
     await pages.register(startRoutes());
     await pages.register(faviconRoutes());
+    await pages.register(onboardingPageRoutes(services.onboarding, config.hostedPagesPerMinute));
     await pages.register(invitationPageRoutes({
       invitations: services.agencyInvitations, users: services.users, sessions: services.userSessions, publicUrl: config.publicUrl, perMinute: config.hostedPagesPerMinute,
     }));
@@ -208,6 +211,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await admin.register(payoutsAdminRoutes(services.payouts, services.bankFiles));
       await admin.register(disputesAdminRoutes(services.disputes));
       await admin.register(usersAdminRoutes(services.users));
+      await admin.register(onboardingAdminRoutes(services.onboarding));
       await admin.register(agenciesAdminRoutes(services.merchants, services.agencyMandates));
     },
     { prefix: '/admin/v1' },
@@ -255,6 +259,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await api.register(disputesRoutes(services.disputes));
       await api.register(subscriptionsRoutes(services.subscriptions));
       await api.register(invoicesRoutes(services.invoices, pdfs));
+      await api.register(platformRoutes(services.onboarding));
       await api.register(agenciesRoutes(services.agencyInvitations, services.agencyMandates, (id, change) => gate.exclusive(id, change)));
     },
     { prefix: '/api/v1' },

@@ -22,7 +22,7 @@ import type { WebhookEndpointsTable } from '../modules/webhooks/endpoints.table.
 import type { SignInAttemptsTable, UserSessionsTable, UsersTable } from '../modules/users/users.table.js';
 import type { AuditLogTable } from '../modules/audit/audit.table.js';
 import type { DocumentPdfsTable } from '../modules/documents/document-pdfs.table.js';
-import type { PlatformLinksTable } from '../modules/platforms/platforms.table.js';
+import type { OnboardingCasesTable, OnboardingSessionsTable, PlatformLinksTable } from '../modules/platforms/platforms.table.js';
 import type { AgencyCreatedObjectsTable, AgencyInvitationsTable, AgencyMandatesTable } from '../modules/agencies/agencies.table.js';
 
 export interface DB {
@@ -74,6 +74,8 @@ export interface DB {
   document_pdfs: DocumentPdfsTable;
   sign_in_attempts: SignInAttemptsTable;
   platform_links: PlatformLinksTable;
+  onboarding_sessions: OnboardingSessionsTable;
+  onboarding_cases: OnboardingCasesTable;
   agency_invitations: AgencyInvitationsTable;
   agency_mandates: AgencyMandatesTable;
   agency_created_objects: AgencyCreatedObjectsTable;
