@@ -76,6 +76,8 @@ import { agenciesRoutes } from './modules/agencies/agencies.routes.js';
 import { agenciesAdminRoutes } from './modules/agencies/agencies.admin.routes.js';
 import { refuseAccountHeader } from './http/acting.js';
 import { registerActedBy } from './http/acted-by.js';
+import { MandateGate } from './http/mandate-gate.js';
+import { invitationPageRoutes } from './pages/agencies/invitation.routes.js';
 
 import { onboardingAdminRoutes, platformRoutes } from './modules/platforms/platforms.routes.js';
 import { onboardingPageRoutes } from './pages/onboarding/onboarding.routes.js';
@@ -188,6 +190,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     await pages.register(startRoutes());
     await pages.register(faviconRoutes());
     await pages.register(onboardingPageRoutes(services.onboarding, config.hostedPagesPerMinute));
+    await pages.register(invitationPageRoutes({
+      invitations: services.agencyInvitations, users: services.users, sessions: services.userSessions, publicUrl: config.publicUrl, perMinute: config.hostedPagesPerMinute,
+    }));
   });
   await app.register(sdkRoutes(new SdkService(services.checkout, services.walletSessions, config.publicUrl), widgetStarter(services.acquirers.monext, monextDeps)));
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
@@ -206,8 +211,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await admin.register(payoutsAdminRoutes(services.payouts, services.bankFiles));
       await admin.register(disputesAdminRoutes(services.disputes));
       await admin.register(usersAdminRoutes(services.users));
-      await admin.register(agenciesAdminRoutes(services.merchants, services.agencyMandates));
       await admin.register(onboardingAdminRoutes(services.onboarding));
+      await admin.register(agenciesAdminRoutes(services.merchants, services.agencyMandates));
     },
     { prefix: '/admin/v1' },
   );
@@ -228,7 +233,10 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
         },
       });
       api.removeContentTypeParser('text/plain');
-      const auth = merchantAuthHooks(db, services.userSessions, (agencyId, merchantId, mode) => services.agencyMandates.standing(agencyId, merchantId, mode));
+      // An agency's changes on behalf and the changes of its mandate, kept apart (src/http/mandate-gate.ts).
+      const gate = new MandateGate();
+      const auth = merchantAuthHooks(db, services.userSessions, (agencyId, merchantId, mode) => services.agencyMandates.standing(agencyId, merchantId, mode), gate);
+      api.addHook('onResponse', async (request) => request.leaveMandate?.());
       api.addHook('onRequest', auth.identify);
       api.addHook('preParsing', auth.enforce);
       registerAudit(api, services.audit);
@@ -251,8 +259,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await api.register(disputesRoutes(services.disputes));
       await api.register(subscriptionsRoutes(services.subscriptions));
       await api.register(invoicesRoutes(services.invoices, pdfs));
-      await api.register(agenciesRoutes(services.agencyInvitations, services.agencyMandates));
       await api.register(platformRoutes(services.onboarding));
+      await api.register(agenciesRoutes(services.agencyInvitations, services.agencyMandates, (id, change) => gate.exclusive(id, change)));
     },
     { prefix: '/api/v1' },
   );

@@ -37,9 +37,9 @@ import { UserSessions } from './modules/users/user-sessions.js';
 import { UsersService } from './modules/users/users.service.js';
 import type { Clock } from './shared/clock.js';
 import { secretBoxFor } from './shared/secret-box.js';
+import { OnboardingService } from './modules/platforms/onboarding.service.js';
 import { AgencyInvitationsService } from './modules/agencies/invitations.service.js';
 import { AgencyMandatesService } from './modules/agencies/mandates.service.js';
-import { OnboardingService } from './modules/platforms/onboarding.service.js';
 
 export interface Services {
   merchants: MerchantsService;
@@ -74,9 +74,9 @@ export interface Services {
   timeline: TimelineService;
   home: HomeService;
   goLive: GoLiveService;
+  onboarding: OnboardingService;
   agencyInvitations: AgencyInvitationsService;
   agencyMandates: AgencyMandatesService;
-  onboarding: OnboardingService;
 }
 
 export function buildServices(config: Config, db: Database, clock: Clock): Services {
@@ -144,8 +144,8 @@ export function buildServices(config: Config, db: Database, clock: Clock): Servi
     timeline: new TimelineService({ payments, refunds, disputes, events, audit }),
     home: new HomeService(db, clock, balance, payments),
     goLive: new GoLiveService({ merchants, invoices, bankAccounts, apiKeys, webhooks }),
+    onboarding: new OnboardingService(db, clock, secretBoxFor(config), config.publicUrl, merchants, bankAccounts, balance, config.allowLoopbackUrls),
     agencyInvitations: new AgencyInvitationsService(db, clock, config.publicUrl),
     agencyMandates: new AgencyMandatesService(db, clock),
-    onboarding: new OnboardingService(db, clock, secretBoxFor(config), config.publicUrl, merchants, bankAccounts, balance, config.allowLoopbackUrls),
   };
 }

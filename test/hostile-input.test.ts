@@ -13,12 +13,11 @@ import fc from 'fast-check';
 import { ADMIN_TOKEN, eachDatabase, type RegisteredRoute, type TestApp } from './support/harness.js';
 import { withApp } from './support/merchant-app.js';
 import { createKey, createMerchant, createStore, createCustomer } from './support/factories.js';
-import { makeAgency } from './support/platforms.js';
 import { createSession, paidPayment } from './support/payments.js';
 import { saveCard } from './support/wallet.js';
 import { rowCounts, tableNames } from './support/tables.js';
 import { readStream } from './support/stream.js';
-import { createOnboardingSession, onboardSeller } from './support/platforms.js';
+import { createOnboardingSession, makeAgency, onboardSeller } from './support/platforms.js';
 
 interface Operation {
   method: string;
@@ -142,6 +141,10 @@ async function fixtures(t: TestApp): Promise<Fixtures> {
   const disputed = await paidPayment(t, m.testKey);
   const dispute = await t.api(m.testKey, 'POST', `/api/v1/test-helpers/payments/${disputed}/dispute`, { amount: 100 });
   assert.equal(dispute.status, 201, JSON.stringify(dispute.body));
+  // A platform too: a seller onboarded through the hosted form, and an onboarding session still open.
+  assert.equal((await t.admin('PATCH', `/admin/v1/merchants/${m.id}`, { platform: true })).status, 200);
+  const seller = await onboardSeller(t, m.testKey, { legalName: 'Hostile Seller SARL' });
+  const onboarding = await createOnboardingSession(t, m.testKey);
   // Agencies: the merchant is an agency with an invitation out, and the client of another agency's mandate.
   assert.equal((await t.admin('PATCH', `/admin/v1/merchants/${m.id}`, { agency: true })).status, 200);
   const agencyInvitation = await t.api(m.testKey, 'POST', '/api/v1/agency/invitations', { email: 'client@shop.example', scopes: ['payments.read'] });
@@ -151,10 +154,6 @@ async function fixtures(t: TestApp): Promise<Fixtures> {
   const invitationToken = String(toMerchant.body.url).split('/').at(-1)!;
   const mandate = await t.api(m.testKey, 'POST', `/api/v1/agency-invitations/${invitationToken}/accept`);
   assert.equal(mandate.status, 201, JSON.stringify(mandate.body));
-  // A platform too: a seller onboarded through the hosted form, and an onboarding session still open.
-  assert.equal((await t.admin('PATCH', `/admin/v1/merchants/${m.id}`, { platform: true })).status, 200);
-  const seller = await onboardSeller(t, m.testKey, { legalName: 'Hostile Seller SARL' });
-  const onboarding = await createOnboardingSession(t, m.testKey);
   return {
     key: m.testKey,
     ids: {
@@ -180,13 +179,13 @@ async function fixtures(t: TestApp): Promise<Fixtures> {
       subscription: subscription.body.id,
       invoice: invoice.body.id,
       creditNote: creditNote.body.id,
-      agencyInvitation: agencyInvitation.body.id,
-      invitationToken,
-      mandate: mandate.body.id,
       onboardingSession: onboarding.id,
       onboardingToken: onboarding.token,
       onboardingCase: seller.caseId,
       seller: seller.merchantId,
+      agencyInvitation: agencyInvitation.body.id,
+      invitationToken,
+      mandate: mandate.body.id,
     },
   };
 }

@@ -6,14 +6,13 @@ import { before, test } from 'node:test';
 import { eachDatabase, type TestApp } from './support/harness.js';
 import { withApp } from './support/merchant-app.js';
 import { createKey, createMerchant, createStore, createCustomer } from './support/factories.js';
-import { makeAgency } from './support/platforms.js';
 import { SCOPES } from '../src/modules/agencies/scopes.js';
 import { createSession, paidPayment } from './support/payments.js';
 import { saveCard } from './support/wallet.js';
 import { rowCounts, tableNames } from './support/tables.js';
 import { createUser, signedInUser } from './support/back-office.js';
 import { readStream } from './support/stream.js';
-import { createOnboardingSession, onboardSeller } from './support/platforms.js';
+import { createOnboardingSession, makeAgency, onboardSeller } from './support/platforms.js';
 import { MailOutbox } from '../src/mail/outbox.js';
 
 interface Victim {
@@ -77,16 +76,16 @@ const BY_ID: Record<string, { target: string; body?: unknown; storeScoped?: bool
   'POST /api/v1/customers/{id}/card-links': { target: 'customer', body: {} },
   'GET /api/v1/card-links/{id}': { target: 'cardLink' },
   'POST /api/v1/card-links/{id}/cancel': { target: 'cardLink', body: {} },
-  'GET /api/v1/agency/invitations/{id}': { target: 'agencyInvitation' },
-  'POST /api/v1/agency/invitations/{id}/cancel': { target: 'agencyInvitation', body: {} },
-  'PATCH /api/v1/agency-mandates/{id}': { target: 'mandate', body: { scopes: ['payments.read'] } },
-  'POST /api/v1/agency-mandates/{id}/transfer': { target: 'mandate', body: { agencyId: 'mer_0000000000000000000000' } },
-  'POST /api/v1/agency-mandates/{id}/revoke': { target: 'mandate', body: {} },
   'GET /api/v1/platform/onboarding-sessions/{id}': { target: 'onboardingSession' },
   'POST /api/v1/platform/onboarding-sessions/{id}/cancel': { target: 'onboardingSession', body: {} },
   'GET /api/v1/platform/onboarding-cases/{id}': { target: 'onboardingCase' },
   'GET /api/v1/platform/merchants/{id}': { target: 'seller' },
   'POST /api/v1/platform/merchants/{id}/unlink': { target: 'seller', body: {} },
+  'GET /api/v1/agency/invitations/{id}': { target: 'agencyInvitation' },
+  'POST /api/v1/agency/invitations/{id}/cancel': { target: 'agencyInvitation', body: {} },
+  'PATCH /api/v1/agency-mandates/{id}': { target: 'mandate', body: { scopes: ['payments.read'] } },
+  'POST /api/v1/agency-mandates/{id}/transfer': { target: 'mandate', body: { agencyId: 'mer_0000000000000000000000' } },
+  'POST /api/v1/agency-mandates/{id}/revoke': { target: 'mandate', body: {} },
 };
 /** Routes with {id} that a secret key does not drive: the SDK routes are authenticated by the session id itself. */
 const NOT_KEYED = new Set([
@@ -127,10 +126,10 @@ const LISTS = (ids: Record<string, string>): Record<string, string[]> => ({
   'GET /api/v1/webhooks/signing-secret': ['/api/v1/webhooks/signing-secret'],
   'GET /api/v1/openapi.json': [],
   'GET /api/v1/events/stream': [],
+  'GET /api/v1/platform/merchants': ['/api/v1/platform/merchants?limit=100'],
   'GET /api/v1/agency/invitations': ['/api/v1/agency/invitations?limit=100'],
   'GET /api/v1/agency/mandates': ['/api/v1/agency/mandates?limit=100'],
   'GET /api/v1/agency-mandates': ['/api/v1/agency-mandates?limit=100'],
-  'GET /api/v1/platform/merchants': ['/api/v1/platform/merchants?limit=100'],
 });
 
 /**
@@ -309,10 +308,10 @@ eachDatabase('isolation matrix', (dialect) => {
   before(async () => {
     v = await victim(t);
     const other = await createMerchant(t, 'Intruder');
-    // An agency too, so that the agency routes (refused to other merchants) answer it as they answer the victim.
-    assert.equal((await t.admin('PATCH', `/admin/v1/merchants/${other.id}`, { agency: true })).status, 200);
     // A platform as well, so that its keys reach the platform routes and meet 404 there (not the 403 of a non-platform).
     assert.equal((await t.admin('PATCH', `/admin/v1/merchants/${other.id}`, { platform: true })).status, 200);
+    // An agency too, so that the agency routes (refused to other merchants) answer it as they answer the victim.
+    assert.equal((await t.admin('PATCH', `/admin/v1/merchants/${other.id}`, { agency: true })).status, 200);
     await createStore(t, other.id, { code: 'V-2' }); // same store code as the victim's: codes are per merchant
     const otherStoreKey = await createKey(t, other.id, { mode: 'test' });
     const victimLiveRead = await createKey(t, v.ids.merchant!, { mode: 'live', permission: 'read' });
@@ -400,7 +399,9 @@ eachDatabase('isolation matrix', (dialect) => {
         checked++;
         assert.ok(res.status >= 400, `${attacker.name}: ${route} → ${res.status} ${JSON.stringify(res.body)}`);
         assert.deepEqual([res.status, res.body.code], [control.status, control.body.code], `${attacker.name}: ${route} → ${JSON.stringify(res.body)}`);
-        if (!attacker.name.includes('read key') && !attacker.name.includes('live')) assert.equal(res.status, 404, `${attacker.name}: ${route}`);
+        // An agency acting on behalf is refused the routes that make no sense on behalf (400), whatever the id.
+        const refusedOnBehalf = attacker.headers['motu-account'] !== undefined && res.body.code === 'ON_BEHALF_NOT_ALLOWED';
+        if (!attacker.name.includes('read key') && !attacker.name.includes('live') && !refusedOnBehalf) assert.equal(res.status, 404, `${attacker.name}: ${route}`);
       }
       for (const [route, bodies] of Object.entries(crossReferences(v.ids))) {
         const [method, path] = route.split(' ') as [string, string];
@@ -465,7 +466,8 @@ eachDatabase('isolation matrix', (dialect) => {
     assert.ok(backOffice.length >= 6, backOffice.join(', '));
     for (const attacker of attackers) {
       const sameMerchant = attacker.name.startsWith('same merchant');
-      const shared = sameMerchant ? [v.ids.merchant, v.ids.store1, v.ids.store2, v.ids.contract] : [];
+      // An agency acting for the victim named its id itself (the 404 says which account it does not know).
+      const shared = sameMerchant ? [v.ids.merchant, v.ids.store1, v.ids.store2, v.ids.contract] : attacker.headers['motu-account'] ? [v.ids.merchant] : [];
       const all = new Set([...Object.values(v.ids).filter((id) => !shared.includes(id)), ...VICTIM_NAMES.perMode, ...(sameMerchant ? [] : VICTIM_NAMES.perMerchant)]);
       const urls = [...Object.values(lists).flat(), ...(attacker.key ? [] : [...backOffice, ...Object.values(BACK_OFFICE_READS(v.ids)).flat().map((r) => r.url)])];
       for (const url of urls) {

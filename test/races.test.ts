@@ -17,6 +17,7 @@ import { payoutFileRaces } from './races/payout-files.js';
 import { signInRaces } from './races/sign-in.js';
 import { splitRaces } from './races/splits.js';
 import { onboardingRaces } from './races/onboarding.js';
+import { agencyRaces } from './races/agencies.js';
 
 /** The card rows' bounds: a session's card tokens and the cards it may send to the acquirer. */
 const TOKENS_PER_SESSION = 5;
@@ -666,6 +667,7 @@ const RACES: RaceRow[] = [
   ...signInRaces,
   ...splitRaces,
   ...onboardingRaces,
+  ...agencyRaces,
 ];
 
 raceSuite('races', RACES);

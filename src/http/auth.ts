@@ -8,7 +8,8 @@ import { roleMayCall } from '../modules/users/roles.js';
 import type { UserSessions } from '../modules/users/user-sessions.js';
 import { AppError } from '../shared/errors.js';
 import { checkCsrf, resolveSession, sessionActing, sessionToken, userPrincipal } from './dashboard-auth.js';
-import { actingPrincipal, type StandingOf } from './acting.js';
+import { actingPrincipal, refuseAccountHeader, type StandingOf } from './acting.js';
+import type { MandateGate } from './mandate-gate.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -55,8 +56,8 @@ export function merchantKey(request: FastifyRequest): string | undefined {
  * id, or against the client address when no key was identified; `enforce` (preParsing) answers a kept failure. So
  * however "Bearer" is spelled, one key has one budget, and failed attempts are limited too.
  */
-export function merchantAuthHooks(db: Database, userSessions: UserSessions, standingOf: StandingOf) {
-  const authenticate = merchantAuthHook(db, userSessions, standingOf);
+export function merchantAuthHooks(db: Database, userSessions: UserSessions, standingOf: StandingOf, gate?: MandateGate) {
+  const authenticate = merchantAuthHook(db, userSessions, standingOf, gate);
   const keyOf = apiKeyAuthenticator(db);
   return {
     /**
@@ -106,10 +107,10 @@ export function rateLimitKey(request: FastifyRequest): string {
   return request.merchant ? `key:${request.merchant.keyId}` : `ip:${request.ip}`;
 }
 
-function merchantAuthHook(db: Database, userSessions: UserSessions, standingOf: StandingOf) {
+function merchantAuthHook(db: Database, userSessions: UserSessions, standingOf: StandingOf, gate?: MandateGate) {
   const authenticate = apiKeyAuthenticator(db);
   const sessionOf = resolveSession(userSessions);
-  return async function authenticateRequest(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+  return async function authenticateRequest(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const token = merchantKey(request);
     // Without a key, the back-office's session cookie: the signed-in user's merchant, mode and role.
     if (!token && sessionToken(request) !== undefined) {
@@ -151,7 +152,7 @@ function merchantAuthHook(db: Database, userSessions: UserSessions, standingOf: 
       }
     }
     // `Motu-Account: mer_…`: an agency acting for its client, under its mandate (acting.ts).
-    request.merchant = await actingPrincipal(request, principal, standingOf);
+    request.merchant = await actingPrincipal(request, principal, standingOf, gate, reply);
   };
 }
 

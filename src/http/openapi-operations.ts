@@ -8,8 +8,8 @@ export type Tag =
   | 'Payments' | 'Refunds' | 'Customers' | 'Wallet' | 'Webhooks' | 'Events' | 'Balance' | 'Bank accounts' | 'Payouts'
   | 'Disputes' | 'Subscriptions' | 'Billing' | 'Test helpers' | 'Browser SDK'
   | 'Merchants' | 'Users' | 'Money operations'
-  | 'Agencies'
-  | 'Platforms';
+  | 'Platforms'
+  | 'Agencies';
 
 export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 410 | 422 | 429 | 503;
 
@@ -181,8 +181,8 @@ export const MERCHANT_TAGS: ReadonlyArray<{ name: Tag; description: string }> = 
   { name: 'Billing', description: 'Invoices and credit notes with legal numbering, their PDF and hosted page.' },
   { name: 'Test helpers', description: 'Test mode only: clocks that move time forward, and what a cardholder or an acquirer would do.' },
   { name: 'Browser SDK', description: "Calls the browser SDK makes from the customer's page; the session id is the credential, no key is sent." },
-  { name: 'Agencies', description: 'An agency invites clients, acts for them under mandates (its key and `Motu-Account: mer_…`); the client changes, transfers or revokes them.' },
   { name: 'Platforms', description: 'Marketplaces: onboarding sellers through a hosted form, their cases and the sellers linked to you (a platform key only).' },
+  { name: 'Agencies', description: 'An agency invites clients, acts for them under mandates (its key and `Motu-Account: mer_…`); the client changes, transfers or revokes them.' },
 ];
 
 export const ADMIN_TAGS: ReadonlyArray<{ name: Tag; description: string }> = [

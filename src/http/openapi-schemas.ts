@@ -115,8 +115,8 @@ const PATH_PREFIXES: ReadonlyArray<readonly [segment: string, prefix: string]> =
   ['/bank-accounts/', 'ba'], ['/payouts/', 'po'], ['/test-clocks/', 'clk'], ['/disputes/', 'dp'], ['/subscriptions/', 'sub'],
   ['/billing/invoices/', 'inv'], ['/billing/credit-notes/', 'cn'], ['/merchants/', 'mer'], ['/contracts/', 'mcf'],
   ['/stores/', 'sto'], ['/keys/', 'key'],
-  ['/agency/invitations/', 'agi'], ['/agency-mandates/', 'mdt'],
   ['/onboarding-sessions/', 'obs'], ['/onboarding-cases/', 'obc'],
+  ['/agency/invitations/', 'agi'], ['/agency-mandates/', 'mdt'],
 ];
 
 /** The prefix of the `id` of each named object. */
@@ -126,8 +126,8 @@ const ID_PREFIXES: Readonly<Record<string, string>> = {
   BankAccount: 'ba', Deleted: 'ba', Payout: 'po', TestClock: 'clk', Dispute: 'dp', Subscription: 'sub', Invoice: 'inv',
   CreditNote: 'cn', Merchant: 'mer', MerchantCreated: 'mer', MerchantDetail: 'mer', Contract: 'mcf', Store: 'sto',
   ApiKeyCreated: 'key', ApiKeyRevoked: 'key', User: 'usr', UserCreated: 'usr',
-  AgencyInvitation: 'agi', Mandate: 'mdt',
   OnboardingSession: 'obs', OnboardingCase: 'obc', Seller: 'mer', ReviewedOnboardingCase: 'obc',
+  AgencyInvitation: 'agi', Mandate: 'mdt',
 };
 
 /** The `id` of an object nested under this property name. */

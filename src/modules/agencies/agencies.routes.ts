@@ -61,7 +61,10 @@ const ScopesBody = Type.Object({ scopes: ScopeList }, { additionalProperties: fa
 const TransferBody = Type.Object({ agencyId: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false });
 const EmptyBody = Type.Object({}, { additionalProperties: false });
 
-export function agenciesRoutes(invitations: AgencyInvitationsService, mandates: AgencyMandatesService) {
+/** Runs a change of a mandate apart from the agency's changes under it (the transport's gate; as it is without one). */
+export type MandateChange = <T>(mandateId: string, change: () => Promise<T>) => Promise<T>;
+
+export function agenciesRoutes(invitations: AgencyInvitationsService, mandates: AgencyMandatesService, apart: MandateChange = (_id, change) => change()) {
   return async function routes(app: FastifyInstance): Promise<void> {
     const tags = ['agencies'];
     app.post<{ Body: Static<typeof InvitationBody> }>(
@@ -102,17 +105,17 @@ export function agenciesRoutes(invitations: AgencyInvitationsService, mandates: 
     app.patch<{ Params: Static<typeof IdParams>; Body: Static<typeof ScopesBody> }>(
       '/agency-mandates/:id',
       { schema: { tags, summary: "Change what the agency may do (the mandate's scopes)", params: IdParams, body: ScopesBody, response: { 200: Mandate } } },
-      async (request) => mandates.updateScopes(merchantOf(request), request.params.id, request.body.scopes),
+      async (request) => apart(request.params.id, () => mandates.updateScopes(merchantOf(request), request.params.id, request.body.scopes)),
     );
     app.post<{ Params: Static<typeof IdParams>; Body: Static<typeof TransferBody> }>(
       '/agency-mandates/:id/transfer',
       { schema: { tags, summary: 'Move the mandate to another agency', params: IdParams, body: TransferBody, response: { 200: Mandate } } },
-      async (request) => mandates.transfer(merchantOf(request), request.params.id, request.body.agencyId),
+      async (request) => apart(request.params.id, () => mandates.transfer(merchantOf(request), request.params.id, request.body.agencyId)),
     );
     app.post<{ Params: Static<typeof IdParams> }>(
       '/agency-mandates/:id/revoke',
       { preValidation: emptyBody, schema: { tags, summary: "Revoke the mandate (the client or the agency): the agency's calls on the account are refused from now on", params: IdParams, body: EmptyBody, response: { 200: Mandate } } },
-      async (request) => mandates.revoke(merchantOf(request), request.params.id),
+      async (request) => apart(request.params.id, () => mandates.revoke(merchantOf(request), request.params.id)),
     );
   };
 }

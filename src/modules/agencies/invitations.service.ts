@@ -141,6 +141,11 @@ export class AgencyInvitationsService {
     });
   }
 
+  /** The name a merchant shows (the page says whom a signed-in user accepts for). */
+  async merchantName(merchantId: string): Promise<string> {
+    return (await merchantNames(this.db.kysely, [merchantId])).get(merchantId) ?? merchantId;
+  }
+
   private async mine(agency: Owner, id: string, trx?: Trx): Promise<AgencyInvitationRow> {
     const q = (trx ?? this.db.kysely).selectFrom('agency_invitations').selectAll()
       .where('id', '=', id).where('agency_id', '=', agency.merchantId).where('mode', '=', agency.mode);

@@ -63,9 +63,10 @@ export class AgencyMandatesService {
 
   /** The client moves the mandate to another agency: both agencies are told. */
   async transfer(client: Principal, id: string, agencyId: string): Promise<MandateView> {
-    if (agencyId === client.merchantId || !(await isAgency(this.db.kysely, agencyId))) throw invalidField('agencyId', 'is not an agency');
+    const target = agencyId !== client.merchantId && (await isAgency(this.db.kysely, agencyId));
     return this.db.transaction(async (trx) => {
       const row = await this.clientsActive(trx, client, id);
+      if (!target) throw invalidField('agencyId', 'is not an agency');
       if (row.agency_id === agencyId) throw invalidField('agencyId', 'already holds this mandate');
       const taken = await trx.selectFrom('agency_mandates').select('id').where('agency_id', '=', agencyId).where('merchant_id', '=', row.merchant_id)
         .where('mode', '=', row.mode).where('status', '=', 'active').executeTakeFirst();

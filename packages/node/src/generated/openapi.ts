@@ -1144,6 +1144,125 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/platform/onboarding-sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create an onboarding session: a hosted form a business fills in to become your seller */
+        post: operations["createOnboardingSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/platform/onboarding-sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read an onboarding session */
+        get: operations["getOnboardingSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/platform/onboarding-sessions/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel an open onboarding session (its link stops working) */
+        post: operations["cancelOnboardingSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/platform/onboarding-cases/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read an onboarding case and its enrollment status */
+        get: operations["getOnboardingCase"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/platform/merchants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List your sellers, newest link first */
+        get: operations["listPlatformMerchants"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/platform/merchants/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read one of your sellers */
+        get: operations["getPlatformMerchant"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/platform/merchants/{id}/unlink": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Unlink a seller: it can no longer be paid through you; its account stays open */
+        post: operations["unlinkPlatformMerchant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/agency/invitations": {
         parameters: {
             query?: never;
@@ -1292,125 +1411,6 @@ export interface paths {
         put?: never;
         /** Revoke the mandate (the client or the agency): the agency's calls on the account are refused from now on */
         post: operations["revokeAgencyMandate"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/platform/onboarding-sessions": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Create an onboarding session: a hosted form a business fills in to become your seller */
-        post: operations["createOnboardingSession"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/platform/onboarding-sessions/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Read an onboarding session */
-        get: operations["getOnboardingSession"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/platform/onboarding-sessions/{id}/cancel": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Cancel an open onboarding session (its link stops working) */
-        post: operations["cancelOnboardingSession"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/platform/onboarding-cases/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Read an onboarding case and its enrollment status */
-        get: operations["getOnboardingCase"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/platform/merchants": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** List your sellers, newest link first */
-        get: operations["listPlatformMerchants"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/platform/merchants/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Read one of your sellers */
-        get: operations["getPlatformMerchant"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/platform/merchants/{id}/unlink": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Unlink a seller: it can no longer be paid through you; its account stays open */
-        post: operations["unlinkPlatformMerchant"];
         delete?: never;
         options?: never;
         head?: never;
@@ -8890,6 +8890,259 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    createOnboardingSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same body replays the first answer for 24 hours; with another body it is a 409 IDEMPOTENCY_KEY_REUSED
+                 * @example order-4711-attempt-1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description the business's address
+                     * @example hina.teriitahi@example.pf
+                     */
+                    email: string;
+                    /**
+                     * @description shown on the form
+                     * @example Vanille Tahaa
+                     */
+                    businessName?: string;
+                    /**
+                     * @description HTTPS URL the business returns to once it has submitted the form
+                     * @example https://shop.example.pf/account/cards
+                     */
+                    returnUrl: string;
+                    /**
+                     * @description HTTPS URL of the platform that issues a new session; shown when this one is expired, cancelled or used
+                     * @example https://marketplace.example/sellers/refresh
+                     */
+                    refreshUrl?: string;
+                    /**
+                     * @description seconds; default 604800 (7 days)
+                     * @example 86400
+                     */
+                    expiresIn?: number;
+                    /**
+                     * @description obc_… of a case in CORRECTION_REQUESTED: the form corrects it
+                     * @example obc_4kQ7mZ2xR9tLbV3nC8wYhJ
+                     */
+                    caseId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OnboardingSession"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    getOnboardingSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example obs_4kQ7mZ2xR9tLbV3nC8wYhJ */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OnboardingSession"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    cancelOnboardingSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same body replays the first answer for 24 hours; with another body it is a 409 IDEMPOTENCY_KEY_REUSED
+                 * @example order-4711-attempt-1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example obs_4kQ7mZ2xR9tLbV3nC8wYhJ */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OnboardingSession"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    getOnboardingCase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example obc_4kQ7mZ2xR9tLbV3nC8wYhJ */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OnboardingCase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listPlatformMerchants: {
+        parameters: {
+            query?: {
+                /** @example 20 */
+                limit?: number;
+                /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
+                startingAfter?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Seller"][];
+                        hasMore: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    getPlatformMerchant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example mer_4kQ7mZ2xR9tLbV3nC8wYhJ */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Seller"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    unlinkPlatformMerchant: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same body replays the first answer for 24 hours; with another body it is a 409 IDEMPOTENCY_KEY_REUSED
+                 * @example order-4711-attempt-1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example mer_4kQ7mZ2xR9tLbV3nC8wYhJ */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Seller"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
     listAgencyInvitations: {
         parameters: {
             query?: {
@@ -9261,259 +9514,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Mandate"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
-            429: components["responses"]["TooManyRequests"];
-        };
-    };
-    createOnboardingSession: {
-        parameters: {
-            query?: never;
-            header?: {
-                /**
-                 * @description Makes a retry safe: the same key with the same body replays the first answer for 24 hours; with another body it is a 409 IDEMPOTENCY_KEY_REUSED
-                 * @example order-4711-attempt-1
-                 */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /**
-                     * @description the business's address
-                     * @example hina.teriitahi@example.pf
-                     */
-                    email: string;
-                    /**
-                     * @description shown on the form
-                     * @example Vanille Tahaa
-                     */
-                    businessName?: string;
-                    /**
-                     * @description HTTPS URL the business returns to once it has submitted the form
-                     * @example https://shop.example.pf/account/cards
-                     */
-                    returnUrl: string;
-                    /**
-                     * @description HTTPS URL of the platform that issues a new session; shown when this one is expired, cancelled or used
-                     * @example https://marketplace.example/sellers/refresh
-                     */
-                    refreshUrl?: string;
-                    /**
-                     * @description seconds; default 604800 (7 days)
-                     * @example 86400
-                     */
-                    expiresIn?: number;
-                    /**
-                     * @description obc_… of a case in CORRECTION_REQUESTED: the form corrects it
-                     * @example obc_4kQ7mZ2xR9tLbV3nC8wYhJ
-                     */
-                    caseId?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OnboardingSession"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
-            429: components["responses"]["TooManyRequests"];
-        };
-    };
-    getOnboardingSession: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @example obs_4kQ7mZ2xR9tLbV3nC8wYhJ */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OnboardingSession"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-        };
-    };
-    cancelOnboardingSession: {
-        parameters: {
-            query?: never;
-            header?: {
-                /**
-                 * @description Makes a retry safe: the same key with the same body replays the first answer for 24 hours; with another body it is a 409 IDEMPOTENCY_KEY_REUSED
-                 * @example order-4711-attempt-1
-                 */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-            };
-            path: {
-                /** @example obs_4kQ7mZ2xR9tLbV3nC8wYhJ */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OnboardingSession"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
-            429: components["responses"]["TooManyRequests"];
-        };
-    };
-    getOnboardingCase: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @example obc_4kQ7mZ2xR9tLbV3nC8wYhJ */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OnboardingCase"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-        };
-    };
-    listPlatformMerchants: {
-        parameters: {
-            query?: {
-                /** @example 20 */
-                limit?: number;
-                /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
-                startingAfter?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: components["schemas"]["Seller"][];
-                        hasMore: boolean;
-                    };
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            429: components["responses"]["TooManyRequests"];
-        };
-    };
-    getPlatformMerchant: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @example mer_4kQ7mZ2xR9tLbV3nC8wYhJ */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Seller"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-        };
-    };
-    unlinkPlatformMerchant: {
-        parameters: {
-            query?: never;
-            header?: {
-                /**
-                 * @description Makes a retry safe: the same key with the same body replays the first answer for 24 hours; with another body it is a 409 IDEMPOTENCY_KEY_REUSED
-                 * @example order-4711-attempt-1
-                 */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-            };
-            path: {
-                /** @example mer_4kQ7mZ2xR9tLbV3nC8wYhJ */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Seller"];
                 };
             };
             400: components["responses"]["BadRequest"];
