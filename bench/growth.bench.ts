@@ -330,8 +330,13 @@ export default async function bench(): Promise<{ section: string; markdown: stri
   for (const r of runs) {
     for (const f of r.figures) {
       const speed = f.empty / f.full;
-      const verdict = f.label === 'motu ledger verify' ? 'linear by design' : speed >= 0.8 ? 'met' : '**not met**';
-      lines.push(`| ${r.dialect} | ${f.label} | ${f.empty} | ${f.full} | ${speed.toFixed(2)}× | ${verdict} | ${f.load.toFixed(1)} |`);
+      if (f.label === 'motu ledger verify') {
+        // It reads the whole books: its time per payment is the figure, not a ratio to the empty books.
+        const rate = ((f.full - f.empty) * 1000) / r.payments;
+        lines.push(`| ${r.dialect} | ${f.label} | ${f.empty} | ${f.full} | ${rate.toFixed(1)} µs per payment | linear by design | ${f.load.toFixed(1)} |`);
+        continue;
+      }
+      lines.push(`| ${r.dialect} | ${f.label} | ${f.empty} | ${f.full} | ${speed.toFixed(2)}× | ${speed >= 0.8 ? 'met' : '**not met**'} | ${f.load.toFixed(1)} |`);
     }
   }
   lines.push(

@@ -195,14 +195,13 @@ export default async function scaleout(): Promise<{ section: string; markdown: s
   const cpus = os.cpus();
   const out = [
     `Method: \`bench/scaleout.bench.ts\` on PostgreSQL: one fresh database, ${WORKERS} \`motu serve --role worker\` processes`,
-    'running throughout, and 1, 2 then 4 `motu serve --role api` processes (each its own port). The load is one autocannon',
+    `running throughout, and ${COUNTS.join(', ')} \`motu serve --role api\` processes in turn (each its own port). The load is one autocannon`,
     `instance per api process, all at once, ${TOTAL_CONNECTIONS} connections in total split evenly between the processes, so only the`,
     `process count changes; each run is ${SECONDS} s after a 2 s warm-up, \`POST /api/v1/payments/sessions\` with a unique body.`,
     'p50/p99 are the slowest process\'s (autocannon does not merge histograms). "API CPU" is the api processes\' user + system',
     'time per request, "database CPU" that of the PostgreSQL backends serving the benchmark\'s database (both from /proc).',
     ...(PINNED ? [
-      `Pinned (\`BENCH_SCALEOUT_PINNED\`: ${PINNED}): PostgreSQL on its own core, the api and worker processes and the load generator on the`,
-      'other (taskset; see docs/performance.md, "Scale-out", for how).',
+      `Pinned with taskset before the run: ${PINNED} (docs/performance.md, "Scale-out: the arithmetic", says how).`,
     ] : [
       'Everything — PostgreSQL, the api and worker processes and the load generator — runs on',
       `the same ${cpus.length} cores, so this measures whether adding processes helps on this machine, not a cluster.`,
