@@ -60,7 +60,25 @@ export class GroupCommitter<DB> {
   run<T>(fn: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ fn, resolve: resolve as (value: unknown) => void, reject });
+      this.arrived?.();
       this.schedule();
+    });
+  }
+
+  /** Called by `run` once a call is queued, while a hold waits for its fsync (see arrival). */
+  private arrived: (() => void) | undefined;
+
+  /**
+   * Resolves one turn of the event loop after the next call is queued (the requests read in the same I/O phase join
+   * it). A hold waiting for its fsync waits for this or the fsync, whichever comes first, rather than going round the
+   * event loop meanwhile: with a slow disk that round cost a core's worth of CPU for nothing.
+   */
+  private arrival(): Promise<void> {
+    return new Promise((resolve) => {
+      this.arrived = () => {
+        this.arrived = undefined;
+        setImmediate(resolve);
+      };
     });
   }
 
@@ -116,7 +134,9 @@ export class GroupCommitter<DB> {
         const first = await this.commitBatch(this.queue.splice(0, this.maxBatch), trx);
         batches.push(first);
         while (first.durable && !first.done) {
-          await Promise.race([first.durable, new Promise((resolve) => setImmediate(resolve))]);
+          const next = this.queue.length > 0 ? new Promise((resolve) => setImmediate(resolve)) : this.arrival();
+          await Promise.race([first.durable, next]);
+          this.arrived = undefined;
           if (!first.done && this.queue.length > 0) batches.push(await this.commitBatch(this.queue.splice(0, this.maxBatch), trx));
         }
         for (const batch of batches) await batch.durable;
