@@ -73,6 +73,8 @@ import { usersRoutes } from './modules/users/users.routes.js';
 import { checkCsrf, registerAudit, resolveSession } from './http/dashboard-auth.js';
 import { mailsRoutes } from './modules/back-office/mails.js';
 
+import { onboardingAdminRoutes, platformRoutes } from './modules/platforms/platforms.routes.js';
+import { onboardingPageRoutes } from './pages/onboarding/onboarding.routes.js';
 export interface AppDeps {
   db: Database;
   /** SHA-256 (hex) of the admin token. */
@@ -181,6 +183,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     await pages.register(dashboardPageRoutes());
     await pages.register(startRoutes());
     await pages.register(faviconRoutes());
+    await pages.register(onboardingPageRoutes(services.onboarding, config.hostedPagesPerMinute));
   });
   await app.register(sdkRoutes(new SdkService(services.checkout, services.walletSessions, config.publicUrl), widgetStarter(services.acquirers.monext, monextDeps)));
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
@@ -199,6 +202,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await admin.register(payoutsAdminRoutes(services.payouts, services.bankFiles));
       await admin.register(disputesAdminRoutes(services.disputes));
       await admin.register(usersAdminRoutes(services.users));
+      await admin.register(onboardingAdminRoutes(services.onboarding));
     },
     { prefix: '/admin/v1' },
   );
@@ -241,6 +245,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await api.register(disputesRoutes(services.disputes));
       await api.register(subscriptionsRoutes(services.subscriptions));
       await api.register(invoicesRoutes(services.invoices, pdfs));
+      await api.register(platformRoutes(services.onboarding));
     },
     { prefix: '/api/v1' },
   );

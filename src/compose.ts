@@ -37,6 +37,7 @@ import { UserSessions } from './modules/users/user-sessions.js';
 import { UsersService } from './modules/users/users.service.js';
 import type { Clock } from './shared/clock.js';
 import { secretBoxFor } from './shared/secret-box.js';
+import { OnboardingService } from './modules/platforms/onboarding.service.js';
 
 export interface Services {
   merchants: MerchantsService;
@@ -71,6 +72,7 @@ export interface Services {
   timeline: TimelineService;
   home: HomeService;
   goLive: GoLiveService;
+  onboarding: OnboardingService;
 }
 
 export function buildServices(config: Config, db: Database, clock: Clock): Services {
@@ -138,5 +140,6 @@ export function buildServices(config: Config, db: Database, clock: Clock): Servi
     timeline: new TimelineService({ payments, refunds, disputes, events, audit }),
     home: new HomeService(db, clock, balance, payments),
     goLive: new GoLiveService({ merchants, invoices, bankAccounts, apiKeys, webhooks }),
+    onboarding: new OnboardingService(db, clock, secretBoxFor(config), config.publicUrl, merchants, bankAccounts, balance, config.allowLoopbackUrls),
   };
 }

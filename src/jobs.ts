@@ -107,6 +107,8 @@ export function scheduledJobs(db: Database, clock: Clock, config?: Config, logge
     jobs.push({ name: 'answer-test-payouts', everyMs: 5_000, run: (now) => services.payouts.answerDueTestPayouts(now) });
     // Automatic payouts: each merchant's day of its schedule, once (the day is claimed before the run).
     jobs.push({ name: 'run-automatic-payouts', everyMs: 60_000, run: (now) => services.payoutSchedule.runDue(now) });
+    // Onboarding sessions of platforms left unused past their expiry: expired, with merchant.session.expired.
+    jobs.push({ name: 'expire-onboarding-sessions', everyMs: 30_000, run: (now) => services.onboarding.expireSessions(now) });
     jobs.push({ name: 'release-late-authorizations', everyMs: recoveryEvery, run: (now) => services.merchantPayments.releaseLateAuthorizations(now, recoveryEvery) });
     // Receipts and card-link mails queued in mail_jobs, when MOTU_SMTP_URL is set.
     if (config.mail) {

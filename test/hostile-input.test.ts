@@ -17,6 +17,7 @@ import { createSession, paidPayment } from './support/payments.js';
 import { saveCard } from './support/wallet.js';
 import { rowCounts, tableNames } from './support/tables.js';
 import { readStream } from './support/stream.js';
+import { createOnboardingSession, onboardSeller } from './support/platforms.js';
 
 interface Operation {
   method: string;
@@ -140,6 +141,10 @@ async function fixtures(t: TestApp): Promise<Fixtures> {
   const disputed = await paidPayment(t, m.testKey);
   const dispute = await t.api(m.testKey, 'POST', `/api/v1/test-helpers/payments/${disputed}/dispute`, { amount: 100 });
   assert.equal(dispute.status, 201, JSON.stringify(dispute.body));
+  // A platform too: a seller onboarded through the hosted form, and an onboarding session still open.
+  assert.equal((await t.admin('PATCH', `/admin/v1/merchants/${m.id}`, { platform: true })).status, 200);
+  const seller = await onboardSeller(t, m.testKey, { legalName: 'Hostile Seller SARL' });
+  const onboarding = await createOnboardingSession(t, m.testKey);
   return {
     key: m.testKey,
     ids: {
@@ -165,6 +170,10 @@ async function fixtures(t: TestApp): Promise<Fixtures> {
       subscription: subscription.body.id,
       invoice: invoice.body.id,
       creditNote: creditNote.body.id,
+      onboardingSession: onboarding.id,
+      onboardingToken: onboarding.token,
+      onboardingCase: seller.caseId,
+      seller: seller.merchantId,
     },
   };
 }
@@ -172,6 +181,10 @@ async function fixtures(t: TestApp): Promise<Fixtures> {
 /** A real id for the {id} of a path, so that hostile bodies reach the handlers and not only the 404. */
 function realId(path: string, method: string, ids: Record<string, string>): string {
   const table: Array<[RegExp, string]> = [
+    [/^\/api\/v1\/platform\/onboarding-sessions\//, 'onboardingSession'],
+    [/^\/(api\/v1\/platform|admin\/v1)\/onboarding-cases\//, 'onboardingCase'],
+    [/^\/api\/v1\/platform\/merchants\//, 'seller'],
+    [/^\/onboarding\//, 'onboardingToken'],
     [/^\/admin\/v1\/merchants\//, 'merchant'],
     [/^\/admin\/v1\/contracts\//, 'contract'],
     [/^\/admin\/v1\/stores\//, 'store'],
@@ -301,6 +314,8 @@ const VALID_BODIES: Record<string, Record<string, unknown>> = {
   'POST /api/v1/disputes/{id}/evidence': { uncategorizedText: 'x', submit: false },
   'POST /api/v1/test-helpers/payments/{id}/dispute': { amount: 1, reason: 'fraudulent' },
   'POST /api/v1/bank-accounts': { iban: 'DE89370400440532013000', holderName: 'H', currency: 'EUR' },
+  'POST /api/v1/platform/onboarding-sessions': { email: 'h@example.com', returnUrl: 'https://shop.example/r', businessName: 'H' },
+  'POST /admin/v1/onboarding-cases/{id}/decision': { enrollmentStatus: 'REFUSED', reasons: ['r'] },
   'POST /api/v1/payouts': { currency: 'EUR', amount: 1, description: 'd' },
   'PATCH /api/v1/payout-schedule': { interval: 'weekly', delayDays: 2 },
   'POST /api/v1/test-helpers/test-clocks': { frozenTime: '2030-01-01T00:00:00.000Z', name: 'n' },

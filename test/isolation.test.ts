@@ -11,6 +11,7 @@ import { saveCard } from './support/wallet.js';
 import { rowCounts, tableNames } from './support/tables.js';
 import { createUser, signedInUser } from './support/back-office.js';
 import { readStream } from './support/stream.js';
+import { createOnboardingSession, onboardSeller } from './support/platforms.js';
 import { MailOutbox } from '../src/mail/outbox.js';
 
 interface Victim {
@@ -72,6 +73,11 @@ const BY_ID: Record<string, { target: string; body?: unknown; storeScoped?: bool
   'POST /api/v1/customers/{id}/card-links': { target: 'customer', body: {} },
   'GET /api/v1/card-links/{id}': { target: 'cardLink' },
   'POST /api/v1/card-links/{id}/cancel': { target: 'cardLink', body: {} },
+  'GET /api/v1/platform/onboarding-sessions/{id}': { target: 'onboardingSession' },
+  'POST /api/v1/platform/onboarding-sessions/{id}/cancel': { target: 'onboardingSession', body: {} },
+  'GET /api/v1/platform/onboarding-cases/{id}': { target: 'onboardingCase' },
+  'GET /api/v1/platform/merchants/{id}': { target: 'seller' },
+  'POST /api/v1/platform/merchants/{id}/unlink': { target: 'seller', body: {} },
 };
 /** Routes with {id} that a secret key does not drive: the SDK routes are authenticated by the session id itself. */
 const NOT_KEYED = new Set([
@@ -110,6 +116,7 @@ const LISTS = (ids: Record<string, string>): Record<string, string[]> => ({
   'GET /api/v1/webhooks/signing-secret': ['/api/v1/webhooks/signing-secret'],
   'GET /api/v1/openapi.json': [],
   'GET /api/v1/events/stream': [],
+  'GET /api/v1/platform/merchants': ['/api/v1/platform/merchants?limit=100'],
 });
 
 /**
@@ -136,6 +143,7 @@ function crossReferences(ids: Record<string, string>): Record<string, unknown[]>
     'POST /api/v1/bank-accounts': [],
     'POST /api/v1/test-helpers/test-clocks': [],
     'POST /api/v1/webhooks/signing-secret/rotate': [],
+    'POST /api/v1/platform/onboarding-sessions': [{ email: 'thief@evil.example', returnUrl: 'https://evil.example/r', caseId: ids.onboardingCase }],
   };
 }
 
@@ -202,6 +210,10 @@ async function victim(t: TestApp): Promise<Victim> {
   const dispute = await t.api(m.testKey, 'POST', `/api/v1/test-helpers/payments/${captured}/dispute`, { amount: 100 });
   assert.equal(dispute.status, 201, JSON.stringify(dispute.body));
   const user = await createUser(t, m.id, 'victim-admin@victim.example', 'admin');
+  // The victim is a platform too: a seller onboarded through it, and an onboarding session still open.
+  assert.equal((await t.admin('PATCH', `/admin/v1/merchants/${m.id}`, { platform: true })).status, 200);
+  const seller = await onboardSeller(t, m.testKey, { legalName: 'Victim Seller SARL' });
+  const onboarding = await createOnboardingSession(t, m.testKey, { email: 'seller@victim.example' });
   // The mails of the card link, the receipt and the invoice, as the outbox queues them when a mail server is set.
   const outbox = new MailOutbox(t.clock);
   await t.db.transaction(async (trx) => {
@@ -224,6 +236,9 @@ async function victim(t: TestApp): Promise<Victim> {
       creditNote: creditNote.body.id,
       user: user.id,
       apiKey: storeKey.id,
+      onboardingSession: onboarding.id,
+      onboardingCase: seller.caseId,
+      seller: seller.merchantId,
     },
   };
 }
@@ -268,6 +283,8 @@ eachDatabase('isolation matrix', (dialect) => {
   before(async () => {
     v = await victim(t);
     const other = await createMerchant(t, 'Intruder');
+    // A platform as well, so that its keys reach the platform routes and meet 404 there (not the 403 of a non-platform).
+    assert.equal((await t.admin('PATCH', `/admin/v1/merchants/${other.id}`, { platform: true })).status, 200);
     await createStore(t, other.id, { code: 'V-2' }); // same store code as the victim's: codes are per merchant
     const otherStoreKey = await createKey(t, other.id, { mode: 'test' });
     const victimLiveRead = await createKey(t, v.ids.merchant!, { mode: 'live', permission: 'read' });

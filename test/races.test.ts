@@ -15,6 +15,7 @@ import { cardLinkRaces } from './races/card-links.js';
 import { invoiceRaces } from './races/invoices.js';
 import { payoutFileRaces } from './races/payout-files.js';
 import { signInRaces } from './races/sign-in.js';
+import { onboardingRaces } from './races/onboarding.js';
 import { splitRaces } from './races/splits.js';
 
 /** The card rows' bounds: a session's card tokens and the cards it may send to the acquirer. */
@@ -663,6 +664,7 @@ const RACES: RaceRow[] = [
   ...sessions,
   ...invoiceRaces,
   ...signInRaces,
+  ...onboardingRaces,
   ...splitRaces,
 ];
 

@@ -43,6 +43,7 @@ import * as m0042 from './migrations/0042_invoice_terms.js';
 import * as m0043 from './migrations/0043_retention.js';
 import * as m0044 from './migrations/0044_merchant_logos.js';
 import * as m0045 from './migrations/0045_platform_foundation.js';
+import * as m0046 from './migrations/0046_onboarding.js';
 import * as m0047 from './migrations/0047_split_payments.js';
 
 const MIGRATIONS: Record<string, Migration> = {
@@ -88,6 +89,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0043_retention': m0043,
   '0044_merchant_logos': m0044,
   '0045_platform_foundation': m0045,
+  '0046_onboarding': m0046,
   '0047_split_payments': m0047,
 };
 

@@ -23,7 +23,7 @@ import type { WebhookEndpointsTable } from '../modules/webhooks/endpoints.table.
 import type { SignInAttemptsTable, UserSessionsTable, UsersTable } from '../modules/users/users.table.js';
 import type { AuditLogTable } from '../modules/audit/audit.table.js';
 import type { DocumentPdfsTable } from '../modules/documents/document-pdfs.table.js';
-import type { PlatformLinksTable } from '../modules/platforms/platforms.table.js';
+import type { OnboardingCasesTable, OnboardingSessionsTable, PlatformLinksTable } from '../modules/platforms/platforms.table.js';
 
 export interface DB {
   settings: SettingsTable;
@@ -75,4 +75,6 @@ export interface DB {
   document_pdfs: DocumentPdfsTable;
   sign_in_attempts: SignInAttemptsTable;
   platform_links: PlatformLinksTable;
+  onboarding_sessions: OnboardingSessionsTable;
+  onboarding_cases: OnboardingCasesTable;
 }

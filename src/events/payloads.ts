@@ -270,14 +270,43 @@ export type DisputeUpdatedData = DisputeData & { previousStatus: string };
 
 // ---------- platform (marketplaces) and agency ----------
 
-export interface MerchantPlatformData {
-  merchantId?: string;
-  sessionId?: string;
-  status?: string;
-  enrollmentStatus?: string;
-  [extra: string]: unknown;
+/** An onboarding session of a platform (merchant.session.*). */
+export interface MerchantSessionData {
+  sessionId: string;
+  /** The address the platform gave the business. */
+  email: string;
+  status: 'open' | 'completed' | 'expired' | 'cancelled';
+  /** When the session's link stops working. */
+  expiresAt: string;
+  /** The onboarding case the session corrects, when it corrects one. */
+  caseId?: string;
 }
-export type MerchantRejectedData = MerchantPlatformData & { enrollmentStatus: 'CORRECTION_REQUESTED' | 'REFUSED' };
+/** An onboarding case's enrollment status changed (merchant.onboarding.updated). */
+export interface MerchantOnboardingData {
+  /** The onboarding case (obc_…). */
+  caseId: string;
+  enrollmentStatus: 'SUBMITTED' | 'IN_REVIEW' | 'APPROVED' | 'CORRECTION_REQUESTED' | 'REFUSED';
+  /** null when the case was just submitted for the first time. */
+  previousStatus: 'SUBMITTED' | 'IN_REVIEW' | 'APPROVED' | 'CORRECTION_REQUESTED' | 'REFUSED' | null;
+  /** Why corrections are asked or the case is refused. */
+  reasons?: string[];
+}
+/** A seller of the platform (merchant.created, .opened, .linked, .unlinked). */
+export interface MerchantPlatformData {
+  /** The seller. */
+  merchantId: string;
+  /** The platform. */
+  platformId: string;
+  /** The onboarding case that made the seller. */
+  caseId?: string;
+}
+export interface MerchantRejectedData {
+  /** The onboarding case (obc_…). */
+  caseId: string;
+  enrollmentStatus: 'CORRECTION_REQUESTED' | 'REFUSED';
+  /** Why corrections are asked or the case is refused. */
+  reasons: string[];
+}
 export interface AgencyData {
   agencyId: string;
   clientMerchantId?: string;
@@ -322,10 +351,10 @@ export interface EventDataMap {
   'payout.failed': PayoutFailedData;
   'dispute.created': DisputeData;
   'dispute.updated': DisputeUpdatedData;
-  'merchant.session.created': MerchantPlatformData;
-  'merchant.session.expired': MerchantPlatformData;
-  'merchant.session.cancelled': MerchantPlatformData;
-  'merchant.onboarding.updated': MerchantPlatformData;
+  'merchant.session.created': MerchantSessionData;
+  'merchant.session.expired': MerchantSessionData;
+  'merchant.session.cancelled': MerchantSessionData;
+  'merchant.onboarding.updated': MerchantOnboardingData;
   'merchant.created': MerchantPlatformData;
   'merchant.opened': MerchantPlatformData;
   'merchant.rejected': MerchantRejectedData;

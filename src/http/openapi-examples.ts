@@ -41,7 +41,8 @@ export const EXAMPLES: Readonly<Record<string, unknown>> = {
   cancelAt: '2026-12-31T23:59:59.000Z', createdFrom: '2026-03-01T00:00:00.000Z', createdTo: '2026-03-31T23:59:59.000Z',
   availableOn: '2026-03-16T00:00:00.000Z', arrivalDate: DAY, nextRunOn: DAY,
   // platforms (marketplaces)
-  openedAt: AT,
+  openedAt: AT, caseId: exampleId('obc'), platformId: exampleId('mer', 1), businessName: 'Vanille Tahaa', refreshUrl: 'https://marketplace.example/sellers/refresh',
+  linkedAt: LATER, unlinkedAt: LATER, completedAt: LATER, decidedAt: LATER, submissions: 1, reasons: ['The registration number is unreadable'],
   // people and places
   email: 'hina.teriitahi@example.pf', customerEmail: 'hina.teriitahi@example.pf', name: 'Hina Teriitahi', firstName: 'Hina',
   lastName: 'Teriitahi', holderName: 'Fare Ute Boutique SARL', phone: '+689 87 12 34 56', streetNumber: '12', street: 'Rue du Général de Gaulle',

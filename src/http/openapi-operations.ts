@@ -7,7 +7,8 @@
 export type Tag =
   | 'Payments' | 'Refunds' | 'Customers' | 'Wallet' | 'Webhooks' | 'Events' | 'Balance' | 'Bank accounts' | 'Payouts'
   | 'Disputes' | 'Subscriptions' | 'Billing' | 'Test helpers' | 'Browser SDK'
-  | 'Merchants' | 'Users' | 'Money operations';
+  | 'Merchants' | 'Users' | 'Money operations'
+  | 'Platforms';
 
 export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 410 | 422 | 429 | 503;
 
@@ -115,6 +116,14 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'GET /api/v1/sdk/sessions/{id}': { id: 'getSdkSession', tag: 'Browser SDK' },
   'POST /api/v1/sdk/sessions/{id}/submit': { id: 'submitSdkCard', tag: 'Browser SDK', errors: [422, 503] },
   'POST /api/v1/sdk/sessions/{id}/widget': { id: 'startSdkWidget', tag: 'Browser SDK', errors: [422, 503] },
+  // Platforms (marketplaces): a merchant's key without the platform flag is 403
+  'POST /api/v1/platform/onboarding-sessions': { id: 'createOnboardingSession', tag: 'Platforms', errors: [404, 409] },
+  'GET /api/v1/platform/onboarding-sessions/{id}': { id: 'getOnboardingSession', tag: 'Platforms' },
+  'POST /api/v1/platform/onboarding-sessions/{id}/cancel': { id: 'cancelOnboardingSession', tag: 'Platforms', errors: [409] },
+  'GET /api/v1/platform/onboarding-cases/{id}': { id: 'getOnboardingCase', tag: 'Platforms' },
+  'GET /api/v1/platform/merchants': { id: 'listPlatformMerchants', tag: 'Platforms' },
+  'GET /api/v1/platform/merchants/{id}': { id: 'getPlatformMerchant', tag: 'Platforms' },
+  'POST /api/v1/platform/merchants/{id}/unlink': { id: 'unlinkPlatformMerchant', tag: 'Platforms' },
 
   // ---------- the admin document (/admin/v1, the operator's token) ----------
   'POST /admin/v1/merchants': { id: 'createMerchant', tag: 'Merchants' },
@@ -139,6 +148,8 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'POST /admin/v1/payouts/{id}/failed': { id: 'markPayoutFailed', tag: 'Money operations', errors: [422] },
   'POST /admin/v1/payments/{id}/disputes': { id: 'openDispute', tag: 'Money operations', errors: [422] },
   'POST /admin/v1/disputes/{id}/close': { id: 'closeDispute', tag: 'Money operations', errors: [422] },
+  'GET /admin/v1/onboarding-cases': { id: 'listOnboardingCasesInReview', tag: 'Platforms' },
+  'POST /admin/v1/onboarding-cases/{id}/decision': { id: 'decideOnboardingCase', tag: 'Platforms', errors: [409] },
 };
 
 /** The tags of each document, in the order a reader meets them, with what a section is about. */
@@ -157,10 +168,12 @@ export const MERCHANT_TAGS: ReadonlyArray<{ name: Tag; description: string }> = 
   { name: 'Billing', description: 'Invoices and credit notes with legal numbering, their PDF and hosted page.' },
   { name: 'Test helpers', description: 'Test mode only: clocks that move time forward, and what a cardholder or an acquirer would do.' },
   { name: 'Browser SDK', description: "Calls the browser SDK makes from the customer's page; the session id is the credential, no key is sent." },
+  { name: 'Platforms', description: 'Marketplaces: onboarding sellers through a hosted form, their cases and the sellers linked to you (a platform key only).' },
 ];
 
 export const ADMIN_TAGS: ReadonlyArray<{ name: Tag; description: string }> = [
   { name: 'Merchants', description: 'Merchants, their contracts, stores and API keys.' },
   { name: 'Users', description: 'Back-office users of a merchant.' },
   { name: 'Money operations', description: 'Balance adjustments, bank transfer files and statements, disputes reported by the bank.' },
+  { name: 'Platforms', description: "Review of marketplaces' onboarding cases." },
 ];

@@ -78,6 +78,11 @@ const NAMED: ReadonlyArray<readonly [name: string, at: string]> = [
   ['ApiKeyRevoked', 'DELETE /admin/v1/keys/{id} 200'],
   ['User', 'GET /admin/v1/merchants/{id}/users 200 /properties/data/items'],
   ['UserCreated', 'POST /admin/v1/merchants/{id}/users 201'],
+  // platforms (marketplaces)
+  ['OnboardingSession', 'GET /api/v1/platform/onboarding-sessions/{id} 200'],
+  ['OnboardingCase', 'GET /api/v1/platform/onboarding-cases/{id} 200'],
+  ['Seller', 'GET /api/v1/platform/merchants/{id} 200'],
+  ['ReviewedOnboardingCase', 'POST /admin/v1/onboarding-cases/{id}/decision 200'],
 ];
 
 /** Enums of string fields the routes type as plain strings, per named object and property path. */
@@ -107,6 +112,7 @@ const PATH_PREFIXES: ReadonlyArray<readonly [segment: string, prefix: string]> =
   ['/bank-accounts/', 'ba'], ['/payouts/', 'po'], ['/test-clocks/', 'clk'], ['/disputes/', 'dp'], ['/subscriptions/', 'sub'],
   ['/billing/invoices/', 'inv'], ['/billing/credit-notes/', 'cn'], ['/merchants/', 'mer'], ['/contracts/', 'mcf'],
   ['/stores/', 'sto'], ['/keys/', 'key'],
+  ['/onboarding-sessions/', 'obs'], ['/onboarding-cases/', 'obc'],
 ];
 
 /** The prefix of the `id` of each named object. */
@@ -116,6 +122,7 @@ const ID_PREFIXES: Readonly<Record<string, string>> = {
   BankAccount: 'ba', Deleted: 'ba', Payout: 'po', TestClock: 'clk', Dispute: 'dp', Subscription: 'sub', Invoice: 'inv',
   CreditNote: 'cn', Merchant: 'mer', MerchantCreated: 'mer', MerchantDetail: 'mer', Contract: 'mcf', Store: 'sto',
   ApiKeyCreated: 'key', ApiKeyRevoked: 'key', User: 'usr', UserCreated: 'usr',
+  OnboardingSession: 'obs', OnboardingCase: 'obc', Seller: 'mer', ReviewedOnboardingCase: 'obc',
 };
 
 /** The `id` of an object nested under this property name. */

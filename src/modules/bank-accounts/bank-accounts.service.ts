@@ -58,19 +58,27 @@ export class BankAccountsService {
   async create(owner: Owner, input: BankAccountInput) {
     merchantWide(owner);
     const iban = checkedIban(input.iban);
+    const id = await this.db.transaction((trx) => this.insert(trx, owner, { ...input, iban }));
+    return bankAccountView(await this.find(owner, id));
+  }
+
+  /**
+   * Writes the account on the caller's transaction (an approved onboarding gives its seller the IBAN of its case);
+   * the IBAN is checked again. The first account of a currency is its default. Returns its id.
+   */
+  async insert(trx: Trx, owner: Owner, input: BankAccountInput): Promise<string> {
+    const iban = checkedIban(input.iban);
     const id = newId('ba');
     const fingerprint = createHmac('sha256', this.fingerprintKey).update(`${owner.merchantId}:${owner.mode}:${iban}`).digest('base64url').slice(0, 16);
-    await this.db.transaction(async (trx) => {
-      // The first account of a currency is its default (read, under the currency's lock, in the insert's transaction).
-      await this.lockMerchant(trx, owner);
-      const current = await this.live(trx, owner).select('id').where('currency', '=', input.currency).where('is_default', '=', 1).executeTakeFirst();
-      await trx.insertInto('bank_accounts').values({
-        id, merchant_id: owner.merchantId, mode: owner.mode, currency: input.currency, country: iban.slice(0, 2), last4: iban.slice(-4),
-        fingerprint, iban_sealed: this.box.seal(iban), holder_name: input.holderName, bic: input.bic?.toUpperCase() ?? null,
-        status: 'new', is_default: current ? 0 : 1, created_at: this.clock.now().toISOString(), deleted_at: null,
-      }).execute();
-    });
-    return bankAccountView(await this.find(owner, id));
+    // The first account of a currency is its default (read, under the currency's lock, in the insert's transaction).
+    await this.lockMerchant(trx, owner);
+    const current = await this.live(trx, owner).select('id').where('currency', '=', input.currency).where('is_default', '=', 1).executeTakeFirst();
+    await trx.insertInto('bank_accounts').values({
+      id, merchant_id: owner.merchantId, mode: owner.mode, currency: input.currency, country: iban.slice(0, 2), last4: iban.slice(-4),
+      fingerprint, iban_sealed: this.box.seal(iban), holder_name: input.holderName, bic: input.bic?.toUpperCase() ?? null,
+      status: 'new', is_default: current ? 0 : 1, created_at: this.clock.now().toISOString(), deleted_at: null,
+    }).execute();
+    return id;
   }
 
   async list(owner: Owner, page: PageRequest) {

@@ -1,6 +1,7 @@
 // The operator's commands: each opens the database (DATABASE_URL, else the SQLite file in MOTU_DATA_DIR), migrates it,
 // calls the same service as the admin API route, prints JSON and closes. Loaded only when one of them runs, so that
 // `motu --help` does not load the database drivers and the services.
+import type { Static } from 'typebox';
 import { existsSync, readFileSync } from 'node:fs';
 import nodePath from 'node:path';
 import { parseConfig, type Config } from '../../config.js';
@@ -14,6 +15,7 @@ import { verifyLedger } from '../../modules/ledger/verify.js';
 import { KeyBody } from '../../modules/merchants/api-keys.routes.js';
 import { ContractBody, ContractPatch } from '../../modules/merchants/contracts.routes.js';
 import { MerchantBody, MerchantPatch } from '../../modules/merchants/merchants.routes.js';
+import { DecisionBody } from '../../modules/platforms/platforms.routes.js';
 import { StoreBody, StorePatch } from '../../modules/merchants/stores.routes.js';
 import { XPF_CSV_HEADER, xpfCsvValues } from '../../modules/payouts/payouts.routes.js';
 import { UserBody } from '../../modules/users/users.admin.routes.js';
@@ -135,6 +137,11 @@ const HANDLERS: Record<string, Handler> = {
   'disputes open': async ({ services }, [paymentId], f) => json(await services.disputes.openByOperator(paymentId!, checked(AdminOpenBody, {
     kind: str(f.kind), reason: str(f.reason), amount: int(f.amount, 'amount'),
   }))),
+  'onboarding-cases list': async ({ services }) => json(await services.onboarding.casesInReview({ limit: 100 })),
+  'onboarding-cases decide': async ({ services }, [id], f) => json(await services.onboarding.decide(id!, checked<Static<typeof DecisionBody>>(DecisionBody, {
+    enrollmentStatus: str(f.status), reasons: Array.isArray(f.reason) ? f.reason.map(String) : undefined,
+  }))),
+
   'disputes close': async ({ services }, [id], f) =>
     json(await services.disputes.closeByOperator(id!, checked<{ outcome: 'won' | 'lost' }>(CloseBody, { outcome: str(f.outcome) }).outcome)),
 

@@ -225,6 +225,14 @@ export function buildProgram(ctx: RunContext): Command {
     .requiredOption('--outcome <won|lost>', 'won or lost')
     .action(adminAction(ctx));
 
+  const onboarding = program.command('onboarding-cases').description('marketplaces\' onboarding cases: review and decide (live mode)');
+  onboarding.command('list').description('the cases awaiting a decision (IN_REVIEW), oldest first').action(adminAction(ctx));
+  onboarding.command('decide').description('decide a case in review: APPROVED creates the seller and links it to its platform')
+    .argument('<id>', 'obc_…')
+    .requiredOption('--status <APPROVED|CORRECTION_REQUESTED|REFUSED>', 'the decision')
+    .option('--reason <text...>', 'why (required for CORRECTION_REQUESTED and REFUSED; repeat for several)')
+    .action(adminAction(ctx));
+
   const payouts = program.command('payouts').description('live payouts: the bank files and the bank\'s answers');
   payouts.command('transfers-xml').description('the day\'s live EUR payouts as a SEPA transfer file (pain.001.001.03), printed as is')
     .requiredOption('--date <YYYY-MM-DD>', 'the day').action(adminAction(ctx));

@@ -1144,6 +1144,125 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/platform/onboarding-sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create an onboarding session: a hosted form a business fills in to become your seller */
+        post: operations["createOnboardingSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/platform/onboarding-sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read an onboarding session */
+        get: operations["getOnboardingSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/platform/onboarding-sessions/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel an open onboarding session (its link stops working) */
+        post: operations["cancelOnboardingSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/platform/onboarding-cases/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read an onboarding case and its enrollment status */
+        get: operations["getOnboardingCase"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/platform/merchants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List your sellers, newest link first */
+        get: operations["listPlatformMerchants"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/platform/merchants/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read one of your sellers */
+        get: operations["getPlatformMerchant"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/platform/merchants/{id}/unlink": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Unlink a seller: it can no longer be paid through you; its account stays open */
+        post: operations["unlinkPlatformMerchant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "payment.authorized": {
@@ -2155,7 +2274,7 @@ export interface components {
              * @description Stable: branch on it, never on the message
              * @enum {string}
              */
-            code: "VALIDATION_ERROR" | "ORDER_AMOUNT_MISMATCH" | "UNKNOWN_STORE" | "STORE_INACTIVE" | "STORE_KIND_MISMATCH" | "STORE_CONTRACT_INACTIVE" | "STORE_CONTRACT_CONFLICT" | "STORE_KEY_MISMATCH" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "TWO_FACTOR_REQUIRED" | "INVALID_TWO_FACTOR_CODE" | "CSRF_TOKEN_INVALID" | "PERMISSION_DENIED" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "ALREADY_EXISTS" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "SESSION_EXPIRED" | "BUSINESS_RULE_VIOLATION" | "PAYMENT_NOT_CAPTURABLE" | "PAYMENT_NOT_CANCELLABLE" | "PAYMENT_NOT_REFUNDABLE" | "REFUND_EXCEEDS_CAPTURED" | "INSUFFICIENT_BALANCE" | "NO_BANK_ACCOUNT" | "PAYOUT_NOT_CANCELLABLE" | "PAYOUT_NOT_PENDING" | "CLOCK_NOT_ADVANCEABLE" | "CLOCK_ADVANCE_TOO_FAR" | "CLOCK_OBJECT_LIMIT" | "PAYMENT_DISPUTED" | "PAYMENT_NOT_DISPUTABLE" | "DISPUTE_EVIDENCE_SUBMITTED" | "DISPUTE_CLOSED" | "PAYMENT_METHOD_UNUSABLE" | "SUBSCRIPTION_CANCELLED" | "SUBSCRIPTION_NOT_PAST_DUE" | "INVOICING_INVOICE_FINALIZED" | "INVOICING_NOT_ACTIVATED" | "INVOICING_INVOICE_NOT_PAYABLE" | "INVOICING_AMOUNT_EXCEEDS_REMAINING" | "INVOICING_CREDIT_EXCEEDS_CREDITABLE" | "INVOICING_NOTHING_TO_REFUND" | "LAST_OWNER" | "RATE_LIMITED" | "ACCOUNT_LOCKED" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "ACQUIRER_NOT_CONFIGURED" | "OPERATOR_ACCOUNT_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "PLATFORM_CONFIG_INVALID";
+            code: "VALIDATION_ERROR" | "ORDER_AMOUNT_MISMATCH" | "UNKNOWN_STORE" | "STORE_INACTIVE" | "STORE_KIND_MISMATCH" | "STORE_CONTRACT_INACTIVE" | "STORE_CONTRACT_CONFLICT" | "STORE_KEY_MISMATCH" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "TWO_FACTOR_REQUIRED" | "INVALID_TWO_FACTOR_CODE" | "CSRF_TOKEN_INVALID" | "PERMISSION_DENIED" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "ALREADY_EXISTS" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "ONBOARDING_SESSION_NOT_OPEN" | "ONBOARDING_CASE_NOT_CORRECTABLE" | "ONBOARDING_CASE_REFUSED" | "ONBOARDING_CASE_DECIDED" | "SESSION_EXPIRED" | "BUSINESS_RULE_VIOLATION" | "PAYMENT_NOT_CAPTURABLE" | "PAYMENT_NOT_CANCELLABLE" | "PAYMENT_NOT_REFUNDABLE" | "REFUND_EXCEEDS_CAPTURED" | "INSUFFICIENT_BALANCE" | "NO_BANK_ACCOUNT" | "PAYOUT_NOT_CANCELLABLE" | "PAYOUT_NOT_PENDING" | "CLOCK_NOT_ADVANCEABLE" | "CLOCK_ADVANCE_TOO_FAR" | "CLOCK_OBJECT_LIMIT" | "PAYMENT_DISPUTED" | "PAYMENT_NOT_DISPUTABLE" | "DISPUTE_EVIDENCE_SUBMITTED" | "DISPUTE_CLOSED" | "PAYMENT_METHOD_UNUSABLE" | "SUBSCRIPTION_CANCELLED" | "SUBSCRIPTION_NOT_PAST_DUE" | "INVOICING_INVOICE_FINALIZED" | "INVOICING_NOT_ACTIVATED" | "INVOICING_INVOICE_NOT_PAYABLE" | "INVOICING_AMOUNT_EXCEEDS_REMAINING" | "INVOICING_CREDIT_EXCEEDS_CREDITABLE" | "INVOICING_NOTHING_TO_REFUND" | "LAST_OWNER" | "RATE_LIMITED" | "ACCOUNT_LOCKED" | "TOO_MANY_ATTEMPTS" | "INTERNAL_ERROR" | "ACQUIRER_NOT_CONFIGURED" | "OPERATOR_ACCOUNT_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE" | "PLATFORM_CONFIG_INVALID";
             /** @example No payment with id pay_4kQ7mZ2xR9tLbV3nC8wYhJ */
             message: string;
             /**
@@ -3229,6 +3348,158 @@ export interface components {
             /** @example 2026-03-14T09:26:53.000Z */
             createdAt: string;
         };
+        OnboardingSession: {
+            /**
+             * @description obs_…
+             * @example obs_4kQ7mZ2xR9tLbV3nC8wYhJ
+             */
+            id: string;
+            /**
+             * @description the hosted form to send the business to
+             * @example https://shop.example.pf/webhooks/motu
+             */
+            url: string;
+            /** @enum {string} */
+            status: "open" | "completed" | "expired" | "cancelled";
+            /** @example hina.teriitahi@example.pf */
+            email: string;
+            /** @example Vanille Tahaa */
+            businessName: string | null;
+            /** @example https://shop.example.pf/account/cards */
+            returnUrl: string;
+            /** @example https://marketplace.example/sellers/refresh */
+            refreshUrl: string | null;
+            /** @example obc_4kQ7mZ2xR9tLbV3nC8wYhJ */
+            caseId: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-03-15T09:26:53.000Z
+             */
+            expiresAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-03-14T09:26:53.000Z
+             */
+            createdAt: string;
+            /** @example 2026-03-14T09:41:12.000Z */
+            completedAt: string | null;
+            /** @example 2026-03-14T09:41:12.000Z */
+            cancelledAt: string | null;
+        };
+        OnboardingCase: {
+            /**
+             * @description obc_…
+             * @example obc_4kQ7mZ2xR9tLbV3nC8wYhJ
+             */
+            id: string;
+            /** @enum {string} */
+            enrollmentStatus: "SUBMITTED" | "IN_REVIEW" | "APPROVED" | "CORRECTION_REQUESTED" | "REFUSED";
+            /** @example hina.teriitahi@example.pf */
+            email: string;
+            /** @example Fare Ute Boutique SARL */
+            legalName: string;
+            /** @example C12345 */
+            registrationNumber: string;
+            address: {
+                /** @example 12 rue du Général de Gaulle */
+                line1: string;
+                /** @example Immeuble Taina, 2e étage */
+                line2?: string;
+                /** @example 98714 */
+                postalCode: string;
+                /** @example Papeete */
+                city: string;
+                /** @example PF */
+                country: string;
+            };
+            representative: {
+                /** @example Hina */
+                firstName: string;
+                /** @example Teriitahi */
+                lastName: string;
+            };
+            /** @description the IBAN is never returned */
+            bankAccount: {
+                /** @example PF */
+                country: string;
+                /** @example 4242 */
+                last4: string;
+                /** @enum {string} */
+                currency: "XPF" | "EUR";
+            };
+            reasons: string[] | null;
+            /**
+             * @description how many times the form submitted it
+             * @example 1
+             */
+            submissions: number;
+            /** @example mer_4kQ7mZ2xR9tLbV3nC8wYhJ */
+            merchantId: string | null;
+            /** @enum {string} */
+            mode: "test" | "live";
+            /**
+             * Format: date-time
+             * @example 2026-03-14T09:26:53.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-03-14T09:41:12.000Z
+             */
+            updatedAt: string;
+            /** @example 2026-03-14T09:41:12.000Z */
+            decidedAt: string | null;
+        };
+        Seller: {
+            /**
+             * @description mer_…
+             * @example mer_4kQ7mZ2xR9tLbV3nC8wYhJ
+             */
+            id: string;
+            /** @example Hina Teriitahi */
+            name: string;
+            /** @example Fare Ute Boutique SARL */
+            legalName: string | null;
+            /** @example C12345 */
+            registrationNumber: string | null;
+            /**
+             * @description open: its payment account can collect
+             * @enum {string}
+             */
+            state: "open" | "pending";
+            /** @example 2026-03-14T09:26:53.000Z */
+            openedAt: string | null;
+            /** @example obc_4kQ7mZ2xR9tLbV3nC8wYhJ */
+            caseId: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-03-14T09:41:12.000Z
+             */
+            linkedAt: string;
+            /** @example 2026-03-14T09:41:12.000Z */
+            unlinkedAt: string | null;
+            /** @description the seller's balance in this mode */
+            balance: {
+                available: {
+                    /** @enum {string} */
+                    currency: "XPF" | "EUR";
+                    /**
+                     * @description minor units
+                     * @example 4500
+                     */
+                    amount: number;
+                }[];
+                pending: {
+                    /** @enum {string} */
+                    currency: "XPF" | "EUR";
+                    /**
+                     * @description minor units
+                     * @example 4500
+                     */
+                    amount: number;
+                }[];
+            };
+        };
         PaymentAuthorizedData: {
             /** @description The payment (pay_…). */
             paymentId: string;
@@ -3969,30 +4240,58 @@ export interface components {
             /** @description The last moment to submit evidence. */
             evidenceDueBy: string;
         };
-        MerchantPlatformData: {
-            /** @description The merchant (mer_…). */
-            merchantId?: string;
+        /** @description An onboarding session of a platform (merchant.session.*). */
+        MerchantSessionData: {
             /** @description The enrollment session. */
-            sessionId?: string;
-            /** @description The object's status after the change. */
-            status?: string;
-            /** @description The enrollment's status. */
-            enrollmentStatus?: string;
-        } & {
-            [key: string]: unknown;
+            sessionId: string;
+            /** @description The address the platform gave the business. */
+            email: string;
+            /**
+             * @description The object's status after the change.
+             * @enum {string}
+             */
+            status: "open" | "completed" | "expired" | "cancelled";
+            /** @description When the session's link stops working. */
+            expiresAt: string;
+            /** @description The onboarding case the session corrects, when it corrects one. */
+            caseId?: string;
+        };
+        /** @description An onboarding case's enrollment status changed (merchant.onboarding.updated). */
+        MerchantOnboardingData: {
+            /** @description The onboarding case (obc_…). */
+            caseId: string;
+            /**
+             * @description The enrollment's status.
+             * @enum {string}
+             */
+            enrollmentStatus: "SUBMITTED" | "IN_REVIEW" | "APPROVED" | "CORRECTION_REQUESTED" | "REFUSED";
+            /**
+             * @description null when the case was just submitted for the first time.
+             * @enum {string|null}
+             */
+            previousStatus: "SUBMITTED" | "IN_REVIEW" | "APPROVED" | "CORRECTION_REQUESTED" | "REFUSED" | null;
+            /** @description Why corrections are asked or the case is refused. */
+            reasons?: string[];
+        };
+        /** @description A seller of the platform (merchant.created, .opened, .linked, .unlinked). */
+        MerchantPlatformData: {
+            /** @description The seller. */
+            merchantId: string;
+            /** @description The platform. */
+            platformId: string;
+            /** @description The onboarding case that made the seller. */
+            caseId?: string;
         };
         MerchantRejectedData: {
+            /** @description The onboarding case (obc_…). */
+            caseId: string;
             /**
              * @description The enrollment's status.
              * @enum {string}
              */
             enrollmentStatus: "CORRECTION_REQUESTED" | "REFUSED";
-            /** @description The merchant (mer_…). */
-            merchantId?: string;
-            /** @description The enrollment session. */
-            sessionId?: string;
-            /** @description The object's status after the change. */
-            status?: string;
+            /** @description Why corrections are asked or the case is refused. */
+            reasons: string[];
         };
         AgencyData: {
             /** @description The agency (mer_…). */
@@ -8310,6 +8609,259 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    createOnboardingSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same body replays the first answer for 24 hours; with another body it is a 409 IDEMPOTENCY_KEY_REUSED
+                 * @example order-4711-attempt-1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description the business's address
+                     * @example hina.teriitahi@example.pf
+                     */
+                    email: string;
+                    /**
+                     * @description shown on the form
+                     * @example Vanille Tahaa
+                     */
+                    businessName?: string;
+                    /**
+                     * @description HTTPS URL the business returns to once it has submitted the form
+                     * @example https://shop.example.pf/account/cards
+                     */
+                    returnUrl: string;
+                    /**
+                     * @description HTTPS URL of the platform that issues a new session; shown when this one is expired, cancelled or used
+                     * @example https://marketplace.example/sellers/refresh
+                     */
+                    refreshUrl?: string;
+                    /**
+                     * @description seconds; default 604800 (7 days)
+                     * @example 86400
+                     */
+                    expiresIn?: number;
+                    /**
+                     * @description obc_… of a case in CORRECTION_REQUESTED: the form corrects it
+                     * @example obc_4kQ7mZ2xR9tLbV3nC8wYhJ
+                     */
+                    caseId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OnboardingSession"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    getOnboardingSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example obs_4kQ7mZ2xR9tLbV3nC8wYhJ */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OnboardingSession"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    cancelOnboardingSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same body replays the first answer for 24 hours; with another body it is a 409 IDEMPOTENCY_KEY_REUSED
+                 * @example order-4711-attempt-1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example obs_4kQ7mZ2xR9tLbV3nC8wYhJ */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OnboardingSession"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    getOnboardingCase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example obc_4kQ7mZ2xR9tLbV3nC8wYhJ */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OnboardingCase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listPlatformMerchants: {
+        parameters: {
+            query?: {
+                /** @example 20 */
+                limit?: number;
+                /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
+                startingAfter?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Seller"][];
+                        hasMore: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    getPlatformMerchant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example mer_4kQ7mZ2xR9tLbV3nC8wYhJ */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Seller"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    unlinkPlatformMerchant: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same body replays the first answer for 24 hours; with another body it is a 409 IDEMPOTENCY_KEY_REUSED
+                 * @example order-4711-attempt-1
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example mer_4kQ7mZ2xR9tLbV3nC8wYhJ */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Seller"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
     onPaymentAuthorized: {
         parameters: {
             query?: never;
@@ -11652,10 +12204,11 @@ export interface operations {
                  *       "type": "merchant.session.created",
                  *       "createdAt": "2026-03-14T09:26:53.000Z",
                  *       "data": {
-                 *         "merchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
                  *         "sessionId": "enr_4kQ7mZ2x",
-                 *         "status": "active",
-                 *         "enrollmentStatus": "CORRECTION_REQUESTED"
+                 *         "email": "hina.teriitahi@example.pf",
+                 *         "status": "open",
+                 *         "expiresAt": "2026-03-15T09:26:53.000Z",
+                 *         "caseId": "obc_4kQ7mZ2xR9tLbV3nC8wYhJ"
                  *       }
                  *     }
                  */
@@ -11673,7 +12226,7 @@ export interface operations {
                      * @example 2026-03-14T09:26:53.000Z
                      */
                     createdAt: string;
-                    data: components["schemas"]["MerchantPlatformData"];
+                    data: components["schemas"]["MerchantSessionData"];
                 };
             };
         };
@@ -11730,10 +12283,11 @@ export interface operations {
                  *       "type": "merchant.session.expired",
                  *       "createdAt": "2026-03-14T09:26:53.000Z",
                  *       "data": {
-                 *         "merchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
                  *         "sessionId": "enr_4kQ7mZ2x",
-                 *         "status": "active",
-                 *         "enrollmentStatus": "CORRECTION_REQUESTED"
+                 *         "email": "hina.teriitahi@example.pf",
+                 *         "status": "open",
+                 *         "expiresAt": "2026-03-15T09:26:53.000Z",
+                 *         "caseId": "obc_4kQ7mZ2xR9tLbV3nC8wYhJ"
                  *       }
                  *     }
                  */
@@ -11751,7 +12305,7 @@ export interface operations {
                      * @example 2026-03-14T09:26:53.000Z
                      */
                     createdAt: string;
-                    data: components["schemas"]["MerchantPlatformData"];
+                    data: components["schemas"]["MerchantSessionData"];
                 };
             };
         };
@@ -11808,10 +12362,11 @@ export interface operations {
                  *       "type": "merchant.session.cancelled",
                  *       "createdAt": "2026-03-14T09:26:53.000Z",
                  *       "data": {
-                 *         "merchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
                  *         "sessionId": "enr_4kQ7mZ2x",
-                 *         "status": "active",
-                 *         "enrollmentStatus": "CORRECTION_REQUESTED"
+                 *         "email": "hina.teriitahi@example.pf",
+                 *         "status": "open",
+                 *         "expiresAt": "2026-03-15T09:26:53.000Z",
+                 *         "caseId": "obc_4kQ7mZ2xR9tLbV3nC8wYhJ"
                  *       }
                  *     }
                  */
@@ -11829,7 +12384,7 @@ export interface operations {
                      * @example 2026-03-14T09:26:53.000Z
                      */
                     createdAt: string;
-                    data: components["schemas"]["MerchantPlatformData"];
+                    data: components["schemas"]["MerchantSessionData"];
                 };
             };
         };
@@ -11886,10 +12441,12 @@ export interface operations {
                  *       "type": "merchant.onboarding.updated",
                  *       "createdAt": "2026-03-14T09:26:53.000Z",
                  *       "data": {
-                 *         "merchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
-                 *         "sessionId": "enr_4kQ7mZ2x",
-                 *         "status": "active",
-                 *         "enrollmentStatus": "CORRECTION_REQUESTED"
+                 *         "caseId": "obc_4kQ7mZ2xR9tLbV3nC8wYhJ",
+                 *         "enrollmentStatus": "CORRECTION_REQUESTED",
+                 *         "previousStatus": "SUBMITTED",
+                 *         "reasons": [
+                 *           "The registration number is unreadable"
+                 *         ]
                  *       }
                  *     }
                  */
@@ -11907,7 +12464,7 @@ export interface operations {
                      * @example 2026-03-14T09:26:53.000Z
                      */
                     createdAt: string;
-                    data: components["schemas"]["MerchantPlatformData"];
+                    data: components["schemas"]["MerchantOnboardingData"];
                 };
             };
         };
@@ -11965,9 +12522,8 @@ export interface operations {
                  *       "createdAt": "2026-03-14T09:26:53.000Z",
                  *       "data": {
                  *         "merchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
-                 *         "sessionId": "enr_4kQ7mZ2x",
-                 *         "status": "active",
-                 *         "enrollmentStatus": "CORRECTION_REQUESTED"
+                 *         "platformId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *         "caseId": "obc_4kQ7mZ2xR9tLbV3nC8wYhJ"
                  *       }
                  *     }
                  */
@@ -12043,9 +12599,8 @@ export interface operations {
                  *       "createdAt": "2026-03-14T09:26:53.000Z",
                  *       "data": {
                  *         "merchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
-                 *         "sessionId": "enr_4kQ7mZ2x",
-                 *         "status": "active",
-                 *         "enrollmentStatus": "CORRECTION_REQUESTED"
+                 *         "platformId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *         "caseId": "obc_4kQ7mZ2xR9tLbV3nC8wYhJ"
                  *       }
                  *     }
                  */
@@ -12120,10 +12675,11 @@ export interface operations {
                  *       "type": "merchant.rejected",
                  *       "createdAt": "2026-03-14T09:26:53.000Z",
                  *       "data": {
+                 *         "caseId": "obc_4kQ7mZ2xR9tLbV3nC8wYhJ",
                  *         "enrollmentStatus": "CORRECTION_REQUESTED",
-                 *         "merchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
-                 *         "sessionId": "enr_4kQ7mZ2x",
-                 *         "status": "active"
+                 *         "reasons": [
+                 *           "The registration number is unreadable"
+                 *         ]
                  *       }
                  *     }
                  */
@@ -12199,9 +12755,8 @@ export interface operations {
                  *       "createdAt": "2026-03-14T09:26:53.000Z",
                  *       "data": {
                  *         "merchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
-                 *         "sessionId": "enr_4kQ7mZ2x",
-                 *         "status": "active",
-                 *         "enrollmentStatus": "CORRECTION_REQUESTED"
+                 *         "platformId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *         "caseId": "obc_4kQ7mZ2xR9tLbV3nC8wYhJ"
                  *       }
                  *     }
                  */
@@ -12277,9 +12832,8 @@ export interface operations {
                  *       "createdAt": "2026-03-14T09:26:53.000Z",
                  *       "data": {
                  *         "merchantId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
-                 *         "sessionId": "enr_4kQ7mZ2x",
-                 *         "status": "active",
-                 *         "enrollmentStatus": "CORRECTION_REQUESTED"
+                 *         "platformId": "mer_7Hq2LmVx9TzR4bNc8KpW3d",
+                 *         "caseId": "obc_4kQ7mZ2xR9tLbV3nC8wYhJ"
                  *       }
                  *     }
                  */
