@@ -4,9 +4,11 @@
 // platformDistribution (a seller: netAmount − refundedAmount + refundedCommission; the platform: netAmount −
 // refundedCommission, less its chargebacks and their fee, which no platformDistribution carries).
 // Everything goes through HTTP and the real scheduler; the sellers are onboarded through test/support/platforms.ts.
-// SPLIT_PROPERTY_RUNS sets the number of payments: by default 5,000 on SQLite and 500 on PostgreSQL (5,000 take several
-// minutes there on a shared machine; `SPLIT_PROPERTY_RUNS=5000 DATABASE_URL=… node --import tsx --test
-// test/split-property.test.ts` runs them). SPLIT_PROPERTY_SEED replays a failing run (the seed is in the failure message).
+// SPLIT_PROPERTY_RUNS sets the number of payments: by default 5,000 on SQLite and 500 on PostgreSQL. Each payment is a
+// handful of HTTP calls (about 1 s each on SQLite, 1.5 s on PostgreSQL on a shared 2-CPU machine under heavy load: 150
+// took 161 s and 226 s), so 5,000 take over an hour there; `SPLIT_PROPERTY_RUNS=5000 DATABASE_URL=… node --import tsx
+// --test test/split-property.test.ts` runs them on both. SPLIT_PROPERTY_SEED replays a failing run (the seed is in the
+// failure message).
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { verifyLedger } from '../src/modules/ledger/verify.js';
