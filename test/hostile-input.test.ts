@@ -223,6 +223,7 @@ function realId(path: string, method: string, ids: Record<string, string>): stri
     [/^\/api\/v1\/billing\/credit-notes\//, 'creditNote'],
     [/^\/api\/v1\/agency\/invitations\//, 'agencyInvitation'],
     [/^\/api\/v1\/agency-invitations\//, 'invitationToken'],
+    [/^\/agency-invitations\//, 'invitationToken'],
     [/^\/api\/v1\/agency-mandates\//, 'mandate'],
     [/^\/checkout\//, 'session'],
     [/^\/wallet\//, 'walletSession'],

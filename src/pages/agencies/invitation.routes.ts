@@ -19,7 +19,7 @@ const Query = Type.Object({ lang: Type.Optional(Type.String({ maxLength: 35 })) 
 const Form = Type.Object({
   email: Type.Optional(Type.String({ maxLength: 254 })), password: Type.Optional(Type.String({ maxLength: 1024 })),
   code: Type.Optional(Type.String({ maxLength: 64 })), csrfToken: Type.Optional(Type.String({ maxLength: 128 })),
-});
+}, { additionalProperties: false });
 
 export interface InvitationPageDeps {
   invitations: AgencyInvitationsService;
@@ -71,6 +71,10 @@ export function invitationPageRoutes(deps: InvitationPageDeps) {
       '/agency-invitations/:token',
       { schema: { hide: true, params: Params, querystring: Query, body: Form }, config: hostedRateLimit(deps.perMinute) },
       async (request, reply) => {
+        // The page's own form; a program accepts through the API with its key, and is told so in the API's shape.
+        if (!String(request.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')) {
+          throw new AppError('VALIDATION_ERROR', 'This is the invitation page\'s form; a program accepts with POST /api/v1/agency-invitations/{token}/accept and its secret key', { field: 'body' });
+        }
         const lang = pageLang(request.query.lang);
         const { token } = request.params;
         const form = request.body ?? {};
