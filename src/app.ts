@@ -78,6 +78,7 @@ import { refuseAccountHeader } from './http/acting.js';
 import { registerActedBy } from './http/acted-by.js';
 
 import { onboardingAdminRoutes, platformRoutes } from './modules/platforms/platforms.routes.js';
+import { onboardingListRoutes } from './modules/platforms/onboarding-lists.routes.js';
 import { onboardingPageRoutes } from './pages/onboarding/onboarding.routes.js';
 export interface AppDeps {
   db: Database;
@@ -253,6 +254,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await api.register(invoicesRoutes(services.invoices, pdfs));
       await api.register(agenciesRoutes(services.agencyInvitations, services.agencyMandates));
       await api.register(platformRoutes(services.onboarding));
+      await api.register(onboardingListRoutes(db, services.onboarding));
     },
     { prefix: '/api/v1' },
   );
