@@ -80,6 +80,7 @@ import { MandateGate } from './http/mandate-gate.js';
 import { invitationPageRoutes } from './pages/agencies/invitation.routes.js';
 
 import { onboardingAdminRoutes, platformRoutes } from './modules/platforms/platforms.routes.js';
+import { onboardingListRoutes } from './modules/platforms/onboarding-lists.routes.js';
 import { onboardingPageRoutes } from './pages/onboarding/onboarding.routes.js';
 export interface AppDeps {
   db: Database;
@@ -261,6 +262,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await api.register(invoicesRoutes(services.invoices, pdfs));
       await api.register(platformRoutes(services.onboarding));
       await api.register(agenciesRoutes(services.agencyInvitations, services.agencyMandates, (id, change) => gate.exclusive(id, change)));
+      await api.register(onboardingListRoutes(db, services.onboarding));
     },
     { prefix: '/api/v1' },
   );

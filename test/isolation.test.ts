@@ -130,6 +130,8 @@ const LISTS = (ids: Record<string, string>): Record<string, string[]> => ({
   'GET /api/v1/agency/invitations': ['/api/v1/agency/invitations?limit=100'],
   'GET /api/v1/agency/mandates': ['/api/v1/agency/mandates?limit=100'],
   'GET /api/v1/agency-mandates': ['/api/v1/agency-mandates?limit=100'],
+  'GET /api/v1/platform/onboarding-sessions': ['/api/v1/platform/onboarding-sessions?limit=100'],
+  'GET /api/v1/platform/onboarding-cases': ['/api/v1/platform/onboarding-cases?limit=100'],
 });
 
 /**

@@ -11,7 +11,7 @@ import { newPage } from './support/browser.js';
 import { createMerchant } from './support/factories.js';
 import { eachDatabase } from './support/harness.js';
 import { withApp } from './support/merchant-app.js';
-import { makePlatform, onboardSeller } from './support/platforms.js';
+import { createOnboardingSession, makePlatform, onboardSeller, postOnboardingForm, sellerForm } from './support/platforms.js';
 import { paidSplit } from './support/splits.js';
 
 eachDatabase('a platform in the back-office', (dialect) => {
@@ -70,7 +70,7 @@ eachDatabase('a platform in the back-office', (dialect) => {
     const rowB = table.getByRole('row').filter({ has: page.getByRole('link', { name: 'Perles Rikitea' }) });
     // A: 60.00, commission 10 % = 6.00 + 0.50 fixed = 6.50, net 53.50. B: 50.00, discount 10.00, 5 % = 2.50, net 47.50.
     assert.deepEqual(await rowA.getByRole('cell').allInnerTexts(), ['€60.00', '€0.00', '€6.50\nCommission (10%) · €6.00\nFixed fee · €0.50', '€53.50']);
-    assert.deepEqual(await rowB.getByRole('cell').allInnerTexts(), ['€50.00', '€10.00', '€2.50\nCommission (5%) · €2.50', '€47.50']);
+    assert.deepEqual(await rowB.getByRole('cell').allInnerTexts(), ['€50.00', '€10.00', '€2.50\nCommission (5%) · €2.50\nFixed fee · €0.00', '€47.50']);
     const platformLine = page.locator('dl.distribution-platform');
     await platformLine.getByText('Commissions').waitFor();
     assert.equal(await platformLine.locator('dd').first().innerText(), '€9.00');
@@ -102,8 +102,8 @@ eachDatabase('a platform in the back-office', (dialect) => {
     await dialog.getByRole('button', { name: 'Unlink' }).click();
     await page.getByText('Unlinked', { exact: true }).first().waitFor();
     assert.equal(await page.getByRole('button', { name: 'Unlink' }).count(), 0);
-    const seller = (await t.api(platform.testKey, 'GET', `/api/v1/platform/merchants/${b.merchantId}`)).body;
-    assert.ok(seller.unlinkedAt, 'unlinked through the API');
+    const again = await t.api(platform.testKey, 'POST', `/api/v1/platform/merchants/${b.merchantId}/unlink`, {});
+    assert.equal(again.status, 404, 'no longer linked');
     await page.context().close();
   });
 
@@ -134,5 +134,47 @@ eachDatabase('a platform in the back-office', (dialect) => {
     const nav = plain.getByRole('navigation', { name: 'Main' });
     for (const name of ['Sellers', 'Onboarding', 'Portfolio', 'Invitations']) assert.equal(await nav.getByRole('link', { name }).count(), 0, name);
     await plain.context().close();
+  });
+  it('Onboarding: a session created with its link and Copy, cancelled; a case whose correction is requested gets a correction link', async () => {
+    const platform = await makePlatform(t, 'Fenua Market');
+    // A business sends a case the test mode asks to correct (its legal name says so).
+    const first = await createOnboardingSession(t, platform.testKey, { email: 'perles@example.pf', businessName: 'Perles correction SARL' });
+    assert.equal((await postOnboardingForm(t, first.token, sellerForm({ legalName: 'Perles correction SARL' }))).status, 303);
+    const owner = await signedInUser(t, platform.id, 'owner');
+    const page = await pageOf(owner, 'en');
+    await page.goto(`${suite.baseUrl}/dashboard/platform/onboarding`);
+    await page.getByRole('heading', { level: 1, name: 'Onboarding' }).waitFor();
+    const kase = page.getByRole('table', { name: 'Onboarding cases, newest first' }).getByRole('row').filter({ hasText: 'Perles correction SARL' });
+    await kase.getByText('Correction requested').waitFor();
+    await accessible(page, 'Onboarding');
+
+    await page.getByRole('button', { name: 'New onboarding session' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Create an onboarding session' });
+    await dialog.getByLabel('Email').fill('vanille@example.pf');
+    await dialog.getByLabel('Business name').fill('Vanille Tahaa');
+    await dialog.getByLabel('Return URL').fill('https://fenua-market.example/onboarded');
+    await dialog.getByRole('button', { name: 'Create the session' }).click();
+    const link = page.getByRole('region', { name: 'Onboarding link' });
+    const url = (await link.locator('code').textContent())!;
+    assert.match(url, /\/onboarding\/[^/]+$/);
+    await link.getByRole('button', { name: 'Copy' }).click();
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), url);
+    const sessions = page.getByRole('table', { name: 'Onboarding sessions, newest first' });
+    const row = sessions.getByRole('row').filter({ hasText: 'vanille@example.pf' });
+    await row.getByText('Open').waitFor();
+    await row.getByRole('button', { name: 'Cancel the session of vanille@example.pf' }).click();
+    await page.getByRole('dialog', { name: 'Cancel this onboarding session?' }).getByRole('button', { name: 'Cancel' }).click();
+    await row.getByText('Cancelled').waitFor();
+
+    await kase.getByRole('button', { name: 'Send a correction link for Perles correction SARL' }).click();
+    const correction = page.getByRole('dialog', { name: 'Send a correction link' });
+    assert.equal(await correction.getByLabel('Email').inputValue(), 'perles@example.pf');
+    await correction.getByLabel('Return URL').fill('https://fenua-market.example/onboarded');
+    await correction.getByRole('button', { name: 'Create the session' }).click();
+    await page.getByRole('region', { name: 'Onboarding link' }).waitFor();
+    const listed = (await t.api(platform.testKey, 'GET', '/api/v1/platform/onboarding-sessions')).body.data as Array<{ email: string; caseId: string | null; status: string }>;
+    const caseId = (await t.api(platform.testKey, 'GET', '/api/v1/platform/onboarding-cases')).body.data[0].id as string;
+    assert.ok(listed.some((s) => s.email === 'perles@example.pf' && s.caseId === caseId && s.status === 'open'), 'a session correcting the case');
+    await page.context().close();
   });
 });

@@ -114,10 +114,12 @@ export const ROUTE_SCOPES: Readonly<Record<string, RouteScope>> = {
   'POST /api/v1/sdk/sessions/{id}/widget': ON_BEHALF_REFUSED,
   'GET /api/v1/sdk/sessions/{id}/3ds-return': ON_BEHALF_REFUSED,
   'OPTIONS /api/v1/sdk/*': ON_BEHALF_REFUSED,
-  // A platform's routes are the platform's own (its sellers, their onboarding), never a client's
+  // A platform's own routes (its sellers and their onboarding): never on behalf of a client
   'POST /api/v1/platform/onboarding-sessions': ON_BEHALF_REFUSED,
+  'GET /api/v1/platform/onboarding-sessions': ON_BEHALF_REFUSED,
   'GET /api/v1/platform/onboarding-sessions/{id}': ON_BEHALF_REFUSED,
   'POST /api/v1/platform/onboarding-sessions/{id}/cancel': ON_BEHALF_REFUSED,
+  'GET /api/v1/platform/onboarding-cases': ON_BEHALF_REFUSED,
   'GET /api/v1/platform/onboarding-cases/{id}': ON_BEHALF_REFUSED,
   'GET /api/v1/platform/merchants': ON_BEHALF_REFUSED,
   'GET /api/v1/platform/merchants/{id}': ON_BEHALF_REFUSED,

@@ -136,6 +136,8 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'GET /api/v1/platform/merchants': { id: 'listPlatformMerchants', tag: 'Platforms' },
   'GET /api/v1/platform/merchants/{id}': { id: 'getPlatformMerchant', tag: 'Platforms' },
   'POST /api/v1/platform/merchants/{id}/unlink': { id: 'unlinkPlatformMerchant', tag: 'Platforms' },
+  'GET /api/v1/platform/onboarding-sessions': { id: 'listOnboardingSessions', tag: 'Platforms' },
+  'GET /api/v1/platform/onboarding-cases': { id: 'listOnboardingCases', tag: 'Platforms' },
 
   // ---------- the admin document (/admin/v1, the operator's token) ----------
   'POST /admin/v1/merchants': { id: 'createMerchant', tag: 'Merchants' },

@@ -20,41 +20,14 @@ export type Mandate = Omit<ListItem<'listAgencyPortfolio'>, 'scopes'> & { scopes
 /** An agency's invitation: the link a client opens to give it a mandate. */
 export type Invitation = Omit<ListItem<'listAgencyInvitations'>, 'scopes'> & { scopes: Scope[] };
 
-/** A platform's seller: a merchant it onboarded, linked to it. */
-export interface Seller {
-  id: string;
-  name: string;
-  /** When its payment account was opened (it can collect); null: not yet. */
-  openedAt: string | null;
-  linkedAt: string;
-  unlinkedAt: string | null;
-  caseId?: string | null;
-  enrollmentStatus?: EnrollmentStatus | null;
-  balance?: { available: AmountByCurrency[]; pending: AmountByCurrency[] };
-}
+/** A platform's seller: a merchant it onboarded, linked to it (its state, its balance in this mode). */
+export type Seller = ListItem<'listPlatformMerchants'>;
 
-export interface OnboardingSession {
-  id: string;
-  email: string;
-  businessName?: string | null;
-  status: 'open' | 'completed' | 'expired' | 'cancelled';
-  url?: string;
-  returnUrl?: string;
-  caseId?: string | null;
-  expiresAt: string;
-  createdAt: string;
-}
+/** An onboarding session: the hosted form's link a future seller fills in. */
+export type OnboardingSession = ListItem<'listOnboardingSessions'>;
 
-export interface OnboardingCase {
-  id: string;
-  enrollmentStatus: EnrollmentStatus;
-  legalName?: string | null;
-  email?: string | null;
-  reasons?: string[] | null;
-  merchantId?: string | null;
-  createdAt: string;
-  updatedAt?: string;
-}
+/** An onboarding case: what a session submitted, and its review. */
+export type OnboardingCase = ListItem<'listOnboardingCases'>;
 
 /** A split payment's distribution as GET /api/v1/payments/{id} answers it: each seller's share, then the platform's. */
 export type DistributionEntry = NonNullable<Payment['platformDistribution']>[number];

@@ -1151,7 +1151,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** List your onboarding sessions, newest first */
+        get: operations["listOnboardingSessions"];
         put?: never;
         /** Create an onboarding session: a hosted form a business fills in to become your seller */
         post: operations["createOnboardingSession"];
@@ -1411,6 +1412,23 @@ export interface paths {
         put?: never;
         /** Revoke the mandate (the client or the agency): the agency's calls on the account are refused from now on */
         post: operations["revokeAgencyMandate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/platform/onboarding-cases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List your onboarding cases, newest first, with their enrollment status */
+        get: operations["listOnboardingCases"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -8890,6 +8908,40 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listOnboardingSessions: {
+        parameters: {
+            query?: {
+                /** @example 20 */
+                limit?: number;
+                /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
+                startingAfter?: string;
+                /** @description only the sessions stored with this status (an open one past its expiry reads expired) */
+                status?: "open" | "completed" | "expired" | "cancelled";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["OnboardingSession"][];
+                        hasMore: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
     createOnboardingSession: {
         parameters: {
             query?: never;
@@ -9521,6 +9573,39 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listOnboardingCases: {
+        parameters: {
+            query?: {
+                /** @example 20 */
+                limit?: number;
+                /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
+                startingAfter?: string;
+                enrollmentStatus?: "SUBMITTED" | "IN_REVIEW" | "APPROVED" | "CORRECTION_REQUESTED" | "REFUSED";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["OnboardingCase"][];
+                        hasMore: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
         };
     };

@@ -35,7 +35,7 @@ export function Distribution({ entries }: { entries: DistributionEntry[] }) {
   const refunded = sellers.filter((s) => s.refundedAmount > 0);
   return (
     <Section title={t('distribution.title')}>
-      <div className="table-wrap" role="region" aria-label={t('distribution.caption')} tabIndex={0}>
+      <div className="table-wrap distribution" role="region" aria-label={t('distribution.caption')} tabIndex={0}>
         <table>
           <caption>{t('distribution.caption')}</caption>
           <thead>
@@ -84,7 +84,7 @@ export function Distribution({ entries }: { entries: DistributionEntry[] }) {
       {refunded.length > 0 && (
         <>
           <h3>{t('distribution.refunds')}</h3>
-          <div className="table-wrap" role="region" aria-label={t('distribution.refundsCaption')} tabIndex={0}>
+          <div className="table-wrap distribution" role="region" aria-label={t('distribution.refundsCaption')} tabIndex={0}>
             <table>
               <caption>{t('distribution.refundsCaption')}</caption>
               <thead>

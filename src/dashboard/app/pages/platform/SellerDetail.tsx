@@ -28,11 +28,10 @@ function SellerView({ seller }: { seller: Seller }) {
   const [unlinking, setUnlinking] = useState(false);
   const mayUnlink = sellerState(seller) !== 'unlinked' && can('POST', '/api/v1/platform/merchants/:id/unlink');
   const unlink = async () => {
-    await api.post(`/api/v1/platform/merchants/${seller.id}/unlink`, {});
-    await Promise.all([
-      queryClient.invalidateQueries({ queryKey: ['platform-seller', seller.id] }),
-      queryClient.invalidateQueries({ queryKey: ['platform-sellers'] }),
-    ]);
+    // The answer is the seller as it now stands (unlinked): shown as is, since reading it again finds no current link.
+    const unlinked = await api.post<Seller>(`/api/v1/platform/merchants/${seller.id}/unlink`, {});
+    queryClient.setQueryData(['platform-seller', seller.id], unlinked);
+    await queryClient.invalidateQueries({ queryKey: ['platform-sellers'] });
     toast(t('platform.sellers.unlinked'));
   };
   return (

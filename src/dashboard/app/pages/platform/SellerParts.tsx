@@ -9,7 +9,7 @@ import { Money } from '../../components/Money.js';
 
 export function sellerState(seller: Seller): 'unlinked' | 'open' | 'onboarding' {
   if (seller.unlinkedAt) return 'unlinked';
-  return seller.openedAt ? 'open' : 'onboarding';
+  return seller.state === 'open' ? 'open' : 'onboarding';
 }
 
 const TONE = { open: 'good', onboarding: 'info', unlinked: 'neutral' } as const;
@@ -17,8 +17,7 @@ const TONE = { open: 'good', onboarding: 'info', unlinked: 'neutral' } as const;
 export function SellerState({ seller }: { seller: Seller }) {
   const { t } = useTranslation();
   const state = sellerState(seller);
-  const review = state === 'onboarding' && seller.enrollmentStatus ? ` · ${t(`platform.onboarding.enrollment.${seller.enrollmentStatus}`)}` : '';
-  return <span className={`badge ${TONE[state]}`}>{t(`platform.sellers.states.${state}`)}{review}</span>;
+  return <span className={`badge ${TONE[state]}`}>{t(`platform.sellers.states.${state}`)}</span>;
 }
 
 /** Amounts per currency, one a line; a dash when there is none. */
