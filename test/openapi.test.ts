@@ -11,6 +11,7 @@ import path from 'node:path';
 import { openApiDocuments } from '../scripts/openapi.js';
 import { operationsOf } from '../src/http/openapi.js';
 import { OPERATIONS } from '../src/http/openapi-operations.js';
+import { ON_BEHALF_REFUSED, ROUTE_SCOPES } from '../src/http/agency-scopes.js';
 import { ERROR_STATUS } from '../src/shared/errors.js';
 import { EVENT_TYPES } from '../src/events/payloads.js';
 import { PAYLOADS, exampleOf } from '../src/http/openapi-webhooks.js';
@@ -180,7 +181,9 @@ describe('OpenAPI documents', () => {
     const statuses = (path: string, method: string) => Object.keys(docs.motu.paths[path][method].responses).join();
     assert.equal(statuses('/api/v1/payments/sessions', 'post'), '201,400,401,403,404,409,422,429,503');
     assert.equal(statuses('/api/v1/payments/{id}', 'get'), '200,400,401,403,404,429');
-    assert.equal(statuses('/api/v1/balance', 'get'), '200,401,403,429');
+    // An agency may read the balance for its client (Motu-Account): a malformed header 400, no mandate 404.
+    assert.equal(statuses('/api/v1/balance', 'get'), '200,400,401,403,404,429');
+    assert.equal(statuses('/api/v1/agency/mandates', 'get'), '200,400,401,403,429');
     assert.ok(docs.motu.components.responses.TooManyRequests.headers['Retry-After']);
     assert.deepEqual(docs.motu.components.schemas.Error.properties.code.enum, Object.keys(ERROR_STATUS));
   });
@@ -191,6 +194,33 @@ describe('OpenAPI documents', () => {
       assert.equal(declared, key.startsWith('POST ') && !key.startsWith('POST /api/v1/sdk/'), key);
     }
     assert.equal(docs.motu.components.parameters.IdempotencyKey.name, 'Idempotency-Key');
+  });
+
+  it('every merchant operation an agency may call for its client declares the Motu-Account header, and nothing else does', () => {
+    for (const { key, op } of operationsOf(docs.motu)) {
+      const declared = ((op as Json).parameters ?? []).some((p: Json) => p.$ref === '#/components/parameters/MotuAccount');
+      const scope = ROUTE_SCOPES[key];
+      assert.equal(declared, scope !== undefined && scope !== ON_BEHALF_REFUSED, key);
+      if (declared) for (const status of ['403', '404']) assert.ok((op as Json).responses[status], `${key} ${status}`);
+    }
+    const header = docs.motu.components.parameters.MotuAccount;
+    assert.deepEqual([header.name, header.in, header.required], ['Motu-Account', 'header', false]);
+    assert.match(header.description, /mandate/);
+    assert.match(docs.motu.components.responses.Forbidden.description, /MANDATE_REVOKED/);
+    assert.match(docs.motu.components.responses.Forbidden.description, /details\.scope/);
+    assert.doesNotMatch(docs.admin.components.responses.Forbidden?.description ?? '', /Motu-Account/);
+    assert.doesNotMatch(docs.admin.components.responses.NotFound.description, /Motu-Account/);
+    assert.equal(docs.admin.components.parameters?.MotuAccount, undefined);
+  });
+
+  it('actedBy {agencyId} is declared, optional, on every object an agency can create for its client', () => {
+    const schemas = docs.motu.components.schemas;
+    for (const name of ['PaymentSessionCreated', 'PaymentSession', 'PaymentLink', 'Payment', 'Refund', 'Customer', 'UpdatedCustomer', 'Subscription', 'Invoice', 'CreditNote']) {
+      assert.deepEqual(schemas[name].properties.actedBy, { $ref: '#/components/schemas/ActedBy' }, name);
+      assert.ok(!(schemas[name].required ?? []).includes('actedBy'), name);
+    }
+    assert.deepEqual(schemas.ActedBy.required, ['agencyId']);
+    assert.equal(schemas.PaymentMethod.properties.actedBy, undefined);
   });
 
   it('every status, type, kind and currency field has its enum, every field a real example', () => {

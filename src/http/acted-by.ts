@@ -14,7 +14,7 @@ const CREATIONS = new Set([
   'POST /api/v1/customers', 'POST /api/v1/subscriptions', 'POST /api/v1/billing/invoices', 'POST /api/v1/billing/invoices/{id}/credit-notes',
 ]);
 /** The answers that show such objects (one, or a list's `data`). */
-const READS = /^(GET|POST|PATCH) \/api\/v1\/(payments|customers|subscriptions|billing\/invoices|billing\/credit-notes)(\/|$)/;
+export const READS = /^(GET|POST|PATCH) \/api\/v1\/(payments|customers|subscriptions|billing\/invoices|billing\/credit-notes)(\/|$)/;
 const OBJECT_ID = /^[a-z]{2,4}_[0-9A-Za-z]{22}$/;
 
 type Json = Record<string, unknown>;

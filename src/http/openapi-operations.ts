@@ -193,3 +193,10 @@ export const ADMIN_TAGS: ReadonlyArray<{ name: Tag; description: string }> = [
   { name: 'Money operations', description: 'Balance adjustments, bank transfer files and statements, disputes reported by the bank.' },
   { name: 'Platforms', description: "Review of marketplaces' onboarding cases." },
 ];
+
+/**
+ * What a merchant operation an agency may call for its client (`Motu-Account: mer_…`, src/http/agency-scopes.ts)
+ * answers beyond its own: 400 for a malformed header, 403 PERMISSION_DENIED (a scope the mandate lacks,
+ * `details.scope`) or MANDATE_REVOKED, 404 when the agency has no mandate on that account.
+ */
+export const ON_BEHALF_ERRORS: readonly ErrorStatus[] = [400, 403, 404];

@@ -7,7 +7,10 @@
 import { readFileSync } from 'node:fs';
 import type { SwaggerOptions } from '@fastify/swagger';
 import { ERROR_STATUS } from '../shared/errors.js';
-import { ADMIN_TAGS, MERCHANT_TAGS, OPERATIONS, type ErrorStatus } from './openapi-operations.js';
+import { READS as ACTED_BY_READS } from './acted-by.js';
+import { ON_BEHALF_REFUSED, ROUTE_SCOPES } from './agency-scopes.js';
+import { exampleId } from './openapi-examples.js';
+import { ADMIN_TAGS, MERCHANT_TAGS, ON_BEHALF_ERRORS, OPERATIONS, type ErrorStatus } from './openapi-operations.js';
 import { finishSchemas, webhooksSection } from './openapi-schemas.js';
 
 type Json = Record<string, unknown>;
@@ -116,7 +119,7 @@ export function operationsOf(doc: Json): Array<{ key: string; path: string; meth
   return out;
 }
 
-const ERROR_RESPONSES: Record<ErrorStatus, { name: string; description: string; example: Json }> = {
+const ERROR_RESPONSES: Record<ErrorStatus, { name: string; description: string; example: Json; onBehalf?: string }> = {
   400: {
     name: 'BadRequest',
     description: 'A field is missing or invalid (VALIDATION_ERROR, with every invalid field in `fields`), or a store rule refused the call',
@@ -126,8 +129,17 @@ const ERROR_RESPONSES: Record<ErrorStatus, { name: string; description: string; 
     },
   },
   401: { name: 'Unauthorized', description: 'The key or token is missing, unknown or revoked', example: { code: 'UNAUTHORIZED', message: 'Send your secret key as "Authorization: Bearer sk_test_…"' } },
-  403: { name: 'Forbidden', description: 'The key may not do this (a read-only key writing, a live key on a test helper)', example: { code: 'PERMISSION_DENIED', message: 'This key can only read; use a key with write permission' } },
-  404: { name: 'NotFound', description: 'No such object for this merchant and mode', example: { code: 'NOT_FOUND', message: 'No payment with id pay_3xRk9TQv2LmZ7bNc8WpY4d', details: { id: 'pay_3xRk9TQv2LmZ7bNc8WpY4d' } } },
+  403: {
+    name: 'Forbidden',
+    description: 'The key may not do this (a read-only key writing, a live key on a test helper)',
+    onBehalf: '; or, for an agency acting with `Motu-Account`, its mandate does not grant the scope of this operation (PERMISSION_DENIED, the scope in `details.scope`) or was revoked (MANDATE_REVOKED)',
+    example: { code: 'PERMISSION_DENIED', message: 'This key can only read; use a key with write permission' } },
+  404: {
+    name: 'NotFound',
+    description: 'No such object for this merchant and mode',
+    onBehalf: '; or, with `Motu-Account`, no mandate of this agency on that account',
+    example: { code: 'NOT_FOUND', message: 'No payment with id pay_3xRk9TQv2LmZ7bNc8WpY4d', details: { id: 'pay_3xRk9TQv2LmZ7bNc8WpY4d' } },
+  },
   409: {
     name: 'Conflict',
     description: 'The Idempotency-Key was used with another body, or its first request is still running; or the object already exists',
@@ -167,7 +179,14 @@ export function errorStatuses(kind: Kind, key: string, op: Json): ErrorStatus[] 
     if (kind === 'merchant') statuses.add(429);
   }
   for (const s of OPERATIONS[key]?.errors ?? []) statuses.add(s);
+  if (actsOnBehalf(kind, key)) for (const s of ON_BEHALF_ERRORS) statuses.add(s);
   return [...statuses].sort((a, b) => a - b);
+}
+
+/** Whether an agency may call this merchant operation for its client with the Motu-Account header. */
+export function actsOnBehalf(kind: Kind, key: string): boolean {
+  const scope = ROUTE_SCOPES[key];
+  return kind === 'merchant' && scope !== undefined && scope !== ON_BEHALF_REFUSED;
 }
 
 function isIdempotent(kind: Kind, key: string): boolean {
@@ -193,12 +212,14 @@ export function finishDocument(doc: Json, kind: Kind): Json {
       const parameters = (op.parameters ??= []) as Json[];
       parameters.push({ $ref: '#/components/parameters/IdempotencyKey' });
     }
+    if (actsOnBehalf(kind, key)) ((op.parameters ??= []) as Json[]).push({ $ref: '#/components/parameters/MotuAccount' });
   }
   const responses: Json = {};
   for (const status of [...used].sort((a, b) => a - b)) {
-    const { name, description, example } = ERROR_RESPONSES[status];
+    const { name, description, example, onBehalf } = ERROR_RESPONSES[status];
     responses[name] = {
-      description,
+      // The merchant document's 403 and 404 also answer an agency acting for its client (Motu-Account).
+      description: kind === 'merchant' && onBehalf ? description + onBehalf : description,
       ...(status === 429 ? { headers: { 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer', minimum: 1 }, example: 12 } } } : {}),
       content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, example } },
     };
@@ -214,6 +235,14 @@ export function finishDocument(doc: Json, kind: Kind): Json {
         schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
         example: 'order-4711-attempt-1',
       },
+      MotuAccount: {
+        name: 'Motu-Account',
+        in: 'header',
+        required: false,
+        description: 'An agency acting for its client: the client\'s merchant id, with the agency\'s own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client\'s, and the objects the agency creates show `actedBy: {agencyId}`.',
+        schema: { type: 'string', minLength: 1, maxLength: 64 },
+        example: exampleId('mer', 1),
+      },
     };
   }
   const schemas = (components.schemas ??= {}) as Json;
@@ -223,6 +252,44 @@ export function finishDocument(doc: Json, kind: Kind): Json {
     properties.code = { ...properties.code, enum: Object.keys(ERROR_STATUS), description: 'Stable: branch on it, never on the message' };
   }
   finishSchemas(doc, kind);
+  if (kind === 'merchant') declareActedBy(doc);
   if (kind === 'merchant') doc.webhooks = webhooksSection(components);
   return doc;
+}
+
+/** The named objects an agency can create for its client, which then carry `actedBy` (src/http/acted-by.ts). */
+const ACTED_BY_OBJECTS = [
+  'PaymentSessionCreated', 'PaymentSession', 'PaymentLink', 'Payment', 'Refund', 'Customer', 'UpdatedCustomer', 'Subscription',
+  'Invoice', 'CreditNote',
+];
+
+/**
+ * `actedBy: {agencyId}`, added to the answers by an onSend hook (acted-by.ts), declared optional on the objects that
+ * carry it, and on the unnamed objects answered by the same routes (an invoice sent).
+ */
+function declareActedBy(doc: Json): void {
+  const schemas = (doc.components as Json).schemas as Record<string, Json>;
+  schemas.ActedBy = {
+    type: 'object',
+    description: 'Present when an agency created this object for the merchant under a mandate (Motu-Account)',
+    required: ['agencyId'],
+    properties: { agencyId: { type: 'string', description: 'The agency\'s merchant id', example: exampleId('mer', 2) } },
+    additionalProperties: false,
+  };
+  const ref = { $ref: '#/components/schemas/ActedBy' };
+  const declare = (schema: Json | undefined) => {
+    const properties = schema?.properties as Json | undefined;
+    if (schema?.type === 'object' && properties && (properties.id || properties.paymentId)) properties.actedBy = { ...ref };
+  };
+  for (const name of ACTED_BY_OBJECTS) {
+    if (!schemas[name]) throw new Error(`openapi: ${name}, which can carry actedBy, is not a named schema`);
+    declare(schemas[name]);
+  }
+  for (const { key, op } of operationsOf(doc)) {
+    if (!ACTED_BY_READS.test(key)) continue;
+    for (const [status, response] of Object.entries((op.responses ?? {}) as Record<string, Json>)) {
+      const schema = ((response.content as Json | undefined)?.['application/json'] as Json | undefined)?.schema as Json | undefined;
+      if (status.startsWith('2') && schema && !schema.$ref && !(schema.properties as Json | undefined)?.data) declare(schema);
+    }
+  }
 }

@@ -2489,6 +2489,7 @@ export interface components {
             externalId: string | null;
             /** @example 2026-03-15T09:26:53.000Z */
             expiresAt: string;
+            actedBy?: components["schemas"]["ActedBy"];
         };
         PaymentSession: {
             /** @example ses_9wPc3RtY6mKq2LxV8bNh4Z */
@@ -2554,6 +2555,7 @@ export interface components {
             createdAt: string;
             /** @example 2026-03-15T09:26:53.000Z */
             expiresAt: string;
+            actedBy?: components["schemas"]["ActedBy"];
         };
         PaymentLink: {
             /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
@@ -2577,6 +2579,7 @@ export interface components {
             status: "pending";
             /** @example crm-000451 */
             externalId: string | null;
+            actedBy?: components["schemas"]["ActedBy"];
         };
         Payment: {
             /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
@@ -2839,6 +2842,7 @@ export interface components {
                  */
                 refundedCommission: number;
             })[];
+            actedBy?: components["schemas"]["ActedBy"];
         };
         Refund: {
             /**
@@ -2874,6 +2878,7 @@ export interface components {
             failureReason: string | null;
             /** @example 2026-03-14T09:26:53.000Z */
             createdAt: string;
+            actedBy?: components["schemas"]["ActedBy"];
         };
         Customer: {
             /** @example cus_9wPc3RtY6mKq2LxV8bNh4Z */
@@ -2912,6 +2917,7 @@ export interface components {
             testClockId: string | null;
             /** @example 2026-03-14T09:41:12.000Z */
             updatedAt: string;
+            actedBy?: components["schemas"]["ActedBy"];
         };
         UpdatedCustomer: {
             /** @example cus_9wPc3RtY6mKq2LxV8bNh4Z */
@@ -2957,6 +2963,7 @@ export interface components {
              *     ]
              */
             updatedFields: string[];
+            actedBy?: components["schemas"]["ActedBy"];
         };
         PaymentMethod: {
             /** @example pm_7Hq2LmVx9TzR4bNc8KpW3d */
@@ -3398,6 +3405,7 @@ export interface components {
             createdAt: string;
             /** @example 2026-03-14T09:41:12.000Z */
             updatedAt: string;
+            actedBy?: components["schemas"]["ActedBy"];
         };
         DueDate: {
             /** @example 2026-04-01T00:00:00.000Z */
@@ -3498,6 +3506,7 @@ export interface components {
             createdAt: string;
             /** @example 2026-03-14T09:41:12.000Z */
             updatedAt: string;
+            actedBy?: components["schemas"]["ActedBy"];
         };
         CreditNote: {
             /**
@@ -3519,6 +3528,7 @@ export interface components {
             refund: boolean;
             /** @example 2026-03-14T09:26:53.000Z */
             createdAt: string;
+            actedBy?: components["schemas"]["ActedBy"];
         };
         AgencyInvitation: {
             /** @example agi_7Hq2LmVx9TzR4bNc8KpW3d */
@@ -3734,6 +3744,14 @@ export interface components {
                     amount: number;
                 }[];
             };
+        };
+        /** @description Present when an agency created this object for the merchant under a mandate (Motu-Account) */
+        ActedBy: {
+            /**
+             * @description The agency's merchant id
+             * @example mer_2bN8sKe5TqLm9XvR3cWz7P
+             */
+            agencyId: string;
         };
         PaymentAuthorizedData: {
             /** @description The payment (pay_…). */
@@ -4647,7 +4665,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The key may not do this (a read-only key writing, a live key on a test helper) */
+        /** @description The key may not do this (a read-only key writing, a live key on a test helper); or, for an agency acting with `Motu-Account`, its mandate does not grant the scope of this operation (PERMISSION_DENIED, the scope in `details.scope`) or was revoked (MANDATE_REVOKED) */
         Forbidden: {
             headers: {
                 [name: string]: unknown;
@@ -4662,7 +4680,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description No such object for this merchant and mode */
+        /** @description No such object for this merchant and mode; or, with `Motu-Account`, no mandate of this agency on that account */
         NotFound: {
             headers: {
                 [name: string]: unknown;
@@ -4771,6 +4789,11 @@ export interface components {
          * @example order-4711-attempt-1
          */
         IdempotencyKey: string;
+        /**
+         * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+         * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+         */
+        MotuAccount: string;
     };
     requestBodies: never;
     headers: never;
@@ -4956,7 +4979,13 @@ export interface operations {
                  */
                 q?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4977,6 +5006,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -4989,6 +5019,11 @@ export interface operations {
                  * @example order-4711-attempt-1
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
             };
             path?: never;
             cookie?: never;
@@ -5067,7 +5102,13 @@ export interface operations {
     getCustomer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
+            };
             path: {
                 /** @example cus_9wPc3RtY6mKq2LxV8bNh4Z */
                 id: string;
@@ -5095,7 +5136,13 @@ export interface operations {
     updateCustomer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
+            };
             path: {
                 /** @example cus_9wPc3RtY6mKq2LxV8bNh4Z */
                 id: string;
@@ -5172,6 +5219,11 @@ export interface operations {
                  * @example order-4711-attempt-1
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
             };
             path?: never;
             cookie?: never;
@@ -5441,7 +5493,13 @@ export interface operations {
     getPaymentSession: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
+            };
             path: {
                 /** @example ses_9wPc3RtY6mKq2LxV8bNh4Z */
                 id: string;
@@ -5475,6 +5533,11 @@ export interface operations {
                  * @example order-4711-attempt-1
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
             };
             path?: never;
             cookie?: never;
@@ -5792,7 +5855,13 @@ export interface operations {
                  */
                 q?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5813,6 +5882,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -5825,6 +5895,11 @@ export interface operations {
                  * @example order-4711-attempt-1
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
             };
             path?: never;
             cookie?: never;
@@ -6053,7 +6128,13 @@ export interface operations {
     getPayment: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
+            };
             path: {
                 /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
                 id: string;
@@ -6087,6 +6168,11 @@ export interface operations {
                  * @example order-4711-attempt-1
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
             };
             path: {
                 /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
@@ -6134,6 +6220,11 @@ export interface operations {
                  * @example order-4711-attempt-1
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
             };
             path: {
                 /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
@@ -6175,6 +6266,11 @@ export interface operations {
                  * @example order-4711-attempt-1
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
             };
             path: {
                 /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
@@ -6236,7 +6332,13 @@ export interface operations {
     listPaymentRefunds: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
+            };
             path: {
                 /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
                 id: string;
@@ -6267,7 +6369,13 @@ export interface operations {
     getWebhookSigningSecret: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6285,8 +6393,10 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -6299,6 +6409,11 @@ export interface operations {
                  * @example order-4711-attempt-1
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
             };
             path?: never;
             cookie?: never;
@@ -6322,6 +6437,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -6334,7 +6450,13 @@ export interface operations {
                 /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
                 startingAfter?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6355,6 +6477,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -6367,6 +6490,11 @@ export interface operations {
                  * @example order-4711-attempt-1
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
             };
             path?: never;
             cookie?: never;
@@ -6402,6 +6530,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
@@ -6410,7 +6539,13 @@ export interface operations {
     getWebhookEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
+            };
             path: {
                 /** @example we_4kQ7mZ2xR9tLbV3nC8wYhJ */
                 id: string;
@@ -6438,7 +6573,13 @@ export interface operations {
     deleteWebhookEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
+            };
             path: {
                 /** @example we_4kQ7mZ2xR9tLbV3nC8wYhJ */
                 id: string;
@@ -6470,7 +6611,13 @@ export interface operations {
     updateWebhookEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
+            };
             path: {
                 /** @example we_4kQ7mZ2xR9tLbV3nC8wYhJ */
                 id: string;
@@ -6577,7 +6724,13 @@ export interface operations {
                 /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
                 paymentId?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6598,13 +6751,20 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
     getEvent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
+            };
             path: {
                 /** @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ */
                 id: string;
@@ -6632,7 +6792,13 @@ export interface operations {
     listEventDeliveries: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
+            };
             path: {
                 /** @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ */
                 id: string;
@@ -6669,6 +6835,11 @@ export interface operations {
                  * @example order-4711-attempt-1
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
             };
             path: {
                 /** @example whe_4kQ7mZ2xR9tLbV3nC8wYhJ */
@@ -6715,7 +6886,13 @@ export interface operations {
                 /** @example 2026-03-14T09:26:53.000Z */
                 since?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6733,6 +6910,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -6745,7 +6923,13 @@ export interface operations {
                 startingAfter?: string;
                 status?: "active" | "removed" | "all";
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
+            };
             path: {
                 /** @example cus_9wPc3RtY6mKq2LxV8bNh4Z */
                 id: string;
@@ -6776,7 +6960,13 @@ export interface operations {
     getPaymentMethod: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
+            };
             path: {
                 /** @example pm_7Hq2LmVx9TzR4bNc8KpW3d */
                 id: string;
@@ -6804,7 +6994,13 @@ export interface operations {
     deletePaymentMethod: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
+            };
             path: {
                 /** @example pm_7Hq2LmVx9TzR4bNc8KpW3d */
                 id: string;
@@ -6839,6 +7035,11 @@ export interface operations {
                  * @example order-4711-attempt-1
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
             };
             path: {
                 /** @example pm_7Hq2LmVx9TzR4bNc8KpW3d */
@@ -6882,6 +7083,11 @@ export interface operations {
                  * @example order-4711-attempt-1
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
             };
             path: {
                 /** @example cus_9wPc3RtY6mKq2LxV8bNh4Z */
@@ -6940,6 +7146,11 @@ export interface operations {
                  * @example order-4711-attempt-1
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
             };
             path: {
                 /** @example cus_9wPc3RtY6mKq2LxV8bNh4Z */
@@ -6991,7 +7202,13 @@ export interface operations {
     getCardLink: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
+            };
             path: {
                 /** @example cl_9wPc3RtY6mKq2LxV8bNh4Z */
                 id: string;
@@ -7025,6 +7242,11 @@ export interface operations {
                  * @example order-4711-attempt-1
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
             };
             path: {
                 /** @example cl_9wPc3RtY6mKq2LxV8bNh4Z */
@@ -7055,7 +7277,13 @@ export interface operations {
     getBalance: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7070,8 +7298,10 @@ export interface operations {
                     "application/json": components["schemas"]["Balance"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -7092,7 +7322,13 @@ export interface operations {
                 /** @example 2026-03-31T23:59:59.000Z */
                 createdBefore?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7113,13 +7349,20 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
     getBalanceTransaction: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
+            };
             path: {
                 /** @example txn_2bN8sKe5TqLm9XvR3cWz7P */
                 id: string;
@@ -7152,7 +7395,13 @@ export interface operations {
                 /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
                 startingAfter?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7173,6 +7422,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -7185,6 +7435,11 @@ export interface operations {
                  * @example order-4711-attempt-1
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
             };
             path?: never;
             cookie?: never;
@@ -7222,6 +7477,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
@@ -7230,7 +7486,13 @@ export interface operations {
     getBankAccount: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
+            };
             path: {
                 /** @example ba_9wPc3RtY6mKq2LxV8bNh4Z */
                 id: string;
@@ -7258,7 +7520,13 @@ export interface operations {
     deleteBankAccount: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
+            };
             path: {
                 /** @example ba_9wPc3RtY6mKq2LxV8bNh4Z */
                 id: string;
@@ -7287,7 +7555,13 @@ export interface operations {
     updateBankAccount: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
+            };
             path: {
                 /** @example ba_9wPc3RtY6mKq2LxV8bNh4Z */
                 id: string;
@@ -7323,7 +7597,13 @@ export interface operations {
     getPayoutSchedule: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7338,15 +7618,23 @@ export interface operations {
                     "application/json": components["schemas"]["PayoutSchedule"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
     updatePayoutSchedule: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7377,6 +7665,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -7389,7 +7678,13 @@ export interface operations {
                 /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
                 startingAfter?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7410,6 +7705,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -7422,6 +7718,11 @@ export interface operations {
                  * @example order-4711-attempt-1
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
             };
             path?: never;
             cookie?: never;
@@ -7468,7 +7769,13 @@ export interface operations {
     getPayout: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
+            };
             path: {
                 /** @example po_9wPc3RtY6mKq2LxV8bNh4Z */
                 id: string;
@@ -7501,7 +7808,13 @@ export interface operations {
                 /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
                 startingAfter?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
+            };
             path: {
                 /** @example po_9wPc3RtY6mKq2LxV8bNh4Z */
                 id: string;
@@ -7538,6 +7851,11 @@ export interface operations {
                  * @example order-4711-attempt-1
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
             };
             path: {
                 /** @example po_9wPc3RtY6mKq2LxV8bNh4Z */
@@ -7577,7 +7895,13 @@ export interface operations {
                 /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
                 startingAfter?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7598,6 +7922,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -7610,6 +7935,11 @@ export interface operations {
                  * @example order-4711-attempt-1
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
             };
             path?: never;
             cookie?: never;
@@ -7641,6 +7971,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
         };
@@ -7648,7 +7979,13 @@ export interface operations {
     getTestClock: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
+            };
             path: {
                 /** @example clk_2bN8sKe5TqLm9XvR3cWz7P */
                 id: string;
@@ -7682,6 +8019,11 @@ export interface operations {
                  * @example order-4711-attempt-1
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
             };
             path: {
                 /** @example clk_2bN8sKe5TqLm9XvR3cWz7P */
@@ -7731,7 +8073,13 @@ export interface operations {
                 /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
                 paymentId?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7752,13 +8100,20 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
     getDispute: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
+            };
             path: {
                 /** @example dp_4kQ7mZ2xR9tLbV3nC8wYhJ */
                 id: string;
@@ -7792,6 +8147,11 @@ export interface operations {
                  * @example order-4711-attempt-1
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
             };
             path: {
                 /** @example dp_4kQ7mZ2xR9tLbV3nC8wYhJ */
@@ -7845,6 +8205,11 @@ export interface operations {
                  * @example order-4711-attempt-1
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
             };
             path: {
                 /** @example dp_4kQ7mZ2xR9tLbV3nC8wYhJ */
@@ -7885,6 +8250,11 @@ export interface operations {
                  * @example order-4711-attempt-1
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
             };
             path: {
                 /** @example pay_2bN8sKe5TqLm9XvR3cWz7P */
@@ -7937,7 +8307,13 @@ export interface operations {
                 customerId?: string;
                 status?: "waiting_mandate" | "active" | "past_due" | "cancelled" | "ended";
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7958,6 +8334,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -7970,6 +8347,11 @@ export interface operations {
                  * @example order-4711-attempt-1
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
             };
             path?: never;
             cookie?: never;
@@ -8056,7 +8438,13 @@ export interface operations {
     getSubscription: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
+            };
             path: {
                 /** @example sub_2bN8sKe5TqLm9XvR3cWz7P */
                 id: string;
@@ -8084,7 +8472,13 @@ export interface operations {
     updateSubscription: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
+            };
             path: {
                 /** @example sub_2bN8sKe5TqLm9XvR3cWz7P */
                 id: string;
@@ -8150,6 +8544,11 @@ export interface operations {
                  * @example order-4711-attempt-1
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
             };
             path: {
                 /** @example sub_2bN8sKe5TqLm9XvR3cWz7P */
@@ -8192,6 +8591,11 @@ export interface operations {
                  * @example order-4711-attempt-1
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
             };
             path: {
                 /** @example sub_2bN8sKe5TqLm9XvR3cWz7P */
@@ -8231,7 +8635,13 @@ export interface operations {
                 /** @example 2026-04-01T00:00:00.000Z */
                 startingAfter?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
+            };
             path: {
                 /** @example sub_2bN8sKe5TqLm9XvR3cWz7P */
                 id: string;
@@ -8262,7 +8672,13 @@ export interface operations {
     getBillingSettings: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8277,8 +8693,10 @@ export interface operations {
                     "application/json": components["schemas"]["BillingSettings"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -8295,7 +8713,13 @@ export interface operations {
                 /** @example sub_2bN8sKe5TqLm9XvR3cWz7P */
                 subscriptionId?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8316,6 +8740,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -8328,6 +8753,11 @@ export interface operations {
                  * @example order-4711-attempt-1
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
             };
             path?: never;
             cookie?: never;
@@ -8392,7 +8822,13 @@ export interface operations {
     getInvoice: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
+            };
             path: {
                 /** @example inv_7Hq2LmVx9TzR4bNc8KpW3d */
                 id: string;
@@ -8420,7 +8856,13 @@ export interface operations {
     deleteInvoice: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
+            };
             path: {
                 /** @example inv_7Hq2LmVx9TzR4bNc8KpW3d */
                 id: string;
@@ -8449,7 +8891,13 @@ export interface operations {
     updateInvoice: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
+            };
             path: {
                 /** @example inv_7Hq2LmVx9TzR4bNc8KpW3d */
                 id: string;
@@ -8512,7 +8960,13 @@ export interface operations {
             query?: {
                 lang?: "fr" | "en";
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
+            };
             path: {
                 /** @example inv_7Hq2LmVx9TzR4bNc8KpW3d */
                 id: string;
@@ -8547,7 +9001,13 @@ export interface operations {
                 /** @example inv_7Hq2LmVx9TzR4bNc8KpW3d */
                 invoiceId?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8568,13 +9028,20 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
     getCreditNote: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
+            };
             path: {
                 /** @example cn_7Hq2LmVx9TzR4bNc8KpW3d */
                 id: string;
@@ -8604,7 +9071,13 @@ export interface operations {
             query?: {
                 lang?: "fr" | "en";
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
+            };
             path: {
                 /** @example cn_7Hq2LmVx9TzR4bNc8KpW3d */
                 id: string;
@@ -8638,6 +9111,11 @@ export interface operations {
                  * @example order-4711-attempt-1
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
             };
             path: {
                 /** @example inv_7Hq2LmVx9TzR4bNc8KpW3d */
@@ -8678,6 +9156,11 @@ export interface operations {
                  * @example order-4711-attempt-1
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
             };
             path: {
                 /** @example inv_7Hq2LmVx9TzR4bNc8KpW3d */
@@ -8725,6 +9208,11 @@ export interface operations {
                  * @example order-4711-attempt-1
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
             };
             path: {
                 /** @example inv_7Hq2LmVx9TzR4bNc8KpW3d */
@@ -8809,6 +9297,7 @@ export interface operations {
                         updatedAt: string;
                         /** @example https://shop.example.pf/webhooks/motu */
                         url: string;
+                        actedBy?: components["schemas"]["ActedBy"];
                     };
                 };
             };
@@ -8830,6 +9319,11 @@ export interface operations {
                  * @example order-4711-attempt-1
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
             };
             path: {
                 /** @example inv_7Hq2LmVx9TzR4bNc8KpW3d */
@@ -8870,6 +9364,11 @@ export interface operations {
                  * @example order-4711-attempt-1
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description An agency acting for its client: the client's merchant id, with the agency's own key. The client must have given the agency a mandate granting the scope of this operation: a scope it lacks is a 403 PERMISSION_DENIED (the scope in `details.scope`), a revoked mandate a 403 MANDATE_REVOKED, no mandate a 404. The answer is the client's, and the objects the agency creates show `actedBy: {agencyId}`.
+                 * @example mer_7Hq2LmVx9TzR4bNc8KpW3d
+                 */
+                "Motu-Account"?: components["parameters"]["MotuAccount"];
             };
             path: {
                 /** @example inv_7Hq2LmVx9TzR4bNc8KpW3d */
