@@ -20,9 +20,11 @@ import { before, it } from 'node:test';
 import { EVENT_TYPES as EMITTED } from '../src/events/payloads.js';
 import { signatureHeaders } from '../src/events/signer.js';
 import { CARDS } from './support/cards.js';
+import { createMerchant } from './support/factories.js';
 import { eachDatabase } from './support/harness.js';
 import { withMerchantApp } from './support/merchant-app.js';
 import { paySession, tokenize } from './support/payments.js';
+import { makeAgency, makePlatform, onboardSeller } from './support/platforms.js';
 
 // Types from the package's sources (so `npm run typecheck` needs no build); the code under test is the compiled dist.
 type Lib = typeof import('../packages/node/src/index.js');
@@ -163,7 +165,7 @@ eachDatabase('@motu/node against a running Motu', (dialect) => {
   let motu: InstanceType<Lib['Motu']>;
   const order = (amount = 2_500) => ({ reference: `CMD-${Math.random().toString(36).slice(2, 8)}`, amount, currency: 'EUR' as const });
   const urls = { redirectUrl: 'https://shop.example/return', notificationUrl: 'https://shop.example/hook' };
-  const fail = <T>(p: Promise<T>) => p.then(() => assert.fail('expected a MotuError'), (e: unknown) => {
+  const fail = <T>(p: PromiseLike<T>) => p.then(() => assert.fail('expected a MotuError'), (e: unknown) => {
     assert.ok(e instanceof lib.MotuError, String(e));
     return e;
   });
@@ -472,6 +474,74 @@ eachDatabase('@motu/node against a running Motu', (dialect) => {
     await motu.invoices.markUncollectible(draft.id);
     assert.equal((await motu.invoices.retrieve(draft.id)).status, 'uncollectible');
     assert.ok((await motu.invoices.list({ customerId: customer.id })).data.some((i) => i.id === draft.id));
+  });
+
+  it('platforms: onboarding sessions created, read, listed, cancelled; cases; sellers listed, read, unlinked; a key without the flag is 403', async () => {
+    const p = await makePlatform(t, 'Marché Fenua');
+    const platform = new lib.Motu(p.testKey, { baseUrl: suite.baseUrl }).platform;
+    const s = await platform.onboardingSessions.create({ email: 'vendeur@example.pf', returnUrl: 'https://marketplace.example/onboarded' });
+    assert.equal((await platform.onboardingSessions.retrieve(s.id)).status, 'open');
+    assert.equal((await platform.onboardingSessions.cancel(s.id)).status, 'cancelled');
+    const seller = await onboardSeller(t, p.testKey, { legalName: 'Perles de Rikitea SARL' });
+    const sessions = await platform.onboardingSessions.list({ limit: 1 }).toArray();
+    assert.equal(sessions.length, 2, 'for await follows the pages');
+    assert.equal(sessions.find((x) => x.id === s.id)?.status, 'cancelled');
+    const kase = await platform.onboardingCases.retrieve(seller.caseId);
+    assert.deepEqual([kase.merchantId, kase.legalName], [seller.merchantId, 'Perles de Rikitea SARL']);
+    assert.deepEqual((await platform.onboardingCases.list()).data.map((c) => c.id), [seller.caseId]);
+    const sellers = await platform.merchants.list();
+    assert.deepEqual(sellers.data.map((x) => [x.id, x.state]), [[seller.merchantId, 'open']]);
+    assert.equal((await platform.merchants.retrieve(seller.merchantId)).caseId, seller.caseId);
+    const unlinked = await platform.merchants.unlink(seller.merchantId);
+    assert.ok(unlinked.unlinkedAt);
+    const again = await fail(platform.merchants.unlink(seller.merchantId));
+    assert.ok(again.status >= 400 && again.status < 500, String(again.status));
+    const notPlatform = await fail(motu.platform.merchants.list());
+    assert.ok(notPlatform instanceof lib.MotuPermissionError);
+  });
+
+  it('agencies: invitations created, read, listed, cancelled; accepted by the client; acting for it with withAccount or {account}; scopes, no mandate, revocation', async () => {
+    const a = await makeAgency(t, 'Agence Moana');
+    const agency = new lib.Motu(a.testKey, { baseUrl: suite.baseUrl });
+    const c = await createMerchant(t, 'Boutique Tiare');
+    const client = new lib.Motu(c.testKey, { baseUrl: suite.baseUrl });
+    const invitation = await agency.agency.invitations.create({ email: 'client@shop.example', scopes: ['customers.read', 'customers.write'] });
+    assert.equal((await agency.agency.invitations.retrieve(invitation.id)).status, 'pending');
+    const spare = await agency.agency.invitations.create({ email: 'other@shop.example', scopes: ['payments.read'] });
+    assert.equal((await agency.agency.invitations.cancel(spare.id)).status, 'cancelled');
+    assert.deepEqual(new Set((await agency.agency.invitations.list()).data.map((i) => i.id)), new Set([invitation.id, spare.id]));
+
+    const mandate = await client.agencyInvitations.accept(invitation.url.split('/').at(-1)!);
+    assert.match(mandate.id, /^mdt_/);
+    assert.deepEqual([mandate.agencyId, mandate.merchantId, mandate.status], [a.id, c.id, 'active']);
+    assert.deepEqual((await client.agencyMandates.list()).data.map((x) => x.id), [mandate.id]);
+    assert.deepEqual((await agency.agency.mandates.list()).data.map((x) => x.id), [mandate.id]);
+
+    // The agency's key with Motu-Account: the client's account, and what the agency creates shows actedBy.
+    const forClient = agency.withAccount(c.id);
+    const customer = await forClient.customers.create({ email: 'agence@example.com', name: 'Teura' });
+    assert.deepEqual(customer.actedBy, { agencyId: a.id });
+    const seen = await client.customers.retrieve(customer.id);
+    assert.deepEqual([seen.email, seen.actedBy], ['agence@example.com', { agencyId: a.id }]);
+    assert.equal((await agency.customers.retrieve(customer.id, { account: c.id })).id, customer.id, 'the per-call option');
+    const own = await fail(agency.customers.retrieve(customer.id));
+    assert.ok(own instanceof lib.MotuNotFoundError, 'without the header, the agency reads its own account');
+    assert.throws(() => agency.withAccount('cus_nope'), TypeError);
+
+    const denied = await fail(forClient.payments.list());
+    assert.ok(denied instanceof lib.MotuPermissionError);
+    assert.deepEqual([denied.code, (denied.details as { scope?: string }).scope], ['PERMISSION_DENIED', 'payments.read']);
+    assert.deepEqual((await client.agencyMandates.update(mandate.id, { scopes: ['customers.read', 'payments.read'] })).scopes.sort(), ['customers.read', 'payments.read']);
+    assert.deepEqual((await forClient.payments.list()).data, []);
+    const noMandate = await fail(agency.withAccount(m.id).customers.list());
+    assert.ok(noMandate instanceof lib.MotuNotFoundError);
+
+    assert.equal((await client.agencyMandates.revoke(mandate.id)).status, 'revoked');
+    const revoked = await fail(forClient.customers.retrieve(customer.id));
+    assert.ok(revoked instanceof lib.MotuPermissionError);
+    assert.equal(revoked.code, 'MANDATE_REVOKED');
+    const moved = await fail(client.agencyMandates.transfer(mandate.id, { agencyId: a.id }));
+    assert.ok(moved.status >= 400 && moved.status < 500, 'a revoked mandate is not transferred');
   });
 
   it("the README's quick example runs as written: a pending session, the lists; once paid, its capture and refund", async () => {

@@ -30,6 +30,11 @@ export interface RequestOptions {
   /** Aborts the call (and its retries). */
   signal?: AbortSignal;
   headers?: Record<string, string>;
+  /**
+   * An agency acting for its client under a mandate: the client's merchant id (`mer_…`), sent as `Motu-Account`.
+   * `motu.withAccount('mer_…')` sends it on every call.
+   */
+  account?: string;
 }
 
 export interface CallArgs<P extends ApiPath, M extends MethodOf<P>> {
@@ -152,6 +157,7 @@ export class MotuClient {
       'user-agent': `motu-node/${VERSION} node/${process.version}`,
       ...this.#headers,
       ...options.headers,
+      ...(options.account === undefined ? {} : { 'motu-account': options.account }),
       authorization: `Bearer ${this.#key}`,
     };
     let body: string | undefined;

@@ -13,3 +13,5 @@ export type * from './resources/money.js';
 export type * from './resources/payments.js';
 export type * from './resources/webhooks.js';
 export type * from './resources/test-helpers.js';
+export type * from './resources/platform.js';
+export type * from './resources/agency.js';

@@ -4,6 +4,8 @@ import { BillingSettings, CreditNotes, Invoices, Subscriptions } from './resourc
 import { CardLinks, Customers, PaymentMethods, WalletSessions } from './resources/customers.js';
 import { BalanceResource, BalanceTransactions, BankAccounts, Disputes, PayoutScheduleResource, Payouts } from './resources/money.js';
 import { PaymentLinks, PaymentSessions, Payments, Refunds } from './resources/payments.js';
+import { Agency, AgencyInvitationAcceptance, AgencyMandates } from './resources/agency.js';
+import { Platform } from './resources/platform.js';
 import { TestHelpers } from './resources/test-helpers.js';
 import { AgencyWebhooks, Events, WebhookEndpoints, WebhookSigningSecret } from './resources/webhooks.js';
 
@@ -34,10 +36,23 @@ export class Motu {
   readonly creditNotes: CreditNotes;
   readonly billingSettings: BillingSettings;
   readonly testHelpers: TestHelpers;
+  /** A platform's sellers and their onboarding (a platform's key). */
+  readonly platform: Platform;
+  /** An agency's invitations and the mandates it holds (an agency's key). */
+  readonly agency: Agency;
+  /** A client accepting an agency's invitation. */
+  readonly agencyInvitations: AgencyInvitationAcceptance;
+  /** The mandates given on the client's account: list, change, transfer, revoke. */
+  readonly agencyMandates: AgencyMandates;
+
+  readonly #secretKey: string;
+  readonly #options: MotuOptions;
 
   constructor(secretKey: string, options: MotuOptions) {
     const client = new MotuClient(secretKey, options);
     this.client = client;
+    this.#secretKey = secretKey;
+    this.#options = options;
     this.paymentSessions = new PaymentSessions(client);
     this.paymentLinks = new PaymentLinks(client);
     this.payments = new Payments(client);
@@ -61,5 +76,19 @@ export class Motu {
     this.creditNotes = new CreditNotes(client);
     this.billingSettings = new BillingSettings(client);
     this.testHelpers = new TestHelpers(client);
+    this.platform = new Platform(client);
+    this.agency = new Agency(client);
+    this.agencyInvitations = new AgencyInvitationAcceptance(client);
+    this.agencyMandates = new AgencyMandates(client);
+  }
+
+  /**
+   * The same key acting for a client under the agency's mandate: every call sends `Motu-Account: <merchantId>`.
+   * A scope the mandate lacks is a MotuPermissionError (`PERMISSION_DENIED`, `details.scope`), a revoked mandate one
+   * with `MANDATE_REVOKED`, no mandate a MotuNotFoundError.
+   */
+  withAccount(merchantId: string): Motu {
+    if (typeof merchantId !== 'string' || !/^mer_\S+$/.test(merchantId)) throw new TypeError("withAccount(merchantId): a merchant id starts with mer_");
+    return new Motu(this.#secretKey, { ...this.#options, headers: { ...this.#options.headers, 'motu-account': merchantId } });
   }
 }
