@@ -43,7 +43,7 @@ async function mandated(t: TestApp, scopes: string[], names: { agency?: string; 
 }
 
 eachDatabase('agencies', (dialect) => {
-  const { t } = withApp(dialect);
+  const { t } = withApp(dialect, { checkAnswers: true });
 
   it('an agency invites: 201 {id, url, status: pending, expiresAt} (7 days by default) and agency.invitation.created; lists and reads them', async () => {
     const agency = await makeAgency(t);
