@@ -326,6 +326,8 @@ export interface AgencyClientOnboardingData {
   caseId: string;
   enrollmentStatus: string;
   previousStatus?: string | null;
+  /** The reasons of a CORRECTION_REQUESTED or REFUSED decision. */
+  reasons?: string[];
 }
 /** The account of a client onboarded through an agency's invitation can collect (`agency.client.opened`). */
 export interface AgencyClientOpenedData {
