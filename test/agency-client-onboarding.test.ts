@@ -179,4 +179,34 @@ eachDatabase('agencies: a new business onboards through the invitation', (dialec
     const mandates = await t.api(agency.liveKey, 'GET', '/api/v1/agency/mandates');
     assert.deepEqual(mandates.body.data.map((m: any) => [m.merchantId, m.mode]), [[read.body.merchantId, 'live']]);
   });
+
+  it('live mode: an invitation that expires during the review is still accepted; one cancelled meanwhile gives an open account and no mandate', async () => {
+    const agency = await makeAgency(t);
+    const services = buildServices(t.config, t.db, t.clock);
+    const expiring = await invite(t, agency, agency.liveKey, { expiresIn: 60 });
+    const cancelled = await invite(t, agency, agency.liveKey);
+    const caseOf = async (token: string, legalName: string) => {
+      const started = await startOnboarding(t, token);
+      assert.equal((await postOnboardingForm(t, started.sessionToken, sellerForm({ legalName }))).status, 303);
+      const row = await t.db.kysely.selectFrom('onboarding_sessions').select('case_id').where('id', '=', started.sessionToken.split('.')[0]!).executeTakeFirstOrThrow();
+      return row.case_id!;
+    };
+    const late = await caseOf(expiring.token, 'Pension Late');
+    const withdrawn = await caseOf(cancelled.token, 'Pension Withdrawn');
+    assert.equal(await services.agencyInvitations.expireDue(new Date(Date.now() + 61_000)), 1);
+    assert.equal((await t.api(agency.liveKey, 'POST', `/api/v1/agency/invitations/${cancelled.id}/cancel`)).status, 200);
+    for (const id of [late, withdrawn]) {
+      assert.equal((await t.admin('POST', `/admin/v1/onboarding-cases/${id}/decision`, { enrollmentStatus: 'APPROVED' })).status, 200);
+    }
+    const a = await invitationOf(t, agency.liveKey, expiring.id);
+    assert.equal(a.body.status, 'accepted');
+    assert.match(a.body.mandateId, /^mdt_/);
+    const b = await invitationOf(t, agency.liveKey, cancelled.id);
+    assert.deepEqual([b.body.status, b.body.mandateId], ['cancelled', null]);
+    const events = await eventsOf(t, agency.id);
+    const opened = events.filter(([type]) => type === 'agency.client.opened').map(([, d]) => d.invitationId);
+    assert.deepEqual(opened, [expiring.id, cancelled.id]);
+    const mandates = events.filter(([type]) => type === 'agency.mandate.created').map(([, d]) => d.invitationId);
+    assert.deepEqual(mandates, [expiring.id]);
+  });
 });
