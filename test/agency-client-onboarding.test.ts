@@ -31,7 +31,7 @@ async function startOnboarding(t: TestApp, invitationToken: string) {
     payload: 'onboard=1',
   });
   const location = res.headers.location ? String(res.headers.location) : '';
-  return { status: res.statusCode, body: res.body, location, sessionToken: location.split('/').at(-1) ?? '' };
+  return { status: res.statusCode, body: res.body, location, sessionToken: location.split('?')[0]!.split('/').at(-1) ?? '' };
 }
 
 const invitationOf = (t: TestApp, key: string, id: string) => t.api(key, 'GET', `/api/v1/agency/invitations/${id}`);
@@ -49,7 +49,7 @@ eachDatabase('agencies: a new business onboards through the invitation', (dialec
 
     const started = await startOnboarding(t, invitation.token);
     assert.equal(started.status, 303, started.body);
-    assert.match(started.location, new RegExp(`^${t.config.publicUrl}/onboarding/obs_`));
+    assert.match(started.location, /^\/onboarding\/obs_[0-9A-Za-z]{22}\.[A-Za-z0-9_-]{43}\?lang=en$/);
     // The same link again while it is open.
     assert.equal((await startOnboarding(t, invitation.token)).location, started.location);
     const form = await t.app.inject({ method: 'GET', url: `/onboarding/${started.sessionToken}?lang=en` });

@@ -86,7 +86,9 @@ export function invitationPageRoutes(deps: InvitationPageDeps) {
         let session = await signedIn(request);
         if (form.onboard !== undefined) {
           try {
-            return reply.redirect(await deps.onboarding.sessionForInvitation(token), 303);
+            // On this page's own origin (the form's CSP allows 'self' only, redirects included).
+            const form = new URL(await deps.onboarding.sessionForInvitation(token));
+            return reply.redirect(`${form.pathname}?lang=${lang}`, 303);
           } catch (err) {
             if (!(err instanceof AppError)) throw err;
             if (err.code === 'NOT_FOUND') return sendHtml(reply, invitationNotFoundPage(lang), plainPageCsp(null, "'none'"), 404);
