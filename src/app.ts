@@ -193,6 +193,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     await pages.register(onboardingPageRoutes(services.onboarding, config.hostedPagesPerMinute));
     await pages.register(invitationPageRoutes({
       invitations: services.agencyInvitations, users: services.users, sessions: services.userSessions, publicUrl: config.publicUrl, perMinute: config.hostedPagesPerMinute,
+      onboarding: services.onboarding,
     }));
   });
   await app.register(sdkRoutes(new SdkService(services.checkout, services.walletSessions, config.publicUrl), widgetStarter(services.acquirers.monext, monextDeps)));

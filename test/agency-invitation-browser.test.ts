@@ -68,6 +68,29 @@ eachDatabase('the agency invitation page', (dialect) => {
     });
   }
 
+  for (const lang of ['fr', 'en'] as const) {
+    it(`${lang}: "no Motu account yet" opens the onboarding form (the same one, clicked again), axe clean light and dark at 390 px`, async () => {
+      const { url } = await invitation();
+      const words = lang === 'fr'
+        ? { section: "Mon entreprise n'a pas encore de compte Motu", start: 'Ouvrir mon compte' }
+        : { section: 'My business has no Motu account yet', start: 'Open my account' };
+      for (const colorScheme of ['light', 'dark'] as const) {
+        const { context, page } = await newPage(suite.browser, { viewport: PHONE, colorScheme, locale: lang === 'fr' ? 'fr-FR' : 'en-US' });
+        try {
+          await page.goto(`${url}?lang=${lang}`);
+          assert.ok(await page.getByRole('heading', { name: words.section }).isVisible());
+          await page.getByRole('button', { name: words.start }).click();
+          await page.waitForURL(/\/onboarding\/obs_/);
+          assert.ok(await page.locator('form input[name="legalName"]').isVisible(), 'the onboarding form');
+          assert.equal(await page.evaluate(() => document.documentElement.scrollWidth), PHONE.width, 'no sideways scroll');
+          assert.deepEqual(await axeViolations(page), [], `${colorScheme}: the form axe clean`);
+        } finally {
+          await context.close();
+        }
+      }
+    });
+  }
+
   it('an admin signed in already is told only an owner may accept; a wrong password says so and accepts nothing', async () => {
     const { url, id, agency } = await invitation();
     const client = await createMerchant(t, 'Roulotte');

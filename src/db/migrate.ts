@@ -47,6 +47,7 @@ import * as m0046 from './migrations/0046_onboarding.js';
 import * as m0047 from './migrations/0047_split_payments.js';
 import * as m0048 from './migrations/0048_agencies.js';
 import * as m0050 from './migrations/0050_running_balances.js';
+import * as m0051 from './migrations/0051_agency_client_onboarding.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_core': m0001,
@@ -95,6 +96,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0047_split_payments': m0047,
   '0048_agencies': m0048,
   '0050_running_balances': m0050,
+  '0051_agency_client_onboarding': m0051,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -324,8 +324,11 @@ export interface AgencyClientOnboardingData {
   agencyId: string;
   /** The new business's onboarding case. */
   caseId: string;
-  enrollmentStatus: string;
-  previousStatus?: string | null;
+  enrollmentStatus: 'SUBMITTED' | 'IN_REVIEW' | 'APPROVED' | 'CORRECTION_REQUESTED' | 'REFUSED';
+  /** The status before this change (null: the case was just created). */
+  previousStatus: 'SUBMITTED' | 'IN_REVIEW' | 'APPROVED' | 'CORRECTION_REQUESTED' | 'REFUSED' | null;
+  /** The reasons of a CORRECTION_REQUESTED or REFUSED decision. */
+  reasons?: string[];
 }
 /** The account of a client onboarded through an agency's invitation can collect (`agency.client.opened`). */
 export interface AgencyClientOpenedData {

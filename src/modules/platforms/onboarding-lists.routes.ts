@@ -25,11 +25,12 @@ type Table = 'onboarding_sessions' | 'onboarding_cases';
 async function pageOf(db: Database, table: Table, owner: { merchantId: string; mode: string }, query: { limit?: number; startingAfter?: string }, filter?: [string, string]) {
   const limit = query.limit ?? 20;
   const k = db.kysely as unknown as import('kysely').Kysely<Record<Table, { id: string; platform_id: string; mode: string; created_at: string; [column: string]: unknown }>>;
-  let q = k.selectFrom(table).selectAll().where('platform_id', '=', owner.merchantId).where('mode', '=', owner.mode);
+  let q = k.selectFrom(table).selectAll().where('platform_id', '=', owner.merchantId).where('mode', '=', owner.mode)
+    .where('invitation_id', 'is', null); // an agency's new clients are not the platform's
   if (filter) q = q.where(filter[0] as 'id', '=', filter[1]);
   if (query.startingAfter) {
     const cursor = await k.selectFrom(table).select(['id', 'created_at']).where('id', '=', query.startingAfter)
-      .where('platform_id', '=', owner.merchantId).where('mode', '=', owner.mode).executeTakeFirst();
+      .where('platform_id', '=', owner.merchantId).where('mode', '=', owner.mode).where('invitation_id', 'is', null).executeTakeFirst();
     if (!cursor) throw invalidField('startingAfter', 'is not an id from this list');
     q = q.where((eb) => eb.or([eb('created_at', '<', cursor.created_at), eb.and([eb('created_at', '=', cursor.created_at), eb('id', '<', cursor.id)])]));
   }

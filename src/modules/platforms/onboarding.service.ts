@@ -6,6 +6,11 @@
 // follows in the same transaction, read from the legal name: "refuse" → REFUSED, "correction" → CORRECTION_REQUESTED
 // on the first submission, otherwise APPROVED; so the platform hears the whole path within the form's request, and a
 // restart can never leave a test case waiting. In live mode the operator decides (`decide`).
+//
+// An agency's invitation to a business with no account yet onboards it the same way (`sessionForInvitation`): the
+// session and case carry the invitation's id and report to the agency (platform_id holds the agency's id), with
+// `agency.client.*` events instead of `merchant.*`; the platform API never sees them, and an approval opens the
+// merchant unlinked, then accepts the invitation and gives the agency its mandate, in the same transaction.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Database, Trx } from '../../db/database.js';
 import { recordEvent } from '../../events/outbox.js';
@@ -23,6 +28,8 @@ import type { LegalAddress, MerchantsService } from '../merchants/merchants.serv
 import type { Merchant } from '../merchants/merchants.table.js';
 import type { Owner, Principal } from '../merchants/principal.js';
 import { linkSeller, requirePlatform, unlinkSeller } from './platform-links.js';
+import { createMandate } from '../agencies/invitations.service.js';
+import { scopesOf } from '../agencies/agencies.repository.js';
 import type { EnrollmentStatus, OnboardingCase, OnboardingSession, SessionStatus } from './platforms.table.js';
 
 export const DEFAULT_SESSION_SECONDS = 7 * 86_400;
@@ -139,7 +146,7 @@ export class OnboardingService {
       id: newId('obs'), platform_id: principal.merchantId, mode: principal.mode, email: input.email.trim().toLowerCase(),
       business_name: input.businessName?.trim() || null, return_url: input.returnUrl, refresh_url: input.refreshUrl ?? null,
       case_id: input.caseId ?? null, status: 'open', expires_at: new Date(now.getTime() + seconds * 1000).toISOString(),
-      created_at: now.toISOString(), completed_at: null, cancelled_at: null,
+      created_at: now.toISOString(), completed_at: null, cancelled_at: null, invitation_id: null,
     };
     await this.db.transaction(async (trx) => {
       if (input.caseId) {
@@ -155,7 +162,7 @@ export class OnboardingService {
 
   private sessionOf(q: Trx | Database['kysely'], owner: Owner, id: string) {
     return q.selectFrom('onboarding_sessions').selectAll()
-      .where('id', '=', id).where('platform_id', '=', owner.merchantId).where('mode', '=', owner.mode).executeTakeFirst();
+      .where('id', '=', id).where('platform_id', '=', owner.merchantId).where('mode', '=', owner.mode).where('invitation_id', 'is', null).executeTakeFirst();
   }
 
   async getSession(principal: Principal, id: string) {
@@ -198,6 +205,7 @@ export class OnboardingService {
           .where('id', '=', s.id).where('status', '=', 'open').executeTakeFirst();
         if (Number(res.numUpdatedRows) === 0) return;
         expired++;
+        if (s.invitation_id) return; // an agency's client: no platform to tell (the invitation has its own expiry)
         await recordEvent(trx, { merchantId: s.platform_id, mode: s.mode, at: now, ...payloads.merchantSessionExpired(this.sessionPayload(s, 'expired')) });
       });
     }
@@ -246,6 +254,7 @@ export class OnboardingService {
         const current = (await trx.selectFrom('onboarding_sessions').selectAll().where('id', '=', id).executeTakeFirstOrThrow());
         throw notOpen(this.statusOf(current, now));
       }
+      if (session.invitation_id) await this.pendingInvitation(trx, session.invitation_id, at);
       const fields = {
         email: session.email, legal_name: form.legalName.trim(), registration_number: form.registrationNumber.trim(),
         address: JSON.stringify(cleanAddress(form.address)), representative: JSON.stringify(cleanRepresentative(form.representative)),
@@ -265,7 +274,7 @@ export class OnboardingService {
       } else {
         kase = {
           id: newId('obc'), platform_id: session.platform_id, mode: session.mode, enrollment_status: 'SUBMITTED', reasons: null,
-          submissions: 1, seller_id: null, created_at: at, decided_at: null, ...fields,
+          submissions: 1, seller_id: null, created_at: at, decided_at: null, invitation_id: session.invitation_id, ...fields,
         };
         await trx.insertInto('onboarding_cases').values(kase).execute();
         await trx.updateTable('onboarding_sessions').set({ case_id: kase.id }).where('id', '=', id).execute();
@@ -283,6 +292,16 @@ export class OnboardingService {
   }
 
   private async updated(trx: Trx, kase: OnboardingCase, previousStatus: EnrollmentStatus | null, at: Date, reasons?: string[]) {
+    if (kase.invitation_id) {
+      await recordEvent(trx, {
+        merchantId: kase.platform_id, mode: kase.mode, at,
+        ...payloads.agencyClientOnboardingUpdated({
+          invitationId: kase.invitation_id, agencyId: kase.platform_id, caseId: kase.id, enrollmentStatus: kase.enrollment_status, previousStatus,
+          ...(reasons ? { reasons } : {}),
+        }),
+      });
+      return;
+    }
     await recordEvent(trx, {
       merchantId: kase.platform_id, mode: kase.mode, at,
       ...payloads.merchantOnboardingUpdated({ caseId: kase.id, enrollmentStatus: kase.enrollment_status, previousStatus, ...(reasons ? { reasons } : {}) }),
@@ -315,7 +334,7 @@ export class OnboardingService {
 
   private caseOf(q: Trx | Database['kysely'], owner: Owner, id: string) {
     return q.selectFrom('onboarding_cases').selectAll()
-      .where('id', '=', id).where('platform_id', '=', owner.merchantId).where('mode', '=', owner.mode).executeTakeFirst();
+      .where('id', '=', id).where('platform_id', '=', owner.merchantId).where('mode', '=', owner.mode).where('invitation_id', 'is', null).executeTakeFirst();
   }
 
   async getCase(principal: Principal, id: string) {
@@ -368,13 +387,14 @@ export class OnboardingService {
     let decided: OnboardingCase = { ...kase, enrollment_status: status, reasons: status === 'APPROVED' ? null : JSON.stringify(reasons), decided_at: at, updated_at: at };
     await this.updated(trx, decided, 'IN_REVIEW', now, status === 'APPROVED' ? undefined : reasons);
     if (status !== 'APPROVED') {
+      if (kase.invitation_id) return decided; // the agency heard it in agency.client.onboarding.updated
       await recordEvent(trx, {
         merchantId: kase.platform_id, mode: kase.mode, at: now,
         ...payloads.merchantRejected({ caseId: kase.id, enrollmentStatus: status, reasons }),
       });
       return decided;
     }
-    const sellerId = await this.approve(trx, decided, now);
+    const sellerId = decided.invitation_id ? await this.approveClient(trx, decided, now) : await this.approve(trx, decided, now);
     decided = { ...decided, seller_id: sellerId };
     return decided;
   }
@@ -400,6 +420,83 @@ export class OnboardingService {
     await linkSeller(trx, { platformId: kase.platform_id, sellerId: seller.id, mode: kase.mode, caseId: kase.id, at: now });
     await trx.updateTable('onboarding_cases').set({ seller_id: seller.id }).where('id', '=', kase.id).execute();
     return seller.id;
+  }
+
+  // ---------- an agency's new client ----------
+
+  /**
+   * The invitation page's "no Motu account yet": the onboarding form's address for this invitation. An open session
+   * of the invitation is given again; a case awaiting corrections gets a session correcting it; a case refused (final)
+   * or in review gets none (409 ONBOARDING_CASE_REFUSED / ONBOARDING_CASE_NOT_CORRECTABLE). The invitation must be
+   * pending and not past its expiry (410 INVITATION_EXPIRED, 422 INVITATION_NOT_PENDING). The session ends when the
+   * invitation does. No event: the agency hears of the case once the form submits it.
+   */
+  async sessionForInvitation(invitationToken: string): Promise<string> {
+    if (!/^[0-9A-Za-z]{32}$/.test(invitationToken)) throw notFound('invitation');
+    const now = this.clock.now();
+    const at = now.toISOString();
+    return this.db.transaction(async (trx) => {
+      const found = await trx.selectFrom('agency_invitations').select('id').where('token', '=', invitationToken).executeTakeFirst();
+      if (!found) throw notFound('invitation');
+      const invitation = await this.pendingInvitation(trx, found.id, at);
+      const open = await trx.selectFrom('onboarding_sessions').select('id').where('invitation_id', '=', invitation.id)
+        .where('status', '=', 'open').where('expires_at', '>', at).orderBy('created_at', 'desc').executeTakeFirst();
+      if (open) return this.sessionUrl(open.id);
+      const last = await trx.selectFrom('onboarding_cases').selectAll().where('invitation_id', '=', invitation.id)
+        .orderBy('created_at', 'desc').orderBy('id', 'desc').executeTakeFirst();
+      if (last) correctable(last);
+      const page = `${this.publicUrl}/agency-invitations/${invitationToken}`;
+      const row: OnboardingSession = {
+        id: newId('obs'), platform_id: invitation.agency_id, mode: invitation.mode, email: invitation.email, business_name: null,
+        return_url: page, refresh_url: page, case_id: last?.id ?? null, status: 'open', expires_at: invitation.expires_at,
+        created_at: at, completed_at: null, cancelled_at: null, invitation_id: invitation.id,
+      };
+      await trx.insertInto('onboarding_sessions').values(row).execute();
+      return this.sessionUrl(row.id);
+    });
+  }
+
+  /** The invitation, locked, if pending and not past its expiry. */
+  private async pendingInvitation(trx: Trx, invitationId: string, at: string) {
+    const row = await this.db.lockForUpdate(trx.selectFrom('agency_invitations').selectAll().where('id', '=', invitationId)).executeTakeFirstOrThrow();
+    if (row.status === 'expired' || (row.status === 'pending' && row.expires_at <= at)) {
+      throw new AppError('INVITATION_EXPIRED', 'This invitation has expired; ask the agency for a new one', { status: 'expired' });
+    }
+    if (row.status !== 'pending') throw new AppError('INVITATION_NOT_PENDING', `This invitation is ${row.status}`, { status: row.status });
+    return row;
+  }
+
+  /**
+   * An agency's new client approved, in this order of events (all to the agency): the merchant (its default contract
+   * and keys, the case's legal identity), opened, with its bank account (the case's IBAN) → agency.client.opened; then
+   * the invitation accepted and the mandate with its scopes → agency.mandate.created. Linked to no platform. An
+   * invitation that expired while the case was in review is still accepted (the business answered in time); one the
+   * agency cancelled meanwhile gives no mandate (the account is opened all the same).
+   */
+  private async approveClient(trx: Trx, kase: OnboardingCase, now: Date): Promise<string> {
+    const at = now.toISOString();
+    const invitationId = kase.invitation_id!;
+    const client = await this.merchants.insertMerchant(trx, {
+      name: kase.legal_name, legalName: kase.legal_name, registrationNumber: kase.registration_number,
+      address: JSON.parse(kase.address) as LegalAddress, open: false,
+    });
+    await trx.updateTable('merchants').set({ opened_at: at }).where('id', '=', client.id).execute();
+    await this.bankAccounts.insert(trx, { merchantId: client.id, mode: kase.mode }, {
+      iban: this.box.open(kase.iban_sealed), holderName: kase.legal_name, currency: kase.currency === 'XPF' ? 'XPF' : 'EUR',
+    });
+    await trx.updateTable('onboarding_cases').set({ seller_id: client.id }).where('id', '=', kase.id).execute();
+    await recordEvent(trx, {
+      merchantId: kase.platform_id, mode: kase.mode, at: now,
+      ...payloads.agencyClientOpened({ invitationId, agencyId: kase.platform_id, merchantId: client.id, caseId: kase.id }),
+    });
+    const invitation = await this.db.lockForUpdate(trx.selectFrom('agency_invitations').selectAll().where('id', '=', invitationId)).executeTakeFirstOrThrow();
+    if (invitation.status !== 'pending' && invitation.status !== 'expired') return client.id;
+    const mandate = await createMandate(trx, {
+      agencyId: invitation.agency_id, client: { merchantId: client.id, mode: invitation.mode }, scopes: scopesOf(invitation), invitationId, at: now,
+    });
+    await trx.updateTable('agency_invitations').set({ status: 'accepted', merchant_id: client.id, mandate_id: mandate.id, updated_at: at })
+      .where('id', '=', invitationId).execute();
+    return client.id;
   }
 
   // ---------- the platform's sellers ----------

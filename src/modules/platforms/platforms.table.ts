@@ -35,6 +35,8 @@ export interface OnboardingSessionsTable {
   created_at: string;
   completed_at: string | null;
   cancelled_at: string | null;
+  /** The agency's invitation (agi_…) this session onboards a new client for; platform_id is then the agency's id. */
+  invitation_id: string | null;
 }
 
 /** What a business submitted: its legal identity, representative and IBAN (sealed), and the review's outcome. */
@@ -64,6 +66,9 @@ export interface OnboardingCasesTable {
   created_at: string;
   updated_at: string;
   decided_at: string | null;
+  /** The agency's invitation (agi_…) this case onboards a new client for: never linked to a platform, its events go
+   *  to the agency (platform_id holds the agency's id) and its approval accepts the invitation. */
+  invitation_id: string | null;
 }
 
 export type OnboardingSession = Selectable<OnboardingSessionsTable>;

@@ -1,6 +1,8 @@
 // /agency-invitations/{token}: the hosted page of an agency's invitation, and its form. The client accepts as an owner
 // of its back-office: already signed in (the session's cookie, and its CSRF token in the form), or signing in here
 // with the back-office's own sign-in (its attempt counts and lockout, its two-factor), which opens the same session.
+// A business with no Motu account yet posts `onboard` instead: it is sent to the onboarding form (a session tied to
+// the invitation), and its approval opens its account and gives the agency its mandate.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { sendHtml } from '../../http/html.js';
@@ -9,6 +11,7 @@ import { hostedRateLimit, registerHostedRateLimit } from '../../http/hosted-rate
 import { AppError } from '../../shared/errors.js';
 import { pageLang, type Lang } from '../../shared/lang.js';
 import type { AgencyInvitationsService } from '../../modules/agencies/invitations.service.js';
+import type { OnboardingService } from '../../modules/platforms/onboarding.service.js';
 import type { UserSession, UserSessions } from '../../modules/users/user-sessions.js';
 import type { UsersService } from '../../modules/users/users.service.js';
 import { plainPageCsp, themeSource } from '../hosted/layout.js';
@@ -19,6 +22,7 @@ const Query = Type.Object({ lang: Type.Optional(Type.String({ maxLength: 35 })) 
 const Form = Type.Object({
   email: Type.Optional(Type.String({ maxLength: 254 })), password: Type.Optional(Type.String({ maxLength: 1024 })),
   code: Type.Optional(Type.String({ maxLength: 64 })), csrfToken: Type.Optional(Type.String({ maxLength: 128 })),
+  onboard: Type.Optional(Type.String({ maxLength: 8 })),
 }, { additionalProperties: false });
 
 export interface InvitationPageDeps {
@@ -27,6 +31,7 @@ export interface InvitationPageDeps {
   sessions: UserSessions;
   publicUrl: string;
   perMinute: number;
+  onboarding: OnboardingService;
 }
 
 export function invitationPageRoutes(deps: InvitationPageDeps) {
@@ -79,6 +84,17 @@ export function invitationPageRoutes(deps: InvitationPageDeps) {
         const { token } = request.params;
         const form = request.body ?? {};
         let session = await signedIn(request);
+        if (form.onboard !== undefined) {
+          try {
+            // On this page's own origin (the form's CSP allows 'self' only, redirects included).
+            const form = new URL(await deps.onboarding.sessionForInvitation(token));
+            return reply.redirect(`${form.pathname}?lang=${lang}`, 303);
+          } catch (err) {
+            if (!(err instanceof AppError)) throw err;
+            if (err.code === 'NOT_FOUND') return sendHtml(reply, invitationNotFoundPage(lang), plainPageCsp(null, "'none'"), 404);
+            return render(reply, lang, token, { session, error: err.code }, err.status);
+          }
+        }
         try {
           if (session && form.csrfToken !== undefined) {
             if (form.csrfToken !== session.csrfToken) throw new AppError('CSRF_TOKEN_INVALID', 'The form is out of date');

@@ -27,6 +27,9 @@ const TEXT = {
     email: 'Email', password: 'Password', code: 'Two-factor code (if enabled)',
     signInAccept: 'Sign in and accept', accept: 'Accept', signedAs: (email: string, merchant: string) => `Signed in as ${email}, for ${merchant}.`,
     notOwner: 'Only an owner of the account may accept: ask an owner of your team to open this page.',
+    newTitle: 'My business has no Motu account yet',
+    newText: (agency: string) => `Open your account with the form below: once Motu approves it, your account is open and ${agency} gets the permissions above. You will then get access to your back-office from Motu.`,
+    newStart: 'Open my account',
     keyTitle: 'Or accept with your secret key',
     keyText: 'From your server, with a secret key of your account:',
     acceptedTitle: 'Mandate given',
@@ -42,6 +45,7 @@ const TEXT = {
       PERMISSION_DENIED: 'Only an owner of the account may accept.', AGENCY_OWN_INVITATION: 'An agency cannot accept its own invitation.',
       ALREADY_EXISTS: 'This agency already has a mandate on your account.', CSRF_TOKEN_INVALID: 'Your session changed: reload the page.',
       INVITATION_EXPIRED: 'This invitation has expired: ask the agency for a new one.', INVITATION_NOT_PENDING: 'This invitation is no longer open.',
+      ONBOARDING_CASE_REFUSED: 'Your application to open an account was refused.', ONBOARDING_CASE_NOT_CORRECTABLE: 'Your application is being reviewed: you will hear from Motu.',
       other: 'This did not work: try again.',
     } as Record<string, string>,
   },
@@ -54,6 +58,9 @@ const TEXT = {
     email: 'E-mail', password: 'Mot de passe', code: 'Code de double authentification (si activée)',
     signInAccept: 'Se connecter et accepter', accept: 'Accepter', signedAs: (email: string, merchant: string) => `Connecté en tant que ${email}, pour ${merchant}.`,
     notOwner: 'Seul un propriétaire du compte peut accepter : demandez à un propriétaire de votre équipe d\'ouvrir cette page.',
+    newTitle: "Mon entreprise n'a pas encore de compte Motu",
+    newText: (agency: string) => `Ouvrez votre compte avec le formulaire : une fois votre dossier approuvé par Motu, votre compte est ouvert et ${agency} reçoit les permissions ci-dessus. Motu vous donnera ensuite l'accès à votre back-office.`,
+    newStart: 'Ouvrir mon compte',
     keyTitle: 'Ou acceptez avec votre clé secrète',
     keyText: 'Depuis votre serveur, avec une clé secrète de votre compte :',
     acceptedTitle: 'Mandat donné',
@@ -69,6 +76,7 @@ const TEXT = {
       PERMISSION_DENIED: 'Seul un propriétaire du compte peut accepter.', AGENCY_OWN_INVITATION: 'Une agence ne peut pas accepter sa propre invitation.',
       ALREADY_EXISTS: 'Cette agence a déjà un mandat sur votre compte.', CSRF_TOKEN_INVALID: 'Votre session a changé : rechargez la page.',
       INVITATION_EXPIRED: "Cette invitation a expiré : demandez-en une nouvelle à l'agence.", INVITATION_NOT_PENDING: "Cette invitation n'est plus ouverte.",
+      ONBOARDING_CASE_REFUSED: "Votre demande d'ouverture de compte a été refusée.", ONBOARDING_CASE_NOT_CORRECTABLE: 'Votre dossier est en cours d\'examen : Motu reviendra vers vous.',
       other: "Cela n'a pas fonctionné : réessayez.",
     } as Record<string, string>,
   },
@@ -98,7 +106,9 @@ export function invitationPage(input: InvitationPageInput): string {
   const action = `/agency-invitations/${esc(input.token)}?lang=${input.lang}`;
   const scopes = `<ul class="scopes">${input.scopes.map((s) => `<li>${esc(SCOPE_WORDS[input.lang][s])} <span class="muted">(${esc(s)})</span></li>`).join('')}</ul>`;
   const head = `<h1>${esc(t.title(agency))}</h1><p>${esc(t.intro(agency))}</p>${scopes}<p class="hint">${esc(t.mode[input.mode])}</p>`;
-  const alert = `<p class="alert" role="alert" id="accept-error">${input.error ? esc(t.errors[input.error] ?? t.errors.other!) : ''}</p>`;
+  const onboardError = input.error?.startsWith('ONBOARDING_') ? input.error : null;
+  const acceptError = onboardError ? null : input.error;
+  const alert = `<p class="alert" role="alert" id="accept-error">${acceptError ? esc(t.errors[acceptError] ?? t.errors.other!) : ''}</p>`;
   let body: string;
   if (input.acceptedBy) {
     body = `<main class="panel result"><div class="icon ok" aria-hidden="true">✓</div><h1>${esc(t.acceptedTitle)}</h1>
@@ -118,6 +128,8 @@ export function invitationPage(input: InvitationPageInput): string {
     body = `<main>
 <section class="panel" aria-labelledby="invitation-title">${head.replace('<h1>', '<h1 id="invitation-title">')}</section>
 <section class="panel" aria-labelledby="owner-title"><h2 id="owner-title">${esc(t.ownerTitle)}</h2>${owner}</section>
+<section class="panel" aria-labelledby="new-title"><h2 id="new-title">${esc(t.newTitle)}</h2><p>${esc(t.newText(agency))}</p>
+<form method="post" action="${action}"><input type="hidden" name="onboard" value="1">${onboardError ? `<p class="alert" role="alert" id="onboard-error">${esc(t.errors[onboardError]!)}</p>` : ''}<button type="submit" class="pay">${esc(t.newStart)}</button></form></section>
 <section class="panel key" aria-labelledby="key-title"><h2 id="key-title">${esc(t.keyTitle)}</h2><p>${esc(t.keyText)}</p>
 <pre><code>curl -X POST ${esc(input.apiUrl)}/api/v1/agency-invitations/${esc(input.token)}/accept -u sk_${input.mode}_…:</code></pre></section>
 </main>`;

@@ -99,6 +99,10 @@ export function onboardingPageRoutes(service: OnboardingService, perMinute: numb
           const now = await service.pageOf(token);
           return closed(reply, { ...(now ?? state), status: now && now.status !== 'open' ? now.status : 'completed' }, lang);
         }
+        // An agency's invitation that ended (a new client's form): the session's page says so, and links the invitation.
+        if (err instanceof AppError && (err.code === 'INVITATION_EXPIRED' || err.code === 'INVITATION_NOT_PENDING')) {
+          return closed(reply, { ...state, status: err.code === 'INVITATION_EXPIRED' ? 'expired' : 'cancelled' }, lang);
+        }
         throw err;
       }
       if (!browser) return reply.code(201).send({ sessionId: state.session.id, status: 'completed' });

@@ -4572,10 +4572,18 @@ export interface components {
             agencyId: string;
             /** @description The new business's onboarding case. */
             caseId: string;
-            /** @description The enrollment's status. */
-            enrollmentStatus: string;
-            /** @description The status before this change. */
-            previousStatus?: string | null;
+            /**
+             * @description The enrollment's status.
+             * @enum {string}
+             */
+            enrollmentStatus: "SUBMITTED" | "IN_REVIEW" | "APPROVED" | "CORRECTION_REQUESTED" | "REFUSED";
+            /**
+             * @description The status before this change (null: the case was just created).
+             * @enum {string|null}
+             */
+            previousStatus: "SUBMITTED" | "IN_REVIEW" | "APPROVED" | "CORRECTION_REQUESTED" | "REFUSED" | null;
+            /** @description The reasons of a CORRECTION_REQUESTED or REFUSED decision. */
+            reasons?: string[];
         };
         /** @description The account of a client onboarded through an agency's invitation can collect (`agency.client.opened`). */
         AgencyClientOpenedData: {
@@ -14407,7 +14415,10 @@ export interface operations {
                  *         "agencyId": "mer_4kQ7mZ2xR9tLbV3nC8wYhJ",
                  *         "caseId": "obc_4kQ7mZ2xR9tLbV3nC8wYhJ",
                  *         "enrollmentStatus": "CORRECTION_REQUESTED",
-                 *         "previousStatus": "needs_response"
+                 *         "previousStatus": "SUBMITTED",
+                 *         "reasons": [
+                 *           "The registration number is unreadable"
+                 *         ]
                  *       }
                  *     }
                  */
