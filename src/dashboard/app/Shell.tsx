@@ -7,7 +7,7 @@ import { NavLink, Outlet, useLocation, useNavigate } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { api } from './api.js';
 import { changeLang, useLang } from './i18n.js';
-import { NAV } from './routes.js';
+import { NAV } from './nav.js';
 import { acceptMe, forgetMerchantData, useMe } from './session.js';
 import type { Me, Mode } from './types.js';
 import type { Role } from '../../modules/users/users.table.js';

@@ -5,7 +5,7 @@ import { useNavigate } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { setActing, type Acting } from '../acting.js';
 import { useScopeText } from '../i18n.js';
-import { navEntryOf } from '../routes.js';
+import { navEntryOf } from '../nav.js';
 import { forgetMerchantData } from '../session.js';
 import { useToast } from './Toasts.js';
 

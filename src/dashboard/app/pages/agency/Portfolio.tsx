@@ -17,7 +17,7 @@ import { QueryView } from '../../components/QueryView.js';
 import { ScopeList } from '../../components/Scopes.js';
 import { StatusBadge } from '../../components/StatusBadge.js';
 import { useToast } from '../../components/Toasts.js';
-import { NAV } from '../../routes.js';
+import { NAV } from '../../nav.js';
 import { forgetMerchantData, useMe } from '../../session.js';
 import { usePermissions } from '../../permissions.js';
 
