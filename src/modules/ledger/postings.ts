@@ -59,29 +59,11 @@ async function lines(trx: Trx, postingId: string, owner: Owner, currency: string
 
 /** A balance transaction and its double-entry posting, on the caller's transaction. */
 export async function post(trx: Trx, input: PostInput): Promise<BalanceTransactionRow> {
-  if (!Number.isSafeInteger(input.amount) || input.amount === 0) throw new RangeError(`A ledger amount is a non-zero integer, got ${input.amount}`);
-  if (!isCurrency(input.currency)) throw new RangeError(`Unknown currency ${input.currency}`);
-  const at = input.at.toISOString();
-  const row: BalanceTransactionRow = {
-    id: input.id ?? newId('txn'),
-    merchant_id: input.owner.merchantId,
-    mode: input.owner.mode,
-    store_id: input.owner.storeId ?? null,
-    type: input.type,
-    amount: input.amount,
-    currency: input.currency,
-    amount_eur: input.amountEur ?? toEurCents(input.amount, input.currency),
-    pending: input.pending ? 1 : 0,
-    source_type: input.source.type,
-    source_id: input.source.id,
-    payment_id: input.paymentId ?? null,
-    description: input.description ?? null,
-    created_at: at,
-  };
+  const row = transactionRow(input);
   await trx.insertInto('balance_transactions').values(row).execute();
   const postingId = newId('lpo');
   await trx.insertInto('ledger_postings').values({
-    id: postingId, merchant_id: row.merchant_id, mode: row.mode, currency: row.currency, kind: 'entry', transaction_id: row.id, created_at: at,
+    id: postingId, merchant_id: row.merchant_id, mode: row.mode, currency: row.currency, kind: 'entry', transaction_id: row.id, created_at: row.created_at,
   }).execute();
   await lines(trx, postingId, input.owner, row.currency, [
     [input.pending ? 'merchant_pending' : 'merchant_available', input.amount],
@@ -126,7 +108,7 @@ export async function postMany(trx: Trx, inputs: readonly PostInput[]): Promise<
   return rows;
 }
 
-/** The row `post` writes (postMany's; `post` keeps its own copy inline, on the hot path of every payment). */
+/** The balance transaction's row, checked: what `post` and `postMany` write. */
 function transactionRow(input: PostInput): BalanceTransactionRow {
   if (!Number.isSafeInteger(input.amount) || input.amount === 0) throw new RangeError(`A ledger amount is a non-zero integer, got ${input.amount}`);
   if (!isCurrency(input.currency)) throw new RangeError(`Unknown currency ${input.currency}`);
