@@ -5,10 +5,8 @@
 // in English and in French at 390 px.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import type { Page } from 'playwright-core';
-import { axeViolations } from './support/axe.js';
 import { PHONE, signedInUser, type UserClient } from './support/back-office.js';
-import { newPage } from './support/browser.js';
+import { accessible, noSideways, signedInPage } from './support/back-office-pages.js';
 import { createMerchant } from './support/factories.js';
 import { eachDatabase } from './support/harness.js';
 import { withApp } from './support/merchant-app.js';
@@ -19,26 +17,7 @@ eachDatabase('an agency in the back-office', (dialect) => {
   const suite = withApp(dialect, { serve: true, browser: true });
   const { t } = suite;
 
-  async function pageOf(user: UserClient, lang: 'en' | 'fr', viewport?: { width: number; height: number }): Promise<Page> {
-    const { context, page } = await newPage(suite.browser, { locale: lang === 'fr' ? 'fr-FR' : 'en-GB', ...(viewport ? { viewport } : {}) });
-    const eq = user.cookie.indexOf('=');
-    await context.addCookies([{ name: user.cookie.slice(0, eq), value: user.cookie.slice(eq + 1), url: suite.baseUrl }]);
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: suite.baseUrl });
-    return page;
-  }
-
-  async function accessible(page: Page, what: string): Promise<void> {
-    for (const colorScheme of ['light', 'dark'] as const) {
-      await page.emulateMedia({ colorScheme });
-      assert.deepEqual(await axeViolations(page), [], `${what} (${colorScheme})`);
-    }
-    await page.emulateMedia({ colorScheme: 'light' });
-  }
-
-  async function noSideways(page: Page, what: string): Promise<void> {
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-    assert.ok(overflow <= 0, `${what} scrolls sideways by ${overflow}px`);
-  }
+  const pageOf = (user: UserClient, lang: 'en' | 'fr', viewport?: { width: number; height: number }) => signedInPage(suite, user, lang, viewport);
 
   it('invite with scopes in words, accept, act for the client within its scopes, lose access once the client revokes', async () => {
     const agency = await makeAgency(t, 'Agence Moana');

@@ -4,10 +4,8 @@
 // Sellers and Onboarding entries only for a platform. Axe clean in light and dark, in English and in French at 390 px.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import type { Page } from 'playwright-core';
-import { axeViolations } from './support/axe.js';
 import { PHONE, signedInUser, type UserClient } from './support/back-office.js';
-import { newPage } from './support/browser.js';
+import { accessible, noSideways, signedInPage } from './support/back-office-pages.js';
 import { createMerchant } from './support/factories.js';
 import { eachDatabase } from './support/harness.js';
 import { withApp } from './support/merchant-app.js';
@@ -18,26 +16,7 @@ eachDatabase('a platform in the back-office', (dialect) => {
   const suite = withApp(dialect, { serve: true, browser: true });
   const { t } = suite;
 
-  async function pageOf(user: UserClient, lang: 'en' | 'fr', viewport?: { width: number; height: number }): Promise<Page> {
-    const { context, page } = await newPage(suite.browser, { locale: lang === 'fr' ? 'fr-FR' : 'en-GB', ...(viewport ? { viewport } : {}) });
-    const eq = user.cookie.indexOf('=');
-    await context.addCookies([{ name: user.cookie.slice(0, eq), value: user.cookie.slice(eq + 1), url: suite.baseUrl }]);
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: suite.baseUrl });
-    return page;
-  }
-
-  async function accessible(page: Page, what: string): Promise<void> {
-    for (const colorScheme of ['light', 'dark'] as const) {
-      await page.emulateMedia({ colorScheme });
-      assert.deepEqual(await axeViolations(page), [], `${what} (${colorScheme})`);
-    }
-    await page.emulateMedia({ colorScheme: 'light' });
-  }
-
-  async function noSideways(page: Page, what: string): Promise<void> {
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-    assert.ok(overflow <= 0, `${what} scrolls sideways by ${overflow}px`);
-  }
+  const pageOf = (user: UserClient, lang: 'en' | 'fr', viewport?: { width: number; height: number }) => signedInPage(suite, user, lang, viewport);
 
   /** A platform, two sellers, and a split payment of 100.00 EUR (the card pays 80.00: 20.00 financed). */
   async function splitPayment() {
