@@ -1,7 +1,7 @@
 // Hot statements compiled once. Kysely builds and compiles every query anew (an INSERT of a 45-column row costs
 // more to build than SQLite takes to run it); for a statement whose text depends only on which columns are given,
 // the text is kept and only the parameters change. Both dialects, inside or outside a transaction.
-import { CompiledQuery, type Insertable, type Kysely } from 'kysely';
+import { CompiledQuery, NoResultError, type Compilable, type Insertable, type Kysely, type QueryNode } from 'kysely';
 import type { Database } from './database.js';
 import type { DB } from './schema.js';
 
@@ -196,5 +196,87 @@ export function compiledInsertPair<A extends Table, B extends Table>(first: A, s
       }
       queue.pairs.push({ a, b, keysA: given(a), keysB: given(b), resolve, reject });
     });
+  };
+}
+
+/** What a compiled statement's parameter is: a value given at each call (its key), or a constant of the query itself. */
+type Slot = { key: string } | { value: unknown };
+
+interface Shape {
+  sql: string;
+  query: CompiledQuery['query'];
+  queryId: CompiledQuery['queryId'];
+  slots: Slot[];
+}
+
+const PROBE = '\u0000motu-probe:';
+
+/** The dialect's adapter class (shared by a Kysely instance, its transactions and connections): texts differ per dialect. */
+function dialectKey(db: Kysely<DB>): unknown {
+  return (db as unknown as { getExecutor(): { adapter: object } }).getExecutor().adapter.constructor;
+}
+
+/** A statement built once per dialect by compiledQuery, run with each call's values. */
+export interface CompiledStatement<P, O> {
+  /** Every row it returns. */
+  execute(db: Kysely<DB>, values: P): Promise<O[]>;
+  /** Its first row, if any. */
+  executeTakeFirst(db: Kysely<DB>, values: P): Promise<O | undefined>;
+  /** Its first row; Kysely's NoResultError when there is none. */
+  executeTakeFirstOrThrow(db: Kysely<DB>, values: P): Promise<O>;
+  /** The number of rows it changed (an UPDATE, a DELETE, an INSERT without RETURNING). */
+  run(db: Kysely<DB>, values: P): Promise<number>;
+}
+
+/**
+ * A hot query whose text depends on nothing but its values (no IN list, no column given or not, no branch on a
+ * value): `build` runs once per dialect, given probes in place of the values (`p.id` is a marker string), and the
+ * text Kysely compiles from it is kept with where each value goes. Each call then only orders its values and runs the
+ * text, skipping Kysely's query building and compiling (on the payment path they cost more than SQLite takes to run
+ * most of these statements). A probe that ends up inside a value instead of being one (`%${p.name}%`, a JSON body)
+ * cannot be told apart at each call and is refused when built; a value given as undefined is refused at the call (it
+ * would mean "no such column" to Kysely's builder, and NULL or an error to the text). Same rows, same errors, same
+ * transaction as `build(db, values).execute()` on the handle given.
+ */
+export function compiledQuery<P extends object, O>(build: (db: Kysely<DB>, p: P) => Compilable<O>): CompiledStatement<P, O> {
+  const shapes = new Map<unknown, Shape>();
+  const shapeOf = (db: Kysely<DB>): Shape => {
+    const key = dialectKey(db);
+    let shape = shapes.get(key);
+    if (shape === undefined) {
+      const probes = new Proxy({}, { get: (_target, name) => `${PROBE}${String(name)}` }) as P;
+      const compiled = build(db, probes).compile();
+      const slots = compiled.parameters.map((value): Slot => {
+        if (typeof value === 'string' && value.startsWith(PROBE)) return { key: value.slice(PROBE.length) };
+        if (typeof value === 'string' && value.includes(PROBE)) throw new Error(`compiledQuery: a value is built from a probe, not given as one: ${compiled.sql}`);
+        return { value };
+      });
+      shape = { sql: compiled.sql, query: compiled.query, queryId: compiled.queryId, slots };
+      shapes.set(key, shape);
+    }
+    return shape;
+  };
+  const run = (db: Kysely<DB>, values: P) => {
+    const shape = shapeOf(db);
+    const parameters = new Array<unknown>(shape.slots.length);
+    for (let i = 0; i < parameters.length; i++) {
+      const slot = shape.slots[i]!;
+      if ('key' in slot) {
+        const value = (values as Record<string, unknown>)[slot.key];
+        if (value === undefined) throw new Error(`compiledQuery: no value for ${slot.key}: ${shape.sql}`);
+        parameters[i] = value;
+      } else parameters[i] = slot.value;
+    }
+    return db.executeQuery<O>({ sql: shape.sql, query: shape.query, queryId: shape.queryId, parameters });
+  };
+  return {
+    execute: async (db, values) => (await run(db, values)).rows,
+    executeTakeFirst: async (db, values) => (await run(db, values)).rows[0],
+    executeTakeFirstOrThrow: async (db, values) => {
+      const row = (await run(db, values)).rows[0];
+      if (row === undefined) throw new NoResultError(shapeOf(db).query as QueryNode);
+      return row;
+    },
+    run: async (db, values) => Number((await run(db, values)).numAffectedRows ?? 0n),
   };
 }

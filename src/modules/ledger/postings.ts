@@ -11,9 +11,11 @@
 //   release (settlement)            merchant_pending → merchant_available
 //   platform_share, platform_commission  merchant ⇄ platform_clearing (a split payment between a platform and its sellers:
 //                                   what one side's transactions put there the other's take out, per payment)
+import { compiledQuery } from '../../db/compiled.js';
 import type { Trx } from '../../db/database.js';
 import { newId } from '../../shared/ids.js';
 import { isCurrency, toEurCents } from '../../shared/money.js';
+import type { Mode } from '../merchants/merchants.table.js';
 import type { Owner } from '../merchants/principal.js';
 import type { Account, BalanceTransactionRow, TransactionType } from './ledger.table.js';
 import { addToBalance } from './running-balance.js';
@@ -57,18 +59,33 @@ async function lines(trx: Trx, postingId: string, owner: Owner, currency: string
   }))).execute();
 }
 
+// `post`'s statements, compiled once (src/db/compiled.ts): every capture posts twice.
+const insertTransaction = compiledQuery((db, p: BalanceTransactionRow) => db.insertInto('balance_transactions').values({
+  id: p.id, merchant_id: p.merchant_id, mode: p.mode, store_id: p.store_id, type: p.type, amount: p.amount, currency: p.currency,
+  amount_eur: p.amount_eur, pending: p.pending, source_type: p.source_type, source_id: p.source_id, payment_id: p.payment_id,
+  description: p.description, created_at: p.created_at,
+}));
+const insertEntry = compiledQuery((db, p: { id: string; merchant_id: string; mode: Mode; currency: string; transaction_id: string; created_at: string }) =>
+  db.insertInto('ledger_postings').values({
+    id: p.id, merchant_id: p.merchant_id, mode: p.mode, currency: p.currency, kind: 'entry', transaction_id: p.transaction_id, created_at: p.created_at,
+  }));
+const insertLinePair = compiledQuery((db, p: {
+  posting_id: string; merchant_id: string; mode: Mode; store_id: string | null; currency: string; account: Account; amount: number; counterparty: Account; counter_amount: number;
+}) => db.insertInto('ledger_lines').values([
+  { posting_id: p.posting_id, merchant_id: p.merchant_id, mode: p.mode, store_id: p.store_id, currency: p.currency, account: p.account, amount: p.amount },
+  { posting_id: p.posting_id, merchant_id: p.merchant_id, mode: p.mode, store_id: p.store_id, currency: p.currency, account: p.counterparty, amount: p.counter_amount },
+]));
+
 /** A balance transaction and its double-entry posting, on the caller's transaction. */
 export async function post(trx: Trx, input: PostInput): Promise<BalanceTransactionRow> {
   const row = transactionRow(input);
-  await trx.insertInto('balance_transactions').values(row).execute();
+  await insertTransaction.run(trx, row);
   const postingId = newId('lpo');
-  await trx.insertInto('ledger_postings').values({
-    id: postingId, merchant_id: row.merchant_id, mode: row.mode, currency: row.currency, kind: 'entry', transaction_id: row.id, created_at: row.created_at,
-  }).execute();
-  await lines(trx, postingId, input.owner, row.currency, [
-    [input.pending ? 'merchant_pending' : 'merchant_available', input.amount],
-    [COUNTERPARTY[input.type], -input.amount],
-  ]);
+  await insertEntry.run(trx, { id: postingId, merchant_id: row.merchant_id, mode: row.mode, currency: row.currency, transaction_id: row.id, created_at: row.created_at });
+  await insertLinePair.run(trx, {
+    posting_id: postingId, merchant_id: input.owner.merchantId, mode: input.owner.mode, store_id: input.owner.storeId ?? null, currency: row.currency,
+    account: input.pending ? 'merchant_pending' : 'merchant_available', amount: input.amount, counterparty: COUNTERPARTY[input.type], counter_amount: -input.amount,
+  });
   await addToBalance(trx, input.owner, row.currency, input.pending ? { pending: input.amount } : { available: input.amount });
   return row;
 }

@@ -9,8 +9,10 @@
 // when they drew the same slot, and a transaction never holds two rows of the same balance (no lock-order deadlock).
 // `motu ledger verify` checks these rows against the sum of the lines (src/modules/ledger/verify.ts).
 import { sql, type Kysely } from 'kysely';
+import { compiledQuery } from '../../db/compiled.js';
 import type { Trx } from '../../db/database.js';
 import type { DB } from '../../db/schema.js';
+import type { Mode } from '../merchants/merchants.table.js';
 import type { Owner } from '../merchants/principal.js';
 
 export const SLOTS = 8;
@@ -26,18 +28,21 @@ function slotOf(trx: Trx): number {
   return slot;
 }
 
+// Compiled once (src/db/compiled.ts): every posting adds to a balance.
+const add = compiledQuery((db, p: { merchant_id: string; mode: Mode; store_key: string; currency: string; slot: number; pending: number | null; available: number | null }) =>
+  db.insertInto('ledger_balances')
+    .values({ merchant_id: p.merchant_id, mode: p.mode, store_key: p.store_key, currency: p.currency, slot: p.slot, pending: p.pending, available: p.available })
+    .onConflict((oc) => oc.columns(['merchant_id', 'mode', 'store_key', 'currency', 'slot']).doUpdateSet({
+      pending: sql`case when excluded.pending is null then ledger_balances.pending else coalesce(ledger_balances.pending, 0) + excluded.pending end`,
+      available: sql`case when excluded.available is null then ledger_balances.available else coalesce(ledger_balances.available, 0) + excluded.available end`,
+    })));
+
 /** Adds a posting's merchant lines to the running balance, on the posting's transaction. */
 export async function addToBalance(trx: Trx, owner: Owner, currency: string, moves: { pending?: number; available?: number }): Promise<void> {
   const pending = moves.pending ?? null;
   const available = moves.available ?? null;
   if (pending === null && available === null) return;
-  await trx.insertInto('ledger_balances')
-    .values({ merchant_id: owner.merchantId, mode: owner.mode, store_key: owner.storeId ?? '', currency, slot: slotOf(trx), pending, available })
-    .onConflict((oc) => oc.columns(['merchant_id', 'mode', 'store_key', 'currency', 'slot']).doUpdateSet({
-      pending: sql`case when excluded.pending is null then ledger_balances.pending else coalesce(ledger_balances.pending, 0) + excluded.pending end`,
-      available: sql`case when excluded.available is null then ledger_balances.available else coalesce(ledger_balances.available, 0) + excluded.available end`,
-    }))
-    .execute();
+  await add.run(trx, { merchant_id: owner.merchantId, mode: owner.mode, store_key: owner.storeId ?? '', currency, slot: slotOf(trx), pending, available });
 }
 
 export interface CurrencyBalance {
