@@ -2,6 +2,7 @@
 // integrations read, and the settlement block computed from the payment's contract, its authorization attempts (kept on
 // the payment, never asked of the acquirer) and its refunds. Read on the caller's transaction so the event shows the state written with it.
 import type { Kysely } from 'kysely';
+import { compiledQuery } from '../../db/compiled.js';
 import type { Trx } from '../../db/database.js';
 import type { DB } from '../../db/schema.js';
 import type { PaymentBase, Settlement } from '../../events/payloads.js';
@@ -10,9 +11,16 @@ import { settlementBlock } from '../payments/fees.js';
 import type { PaymentRow } from '../payments/payments.table.js';
 import { storeRef, type StoreRef } from '../payments/payments.views.js';
 
+// Compiled once (src/db/compiled.ts): every payment event reads them.
+const storeById = compiledQuery((db, p: { id: string }) => db.selectFrom('stores').select(['id', 'code', 'name']).where('id', '=', p.id));
+const contractFees = compiledQuery((db, p: { id: string }) =>
+  db.selectFrom('contracts').select(['commission_rate', 'fixed_fee', 'authorization_fee', 'tax_rate']).where('id', '=', p.id));
+const succeededRefunds = compiledQuery((db, p: { paymentId: string }) =>
+  db.selectFrom('refunds').select(['id', 'amount']).where('payment_id', '=', p.paymentId).where('status', '=', 'succeeded').orderBy('created_at').orderBy('id'));
+
 export async function storeOf(trx: Trx, payment: PaymentRow): Promise<StoreRef> {
   if (!payment.store_id) return null;
-  const store = await trx.selectFrom('stores').select(['id', 'code', 'name']).where('id', '=', payment.store_id).executeTakeFirst();
+  const store = await storeById.executeTakeFirst(trx, { id: payment.store_id });
   return storeRef(store);
 }
 
@@ -35,19 +43,8 @@ export function paymentBase(payment: PaymentRow, store: StoreRef, originalAmount
 
 /** `attempts`: the payment's own count unless the caller has the acquirer's list at hand (the payment's detail view). */
 export async function settlementOf(trx: Kysely<DB>, payment: PaymentRow, attempts = payment.authorization_attempts): Promise<Settlement> {
-  const contract = await trx
-    .selectFrom('contracts')
-    .select(['commission_rate', 'fixed_fee', 'authorization_fee', 'tax_rate'])
-    .where('id', '=', payment.contract_id)
-    .executeTakeFirstOrThrow();
-  const refunds = await trx
-    .selectFrom('refunds')
-    .select(['id', 'amount'])
-    .where('payment_id', '=', payment.id)
-    .where('status', '=', 'succeeded')
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute();
+  const contract = await contractFees.executeTakeFirstOrThrow(trx, { id: payment.contract_id });
+  const refunds = await succeededRefunds.execute(trx, { paymentId: payment.id });
   return settlementBlock(
     {
       currency: payment.currency,

@@ -8,6 +8,7 @@
 // The acquirer is never called here: the caller asks it before or after, with no transaction open, and passes its answer.
 import { sql } from 'kysely';
 import type { CardInfo } from '../../acquirer/acquirer.js';
+import { compiledQuery } from '../../db/compiled.js';
 import type { Trx } from '../../db/database.js';
 import { recordEvent, type RecordEventInput } from '../../events/outbox.js';
 import { payloads, type EventType } from '../../events/payloads.js';
@@ -24,8 +25,18 @@ export const AWAITING_CARD: readonly PaymentStatus[] = ['pending', 'failed'];
 /** Captured, in whole or after refunds: a refund may apply. */
 export const REFUNDABLE: readonly PaymentStatus[] = ['captured', 'partially_refunded', 'refunded'];
 
+// The statements every payment runs, compiled once (src/db/compiled.ts).
+const paymentById = compiledQuery((db, p: { id: string }) => db.selectFrom('payments').selectAll().where('id', '=', p.id));
+const captureTransit = compiledQuery((db, p: { id: string; amount: number; at: string }) => db.updateTable('payments')
+  .set({ status: 'captured', captured_amount: p.amount, captured_at: p.at, operation: null, operation_at: null, updated_at: p.at })
+  .where('id', '=', p.id).where('status', '=', 'transit').returningAll());
+const completeSession = compiledQuery((db, p: { id: string; at: string }) =>
+  db.updateTable('payment_sessions').set({ status: 'complete', completed_at: p.at }).where('id', '=', p.id));
+const completeOpenSession = compiledQuery((db, p: { id: string; at: string }) =>
+  db.updateTable('payment_sessions').set({ status: 'complete', completed_at: p.at }).where('id', '=', p.id).where('status', '=', 'open'));
+
 function reload(trx: Trx, paymentId: string): Promise<PaymentRow> {
-  return trx.selectFrom('payments').selectAll().where('id', '=', paymentId).executeTakeFirstOrThrow();
+  return paymentById.executeTakeFirstOrThrow(trx, { id: paymentId });
 }
 
 /**
@@ -112,7 +123,7 @@ export async function authorize(trx: Trx, input: AuthorizeInput): Promise<Paymen
   }));
   // A MANUAL payment's session is done once authorized; an AUTO one's once captured.
   if (row.session_id && row.capture_mode === 'MANUAL') {
-    await trx.updateTable('payment_sessions').set({ status: 'complete', completed_at: now }).where('id', '=', row.session_id).execute();
+    await completeSession.run(trx, { id: row.session_id, at: now });
   }
   return row;
 }
@@ -166,9 +177,7 @@ export interface CaptureInput {
  */
 export async function capture(trx: Trx, input: CaptureInput): Promise<PaymentRow | null> {
   const now = input.at.toISOString();
-  const captured = await trx.updateTable('payments')
-    .set({ status: 'captured', captured_amount: input.amount, captured_at: now, operation: null, operation_at: null, updated_at: now })
-    .where('id', '=', input.paymentId).where('status', '=', 'transit').returningAll().executeTakeFirst();
+  const captured = await captureTransit.executeTakeFirst(trx, { id: input.paymentId, amount: input.amount, at: now });
   // Applied, the update released every claim already (operation null); otherwise the caller's claim is released here.
   if (!captured) {
     if (input.operation) await releaseClaim(trx, input.paymentId, input.operation);
@@ -176,7 +185,7 @@ export async function capture(trx: Trx, input: CaptureInput): Promise<PaymentRow
   }
   const row = await onItsClock(trx, captured, 'captured_at');
   if (row.session_id) {
-    await trx.updateTable('payment_sessions').set({ status: 'complete', completed_at: now }).where('id', '=', row.session_id).where('status', '=', 'open').execute();
+    await completeOpenSession.run(trx, { id: row.session_id, at: now });
   }
   const settlement = await settlementOf(trx, row);
   await ledger.onCapture(trx, row, settlement, input.at);
