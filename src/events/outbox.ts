@@ -18,10 +18,13 @@
 // and mode whose filter matches (an endpoint of a store only for that store's payments and for events of no payment). If the transaction rolls back, nothing is sent; once it commits, the delivery
 // worker picks the rows up within milliseconds (in-process wake-up, and NOTIFY on PostgreSQL). A request
 // handler never sends HTTP itself.
+import type { Insertable } from 'kysely';
+import { compiledQuery } from '../db/compiled.js';
 import type { Trx } from '../db/database.js';
 import { notifyAfterCommit } from '../db/notify.js';
 import type { Mode } from '../modules/merchants/merchants.table.js';
 import { newId } from '../shared/ids.js';
+import type { WebhookDeliveriesTable } from './events.table.js';
 import type { EventDataMap, EventType } from './payloads.js';
 import { filterMatches, goesToNotificationUrl } from './payloads.js';
 import { signalOutbox } from './signal.js';
@@ -54,19 +57,9 @@ export async function recordEvent<T extends EventType>(trx: Trx, input: RecordEv
   const createdAt = (input.at ?? new Date()).toISOString();
   const body = JSON.stringify({ id, type: input.type, createdAt, data: input.data });
   // seq: assigned by the database, the order events are recorded in (same-millisecond events included).
-  const { seq } = await trx
-    .insertInto('webhook_events')
-    .values({
-      id,
-      merchant_id: input.merchantId,
-      mode: input.mode,
-      type: input.type,
-      payment_id: input.paymentId ?? null,
-      body,
-      created_at: createdAt,
-    })
-    .returning('seq')
-    .executeTakeFirstOrThrow();
+  const { seq } = await insertEvent.executeTakeFirstOrThrow(trx, {
+    id, merchant_id: input.merchantId, mode: input.mode, type: input.type, payment_id: input.paymentId ?? null, body, created_at: createdAt,
+  });
 
   const targets = await targetsOf(trx, input);
   const deliveryIds: string[] = [];
@@ -94,7 +87,8 @@ export async function recordEvent<T extends EventType>(trx: Trx, input: RecordEv
         updated_at: createdAt,
       };
     });
-    await trx.insertInto('webhook_deliveries').values(rows).execute();
+    if (rows.length === 1) await insertDelivery.run(trx, rows[0]!);
+    else await trx.insertInto('webhook_deliveries').values(rows).execute();
     await notifyOnCommit(trx);
   }
   return { id, type: input.type, createdAt, body, deliveryIds };
@@ -133,15 +127,26 @@ async function targetsOf(trx: Trx, input: RecordEventInput<EventType>): Promise<
 }
 
 export function enabledEndpoints(trx: Trx, merchantId: string, mode: Mode) {
-  return trx
-    .selectFrom('webhook_endpoints')
-    .select(['id', 'url', 'events', 'store_id'])
-    .where('merchant_id', '=', merchantId)
-    .where('mode', '=', mode)
-    .where('enabled', '=', 1)
-    .where('deleted_at', 'is', null)
-    .execute();
+  return endpointsOf.execute(trx, { merchantId, mode });
 }
+
+// recordEvent's statements, compiled once (src/db/compiled.ts): every payment records two events.
+const insertEvent = compiledQuery((db, p: { id: string; merchant_id: string; mode: Mode; type: string; payment_id: string | null; body: string; created_at: string }) =>
+  db.insertInto('webhook_events')
+    .values({ id: p.id, merchant_id: p.merchant_id, mode: p.mode, type: p.type, payment_id: p.payment_id, body: p.body, created_at: p.created_at })
+    .returning('seq'));
+const insertDelivery = compiledQuery((db, p: Insertable<WebhookDeliveriesTable>) => db.insertInto('webhook_deliveries').values({
+  id: p.id, event_id: p.event_id, event_seq: p.event_seq, merchant_id: p.merchant_id, mode: p.mode, endpoint_id: p.endpoint_id, url: p.url,
+  target_key: p.target_key, status: p.status, attempt_count: p.attempt_count, next_attempt_at: p.next_attempt_at, claim_token: p.claim_token,
+  lease_until: p.lease_until, last_status_code: p.last_status_code, last_error: p.last_error, created_at: p.created_at, updated_at: p.updated_at,
+}));
+const endpointsOf = compiledQuery((db, p: { merchantId: string; mode: Mode }) => db
+  .selectFrom('webhook_endpoints')
+  .select(['id', 'url', 'events', 'store_id'])
+  .where('merchant_id', '=', p.merchantId)
+  .where('mode', '=', p.mode)
+  .where('enabled', '=', 1)
+  .where('deleted_at', 'is', null));
 
 /** Wakes delivery workers: in this process, and on PostgreSQL every process listening, once the transaction commits. */
 export async function notifyOnCommit(trx: Trx): Promise<void> {
