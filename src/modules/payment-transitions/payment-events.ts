@@ -40,7 +40,9 @@ export async function settlementOf(trx: Kysely<DB>, payment: PaymentRow, attempt
     .select(['commission_rate', 'fixed_fee', 'authorization_fee', 'tax_rate'])
     .where('id', '=', payment.contract_id)
     .executeTakeFirstOrThrow();
-  const refunds = await trx
+  // A refund succeeds on the transaction that adds it to the payment's refunded_amount (refundApplied): none
+  // succeeded while that is 0, as on every authorization and capture, and nothing to read.
+  const refunds = payment.refunded_amount === 0 ? [] : await trx
     .selectFrom('refunds')
     .select(['id', 'amount'])
     .where('payment_id', '=', payment.id)
