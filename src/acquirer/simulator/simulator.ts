@@ -392,13 +392,15 @@ export class SimulatorAcquirer implements Acquirer {
         .where('id', '=', source.cardRef).where('mode', '=', mode).where('saved', '=', 1).where('state', '=', 'active').executeTakeFirst();
       return card ?? null;
     }
-    const token = await q.selectFrom('acquirer_tokens').selectAll()
-      .where('id', '=', source.token).where('mode', '=', mode).where('used_at', 'is', null).where('expires_at', '>', now).executeTakeFirst();
+    // A token usable now: spent by the one conditional update that finds it (of two concurrent calls one spends it),
+    // or only read.
+    const token = consume
+      ? await q.updateTable('acquirer_tokens').set({ used_at: now })
+        .where('id', '=', source.token).where('mode', '=', mode).where('used_at', 'is', null).where('expires_at', '>', now)
+        .returning('card_id').executeTakeFirst()
+      : await q.selectFrom('acquirer_tokens').select('card_id')
+        .where('id', '=', source.token).where('mode', '=', mode).where('used_at', 'is', null).where('expires_at', '>', now).executeTakeFirst();
     if (!token) return null;
-    if (consume) {
-      const res = await q.updateTable('acquirer_tokens').set({ used_at: now }).where('id', '=', token.id).where('used_at', 'is', null).executeTakeFirst();
-      if (Number(res.numUpdatedRows) !== 1) return null;
-    }
     const card = await q.selectFrom('acquirer_cards').selectAll().where('id', '=', token.card_id).executeTakeFirst();
     return card ?? null;
   }
