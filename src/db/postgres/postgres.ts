@@ -29,14 +29,13 @@ export function afterCommit(trx: Trx, hook: (kysely: Kysely<DB>) => void): boole
 export function openPostgres(connectionString: string, max: number, listenerHeartbeatMs = 5000): Database {
   const listener = new PostgresListener(connectionString, 1000, listenerHeartbeatMs);
   const stamp = new PostgresReferenceStamp(listener);
-  const prepared = new Map<string, string>(); // statement text → name, the same on every connection
-  return pooled(connectionString, max, { listener, stamp, prepared }, true);
+  return pooled(connectionString, max, { listener, stamp, prepared: new PreparedTexts() }, true);
 }
 
 interface Shared {
   listener: PostgresListener;
   stamp: PostgresReferenceStamp;
-  prepared: Map<string, string>;
+  prepared: PreparedTexts;
 }
 
 /** A Database on a pool of its own; `owner`: it also owns (and closes) what the process shares. */
@@ -59,9 +58,7 @@ function pooled(connectionString: string, max: number, shared: Shared, owner: bo
     listen: (channel, onNotify) => listener.subscribe(channel, { onNotify, onGap: onNotify }),
     withPool: (size) => pooled(connectionString, size, shared, false),
     referenceStamp: () => stamp.current(),
-    keepPrepared: (text) => {
-      if (!prepared.has(text) && prepared.size < 256) prepared.set(text, `motu_${prepared.size + 1}`);
-    },
+    keepPrepared: (text) => prepared.keep(text),
     transaction: async (fn) => {
       const hooks: Array<(kysely: Kysely<DB>) => void> = [];
       const result = await kysely.transaction().execute((trx) => {
@@ -84,12 +81,73 @@ function pooled(connectionString: string, max: number, shared: Shared, owner: bo
   };
 }
 
-/** Database.keepPrepared: Kysely's `query(text, values)` becomes `query({ name, text, values })` for the texts kept. */
-function keepPreparedOn(client: pg.PoolClient, prepared: ReadonlyMap<string, string>): void {
+/** Most texts kept prepared, and the same on every connection (each connection holds a plan per text it ran). */
+const MAX_PREPARED = 256;
+/** A statement with parameters run this many times is kept prepared from then on. */
+const PREPARE_AFTER = 3;
+
+/**
+ * The statement texts the pooled connections run by name (statement text → name, the same on every connection): those
+ * given to Database.keepPrepared, and any statement with parameters once it has run PREPARE_AFTER times. Kysely sends
+ * every value as a parameter, so the texts that recur are the statements the code writes, a few dozen on a payment's
+ * path. A text run by name is parsed, analysed and, once PostgreSQL has settled on its plan, planned once per
+ * connection instead of once per run: that work was a third of the server's CPU on a payment (docs/performance.md,
+ * "The whole payment"). A statement without parameters (BEGIN, COMMIT) stays on the simple protocol, one message.
+ */
+class PreparedTexts {
+  private readonly names = new Map<string, string>();
+  private readonly runs = new Map<string, number>();
+  /** Texts whose prepared form failed (a table's columns changed under a `select *`): run unnamed from then on. */
+  private readonly refused = new Set<string>();
+  private next = 1;
+
+  keep(text: string): void {
+    if (!this.names.has(text) && this.names.size < MAX_PREPARED && !this.refused.has(text)) this.names.set(text, `motu_${this.next++}`);
+  }
+
+  /** The name `text` runs under, if kept; counts its runs otherwise. */
+  nameOf(text: string): string | undefined {
+    const name = this.names.get(text);
+    if (name !== undefined || this.names.size >= MAX_PREPARED) return name;
+    const runs = (this.runs.get(text) ?? 0) + 1;
+    if (runs < PREPARE_AFTER) {
+      if (this.runs.size >= 4096) this.runs.clear(); // texts that vary (an IN list's length): counted afresh
+      this.runs.set(text, runs);
+      return undefined;
+    }
+    this.runs.delete(text);
+    this.keep(text);
+    return this.names.get(text);
+  }
+
+  refuse(text: string): void {
+    this.names.delete(text);
+    this.refused.add(text);
+  }
+}
+
+/**
+ * A prepared `select *` or `returning *` whose table gained or lost a column since (another process migrated the
+ * database) fails with this, on every connection that prepared it, until the connection ends.
+ */
+function resultTypeChanged(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === '0A000' && /cached plan must not change result type/.test(String((error as Error).message));
+}
+
+/** Kysely's `query(text, values)` becomes `query({ name, text, values })` for the texts kept (PreparedTexts). */
+function keepPreparedOn(client: pg.PoolClient, prepared: PreparedTexts): void {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
   (client as { query: unknown }).query = (...args: unknown[]) => {
-    const name = typeof args[0] === 'string' && Array.isArray(args[1]) ? prepared.get(args[0]) : undefined;
-    return name === undefined ? query(...args) : query({ name, text: args[0], values: args[1] }, ...args.slice(2));
+    const [text, values] = args;
+    const name = typeof text === 'string' && Array.isArray(values) && values.length > 0 && args.length === 2 ? prepared.nameOf(text) : undefined;
+    if (name === undefined) return query(...args);
+    return (query({ name, text, values }) as Promise<unknown>).catch((error: unknown) => {
+      if (!resultTypeChanged(error)) throw error;
+      // Run as written from now on, on every connection. Inside a transaction the retry fails as the transaction
+      // does (aborted by the error); outside one it answers.
+      prepared.refuse(text as string);
+      return query(text, values);
+    });
   };
 }
 

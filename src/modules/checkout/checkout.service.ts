@@ -406,9 +406,11 @@ export class CheckoutService {
    * An email that already belongs to a customer proves nothing about the payer (anyone can type it on the page): the
    * payment is then attached to nobody, no customer is created (the email is taken) and no card is saved, so a stranger
    * can never add a card to someone else's wallet. `customerCreated` stays false and `customerId` null.
+   * Returns whether it wrote the payment (a customer or a payment method attached).
    */
-  private async attachCustomerAndCard(trx: Trx, payment: PaymentRow, cardRef: string | null, card: CardInfo): Promise<void> {
+  private async attachCustomerAndCard(trx: Trx, payment: PaymentRow, cardRef: string | null, card: CardInfo): Promise<boolean> {
     const paymentId = payment.id;
+    let wrote = false;
     const owner = { merchantId: payment.merchant_id, mode: payment.mode };
     let customerId = payment.customer_id;
     if (!customerId && payment.save_customer === 1 && this.customers) {
@@ -421,11 +423,14 @@ export class CheckoutService {
         const order = JSON.parse(payment.order_json) as Pick<OrderInput, 'buyer'>;
         customerId = (await this.customers.insert(trx, owner, { email, ...customerFromBuyer(order) })).id;
         await trx.updateTable('payments').set({ customer_id: customerId, customer_created: 1 }).where('id', '=', paymentId).execute();
+        wrote = true;
       }
     }
     if (cardRef && customerId) {
       const saved = await savePaymentMethod(trx, { owner, customerId, cardRef, card, at: this.clock.now() });
       await trx.updateTable('payments').set({ payment_method_id: saved.paymentMethod.id }).where('id', '=', paymentId).execute();
+      wrote = true;
     }
+    return wrote;
   }
 }

@@ -44,7 +44,9 @@ export function paymentBase(payment: PaymentRow, store: StoreRef, originalAmount
 /** `attempts`: the payment's own count unless the caller has the acquirer's list at hand (the payment's detail view). */
 export async function settlementOf(trx: Kysely<DB>, payment: PaymentRow, attempts = payment.authorization_attempts): Promise<Settlement> {
   const contract = await contractFees.executeTakeFirstOrThrow(trx, { id: payment.contract_id });
-  const refunds = await succeededRefunds.execute(trx, { paymentId: payment.id });
+  // A refund succeeds on the transaction that adds it to the payment's refunded_amount (refundApplied): none
+  // succeeded while that is 0, as on every authorization and capture, and nothing to read.
+  const refunds = payment.refunded_amount === 0 ? [] : await succeededRefunds.execute(trx, { paymentId: payment.id });
   return settlementBlock(
     {
       currency: payment.currency,

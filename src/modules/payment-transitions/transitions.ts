@@ -94,8 +94,11 @@ export interface AuthorizeInput {
   newAttempt: boolean;
   /** Takes the capture claim in the same write: a capture of the whole amount follows at once (AUTO). */
   claimCapture?: boolean;
-  /** Runs on the transaction after the update and before the event (the checkout attaches the customer and card). */
-  beforeEvent?: (row: PaymentRow) => Promise<void>;
+  /**
+   * Runs on the transaction after the update and before the event (the checkout attaches the customer and card);
+   * returns whether it wrote the payment (then read again for the event).
+   */
+  beforeEvent?: (row: PaymentRow) => Promise<boolean>;
 }
 
 /** pending/failed → transit, with `payment.authorized`. Null when the payment was no longer in `from`. */
@@ -108,12 +111,9 @@ export async function authorize(trx: Trx, input: AuthorizeInput): Promise<Paymen
     ...(input.newAttempt ? { authorization_attempts: eb('authorization_attempts', '+', 1) } : {}),
   })).where('id', '=', input.paymentId).where('status', 'in', input.from).returningAll().executeTakeFirst();
   if (!updated) return null;
-  // The row as written (RETURNING: no read of it back), read again only after what beforeEvent may have changed.
+  // The row as written (RETURNING: no read of it back), read again only when beforeEvent wrote it.
   let written: PaymentRow = updated;
-  if (input.beforeEvent) {
-    await input.beforeEvent(written);
-    written = await reload(trx, input.paymentId);
-  }
+  if (input.beforeEvent && await input.beforeEvent(written)) written = await reload(trx, input.paymentId);
   const row = await onItsClock(trx, written, 'authorized_at');
   // An authorization moves no money yet: the ledger writes at capture, or at cancellation for its fees.
   await emit(trx, row, input.at, payloads.paymentAuthorized({
@@ -184,7 +184,8 @@ export async function capture(trx: Trx, input: CaptureInput): Promise<PaymentRow
     return null;
   }
   const row = await onItsClock(trx, captured, 'captured_at');
-  if (row.session_id) {
+  // A MANUAL payment's session was completed with its authorization (authorize, above): only an AUTO one's is left.
+  if (row.session_id && row.capture_mode !== 'MANUAL') {
     await completeOpenSession.run(trx, { id: row.session_id, at: now });
   }
   const settlement = await settlementOf(trx, row);
