@@ -8,6 +8,8 @@
 // the worker woken by NOTIFY): the worker's process holds only the worker. On SQLite one process holds the database,
 // so the producer commits from the worker's process (woken by the in-process signal), as `motu serve` would.
 import { fork, type ChildProcess } from 'node:child_process';
+import { Session } from 'node:inspector/promises';
+import { writeFileSync } from 'node:fs';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import pg from 'pg';
@@ -259,6 +261,23 @@ interface Drain {
   load: number;
 }
 
+/** BENCH_WEBHOOK_PROFILE=<dir>: the worker's process is profiled while it drains (`node --import tsx bench/cpuprofile.ts <file>`). */
+async function profiled<T>(name: string, fn: () => Promise<T>): Promise<T> {
+  const dir = process.env.BENCH_WEBHOOK_PROFILE;
+  if (!dir) return fn();
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  try {
+    return await fn();
+  } finally {
+    const { profile } = await session.post('Profiler.stop');
+    writeFileSync(`${dir}/${name}.cpuprofile`, JSON.stringify(profile));
+    session.disconnect();
+  }
+}
+
 /** The worker alone: DRAIN events committed beforehand (100 per transaction), then the time to deliver them all. */
 async function drain(dialect: Dialect, events: number): Promise<Drain> {
   const database = await freshDatabase(dialect);
@@ -279,7 +298,9 @@ async function drain(dialect: Dialect, events: number): Promise<Drain> {
   const start = nowMs();
   const workers = startWorkers(config, workerDb, systemClock, silent, { delivery: DELIVERY });
   const deadline = start + 120_000;
-  while (endpoint.received() < events && nowMs() < deadline) await new Promise((r) => setTimeout(r, 5));
+  await profiled(`drain-${dialect}`, async () => {
+    while (endpoint.received() < events && nowMs() < deadline) await new Promise((r) => setTimeout(r, 5));
+  });
   const elapsed = nowMs() - start;
   const { receivedAt } = await endpoint.report();
   const cpu = await meter.stop(receivedAt.length);
