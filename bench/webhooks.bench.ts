@@ -1,13 +1,21 @@
 // bench/webhooks: events committed at a steady rate (one transaction each, as a state change would) and
-// delivered by the real worker to a loopback receiver. Reports deliveries/s and commit-to-receipt latency.
+// delivered by the real worker to a loopback receiver. Reports the rate actually committed, deliveries/s, the latency
+// from each event's commit to its receipt, and the CPU each process (and PostgreSQL's backends) spent per event.
 // Run alone: `node --import tsx bench/webhooks.bench.ts` (SQLite; also PostgreSQL when DATABASE_URL is set),
 // or through `npm run bench`, which writes the "Webhooks" section of docs/performance.md.
-import { secretBoxFor } from '../src/shared/secret-box.js';
-import http from 'node:http';
+//
+// The receiver runs in a process of its own, and so does the producer on PostgreSQL (as the API's processes would,
+// the worker woken by NOTIFY): the worker's process holds only the worker. On SQLite one process holds the database,
+// so the producer commits from the worker's process (woken by the in-process signal), as `motu serve` would.
+import { fork, type ChildProcess } from 'node:child_process';
+import { Session } from 'node:inspector/promises';
+import { writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
-import type { AddressInfo } from 'node:net';
+import pg from 'pg';
+import { secretBoxFor } from '../src/shared/secret-box.js';
 import { parseConfig, type Config } from '../src/config.js';
-import type { Database, Dialect } from '../src/db/database.js';
+import { openDatabase, type Database, type Dialect } from '../src/db/database.js';
 import { recordEvent } from '../src/events/outbox.js';
 import { payloads } from '../src/events/payloads.js';
 import { MerchantsService } from '../src/modules/merchants/merchants.service.js';
@@ -16,23 +24,42 @@ import { systemClock } from '../src/shared/clock.js';
 import { startWorkers } from '../src/start/workers.js';
 import { customerData } from '../test/support/factories.js';
 import { freshDatabase } from '../test/support/harness.js';
+import { nowMs, produce, type Produced } from './webhooks-peers.js';
 
 const SECONDS = Number(process.env.BENCH_WEBHOOK_SECONDS ?? '5');
 const RATES = (process.env.BENCH_WEBHOOK_RATES ?? '500,1000,2000,3000').split(',').filter(Boolean).map(Number);
 const DRAIN = Number(process.env.BENCH_WEBHOOK_DRAIN ?? '10000');
+/** PostgreSQL: the producer's pooled connections (its concurrent transactions), and events per transaction. */
+const PRODUCER_CONNECTIONS = Number(process.env.BENCH_WEBHOOK_PRODUCER_CONNECTIONS ?? '16');
+const PER_TRANSACTION = Number(process.env.BENCH_WEBHOOK_PER_TRANSACTION ?? '1');
+const DELIVERY = { perTarget: 64, concurrency: 256 };
+const PEERS = new URL('./webhooks-peers.ts', import.meta.url).pathname;
 const silent = { info() {}, warn() {}, error() {} };
+
+interface Cpu {
+  /** µs of CPU (user + system, from /proc) per delivered event. */
+  worker: number;
+  producer: number | null;
+  receiver: number;
+  /** PostgreSQL backends: those of the worker (its pool and listener), those of the producer. */
+  pgWorker: number | null;
+  pgProducer: number | null;
+}
 
 interface Run {
   dialect: Dialect;
   rate: number;
+  /** The rate the producer actually committed at. */
+  achieved: number;
   committed: number;
   delivered: number;
+  duplicates: number;
   deliveriesPerSecond: number;
   p50: number;
   p99: number;
+  max: number;
   drainedMs: number;
-  /** This process's CPU time (user + system) per delivery: worker, producer and receiver together. */
-  cpuMicrosPerDelivery: number;
+  cpu: Cpu;
   /** 1-minute load average when the run started. */
   load: number;
 }
@@ -42,81 +69,186 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-/** Starts the loopback receiver and registers it as a merchant's endpoint for every event; returns the merchant. */
-async function listenAsEndpoint(receiver: http.Server, config: Config, db: Database) {
-  receiver.keepAliveTimeout = 60_000;
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-  const port = (receiver.address() as AddressInfo).port;
+/** CPU seconds (user + system) of a process so far, from /proc (Linux); 0 once it has gone. */
+function cpuSeconds(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * PostgreSQL's backends connected to the bench database, by the application name their pool gave them; their CPU is
+ * read from /proc (the server runs on this machine). A backend that opens during the run counts from 0; one that
+ * closes before the last reading is missed (the pools keep theirs open).
+ */
+async function pgBackends(url: string | undefined): Promise<Map<number, string>> {
+  if (!url) return new Map();
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ pid: number; application_name: string }>(
+      'select pid, application_name from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+    );
+    return new Map(rows.map((r) => [r.pid, r.application_name]));
+  } finally {
+    await client.end();
+  }
+}
+
+class CpuMeter {
+  private readonly before = new Map<number, number>();
+  constructor(private readonly url: string | undefined, private readonly pids: { producer?: number; receiver: number }) {}
+
+  async start(): Promise<void> {
+    for (const pid of [process.pid, this.pids.producer, this.pids.receiver, ...(await pgBackends(this.url)).keys()]) {
+      if (pid !== undefined) this.before.set(pid, cpuSeconds(pid));
+    }
+  }
+
+  async stop(events: number): Promise<Cpu> {
+    const per = (pid: number | undefined) => Math.round(((cpuSeconds(pid) - (this.before.get(pid!) ?? 0)) * 1e6) / Math.max(1, events));
+    const backends = await pgBackends(this.url);
+    let pgWorker = 0;
+    let pgProducer = 0;
+    for (const [pid, name] of backends) {
+      if (name === 'bench-producer') pgProducer += per(pid);
+      else pgWorker += per(pid);
+    }
+    return {
+      worker: per(process.pid),
+      producer: this.pids.producer === undefined ? null : per(this.pids.producer),
+      receiver: per(this.pids.receiver),
+      pgWorker: this.url ? pgWorker : null,
+      pgProducer: this.url ? pgProducer : null,
+    };
+  }
+}
+
+/** A peer process (webhooks-peers.ts) and the next message of a type from it. */
+function peer(role: 'receiver' | 'producer') {
+  const child = fork(PEERS, [role], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const waiting = new Map<string, (m: Record<string, unknown>) => void>();
+  const listeners: Array<(m: Record<string, unknown>) => void> = [];
+  child.on('message', (m: Record<string, unknown>) => {
+    for (const l of listeners) l(m);
+    const w = waiting.get(String(m.type));
+    if (w) {
+      waiting.delete(String(m.type));
+      w(m);
+    }
+  });
+  return {
+    child,
+    next: <T = Record<string, unknown>>(type: string) => new Promise<T>((r) => waiting.set(type, r as (m: Record<string, unknown>) => void)),
+    on: (l: (m: Record<string, unknown>) => void) => listeners.push(l),
+  };
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  return child.exitCode !== null ? Promise.resolve() : new Promise((r) => child.once('exit', () => r()));
+}
+
+/** The connection string of the bench database with an application name (to tell the backends apart). */
+function named(url: string | undefined, name: string): string | undefined {
+  if (!url) return undefined;
+  const u = new URL(url);
+  u.searchParams.set('application_name', name);
+  return u.toString();
+}
+
+/** The receiver process, and a merchant whose endpoint (every event) is the receiver. */
+async function withEndpoint(config: Config, db: Database) {
+  const receiver = peer('receiver');
+  let received = 0;
+  receiver.on((m) => {
+    if (m.type === 'progress') received = Number(m.received);
+  });
+  const { port } = await receiver.next<{ port: number }>('ready');
   const merchant = await new MerchantsService(db, systemClock, secretBoxFor(config)).createMerchant({ name: 'Bench' });
   await new WebhooksService(config, db, systemClock).createEndpoint(
     { merchantId: merchant.id, mode: 'test' },
     { url: `http://127.0.0.1:${port}/hook`, events: ['*'] },
   );
-  return merchant;
+  return {
+    merchant,
+    receiver,
+    received: () => received,
+    async report() {
+      receiver.child.send({ type: 'report' });
+      return receiver.next<{ receivedAt: Array<[string, number]>; duplicates: number }>('report');
+    },
+    async exit() {
+      receiver.child.send({ type: 'exit' });
+      await exited(receiver.child);
+    },
+  };
 }
 
 async function runAt(dialect: Dialect, rate: number): Promise<Run> {
   const database = await freshDatabase(dialect);
   const config = parseConfig({ MOTU_DATA_DIR: database.dataDir, DATABASE_URL: database.databaseUrl, LOG_LEVEL: 'silent' });
-  const db = database.db;
-  const committedAt = new Map<string, number>();
-  const latencies: number[] = [];
-  let firstCommit = 0;
-  let lastReceipt = 0;
-  const receiver = http.createServer((req, res) => {
-    const id = String(req.headers['x-service-event-id']);
-    req.resume();
-    req.on('end', () => {
-      const now = performance.now();
-      const at = committedAt.get(id);
-      if (at !== undefined) latencies.push(now - at);
-      lastReceipt = now;
-      res.writeHead(204).end();
-    });
-  });
-  const merchant = await listenAsEndpoint(receiver, config, db);
-  const workers = startWorkers(config, db, systemClock, silent, { delivery: { perTarget: 64, concurrency: 256 } });
-
-  // Steady rate: every 10 ms, the events due by now, each in its own transaction.
-  const total = rate * SECONDS;
-  let sent = 0;
+  const endpoint = await withEndpoint(config, database.db);
+  const options = { merchantId: endpoint.merchant.id, rate, seconds: SECONDS, perTransaction: dialect === 'postgres' ? PER_TRANSACTION : 1 };
+  // The worker's own database handle on PostgreSQL, its backends named for the CPU reading.
+  const workerDb = dialect === 'postgres' ? openDatabase({ databaseUrl: named(database.databaseUrl, 'bench-worker'), dataDir: database.dataDir }) : database.db;
+  const workers = startWorkers(config, workerDb, systemClock, silent, { delivery: DELIVERY });
   const load = os.loadavg()[0]!;
-  const start = performance.now();
-  const cpuBefore = process.cpuUsage();
-  firstCommit = start;
-  const inFlight = new Set<Promise<void>>();
-  while (sent < total) {
-    const due = Math.min(total, Math.floor(((performance.now() - start) / 1000) * rate));
-    for (; sent < due; sent++) {
-      const n = sent;
-      const p = db
-        .transaction((trx) => recordEvent(trx, { merchantId: merchant.id, mode: 'test', ...payloads.customerCreated(customerData(`cus_${n}`, 'bench')) }))
-        .then((e) => void committedAt.set(e.id, performance.now()));
-      inFlight.add(p);
-      void p.finally(() => inFlight.delete(p));
-    }
-    await new Promise((r) => setTimeout(r, 10));
+  let produced: Produced;
+  let meter: CpuMeter;
+  let producer: ReturnType<typeof peer> | undefined;
+  if (dialect === 'postgres') {
+    producer = peer('producer');
+    await producer.next('ready');
+    meter = new CpuMeter(database.databaseUrl, { producer: producer.child.pid, receiver: endpoint.receiver.child.pid! });
+    producer.child.send({ type: 'produce', databaseUrl: named(database.databaseUrl, 'bench-producer'), dataDir: database.dataDir, poolSize: PRODUCER_CONNECTIONS, options });
+    await producer.next('started');
+    await meter.start();
+    produced = await producer.next<Produced>('produced');
+  } else {
+    meter = new CpuMeter(undefined, { receiver: endpoint.receiver.child.pid! });
+    await meter.start();
+    produced = await produce(database.db, options);
   }
-  await Promise.all([...inFlight]);
-  const producedAt = performance.now();
-  const deadline = producedAt + 30_000;
-  while (latencies.length < total && performance.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-  const cpu = process.cpuUsage(cpuBefore);
+  const deadline = nowMs() + 30_000;
+  while (endpoint.received() < produced.committedAt.length && nowMs() < deadline) await new Promise((r) => setTimeout(r, 20));
+  const { receivedAt, duplicates } = await endpoint.report();
+  const cpu = await meter.stop(receivedAt.length);
+  await endpoint.exit();
+  if (producer) {
+    producer.child.send({ type: 'exit' });
+    await exited(producer.child);
+  }
   await workers.stop();
-  receiver.closeAllConnections();
-  await new Promise((r) => receiver.close(r));
+  if (workerDb !== database.db) await workerDb.close();
   await database.drop();
+
+  const received = new Map(receivedAt);
+  const latencies: number[] = [];
+  let lastReceipt = produced.startedAt;
+  for (const [id, at] of produced.committedAt) {
+    const r = received.get(id);
+    if (r === undefined) continue;
+    latencies.push(r - at);
+    lastReceipt = Math.max(lastReceipt, r);
+  }
   latencies.sort((a, b) => a - b);
+  const round1 = (x: number) => Math.round(x * 10) / 10;
   return {
     dialect,
     rate,
-    committed: total,
+    achieved: Math.round(produced.committedAt.length / ((produced.lastCommitAt - produced.startedAt) / 1000)),
+    committed: produced.committedAt.length,
     delivered: latencies.length,
-    deliveriesPerSecond: Math.round(latencies.length / ((lastReceipt - firstCommit) / 1000)),
-    p50: Math.round(percentile(latencies, 50) * 10) / 10,
-    p99: Math.round(percentile(latencies, 99) * 10) / 10,
-    drainedMs: Math.round(Math.max(0, lastReceipt - producedAt)),
-    cpuMicrosPerDelivery: Math.round((cpu.user + cpu.system) / Math.max(1, latencies.length)),
+    duplicates,
+    deliveriesPerSecond: Math.round(latencies.length / ((lastReceipt - produced.startedAt) / 1000)),
+    p50: round1(percentile(latencies, 50)),
+    p99: round1(percentile(latencies, 99)),
+    max: round1(latencies[latencies.length - 1] ?? NaN),
+    drainedMs: Math.round(Math.max(0, lastReceipt - produced.lastCommitAt)),
+    cpu,
     load,
   };
 }
@@ -125,8 +257,25 @@ interface Drain {
   dialect: Dialect;
   events: number;
   deliveriesPerSecond: number;
-  cpuMicrosPerDelivery: number;
+  cpu: Cpu;
   load: number;
+}
+
+/** BENCH_WEBHOOK_PROFILE=<dir>: the worker's process is profiled while it drains (`node --import tsx bench/cpuprofile.ts <file>`). */
+async function profiled<T>(name: string, fn: () => Promise<T>): Promise<T> {
+  const dir = process.env.BENCH_WEBHOOK_PROFILE;
+  if (!dir) return fn();
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  try {
+    return await fn();
+  } finally {
+    const { profile } = await session.post('Profiler.stop');
+    writeFileSync(`${dir}/${name}.cpuprofile`, JSON.stringify(profile));
+    session.disconnect();
+  }
 }
 
 /** The worker alone: DRAIN events committed beforehand (100 per transaction), then the time to deliver them all. */
@@ -134,42 +283,35 @@ async function drain(dialect: Dialect, events: number): Promise<Drain> {
   const database = await freshDatabase(dialect);
   const config = parseConfig({ MOTU_DATA_DIR: database.dataDir, DATABASE_URL: database.databaseUrl, LOG_LEVEL: 'silent' });
   const db = database.db;
-  let received = 0;
-  const receiver = http.createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      received++;
-      res.writeHead(204).end();
-    });
-  });
-  const merchant = await listenAsEndpoint(receiver, config, db);
+  const endpoint = await withEndpoint(config, db);
   for (let i = 0; i < events; i += 100) {
     await db.transaction(async (trx) => {
       for (let j = i; j < Math.min(events, i + 100); j++) {
-        await recordEvent(trx, { merchantId: merchant.id, mode: 'test', ...payloads.customerCreated(customerData(`cus_${j}`, 'bench')) });
+        await recordEvent(trx, { merchantId: endpoint.merchant.id, mode: 'test', ...payloads.customerCreated(customerData(`cus_${j}`, 'bench')) });
       }
     });
   }
+  const workerDb = dialect === 'postgres' ? openDatabase({ databaseUrl: named(database.databaseUrl, 'bench-worker'), dataDir: database.dataDir }) : db;
   const load = os.loadavg()[0]!;
-  const cpuBefore = process.cpuUsage();
-  const start = performance.now();
-  const workers = startWorkers(config, db, systemClock, silent, { delivery: { perTarget: 64, concurrency: 256 } });
+  const meter = new CpuMeter(database.databaseUrl, { receiver: endpoint.receiver.child.pid! });
+  await meter.start();
+  const start = nowMs();
+  const workers = startWorkers(config, workerDb, systemClock, silent, { delivery: DELIVERY });
   const deadline = start + 120_000;
-  while (received < events && performance.now() < deadline) await new Promise((r) => setTimeout(r, 5));
-  const elapsed = performance.now() - start;
-  const cpu = process.cpuUsage(cpuBefore);
+  await profiled(`drain-${dialect}`, async () => {
+    while (endpoint.received() < events && nowMs() < deadline) await new Promise((r) => setTimeout(r, 5));
+  });
+  const elapsed = nowMs() - start;
+  const { receivedAt } = await endpoint.report();
+  const cpu = await meter.stop(receivedAt.length);
+  await endpoint.exit();
   await workers.stop();
-  receiver.closeAllConnections();
-  await new Promise((r) => receiver.close(r));
+  if (workerDb !== db) await workerDb.close();
   await database.drop();
-  return {
-    dialect,
-    events,
-    deliveriesPerSecond: Math.round(received / (elapsed / 1000)),
-    cpuMicrosPerDelivery: Math.round((cpu.user + cpu.system) / Math.max(1, received)),
-    load,
-  };
+  return { dialect, events, deliveriesPerSecond: Math.round(receivedAt.length / (elapsed / 1000)), cpu, load };
 }
+
+const orDash = (n: number | null) => (n === null ? '—' : String(n));
 
 export default async function bench(): Promise<{ section: string; markdown: string }> {
   const dialects: Dialect[] = (process.env.DATABASE_URL ? ['sqlite', 'postgres'] as Dialect[] : ['sqlite'] as Dialect[]).filter(
@@ -181,40 +323,52 @@ export default async function bench(): Promise<{ section: string; markdown: stri
     for (const rate of RATES) {
       const r = await runAt(dialect, rate);
       runs.push(r);
-      console.error(`webhooks ${dialect} @${rate}/s: ${r.deliveriesPerSecond} deliveries/s, p50 ${r.p50} ms, p99 ${r.p99} ms, ${r.delivered}/${r.committed}, CPU ${r.cpuMicrosPerDelivery} µs/delivery, load ${r.load.toFixed(2)}`);
+      console.error(
+        `webhooks ${dialect} @${rate}/s: committed ${r.achieved}/s, ${r.deliveriesPerSecond} deliveries/s, p50 ${r.p50} ms, p99 ${r.p99} ms, max ${r.max} ms, ` +
+          `${r.delivered}/${r.committed} (${r.duplicates} twice), CPU µs/event worker ${r.cpu.worker} producer ${orDash(r.cpu.producer)} receiver ${r.cpu.receiver} ` +
+          `pg(worker) ${orDash(r.cpu.pgWorker)} pg(producer) ${orDash(r.cpu.pgProducer)}, load ${r.load.toFixed(2)}`,
+      );
     }
     if (DRAIN > 0) {
       const d = await drain(dialect, DRAIN);
       drains.push(d);
-      console.error(`webhooks ${dialect} drain of ${d.events}: ${d.deliveriesPerSecond} deliveries/s, CPU ${d.cpuMicrosPerDelivery} µs/delivery, load ${d.load.toFixed(2)}`);
+      console.error(`webhooks ${dialect} drain of ${d.events}: ${d.deliveriesPerSecond} deliveries/s, CPU µs/event worker ${d.cpu.worker} pg ${orDash(d.cpu.pgWorker)}, load ${d.load.toFixed(2)}`);
     }
   }
   const lines = [
     `Method: \`bench/webhooks.bench.ts\` (\`BENCH_ONLY=webhooks npm run bench\`, or \`node --import tsx bench/webhooks.bench.ts\`;`,
-    '`BENCH_WEBHOOK_RATES`, `BENCH_WEBHOOK_SECONDS`, `BENCH_WEBHOOK_DRAIN`, `BENCH_WEBHOOK_DIALECTS`). Two measurements, each on a',
-    'fresh database, one registered endpoint: a loopback HTTP receiver in the same process answering 204, and the real',
-    'delivery worker (claim, sign, send, record the attempt; `perTarget` 64, `concurrency` 256) in the same process too.',
+    '`BENCH_WEBHOOK_RATES`, `BENCH_WEBHOOK_SECONDS`, `BENCH_WEBHOOK_DRAIN`, `BENCH_WEBHOOK_DIALECTS`,',
+    '`BENCH_WEBHOOK_PRODUCER_CONNECTIONS`, `BENCH_WEBHOOK_PER_TRANSACTION`). Two measurements, each on a fresh database, one',
+    'registered endpoint: a loopback HTTP receiver answering 204 in a process of its own (bench/webhooks-peers.ts), and the',
+    `real delivery worker (claim, sign, send, record the attempt; \`perTarget\` ${DELIVERY.perTarget}, \`concurrency\` ${DELIVERY.concurrency}) alone in the bench's process.`,
     '',
     `- **Steady rate**: \`customer.created\` events committed at the offered rate for ${SECONDS} s, each in its own transaction`,
-    '  (as a state change would). Latency is from the commit returning to the receiver reading the request; "drain" is how',
-    '  long after the last commit the last delivery arrived. Deliveries/s counts from the first commit to the last receipt,',
-    '  so it cannot exceed what the producer managed to commit.',
+    `  (as a state change would${PER_TRANSACTION > 1 ? `; on PostgreSQL ${PER_TRANSACTION} per transaction` : ''}). On PostgreSQL the producer is a process of its own with ${PRODUCER_CONNECTIONS} pooled`,
+    '  connections, as the API\'s processes would be (the worker is woken by NOTIFY); on SQLite, where one process holds the',
+    '  database, it commits from the worker\'s process (woken in-process), so the worker\'s CPU there includes the producer\'s.',
+    '  "Committed/s" is the rate the producer achieved. Latency is from each commit returning to the receiver reading the',
+    '  request (the machine\'s monotonic clock, the same in every process); "drain" is how long after the last commit the',
+    '  last delivery arrived. Deliveries/s counts from the first commit to the last receipt.',
     `- **Backlog drain**: ${DRAIN} events committed first (100 per transaction), then the worker started: deliveries/s is the`,
     '  worker alone, without the producer competing.',
     '',
-    '"CPU" is this process\'s user + system time per delivery (worker, producer and receiver together; PostgreSQL\'s own CPU',
-    'is not in it): it depends much less than throughput on the other jobs of the shared 2-core machine. "Load" is the',
-    '1-minute load average when the run started.',
+    'CPU is user + system time from /proc per delivered event: the worker\'s process, the producer\'s, the receiver\'s, and',
+    'PostgreSQL\'s backends connected to the bench database, told apart by the application name their pool gave them',
+    '(the worker\'s pool and listener; the producer\'s pool). It depends much less than throughput on the other jobs of the',
+    'shared 2-core machine. "Load" is the 1-minute load average when the run started. "Twice" counts events the receiver got',
+    'more than once.',
     '',
-    '| Database | Offered events/s | Delivered | Deliveries/s | p50 (ms) | p99 (ms) | Drain after last commit (ms) | CPU µs/delivery | Load |',
-    '|---|---|---|---|---|---|---|---|---|',
+    '| Database | Offered events/s | Committed/s | Delivered | Twice | Deliveries/s | p50 (ms) | p99 (ms) | Drain after last commit (ms) | Worker CPU µs/event | PostgreSQL (worker) µs/event | Producer µs/event | PostgreSQL (producer) µs/event | Receiver µs/event | Load |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...runs.map(
-      (r) => `| ${r.dialect} | ${r.rate} | ${r.delivered}/${r.committed} | ${r.deliveriesPerSecond} | ${r.p50} | ${r.p99} | ${r.drainedMs} | ${r.cpuMicrosPerDelivery} | ${r.load.toFixed(1)} |`,
+      (r) =>
+        `| ${r.dialect} | ${r.rate} | ${r.achieved} | ${r.delivered}/${r.committed} | ${r.duplicates} | ${r.deliveriesPerSecond} | ${r.p50} | ${r.p99} | ${r.drainedMs} | ` +
+        `${r.cpu.worker} | ${orDash(r.cpu.pgWorker)} | ${orDash(r.cpu.producer)} | ${orDash(r.cpu.pgProducer)} | ${r.cpu.receiver} | ${r.load.toFixed(1)} |`,
     ),
     '',
-    '| Database | Backlog drained | Deliveries/s | CPU µs/delivery | Load |',
-    '|---|---|---|---|---|',
-    ...drains.map((d) => `| ${d.dialect} | ${d.events} | ${d.deliveriesPerSecond} | ${d.cpuMicrosPerDelivery} | ${d.load.toFixed(1)} |`),
+    '| Database | Backlog drained | Deliveries/s | Worker CPU µs/event | PostgreSQL µs/event | Receiver µs/event | Load |',
+    '|---|---|---|---|---|---|---|',
+    ...drains.map((d) => `| ${d.dialect} | ${d.events} | ${d.deliveriesPerSecond} | ${d.cpu.worker} | ${orDash(d.cpu.pgWorker)} | ${d.cpu.receiver} | ${d.load.toFixed(1)} |`),
   ];
   return { section: 'Webhooks', markdown: lines.join('\n') };
 }

@@ -18,7 +18,7 @@
 // and mode whose filter matches (an endpoint of a store only for that store's payments and for events of no payment). If the transaction rolls back, nothing is sent; once it commits, the delivery
 // worker picks the rows up within milliseconds (in-process wake-up, and NOTIFY on PostgreSQL). A request
 // handler never sends HTTP itself.
-import type { Insertable } from 'kysely';
+import { CompiledQuery, PostgresAdapter, type Insertable } from 'kysely';
 import { compiledQuery } from '../db/compiled.js';
 import type { Trx } from '../db/database.js';
 import { notifyAfterCommit } from '../db/notify.js';
@@ -56,43 +56,62 @@ export async function recordEvent<T extends EventType>(trx: Trx, input: RecordEv
   const id = newId('whe');
   const createdAt = (input.at ?? new Date()).toISOString();
   const body = JSON.stringify({ id, type: input.type, createdAt, data: input.data });
-  // seq: assigned by the database, the order events are recorded in (same-millisecond events included).
-  const { seq } = await insertEvent.executeTakeFirstOrThrow(trx, {
-    id, merchant_id: input.merchantId, mode: input.mode, type: input.type, payment_id: input.paymentId ?? null, body, created_at: createdAt,
-  });
-
+  const event = {
+    id,
+    merchant_id: input.merchantId,
+    mode: input.mode,
+    type: input.type,
+    payment_id: input.paymentId ?? null,
+    body,
+    created_at: createdAt,
+  };
   const targets = await targetsOf(trx, input);
-  const deliveryIds: string[] = [];
-  if (targets.length > 0) {
-    const rows = targets.map((t) => {
-      const deliveryId = newId('del');
-      deliveryIds.push(deliveryId);
-      return {
-        id: deliveryId,
-        event_id: id,
-        event_seq: seq,
-        merchant_id: input.merchantId,
-        mode: input.mode,
-        endpoint_id: t.endpointId,
-        url: t.url,
-        target_key: t.endpointId ?? `url:${t.url}`,
-        status: 'pending' as const,
-        attempt_count: 0,
-        next_attempt_at: createdAt,
-        claim_token: null,
-        lease_until: null,
-        last_status_code: null,
-        last_error: null,
-        created_at: createdAt,
-        updated_at: createdAt,
-      };
-    });
+  const deliveries = targets.map((t) => ({ id: newId('del'), endpointId: t.endpointId, url: t.url, targetKey: t.endpointId ?? `url:${t.url}` }));
+  const deliveryIds = deliveries.map((d) => d.id);
+  if (trx.getExecutor().adapter instanceof PostgresAdapter) {
+    // One statement for the event and its deliveries (one round trip of the caller's transaction, not two).
+    const parameters = [...Object.values(event), deliveryIds, deliveries.map((d) => d.endpointId), deliveries.map((d) => d.url), deliveries.map((d) => d.targetKey)];
+    await trx.executeQuery(CompiledQuery.raw(RECORD_EVENT_SQL, parameters));
+  } else {
+    // seq: assigned by the database, the order events are recorded in (same-millisecond events included).
+    const { seq } = await insertEvent.executeTakeFirstOrThrow(trx, event);
+    const rows = deliveries.map((d) => ({
+      id: d.id,
+      event_id: id,
+      event_seq: seq,
+      merchant_id: input.merchantId,
+      mode: input.mode,
+      endpoint_id: d.endpointId,
+      url: d.url,
+      target_key: d.targetKey,
+      status: 'pending' as const,
+      attempt_count: 0,
+      next_attempt_at: createdAt,
+      claim_token: null,
+      lease_until: null,
+      last_status_code: null,
+      last_error: null,
+      created_at: createdAt,
+      updated_at: createdAt,
+    }));
     if (rows.length === 1) await insertDelivery.run(trx, rows[0]!);
-    else await trx.insertInto('webhook_deliveries').values(rows).execute();
-    await notifyOnCommit(trx);
+    else if (rows.length > 1) await trx.insertInto('webhook_deliveries').values(rows).execute();
   }
+  if (deliveries.length > 0) await notifyOnCommit(trx);
   return { id, type: input.type, createdAt, body, deliveryIds };
 }
+
+/** PostgreSQL: the event (its seq assigned by the database) and one pending delivery per target, due at once. */
+const RECORD_EVENT_SQL = `
+  with e as (
+    insert into webhook_events (id, merchant_id, mode, type, payment_id, body, created_at)
+    values ($1, $2, $3, $4, $5, $6, $7)
+    returning seq
+  )
+  insert into webhook_deliveries (id, event_id, event_seq, merchant_id, mode, endpoint_id, url, target_key, status,
+    attempt_count, next_attempt_at, claim_token, lease_until, last_status_code, last_error, created_at, updated_at)
+  select d.id, $1, e.seq, $2, $3, d.endpoint_id, d.url, d.target_key, 'pending', 0, $7, null, null, null, null, $7, $7
+  from e, unnest($8::text[], $9::text[], $10::text[], $11::text[]) as d(id, endpoint_id, url, target_key)`;
 
 interface Target {
   endpointId: string | null;

@@ -2,11 +2,13 @@
 //   1. claim due rows in a short transaction (FOR UPDATE SKIP LOCKED on PostgreSQL, so several processes
 //      never claim the same row; SQLite has one process), stamping a claim token and a lease; commit. A claim
 //      takes a batch, but never more rows of one target than that target has free slots (per-target bound), so
-//      every claimed row is sent at once and a slow target cannot fill the process's slots with its backlog;
+//      every claimed row is sent at once and a slow target cannot fill the process's slots with its backlog.
+//      Stale claims of stopped workers are looked for at most once a second; between those, a claim on
+//      PostgreSQL is one statement committed on its own;
 //   2. send each over HTTP outside any transaction (keep-alive agents, transport.ts), signed with secrets
 //      cached per merchant and mode (secret-cache.ts: dropped by a rotation in this process, 5 s TTL otherwise);
-//   3. record the outcomes of many finished attempts in ONE transaction (on SQLite one fsync for the batch),
-//      each update guarded by its claim token: 2xx → succeeded; otherwise the next retry per
+//   3. record the outcomes of many finished attempts in ONE transaction (on SQLite one fsync for the batch; on
+//      PostgreSQL one statement), each update guarded by its claim token: 2xx → succeeded; otherwise the next retry per
 //      config.webhookRetrySchedule; after the last retry → abandoned, and a registered endpoint is taken out of
 //      service until the merchant re-enables it.
 // A crashed worker's claims expire with their lease and are taken again (at-least-once); the attempt it had in

@@ -1,13 +1,17 @@
 // Stage 3 of a delivery: record. The outcomes of many finished attempts in ONE transaction (on SQLite one fsync for the
 // batch), each update guarded by its claim token: 2xx → succeeded; otherwise the next retry per the configured
 // schedule; after the last retry → abandoned, and a registered endpoint is taken out of service until the merchant
-// enables it again. Every attempt is a webhook_attempts row.
+// enables it again. Every attempt is a webhook_attempts row. On PostgreSQL the whole batch is ONE statement (its
+// outcomes passed as arrays, each row its own status, attempt, answer and error): one round trip and one WAL flush,
+// however many claims and outcomes the batch holds.
+import { CompiledQuery } from 'kysely';
 import type { DeliveryStatus, WebhookAttemptsTable } from '../events.table.js';
 import { newId } from '../../shared/ids.js';
 import { INSERT_CHUNK, type DeliveryContext, type Finished } from './context.js';
 
 interface Outcome {
   f: Finished;
+  status: DeliveryStatus;
   ok: boolean;
   abandon: boolean;
   attempt: number;
@@ -17,12 +21,10 @@ interface Outcome {
 }
 
 export async function recordOutcomes(ctx: DeliveryContext, batch: Finished[]): Promise<void> {
-  const { db, clock, logger, schedule } = ctx;
+  const { db, clock, schedule } = ctx;
   const now = clock.now();
   const nowIso = now.toISOString();
-  // Rows that get the same update share one statement (typically: a claim's batch, all answered 2xx).
-  const groups = new Map<string, { token: string; set: Record<string, unknown>; outcomes: Outcome[] }>();
-  for (const f of batch) {
+  const outcomes: Outcome[] = batch.map((f) => {
     const { c, result } = f;
     const ok = result.error === null && result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
     const attempt = c.row.attempt_count + 1;
@@ -31,26 +33,38 @@ export async function recordOutcomes(ctx: DeliveryContext, batch: Finished[]): P
     const error = ok ? null : result.error ?? `HTTP ${result.statusCode}`;
     const status: DeliveryStatus = ok ? 'succeeded' : abandon ? 'abandoned' : 'pending';
     const next = ok || abandon ? null : new Date(now.getTime() + schedule[retryIndex]! * 1000).toISOString();
-    const key = JSON.stringify([c.row.claim_token, status, attempt, next, result.statusCode, error]);
+    return { f, status, ok, abandon, attempt, error, next };
+  });
+  const recorded: Outcome[] = [];
+  const lostClaims: Outcome[] = [];
+  if (db.caps.skipLocked) {
+    const ids = await recordInOneStatement(ctx, outcomes, nowIso);
+    for (const o of outcomes) (ids.has(o.f.c.row.id) ? recorded : lostClaims).push(o);
+    logOutcomes(ctx, recorded, lostClaims);
+    return;
+  }
+  // Rows that get the same update share one statement (typically: a claim's batch, all answered 2xx).
+  const groups = new Map<string, { token: string; set: Record<string, unknown>; outcomes: Outcome[] }>();
+  for (const o of outcomes) {
+    const { c, result } = o.f;
+    const key = JSON.stringify([c.row.claim_token, o.status, o.attempt, o.next, result.statusCode, o.error]);
     let g = groups.get(key);
     if (!g) {
       const set: Record<string, unknown> = {
-        status,
-        attempt_count: attempt,
+        status: o.status,
+        attempt_count: o.attempt,
         claim_token: null,
         lease_until: null,
         last_status_code: result.statusCode,
-        last_error: error,
+        last_error: o.error,
         updated_at: nowIso,
       };
-      if (next) set.next_attempt_at = next;
+      if (o.next) set.next_attempt_at = o.next;
       g = { token: c.row.claim_token!, set, outcomes: [] };
       groups.set(key, g);
     }
-    g.outcomes.push({ f, ok, abandon, attempt, error, next });
+    g.outcomes.push(o);
   }
-  const recorded: Outcome[] = [];
-  const lostClaims: Outcome[] = [];
   await db.transaction(async (trx) => {
     recorded.length = 0;
     lostClaims.length = 0;
@@ -87,6 +101,10 @@ export async function recordOutcomes(ctx: DeliveryContext, batch: Finished[]): P
         .execute();
     }
   });
+  logOutcomes(ctx, recorded, lostClaims);
+}
+
+function logOutcomes({ logger }: DeliveryContext, recorded: Outcome[], lostClaims: Outcome[]): void {
   for (const o of lostClaims) logger.warn({ deliveryId: o.f.c.row.id }, 'webhook claim lost before the attempt was recorded');
   for (const o of recorded) {
     if (o.ok) continue;
@@ -104,3 +122,59 @@ export async function recordOutcomes(ctx: DeliveryContext, batch: Finished[]): P
     }
   }
 }
+
+/**
+ * PostgreSQL: the batch in one statement. Each outcome is a row of the unnested arrays; a delivery is updated only
+ * where its claim token is still there (else its claim was lost: nothing of it is written), and the attempts and
+ * endpoints taken out of service are written only for the deliveries updated. Returns the ids updated.
+ */
+async function recordInOneStatement({ db }: DeliveryContext, outcomes: Outcome[], nowIso: string): Promise<Set<string>> {
+  const cols = {
+    id: [] as string[], token: [] as string[], status: [] as string[], attempt: [] as number[], next: [] as Array<string | null>,
+    code: [] as Array<number | null>, error: [] as Array<string | null>, attemptId: [] as string[], started: [] as string[],
+    latency: [] as number[], excerpt: [] as Array<string | null>, succeeded: [] as number[], abandon: [] as number[],
+  };
+  for (const o of outcomes) {
+    const { c, result, started } = o.f;
+    cols.id.push(c.row.id);
+    cols.token.push(c.row.claim_token!);
+    cols.status.push(o.status);
+    cols.attempt.push(o.attempt);
+    cols.next.push(o.next);
+    cols.code.push(result.statusCode);
+    cols.error.push(o.error);
+    cols.attemptId.push(newId('att'));
+    cols.started.push(started.toISOString());
+    cols.latency.push(result.latencyMs);
+    cols.excerpt.push(result.excerpt);
+    cols.succeeded.push(o.ok ? 1 : 0);
+    cols.abandon.push(o.abandon ? 1 : 0);
+  }
+  const parameters = [nowIso, ...Object.values(cols)];
+  db.keepPrepared?.(RECORD_SQL);
+  const { rows } = await db.kysely.executeQuery<{ id: string }>(CompiledQuery.raw(RECORD_SQL, parameters));
+  return new Set(rows.map((r) => r.id));
+}
+
+const RECORD_SQL = `
+  with o as (
+    select * from unnest($2::text[], $3::text[], $4::text[], $5::int[], $6::text[], $7::int[], $8::text[], $9::text[],
+      $10::text[], $11::int[], $12::text[], $13::int[], $14::int[])
+      as o(id, token, status, attempt, next_at, code, error, attempt_id, started_at, latency, excerpt, succeeded, abandon)
+  ), u as (
+    update webhook_deliveries d
+    set status = o.status, attempt_count = o.attempt, claim_token = null, lease_until = null, last_status_code = o.code,
+      last_error = o.error, updated_at = $1, next_attempt_at = coalesce(o.next_at, d.next_attempt_at)
+    from o
+    where d.id = o.id and d.claim_token = o.token
+    returning d.id, d.event_id, d.endpoint_id
+  ), a as (
+    insert into webhook_attempts (id, delivery_id, event_id, attempt, started_at, status_code, latency_ms, succeeded, response_excerpt, error)
+    select o.attempt_id, o.id, u.event_id, o.attempt, o.started_at, o.code, o.latency, o.succeeded, o.excerpt, o.error
+    from o join u on u.id = o.id
+  ), x as (
+    update webhook_endpoints
+    set enabled = 0, disabled_reason = 'failing', disabled_at = $1, updated_at = $1
+    where id in (select u.endpoint_id from u join o on o.id = u.id where o.abandon = 1 and u.endpoint_id is not null)
+  )
+  select id from u`;
