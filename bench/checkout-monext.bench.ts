@@ -5,21 +5,24 @@
 // - Motu (`--motu`): the app as `motu serve` builds it, on a fresh database, without its worker (a live
 //   notificationUrl must be a public https address: nothing is delivered here, in either path);
 // - the fake Monext (`--fake-monext`, test/support/fake-monext.ts), at the default CPU priority, holding each answer
-//   BENCH_MONEXT_LATENCY_MS (default 5 ms: the network and Monext's own work, which cost Motu no CPU). The
+//   BENCH_MONEXT_LATENCY_MS (default 1 ms: a Monext close by; its network and its own work cost Motu no CPU). The
 //   cardholder's typing in the widget happens at Monext too: the fake authorizes each widget session with a test card
 //   as soon as it is made (FakeMonext.autoPay);
 // - this process: the 16 customers (the page and the merchant's server), so that their HTTP clients take no CPU in
 //   Motu's process.
 // Per pass: payments/s, and the CPU per payment (user + system, from /proc) of Motu's process, of PostgreSQL's
 // backends for the bench database, and of the fake Monext. Motu's CPU per payment is what the connector costs Motu
-// itself and hardly depends on the machine's load; payments/s does (docs/performance.md, "The Monext path").
+// itself, and depends on the machine's load much less than payments/s does (docs/performance.md, "The Monext path").
 // Goal (docs/live.md): Monext ≥ 0.9 × the simulator's payments per second.
-// Run: `node --import tsx bench/checkout-monext.bench.ts` (SQLite; also PostgreSQL when DATABASE_URL is set).
+// Run: `node --import tsx bench/checkout-monext.bench.ts` (SQLite; also PostgreSQL when DATABASE_URL is set;
+// BENCH_DIALECTS=postgres for one). Settings: BENCH_ROUNDS, BENCH_CHECKOUT_SECONDS (a pass), BENCH_CHECKOUT_CONCURRENCY,
+// BENCH_MONEXT_LATENCY_MS, BENCH_FAKE_NICE (the fake's priority), BENCH_ONLY, BENCH_PROFILE (below), BENCH_VERBOSE=1
+// (each pass: CPU per payment, Motu's event loop, each step's median).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, setPriority, tmpdir } from 'node:os';
 import path from 'node:path';
-import { performance } from 'node:perf_hooks';
+import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { Dialect } from '../src/db/database.js';
@@ -29,7 +32,7 @@ import { freshPostgres } from './sessions.js';
 // Short passes, many rounds (below): the host's drift is followed more closely than with a few long passes.
 const SECONDS = Number(process.env.BENCH_CHECKOUT_SECONDS ?? process.env.BENCH_SECONDS ?? '2');
 const CONCURRENCY = Number(process.env.BENCH_CHECKOUT_CONCURRENCY ?? '16');
-const LATENCY_MS = Number(process.env.BENCH_MONEXT_LATENCY_MS ?? '5');
+const LATENCY_MS = Number(process.env.BENCH_MONEXT_LATENCY_MS ?? '1');
 const ADMIN = 'bench-admin-token-0123456789';
 const SELF = fileURLToPath(import.meta.url);
 
@@ -142,26 +145,31 @@ async function runOn(dialect: Dialect): Promise<Result> {
       let failed = 0;
       if (process.env.BENCH_PROFILE) await motu.ask({ profile: 'start' });
       const pids = database ? await pgBackends(database.url) : [];
+      const { elu: eluBefore } = await motu.ask({ elu: null });
       const before = { motu: cpuSeconds(motu.process.pid) ?? 0, fake: cpuSeconds(fake.process.pid) ?? 0, pg: cpuOf(pids) };
       const started = performance.now();
       const stopAt = started + SECONDS * 1000;
+      const steps: number[][] = [[], [], [], []];
+      const timed = async <T>(step: number, fn: () => Promise<T>): Promise<T> => {
+        const t0 = performance.now();
+        const out = await fn();
+        steps[step]!.push(performance.now() - t0);
+        return out;
+      };
       const customer = async () => {
         while (performance.now() < stopAt) {
           const i = n++;
           try {
-            const session = await call('POST', '/api/v1/payments/sessions', {
+            const session = await timed(0, () => call('POST', '/api/v1/payments/sessions', {
               order: { reference: `B-${i}`, amount: 1000 + (i % 5000), currency: i % 2 ? 'XPF' : 'EUR' },
               captureMode: 'MANUAL', email: 'buyer@example.com', redirectUrl: 'https://shop.example/return', notificationUrl: 'https://shop.example/hook',
-            }, key);
-            let token: string;
-            if (live) {
-              token = (await call('POST', '/acquirer/v1/monext/sessions', { session: session.sessionId })).token;
-            } else {
-              token = (await call('POST', '/acquirer/v1/tokens', { mode: 'test', number: '4242424242424242', expMonth: 12, expYear: 2040, cvc: '123', session: session.sessionId })).token;
-            }
-            const paid = await call('POST', `/checkout/${session.sessionId}/pay`, { token });
+            }, key));
+            const { token } = await timed(1, () => (live
+              ? call('POST', '/acquirer/v1/monext/sessions', { session: session.sessionId })
+              : call('POST', '/acquirer/v1/tokens', { mode: 'test', number: '4242424242424242', expMonth: 12, expYear: 2040, cvc: '123', session: session.sessionId })));
+            const paid = await timed(2, () => call('POST', `/checkout/${session.sessionId}/pay`, { token }));
             if (paid.next !== 'redirect') throw new Error(JSON.stringify(paid));
-            await call('POST', `/api/v1/payments/${session.paymentId}/capture`, {}, key);
+            await timed(3, () => call('POST', `/api/v1/payments/${session.paymentId}/capture`, {}, key));
             done += 1;
           } catch (err) {
             failed += 1;
@@ -172,6 +180,7 @@ async function runOn(dialect: Dialect): Promise<Result> {
       await Promise.all(Array.from({ length: CONCURRENCY }, customer));
       const elapsed = (performance.now() - started) / 1000;
       const after = { motu: cpuSeconds(motu.process.pid) ?? 0, fake: cpuSeconds(fake.process.pid) ?? 0, pg: cpuOf(pids) };
+      const { elu } = await motu.ask({ elu: eluBefore });
       failures[label] += failed;
       if (failed > 0) console.error(`${label}: ${failed} failures`);
       if (process.env.BENCH_PROFILE) await motu.ask({ profile: 'stop', file: path.join(process.env.BENCH_PROFILE, `${label}-${++passes}-${done}.cpuprofile`) });
@@ -182,7 +191,8 @@ async function runOn(dialect: Dialect): Promise<Result> {
       };
       if (process.env.BENCH_VERBOSE) {
         console.error(`pass ${label}: ${done} payments, ${result.perSecond.toFixed(1)}/s, CPU per payment: Motu ${result.motuMs.toFixed(2)} ms, `
-          + `PostgreSQL ${result.pgMs.toFixed(2)} ms, fake Monext ${result.fakeMs.toFixed(2)} ms`);
+          + `PostgreSQL ${result.pgMs.toFixed(2)} ms, fake Monext ${result.fakeMs.toFixed(2)} ms; Motu's event loop busy ${(elu.utilization * 100).toFixed(0)} %; `
+          + `p50 of session, card, pay, capture: ${steps.map((xs) => median(xs).toFixed(1)).join(' / ')} ms`);
       }
       return result;
     };
@@ -298,7 +308,9 @@ async function serveMotu(): Promise<void> {
   const { Session } = await import('node:inspector/promises');
   const { mkdirSync, writeFileSync } = await import('node:fs');
   let session: InstanceType<typeof Session> | undefined;
-  process.on('message', async (m: { id: number; profile?: 'start' | 'stop'; file?: string }) => {
+  process.on('message', async (m: { id: number; profile?: 'start' | 'stop'; file?: string; elu?: EventLoopUtilization | null }) => {
+    // The event loop's utilization: since the one given back (`elu`), or so far (null).
+    if (m.elu !== undefined) return process.send!({ id: m.id, elu: m.elu ? performance.eventLoopUtilization(m.elu) : performance.eventLoopUtilization() });
     if (m.profile === 'start') {
       session = new Session();
       session.connect();
