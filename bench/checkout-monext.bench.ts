@@ -19,7 +19,8 @@
 // BENCH_MONEXT_LATENCY_MS, BENCH_FAKE_NICE (the fake's priority), BENCH_ONLY, BENCH_PROFILE (below), BENCH_VERBOSE=1
 // (each pass: CPU per payment, Motu's event loop, each step's median).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import fs, { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { loadavg, setPriority, tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
@@ -98,6 +99,10 @@ interface Pass {
   motuMs: number;
   pgMs: number;
   fakeMs: number;
+  /** Per payment: statements sent to the database, COMMITs among them, fsyncs of SQLite's WAL (countStatements). */
+  statements: number;
+  commits: number;
+  fsyncs: number;
 }
 
 interface Result {
@@ -145,7 +150,7 @@ async function runOn(dialect: Dialect): Promise<Result> {
       let failed = 0;
       if (process.env.BENCH_PROFILE) await motu.ask({ profile: 'start' });
       const pids = database ? await pgBackends(database.url) : [];
-      const { elu: eluBefore } = await motu.ask({ elu: null });
+      const { elu: eluBefore, counts: countsBefore } = await motu.ask({ elu: null });
       const before = { motu: cpuSeconds(motu.process.pid) ?? 0, fake: cpuSeconds(fake.process.pid) ?? 0, pg: cpuOf(pids) };
       const started = performance.now();
       const stopAt = started + SECONDS * 1000;
@@ -180,18 +185,21 @@ async function runOn(dialect: Dialect): Promise<Result> {
       await Promise.all(Array.from({ length: CONCURRENCY }, customer));
       const elapsed = (performance.now() - started) / 1000;
       const after = { motu: cpuSeconds(motu.process.pid) ?? 0, fake: cpuSeconds(fake.process.pid) ?? 0, pg: cpuOf(pids) };
-      const { elu } = await motu.ask({ elu: eluBefore });
+      const { elu, counts: countsAfter } = await motu.ask({ elu: eluBefore });
       failures[label] += failed;
       if (failed > 0) console.error(`${label}: ${failed} failures`);
       if (process.env.BENCH_PROFILE) await motu.ask({ profile: 'stop', file: path.join(process.env.BENCH_PROFILE, `${label}-${++passes}-${done}.cpuprofile`) });
       const per = (seconds: number) => (seconds * 1000) / Math.max(done, 1);
+      const counted = (k: 'statements' | 'commits' | 'fsyncs') => (countsAfter[k] - countsBefore[k]) / Math.max(done, 1);
       const result = {
         perSecond: done / elapsed, payments: done,
         motuMs: per(after.motu - before.motu), pgMs: per(after.pg - before.pg), fakeMs: per(after.fake - before.fake),
+        statements: counted('statements'), commits: counted('commits'), fsyncs: counted('fsyncs'),
       };
       if (process.env.BENCH_VERBOSE) {
         console.error(`pass ${label}: ${done} payments, ${result.perSecond.toFixed(1)}/s, CPU per payment: Motu ${result.motuMs.toFixed(2)} ms, `
-          + `PostgreSQL ${result.pgMs.toFixed(2)} ms, fake Monext ${result.fakeMs.toFixed(2)} ms; Motu's event loop busy ${(elu.utilization * 100).toFixed(0)} %; `
+          + `PostgreSQL ${result.pgMs.toFixed(2)} ms, fake Monext ${result.fakeMs.toFixed(2)} ms; per payment ${result.statements.toFixed(1)} statements, `
+          + `${result.commits.toFixed(2)} COMMITs, ${result.fsyncs.toFixed(2)} fsyncs; Motu's event loop busy ${(elu.utilization * 100).toFixed(0)} %; `
           + `p50 of session, card, pay, capture: ${steps.map((xs) => median(xs).toFixed(1)).join(' / ')} ms`);
       }
       return result;
@@ -203,7 +211,7 @@ async function runOn(dialect: Dialect): Promise<Result> {
     // BENCH_ONLY=monext|simulator: one path alone (with BENCH_PROFILE, to compare where each spends its time).
     const only = process.env.BENCH_ONLY;
     const rounds = Number(process.env.BENCH_ROUNDS ?? '11');
-    const skipped: Pass = { perSecond: NaN, payments: 0, motuMs: NaN, pgMs: NaN, fakeMs: NaN };
+    const skipped: Pass = { perSecond: NaN, payments: 0, motuMs: NaN, pgMs: NaN, fakeMs: NaN, statements: NaN, commits: NaN, fsyncs: NaN };
     await pass(only === 'monext');
     if (only !== 'simulator') await pass(true);
     failures.simulator = failures.monext = 0;
@@ -241,13 +249,14 @@ async function measure(): Promise<string[]> {
   for (const dialect of dialects) {
     const r = await runOn(dialect);
     const f = (xs: number[]) => xs.map((x) => x.toFixed(2)).join(', ');
-    const ms = (passes: Pass[], k: 'motuMs' | 'pgMs' | 'fakeMs') => median(passes.map((p) => p[k])).toFixed(2);
+    const ms = (passes: Pass[], k: 'motuMs' | 'pgMs' | 'fakeMs' | 'commits') => median(passes.map((p) => p[k])).toFixed(2);
     const line = `${dialect} (load ${r.load.toFixed(1)}): simulator ${mean(r.simulator.map((x) => x.perSecond)).toFixed(1)} payments/s, `
       + `Monext (fake, ${LATENCY_MS} ms per answer) ${mean(r.monext.map((x) => x.perSecond)).toFixed(1)} payments/s, `
       + `ratio ${median(r.ratios).toFixed(2)} (median of ${f(r.ratios)}; goal ≥ 0.9); `
       + `Motu's CPU per payment: simulator ${ms(r.simulator, 'motuMs')} ms, Monext ${ms(r.monext, 'motuMs')} ms, `
       + `Monext ÷ simulator ${median(r.cpuRatios).toFixed(2)} (median of ${f(r.cpuRatios)})`
       + (dialect === 'postgres' ? `; PostgreSQL's backends per payment: simulator ${ms(r.simulator, 'pgMs')} ms, Monext ${ms(r.monext, 'pgMs')} ms` : '')
+      + `; COMMITs per payment: simulator ${ms(r.simulator, 'commits')}, Monext ${ms(r.monext, 'commits')}`
       + `; the fake Monext's CPU per payment ${ms(r.monext, 'fakeMs')} ms`
       + (r.failures.simulator + r.failures.monext > 0 ? `; failed payments: simulator ${r.failures.simulator}, Monext ${r.failures.monext}` : '');
     console.log(line);
@@ -293,6 +302,7 @@ if (process.argv.includes('--fake-monext')) {
  * tsx bench/cpuprofile.ts <file>` summarises one).
  */
 async function serveMotu(): Promise<void> {
+  const counts = countStatements();
   const { buildApp } = await import('../src/app.js');
   const { parseConfig } = await import('../src/config.js');
   const { openMigrated } = await import('../src/start/bootstrap.js');
@@ -309,8 +319,10 @@ async function serveMotu(): Promise<void> {
   const { mkdirSync, writeFileSync } = await import('node:fs');
   let session: InstanceType<typeof Session> | undefined;
   process.on('message', async (m: { id: number; profile?: 'start' | 'stop'; file?: string; elu?: EventLoopUtilization | null }) => {
-    // The event loop's utilization: since the one given back (`elu`), or so far (null).
-    if (m.elu !== undefined) return process.send!({ id: m.id, elu: m.elu ? performance.eventLoopUtilization(m.elu) : performance.eventLoopUtilization() });
+    // The event loop's utilization since the one given back (`elu`), or so far (null); the statements counted so far.
+    if (m.elu !== undefined) {
+      return process.send!({ id: m.id, elu: m.elu ? performance.eventLoopUtilization(m.elu) : performance.eventLoopUtilization(), counts: { ...counts } });
+    }
     if (m.profile === 'start') {
       session = new Session();
       session.connect();
@@ -333,4 +345,44 @@ async function serveMotu(): Promise<void> {
   process.once('SIGTERM', () => void close());
   process.on('disconnect', () => void close());
   process.send!({ address, merchant: { testSecretKey: merchant.testSecretKey, liveSecretKey: merchant.liveSecretKey, defaultContractId: merchant.defaultContractId } });
+}
+
+/**
+ * Counts, in Motu's process, the statements sent to the database and the COMMITs among them (SQLite: better-sqlite3
+ * statements run; PostgreSQL: queries sent, each a round trip), and the fsyncs of SQLite's WAL (the group commit's, in
+ * the thread pool): per payment they tell the two paths' database work apart, whatever the machine's load. Installed
+ * before the app is loaded, as bench/checkout-statements.ts does.
+ */
+function countStatements(): { statements: number; commits: number; fsyncs: number } {
+  const counts = { statements: 0, commits: 0, fsyncs: 0 };
+  const require = createRequire(import.meta.url);
+  const SQLite = require('better-sqlite3') as { prototype: { prepare: (...a: unknown[]) => unknown } };
+  const prepare = SQLite.prototype.prepare;
+  SQLite.prototype.prepare = function (this: unknown, ...args: unknown[]) {
+    const statement = prepare.apply(this, args) as Record<string, (...a: unknown[]) => unknown> & { source: string };
+    const commit = /^\s*(commit|end)\b/i.test(statement.source);
+    for (const method of ['run', 'get', 'all', 'iterate']) {
+      const original = statement[method]!;
+      statement[method] = function (this: unknown, ...a: unknown[]) {
+        counts.statements += 1;
+        if (commit) counts.commits += 1;
+        return original.apply(this, a);
+      };
+    }
+    return statement;
+  };
+  const query = pg.Client.prototype.query;
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string } | undefined)?.text ?? '';
+    counts.statements += 1;
+    if (/^\s*commit\b/i.test(text)) counts.commits += 1;
+    return (query as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof query;
+  const fdatasync = fs.fdatasync;
+  fs.fdatasync = ((fd: number, cb: (err: NodeJS.ErrnoException | null) => void) => {
+    counts.fsyncs += 1;
+    fdatasync(fd, cb);
+  }) as typeof fs.fdatasync;
+  syncBuiltinESMExports();
+  return counts;
 }
