@@ -361,6 +361,21 @@ eachDatabase('live payments through Monext', (dialect) => {
     assert.deepEqual((await payment(cancelled.paymentId)).attempts.map((a: any) => a.status), ['cancelled']);
   });
 
+  it("a widget that authorized before Motu heard of it: the payment's detail asks Monext and shows the attempt", async () => {
+    const created = await t.api(m.liveKey, 'POST', '/api/v1/payments/sessions', {
+      order: { amount: 2_300, currency: 'EUR' }, email: 'b@example.com', redirectUrl: 'https://shop.example/r', notificationUrl: 'https://shop.example/h',
+    });
+    const token = (await t.api(undefined, 'POST', '/acquirer/v1/monext/sessions', { session: created.body.sessionId })).body.token;
+    fake.payInWidget(token, MONEXT_CARDS.visa); // neither the page nor Monext's return or notification has come back yet
+    const before = fake.requests.length;
+    const p = await payment(created.body.paymentId);
+    assert.equal(p.status, 'pending');
+    assert.deepEqual(p.attempts.map((a: any) => [a.id, a.status, a.amount, a.cardLast4]), [
+      [`${m.defaultContractId}.${fake.sessions.get(token)!.transactions[0]}`, 'authorized', 2_300, '••14'],
+    ]);
+    assert.ok(fake.requests.length > before, 'Monext was asked');
+  });
+
   it("a session's widget sessions spend its card-token budget: once spent, Monext is not asked again", async () => {
     const created = await t.api(m.liveKey, 'POST', '/api/v1/payments/sessions', {
       order: { amount: 900, currency: 'EUR' }, email: 'b@example.com', redirectUrl: 'https://shop.example/r', notificationUrl: 'https://shop.example/h',

@@ -91,6 +91,8 @@ export class FakeMonext {
   unavailable = false;
   /** Benchmarks: the cardholder types this card the moment a widget session is made (no widget call to play). */
   autoPay: string | null = null;
+  /** Benchmarks: every API answer is held this long (the network and Monext's own work, which cost Motu no CPU). */
+  latencyMs = 0;
   /** The order of a session's transactions (Monext does not document it): oldest first, or newest first. */
   newestFirst = false;
   /** The status of a session's creation (Monext's plugins accept any 2xx): 200 or 201. */
@@ -263,6 +265,7 @@ export class FakeMonext {
     if (fault === 'timeout-after-accept') return void setTimeout(() => { if (!res.destroyed) send(answer.status, answer.body); }, this.holdMs);
     if (fault === 'unknown-status' && answer.body?.result) answer.body.result = { title: 'MYSTERY_STATE', code: '09999', detail: 'not in any list' };
     if (fault === 'slow') await new Promise((r) => setTimeout(r, 300));
+    if (this.latencyMs > 0) await new Promise((r) => setTimeout(r, this.latencyMs));
     send(answer.status, answer.body);
   }
 

@@ -121,9 +121,16 @@ export class MonextClient {
   }
 }
 
-/** Connections to Monext are kept open between calls (TLS set up once per connection, not per call). */
-const HTTP_AGENT = new http.Agent({ keepAlive: true, maxSockets: 64 });
-const HTTPS_AGENT = new https.Agent({ keepAlive: true, maxSockets: 64 });
+/**
+ * Connections to Monext are kept open between calls (TLS set up once per connection, not per call), and closed by Motu
+ * once idle for KEEP_IDLE_MS, or a second before the server said it would close them (its `Keep-Alive: timeout=N`,
+ * which node:http's agent reads only when it has an idle timeout of its own). Without one, a connection the server
+ * closes for idleness could be picked for the next call while its close was still on the way, and that call fail
+ * (a 503, the outcome then read back from Monext) although Monext was there.
+ */
+const KEEP_IDLE_MS = 4_000;
+const HTTP_AGENT = new http.Agent({ keepAlive: true, maxSockets: 64, timeout: KEEP_IDLE_MS });
+const HTTPS_AGENT = new https.Agent({ keepAlive: true, maxSockets: 64, timeout: KEEP_IDLE_MS });
 const MAX_ANSWER_BYTES = 1024 * 1024;
 
 function str(value: unknown): string | undefined {

@@ -340,7 +340,7 @@ export class SimulatorAcquirer implements Acquirer {
     return out;
   }
 
-  /** The simulator's rows are its whole record: the same as listAuthorizations. */
+  /** The simulator's rows are its whole record: the same as listAuthorizations (never a call, `rowsOnly` or not). */
   listAttempts(mode: Mode, merchantReference: string): Promise<AuthorizationView[]> {
     return this.listAuthorizations(mode, merchantReference);
   }

@@ -75,14 +75,16 @@ export class PaymentsService {
 
   /** The payment's detail, and the acquirer's attempts it lists as they came (the back-office timeline shows more of them). */
   async detail(owner: Owner, id: string) {
-    // In test mode every read below is of this database (the simulator's attempts included): taken together
-    // (readTogether: on SQLite the connection is taken once, not six times). A live connector may ask its acquirer
-    // for an attempt, which must not hold the connection.
-    if (owner.mode === 'test') return readTogether(this.db, () => this.detailOf(owner, id));
-    return this.detailOf(owner, id);
+    // Every read below is of this database while the acquirer answers from its own rows (the simulator always; a live
+    // connector for every attempt whose outcome it has heard): taken together (readTogether: on SQLite the connection
+    // is taken once, not six times). An attempt the live connector must ask its acquirer about must not hold the
+    // connection: then the detail is read again without holding it.
+    const held = await readTogether(this.db, () => this.detailOf(owner, id, true));
+    return held ?? (await this.detailOf(owner, id, false))!;
   }
 
-  private async detailOf(owner: Owner, id: string) {
+  /** `held`: read with the connection held (readTogether); null when the acquirer would have to be asked. */
+  private async detailOf(owner: Owner, id: string, held: boolean) {
     const row = await this.mine(owner).where('id', '=', id).executeTakeFirst();
     if (!row) throw notFound('payment', id);
     const [view] = await this.views([row]);
@@ -90,7 +92,8 @@ export class PaymentsService {
     // The detail adds what the list leaves out: the acquirer's attempts, the refunds, the fees.
     const authorizations = row.mode === 'live' && !this.acquirers.liveConfigured()
       ? []
-      : await this.acquirers.forMode(row.mode).listAttempts(row.mode, row.id);
+      : await this.acquirers.forMode(row.mode).listAttempts(row.mode, row.id, held);
+    if (!authorizations) return null;
     const attempts = authorizations.map((a) => ({
       id: a.id, status: a.status, amount: a.amount, currency: a.currency, refusalCode: a.refusalCode,
       cardBrand: a.card.brand, cardLast4: a.card.last4, network: a.card.network, createdAt: a.createdAt,
