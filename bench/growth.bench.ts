@@ -19,6 +19,7 @@ import { sql } from 'kysely';
 import { buildApp } from '../src/app.js';
 import { parseConfig } from '../src/config.js';
 import type { Database, Dialect } from '../src/db/database.js';
+import { rebuildCaptureVolume } from '../src/modules/back-office/capture-volume.js';
 import { rebuildRunningBalances } from '../src/modules/ledger/running-balance.js';
 import { verifyLedger } from '../src/modules/ledger/verify.js';
 import { MerchantsService } from '../src/modules/merchants/merchants.service.js';
@@ -86,36 +87,61 @@ async function copyPayments(db: Database, columns: string[], first: number, copi
     where g.k >= ${first} and g.k < ${first + copies}`).execute(db.kysely);
 }
 
-/** Everything the generated payments leave behind, written from them in a few INSERT … SELECT. */
-async function fillAround(db: Database): Promise<void> {
-  const generated = `p.session_id is null and p.notification_url = '${HOOK}'`;
+/** The columns of the generated payments that what they leave behind is written from. */
+const AROUND = ['merchant_id', 'mode', 'status', 'created_at', 'store_id', 'captured_amount', 'currency', 'amount_eur_cents', 'refunded_amount',
+  'captured_at', 'customer_id', 'amount'];
+
+/**
+ * The generated payments of a range of copies, as a relation `p` of those columns, their ids, and the seq their
+ * event gets: the template itself (`range` null), or copies `first` to `first + copies - 1`, with the ids
+ * `copyPayments` gave them. Read from the template (50,000 rows), not from the payments table, whatever its size.
+ * The events' seq is given here (`base` + the payment's place), so deliveries and attempts are written from the
+ * same relation, without reading the events back.
+ */
+function generated(range: { first: number; copies: number } | null, base: number, templateRows: number): string {
+  if (!range) return `(select t.id, ${base} + t.n as seq, ${AROUND.map((c) => `t.${c}`).join(', ')} from growth_template t) p`;
+  return `(select 'pay_' || g.tag || substr(t.id, 5) as id, ${base} + (g.k - ${range.first}) * ${templateRows} + t.n as seq, ${AROUND.map((c) => `t.${c}`).join(', ')}
+    from growth_template t cross join growth_copies g where g.k >= ${range.first} and g.k < ${range.first + range.copies}) p`;
+}
+
+/**
+ * Everything a range of the generated payments leaves behind, written from them: a statement per table and range (at
+ * most 500,000 payments, as the copies are written), so each transaction and its write-ahead log stay bounded.
+ */
+async function fillAround(db: Database, range: { first: number; copies: number } | null, templateRows: number): Promise<void> {
   const run = (text: string) => sql.raw(text).execute(db.kysely);
-  await run(`insert into webhook_events (id, merchant_id, mode, type, payment_id, body, created_at)
-    select 'evt_g' || substr(p.id, 5), p.merchant_id, p.mode, 'payment.' || p.status, p.id,
+  const base = Number((await sql<{ n: number | string | null }>`select max(seq) as n from webhook_events`.execute(db.kysely)).rows[0]!.n ?? 0);
+  const p = generated(range, base, templateRows);
+  await run(`insert into webhook_events (seq, id, merchant_id, mode, type, payment_id, body, created_at)
+    select p.seq, 'evt_g' || substr(p.id, 5), p.merchant_id, p.mode, 'payment.' || p.status, p.id,
       '{"id":"evt_g' || substr(p.id, 5) || '","type":"payment.' || p.status || '","createdAt":"' || p.created_at || '","data":{"paymentId":"' || p.id || '"}}',
       p.created_at
-    from payments p where ${generated}`);
+    from ${p}`);
   await run(`insert into webhook_deliveries (id, event_id, merchant_id, mode, endpoint_id, url, target_key, event_seq, status, attempt_count,
       next_attempt_at, claim_token, lease_until, last_status_code, last_error, created_at, updated_at)
-    select 'del_g' || substr(e.id, 6), e.id, e.merchant_id, e.mode, null, '${HOOK}', 'url:${HOOK}', e.seq, 'succeeded', 1,
-      e.created_at, null, null, 200, null, e.created_at, e.created_at
-    from webhook_events e where e.id like 'evt\\_g%' escape '\\'`);
+    select 'del_g' || substr(p.id, 5), 'evt_g' || substr(p.id, 5), p.merchant_id, p.mode, null, '${HOOK}', 'url:${HOOK}', p.seq, 'succeeded', 1,
+      p.created_at, null, null, 200, null, p.created_at, p.created_at
+    from ${p}`);
   await run(`insert into webhook_attempts (id, delivery_id, event_id, attempt, started_at, status_code, latency_ms, succeeded, response_excerpt, error)
-    select 'att_g' || substr(d.id, 6), d.id, d.event_id, 1, d.created_at, 200, 40, 1, 'ok', null
-    from webhook_deliveries d where d.id like 'del\\_g%' escape '\\'`);
-  await run(`insert into balance_transactions (id, merchant_id, mode, store_id, type, amount, currency, amount_eur, pending, source_type, source_id, payment_id, description, created_at)
-    select 'txn_g' || substr(p.id, 5), p.merchant_id, p.mode, p.store_id, 'payment', p.captured_amount, p.currency, p.amount_eur_cents, 0, 'payment', p.id, p.id, null, p.captured_at
-    from payments p where ${generated} and p.captured_amount > 0`);
-  await run(`insert into balance_transactions (id, merchant_id, mode, store_id, type, amount, currency, amount_eur, pending, source_type, source_id, payment_id, description, created_at)
-    select 'txn_r' || substr(p.id, 5), p.merchant_id, p.mode, p.store_id, 'refund', -p.refunded_amount, p.currency, -p.refunded_amount, 0, 'refund', 'ref_g' || substr(p.id, 5), p.id, null, p.captured_at
-    from payments p where ${generated} and p.refunded_amount > 0`);
-  await run(`insert into ledger_postings (id, merchant_id, mode, currency, kind, transaction_id, created_at)
-    select 'lpo_' || t.id, t.merchant_id, t.mode, t.currency, 'entry', t.id, t.created_at
-    from balance_transactions t where t.id like 'txn\\_g%' escape '\\' or t.id like 'txn\\_r%' escape '\\'`);
-  for (const [account, sign] of [['merchant_available', ''], ['acquirer_clearing', '-']] as const) {
-    await run(`insert into ledger_lines (posting_id, merchant_id, mode, store_id, currency, account, amount)
-      select 'lpo_' || t.id, t.merchant_id, t.mode, t.store_id, t.currency, '${account}', ${sign}t.amount
-      from balance_transactions t where t.id like 'txn\\_g%' escape '\\' or t.id like 'txn\\_r%' escape '\\'`);
+    select 'att_g' || substr(p.id, 5), 'del_g' || substr(p.id, 5), 'evt_g' || substr(p.id, 5), 1, p.created_at, 200, 40, 1, 'ok', null
+    from ${p}`);
+  // A captured payment's transaction, its entry posting and two lines; a refunded one's the same for the refund.
+  const books = [
+    { prefix: 'txn_g', type: 'payment', amount: 'p.captured_amount', eur: 'p.amount_eur_cents', source: `p.id`, where: 'p.captured_amount > 0' },
+    { prefix: 'txn_r', type: 'refund', amount: '-p.refunded_amount', eur: '-p.refunded_amount', source: `'ref_g' || substr(p.id, 5)`, where: 'p.refunded_amount > 0' },
+  ];
+  for (const b of books) {
+    await run(`insert into balance_transactions (id, merchant_id, mode, store_id, type, amount, currency, amount_eur, pending, source_type, source_id, payment_id, description, created_at)
+      select '${b.prefix}' || substr(p.id, 5), p.merchant_id, p.mode, p.store_id, '${b.type}', ${b.amount}, p.currency, ${b.eur}, 0, '${b.type}', ${b.source}, p.id, null, p.captured_at
+      from ${p} where ${b.where}`);
+    await run(`insert into ledger_postings (id, merchant_id, mode, currency, kind, transaction_id, created_at)
+      select 'lpo_${b.prefix}' || substr(p.id, 5), p.merchant_id, p.mode, p.currency, 'entry', '${b.prefix}' || substr(p.id, 5), p.captured_at
+      from ${p} where ${b.where}`);
+    for (const [account, sign] of [['merchant_available', ''], ['acquirer_clearing', '-']] as const) {
+      await run(`insert into ledger_lines (posting_id, merchant_id, mode, store_id, currency, account, amount)
+        select 'lpo_${b.prefix}' || substr(p.id, 5), p.merchant_id, p.mode, p.store_id, p.currency, '${account}', ${sign}(${b.amount})
+        from ${p} where ${b.where}`);
+    }
   }
   await run(`insert into invoices (id, merchant_id, mode, customer_id, subscription_id, payment_id, currency, status, number, lines, taxes, memo,
       days_until_due, due_date, subtotal, total, amount_paid, amount_credited, content_hash, overdue, finalized_at, paid_at, sent_at, page_token,
@@ -123,11 +149,7 @@ async function fillAround(db: Database): Promise<void> {
     select 'inv_g' || substr(p.id, 5), p.merchant_id, p.mode, p.customer_id, null, p.id, p.currency, 'paid', 'G-' || substr(p.id, 5),
       '[{"description":"Order","quantity":1,"unitAmount":' || p.amount || '}]', '[]', null, 30, substr(p.created_at, 1, 10), p.amount, p.amount, p.amount, 0,
       null, 0, p.created_at, p.captured_at, null, null, null, null, p.created_at, p.created_at
-    from payments p where ${generated} and p.customer_id is not null and p.status = 'captured' and substr(p.id, length(p.id), 1) in ('a', 'B')`);
-  // The running balances (ledger_balances), as the postings of these lines would have left them.
-  await rebuildRunningBalances(db.kysely);
-  // The ledger began before the oldest payment: verify checks every captured payment against its transactions.
-  await run(`update settings set value = '${new Date(END - 2 * YEAR_MS).toISOString()}' where name = 'ledger.started_at'`);
+    from ${p} where p.customer_id is not null and p.status = 'captured' and substr(p.id, length(p.id), 1) in ('a', 'B')`);
 }
 
 async function count(db: Database, table: string): Promise<number> {
@@ -225,27 +247,40 @@ async function fill(dialect: Dialect, full: Target): Promise<number> {
   const first = await db.kysely.selectFrom('payments').selectAll().where('session_id', 'is', null).limit(1).executeTakeFirstOrThrow();
   const columns = Object.keys(first);
   const copies = Math.ceil(PAYMENTS / TEMPLATE) - 1;
-  if (copies > 0) {
-    await sql.raw(`create table growth_template as select * from payments where session_id is null`).execute(db.kysely);
-    await sql`create table growth_copies (k integer primary key, tag text not null)`.execute(db.kysely);
-    for (let k = 1; k <= copies; k += 500) {
-      const values = Array.from({ length: Math.min(500, copies - k + 1) }, (_, i) => `(${k + i}, 'g${(k + i).toString(36).padStart(3, '0')}')`);
-      await sql.raw(`insert into growth_copies (k, tag) values ${values.join(',')}`).execute(db.kysely);
-    }
+  // The template, numbered (its events' seq follow that order).
+  await sql.raw(`create table growth_template as select row_number() over (order by id) as n, p.* from payments p where p.session_id is null`).execute(db.kysely);
+  const templateRows = await count(db, 'growth_template');
+  await sql`create table growth_copies (k integer primary key, tag text not null)`.execute(db.kysely);
+  for (let k = 1; k <= copies; k += 500) {
+    const values = Array.from({ length: Math.min(500, copies - k + 1) }, (_, i) => `(${k + i}, 'g${(k + i).toString(36).padStart(3, '0')}')`);
+    await sql.raw(`insert into growth_copies (k, tag) values ${values.join(',')}`).execute(db.kysely);
   }
+  const seconds = () => Math.round((performance.now() - t0) / 1000);
   await bulkLoad(db, dialect, ['payments', 'webhook_events', 'webhook_deliveries', 'webhook_attempts', 'balance_transactions', 'ledger_postings', 'ledger_lines', 'invoices'], async () => {
-    // 10 copies (500,000 payments) a statement: a bounded transaction, and few statements.
+    await fillAround(db, null, templateRows);
+    // 10 copies (500,000 payments) at a time: the payments in one statement, then each table of what they leave
+    // behind in one statement: bounded transactions, and few statements.
     for (let k = 1; k <= copies; k += 10) {
-      await copyPayments(db, columns, k, Math.min(10, copies - k + 1));
-      console.error(`growth ${dialect}: ${(TEMPLATE * (Math.min(k + 9, copies) + 1)).toLocaleString('en')} payments written, ${Math.round((performance.now() - t0) / 1000)} s`);
+      const range = { first: k, copies: Math.min(10, copies - k + 1) };
+      const p0 = performance.now();
+      await copyPayments(db, columns, range.first, range.copies);
+      const p1 = performance.now();
+      await fillAround(db, range, templateRows);
+      console.error(`growth ${dialect}: ${(TEMPLATE * (range.first + range.copies)).toLocaleString('en')} payments and what they leave behind written, ${seconds()} s `
+        + `(this range: payments ${Math.round((p1 - p0) / 1000)} s, the rest ${Math.round((performance.now() - p1) / 1000)} s)`);
     }
-    if (copies > 0) {
-      await sql`drop table growth_template`.execute(db.kysely);
-      await sql`drop table growth_copies`.execute(db.kysely);
-    }
-    await fillAround(db);
-    console.error(`growth ${dialect}: events, deliveries, attempts, books and invoices written, ${Math.round((performance.now() - t0) / 1000)} s; building the indexes again`);
+    await sql`drop table growth_template`.execute(db.kysely);
+    await sql`drop table growth_copies`.execute(db.kysely);
+    console.error(`growth ${dialect}: everything written, ${seconds()} s; building the indexes again`);
   });
+  console.error(`growth ${dialect}: indexes built, ${seconds()} s`);
+  // The events' seq were given above: the sequence goes on after the last (SQLite's integer key does by itself).
+  if (dialect === 'postgres') await sql`select setval(pg_get_serial_sequence('webhook_events', 'seq'), (select max(seq) from webhook_events))`.execute(db.kysely);
+  // The running balances and the home's capture volume, as the postings and captures would have left them.
+  await rebuildRunningBalances(db.kysely);
+  await rebuildCaptureVolume(db.kysely);
+  // The ledger began before the oldest payment: verify checks every captured payment against its transactions.
+  await sql.raw(`update settings set value = '${new Date(END - 2 * YEAR_MS).toISOString()}' where name = 'ledger.started_at'`).execute(db.kysely);
   return Math.round((performance.now() - t0) / 1000);
 }
 

@@ -273,7 +273,7 @@ eachDatabase('balance and ledger', (dialect) => {
       await t.db.kysely.updateTable('payments').set({ captured_amount: payment.captured_amount + 5 }).where('id', '=', payment.id).execute();
       try {
         const result = await verifyLedger(t.db);
-        assert.deepEqual(result.found, { posting: 0, transaction: 0, balance: 0, payment: 1, split: 0, running_balance: 0 });
+        assert.deepEqual(result.found, { posting: 0, transaction: 0, balance: 0, payment: 1, split: 0, running_balance: 0, capture_volume: 1 });
         assert.equal(result.differences[0]!.id, payment.id);
       } finally {
         await t.db.kysely.updateTable('payments').set({ captured_amount: payment.captured_amount }).where('id', '=', payment.id).execute();
@@ -294,7 +294,7 @@ eachDatabase('balance and ledger', (dialect) => {
         const run = cli('ledger', 'verify');
         assert.equal(run.status, 1, run.out + run.err);
         const result = JSON.parse(run.out);
-        assert.deepEqual(result.found, { posting: 0, transaction: 0, balance: 0, payment: 0, split: 0, running_balance: 1 });
+        assert.deepEqual(result.found, { posting: 0, transaction: 0, balance: 0, payment: 0, split: 0, running_balance: 1, capture_volume: 0 });
         assert.equal(result.differences[0].check, 'running_balance');
         assert.equal(result.differences[0].id, `${m.id} test - EUR`);
         const [kept, lines] = [...(result.differences[0].message as string).matchAll(/available (-?\d+)/g)].map((x) => Number(x[1]));

@@ -25,6 +25,7 @@ import type { AuditLogTable } from '../modules/audit/audit.table.js';
 import type { DocumentPdfsTable } from '../modules/documents/document-pdfs.table.js';
 import type { AgencyCreatedObjectsTable, AgencyInvitationsTable, AgencyMandatesTable } from '../modules/agencies/agencies.table.js';
 import type { LedgerBalancesTable } from '../modules/ledger/ledger.table.js';
+import type { CaptureVolumeTable } from '../modules/back-office/capture-volume.js';
 import type { OnboardingCasesTable, OnboardingSessionsTable, PlatformLinksTable } from '../modules/platforms/platforms.table.js';
 
 export interface DB {
@@ -81,6 +82,7 @@ export interface DB {
   agency_mandates: AgencyMandatesTable;
   agency_created_objects: AgencyCreatedObjectsTable;
   ledger_balances: LedgerBalancesTable;
+  capture_volume: CaptureVolumeTable;
   onboarding_sessions: OnboardingSessionsTable;
   onboarding_cases: OnboardingCasesTable;
 }

@@ -1,15 +1,15 @@
 // The back-office's home: the balance, the volume captured over the last 30 days (one bar a day in the merchant's
-// time zone) and the latest payments. The volume is summed by the database per UTC hour (at most 744 rows, whatever
-// the merchant's volume), then the hours are put in the merchant's local days here: a zone whose offset is not a
-// whole number of hours (India, Nepal) sees the half hour at a day's edge on the day before.
-import { sql } from 'kysely';
+// time zone) and the latest payments. The volume is read per UTC hour from what each capture added to its hour
+// (capture_volume: at most 744 hours of rows, whatever the merchant's volume), then the hours are put in the
+// merchant's local days here: a zone whose offset is not a whole number of hours (India, Nepal) sees the half hour at
+// a day's edge on the day before.
 import type { Database } from '../../db/database.js';
 import type { Clock } from '../../shared/clock.js';
 import { isCurrency, toEurCents } from '../../shared/money.js';
 import type { BalanceService } from '../ledger/balance.service.js';
 import type { Owner } from '../merchants/principal.js';
-import { ownedBy } from '../merchants/scope.js';
 import type { PaymentsService } from '../payments/payments.service.js';
+import { readVolume } from './capture-volume.js';
 
 export const VOLUME_DAYS = 30;
 
@@ -47,18 +47,13 @@ export class HomeService {
       if (days.at(-1)?.day !== day) days.push({ day, count: 0, amountEur: 0 });
     }
     const since = new Date(now.getTime() - (VOLUME_DAYS + 1) * 86_400_000).toISOString();
-    const hours = await this.db.kysely.selectFrom('payments')
-      .select([sql<string>`substr(captured_at, 1, 13)`.as('hour'), 'currency', sql<number>`count(*)`.as('count'), sql<number>`cast(sum(captured_amount) as bigint)`.as('amount')])
-      .where(ownedBy(owner, { store: true }))
-      .where('captured_at', '>=', since)
-      .groupBy([sql`substr(captured_at, 1, 13)`, 'currency'])
-      .execute();
+    const hours = await readVolume(this.db.kysely, owner, since);
     const byDay = new Map(days.map((d) => [d.day, d]));
     for (const row of hours) {
       const day = byDay.get(dayOf.format(new Date(`${row.hour}:00:00.000Z`)));
       if (!day || !isCurrency(row.currency)) continue;
-      day.count += Number(row.count);
-      day.amountEur += toEurCents(Number(row.amount), row.currency);
+      day.count += row.count;
+      day.amountEur += toEurCents(row.amount, row.currency);
     }
     return days;
   }

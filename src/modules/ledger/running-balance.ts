@@ -19,7 +19,8 @@ export const SLOTS = 8;
 
 const drawn = new WeakMap<object, number>();
 
-function slotOf(trx: Trx): number {
+/** The slot this transaction adds to (drawn on its first call): the running balance's, and the capture volume's. */
+export function slotOf(trx: Trx): number {
   let slot = drawn.get(trx);
   if (slot === undefined) {
     slot = Math.floor(Math.random() * SLOTS);

@@ -19,6 +19,7 @@ import { timeOn } from '../test-clocks/clock-time.js';
 import { invoiceSale } from '../invoices/sales.js';
 import { payByCard } from '../invoices/issue.js';
 import { distributionOf, isSplit, onSplitCapture, onSplitRefund } from '../splits/split-payments.js';
+import { addCapture } from '../back-office/capture-volume.js';
 
 /** A payment still waiting for a card: the checkout may authorize it, the cardholder or the merchant cancel it. */
 export const AWAITING_CARD: readonly PaymentStatus[] = ['pending', 'failed'];
@@ -190,6 +191,8 @@ export async function capture(trx: Trx, input: CaptureInput): Promise<PaymentRow
   }
   const settlement = await settlementOf(trx, row);
   await ledger.onCapture(trx, row, settlement, input.at);
+  // The home's volume: this capture added to its hour (after the running balance, so on the same slot, in the same order).
+  await addCapture(trx, row);
   await onSplitCapture(trx, row, input.at);
   // A sale to invoice (order.invoicing.enabled): issued and paid with the capture. A payment from an invoice's page
   // pays that invoice.
