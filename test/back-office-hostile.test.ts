@@ -46,7 +46,10 @@ eachDatabase('back-office hostile input', (dialect) => {
   let routes: RegisteredRoute[];
   before(async () => {
     owner = await signedInUser(t, m.id, 'owner');
-    tables = (await tableNames(t.db)).filter((name) => name !== 'audit_log');
+    // Refused requests may write two things on purpose: the audit log's record of them, and a wrong password's count
+    // toward the address's lockout (sign_in_attempts: a wrong password on sign-in, or when a signed-in user
+    // confirms an action such as new recovery codes). Every other table must stay as it was.
+    tables = (await tableNames(t.db)).filter((name) => name !== 'audit_log' && name !== 'sign_in_attempts');
     routes = backOfficeRoutes(t);
   });
   /** The session a signed call uses: sign-out ends its own, so it is sent with a spare user's, made for it. */
