@@ -7,9 +7,14 @@ import https from 'node:https';
 import { isIP } from 'node:net';
 import { guardedLookup, isLoopbackName, refusedAddress, type AddressPolicy } from './address-guard.js';
 
+// Kept-alive sockets are closed once idle for KEEP_IDLE_MS, or a second before the receiver said it would close them
+// (its `Keep-Alive: timeout=N`, which node:http's agent reads only when it has an idle timeout of its own; Node's own
+// servers close after 5 s). Without one, a send could go out on a socket whose close was already on its way, and fail
+// (an attempt recorded as failed, retried later) although the receiver was up.
+const KEEP_IDLE_MS = 4_000;
 const newAgents = () => ({
-  http: new http.Agent({ keepAlive: true, maxSockets: 512 }),
-  https: new https.Agent({ keepAlive: true, maxSockets: 512 }),
+  http: new http.Agent({ keepAlive: true, maxSockets: 512, timeout: KEEP_IDLE_MS }),
+  https: new https.Agent({ keepAlive: true, maxSockets: 512, timeout: KEEP_IDLE_MS }),
 });
 // A kept-alive socket is reused without a new lookup: sockets opened where loopback is allowed (test mode, local
 // development) must never carry a send that forbids it, so each policy has its own pool.
