@@ -85,6 +85,11 @@ function pooled(connectionString: string, max: number, shared: Shared, owner: bo
 const MAX_PREPARED = 256;
 /** A statement with parameters run this many times is kept prepared from then on. */
 const PREPARE_AFTER = 3;
+/**
+ * An IN list of three parameters or more, or three rows of VALUES or more: a text of one length among many (the
+ * delivery worker's batches), which would fill the names kept with its lengths. Only given to keepPrepared.
+ */
+const LIST_OF_PARAMETERS = / in \(\$\d+, \$\d+, \$|\), \(\$[^)]*\), \(\$/i;
 
 /**
  * The statement texts the pooled connections run by name (statement text → name, the same on every connection): those
@@ -108,7 +113,7 @@ class PreparedTexts {
   /** The name `text` runs under, if kept; counts its runs otherwise. */
   nameOf(text: string): string | undefined {
     const name = this.names.get(text);
-    if (name !== undefined || this.names.size >= MAX_PREPARED) return name;
+    if (name !== undefined || this.names.size >= MAX_PREPARED || LIST_OF_PARAMETERS.test(text)) return name;
     const runs = (this.runs.get(text) ?? 0) + 1;
     if (runs < PREPARE_AFTER) {
       if (this.runs.size >= 4096) this.runs.clear(); // texts that vary (an IN list's length): counted afresh

@@ -10,6 +10,7 @@ import type { Kysely } from 'kysely';
 import type { Database, Trx } from '../../db/database.js';
 import type { DB } from '../../db/schema.js';
 import { readTogether } from '../../db/together.js';
+import { ReferenceCache } from '../../db/reference-cache.js';
 import type { Config, MailConfig } from '../../config.js';
 import { receiptFacts, type ReceiptFacts } from './receipt-facts.js';
 import type { Clock } from '../../shared/clock.js';
@@ -56,6 +57,9 @@ const OPEN_PAYMENT = transitions.AWAITING_CARD;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export class CheckoutService {
+  /** Contracts are reference rows: the statement label read once per change (Database.referenceStamp), not per payment. */
+  private readonly reference: ReferenceCache;
+
   constructor(
     private readonly db: Database,
     private readonly clock: Clock,
@@ -66,7 +70,9 @@ export class CheckoutService {
     private readonly customers: CustomersService | null = null,
     /** Queues the receipt mail with the authorization (null: no mailer, the receipt is only downloadable). */
     private readonly mail: MailOutbox | null = null,
-  ) {}
+  ) {
+    this.reference = new ReferenceCache(db);
+  }
 
   /** A payment session and its payment, or null when there is no such payment session. */
   private async sessionAndPayment(q: Kysely<DB>, sessionId: string): Promise<{ session: PaymentSessionRow; payment: PaymentRow } | null> {
@@ -154,7 +160,8 @@ export class CheckoutService {
       if (!found) return null;
       const state = this.cardState(found.session, found.payment);
       if (state !== 'open') return { inactive: true, state } satisfies Pick<Inactive, 'inactive' | 'state'>;
-      return { ...found, statementLabel: await statementLabelOf(q, found.payment.contract_id) };
+      const contractId = found.payment.contract_id;
+      return { ...found, statementLabel: await this.reference.get(`statement-label:${contractId}`, () => statementLabelOf(q, contractId)) };
     });
     if (!loaded) throw new AppError('NOT_FOUND', 'Unknown session');
     if ('inactive' in loaded) throw this.closedError(loaded.state);

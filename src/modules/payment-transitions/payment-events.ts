@@ -7,7 +7,7 @@ import type { Trx } from '../../db/database.js';
 import type { DB } from '../../db/schema.js';
 import type { PaymentBase, Settlement } from '../../events/payloads.js';
 import { isCurrency, toEurCents } from '../../shared/money.js';
-import { settlementBlock } from '../payments/fees.js';
+import { settlementBlock, type FeeContract } from '../payments/fees.js';
 import type { PaymentRow } from '../payments/payments.table.js';
 import { storeRef, type StoreRef } from '../payments/payments.views.js';
 
@@ -41,9 +41,17 @@ export function paymentBase(payment: PaymentRow, store: StoreRef, originalAmount
   };
 }
 
-/** `attempts`: the payment's own count unless the caller has the acquirer's list at hand (the payment's detail view). */
-export async function settlementOf(trx: Kysely<DB>, payment: PaymentRow, attempts = payment.authorization_attempts): Promise<Settlement> {
-  const contract = await contractFees.executeTakeFirstOrThrow(trx, { id: payment.contract_id });
+/** The fee terms of a contract, what the settlement block is computed from. */
+export function feeTerms(q: Kysely<DB>, contractId: string): Promise<FeeContract> {
+  return contractFees.executeTakeFirstOrThrow(q, { id: contractId });
+}
+
+/**
+ * `attempts`: the payment's own count unless the caller has the acquirer's list at hand (the payment's detail view).
+ * `terms`: the contract's fee terms when the caller has them (from a ReferenceCache); read on `trx` otherwise.
+ */
+export async function settlementOf(trx: Kysely<DB>, payment: PaymentRow, attempts = payment.authorization_attempts, terms?: FeeContract): Promise<Settlement> {
+  const contract = terms ?? await feeTerms(trx, payment.contract_id);
   // A refund succeeds on the transaction that adds it to the payment's refunded_amount (refundApplied): none
   // succeeded while that is 0, as on every authorization and capture, and nothing to read.
   const refunds = payment.refunded_amount === 0 ? [] : await succeededRefunds.execute(trx, { paymentId: payment.id });

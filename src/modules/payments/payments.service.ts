@@ -2,6 +2,7 @@
 // payments do not exist for the caller (404).
 import type { Acquirers } from '../../acquirer/acquirers.js';
 import { readTogether } from '../../db/together.js';
+import { ReferenceCache } from '../../db/reference-cache.js';
 import type { Database } from '../../db/database.js';
 import type { Owner } from '../merchants/principal.js';
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
@@ -9,7 +10,7 @@ import type { DB } from '../../db/schema.js';
 import { invalidField, notFound } from '../../shared/errors.js';
 import { allRows, paginate } from '../../shared/pagination.js';
 import { refundView } from '../refunds/refunds.views.js';
-import { settlementOf } from '../payment-transitions/payment-events.js';
+import { feeTerms, settlementOf } from '../payment-transitions/payment-events.js';
 import { distributionOf } from '../splits/split-payments.js';
 import type { PaymentRow } from './payments.table.js';
 import { paymentView, storeRef, type StoreRef } from './payments.views.js';
@@ -48,11 +49,16 @@ export interface PaymentExportRow {
 // A key attached to a store sees only that store's payments (docs/reliability.md, Isolation).
 
 export class PaymentsService {
+  /** Contracts are reference rows: their fee terms read once per change (Database.referenceStamp), not on every detail. */
+  private readonly reference: ReferenceCache;
+
   constructor(
     private readonly db: Database,
     /** For the detail view's attempts (optional so the list works without an acquirer). */
     private readonly acquirers?: Acquirers,
-  ) {}
+  ) {
+    this.reference = new ReferenceCache(db);
+  }
 
   private scoped(owner: Owner) {
     return this.db.kysely.selectFrom('payments').where(ownedBy(owner, { store: true }));
@@ -99,7 +105,8 @@ export class PaymentsService {
       cardBrand: a.card.brand, cardLast4: a.card.last4, network: a.card.network, createdAt: a.createdAt,
     }));
     const refunds = await this.db.kysely.selectFrom('refunds').selectAll().where('payment_id', '=', row.id).orderBy('created_at').orderBy('id').execute();
-    const settlement = await settlementOf(this.db.kysely, row, attempts.length);
+    const terms = await this.reference.get(`fee-terms:${row.contract_id}`, () => feeTerms(this.db.kysely, row.contract_id));
+    const settlement = await settlementOf(this.db.kysely, row, attempts.length, terms);
     const platformDistribution = await distributionOf(this.db.kysely, row, settlement.mobupayCommission);
     return { payment: { ...view, attempts, refunds: refunds.map(refundView), settlement, ...(platformDistribution ? { platformDistribution } : {}) }, authorizations };
   }
