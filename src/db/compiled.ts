@@ -1,7 +1,7 @@
 // Hot statements compiled once. Kysely builds and compiles every query anew (an INSERT of a 45-column row costs
 // more to build than SQLite takes to run it); for a statement whose text depends only on which columns are given,
 // the text is kept and only the parameters change. Both dialects, inside or outside a transaction.
-import { CompiledQuery, NoResultError, type Compilable, type Insertable, type Kysely, type QueryNode } from 'kysely';
+import { CompiledQuery, NoResultError, type Compilable, type Insertable, type Kysely, type QueryNode, type QueryResult } from 'kysely';
 import type { Database } from './database.js';
 import type { DB } from './schema.js';
 
@@ -216,6 +216,22 @@ function dialectKey(db: Kysely<DB>): unknown {
   return (db as unknown as { getExecutor(): { adapter: object } }).getExecutor().adapter.constructor;
 }
 
+/** Runs a compiled text with its values, synchronously, on the connection a handle holds (SQLite's group commit). */
+export type DirectRunner = (text: string, parameters: readonly unknown[]) => QueryResult<unknown>;
+
+/** The handles that hold SQLite's one connection right now, each with how to run a text straight on it. */
+const holders = new WeakMap<Kysely<DB>, DirectRunner>();
+
+/**
+ * While `handle` holds the connection (a group commit's hold, on SQLite), compiled statements given that handle run
+ * straight on the connection through `runner` instead of through Kysely's executor (its connection provider, its
+ * promises): the same statement on the same connection. Returns the release, called once the hold ends.
+ */
+export function holdDirect(handle: Kysely<DB>, runner: DirectRunner): () => void {
+  holders.set(handle, runner);
+  return () => holders.delete(handle);
+}
+
 /** A statement built once per dialect by compiledQuery, run with each call's values. */
 export interface CompiledStatement<P, O> {
   /** Every row it returns. */
@@ -267,6 +283,8 @@ export function compiledQuery<P extends object, O>(build: (db: Kysely<DB>, p: P)
         parameters[i] = value;
       } else parameters[i] = slot.value;
     }
+    const direct = holders.get(db);
+    if (direct) return direct(shape.sql, parameters) as QueryResult<O>;
     return db.executeQuery<O>({ sql: shape.sql, query: shape.query, queryId: shape.queryId, parameters });
   };
   return {
