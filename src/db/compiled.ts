@@ -211,6 +211,18 @@ interface Shape {
 
 const PROBE = '\u0000motu-probe:';
 
+/** Every text compiledQuery made, with the name PostgreSQL's connections prepare it under (the same on each). */
+const preparedNames = new Map<string, string>();
+
+/**
+ * PostgreSQL: the name under which a connection keeps `text` prepared, if compiledQuery made it (as Database.keepPrepared
+ * does for compiledInsert's texts): parsed and planned once per connection instead of at every run. Their number is
+ * bounded by the statements written with compiledQuery and their shapes.
+ */
+export function preparedName(text: string): string | undefined {
+  return preparedNames.get(text);
+}
+
 /** The dialect's adapter class (shared by a Kysely instance, its transactions and connections): texts differ per dialect. */
 function dialectKey(db: Kysely<DB>): unknown {
   return (db as unknown as { getExecutor(): { adapter: object } }).getExecutor().adapter.constructor;
@@ -269,6 +281,7 @@ export function compiledQuery<P extends object, O>(build: (db: Kysely<DB>, p: P)
       });
       shape = { sql: compiled.sql, query: compiled.query, queryId: compiled.queryId, slots };
       shapes.set(key, shape);
+      if (!preparedNames.has(shape.sql)) preparedNames.set(shape.sql, `motu_c${preparedNames.size + 1}`);
     }
     return shape;
   };

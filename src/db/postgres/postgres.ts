@@ -5,6 +5,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import type { DB } from '../schema.js';
 import type { Database, Trx } from '../adapter.js';
 import { REFERENCE_TABLES } from '../reference-cache.js';
+import { preparedName } from '../compiled.js';
 import { PostgresListener } from './listener.js';
 
 const REFERENCE_CHANNEL = 'motu_reference';
@@ -84,11 +85,14 @@ function pooled(connectionString: string, max: number, shared: Shared, owner: bo
   };
 }
 
-/** Database.keepPrepared: Kysely's `query(text, values)` becomes `query({ name, text, values })` for the texts kept. */
+/**
+ * Database.keepPrepared: Kysely's `query(text, values)` becomes `query({ name, text, values })` for the texts kept, and
+ * for compiledQuery's (src/db/compiled.ts).
+ */
 function keepPreparedOn(client: pg.PoolClient, prepared: ReadonlyMap<string, string>): void {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
   (client as { query: unknown }).query = (...args: unknown[]) => {
-    const name = typeof args[0] === 'string' && Array.isArray(args[1]) ? prepared.get(args[0]) : undefined;
+    const name = typeof args[0] === 'string' && Array.isArray(args[1]) ? prepared.get(args[0]) ?? preparedName(args[0]) : undefined;
     return name === undefined ? query(...args) : query({ name, text: args[0], values: args[1] }, ...args.slice(2));
   };
 }
