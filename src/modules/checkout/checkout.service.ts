@@ -9,6 +9,7 @@ import type { Acquirers } from '../../acquirer/acquirers.js';
 import type { Kysely } from 'kysely';
 import type { Database, Trx } from '../../db/database.js';
 import type { DB } from '../../db/schema.js';
+import { compiledQuery } from '../../db/compiled.js';
 import { readTogether } from '../../db/together.js';
 import type { Config, MailConfig } from '../../config.js';
 import { receiptFacts, type ReceiptFacts } from './receipt-facts.js';
@@ -53,6 +54,11 @@ export type CardState = 'open' | 'exhausted' | 'closed';
 export type Inactive = { inactive: true; lang: string; state: Exclude<CardState, 'open'> };
 
 const OPEN_PAYMENT = transitions.AWAITING_CARD;
+
+// The pay call's reads, compiled once (src/db/compiled.ts).
+const paymentSessionById = compiledQuery((db, p: { id: string }) =>
+  db.selectFrom('payment_sessions').selectAll().where('id', '=', p.id).where('kind', '=', 'payment'));
+const paymentById = compiledQuery((db, p: { id: string }) => db.selectFrom('payments').selectAll().where('id', '=', p.id));
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export class CheckoutService {
@@ -70,9 +76,9 @@ export class CheckoutService {
 
   /** A payment session and its payment, or null when there is no such payment session. */
   private async sessionAndPayment(q: Kysely<DB>, sessionId: string): Promise<{ session: PaymentSessionRow; payment: PaymentRow } | null> {
-    const session = await q.selectFrom('payment_sessions').selectAll().where('id', '=', sessionId).where('kind', '=', 'payment').executeTakeFirst();
+    const session = await paymentSessionById.executeTakeFirst(q, { id: sessionId });
     if (!session || !session.payment_id) return null;
-    const payment = await q.selectFrom('payments').selectAll().where('id', '=', session.payment_id).executeTakeFirstOrThrow();
+    const payment = await paymentById.executeTakeFirstOrThrow(q, { id: session.payment_id });
     return { session, payment };
   }
 
