@@ -55,10 +55,13 @@ export type Inactive = { inactive: true; lang: string; state: Exclude<CardState,
 
 const OPEN_PAYMENT = transitions.AWAITING_CARD;
 
-// The pay call's reads, compiled once (src/db/compiled.ts).
+// The pay call's reads and its card attempt, compiled once (src/db/compiled.ts).
 const paymentSessionById = compiledQuery((db, p: { id: string }) =>
   db.selectFrom('payment_sessions').selectAll().where('id', '=', p.id).where('kind', '=', 'payment'));
 const paymentById = compiledQuery((db, p: { id: string }) => db.selectFrom('payments').selectAll().where('id', '=', p.id));
+const takeCardAttempt = compiledQuery((db, p: { id: string; maxCardAttempts: number }) => db.updateTable('payment_sessions')
+  .set((eb) => ({ card_attempts: eb('card_attempts', '+', 1) }))
+  .where('id', '=', p.id).where('status', '=', 'open').where('card_attempts', '<', p.maxCardAttempts));
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export class CheckoutService {
@@ -216,10 +219,8 @@ export class CheckoutService {
    */
   private async takeAttempt(session: PaymentSessionRow): Promise<void> {
     // Database.singleWrite: on SQLite a turn of the group commit, not a commit and an fsync of its own on the event loop.
-    const taken = await this.db.singleWrite((q) => q.updateTable('payment_sessions').set((eb) => ({ card_attempts: eb('card_attempts', '+', 1) }))
-      .where('id', '=', session.id).where('status', '=', 'open').where('card_attempts', '<', this.config.maxCardAttempts)
-      .executeTakeFirst());
-    if (Number(taken.numUpdatedRows) === 1) return;
+    const taken = await this.db.singleWrite((q) => takeCardAttempt.run(q, { id: session.id, maxCardAttempts: this.config.maxCardAttempts }));
+    if (taken === 1) return;
     const current = await this.loadAny(session.id);
     throw this.closedError(current ? this.cardState(current.session, current.payment) : 'closed');
   }
