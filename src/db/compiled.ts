@@ -1,7 +1,7 @@
 // Hot statements compiled once. Kysely builds and compiles every query anew (an INSERT of a 45-column row costs
 // more to build than SQLite takes to run it); for a statement whose text depends only on which columns are given,
 // the text is kept and only the parameters change. Both dialects, inside or outside a transaction.
-import { CompiledQuery, NoResultError, type Compilable, type Insertable, type Kysely, type QueryNode } from 'kysely';
+import { CompiledQuery, NoResultError, type Compilable, type Insertable, type Kysely, type QueryNode, type QueryResult } from 'kysely';
 import type { Database } from './database.js';
 import type { DB } from './schema.js';
 
@@ -211,9 +211,37 @@ interface Shape {
 
 const PROBE = '\u0000motu-probe:';
 
+/** Every text compiledQuery made, with the name PostgreSQL's connections prepare it under (the same on each). */
+const preparedNames = new Map<string, string>();
+
+/**
+ * PostgreSQL: the name under which a connection keeps `text` prepared, if compiledQuery made it (as Database.keepPrepared
+ * does for compiledInsert's texts): parsed and planned once per connection instead of at every run. Their number is
+ * bounded by the statements written with compiledQuery and their shapes.
+ */
+export function preparedName(text: string): string | undefined {
+  return preparedNames.get(text);
+}
+
 /** The dialect's adapter class (shared by a Kysely instance, its transactions and connections): texts differ per dialect. */
 function dialectKey(db: Kysely<DB>): unknown {
   return (db as unknown as { getExecutor(): { adapter: object } }).getExecutor().adapter.constructor;
+}
+
+/** Runs a compiled text with its values, synchronously, on the connection a handle holds (SQLite's group commit). */
+export type DirectRunner = (text: string, parameters: readonly unknown[]) => QueryResult<unknown>;
+
+/** The handles that hold SQLite's one connection right now, each with how to run a text straight on it. */
+const holders = new WeakMap<Kysely<DB>, DirectRunner>();
+
+/**
+ * While `handle` holds the connection (a group commit's hold, on SQLite), compiled statements given that handle run
+ * straight on the connection through `runner` instead of through Kysely's executor (its connection provider, its
+ * promises): the same statement on the same connection. Returns the release, called once the hold ends.
+ */
+export function holdDirect(handle: Kysely<DB>, runner: DirectRunner): () => void {
+  holders.set(handle, runner);
+  return () => holders.delete(handle);
 }
 
 /** A statement built once per dialect by compiledQuery, run with each call's values. */
@@ -253,6 +281,7 @@ export function compiledQuery<P extends object, O>(build: (db: Kysely<DB>, p: P)
       });
       shape = { sql: compiled.sql, query: compiled.query, queryId: compiled.queryId, slots };
       shapes.set(key, shape);
+      if (!preparedNames.has(shape.sql)) preparedNames.set(shape.sql, `motu_c${preparedNames.size + 1}`);
     }
     return shape;
   };
@@ -267,6 +296,8 @@ export function compiledQuery<P extends object, O>(build: (db: Kysely<DB>, p: P)
         parameters[i] = value;
       } else parameters[i] = slot.value;
     }
+    const direct = holders.get(db);
+    if (direct) return direct(shape.sql, parameters) as QueryResult<O>;
     return db.executeQuery<O>({ sql: shape.sql, query: shape.query, queryId: shape.queryId, parameters });
   };
   return {

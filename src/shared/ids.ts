@@ -46,7 +46,7 @@ const pool = Buffer.alloc(4096);
 let poolOffset = pool.length;
 
 /** `size` (≤ 64) fresh random bytes; valid until the next call. */
-function pooledRandom(size: number): Uint8Array {
+export function pooledRandom(size: number): Uint8Array {
   if (poolOffset + size > pool.length) {
     randomFillSync(pool);
     poolOffset = 0;

@@ -2,21 +2,21 @@
 // in its own tables only what the simulation needs (a keyed fingerprint, brand, networks, last four digits,
 // expiry and the behaviour the number selected). The number and the security code are never stored.
 import { createHmac, randomBytes } from 'node:crypto';
-import type { Kysely } from 'kysely';
-import { compiledInsertPair } from '../../db/compiled.js';
+import type { Insertable, Kysely } from 'kysely';
+import { compiledInsertPair, compiledQuery } from '../../db/compiled.js';
 import type { Database } from '../../db/database.js';
 import type { DB } from '../../db/schema.js';
 import type { Mode } from '../../modules/merchants/merchants.table.js';
 import type { Clock } from '../../shared/clock.js';
 import { addSeconds, iso } from '../../shared/clock.js';
-import { base62 } from '../../shared/ids.js';
+import { base62, pooledRandom } from '../../shared/ids.js';
 import { invalidField } from '../../shared/errors.js';
 import type {
   Acquirer, AuthorizationOutcome, AuthorizationView, AuthorizeInput, CardInfo, CardNetwork, CardSource, DisputeNotice,
   OperationResult, RefundInput, RefundView, RefusalCode, SettlementLine, TokenizeInput, TokenizeResult, VerifyOutcome,
 } from '../acquirer.js';
 import { REFUSAL_MESSAGES } from '../acquirer.js';
-import type { AcquirerAuthorizationRow, AcquirerCardRow } from '../acquirer.table.js';
+import type { AcquirerAuthorizationRow, AcquirerAuthorizationsTable, AcquirerCardRow, AcquirerCardsTable } from '../acquirer.table.js';
 import { chooseNetwork, detectBrand, digitsOnly, luhnValid, networksOf } from '../cards.js';
 import { behaviourOf, DISPUTE_AFTER_SECONDS, type Behaviour } from './test-cards.js';
 
@@ -25,8 +25,33 @@ const insertCardAndToken = compiledInsertPair('acquirer_cards', 'acquirer_tokens
 const FINGERPRINT_SETTING = 'acquirer.fingerprint_key';
 
 function simId(prefix: string): string {
-  return `${prefix}_${base62(randomBytes(16), 22)}`;
+  return `${prefix}_${base62(pooledRandom(16), 22)}`;
 }
+
+// The statements of every test payment (token, authorization, capture), compiled once (src/db/compiled.ts).
+const insertCard = compiledQuery((db, p: Insertable<AcquirerCardsTable>) => db.insertInto('acquirer_cards').values({
+  id: p.id, mode: p.mode, fingerprint: p.fingerprint, brand: p.brand, network: p.network, networks: p.networks, last4: p.last4,
+  exp_month: p.exp_month, exp_year: p.exp_year, behaviour: p.behaviour, saved: p.saved, state: p.state, created_at: p.created_at,
+}));
+const insertToken = compiledQuery((db, p: { id: string; mode: Mode; card_id: string; created_at: string; expires_at: string }) =>
+  db.insertInto('acquirer_tokens').values({ id: p.id, mode: p.mode, card_id: p.card_id, created_at: p.created_at, expires_at: p.expires_at, used_at: null }));
+const insertAuthorization = compiledQuery((db, p: Insertable<AcquirerAuthorizationsTable>) => db.insertInto('acquirer_authorizations').values({
+  id: p.id, mode: p.mode, card_id: p.card_id, merchant_reference: p.merchant_reference, reference: p.reference, status: p.status,
+  amount: p.amount, currency: p.currency, captured_amount: p.captured_amount, refunded_amount: p.refunded_amount, refusal_code: p.refusal_code,
+  capture_on_auth: p.capture_on_auth, save_card: p.save_card, return_url: p.return_url, authentication: p.authentication,
+  statement_label: p.statement_label, created_at: p.created_at, captured_at: p.captured_at, updated_at: p.updated_at,
+}));
+const cardById = compiledQuery((db, p: { id: string }) => db.selectFrom('acquirer_cards').selectAll().where('id', '=', p.id));
+const unusedToken = compiledQuery((db, p: { id: string; mode: Mode; now: string }) => db.selectFrom('acquirer_tokens').selectAll()
+  .where('id', '=', p.id).where('mode', '=', p.mode).where('used_at', 'is', null).where('expires_at', '>', p.now));
+const spendUnusedToken = compiledQuery((db, p: { id: string; mode: Mode; now: string }) => db.updateTable('acquirer_tokens')
+  .set({ used_at: p.now }).where('id', '=', p.id).where('mode', '=', p.mode).where('used_at', 'is', null).where('expires_at', '>', p.now)
+  .returning('card_id'));
+const captureAuthorization = compiledQuery((db, p: { id: string; mode: Mode; amount: number; now: string }) => db.updateTable('acquirer_authorizations')
+  .set({ status: 'captured', captured_amount: p.amount, captured_at: p.now, updated_at: p.now })
+  .where('id', '=', p.id).where('mode', '=', p.mode).where('status', '=', 'authorized').where('amount', '>=', p.amount));
+const authorizationsOf = compiledQuery((db, p: { merchantReference: string; mode: Mode }) => db.selectFrom('acquirer_authorizations').selectAll()
+  .where('merchant_reference', '=', p.merchantReference).where('mode', '=', p.mode).orderBy('created_at').orderBy('id'));
 
 export interface SimulatorOptions {
   /** Base of the simulated bank page URL (the service's public URL). */
@@ -179,19 +204,19 @@ export class SimulatorAcquirer implements Acquirer {
       };
       // A challenge needs the customer; a merchant-initiated charge (no 3-D Secure) goes through frictionless.
       if (behaviour === 'challenge' && input.threeDSecure) {
-        await q.insertInto('acquirer_authorizations').values({ ...base, status: 'challenge', refusal_code: null }).execute();
+        await insertAuthorization.run(q, { ...base, status: 'challenge', refusal_code: null });
         return { status: 'challenge', authorizationId: id, card: cardInfo(card), challengeUrl: this.challengeUrl(id) } as const;
       }
       const refusal = refusalFor(behaviour, 'charge');
       if (refusal) {
-        await q.insertInto('acquirer_authorizations').values({ ...base, status: 'refused', refusal_code: refusal }).execute();
+        await insertAuthorization.run(q, { ...base, status: 'refused', refusal_code: refusal });
         return { status: 'refused', authorizationId: id, card: cardInfo(card), refusalCode: refusal, refusalMessage: REFUSAL_MESSAGES[refusal] } as const;
       }
       const capture = Boolean(input.capture);
-      await q.insertInto('acquirer_authorizations').values({
+      await insertAuthorization.run(q, {
         ...base, status: capture ? 'captured' : 'authorized', refusal_code: null,
         captured_amount: capture ? input.amount : 0, captured_at: capture ? now : null,
-      }).execute();
+      });
       if (input.saveCard) await q.updateTable('acquirer_cards').set({ saved: 1 }).where('id', '=', card.id).execute();
       return { status: 'authorized', authorizationId: id, card: cardInfo(card), captured: capture, ...(input.saveCard ? { cardRef: card.id } : {}) } as const;
     });
@@ -259,12 +284,8 @@ export class SimulatorAcquirer implements Acquirer {
     if (!Number.isInteger(input.amount) || input.amount <= 0) return { ok: false, reason: 'amount must be a positive integer' };
     const now = iso(this.clock.now());
     // Database.singleWrite: on SQLite a turn of the group commit, not a commit and an fsync of its own on the event loop.
-    const res = await this.db.singleWrite((q) => q.updateTable('acquirer_authorizations')
-      .set({ status: 'captured', captured_amount: input.amount, captured_at: now, updated_at: now })
-      .where('id', '=', input.authorizationId).where('mode', '=', input.mode)
-      .where('status', '=', 'authorized').where('amount', '>=', input.amount)
-      .executeTakeFirst());
-    return Number(res.numUpdatedRows) === 1 ? { ok: true } : { ok: false, reason: 'not an uncaptured authorization of at least this amount' };
+    const changed = await this.db.singleWrite((q) => captureAuthorization.run(q, { id: input.authorizationId, mode: input.mode, amount: input.amount, now }));
+    return changed === 1 ? { ok: true } : { ok: false, reason: 'not an uncaptured authorization of at least this amount' };
   }
 
   async cancel(input: { mode: Mode; authorizationId: string }): Promise<OperationResult> {
@@ -397,13 +418,10 @@ export class SimulatorAcquirer implements Acquirer {
     // A token usable now: spent by the one conditional update that finds it (of two concurrent calls one spends it),
     // or only read.
     const token = consume
-      ? await q.updateTable('acquirer_tokens').set({ used_at: now })
-        .where('id', '=', source.token).where('mode', '=', mode).where('used_at', 'is', null).where('expires_at', '>', now)
-        .returning('card_id').executeTakeFirst()
-      : await q.selectFrom('acquirer_tokens').select('card_id')
-        .where('id', '=', source.token).where('mode', '=', mode).where('used_at', 'is', null).where('expires_at', '>', now).executeTakeFirst();
+      ? await spendUnusedToken.executeTakeFirst(q, { id: source.token, mode, now })
+      : await unusedToken.executeTakeFirst(q, { id: source.token, mode, now });
     if (!token) return null;
-    const card = await q.selectFrom('acquirer_cards').selectAll().where('id', '=', token.card_id).executeTakeFirst();
+    const card = await cardById.executeTakeFirst(q, { id: token.card_id });
     return card ?? null;
   }
 

@@ -5,6 +5,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import type { DB } from '../schema.js';
 import type { Database, Trx } from '../adapter.js';
 import { REFERENCE_TABLES } from '../reference-cache.js';
+import { preparedName } from '../compiled.js';
 import { PostgresListener } from './listener.js';
 
 const REFERENCE_CHANNEL = 'motu_reference';
@@ -110,10 +111,11 @@ class PreparedTexts {
     if (!this.names.has(text) && this.names.size < MAX_PREPARED && !this.refused.has(text)) this.names.set(text, `motu_${this.next++}`);
   }
 
-  /** The name `text` runs under, if kept; counts its runs otherwise. */
-  nameOf(text: string): string | undefined {
-    const name = this.names.get(text);
-    if (name !== undefined || this.names.size >= MAX_PREPARED || LIST_OF_PARAMETERS.test(text)) return name;
+  /** The name `text` runs under, if kept (compiledQuery's texts always are, src/db/compiled.ts); counts its runs otherwise. */
+  nameOf(text: string, parameters: number): string | undefined {
+    if (this.refused.has(text)) return undefined;
+    const name = this.names.get(text) ?? preparedName(text);
+    if (name !== undefined || parameters === 0 || this.names.size >= MAX_PREPARED || LIST_OF_PARAMETERS.test(text)) return name;
     const runs = (this.runs.get(text) ?? 0) + 1;
     if (runs < PREPARE_AFTER) {
       if (this.runs.size >= 4096) this.runs.clear(); // texts that vary (an IN list's length): counted afresh
@@ -139,12 +141,15 @@ function resultTypeChanged(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === '0A000' && /cached plan must not change result type/.test(String((error as Error).message));
 }
 
-/** Kysely's `query(text, values)` becomes `query({ name, text, values })` for the texts kept (PreparedTexts). */
+/**
+ * Kysely's `query(text, values)` becomes `query({ name, text, values })` for the texts kept (PreparedTexts), and for
+ * compiledQuery's (src/db/compiled.ts).
+ */
 function keepPreparedOn(client: pg.PoolClient, prepared: PreparedTexts): void {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
   (client as { query: unknown }).query = (...args: unknown[]) => {
     const [text, values] = args;
-    const name = typeof text === 'string' && Array.isArray(values) && values.length > 0 && args.length === 2 ? prepared.nameOf(text) : undefined;
+    const name = typeof text === 'string' && Array.isArray(values) && args.length === 2 ? prepared.nameOf(text, values.length) : undefined;
     if (name === undefined) return query(...args);
     return (query({ name, text, values }) as Promise<unknown>).catch((error: unknown) => {
       if (!resultTypeChanged(error)) throw error;

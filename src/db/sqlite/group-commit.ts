@@ -23,7 +23,7 @@ interface Pending<DB> {
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
-export interface GroupCommitOptions {
+export interface GroupCommitOptions<DB = unknown> {
   /** Upper bound of transactions per commit, so one commit never holds the writer for too long. */
   maxBatch?: number;
   /**
@@ -35,6 +35,8 @@ export interface GroupCommitOptions {
   deferSync?: () => void;
   /** Makes the deferred COMMIT durable; callers are resolved only after it resolved. */
   sync?: () => Promise<void>;
+  /** Called with the handle given to the batches' functions when a hold of the connection begins; returns what ends it. */
+  hold?: (trx: Transaction<DB>) => () => void;
 }
 
 /** Turns of the event loop a batch waits for its requests (see schedule). */
@@ -48,8 +50,10 @@ export class GroupCommitter<DB> {
   private readonly exec: ((statement: string, trx: Transaction<DB>) => Promise<unknown> | void);
   private readonly deferSync: (() => void) | undefined;
   private readonly sync: (() => Promise<void>) | undefined;
+  private readonly hold: ((trx: Transaction<DB>) => () => void) | undefined;
 
-  constructor(private readonly kysely: Kysely<DB>, options: GroupCommitOptions = {}) {
+  constructor(private readonly kysely: Kysely<DB>, options: GroupCommitOptions<DB> = {}) {
+    this.hold = options.hold;
     this.maxBatch = options.maxBatch ?? 256;
     this.deferSync = options.sync ? options.deferSync : undefined;
     this.sync = options.deferSync ? options.sync : undefined;
@@ -131,15 +135,20 @@ export class GroupCommitter<DB> {
       // work. Once the first fsync returned, no new batch joins: readers get the connection after the last fsync.
       await this.kysely.connection().execute(async (conn) => {
         const trx = conn as unknown as Transaction<DB>;
-        const first = await this.commitBatch(this.queue.splice(0, this.maxBatch), trx);
-        batches.push(first);
-        while (first.durable && !first.done) {
-          const next = this.queue.length > 0 ? new Promise((resolve) => setImmediate(resolve)) : this.arrival();
-          await Promise.race([first.durable, next]);
-          this.arrived = undefined;
-          if (!first.done && this.queue.length > 0) batches.push(await this.commitBatch(this.queue.splice(0, this.maxBatch), trx));
+        const release = this.hold?.(trx);
+        try {
+          const first = await this.commitBatch(this.queue.splice(0, this.maxBatch), trx);
+          batches.push(first);
+          while (first.durable && !first.done) {
+            const next = this.queue.length > 0 ? new Promise((resolve) => setImmediate(resolve)) : this.arrival();
+            await Promise.race([first.durable, next]);
+            this.arrived = undefined;
+            if (!first.done && this.queue.length > 0) batches.push(await this.commitBatch(this.queue.splice(0, this.maxBatch), trx));
+          }
+          for (const batch of batches) await batch.durable;
+        } finally {
+          release?.();
         }
-        for (const batch of batches) await batch.durable;
       });
     } catch (error) {
       // Only the hold itself failed (the connection): whatever batch has no outcome yet fails with it.

@@ -10,6 +10,7 @@ import { Kysely, SqliteDialect, sql, type DatabaseConnection, type Driver, type 
 import type { DB } from '../schema.js';
 import type { Database, Trx } from '../adapter.js';
 import { GroupCommitter } from './group-commit.js';
+import { holdDirect } from '../compiled.js';
 import { REFERENCE_TABLES } from '../reference-cache.js';
 import { ensurePrivateDir, ensurePrivateFile, tightenIfPresent } from '../../shared/private-files.js';
 
@@ -62,6 +63,12 @@ export function openSqlite(dataDir: string, groupCommit: boolean): Database {
         },
         deferSync: () => wal.deferNextCommit(),
         sync: () => wal.sync(),
+        // Compiled statements (src/db/compiled.ts) given the hold's handle run straight on the connection it holds.
+        hold: (trx) => holdDirect(trx, (text, parameters) => {
+          const statement = statements.prepare(text);
+          if (statement.reader) return { rows: statement.all(parameters) };
+          return { rows: [], numAffectedRows: BigInt(statement.run(parameters).changes) };
+        }),
       })
     : undefined;
   const transaction = <T>(fn: (trx: Trx) => Promise<T>): Promise<T> => {

@@ -9,6 +9,7 @@ import type { Acquirers } from '../../acquirer/acquirers.js';
 import type { Kysely } from 'kysely';
 import type { Database, Trx } from '../../db/database.js';
 import type { DB } from '../../db/schema.js';
+import { compiledQuery } from '../../db/compiled.js';
 import { readTogether } from '../../db/together.js';
 import { ReferenceCache } from '../../db/reference-cache.js';
 import type { Config, MailConfig } from '../../config.js';
@@ -54,6 +55,14 @@ export type CardState = 'open' | 'exhausted' | 'closed';
 export type Inactive = { inactive: true; lang: string; state: Exclude<CardState, 'open'> };
 
 const OPEN_PAYMENT = transitions.AWAITING_CARD;
+
+// The pay call's reads and its card attempt, compiled once (src/db/compiled.ts).
+const paymentSessionById = compiledQuery((db, p: { id: string }) =>
+  db.selectFrom('payment_sessions').selectAll().where('id', '=', p.id).where('kind', '=', 'payment'));
+const paymentById = compiledQuery((db, p: { id: string }) => db.selectFrom('payments').selectAll().where('id', '=', p.id));
+const takeCardAttempt = compiledQuery((db, p: { id: string; maxCardAttempts: number }) => db.updateTable('payment_sessions')
+  .set((eb) => ({ card_attempts: eb('card_attempts', '+', 1) }))
+  .where('id', '=', p.id).where('status', '=', 'open').where('card_attempts', '<', p.maxCardAttempts));
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export class CheckoutService {
@@ -76,9 +85,9 @@ export class CheckoutService {
 
   /** A payment session and its payment, or null when there is no such payment session. */
   private async sessionAndPayment(q: Kysely<DB>, sessionId: string): Promise<{ session: PaymentSessionRow; payment: PaymentRow } | null> {
-    const session = await q.selectFrom('payment_sessions').selectAll().where('id', '=', sessionId).where('kind', '=', 'payment').executeTakeFirst();
+    const session = await paymentSessionById.executeTakeFirst(q, { id: sessionId });
     if (!session || !session.payment_id) return null;
-    const payment = await q.selectFrom('payments').selectAll().where('id', '=', session.payment_id).executeTakeFirstOrThrow();
+    const payment = await paymentById.executeTakeFirstOrThrow(q, { id: session.payment_id });
     return { session, payment };
   }
 
@@ -217,10 +226,8 @@ export class CheckoutService {
    */
   private async takeAttempt(session: PaymentSessionRow): Promise<void> {
     // Database.singleWrite: on SQLite a turn of the group commit, not a commit and an fsync of its own on the event loop.
-    const taken = await this.db.singleWrite((q) => q.updateTable('payment_sessions').set((eb) => ({ card_attempts: eb('card_attempts', '+', 1) }))
-      .where('id', '=', session.id).where('status', '=', 'open').where('card_attempts', '<', this.config.maxCardAttempts)
-      .executeTakeFirst());
-    if (Number(taken.numUpdatedRows) === 1) return;
+    const taken = await this.db.singleWrite((q) => takeCardAttempt.run(q, { id: session.id, maxCardAttempts: this.config.maxCardAttempts }));
+    if (taken === 1) return;
     const current = await this.loadAny(session.id);
     throw this.closedError(current ? this.cardState(current.session, current.payment) : 'closed');
   }

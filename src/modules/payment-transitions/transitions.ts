@@ -8,7 +8,7 @@
 // The acquirer is never called here: the caller asks it before or after, with no transaction open, and passes its answer.
 import { sql } from 'kysely';
 import type { CardInfo } from '../../acquirer/acquirer.js';
-import { compiledQuery } from '../../db/compiled.js';
+import { compiledQuery, type CompiledStatement } from '../../db/compiled.js';
 import type { Trx } from '../../db/database.js';
 import { recordEvent, type RecordEventInput } from '../../events/outbox.js';
 import { payloads, type EventType } from '../../events/payloads.js';
@@ -35,6 +35,36 @@ const completeSession = compiledQuery((db, p: { id: string; at: string }) =>
   db.updateTable('payment_sessions').set({ status: 'complete', completed_at: p.at }).where('id', '=', p.id));
 const completeOpenSession = compiledQuery((db, p: { id: string; at: string }) =>
   db.updateTable('payment_sessions').set({ status: 'complete', completed_at: p.at }).where('id', '=', p.id).where('status', '=', 'open'));
+
+interface AuthorizeValues {
+  id: string;
+  now: string;
+  authorizationId: string;
+  cardBrand?: string;
+  cardLast4?: string;
+  cardNetwork?: string;
+  operation: string | null;
+  operationAt: string | null;
+  [from: `from${number}`]: PaymentStatus;
+}
+
+/** authorize's update, compiled once per shape: with the card's columns or not, counting an attempt or not, from n statuses. */
+const authorizeUpdates = new Map<string, CompiledStatement<AuthorizeValues, PaymentRow>>();
+function authorizeUpdate(withCard: boolean, newAttempt: boolean, statuses: number): CompiledStatement<AuthorizeValues, PaymentRow> {
+  const key = `${withCard}:${newAttempt}:${statuses}`;
+  let statement = authorizeUpdates.get(key);
+  if (statement === undefined) {
+    statement = compiledQuery((db, p: AuthorizeValues) => db.updateTable('payments').set((eb) => ({
+      status: 'transit', authorized_amount: eb.ref('amount'), authorized_at: p.now, refusal_code: null, refusal_message: null,
+      acquirer_authorization_id: p.authorizationId,
+      ...(withCard ? { card_brand: p.cardBrand, card_last4: p.cardLast4, card_network: p.cardNetwork } : {}), updated_at: p.now,
+      operation: p.operation, operation_at: p.operationAt,
+      ...(newAttempt ? { authorization_attempts: eb('authorization_attempts', '+', 1) } : {}),
+    })).where('id', '=', p.id).where('status', 'in', Array.from({ length: statuses }, (_, i) => p[`from${i}`])).returningAll());
+    authorizeUpdates.set(key, statement);
+  }
+  return statement;
+}
 
 function reload(trx: Trx, paymentId: string): Promise<PaymentRow> {
   return paymentById.executeTakeFirstOrThrow(trx, { id: paymentId });
@@ -105,12 +135,13 @@ export interface AuthorizeInput {
 /** pending/failed → transit, with `payment.authorized`. Null when the payment was no longer in `from`. */
 export async function authorize(trx: Trx, input: AuthorizeInput): Promise<PaymentRow | null> {
   const now = input.at.toISOString();
-  const updated = await trx.updateTable('payments').set((eb) => ({
-    status: 'transit', authorized_amount: eb.ref('amount'), authorized_at: now, refusal_code: null, refusal_message: null,
-    acquirer_authorization_id: input.authorizationId, ...cardColumns(input.card), updated_at: now,
-    operation: input.claimCapture ? 'capture' : null, operation_at: input.claimCapture ? now : null,
-    ...(input.newAttempt ? { authorization_attempts: eb('authorization_attempts', '+', 1) } : {}),
-  })).where('id', '=', input.paymentId).where('status', 'in', input.from).returningAll().executeTakeFirst();
+  const { card } = input;
+  const from = Object.fromEntries(input.from.map((status, i) => [`from${i}`, status]));
+  const updated = await authorizeUpdate(Boolean(card), input.newAttempt, input.from.length).executeTakeFirst(trx, {
+    ...from, id: input.paymentId, now, authorizationId: input.authorizationId,
+    ...(card ? { cardBrand: card.brand, cardLast4: card.last4, cardNetwork: card.network } : {}),
+    operation: input.claimCapture ? 'capture' : null, operationAt: input.claimCapture ? now : null,
+  });
   if (!updated) return null;
   // The row as written (RETURNING: no read of it back), read again only when beforeEvent wrote it.
   let written: PaymentRow = updated;

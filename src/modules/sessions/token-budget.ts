@@ -2,6 +2,7 @@
 // with every token request; the token endpoint (acquirer module) takes a slot here before the acquirer writes the card
 // and its token, so an anonymous caller cannot create rows beyond what the session's payer could need.
 import type { Kysely } from 'kysely';
+import { compiledQuery } from '../../db/compiled.js';
 import type { Database } from '../../db/database.js';
 import type { DB } from '../../db/schema.js';
 import type { Clock } from '../../shared/clock.js';
@@ -9,6 +10,14 @@ import { iso } from '../../shared/clock.js';
 import { AppError } from '../../shared/errors.js';
 import type { TakeTokenSlot } from '../../acquirer/fields/fields.routes.js';
 import type { Mode } from '../merchants/merchants.table.js';
+
+// Compiled once (src/db/compiled.ts): every card token takes a slot.
+const takeSlot = compiledQuery((db, p: { sessionId: string; mode: Mode; now: string; tokensPerSession: number }) => db.updateTable('payment_sessions')
+  .set((eb) => ({ tokens_issued: eb('tokens_issued', '+', 1) }))
+  .where('id', '=', p.sessionId).where('mode', '=', p.mode).where('status', '=', 'open')
+  // On a test clock, the clock's expiry rule closes the session (its status says); otherwise the real time.
+  .where((eb) => eb.or([eb('expires_at', '>', p.now), eb('test_clock_id', 'is not', null)]))
+  .where('tokens_issued', '<', p.tokensPerSession));
 
 /**
  * Takes one of the session's card tokens, or throws NOT_FOUND, SESSION_EXPIRED or TOO_MANY_ATTEMPTS. `q`: the
@@ -22,13 +31,7 @@ export function sessionTokenBudget(db: Database, clock: Clock, tokensPerSession:
     const now = iso(clock.now());
     // One conditional increment: concurrent requests of one session are serialized on its row (a row lock on
     // PostgreSQL, the single writer on SQLite), so together they never pass the bound.
-    const taken = await q.updateTable('payment_sessions').set((eb) => ({ tokens_issued: eb('tokens_issued', '+', 1) }))
-      .where('id', '=', sessionId).where('mode', '=', mode).where('status', '=', 'open')
-      // On a test clock, the clock's expiry rule closes the session (its status says); otherwise the real time.
-      .where((eb) => eb.or([eb('expires_at', '>', now), eb('test_clock_id', 'is not', null)]))
-      .where('tokens_issued', '<', tokensPerSession)
-      .executeTakeFirst();
-    if (Number(taken.numUpdatedRows) === 1) return;
+    if ((await takeSlot.run(q, { sessionId, mode, now, tokensPerSession })) === 1) return;
     throw await refusal(q, sessionId, mode, now, tokensPerSession);
   }
 }
