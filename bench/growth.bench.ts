@@ -14,11 +14,14 @@
 // Target: each at least 0.8× as fast as on the empty database. Also written: the database's size per payment.
 // Run alone: `node --import tsx bench/growth.bench.ts` (SQLite; PostgreSQL too when DATABASE_URL is set;
 // BENCH_DIALECTS=postgres for one), or `BENCH_ONLY=growth npm run bench`, which writes the "Growth" section.
-import os from 'node:os';
+import { mkdtempSync } from 'node:fs';
+import os, { tmpdir } from 'node:os';
+import path from 'node:path';
 import { sql } from 'kysely';
 import { buildApp } from '../src/app.js';
 import { parseConfig } from '../src/config.js';
-import type { Database, Dialect } from '../src/db/database.js';
+import { openDatabase, type Database, type Dialect } from '../src/db/database.js';
+import { migrate } from '../src/db/migrate.js';
 import { rebuildCaptureVolume } from '../src/modules/back-office/capture-volume.js';
 import { rebuildRunningBalances } from '../src/modules/ledger/running-balance.js';
 import { verifyLedger } from '../src/modules/ledger/verify.js';
@@ -34,6 +37,8 @@ import { bulkLoad, END, seed, YEAR_MS } from './payments-list.bench.js';
 const PAYMENTS = Number(process.env.BENCH_GROWTH_PAYMENTS ?? '10000000');
 const SAMPLES = Number(process.env.BENCH_GROWTH_SAMPLES ?? '50');
 const TEMPLATE = Math.min(PAYMENTS, 50_000);
+/** A database filled by an earlier run, measured again as it is (no fill): its SQLite data directory or PostgreSQL URL. */
+const REUSE = process.env.BENCH_GROWTH_REUSE;
 /** `motu ledger verify` runs on each database (it reads the whole books: minutes at 10 million payments). */
 const VERIFY_SAMPLES = Number(process.env.BENCH_GROWTH_VERIFY_SAMPLES ?? '3');
 const ADMIN = 'bench-admin-token-0123456789';
@@ -166,28 +171,53 @@ interface Target {
   requests: [string, () => Promise<unknown>][];
 }
 
+/**
+ * A database filled by an earlier run (BENCH_GROWTH_REUSE: its SQLite data directory, or its PostgreSQL URL), migrated
+ * to this version; never dropped.
+ */
+async function reused(dialect: Dialect, where: string): Promise<Awaited<ReturnType<typeof freshDatabase>>> {
+  const databaseUrl = dialect === 'postgres' ? where : undefined;
+  const dataDir = dialect === 'postgres' ? mkdtempSync(path.join(tmpdir(), 'motu-growth-')) : where;
+  const db = openDatabase({ databaseUrl, dataDir });
+  await migrate(db);
+  return { db, databaseUrl, dataDir, drop: async () => db.close() };
+}
+
 /** A fresh database with one merchant, its stores and a signed-in owner, served on a real port: the requests measured. */
-async function target(dialect: Dialect): Promise<Target> {
-  const database = await freshDatabase(dialect);
+async function target(dialect: Dialect, reuse?: string): Promise<Target> {
+  const database = reuse ? await reused(dialect, reuse) : await freshDatabase(dialect);
   const db = database.db;
   const config = parseConfig({
     MOTU_DATA_DIR: database.dataDir, DATABASE_URL: database.databaseUrl, LOG_LEVEL: 'silent', MOTU_ADMIN_TOKEN: ADMIN,
     MOTU_RATE_LIMIT_MAX: '10000000', MOTU_TOKENS_PER_MINUTE: '10000000', PORT: '0',
   });
-  const shop = await new MerchantsService(db, systemClock, secretBoxFor(config)).createMerchant({ name: 'Shop' });
-  const stores = ['web', 'papeete', 'moorea'].map((code) => ({
-    id: newId('sto'), merchant_id: shop.id, code, name: code, kind: code === 'web' ? 'online' as const : 'physical' as const, active: 1,
-    contract_id: null, created_at: new Date(END - YEAR_MS).toISOString(),
-  }));
-  await db.kysely.insertInto('stores').values(stores).execute();
+  let shop: { id: string; testSecretKey: string; defaultContractId: string };
+  let stores: { id: string }[];
+  if (reuse) {
+    // The merchant whose payments fill it, and its stores; a key and a user of its own are made below.
+    const id = (await db.kysely.selectFrom('payments').select('merchant_id').limit(1).executeTakeFirstOrThrow()).merchant_id;
+    shop = { id, testSecretKey: '', defaultContractId: '' };
+    stores = await db.kysely.selectFrom('stores').select('id').where('merchant_id', '=', id).orderBy('created_at').orderBy('id').execute();
+  } else {
+    shop = await new MerchantsService(db, systemClock, secretBoxFor(config)).createMerchant({ name: 'Shop' });
+    const made = ['web', 'papeete', 'moorea'].map((code) => ({
+      id: newId('sto'), merchant_id: shop.id, code, name: code, kind: code === 'web' ? 'online' as const : 'physical' as const, active: 1,
+      contract_id: null, created_at: new Date(END - YEAR_MS).toISOString(),
+    }));
+    await db.kysely.insertInto('stores').values(made).execute();
+    stores = made;
+  }
   const app = await buildApp(config, { db, adminTokenHash: sha256Hex(ADMIN), clock: systemClock });
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
   const post = poster(address);
-  const key = shop.testSecretKey;
+  const asAdmin = { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' };
+  const key = shop.testSecretKey || (await fetch(`${address}/admin/v1/merchants/${shop.id}/keys`, {
+    method: 'POST', headers: asAdmin, body: JSON.stringify({ mode: 'test' }),
+  }).then((r) => r.json()) as { secretKey: string }).secretKey;
 
   // A back-office user (owner), set up through its link: the cookie the back-office's pages call with.
   const made = await fetch(`${address}/admin/v1/merchants/${shop.id}/users`, {
-    method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify({ email: 'owner@shop.example', role: 'owner' }),
+    method: 'POST', headers: asAdmin, body: JSON.stringify({ email: `owner-${newId('usr').slice(4, 12).toLowerCase()}@shop.example`, role: 'owner' }),
   }).then((r) => r.json()) as { setupUrl: string };
   const setup = await fetch(`${address}/dashboard/api/setup`, {
     method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: made.setupUrl.split('/').at(-1), password: PASSWORD }),
@@ -289,9 +319,9 @@ async function runOn(dialect: Dialect): Promise<Run> {
   // filled). Every request is measured on both, alternately, sample after sample: whatever else the machine does
   // during the run weighs on both figures alike.
   const empty = await target(dialect);
-  const full = await target(dialect);
-  const bytesEmpty = await databaseBytes(full.db, dialect);
-  const fillSeconds = await fill(dialect, full);
+  const full = await target(dialect, REUSE);
+  const bytesEmpty = await databaseBytes(empty.db, dialect);
+  const fillSeconds = REUSE ? 0 : await fill(dialect, full);
   const bytesFull = await databaseBytes(full.db, dialect);
   const rows: Record<string, number> = {};
   for (const table of ['payments', 'webhook_events', 'webhook_deliveries', 'webhook_attempts', 'balance_transactions', 'ledger_lines', 'invoices', 'customers']) rows[table] = await count(full.db, table);
