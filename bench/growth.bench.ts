@@ -422,7 +422,7 @@ export default async function bench(): Promise<{ section: string; markdown: stri
   for (const r of runs) {
     const perPayment = (r.bytesFull - r.bytesEmpty) / r.payments;
     lines.push(`| ${r.dialect} | ${r.payments.toLocaleString('en')} | ${[r.rows.webhook_events, r.rows.webhook_deliveries, r.rows.webhook_attempts].map((x) => x!.toLocaleString('en')).join(' / ')} | `
-      + `${r.rows.balance_transactions!.toLocaleString('en')} / ${r.rows.ledger_lines!.toLocaleString('en')} | ${r.rows.invoices!.toLocaleString('en')} | ${REUSE ? "earlier run" : r.fillSeconds} | `
+      + `${r.rows.balance_transactions!.toLocaleString('en')} / ${r.rows.ledger_lines!.toLocaleString('en')} | ${r.rows.invoices!.toLocaleString('en')} | ${REUSE ? 'earlier run' : r.fillSeconds} | `
       + `${(r.bytesFull / 2 ** 30).toFixed(2)} GiB | ${Math.round(perPayment).toLocaleString('en')} bytes | ${r.ledgerClean ? 'yes' : 'NO'} |`);
   }
   return { section: 'Growth', markdown: lines.join('\n') };
