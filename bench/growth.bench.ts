@@ -14,11 +14,14 @@
 // Target: each at least 0.8× as fast as on the empty database. Also written: the database's size per payment.
 // Run alone: `node --import tsx bench/growth.bench.ts` (SQLite; PostgreSQL too when DATABASE_URL is set;
 // BENCH_DIALECTS=postgres for one), or `BENCH_ONLY=growth npm run bench`, which writes the "Growth" section.
-import os from 'node:os';
+import { mkdtempSync } from 'node:fs';
+import os, { tmpdir } from 'node:os';
+import path from 'node:path';
 import { sql } from 'kysely';
 import { buildApp } from '../src/app.js';
 import { parseConfig } from '../src/config.js';
-import type { Database, Dialect } from '../src/db/database.js';
+import { openDatabase, type Database, type Dialect } from '../src/db/database.js';
+import { migrate } from '../src/db/migrate.js';
 import { rebuildCaptureVolume } from '../src/modules/back-office/capture-volume.js';
 import { rebuildRunningBalances } from '../src/modules/ledger/running-balance.js';
 import { verifyLedger } from '../src/modules/ledger/verify.js';
@@ -34,15 +37,19 @@ import { bulkLoad, END, seed, YEAR_MS } from './payments-list.bench.js';
 const PAYMENTS = Number(process.env.BENCH_GROWTH_PAYMENTS ?? '10000000');
 const SAMPLES = Number(process.env.BENCH_GROWTH_SAMPLES ?? '50');
 const TEMPLATE = Math.min(PAYMENTS, 50_000);
+/** A database filled by an earlier run, measured again as it is (no fill): its SQLite data directory or PostgreSQL URL. */
+const REUSE = process.env.BENCH_GROWTH_REUSE;
 /** `motu ledger verify` runs on each database (it reads the whole books: minutes at 10 million payments). */
 const VERIFY_SAMPLES = Number(process.env.BENCH_GROWTH_VERIFY_SAMPLES ?? '3');
+if (!Number.isInteger(VERIFY_SAMPLES) || VERIFY_SAMPLES < 0) throw new Error('BENCH_GROWTH_VERIFY_SAMPLES must be a whole number ≥ 0');
 const ADMIN = 'bench-admin-token-0123456789';
 const PASSWORD = 'correct horse battery staple';
 const HOOK = 'https://shop.example/hook';
 if (!Number.isInteger(PAYMENTS) || PAYMENTS < 1) throw new Error('BENCH_GROWTH_PAYMENTS must be a whole number ≥ 1');
 if (!Number.isInteger(SAMPLES) || SAMPLES < 1) throw new Error('BENCH_GROWTH_SAMPLES must be a whole number ≥ 1');
 
-interface Figure { label: string; empty: number; full: number; load: number }
+/** Medians in ms: wall time, and the process's CPU time (user + system, every thread) during the request. */
+interface Figure { label: string; empty: number; full: number; emptyCpu?: number; fullCpu?: number; load: number }
 interface Run {
   dialect: Dialect;
   payments: number;
@@ -166,28 +173,53 @@ interface Target {
   requests: [string, () => Promise<unknown>][];
 }
 
+/**
+ * A database filled by an earlier run (BENCH_GROWTH_REUSE: its SQLite data directory, or its PostgreSQL URL), migrated
+ * to this version; never dropped.
+ */
+async function reused(dialect: Dialect, where: string): Promise<Awaited<ReturnType<typeof freshDatabase>>> {
+  const databaseUrl = dialect === 'postgres' ? where : undefined;
+  const dataDir = dialect === 'postgres' ? mkdtempSync(path.join(tmpdir(), 'motu-growth-')) : where;
+  const db = openDatabase({ databaseUrl, dataDir });
+  await migrate(db);
+  return { db, databaseUrl, dataDir, drop: async () => db.close() };
+}
+
 /** A fresh database with one merchant, its stores and a signed-in owner, served on a real port: the requests measured. */
-async function target(dialect: Dialect): Promise<Target> {
-  const database = await freshDatabase(dialect);
+async function target(dialect: Dialect, reuse?: string): Promise<Target> {
+  const database = reuse ? await reused(dialect, reuse) : await freshDatabase(dialect);
   const db = database.db;
   const config = parseConfig({
     MOTU_DATA_DIR: database.dataDir, DATABASE_URL: database.databaseUrl, LOG_LEVEL: 'silent', MOTU_ADMIN_TOKEN: ADMIN,
     MOTU_RATE_LIMIT_MAX: '10000000', MOTU_TOKENS_PER_MINUTE: '10000000', PORT: '0',
   });
-  const shop = await new MerchantsService(db, systemClock, secretBoxFor(config)).createMerchant({ name: 'Shop' });
-  const stores = ['web', 'papeete', 'moorea'].map((code) => ({
-    id: newId('sto'), merchant_id: shop.id, code, name: code, kind: code === 'web' ? 'online' as const : 'physical' as const, active: 1,
-    contract_id: null, created_at: new Date(END - YEAR_MS).toISOString(),
-  }));
-  await db.kysely.insertInto('stores').values(stores).execute();
+  let shop: { id: string; testSecretKey: string; defaultContractId: string };
+  let stores: { id: string }[];
+  if (reuse) {
+    // The merchant whose payments fill it, and its stores; a key and a user of its own are made below.
+    const id = (await db.kysely.selectFrom('payments').select('merchant_id').limit(1).executeTakeFirstOrThrow()).merchant_id;
+    shop = { id, testSecretKey: '', defaultContractId: '' };
+    stores = await db.kysely.selectFrom('stores').select('id').where('merchant_id', '=', id).orderBy('created_at').orderBy('id').execute();
+  } else {
+    shop = await new MerchantsService(db, systemClock, secretBoxFor(config)).createMerchant({ name: 'Shop' });
+    const made = ['web', 'papeete', 'moorea'].map((code) => ({
+      id: newId('sto'), merchant_id: shop.id, code, name: code, kind: code === 'web' ? 'online' as const : 'physical' as const, active: 1,
+      contract_id: null, created_at: new Date(END - YEAR_MS).toISOString(),
+    }));
+    await db.kysely.insertInto('stores').values(made).execute();
+    stores = made;
+  }
   const app = await buildApp(config, { db, adminTokenHash: sha256Hex(ADMIN), clock: systemClock });
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
   const post = poster(address);
-  const key = shop.testSecretKey;
+  const asAdmin = { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' };
+  const key = shop.testSecretKey || (await fetch(`${address}/admin/v1/merchants/${shop.id}/keys`, {
+    method: 'POST', headers: asAdmin, body: JSON.stringify({ mode: 'test' }),
+  }).then((r) => r.json()) as { secretKey: string }).secretKey;
 
   // A back-office user (owner), set up through its link: the cookie the back-office's pages call with.
   const made = await fetch(`${address}/admin/v1/merchants/${shop.id}/users`, {
-    method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify({ email: 'owner@shop.example', role: 'owner' }),
+    method: 'POST', headers: asAdmin, body: JSON.stringify({ email: `owner-${newId('usr').slice(4, 12).toLowerCase()}@shop.example`, role: 'owner' }),
   }).then((r) => r.json()) as { setupUrl: string };
   const setup = await fetch(`${address}/dashboard/api/setup`, {
     method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: made.setupUrl.split('/').at(-1), password: PASSWORD }),
@@ -289,9 +321,9 @@ async function runOn(dialect: Dialect): Promise<Run> {
   // filled). Every request is measured on both, alternately, sample after sample: whatever else the machine does
   // during the run weighs on both figures alike.
   const empty = await target(dialect);
-  const full = await target(dialect);
-  const bytesEmpty = await databaseBytes(full.db, dialect);
-  const fillSeconds = await fill(dialect, full);
+  const full = await target(dialect, REUSE);
+  const bytesEmpty = await databaseBytes(empty.db, dialect);
+  const fillSeconds = REUSE ? 0 : await fill(dialect, full);
   const bytesFull = await databaseBytes(full.db, dialect);
   const rows: Record<string, number> = {};
   for (const table of ['payments', 'webhook_events', 'webhook_deliveries', 'webhook_attempts', 'balance_transactions', 'ledger_lines', 'invoices', 'customers']) rows[table] = await count(full.db, table);
@@ -302,6 +334,7 @@ async function runOn(dialect: Dialect): Promise<Run> {
   for (let r = 0; r < empty.requests.length; r++) {
     const label = empty.requests[r]![0];
     const times: [number[], number[]] = [[], []];
+    const cpu: [number[], number[]] = [[], []];
     for (const [i, t] of targets.entries()) {
       // The warm-up: after the fill, the client's kept-alive connection may have been closed by the server meanwhile.
       for (let w = 0; w < Math.min(10, SAMPLES); w++) {
@@ -312,12 +345,16 @@ async function runOn(dialect: Dialect): Promise<Run> {
       // Alternating which goes first, so neither always follows the other.
       for (const i of sample % 2 ? [1, 0] : [0, 1]) {
         const t0 = performance.now();
+        const c0 = process.cpuUsage();
         await targets[i]!.requests[r]![1]();
+        const c = process.cpuUsage(c0);
         times[i]!.push(performance.now() - t0);
+        cpu[i]!.push((c.user + c.system) / 1000);
       }
     }
-    figures.push({ label, empty: ms(median(times[0])), full: ms(median(times[1])), load: os.loadavg()[0]! });
-    console.error(`growth ${dialect}: ${label} p50 empty ${figures.at(-1)!.empty} ms, full ${figures.at(-1)!.full} ms (load ${os.loadavg()[0]!.toFixed(1)})`);
+    figures.push({ label, empty: ms(median(times[0])), full: ms(median(times[1])), emptyCpu: ms(median(cpu[0])), fullCpu: ms(median(cpu[1])), load: os.loadavg()[0]! });
+    const f = figures.at(-1)!;
+    console.error(`growth ${dialect}: ${label} p50 empty ${f.empty} ms, full ${f.full} ms; CPU p50 empty ${f.emptyCpu} ms, full ${f.fullCpu} ms (load ${os.loadavg()[0]!.toFixed(1)})`);
   }
   const verifyTimes: [number[], number[]] = [[], []];
   let clean = true;
@@ -330,8 +367,11 @@ async function runOn(dialect: Dialect): Promise<Run> {
       if (!result.ok) console.error(`growth ${dialect}: ledger verify found ${JSON.stringify(result.found)} ${JSON.stringify(result.differences.slice(0, 3))}`);
     }
   }
-  figures.push({ label: 'motu ledger verify', empty: ms(median(verifyTimes[0])), full: ms(median(verifyTimes[1])), load: os.loadavg()[0]! });
-  console.error(`growth ${dialect}: motu ledger verify p50 empty ${figures.at(-1)!.empty} ms, full ${figures.at(-1)!.full} ms, clean ${clean}`);
+  // BENCH_GROWTH_VERIFY_SAMPLES=0: the requests only (a database measured again).
+  if (VERIFY_SAMPLES > 0) {
+    figures.push({ label: 'motu ledger verify', empty: ms(median(verifyTimes[0])), full: ms(median(verifyTimes[1])), load: os.loadavg()[0]! });
+    console.error(`growth ${dialect}: motu ledger verify p50 empty ${figures.at(-1)!.empty} ms, full ${figures.at(-1)!.full} ms, clean ${clean}`);
+  }
 
   await empty.close();
   await full.close();
@@ -351,16 +391,20 @@ export default async function bench(): Promise<{ section: string; markdown: stri
     'other is filled. Every request is then sent to both alternately, one at a time over HTTP, sample after sample, so the',
     'machine\'s load weighs on both alike. The fill: a template of up to 50,000 payments written by bench/payments-list\'s',
     '`seed` (a year of them: its mix of statuses, currencies, customers and cards), copied in bulk to the size with new ids',
-    'and references, then for every payment an event, its delivery (succeeded) and its attempt; for each captured payment',
+    'and references, 500,000 at a time, each range followed by what its payments leave behind (a statement per table and',
+    'range, so no transaction grows with the size): for every payment an event, its delivery (succeeded) and its attempt; for each captured payment',
     'its balance transaction, entry posting and two ledger lines (and the refund\'s, when refunded); a paid invoice for',
-    'about one customer\'s payment in 30; the running balances; the ledger started before the oldest payment, so',
+    'about one customer\'s payment in 30; then the running balances and the home\'s capture volume; the ledger started before the oldest payment, so',
     '`motu ledger verify` checks every captured payment. Secondary indexes are dropped during the load and built again',
     `after (PostgreSQL analyzed). ${SAMPLES} samples per request and database after a warm-up: the median. The back-office calls`,
     `carry a signed-in owner's cookie. \`motu ledger verify\` is \`verifyLedger\`, the median of ${VERIFY_SAMPLES} on each.`,
-    `"Speed vs empty" is the empty median ÷ the full median; target ≥ 0.8×. Load average (1 min) when the run started: ${load}; with each figure, when it was taken.`,
+    `"Speed vs empty" is the empty median ÷ the full median; target ≥ 0.8×. "CPU": the process's CPU time (user + system, all`,
+    'its threads: client, server, SQLite\'s) during each request, the median: on a machine shared with others it is the work',
+    'a request costs, where the wall time is mostly the wait for a core. Load average (1 min) when the run started:',
+    `${load}; with each figure, when it was taken.${REUSE ? ' The filled database was filled by an earlier run and measured again here as it was (`BENCH_GROWTH_REUSE`).' : ''}`,
     '',
-    '| Database | Request | Empty p50 (ms) | Full p50 (ms) | Speed vs empty | Target ≥ 0.8× | Load (1 min) |',
-    '|---|---|---|---|---|---|---|',
+    '| Database | Request | Empty p50 (ms) | Full p50 (ms) | Speed vs empty | Target ≥ 0.8× | CPU p50 empty / full (ms) | CPU ratio | Load (1 min) |',
+    '|---|---|---|---|---|---|---|---|---|',
   ];
   for (const r of runs) {
     for (const f of r.figures) {
@@ -368,10 +412,11 @@ export default async function bench(): Promise<{ section: string; markdown: stri
       if (f.label === 'motu ledger verify') {
         // It reads the whole books: its time per payment is the figure, not a ratio to the empty books.
         const rate = ((f.full - f.empty) * 1000) / r.payments;
-        lines.push(`| ${r.dialect} | ${f.label} | ${f.empty} | ${f.full} | ${rate.toFixed(1)} µs per payment | linear by design | ${f.load.toFixed(1)} |`);
+        lines.push(`| ${r.dialect} | ${f.label} | ${f.empty} | ${f.full} | ${rate.toFixed(1)} µs per payment | linear by design | — | — | ${f.load.toFixed(1)} |`);
         continue;
       }
-      lines.push(`| ${r.dialect} | ${f.label} | ${f.empty} | ${f.full} | ${speed.toFixed(2)}× | ${speed >= 0.8 ? 'met' : '**not met**'} | ${f.load.toFixed(1)} |`);
+      lines.push(`| ${r.dialect} | ${f.label} | ${f.empty} | ${f.full} | ${speed.toFixed(2)}× | ${speed >= 0.8 ? 'met' : '**not met**'} | `
+        + `${f.emptyCpu} / ${f.fullCpu} | ${(f.emptyCpu! / f.fullCpu!).toFixed(2)}× | ${f.load.toFixed(1)} |`);
     }
   }
   lines.push(
@@ -382,8 +427,8 @@ export default async function bench(): Promise<{ section: string; markdown: stri
   for (const r of runs) {
     const perPayment = (r.bytesFull - r.bytesEmpty) / r.payments;
     lines.push(`| ${r.dialect} | ${r.payments.toLocaleString('en')} | ${[r.rows.webhook_events, r.rows.webhook_deliveries, r.rows.webhook_attempts].map((x) => x!.toLocaleString('en')).join(' / ')} | `
-      + `${r.rows.balance_transactions!.toLocaleString('en')} / ${r.rows.ledger_lines!.toLocaleString('en')} | ${r.rows.invoices!.toLocaleString('en')} | ${r.fillSeconds} | `
-      + `${(r.bytesFull / 2 ** 30).toFixed(2)} GiB | ${Math.round(perPayment).toLocaleString('en')} bytes | ${r.ledgerClean ? 'yes' : 'NO'} |`);
+      + `${r.rows.balance_transactions!.toLocaleString('en')} / ${r.rows.ledger_lines!.toLocaleString('en')} | ${r.rows.invoices!.toLocaleString('en')} | ${REUSE ? 'earlier run' : r.fillSeconds} | `
+      + `${(r.bytesFull / 2 ** 30).toFixed(2)} GiB | ${Math.round(perPayment).toLocaleString('en')} bytes | ${VERIFY_SAMPLES === 0 ? 'not verified' : r.ledgerClean ? 'yes' : 'NO'} |`);
   }
   return { section: 'Growth', markdown: lines.join('\n') };
 }

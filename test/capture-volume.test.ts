@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { readVolume } from '../src/modules/back-office/capture-volume.js';
+import { HomeService } from '../src/modules/back-office/home.js';
 import { verifyLedger } from '../src/modules/ledger/verify.js';
 import { toEurCents, type Currency } from '../src/shared/money.js';
 import { signedInUser } from './support/back-office.js';
@@ -94,5 +95,40 @@ eachDatabase('the home\'s capture volume', (dialect) => {
     assert.equal(tampered.found.capture_volume, 1);
     assert.equal(tampered.differences[0]!.check, 'capture_volume');
     assert.match(tampered.differences[0]!.id, new RegExp(`^${shop.id} test \\d{4}-\\d\\d-\\d\\dT\\d\\d ${north.id} EUR$`));
+  });
+
+  it('puts each hour in the merchant\'s day as formatting it in the zone does, summer time changes in the window included', async () => {
+    const shop = await createMerchant(t, 'Zones');
+    // One capture every hour for 33 days around each date below: 1 EUR at hour h, 1,000 XPF more every 7th hour.
+    const dates = ['2026-03-20T10:17:00.000Z', '2026-04-10T23:59:00.000Z', '2026-07-01T00:00:00.000Z', '2026-10-20T05:30:00.000Z', '2026-11-15T18:45:00.000Z'];
+    const rows = new Map<string, { hour: string; currency: string; count: number; amount: number }>();
+    for (const date of dates) {
+      for (let h = -33 * 24; h <= 24; h++) {
+        const hour = new Date(Math.floor(Date.parse(date) / 3_600_000) * 3_600_000 + h * 3_600_000).toISOString().slice(0, 13);
+        rows.set(`${hour} EUR`, { hour, currency: 'EUR', count: 1, amount: 100 });
+        if (h % 7 === 0) rows.set(`${hour} XPF`, { hour, currency: 'XPF', count: 2, amount: 1000 });
+      }
+    }
+    const values = [...rows.values()].map((r) => ({ merchant_id: shop.id, mode: 'test' as const, hour: r.hour, store_key: '', currency: r.currency, slot: 0, count: r.count, amount: r.amount }));
+    for (let i = 0; i < values.length; i += 500) await t.db.kysely.insertInto('capture_volume').values(values.slice(i, i + 500)).execute();
+    for (const date of dates) {
+      const home = new HomeService(t.db, { now: () => new Date(date) }, undefined as never, undefined as never);
+      for (const zone of ['UTC', 'Pacific/Tahiti', 'Asia/Kolkata', 'Asia/Kathmandu', 'Europe/Paris', 'America/New_York', 'Australia/Lord_Howe', 'Pacific/Chatham']) {
+        const volume = await home.volume({ merchantId: shop.id, mode: 'test' }, zone);
+        // The reference: every hour formatted in the zone, from the window's start (31 days before now) on.
+        const dayOf = new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' });
+        const since = new Date(Date.parse(date) - 31 * 86_400_000).toISOString().slice(0, 13);
+        const expected = new Map(volume.map((d) => [d.day, { count: 0, amountEur: 0 }]));
+        for (const r of rows.values()) {
+          if (r.hour < since) continue;
+          const day = expected.get(dayOf.format(new Date(`${r.hour}:00:00.000Z`)));
+          if (!day) continue;
+          day.count += r.count;
+          day.amountEur += toEurCents(r.amount, r.currency as Currency);
+        }
+        assert.equal(volume.length, 30, `${zone} ${date}`);
+        for (const d of volume) assert.deepEqual({ count: d.count, amountEur: d.amountEur }, expected.get(d.day), `${zone} ${date} ${d.day}`);
+      }
+    }
   });
 });
