@@ -19,7 +19,7 @@
 // BENCH_MONEXT_LATENCY_MS, BENCH_FAKE_NICE (the fake's priority), BENCH_ONLY, BENCH_PROFILE (below), BENCH_VERBOSE=1
 // (each pass: CPU per payment, Motu's event loop, each step's median).
 import { spawn, type ChildProcess } from 'node:child_process';
-import fs, { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import fs, { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { loadavg, setPriority, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -28,7 +28,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { Dialect } from '../src/db/database.js';
 import { FAKE_MONEXT_CREDENTIALS, FakeMonext, MONEXT_CARDS } from '../test/support/fake-monext.js';
-import { freshPostgres } from './sessions.js';
+import { cpuSeconds, freshPostgres, pgBackends } from './sessions.js';
 
 // Short passes, many rounds (below): the host's drift is followed more closely than with a few long passes.
 const SECONDS = Number(process.env.BENCH_CHECKOUT_SECONDS ?? process.env.BENCH_SECONDS ?? '2');
@@ -36,28 +36,6 @@ const CONCURRENCY = Number(process.env.BENCH_CHECKOUT_CONCURRENCY ?? '16');
 const LATENCY_MS = Number(process.env.BENCH_MONEXT_LATENCY_MS ?? '1');
 const ADMIN = 'bench-admin-token-0123456789';
 const SELF = fileURLToPath(import.meta.url);
-
-/** CPU seconds (user + system, all threads) of a process so far, from /proc (Linux); undefined elsewhere. */
-function cpuSeconds(pid: number | undefined): number | undefined {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return undefined;
-  }
-}
-
-/** PostgreSQL's backends connected to the bench database (the server runs on this machine: their CPU is in /proc). */
-async function pgBackends(url: string): Promise<number[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ pid: number }>('select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()');
-    return rows.map((r) => r.pid);
-  } finally {
-    await client.end();
-  }
-}
 
 function cpuOf(pids: number[]): number {
   return pids.reduce((sum, pid) => sum + (cpuSeconds(pid) ?? 0), 0);

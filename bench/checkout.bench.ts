@@ -11,14 +11,13 @@
 // or through `npm run bench`, which writes the "Checkout" section of docs/performance.md.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import type { Dialect } from '../src/db/database.js';
 import { openDatabase } from '../src/db/database.js';
 import { linkSeller } from '../src/modules/platforms/platform-links.js';
-import { freshPostgres, load, motuCommand, startProcess, stop } from './sessions.js';
+import { cpuSeconds, freshPostgres, load, motuCommand, pgBackends, startProcess, stop } from './sessions.js';
 
 const SECONDS = Number(process.env.BENCH_CHECKOUT_SECONDS ?? process.env.BENCH_SECONDS ?? '10');
 const CONCURRENCY = Number(process.env.BENCH_CHECKOUT_CONCURRENCY ?? '16');
@@ -99,32 +98,6 @@ export async function payThrough(
   await timed('authorize', () => post(`/checkout/${session.sessionId}/pay`, { token: token.token }));
   await timed('capture', () => post(`/api/v1/payments/${session.paymentId}/capture`, {}, key));
   return session;
-}
-
-/** CPU seconds (user + system) of a process so far, from /proc (Linux); undefined elsewhere. */
-function cpuSeconds(pid: number | undefined): number | undefined {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * PostgreSQL's CPU spent for the bench database: the backends connected to it (pg_stat_activity), read from /proc
- * (the server runs on this machine). Backends that come and go between two readings are missed; Motu's pools keep
- * theirs open. WAL writer, checkpointer and the other shared processes are not counted.
- */
-async function pgBackends(url: string): Promise<number[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ pid: number }>('select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()');
-    return rows.map((r) => r.pid);
-  } finally {
-    await client.end();
-  }
 }
 
 function sumCpu(pids: number[]): Map<number, number> {

@@ -12,7 +12,10 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { freshPostgres } from './sessions.js';
+import { cpuSeconds as cpuSecondsOf, freshPostgres } from './sessions.js';
+
+/** CPU seconds of a process so far, 0 when it is gone. */
+const cpuSeconds = (pid: number | undefined): number => cpuSecondsOf(pid) ?? 0;
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const SECTION = 'Scale-out';
@@ -60,16 +63,6 @@ async function stop(p: Proc): Promise<void> {
     p.child.once('exit', () => resolve());
     p.child.kill('SIGTERM');
   });
-}
-
-/** CPU seconds (user + system) a process has used so far (Linux /proc), or 0 elsewhere. */
-function cpuSeconds(pid: number | undefined): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return 0;
-  }
 }
 
 /**

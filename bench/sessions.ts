@@ -183,12 +183,28 @@ async function startTimed(label: string, args: string[], env: Record<string, str
 }
 
 /** CPU seconds (user + system) the process has used so far, or undefined without /proc. */
-function cpuSeconds(pid: number | undefined): number | undefined {
+export function cpuSeconds(pid: number | undefined): number | undefined {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
     return (Number(fields[11]) + Number(fields[12])) / 100; // clock ticks (USER_HZ = 100)
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * PostgreSQL's CPU spent for the bench database: the backends connected to it (pg_stat_activity), read from /proc
+ * (the server runs on this machine). Backends that come and go between two readings are missed; Motu's pools keep
+ * theirs open. WAL writer, checkpointer and the other shared processes are not counted.
+ */
+export async function pgBackends(url: string): Promise<number[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ pid: number }>('select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()');
+    return rows.map((r) => r.pid);
+  } finally {
+    await client.end();
   }
 }
 

@@ -10,7 +10,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { Session } from 'node:inspector/promises';
 import { writeFileSync } from 'node:fs';
-import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import pg from 'pg';
 import { secretBoxFor } from '../src/shared/secret-box.js';
@@ -25,6 +24,10 @@ import { startWorkers } from '../src/start/workers.js';
 import { customerData } from '../test/support/factories.js';
 import { freshDatabase } from '../test/support/harness.js';
 import { nowMs, produce, type Produced } from './webhooks-peers.js';
+import { cpuSeconds as cpuSecondsOf } from './sessions.js';
+
+/** CPU seconds of a process so far, 0 when it is gone. */
+const cpuSeconds = (pid: number | undefined): number => cpuSecondsOf(pid) ?? 0;
 
 const SECONDS = Number(process.env.BENCH_WEBHOOK_SECONDS ?? '5');
 const RATES = (process.env.BENCH_WEBHOOK_RATES ?? '500,1000,2000,3000').split(',').filter(Boolean).map(Number);
@@ -67,16 +70,6 @@ interface Run {
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-
-/** CPU seconds (user + system) of a process so far, from /proc (Linux); 0 once it has gone. */
-function cpuSeconds(pid: number | undefined): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return 0;
-  }
 }
 
 /**
