@@ -20,7 +20,7 @@
 // handler never sends HTTP itself.
 import { CompiledQuery, PostgresAdapter, type Insertable } from 'kysely';
 import { compiledQuery } from '../db/compiled.js';
-import type { Database, Trx } from '../db/database.js';
+import type { Trx } from '../db/database.js';
 import { notifyAfterCommit } from '../db/notify.js';
 import type { Mode } from '../modules/merchants/merchants.table.js';
 import { newId } from '../shared/ids.js';
@@ -99,15 +99,6 @@ export async function recordEvent<T extends EventType>(trx: Trx, input: RecordEv
   }
   if (deliveries.length > 0) await notifyOnCommit(trx);
   return { id, type: input.type, createdAt, body, deliveryIds };
-}
-
-/**
- * PostgreSQL: keeps the outbox's statement prepared on every connection of `db`'s process-wide pools (planned once per
- * connection, not on every event). The delivery worker calls it at its start, so a process that runs both the API
- * and the worker (`motu serve`) has it.
- */
-export function keepOutboxPrepared(db: Database): void {
-  db.keepPrepared?.(RECORD_EVENT_SQL);
 }
 
 /** PostgreSQL: the event (its seq assigned by the database) and one pending delivery per target, due at once. */

@@ -27,7 +27,7 @@ import { claimDue } from './delivery/claim.js';
 import type { Claimed, DeliveryContext, Finished, Logger } from './delivery/context.js';
 import { recordOutcomes } from './delivery/record.js';
 import { send } from './delivery/send.js';
-import { keepOutboxPrepared, OUTBOX_CHANNEL } from './outbox.js';
+import { OUTBOX_CHANNEL } from './outbox.js';
 import { SigningSecretCache } from './secret-cache.js';
 import { onOutboxSignal } from './signal.js';
 
@@ -70,7 +70,6 @@ export function startDeliveryWorker(
   // The worker has its own few connections where there is a pool: claims and records never queue behind the API's
   // transactions in a busy pool (nor take the API's connections).
   const db = shared.withPool(options.poolSize ?? 4);
-  keepOutboxPrepared(shared);
   const secrets = new SigningSecretCache(db, secretBoxFor(config));
   const ctx: DeliveryContext = { db, clock, logger, config, schedule, perTarget, leaseMs, workerId };
 
