@@ -1,6 +1,6 @@
 // The SQLite adapter (better-sqlite3): one connection, WAL, durability done by us off the event loop (WalSync), a
 // checkpointer thread, statements kept prepared, and the group commit of concurrent transactions.
-import { closeSync, fdatasync, fdatasyncSync, fsyncSync, openSync } from 'node:fs';
+import { closeSync, fdatasync, fdatasyncSync, fsyncSync, openSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
@@ -392,6 +392,7 @@ class ReferenceStamp {
 
 function cachingStatements(native: SQLite.Database, wal: WalSync, stamp: ReferenceStamp, size = 1024) {
   const cache = new Map<string, SQLite.Statement>();
+  const profile = statementProfile();
   return {
     close: () => native.close(),
     prepare(text: string): SQLite.Statement {
@@ -399,11 +400,53 @@ function cachingStatements(native: SQLite.Database, wal: WalSync, stamp: Referen
       if (statement === undefined) {
         const role = /^\s*rollback/i.test(text) ? 'rollback' : REFERENCE_TABLES.test(text) ? 'write' : undefined;
         statement = durable(native.prepare(text), text, wal, stamp, role);
+        if (profile) statement = profile(statement, text);
         if (cache.size >= size) cache.delete(cache.keys().next().value!);
         cache.set(text, statement);
       }
       return statement;
     },
+  };
+}
+
+/**
+ * MOTU_SQL_PROFILE=<file> (%p in it: the process id): each statement's runs and time on the event loop (SQLite's own work included), written to
+ * <file> as JSON when the process exits, dearest first. A diagnostic for the benchmarks (bench/checkout.bench.ts passes
+ * BENCH_SQL_PROFILE through); off, it costs nothing.
+ */
+let profiled: Map<string, { runs: number; ns: bigint }> | undefined;
+function statementProfile(): ((statement: SQLite.Statement, text: string) => SQLite.Statement) | undefined {
+  const file = process.env.MOTU_SQL_PROFILE;
+  if (!file) return undefined;
+  if (!profiled) {
+    const all = (profiled = new Map());
+    process.once('exit', () => {
+      const rows = [...all].map(([text, t]) => ({ us: Number(t.ns / 1000n), runs: t.runs, text })).sort((a, b) => b.us - a.us);
+      writeFileSync(file.replace("%p", String(process.pid)), JSON.stringify(rows, null, 1));
+    });
+  }
+  const totals = profiled;
+  return (statement, text) => {
+    const total = totals.get(text) ?? { runs: 0, ns: 0n };
+    totals.set(text, total);
+    const timed = (method: 'run' | 'all' | 'get') => (...params: unknown[]) => {
+      const start = process.hrtime.bigint();
+      try {
+        return (statement[method] as (...p: unknown[]) => unknown)(...params);
+      } finally {
+        total.runs++;
+        total.ns += process.hrtime.bigint() - start;
+      }
+    };
+    return {
+      reader: statement.reader,
+      readonly: statement.readonly,
+      source: statement.source,
+      run: timed('run'),
+      all: timed('all'),
+      get: timed('get'),
+      iterate: (...params: unknown[]) => statement.iterate(...params),
+    } as unknown as SQLite.Statement;
   };
 }
 
