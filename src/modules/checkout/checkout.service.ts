@@ -19,6 +19,7 @@ import { AppError, invalidField } from '../../shared/errors.js';
 import type { CustomersService } from '../customers/customers.service.js';
 import type { Merchant, Store } from '../merchants/merchants.table.js';
 import * as transitions from '../payment-transitions/transitions.js';
+import { cachedFeeTerms, type FeeTermsOf } from '../payment-transitions/payment-events.js';
 import { isPaid } from '../payments/payment-status.js';
 import { statementLabelOf } from '../payments/statement-label.js';
 import type { PaymentRow, PaymentSessionRow } from '../payments/payments.table.js';
@@ -68,6 +69,8 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export class CheckoutService {
   /** Contracts are reference rows: the statement label read once per change (Database.referenceStamp), not per payment. */
   private readonly reference: ReferenceCache;
+  /** Their fee terms too, for the events of the authorization and an AUTO capture. */
+  private readonly feeTerms: FeeTermsOf;
 
   constructor(
     private readonly db: Database,
@@ -81,6 +84,7 @@ export class CheckoutService {
     private readonly mail: MailOutbox | null = null,
   ) {
     this.reference = new ReferenceCache(db);
+    this.feeTerms = cachedFeeTerms(this.reference);
   }
 
   /** A payment session and its payment, or null when there is no such payment session. */
@@ -348,7 +352,7 @@ export class CheckoutService {
       const row = await transitions.authorize(trx, {
         paymentId: ctx.payment.id, from: OPEN_PAYMENT, authorizationId: outcome.authorizationId, card: outcome.card,
         at: this.clock.now(), newAttempt, claimCapture: ctx.payment.capture_mode === 'AUTO',
-        beforeEvent: (row) => this.attachCustomerAndCard(trx, row, outcome.cardRef ?? null, outcome.card),
+        beforeEvent: (row) => this.attachCustomerAndCard(trx, row, outcome.cardRef ?? null, outcome.card), feeTerms: this.feeTerms,
       });
       if (row) await this.queueReceipt(trx, row, session);
       else if (newAttempt) await transitions.countAttempt(trx, ctx.payment.id); // voided below, but asked all the same
@@ -402,7 +406,7 @@ export class CheckoutService {
     }
     await this.db.transaction(async (trx) => {
       await result.keep?.(trx);
-      await transitions.capture(trx, { paymentId: payment.id, amount: payment.amount, operation: 'capture', at: this.clock.now() });
+      await transitions.capture(trx, { paymentId: payment.id, amount: payment.amount, operation: 'capture', at: this.clock.now(), feeTerms: this.feeTerms });
     });
   }
 

@@ -11,7 +11,7 @@
 //   release (settlement)            merchant_pending → merchant_available
 //   platform_share, platform_commission  merchant ⇄ platform_clearing (a split payment between a platform and its sellers:
 //                                   what one side's transactions put there the other's take out, per payment)
-import { compiledQuery } from '../../db/compiled.js';
+import { compiledQuery, type CompiledStatement } from '../../db/compiled.js';
 import type { Trx } from '../../db/database.js';
 import { newId } from '../../shared/ids.js';
 import { isCurrency, toEurCents } from '../../shared/money.js';
@@ -90,9 +90,46 @@ export async function post(trx: Trx, input: PostInput): Promise<BalanceTransacti
   return row;
 }
 
+/** The columns postMany writes, per table, in the order its compiled statements bind them. */
+const TRANSACTION_COLUMNS = ['id', 'merchant_id', 'mode', 'store_id', 'type', 'amount', 'currency', 'amount_eur', 'pending', 'source_type',
+  'source_id', 'payment_id', 'description', 'created_at'] as const;
+const POSTING_COLUMNS = ['id', 'merchant_id', 'mode', 'currency', 'kind', 'transaction_id', 'created_at'] as const;
+const LINE_COLUMNS = ['posting_id', 'merchant_id', 'mode', 'store_id', 'currency', 'account', 'amount'] as const;
+
+type RowsTable = 'balance_transactions' | 'ledger_postings' | 'ledger_lines';
+
+/** Most rows a compiled multi-row INSERT is kept for (a split payment between 10 sellers writes more: built per call). */
+const MAX_COMPILED_ROWS = 8;
+const rowStatements = new Map<string, CompiledStatement<Record<string, unknown>, unknown>>();
+
 /**
- * Several balance transactions and their postings in three statements (one per table), whatever their number: a split
- * payment's capture writes two per seller. Same rows as `post` would write one by one.
+ * `rows` in one INSERT into `table`: compiled once per table and number of rows (src/db/compiled.ts) up to
+ * MAX_COMPILED_ROWS, built by Kysely beyond. Every row gives every one of `columns` (null, never undefined).
+ */
+async function insertRows(trx: Trx, table: RowsTable, columns: readonly string[], rows: readonly object[]): Promise<void> {
+  if (rows.length > MAX_COMPILED_ROWS) {
+    await trx.insertInto(table).values(rows as never).execute();
+    return;
+  }
+  const key = `${table}:${rows.length}`;
+  let statement = rowStatements.get(key);
+  if (statement === undefined) {
+    const n = rows.length;
+    statement = compiledQuery((db, p: Record<string, unknown>) => db.insertInto(table)
+      .values(Array.from({ length: n }, (_, i) => Object.fromEntries(columns.map((c) => [c, p[`${c}${i}`]]))) as never));
+    rowStatements.set(key, statement);
+  }
+  const values: Record<string, unknown> = {};
+  rows.forEach((row, i) => {
+    for (const c of columns) values[`${c}${i}`] = (row as Record<string, unknown>)[c];
+  });
+  await statement.run(trx, values);
+}
+
+/**
+ * Several balance transactions and their postings in three statements (one per table), whatever their number: a
+ * payment's capture writes two (the payment and its fee), a split payment's two per seller. Same rows as `post` would
+ * write one by one.
  */
 export async function postMany(trx: Trx, inputs: readonly PostInput[]): Promise<BalanceTransactionRow[]> {
   if (inputs.length === 0) return [];
@@ -100,15 +137,15 @@ export async function postMany(trx: Trx, inputs: readonly PostInput[]): Promise<
   const postings = rows.map((row) => ({
     id: newId('lpo'), merchant_id: row.merchant_id, mode: row.mode, currency: row.currency, kind: 'entry' as const, transaction_id: row.id, created_at: row.created_at,
   }));
-  await trx.insertInto('balance_transactions').values(rows).execute();
-  await trx.insertInto('ledger_postings').values(postings).execute();
-  await trx.insertInto('ledger_lines').values(inputs.flatMap((input, i) => {
+  await insertRows(trx, 'balance_transactions', TRANSACTION_COLUMNS, rows);
+  await insertRows(trx, 'ledger_postings', POSTING_COLUMNS, postings);
+  await insertRows(trx, 'ledger_lines', LINE_COLUMNS, inputs.flatMap((input, i) => {
     const base = { posting_id: postings[i]!.id, merchant_id: input.owner.merchantId, mode: input.owner.mode, store_id: input.owner.storeId ?? null, currency: input.currency };
     return [
       { ...base, account: input.pending ? 'merchant_pending' as const : 'merchant_available' as const, amount: input.amount },
       { ...base, account: COUNTERPARTY[input.type], amount: -input.amount },
     ];
-  })).execute();
+  }));
   // The running balances, one addition per balance, in one order (merchant, store, currency) whatever the order of the
   // inputs: two split payments sharing sellers then take those rows in the same order, and cannot deadlock.
   const sums = new Map<string, { owner: Owner; currency: string; pending?: number; available?: number }>();

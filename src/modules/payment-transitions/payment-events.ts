@@ -3,6 +3,7 @@
 // the payment, never asked of the acquirer) and its refunds. Read on the caller's transaction so the event shows the state written with it.
 import type { Kysely } from 'kysely';
 import { compiledQuery } from '../../db/compiled.js';
+import type { ReferenceCache } from '../../db/reference-cache.js';
 import type { Trx } from '../../db/database.js';
 import type { DB } from '../../db/schema.js';
 import type { PaymentBase, Settlement } from '../../events/payloads.js';
@@ -44,6 +45,18 @@ export function paymentBase(payment: PaymentRow, store: StoreRef, originalAmount
 /** The fee terms of a contract, what the settlement block is computed from. */
 export function feeTerms(q: Kysely<DB>, contractId: string): Promise<FeeContract> {
   return contractFees.executeTakeFirstOrThrow(q, { id: contractId });
+}
+
+/** A contract's fee terms as a caller with a ReferenceCache gives them to the transitions (read on `trx` when not cached). */
+export type FeeTermsOf = (trx: Kysely<DB>, contractId: string) => Promise<FeeContract>;
+
+/**
+ * The fee terms from `reference`: contracts are reference rows, so every payment event of a contract finds them in the
+ * process until a contract changes (Database.referenceStamp), instead of reading them on each transition. A miss reads
+ * on the caller's transaction, which holds SQLite's one connection.
+ */
+export function cachedFeeTerms(reference: ReferenceCache): FeeTermsOf {
+  return (trx, contractId) => reference.get(`fee-terms:${contractId}`, () => feeTerms(trx, contractId));
 }
 
 /**

@@ -14,7 +14,7 @@ import { recordEvent, type RecordEventInput } from '../../events/outbox.js';
 import { payloads, type EventType } from '../../events/payloads.js';
 import type { PaymentRow, PaymentStatus } from '../payments/payments.table.js';
 import * as ledger from '../ledger/payment-postings.js';
-import { paymentBase, settlementOf, storeOf } from './payment-events.js';
+import { paymentBase, settlementOf, storeOf, type FeeTermsOf } from './payment-events.js';
 import { timeOn } from '../test-clocks/clock-time.js';
 import { invoiceSale } from '../invoices/sales.js';
 import { payByCard } from '../invoices/issue.js';
@@ -130,6 +130,8 @@ export interface AuthorizeInput {
    * returns whether it wrote the payment (then read again for the event).
    */
   beforeEvent?: (row: PaymentRow) => Promise<boolean>;
+  /** The contract's fee terms from the caller's ReferenceCache; read on the transaction without it. */
+  feeTerms?: FeeTermsOf;
 }
 
 /** pending/failed → transit, with `payment.authorized`. Null when the payment was no longer in `from`. */
@@ -151,7 +153,7 @@ export async function authorize(trx: Trx, input: AuthorizeInput): Promise<Paymen
   await emit(trx, row, input.at, payloads.paymentAuthorized({
     ...paymentBase(row, await storeOf(trx, row)), status: 'transit', customerId: row.customer_id, customerCreated: row.customer_created === 1,
     paymentMethodId: row.payment_method_id, cardBrand: row.card_brand, cardLast4: row.card_last4,
-    grossAmount: row.amount, originalCurrency: row.currency, settlement: await settlementOf(trx, row),
+    grossAmount: row.amount, originalCurrency: row.currency, settlement: await settlementOf(trx, row, undefined, await input.feeTerms?.(trx, row.contract_id)),
   }));
   // A MANUAL payment's session is done once authorized; an AUTO one's once captured.
   if (row.session_id && row.capture_mode === 'MANUAL') {
@@ -201,6 +203,8 @@ export interface CaptureInput {
   /** The claim the capture ran under, released whether or not this call moved the payment; null: none. */
   operation: string | null;
   at: Date;
+  /** As AuthorizeInput's. */
+  feeTerms?: FeeTermsOf;
 }
 
 /**
@@ -220,7 +224,7 @@ export async function capture(trx: Trx, input: CaptureInput): Promise<PaymentRow
   if (row.session_id && row.capture_mode !== 'MANUAL') {
     await completeOpenSession.run(trx, { id: row.session_id, at: now });
   }
-  const settlement = await settlementOf(trx, row);
+  const settlement = await settlementOf(trx, row, undefined, await input.feeTerms?.(trx, row.contract_id));
   await ledger.onCapture(trx, row, settlement, input.at);
   // The home's volume: this capture added to its hour (after the running balance, so on the same slot, in the same order).
   await addCapture(trx, row);

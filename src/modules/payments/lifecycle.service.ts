@@ -19,14 +19,40 @@ import { addSeconds, type Clock } from '../../shared/clock.js';
 import { AppError, notFound, validationError } from '../../shared/errors.js';
 import { idForKeyUse, idFromKey, keyUseParts, newId } from '../../shared/ids.js';
 import { isCurrency, toEurCents } from '../../shared/money.js';
+import { compiledQuery, type CompiledStatement } from '../../db/compiled.js';
+import type { Mode } from '../merchants/merchants.table.js';
 import * as transitions from '../payment-transitions/transitions.js';
+import { cachedFeeTerms, type FeeTermsOf } from '../payment-transitions/payment-events.js';
+import { ReferenceCache } from '../../db/reference-cache.js';
 import { lockOwnedPayment, ownedPayment } from './payments.repository.js';
-import { ownedBy } from '../merchants/scope.js';
 import type { PaymentRow } from './payments.table.js';
 
 /** Default age after which a capture or cancel claim is abandoned (MOTU_OPERATION_CLAIM_SECONDS). */
 export const CLAIM_TTL_SECONDS = 120;
 const CANCELLABLE_PENDING = transitions.AWAITING_CARD;
+
+interface ClaimValues { id: string; merchantId: string; mode: Mode; storeId: string; at: string; abandoned: string; amount: number }
+
+/**
+ * The capture claim's UPDATE, compiled once per shape (src/db/compiled.ts): for a key bound to a store or not, with a
+ * partial amount or not. Every capture takes it.
+ */
+const captureClaims = new Map<string, CompiledStatement<ClaimValues, PaymentRow>>();
+function captureClaim(inStore: boolean, withAmount: boolean): CompiledStatement<ClaimValues, PaymentRow> {
+  const key = `${inStore}:${withAmount}`;
+  let statement = captureClaims.get(key);
+  if (statement === undefined) {
+    statement = compiledQuery((db, p: ClaimValues) => db.updateTable('payments').set({ operation: 'capture', operation_at: p.at })
+      .where('id', '=', p.id).where('merchant_id', '=', p.merchantId).where('mode', '=', p.mode)
+      .$if(inStore, (qb) => qb.where('store_id', '=', p.storeId))
+      .where('status', '=', 'transit').where('acquirer_authorization_id', 'is not', null)
+      .where((eb) => eb.or([eb('operation', 'is', null), eb('operation_at', 'is', null), eb('operation_at', '<=', p.abandoned)]))
+      .$if(withAmount, (qb) => qb.where('authorized_amount', '>=', p.amount))
+      .returningAll());
+    captureClaims.set(key, statement);
+  }
+  return statement;
+}
 
 export class PaymentLifecycleService {
   constructor(
@@ -35,7 +61,12 @@ export class PaymentLifecycleService {
     private readonly acquirers: Acquirers,
     /** A capture or cancel claim older than this was abandoned by a stopped process (MOTU_OPERATION_CLAIM_SECONDS). */
     readonly claimTtlSeconds: number = CLAIM_TTL_SECONDS,
-  ) {}
+  ) {
+    this.feeTerms = cachedFeeTerms(new ReferenceCache(db));
+  }
+
+  /** Contracts are reference rows: the capture's event finds their fee terms in the process (Database.referenceStamp). */
+  private readonly feeTerms: FeeTermsOf;
 
   private now(): string {
     return this.clock.now().toISOString();
@@ -121,12 +152,9 @@ export class PaymentLifecycleService {
     for (let attempt = 1; ; attempt++) {
       const now = this.clock.now();
       const abandoned = addSeconds(now, -this.claimTtlSeconds).toISOString();
-      const claimed = await this.db.singleWrite((q) => q.updateTable('payments').set({ operation: 'capture', operation_at: now.toISOString() })
-        .where('id', '=', id).where(ownedBy(owner, { store: true }))
-        .where('status', '=', 'transit').where('acquirer_authorization_id', 'is not', null)
-        .where((eb) => eb.or([eb('operation', 'is', null), eb('operation_at', 'is', null), eb('operation_at', '<=', abandoned)]))
-        .$if(amount !== undefined, (qb) => qb.where('authorized_amount', '>=', amount!))
-        .returningAll().executeTakeFirst());
+      const claimed = await this.db.singleWrite((q) => captureClaim(Boolean(owner.storeId), amount !== undefined).executeTakeFirst(q, {
+        id, merchantId: owner.merchantId, mode: owner.mode, storeId: owner.storeId ?? '', at: now.toISOString(), abandoned, amount: amount ?? 0,
+      }));
       if (claimed) return { ...claimed, captureAmount: amount ?? claimed.authorized_amount };
       const p = await ownedPayment(this.db.kysely, owner, id).executeTakeFirst();
       if (!p) throw notFound('payment', id);
@@ -149,7 +177,7 @@ export class PaymentLifecycleService {
   async writeCaptured(paymentId: string, amount: number, operation: string | null, keep?: Keep): Promise<void> {
     await this.db.transaction(async (trx) => {
       await keep?.(trx); // the acquirer's record of the capture, committed with Motu's
-      await transitions.capture(trx, { paymentId, amount, operation, at: this.clock.now() });
+      await transitions.capture(trx, { paymentId, amount, operation, at: this.clock.now(), feeTerms: this.feeTerms });
     });
   }
 

@@ -1,6 +1,7 @@
 // Reading payments: one by id, or a filtered list, newest first. Another merchant's or the other mode's
 // payments do not exist for the caller (404).
 import type { Acquirers } from '../../acquirer/acquirers.js';
+import { compiledQuery } from '../../db/compiled.js';
 import { readTogether } from '../../db/together.js';
 import { ReferenceCache } from '../../db/reference-cache.js';
 import type { Database } from '../../db/database.js';
@@ -14,12 +15,18 @@ import { feeTerms, settlementOf } from '../payment-transitions/payment-events.js
 import { distributionOf } from '../splits/split-payments.js';
 import type { PaymentRow } from './payments.table.js';
 import { paymentView, storeRef, type StoreRef } from './payments.views.js';
+import { findOwnedPayment } from './payments.repository.js';
 import type { PaymentListFilter } from '../sessions/sessions.schemas.js';
 import { ownedBy } from '../merchants/scope.js';
 import { settlementBlock, type FeeContract } from './fees.js';
 
 /** One way a lookup filter may match a payment (see PaymentsService.filtered). */
 type Alternative = (eb: ExpressionBuilder<DB, 'payments'>) => Expression<SqlBool>;
+
+// The detail's reads of one payment, compiled once (src/db/compiled.ts): a capture's answer is the detail.
+const refundsOf = compiledQuery((db, p: { paymentId: string }) =>
+  db.selectFrom('refunds').selectAll().where('payment_id', '=', p.paymentId).orderBy('created_at').orderBy('id'));
+const sessionExpiry = compiledQuery((db, p: { id: string }) => db.selectFrom('payment_sessions').select(['id', 'expires_at']).where('id', '=', p.id));
 
 /** Payments read per query by the CSV export. */
 const EXPORT_BATCH = 1000;
@@ -91,7 +98,7 @@ export class PaymentsService {
 
   /** `held`: read with the connection held (readTogether); null when the acquirer would have to be asked. */
   private async detailOf(owner: Owner, id: string, held: boolean) {
-    const row = await this.mine(owner).where('id', '=', id).executeTakeFirst();
+    const row = await findOwnedPayment(this.db.kysely, owner, id);
     if (!row) throw notFound('payment', id);
     const [view] = await this.views([row]);
     if (!this.acquirers) return { payment: view, authorizations: [] };
@@ -104,7 +111,8 @@ export class PaymentsService {
       id: a.id, status: a.status, amount: a.amount, currency: a.currency, refusalCode: a.refusalCode,
       cardBrand: a.card.brand, cardLast4: a.card.last4, network: a.card.network, createdAt: a.createdAt,
     }));
-    const refunds = await this.db.kysely.selectFrom('refunds').selectAll().where('payment_id', '=', row.id).orderBy('created_at').orderBy('id').execute();
+    // None before a capture, and none a capture's answer has to find (captured_amount is 0 until then).
+    const refunds = row.captured_amount === 0 ? [] : await refundsOf.execute(this.db.kysely, { paymentId: row.id });
     const terms = await this.reference.get(`fee-terms:${row.contract_id}`, () => feeTerms(this.db.kysely, row.contract_id));
     const settlement = await settlementOf(this.db.kysely, row, attempts.length, terms);
     const platformDistribution = await distributionOf(this.db.kysely, row, settlement.mobupayCommission);
@@ -264,9 +272,11 @@ export class PaymentsService {
     const stores = storeIds.length
       ? await this.db.kysely.selectFrom('stores').select(['id', 'code', 'name']).where('id', 'in', storeIds).execute()
       : [];
-    const sessions = sessionIds.length
-      ? await this.db.kysely.selectFrom('payment_sessions').select(['id', 'expires_at']).where('id', 'in', sessionIds).execute()
-      : [];
+    const sessions = sessionIds.length === 1
+      ? await sessionExpiry.execute(this.db.kysely, { id: sessionIds[0]! })
+      : sessionIds.length
+        ? await this.db.kysely.selectFrom('payment_sessions').select(['id', 'expires_at']).where('id', 'in', sessionIds).execute()
+        : [];
     const storeById = new Map<string, StoreRef>(stores.map((s) => [s.id, storeRef(s)]));
     const sessionById = new Map(sessions.map((s) => [s.id, s]));
     return rows.map((row) =>
