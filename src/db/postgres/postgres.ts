@@ -15,6 +15,7 @@ pg.types.setTypeParser(20, (value: string) => Number(value));
 
 const afterCommitHooks = new WeakMap<object, Array<(kysely: Kysely<DB>) => void>>();
 const transactionIndexes = new WeakMap<object, number>();
+const transactionDatabases = new WeakMap<object, Database>();
 
 /**
  * Runs `hook` once the transaction `trx` belongs to has committed (never if it rolls back), with the database's
@@ -36,6 +37,15 @@ export function afterCommit(trx: Trx, hook: (kysely: Kysely<DB>) => void): boole
  */
 export function transactionIndex(trx: Trx): number | undefined {
   return transactionIndexes.get(trx);
+}
+
+/**
+ * The Database whose `transaction` opened `trx`: what code given only a transaction needs for the Database's reference
+ * stamp (a ReferenceCache). Undefined outside `Database.transaction` (and on SQLite, whose reads in a transaction cost
+ * no round trip): the caller reads on `trx`.
+ */
+export function databaseOf(trx: Trx): Database | undefined {
+  return transactionDatabases.get(trx);
 }
 
 /** The indexes held by the transactions open in this process (transactionIndex). */
@@ -78,10 +88,10 @@ function pooled(connectionString: string, max: number, shared: Shared, owner: bo
     keepPreparedOn(client, prepared);
   });
   const kysely = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-  return {
+  const database: Database = {
     kysely,
     dialect: 'postgres',
-    caps: { skipLocked: true, multiProcess: true },
+    caps: { skipLocked: true, multiProcess: true, updateReturnsJoined: true },
     lockForUpdate: (query) => query.forUpdate(),
     skipLockedRows: (query) => query.forUpdate().skipLocked(),
     listen: (channel, onNotify) => listener.subscribe(channel, { onNotify, onGap: onNotify }),
@@ -95,6 +105,7 @@ function pooled(connectionString: string, max: number, shared: Shared, owner: bo
       let index: number | undefined;
       const result = await kysely.transaction().execute((trx) => {
         afterCommitHooks.set(trx, hooks);
+        transactionDatabases.set(trx, database);
         index = indexes.take();
         transactionIndexes.set(trx, index);
         return fn(trx);
@@ -115,6 +126,7 @@ function pooled(connectionString: string, max: number, shared: Shared, owner: bo
       await kysely.destroy();
     },
   };
+  return database;
 }
 
 /** Most texts kept prepared, and the same on every connection (each connection holds a plan per text it ran). */
