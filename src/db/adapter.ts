@@ -10,6 +10,11 @@ export interface Capabilities {
   readonly skipLocked: boolean;
   /** Several processes may share the database. */
   readonly multiProcess: boolean;
+  /**
+   * `UPDATE a … FROM b … RETURNING b.*`: an update returns the rows of a table it joins, one round trip where a read
+   * would follow (PostgreSQL; SQLite's RETURNING names only the table updated).
+   */
+  readonly updateReturnsJoined: boolean;
 }
 
 export type Trx = Transaction<DB>;

@@ -47,6 +47,12 @@ const unusedToken = compiledQuery((db, p: { id: string; mode: Mode; now: string 
 const spendUnusedToken = compiledQuery((db, p: { id: string; mode: Mode; now: string }) => db.updateTable('acquirer_tokens')
   .set({ used_at: p.now }).where('id', '=', p.id).where('mode', '=', p.mode).where('used_at', 'is', null).where('expires_at', '>', p.now)
   .returning('card_id'));
+// The token spent and its card read in one statement, where the database can (Capabilities.updateReturnsJoined).
+const spendUnusedTokenCard = compiledQuery((db, p: { id: string; mode: Mode; now: string }) => db.updateTable('acquirer_tokens')
+  .from('acquirer_cards').set({ used_at: p.now }).whereRef('acquirer_cards.id', '=', 'acquirer_tokens.card_id')
+  .where('acquirer_tokens.id', '=', p.id).where('acquirer_tokens.mode', '=', p.mode).where('acquirer_tokens.used_at', 'is', null)
+  .where('acquirer_tokens.expires_at', '>', p.now)
+  .returningAll('acquirer_cards'));
 const captureAuthorization = compiledQuery((db, p: { id: string; mode: Mode; amount: number; now: string }) => db.updateTable('acquirer_authorizations')
   .set({ status: 'captured', captured_amount: p.amount, captured_at: p.now, updated_at: p.now })
   .where('id', '=', p.id).where('mode', '=', p.mode).where('status', '=', 'authorized').where('amount', '>=', p.amount));
@@ -417,6 +423,7 @@ export class SimulatorAcquirer implements Acquirer {
     }
     // A token usable now: spent by the one conditional update that finds it (of two concurrent calls one spends it),
     // or only read.
+    if (consume && this.db.caps.updateReturnsJoined) return (await spendUnusedTokenCard.executeTakeFirst(q, { id: source.token, mode, now })) ?? null;
     const token = consume
       ? await spendUnusedToken.executeTakeFirst(q, { id: source.token, mode, now })
       : await unusedToken.executeTakeFirst(q, { id: source.token, mode, now });

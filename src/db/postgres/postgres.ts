@@ -14,6 +14,8 @@ const REFERENCE_CHANNEL = 'motu_reference';
 pg.types.setTypeParser(20, (value: string) => Number(value));
 
 const afterCommitHooks = new WeakMap<object, Array<(kysely: Kysely<DB>) => void>>();
+const transactionIndexes = new WeakMap<object, number>();
+const transactionDatabases = new WeakMap<object, Database>();
 
 /**
  * Runs `hook` once the transaction `trx` belongs to has committed (never if it rolls back), with the database's
@@ -27,21 +29,57 @@ export function afterCommit(trx: Trx, hook: (kysely: Kysely<DB>) => void): boole
   return true;
 }
 
+/**
+ * A number (0, 1, 2…) that no other transaction open in this process holds: the lowest free when the transaction got
+ * its connection, so at most about the pools' size. Undefined outside `Database.transaction` (and on SQLite). What
+ * spreads a hot row over slots (the running balance) uses it to keep this process's concurrent transactions on rows
+ * of their own, which a random draw does not (16 captures on 8 slots: most of them share one).
+ */
+export function transactionIndex(trx: Trx): number | undefined {
+  return transactionIndexes.get(trx);
+}
+
+/**
+ * The Database whose `transaction` opened `trx`: what code given only a transaction needs for the Database's reference
+ * stamp (a ReferenceCache). Undefined outside `Database.transaction` (and on SQLite, whose reads in a transaction cost
+ * no round trip): the caller reads on `trx`.
+ */
+export function databaseOf(trx: Trx): Database | undefined {
+  return transactionDatabases.get(trx);
+}
+
+/** The indexes held by the transactions open in this process (transactionIndex). */
+class OpenIndexes {
+  private readonly held: boolean[] = [];
+
+  take(): number {
+    let index = this.held.indexOf(false);
+    if (index < 0) index = this.held.length;
+    this.held[index] = true;
+    return index;
+  }
+
+  give(index: number): void {
+    this.held[index] = false;
+  }
+}
+
 export function openPostgres(connectionString: string, max: number, listenerHeartbeatMs = 5000): Database {
   const listener = new PostgresListener(connectionString, 1000, listenerHeartbeatMs);
   const stamp = new PostgresReferenceStamp(listener);
-  return pooled(connectionString, max, { listener, stamp, prepared: new PreparedTexts() }, true);
+  return pooled(connectionString, max, { listener, stamp, prepared: new PreparedTexts(), indexes: new OpenIndexes() }, true);
 }
 
 interface Shared {
   listener: PostgresListener;
   stamp: PostgresReferenceStamp;
   prepared: PreparedTexts;
+  indexes: OpenIndexes;
 }
 
 /** A Database on a pool of its own; `owner`: it also owns (and closes) what the process shares. */
 function pooled(connectionString: string, max: number, shared: Shared, owner: boolean): Database {
-  const { listener, stamp, prepared } = shared;
+  const { listener, stamp, prepared, indexes } = shared;
   const pool = new pg.Pool({ connectionString, max });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
@@ -50,10 +88,10 @@ function pooled(connectionString: string, max: number, shared: Shared, owner: bo
     keepPreparedOn(client, prepared);
   });
   const kysely = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-  return {
+  const database: Database = {
     kysely,
     dialect: 'postgres',
-    caps: { skipLocked: true, multiProcess: true },
+    caps: { skipLocked: true, multiProcess: true, updateReturnsJoined: true },
     lockForUpdate: (query) => query.forUpdate(),
     skipLockedRows: (query) => query.forUpdate().skipLocked(),
     listen: (channel, onNotify) => listener.subscribe(channel, { onNotify, onGap: onNotify }),
@@ -62,9 +100,17 @@ function pooled(connectionString: string, max: number, shared: Shared, owner: bo
     keepPrepared: (text) => prepared.keep(text),
     transaction: async (fn) => {
       const hooks: Array<(kysely: Kysely<DB>) => void> = [];
+      // The index is taken once the transaction has its connection, given back once it has committed or rolled back
+      // (its row locks released).
+      let index: number | undefined;
       const result = await kysely.transaction().execute((trx) => {
         afterCommitHooks.set(trx, hooks);
+        transactionDatabases.set(trx, database);
+        index = indexes.take();
+        transactionIndexes.set(trx, index);
         return fn(trx);
+      }).finally(() => {
+        if (index !== undefined) indexes.give(index);
       });
       for (const hook of hooks) hook(kysely);
       return result;
@@ -80,6 +126,7 @@ function pooled(connectionString: string, max: number, shared: Shared, owner: bo
       await kysely.destroy();
     },
   };
+  return database;
 }
 
 /** Most texts kept prepared, and the same on every connection (each connection holds a plan per text it ran). */

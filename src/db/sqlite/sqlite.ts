@@ -79,7 +79,7 @@ export function openSqlite(dataDir: string, groupCommit: boolean): Database {
   const database: Database = {
     kysely,
     dialect: 'sqlite',
-    caps: { skipLocked: false, multiProcess: false },
+    caps: { skipLocked: false, multiProcess: false, updateReturnsJoined: false },
     // One writer at a time: a transaction's reads cannot be overtaken, and a claim cannot be contested.
     lockForUpdate: (query) => query,
     skipLockedRows: (query) => query,

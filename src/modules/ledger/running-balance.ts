@@ -4,26 +4,33 @@
 //
 // Race-safety: each posting adds its amounts with one INSERT … ON CONFLICT DO UPDATE, which the database applies
 // atomically to the row as it is at that moment (PostgreSQL locks the row until the transaction ends; SQLite has one
-// writer); nothing is read and written back. Contention: a transaction draws one of SLOTS rows per store and currency
+// writer); nothing is read and written back. Contention: a transaction takes one of SLOTS rows per store and currency
 // the first time it posts and adds to that row only, so concurrent captures of one merchant wait on each other only
-// when they drew the same slot, and a transaction never holds two rows of the same balance (no lock-order deadlock).
+// when they took the same slot, and a transaction never holds two rows of the same balance (no lock-order deadlock).
+// On PostgreSQL the slot follows the transaction's index in its process (transactionIndex, from a base drawn per
+// process): concurrent transactions of one process never share a slot while they are fewer than SLOTS; a random
+// draw made 16 concurrent captures share 8 slots, each waiting for another's commit, WAL flush included.
 // `motu ledger verify` checks these rows against the sum of the lines (src/modules/ledger/verify.ts).
 import { sql, type Kysely } from 'kysely';
 import { compiledQuery } from '../../db/compiled.js';
 import type { Trx } from '../../db/database.js';
+import { transactionIndex } from '../../db/postgres/postgres.js';
 import type { DB } from '../../db/schema.js';
 import type { Mode } from '../merchants/merchants.table.js';
 import type { Owner } from '../merchants/principal.js';
 
-export const SLOTS = 8;
+export const SLOTS = 16;
 
+/** Where this process's slots start: processes sharing a database start apart, most of the time. */
+const BASE = Math.floor(Math.random() * SLOTS);
 const drawn = new WeakMap<object, number>();
 
-/** The slot this transaction adds to (drawn on its first call): the running balance's, and the capture volume's. */
+/** The slot this transaction adds to (chosen on its first call): the running balance's, and the capture volume's. */
 export function slotOf(trx: Trx): number {
   let slot = drawn.get(trx);
   if (slot === undefined) {
-    slot = Math.floor(Math.random() * SLOTS);
+    const index = transactionIndex(trx);
+    slot = index === undefined ? Math.floor(Math.random() * SLOTS) : (BASE + index) % SLOTS;
     drawn.set(trx, slot);
   }
   return slot;
