@@ -53,6 +53,9 @@ interface SplitRun {
   failures: number;
   /** Split payments/s ÷ single-merchant payments/s. */
   ratio: number;
+  /** The server's CPU per split payment, µs, and PostgreSQL's backends' (PostgreSQL only), as for the single run. */
+  cpuPerPayment?: number;
+  pgCpuPerPayment?: number;
 }
 
 const SPLIT_SELLERS = 10;
@@ -188,7 +191,7 @@ async function runOn(dialect: Dialect, command: string[]): Promise<Run> {
       let pgCpu = 0;
       for (const [pid, after] of pgAfter) pgCpu += after - (pgBefore.get(pid) ?? after);
       const split = process.env.BENCH_CHECKOUT_SPLIT === '0' ? undefined
-        : await splitRun(motu.url, { dataDir, databaseUrl: database?.url }, `${hook}-split`, payments / elapsed);
+        : await splitRun(motu.url, { dataDir, databaseUrl: database?.url, pid: motu.child.pid }, `${hook}-split`, payments / elapsed);
       run = {
         ...(split ? { split } : {}),
         dialect, payments, paymentsPerSecond: Math.round(payments / elapsed),
@@ -225,7 +228,7 @@ async function runOn(dialect: Dialect, command: string[]): Promise<Run> {
  * and concurrency. The platform and its sellers are made through the admin API; the links are written through the
  * platforms module on the server's database (onboarding ten sellers through the hosted page is not what is measured).
  */
-async function splitRun(url: string, where: { dataDir: string; databaseUrl?: string }, hook: string, singlePerSecond: number): Promise<SplitRun> {
+async function splitRun(url: string, where: { dataDir: string; databaseUrl?: string; pid?: number }, hook: string, singlePerSecond: number): Promise<SplitRun> {
   const admin = async (method: string, route: string, body: unknown) => {
     const res = await fetch(`${url}/admin/v1${route}`, {
       method, headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_TOKEN}` }, body: JSON.stringify(body),
@@ -273,10 +276,20 @@ async function splitRun(url: string, where: { dataDir: string; databaseUrl?: str
       }
     }
   };
+  const pids = where.databaseUrl ? await pgBackends(where.databaseUrl) : [];
+  const pgBefore = sumCpu(pids);
+  const cpuBefore = cpuSeconds(where.pid);
   const start = performance.now();
   await Promise.all(Array.from({ length: CONCURRENCY }, customer));
   const perSecond = payments / ((performance.now() - start) / 1000);
-  return { payments, paymentsPerSecond: Math.round(perSecond), failures, ratio: Math.round((100 * perSecond) / singlePerSecond) / 100 };
+  const cpuAfter = cpuSeconds(where.pid);
+  let pgCpu = 0;
+  for (const [pid, after] of sumCpu(pids)) pgCpu += after - (pgBefore.get(pid) ?? after);
+  return {
+    payments, paymentsPerSecond: Math.round(perSecond), failures, ratio: Math.round((100 * perSecond) / singlePerSecond) / 100,
+    cpuPerPayment: cpuBefore === undefined || cpuAfter === undefined || !payments ? undefined : Math.round(((cpuAfter - cpuBefore) * 1e6) / payments),
+    pgCpuPerPayment: where.databaseUrl && payments ? Math.round((pgCpu * 1e6) / payments) : undefined,
+  };
 }
 
 /** The four requests of a payment per second, against the bare route's requests per second. */
@@ -298,7 +311,11 @@ export default async function bench(): Promise<{ section: string; markdown: stri
       `${r.pgCpuPerPayment !== undefined ? ` + PostgreSQL ${r.pgCpuPerPayment}` : ''}, bare ${r.bare.cpuMicrosPerRequest} µs/request, ` +
       `delivery ${r.deliveryP50}/${r.deliveryP99} ms, ${r.delivered}/${r.payments} delivered, ${r.failures} failures, load ${r.load.toFixed(1)}`,
     );
-    if (r.split) console.error(`checkout ${dialect}, split between ${SPLIT_SELLERS} sellers: ${r.split.paymentsPerSecond} payments/s, ${r.split.payments} payments, ${r.split.failures} failures, ${r.split.ratio}× the single-merchant rate`);
+    if (r.split) {
+      console.error(`checkout ${dialect}, split between ${SPLIT_SELLERS} sellers: ${r.split.paymentsPerSecond} payments/s, ${r.split.payments} payments, ` +
+        `${r.split.failures} failures, ${r.split.ratio}× the single-merchant rate, CPU ${r.split.cpuPerPayment} µs/payment` +
+        `${r.split.pgCpuPerPayment !== undefined ? ` + PostgreSQL ${r.split.pgCpuPerPayment}` : ''}`);
+    }
   }
   const share = (r: Run, s: Stage) => {
     const total = STAGES.reduce((a, k) => a + r.stageMs[k], 0);
@@ -320,7 +337,7 @@ export default async function bench(): Promise<{ section: string; markdown: stri
     '| Database | Payments/s | of bare (bare req/s) | Session | Tokenize | Authorize | Capture | Motu CPU µs/payment | PostgreSQL CPU µs/payment | bare CPU µs/request | Delivery p50 / p99 (ms) | Delivered | Failures | Load |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...runs.map((r) => `| ${r.dialect} | ${r.paymentsPerSecond} | ${ofBare(r).toFixed(1)} % (${r.bare.requestsPerSecond}) | ${STAGES.map((s) => share(r, s)).join(' | ')} | ${r.cpuPerPayment ?? 'n/a'} | ${r.pgCpuPerPayment ?? '—'} | ${r.bare.cpuMicrosPerRequest ?? 'n/a'} | ${r.deliveryP50} / ${r.deliveryP99} | ${r.delivered}/${r.payments} | ${r.failures} | ${r.load.toFixed(1)} |`),
-    ...runs.filter((r) => r.split).map((r) => `\nSplit between ${SPLIT_SELLERS} sellers, the same path right after on the same server (${r.dialect}): ${r.split!.paymentsPerSecond} payments/s, ${r.split!.payments} payments, ${r.split!.failures} failures: ${r.split!.ratio}× the single-merchant rate (target ≥ 0.7×).`),
+    ...runs.filter((r) => r.split).map((r) => `\nSplit between ${SPLIT_SELLERS} sellers, the same path right after on the same server (${r.dialect}): ${r.split!.paymentsPerSecond} payments/s, ${r.split!.payments} payments, ${r.split!.failures} failures: ${r.split!.ratio}× the single-merchant rate (target ≥ 0.7×); Motu CPU ${r.split!.cpuPerPayment ?? 'n/a'} µs/payment${r.split!.pgCpuPerPayment !== undefined ? `, PostgreSQL ${r.split!.pgCpuPerPayment}` : ''}.`),
   ];
   return { section: 'Checkout', markdown: lines.join('\n') };
 }

@@ -15,6 +15,9 @@ import { paySession, tokenize } from './support/payments.js';
 import { CARDS } from './support/cards.js';
 import { makePlatform, onboardSeller, type OnboardedSeller } from './support/platforms.js';
 import { paymentSchedule } from './support/schedule.js';
+import { fromAnotherProcess, listening } from './support/reference.js';
+import { eventually } from './support/wait.js';
+import { unlinkSeller } from '../src/modules/platforms/platform-links.js';
 import { balanceOf, paidSplit, splitSessionBody, type SplitOrder } from './support/splits.js';
 
 // The default contract's fees on 80.00 EUR: 2.50 % = 200 + 16 % tax 32; fixed 25 + tax 4 → 261.
@@ -316,5 +319,40 @@ eachDatabase('split payments', (dialect) => {
     // The platform's key never sees the seller's payout.
     assert.equal((await t.api(platform.testKey, 'GET', `/api/v1/payouts/${payout.body.id}`)).status, 404);
     await books();
+  });
+  // The platform flag and the sellers' links are read from the process's cache (src/db/reference-cache.ts): a link ended
+  // after a split was accepted, here or by another process, is seen by the very next session (PostgreSQL: once the other
+  // process's commit is heard).
+  it('a seller unlinked after a split was accepted, by this process or another, is refused at the next session', async () => {
+    const market = await makePlatform(t, 'Cached Market');
+    const x = await onboardSeller(t, market.testKey, { legalName: 'Seller Cached X' });
+    const y = await onboardSeller(t, market.testKey, { legalName: 'Seller Cached Y' });
+    const order: SplitOrder = { amount: 3000, distribution: [{ merchantId: x.merchantId, amount: 1000 }, { merchantId: y.merchantId, amount: 2000 }] };
+    const session = () => t.api(market.testKey, 'POST', '/api/v1/payments/sessions', splitSessionBody(order));
+    const refusedAt = async (field: string) => {
+      const res = await session();
+      return res.status === 400 && res.body.code === 'PLATFORM_CONFIG_INVALID' && res.body.details.field === field;
+    };
+    if (dialect === 'postgres') await listening(t);
+    assert.equal((await session()).status, 201);
+    await t.db.transaction((trx) => unlinkSeller(trx, { platformId: market.id, sellerId: y.merchantId, mode: 'test', at: clock.now() }));
+    assert.ok(await refusedAt('order.platformConfig.distribution[1].merchantId'), 'unlinked by this process: refused at once');
+
+    const both: SplitOrder = { amount: 1000, distribution: [{ merchantId: x.merchantId, amount: 1000 }] };
+    assert.equal((await t.api(market.testKey, 'POST', '/api/v1/payments/sessions', splitSessionBody(both))).status, 201);
+    const unlinkX = 'update platform_links set unlinked_at = $1 where seller_id = $2 and unlinked_at is null';
+    if (dialect === 'postgres') {
+      await fromAnotherProcess(t, [unlinkX, [clock.now().toISOString(), x.merchantId]]);
+    } else {
+      const { default: SQLite } = await import('better-sqlite3');
+      const { join } = await import('node:path');
+      const other = new SQLite(join(t.dataDir, 'motu.sqlite'));
+      try {
+        other.prepare(unlinkX.replace('$1', '?').replace('$2', '?')).run(clock.now().toISOString(), x.merchantId);
+      } finally {
+        other.close();
+      }
+    }
+    await eventually('the link ended by another process is seen', () => refusedAt('order.platformConfig.distribution[0].merchantId'));
   });
 });

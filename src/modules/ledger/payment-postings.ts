@@ -38,8 +38,11 @@ async function fee(trx: Trx, payment: PaymentRow, settlement: Settlement, pendin
   if (input) await post(trx, input);
 }
 
-/** Both of a capture's transactions in one postMany: four statements and one addition to the running balance, not eight and two. */
-export async function onCapture(trx: Trx, payment: PaymentRow, settlement: Settlement, at: Date): Promise<void> {
+/**
+ * Both of a capture's transactions, and `also` (a split payment's shares, src/modules/splits), in one postMany: one
+ * statement per table (PostgreSQL: one in all), one addition per running balance.
+ */
+export async function onCapture(trx: Trx, payment: PaymentRow, settlement: Settlement, at: Date, also: readonly PostInput[] = []): Promise<void> {
   const inputs: PostInput[] = [];
   if (payment.captured_amount > 0) {
     inputs.push({
@@ -49,7 +52,7 @@ export async function onCapture(trx: Trx, payment: PaymentRow, settlement: Settl
   }
   const fees = feeInput(payment, settlement, true, at);
   if (fees) inputs.push(fees);
-  await postMany(trx, inputs);
+  await postMany(trx, [...inputs, ...also]);
 }
 
 export async function onSettle(trx: Trx, payment: PaymentRow, at: Date): Promise<void> {

@@ -11,6 +11,7 @@
 //   release (settlement)            merchant_pending → merchant_available
 //   platform_share, platform_commission  merchant ⇄ platform_clearing (a split payment between a platform and its sellers:
 //                                   what one side's transactions put there the other's take out, per payment)
+import { CompiledQuery, PostgresAdapter } from 'kysely';
 import { compiledQuery, type CompiledStatement } from '../../db/compiled.js';
 import type { Trx } from '../../db/database.js';
 import { newId } from '../../shared/ids.js';
@@ -18,7 +19,7 @@ import { isCurrency, toEurCents } from '../../shared/money.js';
 import type { Mode } from '../merchants/merchants.table.js';
 import type { Owner } from '../merchants/principal.js';
 import type { Account, BalanceTransactionRow, TransactionType } from './ledger.table.js';
-import { addToBalance } from './running-balance.js';
+import { addingToBalance, addToBalance, BALANCE_ADDITION, slotOf } from './running-balance.js';
 
 const COUNTERPARTY: Record<TransactionType, Account> = {
   payment: 'acquirer_clearing',
@@ -90,76 +91,138 @@ export async function post(trx: Trx, input: PostInput): Promise<BalanceTransacti
   return row;
 }
 
-/** The columns postMany writes, per table, in the order its compiled statements bind them. */
-const TRANSACTION_COLUMNS = ['id', 'merchant_id', 'mode', 'store_id', 'type', 'amount', 'currency', 'amount_eur', 'pending', 'source_type',
-  'source_id', 'payment_id', 'description', 'created_at'] as const;
-const POSTING_COLUMNS = ['id', 'merchant_id', 'mode', 'currency', 'kind', 'transaction_id', 'created_at'] as const;
-const LINE_COLUMNS = ['posting_id', 'merchant_id', 'mode', 'store_id', 'currency', 'account', 'amount'] as const;
-
-type RowsTable = 'balance_transactions' | 'ledger_postings' | 'ledger_lines';
-
-/** Most rows a compiled multi-row INSERT is kept for (a split payment between 10 sellers writes more: built per call). */
-const MAX_COMPILED_ROWS = 8;
-const rowStatements = new Map<string, CompiledStatement<Record<string, unknown>, unknown>>();
-
 /**
- * `rows` in one INSERT into `table`: compiled once per table and number of rows (src/db/compiled.ts) up to
- * MAX_COMPILED_ROWS, built by Kysely beyond. Every row gives every one of `columns` (null, never undefined).
- */
-async function insertRows(trx: Trx, table: RowsTable, columns: readonly string[], rows: readonly object[]): Promise<void> {
-  if (rows.length > MAX_COMPILED_ROWS) {
-    await trx.insertInto(table).values(rows as never).execute();
-    return;
-  }
-  const key = `${table}:${rows.length}`;
-  let statement = rowStatements.get(key);
-  if (statement === undefined) {
-    const n = rows.length;
-    statement = compiledQuery((db, p: Record<string, unknown>) => db.insertInto(table)
-      .values(Array.from({ length: n }, (_, i) => Object.fromEntries(columns.map((c) => [c, p[`${c}${i}`]]))) as never));
-    rowStatements.set(key, statement);
-  }
-  const values: Record<string, unknown> = {};
-  rows.forEach((row, i) => {
-    for (const c of columns) values[`${c}${i}`] = (row as Record<string, unknown>)[c];
-  });
-  await statement.run(trx, values);
-}
-
-/**
- * Several balance transactions and their postings in three statements (one per table), whatever their number: a
- * payment's capture writes two (the payment and its fee), a split payment's two per seller. Same rows as `post` would
- * write one by one.
+ * Several balance transactions, their postings and their additions to the running balances, whatever their number (a
+ * split payment's capture writes three per seller): on PostgreSQL one statement, on SQLite four, one per table. Same
+ * rows as `post` would write one by one.
  */
 export async function postMany(trx: Trx, inputs: readonly PostInput[]): Promise<BalanceTransactionRow[]> {
   if (inputs.length === 0) return [];
   const rows = inputs.map(transactionRow);
-  const postings = rows.map((row) => ({
-    id: newId('lpo'), merchant_id: row.merchant_id, mode: row.mode, currency: row.currency, kind: 'entry' as const, transaction_id: row.id, created_at: row.created_at,
-  }));
-  await insertRows(trx, 'balance_transactions', TRANSACTION_COLUMNS, rows);
-  await insertRows(trx, 'ledger_postings', POSTING_COLUMNS, postings);
-  await insertRows(trx, 'ledger_lines', LINE_COLUMNS, inputs.flatMap((input, i) => {
-    const base = { posting_id: postings[i]!.id, merchant_id: input.owner.merchantId, mode: input.owner.mode, store_id: input.owner.storeId ?? null, currency: input.currency };
-    return [
-      { ...base, account: input.pending ? 'merchant_pending' as const : 'merchant_available' as const, amount: input.amount },
-      { ...base, account: COUNTERPARTY[input.type], amount: -input.amount },
-    ];
-  }));
-  // The running balances, one addition per balance, in one order (merchant, store, currency) whatever the order of the
-  // inputs: two split payments sharing sellers then take those rows in the same order, and cannot deadlock.
-  const sums = new Map<string, { owner: Owner; currency: string; pending?: number; available?: number }>();
+  const postingIds = rows.map(() => newId('lpo'));
+  const rowsOf = {
+    balance_transactions: rows.map((t) => [
+      t.id, t.merchant_id, t.mode, t.store_id, t.type, t.amount, t.currency, t.amount_eur, t.pending, t.source_type, t.source_id, t.payment_id,
+      t.description, t.created_at,
+    ]),
+    ledger_postings: rows.map((t, i) => [postingIds[i], t.merchant_id, t.mode, t.currency, 'entry', t.id, t.created_at]),
+    ledger_lines: inputs.flatMap((input, i) => {
+      const base = [postingIds[i], input.owner.merchantId, input.owner.mode, input.owner.storeId ?? null, input.currency];
+      return [[...base, input.pending ? 'merchant_pending' : 'merchant_available', input.amount], [...base, COUNTERPARTY[input.type], -input.amount]];
+    }),
+    ledger_balances: balanceRows(trx, inputs),
+  };
+  await writeLedger(trx, rowsOf);
+  return rows;
+}
+
+/**
+ * The running balances the inputs add to, one row per balance (their sums), in one order (merchant, mode, store,
+ * currency) whatever the order of the inputs: two split payments sharing sellers then take those rows in the same
+ * order, and cannot deadlock.
+ */
+function balanceRows(trx: Trx, inputs: readonly PostInput[]): unknown[][] {
+  const sums = new Map<string, { owner: Owner; currency: string; pending: number | null; available: number | null }>();
   for (const input of inputs) {
     const key = `${input.owner.merchantId}\u0000${input.owner.mode}\u0000${input.owner.storeId ?? ''}\u0000${input.currency}`;
-    const sum = sums.get(key) ?? sums.set(key, { owner: input.owner, currency: input.currency }).get(key)!;
+    let sum = sums.get(key);
+    if (!sum) sums.set(key, (sum = { owner: input.owner, currency: input.currency, pending: null, available: null }));
     if (input.pending) sum.pending = (sum.pending ?? 0) + input.amount;
     else sum.available = (sum.available ?? 0) + input.amount;
   }
-  for (const key of [...sums.keys()].sort()) {
+  const slot = slotOf(trx);
+  return [...sums.keys()].sort().map((key) => {
     const { owner, currency, pending, available } = sums.get(key)!;
-    await addToBalance(trx, owner, currency, { pending, available });
+    return [owner.merchantId, owner.mode, owner.storeId ?? '', currency, slot, pending, available];
+  });
+}
+
+/** postMany's tables, each with the columns of its rows in the order they are given. */
+const LEDGER_COLUMNS = {
+  balance_transactions: [
+    'id', 'merchant_id', 'mode', 'store_id', 'type', 'amount', 'currency', 'amount_eur', 'pending', 'source_type', 'source_id', 'payment_id',
+    'description', 'created_at',
+  ],
+  ledger_postings: ['id', 'merchant_id', 'mode', 'currency', 'kind', 'transaction_id', 'created_at'],
+  ledger_lines: ['posting_id', 'merchant_id', 'mode', 'store_id', 'currency', 'account', 'amount'],
+  ledger_balances: ['merchant_id', 'mode', 'store_key', 'currency', 'slot', 'pending', 'available'],
+} as const;
+type LedgerTable = keyof typeof LEDGER_COLUMNS;
+type LedgerRows = Record<LedgerTable, unknown[][]>;
+
+/**
+ * PostgreSQL: every row in one statement of fixed text whatever the number of rows (each column given as an array,
+ * unnest makes the rows): one round trip, parsed and planned once per connection. The balances are added in the order
+ * given (ordinality), the order that avoids deadlocks. The inserts of a statement's WITH all run, whatever the outer
+ * statement reads of them.
+ */
+const WRITE_LEDGER_PG = `
+  with t as (
+    insert into balance_transactions (${LEDGER_COLUMNS.balance_transactions.join(', ')})
+    select * from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::text[], $8::bigint[], $9::integer[],
+      $10::text[], $11::text[], $12::text[], $13::text[], $14::text[])
+  ), p as (
+    insert into ledger_postings (${LEDGER_COLUMNS.ledger_postings.join(', ')})
+    select * from unnest($15::text[], $16::text[], $17::text[], $18::text[], $19::text[], $20::text[], $21::text[])
+  ), l as (
+    insert into ledger_lines (${LEDGER_COLUMNS.ledger_lines.join(', ')})
+    select * from unnest($22::text[], $23::text[], $24::text[], $25::text[], $26::text[], $27::text[], $28::bigint[])
+  )
+  insert into ledger_balances (${LEDGER_COLUMNS.ledger_balances.join(', ')})
+  select merchant_id, mode, store_key, currency, slot, pending, available
+  from unnest($29::text[], $30::text[], $31::text[], $32::text[], $33::integer[], $34::bigint[], $35::bigint[])
+    with ordinality as b(merchant_id, mode, store_key, currency, slot, pending, available, n)
+  order by n
+  on conflict (merchant_id, mode, store_key, currency, slot) do update set ${BALANCE_ADDITION}`;
+
+/** The columns of `rows` (each row's values in LEDGER_COLUMNS order), one array per column: unnest's parameters. */
+function columnsOf(rows: unknown[][], width: number): unknown[][] {
+  const columns = Array.from({ length: width }, () => new Array<unknown>(rows.length));
+  for (let r = 0; r < rows.length; r++) for (let c = 0; c < width; c++) columns[c]![r] = rows[r]![c];
+  return columns;
+}
+
+/**
+ * SQLite: one multi-row INSERT per table, its text compiled once per number of rows (src/db/compiled.ts; the values
+ * are given as an array, each probe named by its index). Beyond MAX_COMPILED_ROWS rows (a split between more sellers
+ * than any seen so far), Kysely builds it.
+ */
+const MAX_COMPILED_ROWS = 256;
+const sqliteInserts = new Map<string, CompiledStatement<unknown[], unknown>>();
+
+function sqliteInsert(table: LedgerTable, rows: number): CompiledStatement<unknown[], unknown> | undefined {
+  if (rows > MAX_COMPILED_ROWS) return undefined;
+  const key = `${table}:${rows}`;
+  let statement = sqliteInserts.get(key);
+  if (!statement) {
+    const columns = LEDGER_COLUMNS[table];
+    statement = compiledQuery((db, p: unknown[]) => {
+      const values = Array.from({ length: rows }, (_, r) => Object.fromEntries(columns.map((column, c) => [column, p[r * columns.length + c]])));
+      const insert = db.insertInto(table).values(values as never);
+      return table === 'ledger_balances' ? addingToBalance(insert as never) : insert;
+    });
+    sqliteInserts.set(key, statement);
   }
-  return rows;
+  return statement;
+}
+
+async function writeLedger(trx: Trx, rows: LedgerRows): Promise<void> {
+  if (trx.getExecutor().adapter instanceof PostgresAdapter) {
+    const parameters = (Object.keys(LEDGER_COLUMNS) as LedgerTable[]).flatMap((table) => columnsOf(rows[table], LEDGER_COLUMNS[table].length));
+    await trx.executeQuery(CompiledQuery.raw(WRITE_LEDGER_PG, parameters));
+    return;
+  }
+  for (const table of Object.keys(LEDGER_COLUMNS) as LedgerTable[]) {
+    const values = rows[table].flat();
+    const statement = sqliteInsert(table, rows[table].length);
+    if (statement) await statement.run(trx, values);
+    else {
+      const columns = LEDGER_COLUMNS[table];
+      const objects = rows[table].map((row) => Object.fromEntries(columns.map((column, c) => [column, row[c]])));
+      const insert = trx.insertInto(table).values(objects as never);
+      await (table === 'ledger_balances' ? addingToBalance(insert as never) : insert).execute();
+    }
+  }
 }
 
 /** The balance transaction's row, checked: what `post` and `postMany` write. */

@@ -11,7 +11,7 @@
 // process): concurrent transactions of one process never share a slot while they are fewer than SLOTS; a random
 // draw made 16 concurrent captures share 8 slots, each waiting for another's commit, WAL flush included.
 // `motu ledger verify` checks these rows against the sum of the lines (src/modules/ledger/verify.ts).
-import { sql, type Kysely } from 'kysely';
+import { sql, type InsertQueryBuilder, type InsertResult, type Kysely } from 'kysely';
 import { compiledQuery } from '../../db/compiled.js';
 import type { Trx } from '../../db/database.js';
 import { transactionIndex } from '../../db/postgres/postgres.js';
@@ -36,14 +36,24 @@ export function slotOf(trx: Trx): number {
   return slot;
 }
 
+/** What an addition does to a balance row that exists: the amount given (not null) is added, none keeps the column. */
+const addition = (column: 'pending' | 'available') =>
+  `case when excluded.${column} is null then ledger_balances.${column} else coalesce(ledger_balances.${column}, 0) + excluded.${column} end`;
+
+/** ON CONFLICT's SET of an addition to the balance rows, as text (PostgreSQL's postMany writes its statement as text). */
+export const BALANCE_ADDITION = `pending = ${addition('pending')}, available = ${addition('available')}`;
+
+/** An INSERT of balance rows made an addition to the rows that exist. */
+export function addingToBalance(insert: InsertQueryBuilder<DB, 'ledger_balances', InsertResult>) {
+  return insert.onConflict((oc) => oc.columns(['merchant_id', 'mode', 'store_key', 'currency', 'slot']).doUpdateSet({
+    pending: sql.raw(addition('pending')), available: sql.raw(addition('available')),
+  }));
+}
+
 // Compiled once (src/db/compiled.ts): every posting adds to a balance.
 const add = compiledQuery((db, p: { merchant_id: string; mode: Mode; store_key: string; currency: string; slot: number; pending: number | null; available: number | null }) =>
-  db.insertInto('ledger_balances')
-    .values({ merchant_id: p.merchant_id, mode: p.mode, store_key: p.store_key, currency: p.currency, slot: p.slot, pending: p.pending, available: p.available })
-    .onConflict((oc) => oc.columns(['merchant_id', 'mode', 'store_key', 'currency', 'slot']).doUpdateSet({
-      pending: sql`case when excluded.pending is null then ledger_balances.pending else coalesce(ledger_balances.pending, 0) + excluded.pending end`,
-      available: sql`case when excluded.available is null then ledger_balances.available else coalesce(ledger_balances.available, 0) + excluded.available end`,
-    })));
+  addingToBalance(db.insertInto('ledger_balances')
+    .values({ merchant_id: p.merchant_id, mode: p.mode, store_key: p.store_key, currency: p.currency, slot: p.slot, pending: p.pending, available: p.available })));
 
 /** Adds a posting's merchant lines to the running balance, on the posting's transaction. */
 export async function addToBalance(trx: Trx, owner: Owner, currency: string, moves: { pending?: number; available?: number }): Promise<void> {

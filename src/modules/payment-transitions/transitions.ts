@@ -18,7 +18,7 @@ import { paymentBase, settlementOf, storeOf, type FeeTermsOf } from './payment-e
 import { timeOn } from '../test-clocks/clock-time.js';
 import { invoiceSale } from '../invoices/sales.js';
 import { payByCard } from '../invoices/issue.js';
-import { distributionOf, isSplit, onSplitCapture, onSplitRefund } from '../splits/split-payments.js';
+import { distributionOf, isSplit, onSplitRefund, splitCapturePostings } from '../splits/split-payments.js';
 import { addCapture } from '../back-office/capture-volume.js';
 
 /** A payment still waiting for a card: the checkout may authorize it, the cardholder or the merchant cancel it. */
@@ -225,10 +225,10 @@ export async function capture(trx: Trx, input: CaptureInput): Promise<PaymentRow
     await completeOpenSession.run(trx, { id: row.session_id, at: now });
   }
   const settlement = await settlementOf(trx, row, undefined, await input.feeTerms?.(trx, row.contract_id));
-  await ledger.onCapture(trx, row, settlement, input.at);
-  // The home's volume: this capture added to its hour (after the running balance, so on the same slot, in the same order).
+  // A split payment's shares (its platform's and sellers' postings) go with the capture's own.
+  await ledger.onCapture(trx, row, settlement, input.at, splitCapturePostings(row, input.at));
+  // The home's volume: this capture added to its hour (after the running balances, so on the same slot, in the same order).
   await addCapture(trx, row);
-  await onSplitCapture(trx, row, input.at);
   // A sale to invoice (order.invoicing.enabled): issued and paid with the capture. A payment from an invoice's page
   // pays that invoice.
   await invoiceSale(trx, row, input.at);

@@ -33,7 +33,7 @@ function storeError(code: 'UNKNOWN_STORE' | 'STORE_INACTIVE' | 'STORE_KIND_MISMA
 }
 
 export class PaymentSessionsService {
-  /** Stores and contracts as the lookups below found them (src/db/reference-cache.ts). */
+  /** Stores, contracts and a split's platform links as the lookups below found them (src/db/reference-cache.ts). */
   private readonly reference: ReferenceCache;
 
   constructor(
@@ -118,7 +118,7 @@ export class PaymentSessionsService {
       if (fields.length > 0) throw validationError(fields);
       checkOrderAmount(input.order);
       // A split between a platform's sellers (docs/platforms.md): the card is charged order.amount − financing.
-      const split = asksForSplit(input.order.platformConfig) ? await splitPlanOf(q, owner, input.order, { isInclTaxAmount }) : null;
+      const split = asksForSplit(input.order.platformConfig) ? await splitPlanOf(q, owner, input.order, { isInclTaxAmount, reference: this.reference }) : null;
       if (!contract) throw new AppError('BUSINESS_RULE_VIOLATION', 'This merchant has no active default contract; ask the operator to set one');
       const charged = split ? split.charge : total;
 

@@ -103,9 +103,24 @@ export function splitOrderJson(order: object): string {
 export const SPLIT_MARK = 'platformSplit';
 const MARKED = `"${SPLIT_MARK}":true`;
 
-/** The plan kept in a payment's order (checked when the payment was created), or null for a payment without split. */
+/**
+ * Plans read from orders, by the order's JSON: a split payment's plan is read by its authorization, its capture and each
+ * of their events, each time from a row read anew. The JSON is the whole key (an order never changes; two payments
+ * with the same order have the same plan); emptied when full.
+ */
+const plans = new Map<string, SplitPlan>();
+const MAX_PLANS = 1000;
+
+/** The plan kept in a payment's order (checked when the payment was created), or null for a payment without split. Frozen. */
 export function storedPlan(orderJson: string): SplitPlan | null {
   if (!orderJson.includes(MARKED)) return null;
-  const order = JSON.parse(orderJson) as { amount: number; platformConfig: Record<string, unknown> };
-  return checkShape(order.platformConfig, order.amount);
+  let plan = plans.get(orderJson);
+  if (plan === undefined) {
+    const order = JSON.parse(orderJson) as { amount: number; platformConfig: Record<string, unknown> };
+    const checked = checkShape(order.platformConfig, order.amount);
+    plan = Object.freeze({ sellers: Object.freeze(checked.sellers.map((s) => Object.freeze(s))) as SplitPlan['sellers'], financing: checked.financing });
+    if (plans.size >= MAX_PLANS) plans.clear();
+    plans.set(orderJson, plan);
+  }
+  return plan;
 }

@@ -82,21 +82,24 @@ function sellerOwner(payment: PaymentRow, merchantId: string) {
   return { merchantId, mode: payment.mode, storeId: null };
 }
 
-/** At capture: each seller's amount and commission, the platform's payment of each seller's net (pending). */
-export async function onSplitCapture(trx: Trx, payment: PaymentRow, at: Date): Promise<void> {
-  if (payment.captured_amount <= 0) return;
+/**
+ * At capture: each seller's amount and commission, the platform's payment of each seller's net (pending). Returned to
+ * the capture, which posts them with the payment's own transactions (ledger's onCapture): all the capture's rows in one
+ * statement per table (PostgreSQL: one statement), whatever the number of sellers.
+ */
+export function splitCapturePostings(payment: PaymentRow, at: Date): PostInput[] {
+  if (payment.captured_amount <= 0) return [];
   const split = splitOf(payment);
-  if (!split) return;
+  if (!split) return [];
   const base = { currency: payment.currency, pending: true, source: { type: 'payment', id: payment.id }, paymentId: payment.id, at };
+  const platform = { merchantId: payment.merchant_id, mode: payment.mode, storeId: payment.store_id };
   const posts: PostInput[] = [];
   for (const s of split.sellers) {
-    if (s.netAmount !== 0) {
-      posts.push({ ...base, owner: { merchantId: payment.merchant_id, mode: payment.mode, storeId: payment.store_id }, type: 'platform_share', amount: -s.netAmount, description: `Share of seller ${s.merchantId}` });
-    }
+    if (s.netAmount !== 0) posts.push({ ...base, owner: platform, type: 'platform_share', amount: -s.netAmount, description: `Share of seller ${s.merchantId}` });
     if (s.amount !== 0) posts.push({ ...base, owner: sellerOwner(payment, s.merchantId), type: 'platform_share', amount: s.amount, description: payment.order_reference ?? payment.reference });
     if (s.commission !== 0) posts.push({ ...base, owner: sellerOwner(payment, s.merchantId), type: 'platform_commission', amount: -s.commission, description: 'Platform commission' });
   }
-  await postMany(trx, posts);
+  return posts;
 }
 
 /** A refund applied: each seller gives back its share and gets back that share's commission; the platform the rest. */
