@@ -74,8 +74,8 @@ export class HttpPool {
   }
 
   private take(): Connection | undefined {
-    const idle = this.idle.pop();
-    if (idle) return idle;
+    // A connection the server ended stays listed until its close event: never picked meanwhile.
+    for (let idle = this.idle.pop(); idle; idle = this.idle.pop()) if (idle.usable()) return idle;
     if (this.open >= MAX_CONNECTIONS) return undefined;
     this.open += 1;
     return new Connection(this.connect(), this);
@@ -149,6 +149,10 @@ class Connection {
 
   close(): void {
     this.socket.destroy();
+  }
+
+  usable(): boolean {
+    return this.socket.writable && !this.gone;
   }
 
   idleFor(): void {
