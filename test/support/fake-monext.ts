@@ -217,9 +217,11 @@ export class FakeMonext {
     const path = query < 0 ? req.url ?? '' : req.url!.slice(0, query);
     const auth = req.headers.authorization === EXPECTED_AUTHORIZATION ? 'ok' : 'bad';
     if (this.record) this.requests.push({ method: req.method!, path, body, auth });
+    // Framed by its length (headers given as a flat list: node:http takes them as they are, no object to walk).
     const send = (status: number, payload: unknown) => {
-      res.writeHead(status, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(payload));
+      const text = JSON.stringify(payload);
+      res.writeHead(status, ['content-type', 'application/json', 'content-length', String(Buffer.byteLength(text))]);
+      res.end(text);
     };
     // The stand-in widget (Monext's own cannot load here): its script, style, font and image, and the cardholder's
     // "pay" call. Reached through Monext's hosts (standInHosts: the x-stand-in-hosts header), it names those hosts;
