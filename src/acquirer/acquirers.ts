@@ -16,7 +16,7 @@ import type {
 } from './acquirer.js';
 import { keepAlone, type Keep } from './acquirer.js';
 import { chooseNetwork } from './cards.js';
-import { attemptRows, MonextAcquirer, splitAuthorizationId, type AttemptRow, type CardEntry, type CardEntryInput, type WidgetRow } from './monext/monext.acquirer.js';
+import { attemptRows, MonextAcquirer, sessionRowOfAnyContract, splitAuthorizationId, type AttemptRow, type CardEntry, type CardEntryInput, type WidgetRow } from './monext/monext.acquirer.js';
 import { openCredentials } from './monext/monext.config.js';
 import { MonextUnavailable } from './monext/monext.client.js';
 import { SimulatorAcquirer } from './simulator/simulator.js';
@@ -134,8 +134,7 @@ export class LiveRouter implements Acquirer {
 
   /** A widget session's connector, with its row (read once: the connector does not read it again). */
   private async byToken(mode: Mode, token: string): Promise<{ connector: MonextAcquirer; row: WidgetRow } | null> {
-    const row = await this.db.kysely.selectFrom('monext_authorizations').selectAll()
-      .where('reference', '=', token).where('kind', '=', 'session').where('mode', '=', mode).executeTakeFirst();
+    const row = await sessionRowOfAnyContract(this.db, mode, token);
     return row ? { connector: await this.connector(row.contract_id), row } : null;
   }
 

@@ -31,6 +31,7 @@ import { sessionOutcome, sessionRow, startCardEntry, verifySession, type CardEnt
 export type { AttemptRow, WidgetRow } from './monext.context.js';
 export { attemptRows, splitAuthorizationId } from './monext.outcomes.js';
 export type { CardEntry, CardEntryInput } from './monext.widget.js';
+export { sessionRowOfAnyContract } from './monext.widget.js';
 
 export class MonextAcquirer implements Acquirer {
   readonly name = 'monext';

@@ -6,12 +6,11 @@
 //   or may not have acted: MonextUnavailable is thrown, the caller records nothing final, and the recovery reads the
 //   state back from Monext later. Nothing of the request or the answer is logged: no access key, no card data.
 //
-// node:http(s) with a keep-alive agent, not fetch: a call costs Motu's event loop about a fifth of fetch's CPU
-// (bench/checkout-monext, docs/performance.md), and every live card payment makes three of them.
-import http from 'node:http';
-import https from 'node:https';
+// Over kept-alive connections (monext.http.ts), neither fetch nor node:http's client: a call costs Motu's event loop a
+// fraction of their CPU (bench/checkout-monext, docs/performance.md), and every live card payment makes three of them.
 import { AcquirerOutcomeUnknown } from '../acquirer.js';
 import { MONEXT_API_URLS, type MonextCredentials } from './monext.config.js';
+import { HttpFailure, HttpPool, type HttpAnswer, type HttpTarget } from './monext.http.js';
 
 /** Monext could not be asked, or its answer cannot be read: the outcome is unknown. Answered 503 to a caller. */
 export class MonextUnavailable extends AcquirerOutcomeUnknown {
@@ -41,16 +40,23 @@ export interface MonextClientOptions {
 }
 
 export class MonextClient {
-  private readonly authorization: string;
-  /** The base URL's parts, taken apart once (a URL parsed per call costs more than the rest of the request). */
-  private readonly target: { secure: boolean; host: string; port: number; prefix: string };
+  private readonly pool: HttpPool;
+  /** The base URL's path, and the request's fixed lines, written once (a call only adds its path, its length and its body). */
+  private readonly prefix: string;
+  private readonly head: string;
+  private readonly bodyHead: string;
+  private readonly hostHead: string;
 
   constructor(credentials: MonextCredentials, private readonly options: MonextClientOptions) {
     const base = (options.baseUrl ?? MONEXT_API_URLS[credentials.environment]).replace(/\/+$/, '');
-    this.authorization = `Basic ${Buffer.from(`${credentials.merchantId}:${credentials.accessKey}`).toString('base64')}`;
+    const authorization = `Basic ${Buffer.from(`${credentials.merchantId}:${credentials.accessKey}`).toString('base64')}`;
     const url = new URL(base);
     const secure = url.protocol === 'https:';
-    this.target = { secure, host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || (secure ? 443 : 80)), prefix: url.pathname.replace(/\/+$/, '') };
+    this.pool = poolOf({ secure, host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || (secure ? 443 : 80)) });
+    this.prefix = url.pathname.replace(/\/+$/, '');
+    this.hostHead = `Host: ${this.pool.hostHeader}\r\nConnection: keep-alive\r\n`;
+    this.head = `authorization: ${authorization}\r\naccept: application/json\r\n${this.hostHead}`;
+    this.bodyHead = `authorization: ${authorization}\r\naccept: application/json\r\ncontent-type: application/json\r\n`;
   }
 
   async call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<MonextAnswer> {
@@ -80,58 +86,29 @@ export class MonextClient {
   }
 
   /** One request and its whole answer; MonextUnavailable when no complete answer came in time. Redirects are not followed. */
-  private send(method: string, path: string, payload: string | undefined): Promise<{ status: number; text: string }> {
-    const { secure, host, port, prefix } = this.target;
-    const headers: Record<string, string> = { authorization: this.authorization, accept: 'application/json' };
-    if (payload !== undefined) {
-      headers['content-type'] = 'application/json';
-      headers['content-length'] = String(Buffer.byteLength(payload));
+  private async send(method: string, path: string, payload: string | undefined): Promise<HttpAnswer> {
+    // The request as node:http would write it for these headers (theirs first, in this order, then Host and Connection).
+    const request = payload === undefined
+      ? `${method} ${this.prefix}${path} HTTP/1.1\r\n${this.head}\r\n`
+      : `${method} ${this.prefix}${path} HTTP/1.1\r\n${this.bodyHead}content-length: ${Buffer.byteLength(payload)}\r\n${this.hostHead}\r\n${payload}`;
+    try {
+      return await this.pool.send(request, this.options.timeoutMs);
+    } catch (err) {
+      if (err instanceof HttpFailure) throw new MonextUnavailable(err.message);
+      throw err;
     }
-    return new Promise((resolve, reject) => {
-      let settled = false;
-      const fail = (reason: string) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        request.destroy();
-        reject(new MonextUnavailable(reason));
-      };
-      const request = (secure ? https : http).request({ host, port, path: `${prefix}${path}`, method, headers, agent: secure ? HTTPS_AGENT : HTTP_AGENT }, (response) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        response.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > MAX_ANSWER_BYTES) return fail('an answer larger than 1 MB');
-          chunks.push(chunk);
-        });
-        response.on('end', () => {
-          if (settled) return;
-          if (!response.complete) return fail('the answer was cut off');
-          settled = true;
-          clearTimeout(timer);
-          resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') });
-        });
-        response.on('aborted', () => fail('the answer was cut off'));
-        response.on('error', () => fail('the answer was cut off'));
-      });
-      const timer = setTimeout(() => fail(`no answer within ${this.options.timeoutMs} ms`), this.options.timeoutMs);
-      request.on('error', () => fail('unreachable'));
-      request.end(payload);
-    });
   }
 }
 
-/**
- * Connections to Monext are kept open between calls (TLS set up once per connection, not per call), and closed by Motu
- * once idle for KEEP_IDLE_MS, or a second before the server said it would close them (its `Keep-Alive: timeout=N`,
- * which node:http's agent reads only when it has an idle timeout of its own). Without one, a connection the server
- * closes for idleness could be picked for the next call while its close was still on the way, and that call fail
- * (a 503, the outcome then read back from Monext) although Monext was there.
- */
-const KEEP_IDLE_MS = 4_000;
-const HTTP_AGENT = new http.Agent({ keepAlive: true, maxSockets: 64, timeout: KEEP_IDLE_MS });
-const HTTPS_AGENT = new https.Agent({ keepAlive: true, maxSockets: 64, timeout: KEEP_IDLE_MS });
-const MAX_ANSWER_BYTES = 1024 * 1024;
+/** The kept-alive connections of every client, one pool per origin (a contract's client is made again when its credentials change). */
+const POOLS = new Map<string, HttpPool>();
+
+function poolOf(target: HttpTarget): HttpPool {
+  const key = `${target.secure ? 'https' : 'http'}://${target.host}:${target.port}`;
+  let pool = POOLS.get(key);
+  if (!pool) POOLS.set(key, pool = new HttpPool(target));
+  return pool;
+}
 
 function str(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;

@@ -4,6 +4,7 @@
 // whose answer was lost is matched against Monext's record of the authorization, never sent twice while it may still
 // be on its way.
 import type { Kysely, Updateable } from 'kysely';
+import { compiledQuery } from '../../db/compiled.js';
 import type { DB } from '../../db/schema.js';
 import type { Mode } from '../../modules/merchants/merchants.table.js';
 import { iso } from '../../shared/clock.js';
@@ -12,6 +13,14 @@ import { MonextUnavailable, resultOf, type MonextAnswer } from './monext.client.
 import type { MonextContext } from './monext.context.js';
 import { splitAuthorizationId, transactionDetails, viewOf } from './monext.outcomes.js';
 import type { MonextRefundsTable } from './monext.table.js';
+
+// Compiled once (src/db/compiled.ts): every live capture keeps its answer with the attempt.
+const noteCapture = compiledQuery((db, p: { contractId: string; transactionId: string; amount: number; capturedAt: string; at: string }) =>
+  db.updateTable('monext_authorizations').set({ captured_amount: p.amount, captured_at: p.capturedAt, updated_at: p.at })
+    .where('contract_id', '=', p.contractId).where('transaction_id', '=', p.transactionId).where('captured_at', 'is', null));
+const noteCancel = compiledQuery((db, p: { contractId: string; transactionId: string; at: string }) =>
+  db.updateTable('monext_authorizations').set({ state: 'cancelled', updated_at: p.at })
+    .where('contract_id', '=', p.contractId).where('transaction_id', '=', p.transactionId).where('state', '!=', 'cancelled'));
 
 export async function capture(ctx: MonextContext, input: { mode: Mode; authorizationId: string; amount: number }): Promise<OperationResult> {
   return operation(ctx, input.authorizationId, 'captures', { amount: input.amount });
@@ -142,12 +151,9 @@ export async function getAuthorization(ctx: MonextContext, authorizationId: stri
  */
 export async function noteOperation(ctx: MonextContext, transactionId: string, what: { captured: number; at?: string | null } | { cancelled: true }, trx?: Kysely<DB>): Promise<void> {
   const at = iso(ctx.clock.now());
-  const write = (db: Kysely<DB>) => {
-    const q = db.updateTable('monext_authorizations').where('contract_id', '=', ctx.contractId).where('transaction_id', '=', transactionId);
-    return 'cancelled' in what
-      ? q.set({ state: 'cancelled', updated_at: at }).where('state', '!=', 'cancelled').execute()
-      : q.set({ captured_amount: what.captured, captured_at: what.at ?? at, updated_at: at }).where('captured_at', 'is', null).execute();
-  };
+  const write = (db: Kysely<DB>) => ('cancelled' in what
+    ? noteCancel.run(db, { contractId: ctx.contractId, transactionId, at })
+    : noteCapture.run(db, { contractId: ctx.contractId, transactionId, amount: what.captured, capturedAt: what.at ?? at, at }));
   if (trx) {
     await write(trx);
     return;

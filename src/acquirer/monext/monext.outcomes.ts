@@ -3,8 +3,10 @@
 // The wire rules each function follows, and the public file behind each: docs/live.md, "The wire rules and where they
 // come from" and "Which transaction of a session is read".
 import { createHash } from 'node:crypto';
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import { compiledQuery } from '../../db/compiled.js';
 import type { Database } from '../../db/database.js';
+import type { DB } from '../../db/schema.js';
 import type { Mode } from '../../modules/merchants/merchants.table.js';
 import { AppError } from '../../shared/errors.js';
 import type { AuthorizationOutcome, AuthorizationView, CardBrand, CardInfo, CardNetwork, RefusalCode } from '../acquirer.js';
@@ -165,14 +167,20 @@ export function attemptOf(id: string, row: AttemptRow): AuthorizationView {
   };
 }
 
+const attempts = (db: Kysely<DB>, p: { merchantReference: string; mode: Mode }) => db.selectFrom('monext_authorizations as a').selectAll('a')
+  .select((eb) => eb.selectFrom('monext_refunds as r').select((r) => r.fn.sum<number | string>('r.amount').as('sum'))
+    .where('r.authorization_id', '=', sql<string>`a.contract_id || '.' || a.transaction_id`).where('r.status', '=', 'succeeded').as('refunded'))
+  .where('a.merchant_reference', '=', p.merchantReference).where('a.mode', '=', p.mode);
+// Compiled once (src/db/compiled.ts): every live capture's answer (the payment's detail) reads them.
+const attemptsOfAll = compiledQuery((db, p: { merchantReference: string; mode: Mode }) => attempts(db, p).orderBy('a.created_at').orderBy('a.id'));
+const attemptsOfContract = compiledQuery((db, p: { merchantReference: string; mode: Mode; contractId: string }) => attempts(db, p)
+  .where('a.contract_id', '=', p.contractId).orderBy('a.created_at').orderBy('a.id'));
+
 /** The attempts kept for a merchant reference (of one contract, or all), oldest first, each with its refunds' sum: one query. */
 export async function attemptRows(db: Database, mode: Mode, merchantReference: string, contractId?: string): Promise<AttemptRow[]> {
-  let q = db.kysely.selectFrom('monext_authorizations as a').selectAll('a')
-    .select((eb) => eb.selectFrom('monext_refunds as r').select((r) => r.fn.sum<number | string>('r.amount').as('sum'))
-      .where('r.authorization_id', '=', sql<string>`a.contract_id || '.' || a.transaction_id`).where('r.status', '=', 'succeeded').as('refunded'))
-    .where('a.merchant_reference', '=', merchantReference).where('a.mode', '=', mode);
-  if (contractId) q = q.where('a.contract_id', '=', contractId);
-  const rows = await q.orderBy('a.created_at').orderBy('a.id').execute();
+  const rows = contractId
+    ? await attemptsOfContract.execute(db.kysely, { merchantReference, mode, contractId })
+    : await attemptsOfAll.execute(db.kysely, { merchantReference, mode });
   return rows.map((row) => ({ ...row, refunded: Number(row.refunded ?? 0) }));
 }
 

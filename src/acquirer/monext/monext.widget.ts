@@ -1,7 +1,9 @@
 // Widget sessions: Monext's widget takes the card (the three fields, the CB choice of a co-badged card, 3-D Secure) and
 // authorizes on its own; Motu creates the session (POST /v1/checkout/payments/sessions), keeps its row, then reads its
 // outcome back from the token (monext.outcomes.ts) when the page, Monext's return or its notification brings it.
-import { sql } from 'kysely';
+import { sql, type Insertable } from 'kysely';
+import { compiledQuery } from '../../db/compiled.js';
+import type { Database } from '../../db/database.js';
 import type { Mode } from '../../modules/merchants/merchants.table.js';
 import { iso } from '../../shared/clock.js';
 import type { AuthorizationOutcome, Keep, KeepOnce, VerifyOutcome } from '../acquirer.js';
@@ -10,6 +12,28 @@ import { MonextUnavailable } from './monext.client.js';
 import { MONEXT_WIDGET_URLS } from './monext.config.js';
 import { genId, type MonextContext, type WidgetRow } from './monext.context.js';
 import { cardRefOf, readSession, rejectedError, unknownCard, type SessionRead } from './monext.outcomes.js';
+import type { MonextAuthorizationsTable } from './monext.table.js';
+
+// Compiled once (src/db/compiled.ts): every live payment writes its widget session's row, reads it back and records
+// its outcome on it; Kysely's building and compiling of each cost Motu more CPU than the database takes to run them.
+const insertWidgetRow = compiledQuery((db, p: Insertable<MonextAuthorizationsTable>) => db.insertInto('monext_authorizations').values({
+  id: p.id, contract_id: p.contract_id, mode: p.mode, merchant_reference: p.merchant_reference, reference: p.reference, kind: p.kind,
+  amount: p.amount, currency: p.currency, transaction_id: p.transaction_id, wallet_id: p.wallet_id, state: p.state, created_at: p.created_at,
+  updated_at: p.updated_at, redirect_url: p.redirect_url,
+}));
+const widgetRow = compiledQuery((db, p: { contractId: string; token: string; mode: Mode }) => db.selectFrom('monext_authorizations').selectAll()
+  .where('contract_id', '=', p.contractId).where('reference', '=', p.token).where('kind', '=', 'session').where('mode', '=', p.mode));
+const widgetRowOfAnyContract = compiledQuery((db, p: { token: string; mode: Mode }) => db.selectFrom('monext_authorizations').selectAll()
+  .where('reference', '=', p.token).where('kind', '=', 'session').where('mode', '=', p.mode));
+/** keepOutcome's update: a refusal or an authorization to capture later; `capturedAtOnce`: one Monext captured as it authorized. */
+type Outcome = { contractId: string; token: string; transactionId: string; state: string; at: string; card: string; refusalCode: string | null };
+const keepOutcomeRow = compiledQuery((db, p: Outcome) => db.updateTable('monext_authorizations').set({
+  transaction_id: p.transactionId, state: p.state, updated_at: p.at, card: p.card, refusal_code: p.refusalCode,
+}).where('contract_id', '=', p.contractId).where('reference', '=', p.token).where('state', '=', 'created'));
+const keepOutcomeCapturedRow = compiledQuery((db, p: Outcome) => db.updateTable('monext_authorizations').set({
+  transaction_id: p.transactionId, state: p.state, updated_at: p.at, card: p.card, refusal_code: p.refusalCode,
+  captured_amount: sql<number>`amount`, captured_at: p.at,
+}).where('contract_id', '=', p.contractId).where('reference', '=', p.token).where('state', '=', 'created'));
 
 export interface CardEntryInput {
   mode: Mode;
@@ -82,11 +106,11 @@ export async function startCardEntry(ctx: MonextContext, input: CardEntryInput, 
   // slot lost.
   await ctx.db.singleWrite(async (trx) => {
     await along?.(trx);
-    await trx.insertInto('monext_authorizations').values({
+    await insertWidgetRow.run(trx, {
       id: genId('mxa'), contract_id: ctx.contractId, mode: input.mode, merchant_reference: input.merchantReference, reference: sessionId,
       kind: 'session', amount: input.amount, currency: input.currency, transaction_id: verification ? `wallet:${walletId}` : null,
       wallet_id: walletId ?? null, state: 'created', created_at: now, updated_at: now, redirect_url: redirectUrl,
-    }).execute();
+    });
   });
   const override = ctx.clientOptions.widgetUrl?.replace(/\/+$/, '');
   const widget = override
@@ -95,10 +119,13 @@ export async function startCardEntry(ctx: MonextContext, input: CardEntryInput, 
   return { token: sessionId, redirectUrl, scriptUrl: widget.script, styleUrl: widget.style };
 }
 
-export function sessionRow(ctx: MonextContext, mode: Mode, token: string) {
-  return ctx.db.kysely.selectFrom('monext_authorizations').selectAll()
-    .where('contract_id', '=', ctx.contractId).where('reference', '=', token).where('kind', '=', 'session').where('mode', '=', mode)
-    .executeTakeFirst();
+export function sessionRow(ctx: MonextContext, mode: Mode, token: string): Promise<WidgetRow | undefined> {
+  return widgetRow.executeTakeFirst(ctx.db.kysely, { contractId: ctx.contractId, token, mode });
+}
+
+/** A widget session's row, whichever contract made it (the live router finds the contract from it). */
+export function sessionRowOfAnyContract(db: Database, mode: Mode, token: string): Promise<WidgetRow | undefined> {
+  return widgetRowOfAnyContract.executeTakeFirst(db.kysely, { token, mode });
 }
 
 /** A card registration's outcome: the card saved in the session's Monext wallet, or why not. */
@@ -159,12 +186,12 @@ export async function sessionOutcome(ctx: MonextContext, token: string, saveIn: 
  */
 function keepOutcome(ctx: MonextContext, token: string, read: Extract<SessionRead, { kind: 'authorized' | 'refused' }>, at: string): KeepOnce {
   return async (trx) => {
-    const written = await trx.updateTable('monext_authorizations').set({
-      transaction_id: read.transactionId, state: read.kind, updated_at: at, card: JSON.stringify(read.card ?? unknownCard()),
-      refusal_code: read.kind === 'refused' ? read.refusalCode : null,
-      ...(read.kind === 'authorized' && read.captured ? { captured_amount: sql<number>`amount`, captured_at: at } : {}),
-    }).where('contract_id', '=', ctx.contractId).where('reference', '=', token).where('state', '=', 'created').executeTakeFirst();
-    return Number(written.numUpdatedRows) > 0;
+    const update = read.kind === 'authorized' && read.captured ? keepOutcomeCapturedRow : keepOutcomeRow;
+    const written = await update.run(trx, {
+      contractId: ctx.contractId, token, transactionId: read.transactionId, state: read.kind, at, card: JSON.stringify(read.card ?? unknownCard()),
+      refusalCode: read.kind === 'refused' ? read.refusalCode : null,
+    });
+    return written > 0;
   };
 }
 

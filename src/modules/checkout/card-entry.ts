@@ -1,5 +1,6 @@
 // What a live acquirer's widget needs from a Motu session (a payment session or a card registration), and what
 // happens when the widget is done. The acquirer's routes get these as functions (it knows nothing of sessions).
+import { compiledQuery } from '../../db/compiled.js';
 import type { Database } from '../../db/database.js';
 import type { WalletSessionsService } from '../wallet/wallet-sessions.service.js';
 import type { CheckoutService } from './checkout.service.js';
@@ -11,20 +12,23 @@ import type { TokenBudgetRow } from '../sessions/token-budget.js';
 /** A Motu session as the acquirer's widget routes see it (their own type: the acquirer knows nothing of sessions). */
 export type CardEntrySession = MonextSessionInfo;
 
+// The session with its payment and the payment's contract, in one statement (a card registration has no payment);
+// compiled once (src/db/compiled.ts): every live payment reads it to start its widget.
+const sessionWithPayment = compiledQuery((db, p: { sessionId: string }) => db.selectFrom('payment_sessions as s')
+  .leftJoin('payments as p', 'p.id', 's.payment_id').leftJoin('contracts as c', 'c.id', 'p.contract_id')
+  .select([
+    's.kind', 's.status', 's.merchant_id', 's.mode', 's.language_code', 's.email', 's.allow_save_payment_method', 's.expires_at',
+    's.tokens_issued', 's.test_clock_id', 's.card_attempts', 'p.id as payment_id', 'p.amount', 'p.currency', 'p.contract_id',
+    'p.email as payment_email', 'p.status as payment_status', 'c.statement_label',
+  ])
+  .where('s.id', '=', p.sessionId));
+
 /**
  * The open session a widget may be started for; null when it is unknown or no longer takes a card. `finished`: also a
  * session that is over (Monext's return or notification of a widget finished late: its authorization is given back).
  */
 export async function cardEntrySession(db: Database, sessionId: string, finished = false): Promise<CardEntrySession | null> {
-  // The session with its payment and the payment's contract, in one statement (a card registration has no payment).
-  const s = await db.kysely.selectFrom('payment_sessions as s')
-    .leftJoin('payments as p', 'p.id', 's.payment_id').leftJoin('contracts as c', 'c.id', 'p.contract_id')
-    .select([
-      's.kind', 's.status', 's.merchant_id', 's.mode', 's.language_code', 's.email', 's.allow_save_payment_method', 's.expires_at',
-      's.tokens_issued', 's.test_clock_id', 's.card_attempts', 'p.id as payment_id', 'p.amount', 'p.currency', 'p.contract_id',
-      'p.email as payment_email', 'p.status as payment_status', 'c.statement_label',
-    ])
-    .where('s.id', '=', sessionId).executeTakeFirst();
+  const s = await sessionWithPayment.executeTakeFirst(db.kysely, { sessionId });
   if (!s || (s.status !== 'open' && !finished)) return null;
   if (s.kind === 'payment') {
     if (!s.payment_id || !s.contract_id || s.amount === null || s.currency === null) return null;

@@ -64,6 +64,9 @@ const paymentById = compiledQuery((db, p: { id: string }) => db.selectFrom('paym
 const takeCardAttempt = compiledQuery((db, p: { id: string; maxCardAttempts: number }) => db.updateTable('payment_sessions')
   .set((eb) => ({ card_attempts: eb('card_attempts', '+', 1) }))
   .where('id', '=', p.id).where('status', '=', 'open').where('card_attempts', '<', p.maxCardAttempts));
+/** A widget's attempt, spent with its outcome (live payments: every one). */
+const spendAttempt = compiledQuery((db, p: { id: string }) => db.updateTable('payment_sessions')
+  .set((eb) => ({ card_attempts: eb('card_attempts', '+', 1) })).where('id', '=', p.id));
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export class CheckoutService {
@@ -326,7 +329,7 @@ export class CheckoutService {
     const { session } = ctx;
     const reload = (trx: Trx) => trx.selectFrom('payments').selectAll().where('id', '=', ctx.payment.id).executeTakeFirstOrThrow();
     const spend = async (trx: Trx) => {
-      if (spendCardAttempt) await trx.updateTable('payment_sessions').set((eb) => ({ card_attempts: eb('card_attempts', '+', 1) })).where('id', '=', session.id).execute();
+      if (spendCardAttempt) await spendAttempt.run(trx, { id: session.id });
     };
 
     if (outcome.status === 'refused') {
