@@ -49,7 +49,7 @@ import * as m0048 from './migrations/0048_agencies.js';
 import * as m0050 from './migrations/0050_running_balances.js';
 import * as m0051 from './migrations/0051_agency_client_onboarding.js';
 import * as m0052 from './migrations/0052_capture_volume.js';
-import * as m0053 from './migrations/0053_drop_payments_captured.js';
+import * as m0053 from './migrations/0053_payment_statements.js';
 import * as m0056 from './migrations/0056_platform_links_reference.js';
 
 const MIGRATIONS: Record<string, Migration> = {
@@ -101,7 +101,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0050_running_balances': m0050,
   '0051_agency_client_onboarding': m0051,
   '0052_capture_volume': m0052,
-  '0053_drop_payments_captured': m0053,
+  '0053_payment_statements': m0053,
   '0056_platform_links_reference': m0056,
 };
 

@@ -1,12 +1,12 @@
 // Rows that nearly every request reads and that almost never change (API keys, a merchant's stores and contracts, a
-// platform's links to its sellers), kept in the process while Database.referenceStamp stays the same: any write naming
-// their tables by this process, any rollback of one, and any commit by another process (SQLite: PRAGMA data_version;
-// PostgreSQL: NOTIFY motu_reference) changes the stamp and empties the cache. While the stamp is unknown (PostgreSQL
-// before its listener is connected, or after it was lost) every call loads.
+// platform's links to its sellers, the agencies' mandates), kept in the process while Database.referenceStamp stays the
+// same: any write naming their tables by this process, any rollback of one, and any commit by another process (SQLite:
+// PRAGMA data_version; PostgreSQL: NOTIFY motu_reference) changes the stamp and empties the cache. While the stamp is
+// unknown (PostgreSQL before its listener is connected, or after it was lost) every call loads.
 import type { Database } from './adapter.js';
 
 /** The tables whose rows may be cached in the process (Database.referenceStamp tells when they may have changed). */
-export const REFERENCE_TABLES = /\b(merchants|stores|contracts|api_keys|platform_links)\b/i;
+export const REFERENCE_TABLES = /\b(merchants|stores|contracts|api_keys|platform_links|agency_mandates)\b/i;
 
 export class ReferenceCache {
   private readonly entries = new Map<string, unknown>();

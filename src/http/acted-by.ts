@@ -4,7 +4,8 @@
 // Before the idempotency hook's onSend, so that a replayed answer shows it too.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../db/database.js';
-import { createdByAgency, recordCreatedByAgency } from '../modules/agencies/acted-by.js';
+import { ReferenceCache } from '../db/reference-cache.js';
+import { createdByAgency, hadAgency, recordCreatedByAgency } from '../modules/agencies/acted-by.js';
 import type { Clock } from '../shared/clock.js';
 import { routeKey } from './agency-scopes.js';
 
@@ -24,11 +25,15 @@ function idsOf(object: Json): string[] {
 }
 
 export function registerActedBy(scope: FastifyInstance, db: Database, clock: Clock): void {
+  const reference = new ReferenceCache(db);
   scope.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     const principal = request.merchant;
     if (!principal || reply.statusCode >= 300 || typeof payload !== 'string' || !payload.startsWith('{')) return payload;
     const route = routeKey(request.method, request.routeOptions.url ?? '');
     if (!READS.test(route)) return payload;
+    // An account that never gave an agency a mandate has nothing an agency created: its answers are sent as they are.
+    const acting = principal.actingFor?.kind === 'agency';
+    if (!acting && !(await hadAgency(db, reference, principal))) return payload;
     let body: Json;
     try {
       body = JSON.parse(payload) as Json;
@@ -38,7 +43,7 @@ export function registerActedBy(scope: FastifyInstance, db: Database, clock: Clo
     const objects = Array.isArray(body.data) ? (body.data as Json[]).filter((o) => o && typeof o === 'object') : [body];
     const ids = objects.flatMap(idsOf);
     if (ids.length === 0) return payload;
-    if (principal.actingFor?.kind === 'agency' && CREATIONS.has(route)) {
+    if (acting && CREATIONS.has(route)) {
       await recordCreatedByAgency(db, principal, principal.actingFor.id, idsOf(body), clock.now());
     }
     const agencies = await createdByAgency(db, principal, ids);

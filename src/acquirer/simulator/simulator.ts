@@ -56,6 +56,12 @@ const spendUnusedTokenCard = compiledQuery((db, p: { id: string; mode: Mode; now
 const captureAuthorization = compiledQuery((db, p: { id: string; mode: Mode; amount: number; now: string }) => db.updateTable('acquirer_authorizations')
   .set({ status: 'captured', captured_amount: p.amount, captured_at: p.now, updated_at: p.now })
   .where('id', '=', p.id).where('mode', '=', p.mode).where('status', '=', 'authorized').where('amount', '>=', p.amount));
+const authorizationsWithCards = compiledQuery((db, p: { merchantReference: string; mode: Mode }) => db
+  .selectFrom('acquirer_authorizations as a').innerJoin('acquirer_cards as c', 'c.id', 'a.card_id')
+  .selectAll('a')
+  .select(['c.brand as card_brand', 'c.network as card_network', 'c.networks as card_networks', 'c.last4 as card_last4',
+    'c.exp_month as card_exp_month', 'c.exp_year as card_exp_year', 'c.fingerprint as card_fingerprint'])
+  .where('a.merchant_reference', '=', p.merchantReference).where('a.mode', '=', p.mode).orderBy('a.created_at').orderBy('a.id'));
 const authorizationsOf = compiledQuery((db, p: { merchantReference: string; mode: Mode }) => db.selectFrom('acquirer_authorizations').selectAll()
   .where('merchant_reference', '=', p.merchantReference).where('mode', '=', p.mode).orderBy('created_at').orderBy('id'));
 
@@ -358,11 +364,7 @@ export class SimulatorAcquirer implements Acquirer {
 
   async listAuthorizations(mode: Mode, merchantReference: string): Promise<AuthorizationView[]> {
     // Each with its card, in one statement (a payment's detail reads them on every answer about it).
-    const rows = await this.db.kysely.selectFrom('acquirer_authorizations as a').innerJoin('acquirer_cards as c', 'c.id', 'a.card_id')
-      .selectAll('a')
-      .select(['c.brand as card_brand', 'c.network as card_network', 'c.networks as card_networks', 'c.last4 as card_last4',
-        'c.exp_month as card_exp_month', 'c.exp_year as card_exp_year', 'c.fingerprint as card_fingerprint'])
-      .where('a.merchant_reference', '=', merchantReference).where('a.mode', '=', mode).orderBy('a.created_at').orderBy('a.id').execute();
+    const rows = await authorizationsWithCards.execute(this.db.kysely, { merchantReference, mode });
     return rows.map(({ card_brand, card_network, card_networks, card_last4, card_exp_month, card_exp_year, card_fingerprint, ...row }) => viewOf(row, {
       brand: card_brand, network: card_network, networks: card_networks, last4: card_last4, exp_month: card_exp_month,
       exp_year: card_exp_year, fingerprint: card_fingerprint,

@@ -3,6 +3,7 @@
 // subscriptions and invoices its agency made.
 import { compiledQuery } from '../../db/compiled.js';
 import type { Database } from '../../db/database.js';
+import type { ReferenceCache } from '../../db/reference-cache.js';
 import type { Mode } from '../merchants/merchants.table.js';
 import type { Owner } from '../merchants/principal.js';
 
@@ -10,6 +11,18 @@ export async function recordCreatedByAgency(db: Database, owner: Owner, agencyId
   if (objectIds.length === 0) return;
   const rows = [...new Set(objectIds)].map((id) => ({ object_id: id, merchant_id: owner.merchantId, mode: owner.mode, agency_id: agencyId, created_at: at.toISOString() }));
   await db.kysely.insertInto('agency_created_objects').values(rows).onConflict((oc) => oc.column('object_id').doNothing()).execute();
+}
+
+const anyMandate = compiledQuery((db, p: { merchantId: string; mode: Mode }) => db.selectFrom('agency_mandates')
+  .select('id').where('merchant_id', '=', p.merchantId).where('mode', '=', p.mode).limit(1));
+
+/**
+ * Whether the owner's account ever gave an agency a mandate (a mandate is revoked, never deleted): without one, no
+ * agency created anything on it. Mandates are reference rows: `reference` keeps the answer until one is written.
+ */
+export function hadAgency(db: Database, reference: ReferenceCache, owner: Owner): Promise<boolean> {
+  return reference.get(`had-agency:${owner.merchantId}:${owner.mode}`,
+    async () => (await anyMandate.executeTakeFirst(db.kysely, { merchantId: owner.merchantId, mode: owner.mode })) !== undefined);
 }
 
 // One object's (every answer about a single payment, session or refund), compiled once (src/db/compiled.ts).

@@ -7,7 +7,7 @@ import type { Insertable, Kysely } from 'kysely';
 import type { Database } from '../../db/database.js';
 import type { DB } from '../../db/schema.js';
 import { ReferenceCache } from '../../db/reference-cache.js';
-import { compiledInsertPair } from '../../db/compiled.js';
+import { compiledInsertPair, compiledQuery } from '../../db/compiled.js';
 import type { Owner } from '../merchants/principal.js';
 import { addSeconds, type Clock } from '../../shared/clock.js';
 import { AppError, notFound, validationError, type FieldError } from '../../shared/errors.js';
@@ -15,7 +15,7 @@ import { idForKeyUse, idFromKey, keyUseParts, newId, newPaymentReference } from 
 import { toEurCents } from '../../shared/money.js';
 import type { CustomerRow } from '../customers/customers.table.js';
 import { timeOn } from '../test-clocks/clock-time.js';
-import type { Contract, Store } from '../merchants/merchants.table.js';
+import type { Contract, Mode, Store } from '../merchants/merchants.table.js';
 import { checkOrderAmount, orderFieldProblems, taxOnTop } from './order.js';
 import type { PaymentRow, PaymentSessionsTable } from '../payments/payments.table.js';
 import { checkoutUrl, sessionView, storeRef } from '../payments/payments.views.js';
@@ -26,6 +26,12 @@ import { ownedBy } from '../merchants/scope.js';
 
 
 const insertPaymentAndSession = compiledInsertPair('payments', 'payment_sessions');
+// The customer a session names, by each of its keys, compiled once (src/db/compiled.ts): most sessions give an email.
+type Owned = { merchantId: string; mode: Mode };
+const ownedCustomers = (db: Kysely<DB>, p: Owned) => db.selectFrom('customers').selectAll().where('merchant_id', '=', p.merchantId).where('mode', '=', p.mode);
+const customerById = compiledQuery((db, p: Owned & { id: string }) => ownedCustomers(db, p).where('id', '=', p.id));
+const customerByEmail = compiledQuery((db, p: Owned & { emailKey: string }) => ownedCustomers(db, p).where('email_key', '=', p.emailKey));
+const customerByExternalId = compiledQuery((db, p: Owned & { externalId: string }) => ownedCustomers(db, p).where('external_id', '=', p.externalId));
 
 
 function storeError(code: 'UNKNOWN_STORE' | 'STORE_INACTIVE' | 'STORE_KIND_MISMATCH' | 'STORE_CONTRACT_INACTIVE' | 'STORE_CONTRACT_CONFLICT' | 'STORE_KEY_MISMATCH', message: string, field: string, extra: Record<string, unknown> = {}): AppError {
@@ -348,21 +354,21 @@ export class PaymentSessionsService {
    * Two identifiers that designate two different customers are a 400 on the later field.
    */
   private async identifyCustomer(q: Kysely<DB>, owner: Owner, input: SessionInput, fields: FieldError[]): Promise<CustomerRow | undefined> {
-    const base = () => q.selectFrom('customers').selectAll().where(ownedBy(owner));
+    const owned = { merchantId: owner.merchantId, mode: owner.mode };
     const found: Array<[string, CustomerRow]> = [];
     if (input.customerId !== undefined) {
-      const byId = await base().where('id', '=', input.customerId).executeTakeFirst();
+      const byId = await customerById.executeTakeFirst(q, { ...owned, id: input.customerId });
       if (!byId) {
         throw new AppError('NOT_FOUND', `No customer with id ${input.customerId}`, { field: 'customerId', id: input.customerId });
       }
       found.push(['customerId', byId]);
     }
     if (input.email !== undefined) {
-      const byEmail = await base().where('email_key', '=', input.email.toLowerCase()).executeTakeFirst();
+      const byEmail = await customerByEmail.executeTakeFirst(q, { ...owned, emailKey: input.email.toLowerCase() });
       if (byEmail) found.push(['email', byEmail]);
     }
     if (input.externalId !== undefined) {
-      const byExternal = await base().where('external_id', '=', input.externalId).executeTakeFirst();
+      const byExternal = await customerByExternalId.executeTakeFirst(q, { ...owned, externalId: input.externalId });
       if (byExternal) found.push(['externalId', byExternal]);
     }
     const [first] = found;
