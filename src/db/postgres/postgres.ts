@@ -1,7 +1,7 @@
 // The PostgreSQL adapter: a pool whose connections keep the hot statements prepared, hooks that run after a commit
 // (NOTIFY outside the transaction), and the reference stamp that lets the few reference rows be cached.
 import pg from 'pg';
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { CompiledQuery, Kysely, PostgresDialect, PostgresDriver, sql, type DatabaseConnection, type Driver, type PostgresDialectConfig } from 'kysely';
 import type { DB } from '../schema.js';
 import type { Database, Trx } from '../adapter.js';
 import { REFERENCE_TABLES } from '../reference-cache.js';
@@ -27,6 +27,60 @@ export function afterCommit(trx: Trx, hook: (kysely: Kysely<DB>) => void): boole
   if (!hooks) return false;
   hooks.push(hook);
   return true;
+}
+
+/** The channels to notify with the COMMIT of the transaction open on a connection (notifyWithCommit). */
+const commitNotifies = new WeakMap<DatabaseConnection, Set<string>>();
+const CHANNEL = /^[a-z_][a-z0-9_]*$/;
+
+/**
+ * Notifies `channel` in the same message as `trx`'s COMMIT (`commit; select pg_notify(…)`): after the commit and outside
+ * the transaction, as a NOTIFY must be sent (a NOTIFY inside a transaction holds a database-wide lock through its
+ * commit, WAL flush included), without a round trip of its own. Not sent if the transaction rolls back. False where
+ * the transaction was not opened by `Database.transaction` (the caller notifies inside it).
+ */
+export async function notifyWithCommit(trx: Trx, channel: string): Promise<boolean> {
+  if (!afterCommitHooks.has(trx) || !CHANNEL.test(channel)) return false;
+  const connection = await trx.getExecutor().provideConnection(async (c) => c);
+  let channels = commitNotifies.get(connection);
+  if (!channels) commitNotifies.set(connection, (channels = new Set()));
+  channels.add(channel);
+  return true;
+}
+
+/** "too many notifications in the NOTIFY queue": raised by the notification sent after a COMMIT that succeeded. */
+const NOTIFY_QUEUE_FULL = '54000';
+
+/** Kysely's PostgreSQL driver, whose COMMIT carries the transaction's notifications (notifyWithCommit). */
+class NotifyingDriver extends PostgresDriver {
+  override async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    const channels = commitNotifies.get(connection);
+    if (!channels) return super.commitTransaction(connection);
+    commitNotifies.delete(connection);
+    const notify = [...channels].map((channel) => `pg_notify('${channel}', '')`).join(', ');
+    try {
+      // Two statements, one message (the simple protocol): the second runs once the first has committed.
+      await connection.executeQuery(CompiledQuery.raw(`commit; select ${notify}`));
+    } catch (error) {
+      // The one error a COMMIT of ours cannot raise: the listeners' poll covers the lost wake-up.
+      if ((error as { code?: unknown }).code !== NOTIFY_QUEUE_FULL) throw error;
+    }
+  }
+
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    commitNotifies.delete(connection);
+    return super.rollbackTransaction(connection);
+  }
+}
+
+class NotifyingDialect extends PostgresDialect {
+  constructor(private readonly settings: PostgresDialectConfig) {
+    super(settings);
+  }
+
+  override createDriver(): Driver {
+    return new NotifyingDriver(this.settings);
+  }
 }
 
 /**
@@ -87,7 +141,7 @@ function pooled(connectionString: string, max: number, shared: Shared, owner: bo
     stamp.track(client);
     keepPreparedOn(client, prepared);
   });
-  const kysely = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  const kysely = new Kysely<DB>({ dialect: new NotifyingDialect({ pool }) });
   const database: Database = {
     kysely,
     dialect: 'postgres',
