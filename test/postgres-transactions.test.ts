@@ -1,5 +1,6 @@
-// PostgreSQL's transactions (src/db/postgres/postgres.ts): a notification sent with the COMMIT reaches another
-// connection's LISTEN once the rows are committed, never for a rollback; concurrent transactions of a process hold
+// PostgreSQL's transactions (src/db/postgres/postgres.ts): the BEGIN sent with the first statement makes that
+// statement part of the transaction; a notification sent with the COMMIT reaches another connection's LISTEN once the
+// rows are committed, never for a rollback; concurrent transactions of a process hold
 // distinct indexes, which is what keeps concurrent captures of one merchant off each other's running-balance row.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -27,6 +28,32 @@ describe('transactions [postgres]', { skip: !process.env.DATABASE_URL && 'needs 
   });
 
   const count = async () => Number((await sql<{ n: number }>`select count(*) as n from settings where name like 'tx-%'`.execute(database.db.kysely)).rows[0]!.n);
+
+  it('the first statement, sent with the BEGIN, rolls back with the transaction, on a connection that prepared it or not', async () => {
+    const one = database.db.withPool(1);
+    try {
+      for (let i = 0; i < 4; i++) { // the insert's text is kept prepared from its third run (PreparedTexts)
+        await assert.rejects(one.transaction(async (trx) => {
+          await trx.insertInto('settings').values({ name: `tx-undone-${i}`, value: 'x' }).execute();
+          throw new Error('undo');
+        }), /undo/);
+        await assert.rejects(one.transaction(async (trx) => {
+          await trx.insertInto('settings').values({ name: `tx-undone-${i}`, value: 'x' }).execute();
+          await trx.insertInto('settings').values({ name: `tx-undone-${i}`, value: 'twice' }).execute(); // duplicate key
+        }));
+      }
+      const left = await one.kysely.selectFrom('settings').select('name').where('name', 'like', 'tx-undone-%').execute();
+      assert.deepEqual(left, []);
+      await one.transaction(async (trx) => {
+        await trx.insertInto('settings').values({ name: 'tx-kept', value: 'x' }).execute();
+      });
+      const kept = await one.kysely.selectFrom('settings').select('name').where('name', '=', 'tx-kept').execute();
+      assert.equal(kept.length, 1);
+      await one.kysely.deleteFrom('settings').where('name', '=', 'tx-kept').execute();
+    } finally {
+      await one.close();
+    }
+  });
 
   it('a notification sent with the COMMIT arrives once the rows it announces are visible, and local listeners run after it', async () => {
     heard.length = 0;

@@ -138,6 +138,7 @@ function pooled(connectionString: string, max: number, shared: Shared, owner: bo
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
   pool.on('connect', (client) => {
+    beginWithFirstStatement(client);
     stamp.track(client);
     keepPreparedOn(client, prepared);
   });
@@ -232,6 +233,60 @@ class PreparedTexts {
     this.names.delete(text);
     this.refused.add(text);
   }
+}
+
+/** What a BEGIN, or a COMMIT or ROLLBACK of a transaction that sent nothing, answers without being sent. */
+const NOTHING_SENT = { command: null, rowCount: null, rows: [] };
+
+interface Wire {
+  parse(message: { text: string }): void;
+  bind(message: object): void;
+  execute(message: object): void;
+  parsedStatements: Record<string, string>;
+}
+const sendStatement = (pg.Query.prototype as unknown as { prepare(connection: Wire): void }).prepare;
+
+/**
+ * Kysely's `begin` is not sent alone, a round trip of its own (two per payment): it goes in the same message as the
+ * transaction's first statement, as Parse, Bind, Execute of BEGIN before that statement's own, with one Sync for both
+ * (the extended protocol runs them in order; an error in the statement leaves the transaction aborted, as it would
+ * have). Only a statement with parameters, named and already parsed on the connection or unnamed (a named statement's
+ * first Parse stays alone: pg records it as parsed on the first ParseComplete it sees); otherwise BEGIN is sent
+ * first, as before. A transaction that sends nothing before its COMMIT or ROLLBACK sends nothing at all.
+ */
+function beginWithFirstStatement(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+  const wire = (client as unknown as { connection: Wire }).connection;
+  let pending = false;
+  (client as { query: unknown }).query = (...args: unknown[]) => {
+    const [config, values] = args;
+    if (!pending) {
+      if (config !== 'begin' || args.length !== 2 || !Array.isArray(values) || values.length !== 0) return query(...args);
+      pending = true;
+      return Promise.resolve(NOTHING_SENT);
+    }
+    pending = false;
+    if ((config === 'commit' || config === 'rollback') && args.length === 2) return Promise.resolve(NOTHING_SENT);
+    const statement = typeof config === 'string' && args.length === 2 && Array.isArray(values) ? { text: config, values }
+      : args.length === 1 && typeof config === 'object' && config !== null && !('submit' in config) ? config as { text?: unknown; values?: unknown; name?: string }
+        : undefined;
+    const mergeable = statement !== undefined && typeof statement.text === 'string' && Array.isArray(statement.values) && statement.values.length > 0
+      && (statement.name === undefined || wire.parsedStatements[statement.name] !== undefined);
+    if (!mergeable) return query('begin').then(() => query(...args));
+    return new Promise((resolve, reject) => {
+      const both = new pg.Query(statement as pg.QueryConfig, undefined, (error: Error | undefined, results: unknown) => {
+        if (error) reject(error);
+        else resolve(Array.isArray(results) ? results[results.length - 1] : results); // BEGIN's result, then the statement's
+      });
+      (both as unknown as { prepare(connection: Wire): void }).prepare = function (this: unknown, connection: Wire) {
+        connection.parse({ text: 'begin' });
+        connection.bind({});
+        connection.execute({});
+        sendStatement.call(this, connection);
+      };
+      void query(both);
+    });
+  };
 }
 
 /**
