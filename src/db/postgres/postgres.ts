@@ -1,7 +1,7 @@
 // The PostgreSQL adapter: a pool whose connections keep the hot statements prepared, hooks that run after a commit
 // (NOTIFY outside the transaction), and the reference stamp that lets the few reference rows be cached.
 import pg from 'pg';
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { CompiledQuery, Kysely, PostgresDialect, PostgresDriver, sql, type DatabaseConnection, type Driver, type PostgresDialectConfig } from 'kysely';
 import type { DB } from '../schema.js';
 import type { Database, Trx } from '../adapter.js';
 import { REFERENCE_TABLES } from '../reference-cache.js';
@@ -27,6 +27,60 @@ export function afterCommit(trx: Trx, hook: (kysely: Kysely<DB>) => void): boole
   if (!hooks) return false;
   hooks.push(hook);
   return true;
+}
+
+/** The channels to notify with the COMMIT of the transaction open on a connection (notifyWithCommit). */
+const commitNotifies = new WeakMap<DatabaseConnection, Set<string>>();
+const CHANNEL = /^[a-z_][a-z0-9_]*$/;
+
+/**
+ * Notifies `channel` in the same message as `trx`'s COMMIT (`commit; select pg_notify(…)`): after the commit and outside
+ * the transaction, as a NOTIFY must be sent (a NOTIFY inside a transaction holds a database-wide lock through its
+ * commit, WAL flush included), without a round trip of its own. Not sent if the transaction rolls back. False where
+ * the transaction was not opened by `Database.transaction` (the caller notifies inside it).
+ */
+export async function notifyWithCommit(trx: Trx, channel: string): Promise<boolean> {
+  if (!afterCommitHooks.has(trx) || !CHANNEL.test(channel)) return false;
+  const connection = await trx.getExecutor().provideConnection(async (c) => c);
+  let channels = commitNotifies.get(connection);
+  if (!channels) commitNotifies.set(connection, (channels = new Set()));
+  channels.add(channel);
+  return true;
+}
+
+/** "too many notifications in the NOTIFY queue": raised by the notification sent after a COMMIT that succeeded. */
+const NOTIFY_QUEUE_FULL = '54000';
+
+/** Kysely's PostgreSQL driver, whose COMMIT carries the transaction's notifications (notifyWithCommit). */
+class NotifyingDriver extends PostgresDriver {
+  override async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    const channels = commitNotifies.get(connection);
+    if (!channels) return super.commitTransaction(connection);
+    commitNotifies.delete(connection);
+    const notify = [...channels].map((channel) => `pg_notify('${channel}', '')`).join(', ');
+    try {
+      // Two statements, one message (the simple protocol): the second runs once the first has committed.
+      await connection.executeQuery(CompiledQuery.raw(`commit; select ${notify}`));
+    } catch (error) {
+      // The one error a COMMIT of ours cannot raise: the listeners' poll covers the lost wake-up.
+      if ((error as { code?: unknown }).code !== NOTIFY_QUEUE_FULL) throw error;
+    }
+  }
+
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    commitNotifies.delete(connection);
+    return super.rollbackTransaction(connection);
+  }
+}
+
+class NotifyingDialect extends PostgresDialect {
+  constructor(private readonly settings: PostgresDialectConfig) {
+    super(settings);
+  }
+
+  override createDriver(): Driver {
+    return new NotifyingDriver(this.settings);
+  }
 }
 
 /**
@@ -84,10 +138,11 @@ function pooled(connectionString: string, max: number, shared: Shared, owner: bo
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
   pool.on('connect', (client) => {
+    beginWithFirstStatement(client);
     stamp.track(client);
     keepPreparedOn(client, prepared);
   });
-  const kysely = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  const kysely = new Kysely<DB>({ dialect: new NotifyingDialect({ pool }) });
   const database: Database = {
     kysely,
     dialect: 'postgres',
@@ -178,6 +233,60 @@ class PreparedTexts {
     this.names.delete(text);
     this.refused.add(text);
   }
+}
+
+/** What a BEGIN, or a COMMIT or ROLLBACK of a transaction that sent nothing, answers without being sent. */
+const NOTHING_SENT = { command: null, rowCount: null, rows: [] };
+
+interface Wire {
+  parse(message: { text: string }): void;
+  bind(message: object): void;
+  execute(message: object): void;
+  parsedStatements: Record<string, string>;
+}
+const sendStatement = (pg.Query.prototype as unknown as { prepare(connection: Wire): void }).prepare;
+
+/**
+ * Kysely's `begin` is not sent alone, a round trip of its own (two per payment): it goes in the same message as the
+ * transaction's first statement, as Parse, Bind, Execute of BEGIN before that statement's own, with one Sync for both
+ * (the extended protocol runs them in order; an error in the statement leaves the transaction aborted, as it would
+ * have). Only a statement with parameters, named and already parsed on the connection or unnamed (a named statement's
+ * first Parse stays alone: pg records it as parsed on the first ParseComplete it sees); otherwise BEGIN is sent
+ * first, as before. A transaction that sends nothing before its COMMIT or ROLLBACK sends nothing at all.
+ */
+function beginWithFirstStatement(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+  const wire = (client as unknown as { connection: Wire }).connection;
+  let pending = false;
+  (client as { query: unknown }).query = (...args: unknown[]) => {
+    const [config, values] = args;
+    if (!pending) {
+      if (config !== 'begin' || args.length !== 2 || !Array.isArray(values) || values.length !== 0) return query(...args);
+      pending = true;
+      return Promise.resolve(NOTHING_SENT);
+    }
+    pending = false;
+    if ((config === 'commit' || config === 'rollback') && args.length === 2) return Promise.resolve(NOTHING_SENT);
+    const statement = typeof config === 'string' && args.length === 2 && Array.isArray(values) ? { text: config, values }
+      : args.length === 1 && typeof config === 'object' && config !== null && !('submit' in config) ? config as { text?: unknown; values?: unknown; name?: string }
+        : undefined;
+    const mergeable = statement !== undefined && typeof statement.text === 'string' && Array.isArray(statement.values) && statement.values.length > 0
+      && (statement.name === undefined || wire.parsedStatements[statement.name] !== undefined);
+    if (!mergeable) return query('begin').then(() => query(...args));
+    return new Promise((resolve, reject) => {
+      const both = new pg.Query(statement as pg.QueryConfig, undefined, (error: Error | undefined, results: unknown) => {
+        if (error) reject(error);
+        else resolve(Array.isArray(results) ? results[results.length - 1] : results); // BEGIN's result, then the statement's
+      });
+      (both as unknown as { prepare(connection: Wire): void }).prepare = function (this: unknown, connection: Wire) {
+        connection.parse({ text: 'begin' });
+        connection.bind({});
+        connection.execute({});
+        sendStatement.call(this, connection);
+      };
+      void query(both);
+    });
+  };
 }
 
 /**

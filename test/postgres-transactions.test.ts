@@ -1,0 +1,107 @@
+// PostgreSQL's transactions (src/db/postgres/postgres.ts): the BEGIN sent with the first statement makes that
+// statement part of the transaction; a notification sent with the COMMIT reaches another connection's LISTEN once the
+// rows are committed, never for a rollback; concurrent transactions of a process hold
+// distinct indexes, which is what keeps concurrent captures of one merchant off each other's running-balance row.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
+import { sql } from 'kysely';
+import { notifyAfterCommit } from '../src/db/notify.js';
+import { transactionIndex } from '../src/db/postgres/postgres.js';
+import { freshDatabase, type TestDatabase } from './support/harness.js';
+import { eventually, sleep } from './support/wait.js';
+
+describe('transactions [postgres]', { skip: !process.env.DATABASE_URL && 'needs DATABASE_URL' }, () => {
+  let database: TestDatabase;
+  let listener: pg.Client;
+  const heard: string[] = [];
+  before(async () => {
+    database = await freshDatabase('postgres');
+    listener = new pg.Client({ connectionString: database.databaseUrl });
+    await listener.connect();
+    listener.on('notification', (n) => heard.push(n.channel));
+    await listener.query('listen motu_test_channel');
+  });
+  after(async () => {
+    await listener?.end();
+    await database?.drop();
+  });
+
+  const count = async () => Number((await sql<{ n: number }>`select count(*) as n from settings where name like 'tx-%'`.execute(database.db.kysely)).rows[0]!.n);
+
+  it('the first statement, sent with the BEGIN, rolls back with the transaction, on a connection that prepared it or not', async () => {
+    const one = database.db.withPool(1);
+    try {
+      for (let i = 0; i < 4; i++) { // the insert's text is kept prepared from its third run (PreparedTexts)
+        await assert.rejects(one.transaction(async (trx) => {
+          await trx.insertInto('settings').values({ name: `tx-undone-${i}`, value: 'x' }).execute();
+          throw new Error('undo');
+        }), /undo/);
+        await assert.rejects(one.transaction(async (trx) => {
+          await trx.insertInto('settings').values({ name: `tx-undone-${i}`, value: 'x' }).execute();
+          await trx.insertInto('settings').values({ name: `tx-undone-${i}`, value: 'twice' }).execute(); // duplicate key
+        }));
+      }
+      const left = await one.kysely.selectFrom('settings').select('name').where('name', 'like', 'tx-undone-%').execute();
+      assert.deepEqual(left, []);
+      await one.transaction(async (trx) => {
+        await trx.insertInto('settings').values({ name: 'tx-kept', value: 'x' }).execute();
+      });
+      const kept = await one.kysely.selectFrom('settings').select('name').where('name', '=', 'tx-kept').execute();
+      assert.equal(kept.length, 1);
+      await one.kysely.deleteFrom('settings').where('name', '=', 'tx-kept').execute();
+    } finally {
+      await one.close();
+    }
+  });
+
+  it('a notification sent with the COMMIT arrives once the rows it announces are visible, and local listeners run after it', async () => {
+    heard.length = 0;
+    let rowsWhenLocal = -1;
+    await database.db.transaction(async (trx) => {
+      await trx.insertInto('settings').values({ name: 'tx-1', value: 'one' }).execute();
+      await notifyAfterCommit(trx, 'motu_test_channel', () => void count().then((n) => { rowsWhenLocal = n; }));
+      await sleep(100);
+      assert.deepEqual(heard, [], 'nothing heard before the commit');
+    });
+    await eventually('the notification is heard', () => heard.length === 1, 5000, 10);
+    assert.equal(await count(), 1);
+    await eventually('the local listener ran', () => rowsWhenLocal === 1, 5000, 10);
+  });
+
+  it('a transaction that rolls back notifies no one and leaves no notification for the next one on its connection', async () => {
+    heard.length = 0;
+    const one = database.db.withPool(1);
+    try {
+      await assert.rejects(one.transaction(async (trx) => {
+        await trx.insertInto('settings').values({ name: 'tx-2', value: 'two' }).execute();
+        await notifyAfterCommit(trx, 'motu_test_channel', () => {});
+        throw new Error('changed my mind');
+      }), /changed my mind/);
+      await one.transaction(async (trx) => {
+        await trx.insertInto('settings').values({ name: 'tx-3', value: 'three' }).execute();
+      });
+      await sleep(300);
+      assert.deepEqual(heard, []);
+      assert.equal(await count(), 2); // tx-1 and tx-3
+    } finally {
+      await one.close();
+    }
+  });
+
+  it('concurrent transactions hold distinct indexes, and an index is free again once its transaction has ended', async () => {
+    const seen: number[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => { release = resolve; });
+    const open = Array.from({ length: 4 }, () => database.db.transaction(async (trx) => {
+      seen.push(transactionIndex(trx)!);
+      await held;
+    }));
+    await eventually('four transactions open', () => seen.length === 4, 5000, 10);
+    release();
+    await Promise.all(open);
+    assert.deepEqual([...seen].sort(), [0, 1, 2, 3]);
+    const next = await database.db.transaction(async (trx) => transactionIndex(trx));
+    assert.equal(next, 0);
+  });
+});
