@@ -54,12 +54,6 @@ export interface PostInput {
   at: Date;
 }
 
-async function lines(trx: Trx, postingId: string, owner: Owner, currency: string, moves: Array<[Account, number]>): Promise<void> {
-  await trx.insertInto('ledger_lines').values(moves.map(([account, amount]) => ({
-    posting_id: postingId, merchant_id: owner.merchantId, mode: owner.mode, store_id: owner.storeId ?? null, currency, account, amount,
-  }))).execute();
-}
-
 // `post`'s statements, compiled once (src/db/compiled.ts): every capture posts twice.
 const insertTransaction = compiledQuery((db, p: BalanceTransactionRow) => db.insertInto('balance_transactions').values({
   id: p.id, merchant_id: p.merchant_id, mode: p.mode, store_id: p.store_id, type: p.type, amount: p.amount, currency: p.currency,
@@ -110,25 +104,33 @@ export async function postMany(trx: Trx, inputs: readonly PostInput[]): Promise<
       const base = [postingIds[i], input.owner.merchantId, input.owner.mode, input.owner.storeId ?? null, input.currency];
       return [[...base, input.pending ? 'merchant_pending' : 'merchant_available', input.amount], [...base, COUNTERPARTY[input.type], -input.amount]];
     }),
-    ledger_balances: balanceRows(trx, inputs),
+    ledger_balances: balanceRows(trx, inputs.map((input) => ({ owner: input.owner, currency: input.currency, [input.pending ? 'pending' : 'available']: input.amount }))),
   };
   await writeLedger(trx, rowsOf);
   return rows;
 }
 
+/** What one posting adds to a merchant's running balance. */
+interface BalanceMove {
+  owner: Owner;
+  currency: string;
+  pending?: number;
+  available?: number;
+}
+
 /**
- * The running balances the inputs add to, one row per balance (their sums), in one order (merchant, mode, store,
- * currency) whatever the order of the inputs: two split payments sharing sellers then take those rows in the same
+ * The running balances the moves add to, one row per balance (their sums), in one order (merchant, mode, store,
+ * currency) whatever the order of the moves: two split payments sharing sellers then take those rows in the same
  * order, and cannot deadlock.
  */
-function balanceRows(trx: Trx, inputs: readonly PostInput[]): unknown[][] {
+function balanceRows(trx: Trx, moves: readonly BalanceMove[]): unknown[][] {
   const sums = new Map<string, { owner: Owner; currency: string; pending: number | null; available: number | null }>();
-  for (const input of inputs) {
-    const key = `${input.owner.merchantId}\u0000${input.owner.mode}\u0000${input.owner.storeId ?? ''}\u0000${input.currency}`;
+  for (const move of moves) {
+    const key = `${move.owner.merchantId}\u0000${move.owner.mode}\u0000${move.owner.storeId ?? ''}\u0000${move.currency}`;
     let sum = sums.get(key);
-    if (!sum) sums.set(key, (sum = { owner: input.owner, currency: input.currency, pending: null, available: null }));
-    if (input.pending) sum.pending = (sum.pending ?? 0) + input.amount;
-    else sum.available = (sum.available ?? 0) + input.amount;
+    if (!sum) sums.set(key, (sum = { owner: move.owner, currency: move.currency, pending: null, available: null }));
+    if (move.pending !== undefined) sum.pending = (sum.pending ?? 0) + move.pending;
+    if (move.available !== undefined) sum.available = (sum.available ?? 0) + move.available;
   }
   const slot = slotOf(trx);
   return [...sums.keys()].sort().map((key) => {
@@ -213,6 +215,7 @@ async function writeLedger(trx: Trx, rows: LedgerRows): Promise<void> {
     return;
   }
   for (const table of Object.keys(LEDGER_COLUMNS) as LedgerTable[]) {
+    if (rows[table].length === 0) continue;
     const values = rows[table].flat();
     const statement = sqliteInsert(table, rows[table].length);
     if (statement) await statement.run(trx, values);
@@ -251,7 +254,8 @@ function transactionRow(input: PostInput): BalanceTransactionRow {
 /**
  * The payment settled: each of its pending transactions is released to the available balance, once (a second
  * release of the same transaction is refused by the database's unique index, and never attempted: only transactions
- * without a release are read).
+ * without a release are read). All of them in one statement per table (PostgreSQL: one), as postMany writes: a split
+ * payment has three per seller.
  */
 export async function releasePayment(trx: Trx, paymentId: string, at: Date): Promise<number> {
   const pending = await trx.selectFrom('balance_transactions as t')
@@ -261,16 +265,19 @@ export async function releasePayment(trx: Trx, paymentId: string, at: Date): Pro
       .whereRef('r.transaction_id', '=', 't.id').where('r.kind', '=', 'release'))))
     .orderBy('t.created_at').orderBy('t.id')
     .execute();
-  for (const t of pending) {
-    const postingId = newId('lpo');
-    await trx.insertInto('ledger_postings').values({
-      id: postingId, merchant_id: t.merchant_id, mode: t.mode, currency: t.currency, kind: 'release', transaction_id: t.id, created_at: at.toISOString(),
-    }).execute();
-    await lines(trx, postingId, { merchantId: t.merchant_id, mode: t.mode, storeId: t.store_id }, t.currency, [
-      ['merchant_pending', -t.amount],
-      ['merchant_available', t.amount],
-    ]);
-    await addToBalance(trx, { merchantId: t.merchant_id, mode: t.mode, storeId: t.store_id }, t.currency, { pending: -t.amount, available: t.amount });
-  }
+  if (pending.length === 0) return 0;
+  const createdAt = at.toISOString();
+  const postingIds = pending.map(() => newId('lpo'));
+  await writeLedger(trx, {
+    balance_transactions: [],
+    ledger_postings: pending.map((t, i) => [postingIds[i], t.merchant_id, t.mode, t.currency, 'release', t.id, createdAt]),
+    ledger_lines: pending.flatMap((t, i) => {
+      const base = [postingIds[i], t.merchant_id, t.mode, t.store_id, t.currency];
+      return [[...base, 'merchant_pending', -t.amount], [...base, 'merchant_available', t.amount]];
+    }),
+    ledger_balances: balanceRows(trx, pending.map((t) => ({
+      owner: { merchantId: t.merchant_id, mode: t.mode, storeId: t.store_id }, currency: t.currency, pending: -t.amount, available: t.amount,
+    }))),
+  });
   return pending.length;
 }
