@@ -5,7 +5,7 @@ import { readTogether } from '../../db/together.js';
 import { ReferenceCache } from '../../db/reference-cache.js';
 import type { Database } from '../../db/database.js';
 import type { Owner } from '../merchants/principal.js';
-import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import { invalidField, notFound } from '../../shared/errors.js';
 import { allRows, paginate } from '../../shared/pagination.js';
@@ -60,12 +60,12 @@ export class PaymentsService {
     this.reference = new ReferenceCache(db);
   }
 
-  private scoped(owner: Owner) {
-    return this.db.kysely.selectFrom('payments').where(ownedBy(owner, { store: true }));
+  private scoped(owner: Owner, q: Kysely<DB> = this.db.kysely) {
+    return q.selectFrom('payments').where(ownedBy(owner, { store: true }));
   }
 
-  private mine(owner: Owner) {
-    return this.scoped(owner).selectAll();
+  private mine(owner: Owner, q?: Kysely<DB>) {
+    return this.scoped(owner, q).selectAll();
   }
 
   /** The operator's read (`motu payments get`): any merchant's payment, in either mode, as its merchant sees it. */
@@ -81,34 +81,32 @@ export class PaymentsService {
 
   /** The payment's detail, and the acquirer's attempts it lists as they came (the back-office timeline shows more of them). */
   async detail(owner: Owner, id: string) {
-    // Every read below is of this database while the acquirer answers from its own rows (the simulator always; a live
-    // connector for every attempt whose outcome it has heard): taken together (readTogether: on SQLite the connection
-    // is taken once, not six times). An attempt the live connector must ask its acquirer about must not hold the
-    // connection: then the detail is read again without holding it.
-    const held = await readTogether(this.db, () => this.detailOf(owner, id, true));
-    return held ?? (await this.detailOf(owner, id, false))!;
-  }
-
-  /** `held`: read with the connection held (readTogether); null when the acquirer would have to be asked. */
-  private async detailOf(owner: Owner, id: string, held: boolean) {
-    const row = await this.mine(owner).where('id', '=', id).executeTakeFirst();
-    if (!row) throw notFound('payment', id);
-    const [view] = await this.views([row]);
+    // The payment's own rows, read together (readTogether: on SQLite the connection is taken once, not four times);
+    // the acquirer's attempts after, without holding the connection: a live connector may read its contract, or ask
+    // its acquirer about an attempt whose outcome it has not heard.
+    const { row, view, refunds, terms } = await readTogether(this.db, (q) => this.ownRows(q, owner, id));
     if (!this.acquirers) return { payment: view, authorizations: [] };
     // The detail adds what the list leaves out: the acquirer's attempts, the refunds, the fees.
     const authorizations = row.mode === 'live' && !this.acquirers.liveConfigured()
       ? []
-      : await this.acquirers.forMode(row.mode).listAttempts(row.mode, row.id, held);
-    if (!authorizations) return null;
+      : await this.acquirers.forMode(row.mode).listAttempts(row.mode, row.id) ?? [];
     const attempts = authorizations.map((a) => ({
       id: a.id, status: a.status, amount: a.amount, currency: a.currency, refusalCode: a.refusalCode,
       cardBrand: a.card.brand, cardLast4: a.card.last4, network: a.card.network, createdAt: a.createdAt,
     }));
-    const refunds = await this.db.kysely.selectFrom('refunds').selectAll().where('payment_id', '=', row.id).orderBy('created_at').orderBy('id').execute();
-    const terms = await this.reference.get(`fee-terms:${row.contract_id}`, () => feeTerms(this.db.kysely, row.contract_id));
     const settlement = await settlementOf(this.db.kysely, row, attempts.length, terms);
     const platformDistribution = await distributionOf(this.db.kysely, row, settlement.mobupayCommission);
     return { payment: { ...view, attempts, refunds: refunds.map(refundView), settlement, ...(platformDistribution ? { platformDistribution } : {}) }, authorizations };
+  }
+
+  /** The payment, its view, its refunds and its contract's fee terms, every read on `q`. */
+  private async ownRows(q: Kysely<DB>, owner: Owner, id: string) {
+    const row = await this.mine(owner, q).where('id', '=', id).executeTakeFirst();
+    if (!row) throw notFound('payment', id);
+    const [view] = await this.views([row], q);
+    const refunds = await q.selectFrom('refunds').selectAll().where('payment_id', '=', row.id).orderBy('created_at').orderBy('id').execute();
+    const terms = await this.reference.get(`fee-terms:${row.contract_id}`, () => feeTerms(q, row.contract_id));
+    return { row, view: view!, refunds, terms };
   }
 
   /**
@@ -258,14 +256,14 @@ export class PaymentsService {
   }
 
   /** Views of several payments with two extra queries in all (their stores and sessions), not two per row. */
-  private async views(rows: PaymentRow[]) {
+  private async views(rows: PaymentRow[], q: Kysely<DB> = this.db.kysely) {
     const storeIds = [...new Set(rows.map((r) => r.store_id).filter((id): id is string => id !== null))];
     const sessionIds = [...new Set(rows.map((r) => r.session_id).filter((id): id is string => id !== null))];
     const stores = storeIds.length
-      ? await this.db.kysely.selectFrom('stores').select(['id', 'code', 'name']).where('id', 'in', storeIds).execute()
+      ? await q.selectFrom('stores').select(['id', 'code', 'name']).where('id', 'in', storeIds).execute()
       : [];
     const sessions = sessionIds.length
-      ? await this.db.kysely.selectFrom('payment_sessions').select(['id', 'expires_at']).where('id', 'in', sessionIds).execute()
+      ? await q.selectFrom('payment_sessions').select(['id', 'expires_at']).where('id', 'in', sessionIds).execute()
       : [];
     const storeById = new Map<string, StoreRef>(stores.map((s) => [s.id, storeRef(s)]));
     const sessionById = new Map(sessions.map((s) => [s.id, s]));
