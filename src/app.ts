@@ -238,7 +238,10 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       // An agency's changes on behalf and the changes of its mandate, kept apart (src/http/mandate-gate.ts).
       const gate = new MandateGate();
       const auth = merchantAuthHooks(db, services.userSessions, (agencyId, merchantId, mode) => services.agencyMandates.standing(agencyId, merchantId, mode), gate);
-      api.addHook('onResponse', async (request) => request.leaveMandate?.());
+      api.addHook('onResponse', (request, _reply, done) => {
+        request.leaveMandate?.();
+        done();
+      });
       api.addHook('onRequest', auth.identify);
       api.addHook('preParsing', auth.enforce);
       registerAudit(api, services.audit);

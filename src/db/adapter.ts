@@ -39,7 +39,7 @@ export interface Database {
   singleWrite<T>(fn: (db: Kysely<DB>) => Promise<T>): Promise<T>;
   /**
    * SQLite only (src/db/together.ts's readTogether): runs `fn`, whose statements (reads only, no transaction) all use
-   * the one connection taken once for them, through `db.kysely` or the handle given alike.
+   * the one connection taken once for them, through the handle given (never `db.kysely`, which waits for it).
    */
   readTogether?<T>(fn: (db: Kysely<DB>) => Promise<T>): Promise<T>;
   /**

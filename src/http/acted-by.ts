@@ -9,6 +9,13 @@ import { createdByAgency, hadAgency, recordCreatedByAgency } from '../modules/ag
 import type { Clock } from '../shared/clock.js';
 import { routeKey } from './agency-scopes.js';
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The ids of the objects the answer shows, taken from it before it was serialized (registerActedBy). */
+    shownIds: string[] | null;
+  }
+}
+
 /** The routes that create an object an agency may create on behalf. */
 const CREATIONS = new Set([
   'POST /api/v1/payments/sessions', 'POST /api/v1/payments/links', 'POST /api/v1/payments', 'POST /api/v1/payments/{id}/refund',
@@ -19,39 +26,77 @@ export const READS = /^(GET|POST|PATCH) \/api\/v1\/(payments|customers|subscript
 const OBJECT_ID = /^[a-z]{2,4}_[0-9A-Za-z]{22}$/;
 
 type Json = Record<string, unknown>;
+type Kind = 'none' | 'read' | 'creation';
 
 function idsOf(object: Json): string[] {
   return ['id', 'paymentId'].map((k) => object[k]).filter((v): v is string => typeof v === 'string' && OBJECT_ID.test(v));
 }
 
+/** The objects an answer shows: its list's `data`, or itself. */
+function objectsOf(body: Json): Json[] {
+  return Array.isArray(body.data) ? (body.data as Json[]).filter((o) => o && typeof o === 'object') : [body];
+}
+
 export function registerActedBy(scope: FastifyInstance, db: Database, clock: Clock): void {
   const reference = new ReferenceCache(db);
+  // What a route answers, worked out once per route (`METHOD /registered/:url`), not on every answer.
+  const kinds = new Map<string, Kind>();
+  const kindOf = (request: FastifyRequest): Kind => {
+    const url = request.routeOptions.url ?? '';
+    const registered = `${request.method} ${url}`;
+    let kind = kinds.get(registered);
+    if (kind === undefined) {
+      const route = routeKey(request.method, url);
+      kind = CREATIONS.has(route) ? 'creation' : READS.test(route) ? 'read' : 'none';
+      kinds.set(registered, kind);
+    }
+    return kind;
+  };
+  scope.decorateRequest('shownIds', null);
+  // The ids, read from the handler's object: the answer is parsed again only when an agency created one of them.
+  scope.addHook('preSerialization', (request: FastifyRequest, reply: FastifyReply, payload: unknown, done) => {
+    if (request.merchant && reply.statusCode < 300 && payload !== null && typeof payload === 'object' && kindOf(request) !== 'none') {
+      request.shownIds = objectsOf(payload as Json).flatMap(idsOf);
+    }
+    done(null, payload);
+  });
   scope.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     const principal = request.merchant;
     if (!principal || reply.statusCode >= 300 || typeof payload !== 'string' || !payload.startsWith('{')) return payload;
-    const route = routeKey(request.method, request.routeOptions.url ?? '');
-    if (!READS.test(route)) return payload;
+    const kind = kindOf(request);
+    if (kind === 'none') return payload;
     // An account that never gave an agency a mandate has nothing an agency created: its answers are sent as they are.
     const acting = principal.actingFor?.kind === 'agency';
     if (!acting && !(await hadAgency(db, reference, principal))) return payload;
-    let body: Json;
-    try {
-      body = JSON.parse(payload) as Json;
-    } catch {
-      return payload;
+    // An answer sent as text (an idempotent replay) has its ids read from the text.
+    let body: Json | undefined;
+    let ids = request.shownIds;
+    if (ids === null) {
+      body = parsed(payload);
+      if (!body) return payload;
+      ids = objectsOf(body).flatMap(idsOf);
     }
-    const objects = Array.isArray(body.data) ? (body.data as Json[]).filter((o) => o && typeof o === 'object') : [body];
-    const ids = objects.flatMap(idsOf);
     if (ids.length === 0) return payload;
-    if (acting && CREATIONS.has(route)) {
-      await recordCreatedByAgency(db, principal, principal.actingFor.id, idsOf(body), clock.now());
+    if (acting && kind === 'creation') {
+      body ??= parsed(payload);
+      if (body) await recordCreatedByAgency(db, principal, principal.actingFor.id, idsOf(body), clock.now());
     }
     const agencies = await createdByAgency(db, principal, ids);
     if (agencies.size === 0) return payload;
-    for (const object of objects) {
+    body ??= parsed(payload);
+    if (!body) return payload;
+    for (const object of objectsOf(body)) {
       const agencyId = idsOf(object).map((id) => agencies.get(id)).find((a) => a !== undefined);
       if (agencyId) object.actedBy = { agencyId };
     }
     return JSON.stringify(body);
   });
+}
+
+function parsed(payload: string): Json | undefined {
+  try {
+    return JSON.parse(payload) as Json;
+  } catch {
+    return undefined;
+  }
 }

@@ -1,6 +1,6 @@
 // Merchant authentication on the transport: the `Authorization: Bearer sk_…` header (or Basic `sk_…:`) to the request's principal
 // (the key lookup itself belongs to the merchants module), and what a key's permission allows on this route.
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, RequestPayload } from 'fastify';
 import type { Database } from '../db/database.js';
 import { apiKeyAuthenticator } from '../modules/merchants/api-keys.js';
 import type { Principal } from '../modules/merchants/principal.js';
@@ -95,9 +95,9 @@ export function merchantAuthHooks(db: Database, userSessions: UserSessions, stan
         request.authFailure = err;
       }
     },
-    async enforce(request: FastifyRequest, _reply: FastifyReply, payload: unknown): Promise<unknown> {
-      if (request.authFailure) throw request.authFailure;
-      return payload;
+    /** A callback hook: an authenticated request passes it without a promise. */
+    enforce(request: FastifyRequest, _reply: FastifyReply, payload: RequestPayload, done: (err: Error | null, payload?: RequestPayload) => void): void {
+      done(request.authFailure, payload);
     },
   };
 }

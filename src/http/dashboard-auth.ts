@@ -80,28 +80,37 @@ const OBJECT_ID = /^[a-z]{2,4}_[0-9A-Za-z]{22}$/;
  * its path) and completed when the answer is sent (its status, and the id of the object it created).
  */
 export function registerAudit(scope: FastifyInstance, audit: AuditService): void {
-  scope.addHook('preHandler', async (request: FastifyRequest) => {
+  // Callback hooks, not async ones: most requests write no audit row, and pass without a promise.
+  scope.addHook('preHandler', (request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) => {
     const { user, merchant } = request;
-    if (SAFE_METHODS.has(request.method) || (!user && !merchant?.madeBy && !merchant?.actingFor)) return;
-    const params = request.params as Record<string, unknown> | undefined;
-    const objectId = typeof params?.id === 'string' && OBJECT_ID.test(params.id) ? params.id : null;
-    const action = `${request.method} ${request.routeOptions.url ?? request.url}`;
-    // A user acting for a client: the client's log names the user and the agency.
-    if (user && merchant?.actingFor) request.auditId = await audit.begin(merchant, user.userId, action, objectId, null, merchant.actingFor.id);
-    else if (user) request.auditId = await audit.begin(user, user.userId, action, objectId);
-    // An agency acting for its client: the client's log names the agency and its key.
-    else if (merchant?.actingFor) request.auditId = await audit.begin(merchant, merchant.actingFor.id, action, objectId, merchant.keyId, merchant.actingFor.id);
-    else if (merchant?.madeBy) request.auditId = await audit.begin(merchant, merchant.madeBy.userId, action, objectId, merchant.keyId);
+    if (SAFE_METHODS.has(request.method) || (!user && !merchant?.madeBy && !merchant?.actingFor)) return done();
+    beginAudit(audit, request).then(() => done(), (err: Error) => done(err));
   });
-  scope.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-    if (!request.auditId) return payload;
-    try {
-      await audit.complete(request.auditId, reply.statusCode, createdId(payload));
-    } catch (err) {
-      request.log.error({ err }, 'audit row not completed');
-    }
-    return payload;
+  scope.addHook('onSend', (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: Error | null, payload: unknown) => void) => {
+    const auditId = request.auditId;
+    if (!auditId) return done(null, payload);
+    audit.complete(auditId, reply.statusCode, createdId(payload)).then(
+      () => done(null, payload),
+      (err: unknown) => {
+        request.log.error({ err }, 'audit row not completed');
+        done(null, payload);
+      },
+    );
   });
+}
+
+/** The pending audit row of a change by a user, a key made in the back-office, or an agency acting for its client. */
+async function beginAudit(audit: AuditService, request: FastifyRequest): Promise<void> {
+  const { user, merchant } = request;
+  const params = request.params as Record<string, unknown> | undefined;
+  const objectId = typeof params?.id === 'string' && OBJECT_ID.test(params.id) ? params.id : null;
+  const action = `${request.method} ${request.routeOptions.url ?? request.url}`;
+  // A user acting for a client: the client's log names the user and the agency.
+  if (user && merchant?.actingFor) request.auditId = await audit.begin(merchant, user.userId, action, objectId, null, merchant.actingFor.id);
+  else if (user) request.auditId = await audit.begin(user, user.userId, action, objectId);
+  // An agency acting for its client: the client's log names the agency and its key.
+  else if (merchant?.actingFor) request.auditId = await audit.begin(merchant, merchant.actingFor.id, action, objectId, merchant.keyId, merchant.actingFor.id);
+  else if (merchant?.madeBy) request.auditId = await audit.begin(merchant, merchant.madeBy.userId, action, objectId, merchant.keyId);
 }
 
 /** The id of the object an answer describes (`id`, or `paymentId` for a session), for the audit of a creation. */

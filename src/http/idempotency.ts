@@ -51,17 +51,30 @@ export function requestHash(request: FastifyRequest): string {
 }
 
 export function registerIdempotency(app: FastifyInstance, db: Database, clock: Clock, box?: SecretBox): void {
-  app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
-    if (request.method !== 'POST' || !request.merchant) return;
+  // Callback hooks around the async work: a request without the header passes both without a promise.
+  app.addHook('preHandler', (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {
     const raw = request.headers['idempotency-key'];
-    if (raw === undefined) return;
+    if (request.method !== 'POST' || !request.merchant || raw === undefined) return done();
+    // A replay has answered already: the chain stops there (done is not called, as Fastify asks of a hook that replies).
+    claimKey(request, reply, raw).then((replayed) => replayed || done(), (err: Error) => done(err));
+  });
+  app.addHook('onSend', (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: Error | null, payload?: unknown) => void) => {
+    const claim = request.idempotency;
+    if (!claim) return done(null, payload);
+    request.idempotency = undefined;
+    keepAnswer(claim, reply, payload).then(() => done(null, payload), (err: Error) => done(err));
+  });
+
+  /** Takes the key for this request, or answers with the first request's answer (a replay: true). */
+  async function claimKey(request: FastifyRequest, reply: FastifyReply, raw: string | string[]): Promise<boolean> {
+    const merchant = request.merchant!;
     const key = Array.isArray(raw) ? raw[0] : raw;
     if (!key || key.length > 255 || !/^[\x21-\x7e]+$/.test(key)) {
       throw invalidField('Idempotency-Key', 'must be 1 to 255 printable ASCII characters');
     }
     // An agency acting for its client keeps its own keys on the client's account, apart from the client's.
-    const scope = request.merchant.actingFor ? `${request.merchant.actingFor.kind}:${request.merchant.actingFor.id}` : request.merchant.storeId ?? '';
-    const claim: Claim = { merchantId: request.merchant.merchantId, mode: request.merchant.mode, scope, sentKey: key, key: scope ? `${key} ${scope}` : key };
+    const scope = merchant.actingFor ? `${merchant.actingFor.kind}:${merchant.actingFor.id}` : merchant.storeId ?? '';
+    const claim: Claim = { merchantId: merchant.merchantId, mode: merchant.mode, scope, sentKey: key, key: scope ? `${key} ${scope}` : key };
     const hash = requestHash(request);
     const started = Date.now();
     let retryOf: string | undefined;
@@ -87,7 +100,7 @@ export function registerIdempotency(app: FastifyInstance, db: Database, clock: C
           .execute(),
         );
         request.idempotency = retryOf === undefined ? claim : { ...claim, retryOf };
-        return;
+        return false;
       } catch (err) {
         if (!db.isUniqueViolation(err)) throw err;
       }
@@ -116,11 +129,12 @@ export function registerIdempotency(app: FastifyInstance, db: Database, clock: C
         );
       }
       if (existing.state === 'done' && existing.status_code !== null) {
-        return reply
+        reply
           .code(existing.status_code)
           .header('content-type', 'application/json; charset=utf-8')
           .header('idempotent-replayed', 'true')
           .send(existing.response_body && box ? box.open(existing.response_body) : existing.response_body ?? '');
+        return true;
       }
       if (Date.now() - started > WAIT_LIMIT_MS) {
         throw new AppError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed; retry later', {
@@ -129,17 +143,15 @@ export function registerIdempotency(app: FastifyInstance, db: Database, clock: C
       }
       await sleep(WAIT_STEP_MS);
     }
-  });
+  }
 
-  app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-    const claim = request.idempotency;
-    if (!claim) return payload;
-    request.idempotency = undefined;
+  /** The answer kept for the key's replays, or the key released. */
+  async function keepAnswer(claim: Claim, reply: FastifyReply, payload: unknown): Promise<void> {
     if (reply.statusCode >= 500 || reply.hasHeader('retry-after')) {
       // A failure on our side is not an answer, nor is one that says to retry later (another capture of the payment
       // under way): the client may retry with the same key, and that retry runs.
       await release(db, claim);
-      return payload;
+      return;
     }
     const text = typeof payload === 'string' ? payload : JSON.stringify(payload);
     const body = box && SECRET_IN_ANSWER.test(text) ? box.seal(text) : text;
@@ -153,8 +165,7 @@ export function registerIdempotency(app: FastifyInstance, db: Database, clock: C
         .where('key', '=', claim.sentKey)
         .execute(),
     );
-    return payload;
-  });
+  }
 }
 
 async function release(db: Database, claim: Claim, createdAt?: string): Promise<void> {

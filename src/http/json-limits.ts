@@ -6,6 +6,7 @@
 import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import { invalidField } from '../shared/errors.js';
+import { jsonMayHoldNul } from './text-guard.js';
 
 export interface JsonLimits {
   /** Containers (objects, arrays) nested in one another, the field's own value counting as the first. */
@@ -120,6 +121,7 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
       done(invalidField(field, `nests too deep (a body nests at most ${BODY_MAX_DEPTH} levels of objects and arrays)`), undefined);
       return;
     }
+    request.jsonWithoutNul = !jsonMayHoldNul(body as string);
     parse(request, body as string, done);
   });
 }

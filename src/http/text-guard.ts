@@ -46,8 +46,35 @@ export function firstNul(value: unknown): Array<string | number> | undefined {
   return undefined;
 }
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The body was parsed from JSON text without a `\u0000` escape (registerJsonBodyParser): none of its strings holds U+0000. */
+    jsonWithoutNul: boolean;
+  }
+}
+
+/**
+ * Whether JSON text may hold U+0000 once parsed. JSON.parse refuses a raw control character in a string, so the only
+ * way in is the escape `\u0000` (a `\\u0000`, an escaped backslash, is counted too: the walk then tells).
+ */
+export function jsonMayHoldNul(text: string): boolean {
+  return text.includes('\\u0000');
+}
+
+/**
+ * Whether the parameters and query string, decoded from the URL, may hold U+0000: only a `%00` decodes to it (the
+ * HTTP parser refuses a raw NUL in the request line, which is tested all the same).
+ */
+function urlMayHoldNul(url: string): boolean {
+  return url.includes('%00') || url.includes('\u0000');
+}
+
 export function registerTextGuard(app: FastifyInstance): void {
+  app.decorateRequest('jsonWithoutNul', false);
   app.addHook('preValidation', (request: FastifyRequest, _reply, done) => {
+    // Most requests: nothing in their text can decode to U+0000, and nothing is walked.
+    const body = request.body;
+    if (!urlMayHoldNul(request.url) && (body === undefined || body === null || request.jsonWithoutNul)) return done();
     for (const [part, value] of [['params', request.params], ['querystring', request.query], ['body', request.body]] as const) {
       const path = firstNul(value);
       if (path) return done(invalidField(fieldOf(path, part), 'must not contain the NUL character (U+0000)'));

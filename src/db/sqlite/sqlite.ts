@@ -4,9 +4,8 @@ import { closeSync, fdatasync, fdatasyncSync, fsyncSync, openSync, writeFileSync
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import { AsyncLocalStorage } from 'node:async_hooks';
 import SQLite from 'better-sqlite3';
-import { Kysely, SqliteDialect, sql, type DatabaseConnection, type Driver, type QueryCompiler, type SqliteDialectConfig, type TransactionSettings } from 'kysely';
+import { Kysely, SqliteDialect, sql } from 'kysely';
 import type { DB } from '../schema.js';
 import type { Database, Trx } from '../adapter.js';
 import { GroupCommitter } from './group-commit.js';
@@ -53,8 +52,14 @@ export function openSqlite(dataDir: string, groupCommit: boolean): Database {
   const wal = new WalSync(native, `${file}-wal`);
   const stamp = new ReferenceStamp(native);
   const statements = cachingStatements(native, wal, stamp);
-  const held = new AsyncLocalStorage<{ open: boolean }>();
-  const kysely = new Kysely<DB>({ dialect: new HeldConnectionDialect({ database: statements }, held) });
+  const kysely = new Kysely<DB>({ dialect: new SqliteDialect({ database: statements }) });
+  // Compiled statements (src/db/compiled.ts) given the handle of a hold (a group commit's batch, readTogether) run
+  // straight on the connection it holds.
+  const direct = (text: string, parameters: readonly unknown[]) => {
+    const statement = statements.prepare(text);
+    if (statement.reader) return { rows: statement.all(parameters) };
+    return { rows: [], numAffectedRows: BigInt(statement.run(parameters).changes) };
+  };
   // The batch's savepoints run straight on the one connection, which the batch's transaction holds.
   const committer = groupCommit
     ? new GroupCommitter(kysely, {
@@ -63,19 +68,10 @@ export function openSqlite(dataDir: string, groupCommit: boolean): Database {
         },
         deferSync: () => wal.deferNextCommit(),
         sync: () => wal.sync(),
-        // Compiled statements (src/db/compiled.ts) given the hold's handle run straight on the connection it holds.
-        hold: (trx) => holdDirect(trx, (text, parameters) => {
-          const statement = statements.prepare(text);
-          if (statement.reader) return { rows: statement.all(parameters) };
-          return { rows: [], numAffectedRows: BigInt(statement.run(parameters).changes) };
-        }),
+        hold: (trx) => holdDirect(trx, direct),
       })
     : undefined;
-  const transaction = <T>(fn: (trx: Trx) => Promise<T>): Promise<T> => {
-    // The connection readTogether holds is the only one: a transaction would wait for it forever.
-    if (held.getStore()?.open) return Promise.reject(new Error('a transaction inside readTogether'));
-    return committer ? committer.run(fn) : kysely.transaction().execute(fn);
-  };
+  const transaction = <T>(fn: (trx: Trx) => Promise<T>): Promise<T> => (committer ? committer.run(fn) : kysely.transaction().execute(fn));
   const database: Database = {
     kysely,
     dialect: 'sqlite',
@@ -91,17 +87,16 @@ export function openSqlite(dataDir: string, groupCommit: boolean): Database {
     },
     transaction,
     singleWrite: transaction,
-    readTogether: (fn) => {
-      if (held.getStore()?.open) return fn(kysely);
-      return kysely.connection().execute(async () => {
-        const store = { open: true };
-        try {
-          return await held.run(store, () => fn(kysely));
-        } finally {
-          store.open = false;
-        }
-      });
-    },
+    // The connection taken once, lent to the handle given (Kysely's connection()): no AsyncLocalStorage, whose promise
+    // hooks, once entered, every promise of the process would pay.
+    readTogether: (fn) => kysely.connection().execute(async (q) => {
+      const release = holdDirect(q, direct);
+      try {
+        return await fn(q);
+      } finally {
+        release();
+      }
+    }),
     snapshot: async (fn) => {
       const reader = new SQLite(file, { readonly: true, fileMustExist: true });
       reader.pragma('busy_timeout = 5000');
@@ -264,75 +259,6 @@ class Checkpointer {
     this.worker.ref(); // keeps the process alive until the thread has closed its connection
     this.worker.postMessage('stop');
     await this.exited;
-  }
-}
-
-/**
- * Kysely's SQLite dialect, whose driver lends the one connection, without waiting for it, to the statements run inside
- * Database.readTogether (`held`): that call took the connection once for all of them. Elsewhere it waits for the
- * connection as Kysely's own driver does (a mutex: one statement or transaction at a time).
- */
-class HeldConnectionDialect extends SqliteDialect {
-  constructor(config: SqliteDialectConfig, private readonly held: AsyncLocalStorage<{ open: boolean }>) {
-    super(config);
-  }
-
-  override createDriver(): Driver {
-    return new HeldConnectionDriver(super.createDriver(), this.held);
-  }
-}
-
-class HeldConnectionDriver implements Driver {
-  /** SQLite's one connection, known once first taken. */
-  private connection: DatabaseConnection | undefined;
-
-  constructor(private readonly inner: Driver, private readonly held: AsyncLocalStorage<{ open: boolean }>) {}
-
-  private lent(): boolean {
-    return this.connection !== undefined && this.held.getStore()?.open === true;
-  }
-
-  init(): Promise<void> {
-    return this.inner.init();
-  }
-
-  async acquireConnection(): Promise<DatabaseConnection> {
-    if (this.lent()) return this.connection!;
-    this.connection = await this.inner.acquireConnection();
-    return this.connection;
-  }
-
-  async releaseConnection(connection: DatabaseConnection): Promise<void> {
-    if (this.lent()) return;
-    await this.inner.releaseConnection(connection);
-  }
-
-  beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
-    return this.inner.beginTransaction(connection, settings);
-  }
-
-  commitTransaction(connection: DatabaseConnection): Promise<void> {
-    return this.inner.commitTransaction(connection);
-  }
-
-  rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    return this.inner.rollbackTransaction(connection);
-  }
-
-  savepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']): Promise<void> {
-    return this.inner.savepoint!(connection, name, compile);
-  }
-
-  rollbackToSavepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']): Promise<void> {
-    return this.inner.rollbackToSavepoint!(connection, name, compile);
-  }
-
-  releaseSavepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']): Promise<void> {
-    return this.inner.releaseSavepoint!(connection, name, compile);
-  }
-
-  destroy(): Promise<void> {
-    return this.inner.destroy();
   }
 }
 

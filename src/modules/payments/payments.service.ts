@@ -6,7 +6,7 @@ import { readTogether } from '../../db/together.js';
 import { ReferenceCache } from '../../db/reference-cache.js';
 import type { Database } from '../../db/database.js';
 import type { Owner } from '../merchants/principal.js';
-import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import { invalidField, notFound } from '../../shared/errors.js';
 import { allRows, paginate } from '../../shared/pagination.js';
@@ -67,12 +67,12 @@ export class PaymentsService {
     this.reference = new ReferenceCache(db);
   }
 
-  private scoped(owner: Owner) {
-    return this.db.kysely.selectFrom('payments').where(ownedBy(owner, { store: true }));
+  private scoped(owner: Owner, q: Kysely<DB> = this.db.kysely) {
+    return q.selectFrom('payments').where(ownedBy(owner, { store: true }));
   }
 
-  private mine(owner: Owner) {
-    return this.scoped(owner).selectAll();
+  private mine(owner: Owner, q?: Kysely<DB>) {
+    return this.scoped(owner, q).selectAll();
   }
 
   /** The operator's read (`motu payments get`): any merchant's payment, in either mode, as its merchant sees it. */
@@ -105,8 +105,7 @@ export class PaymentsService {
     // The detail adds what the list leaves out: the acquirer's attempts, the refunds, the fees.
     const authorizations = row.mode === 'live' && !this.acquirers.liveConfigured()
       ? []
-      : await this.acquirers.forMode(row.mode).listAttempts(row.mode, row.id, held);
-    if (!authorizations) return null;
+      : await this.acquirers.forMode(row.mode).listAttempts(row.mode, row.id) ?? [];
     const attempts = authorizations.map((a) => ({
       id: a.id, status: a.status, amount: a.amount, currency: a.currency, refusalCode: a.refusalCode,
       cardBrand: a.card.brand, cardLast4: a.card.last4, network: a.card.network, createdAt: a.createdAt,
@@ -118,6 +117,7 @@ export class PaymentsService {
     const platformDistribution = await distributionOf(this.db.kysely, row, settlement.mobupayCommission);
     return { payment: { ...view, attempts, refunds: refunds.map(refundView), settlement, ...(platformDistribution ? { platformDistribution } : {}) }, authorizations };
   }
+
 
   /**
    * The caller's payments matching `filter` (every filter of GET /payments but the page), in no order yet; the caller
@@ -266,16 +266,16 @@ export class PaymentsService {
   }
 
   /** Views of several payments with two extra queries in all (their stores and sessions), not two per row. */
-  private async views(rows: PaymentRow[]) {
+  private async views(rows: PaymentRow[], q: Kysely<DB> = this.db.kysely) {
     const storeIds = [...new Set(rows.map((r) => r.store_id).filter((id): id is string => id !== null))];
     const sessionIds = [...new Set(rows.map((r) => r.session_id).filter((id): id is string => id !== null))];
     const stores = storeIds.length
-      ? await this.db.kysely.selectFrom('stores').select(['id', 'code', 'name']).where('id', 'in', storeIds).execute()
+      ? await q.selectFrom('stores').select(['id', 'code', 'name']).where('id', 'in', storeIds).execute()
       : [];
     const sessions = sessionIds.length === 1
-      ? await sessionExpiry.execute(this.db.kysely, { id: sessionIds[0]! })
+      ? await sessionExpiry.execute(q, { id: sessionIds[0]! })
       : sessionIds.length
-        ? await this.db.kysely.selectFrom('payment_sessions').select(['id', 'expires_at']).where('id', 'in', sessionIds).execute()
+        ? await q.selectFrom('payment_sessions').select(['id', 'expires_at']).where('id', 'in', sessionIds).execute()
         : [];
     const storeById = new Map<string, StoreRef>(stores.map((s) => [s.id, storeRef(s)]));
     const sessionById = new Map(sessions.map((s) => [s.id, s]));
