@@ -3,10 +3,13 @@
 // slots; a stale claim of a stopped worker is taken over and its attempt recorded as lost.
 //
 // Stale claims are looked for at most once a second (by the worker's clock): a claim becomes stale only when its lease
-// (the send timeout + 5 s) has run out, so it is retaken within a second of that. In between, a claim takes pending
-// rows only; on PostgreSQL that is ONE statement (lock with SKIP LOCKED, the per-target bound, stamp, read the bodies),
-// committed on its own: one round trip and one WAL flush per claim instead of six round trips.
-import { CompiledQuery } from 'kysely';
+// (the send timeout + 5 s) has run out, so it is retaken within a second of that. Otherwise, and when that look finds
+// none, a claim takes pending rows only, with statements of fixed texts (the per-target bound, stamp, read the bodies):
+// on PostgreSQL ONE statement that locks with SKIP LOCKED and commits on its own (one round trip and one WAL flush per
+// claim instead of six round trips); on SQLite two, prepared once, in a transaction of the group commit, instead of
+// three built by Kysely at every wake-up, two of them with an IN list whose every length was a new text to prepare.
+import { CompiledQuery, sql } from 'kysely';
+import { compiledQuery } from '../../db/compiled.js';
 import type { Trx } from '../../db/database.js';
 import { claimedColumns, LOST_ATTEMPT_ERROR, newClaim } from '../../db/lease.js';
 import { newId } from '../../shared/ids.js';
@@ -23,8 +26,10 @@ export async function claimDue(ctx: DeliveryContext, busy: ReadonlyMap<string, n
   const now = clock.now();
   const last = staleCheckedAt.get(ctx);
   const checkStale = last === undefined || now.getTime() - last >= STALE_CHECK_MS || now.getTime() < last;
-  if (checkStale) staleCheckedAt.set(ctx, now.getTime());
-  else if (db.caps.skipLocked) return claimPendingInOneStatement(ctx, busy, limit, now);
+  if (!checkStale) return claimPending(ctx, busy, limit, now);
+  staleCheckedAt.set(ctx, now.getTime());
+  // Nearly always none: then the claim of pending rows alone, without the transaction below.
+  if ((await anyStale.executeTakeFirst(db.kysely, { now: now.toISOString() })) === undefined) return claimPending(ctx, busy, limit, now);
   const saturated = [...busy.entries()].filter(([, n]) => n >= perTarget).map(([k]) => k);
   const lease = newClaim(now, ctx.leaseMs, ctx.workerId);
   const { nowIso } = lease;
@@ -54,23 +59,13 @@ export async function claimDue(ctx: DeliveryContext, busy: ReadonlyMap<string, n
       if (saturated.length > 0) q = q.where('d.target_key', 'not in', saturated);
       return db.skipLockedRows(q).execute();
     };
-    const stale = checkStale ? await select('sending', limit) : [];
+    const stale = await select('sending', limit);
     const due = stale.length < limit ? [...stale, ...(await select('pending', limit - stale.length))] : stale;
     windowFull = due.length === limit;
-    // The per-target bound: no more rows of a target than it has free slots; the rest stay pending.
-    const taken = new Map<string, number>();
-    const ids: string[] = [];
-    const lost: typeof due = [];
-    for (const r of due) {
-      const n = taken.get(r.target_key) ?? busy.get(r.target_key) ?? 0;
-      if (n >= perTarget) {
-        skipped = true;
-        continue;
-      }
-      taken.set(r.target_key, n + 1);
-      ids.push(r.id);
-      if (r.status === 'sending') lost.push(r);
-    }
+    const within = withinBound(due, busy, perTarget);
+    skipped = within.length < due.length;
+    const ids = within.map((r) => r.id);
+    const lost = within.filter((r) => r.status === 'sending');
     if (ids.length === 0) return [];
     if (lost.length > 0) await recordLost(ctx, trx, lost, nowIso);
     const updated = await trx
@@ -97,13 +92,30 @@ export async function claimDue(ctx: DeliveryContext, busy: ReadonlyMap<string, n
   return { claimed: rows.map((row) => ({ row, body: Buffer.from(bodies.get(row.event_id)!, 'utf8') })), more };
 }
 
+/** A claim whose lease has run out, of any target (its endpoint may be out of service: the transaction above judges). */
+const anyStale = compiledQuery((db, p: { now: string }) =>
+  db.selectFrom('webhook_deliveries').select('id').where('status', '=', 'sending').where('lease_until', '<', p.now).limit(1));
+
+/** The rows of `due` (in due order) within the per-target bound: no more of a target than it has free slots. */
+function withinBound<R extends { target_key: string }>(due: R[], busy: ReadonlyMap<string, number>, perTarget: number): R[] {
+  const taken = new Map<string, number>();
+  return due.filter((r) => {
+    const n = taken.get(r.target_key) ?? busy.get(r.target_key) ?? 0;
+    if (n >= perTarget) return false;
+    taken.set(r.target_key, n + 1);
+    return true;
+  });
+}
+
 /**
- * PostgreSQL, pending rows only: the same rows, in the same order and under the same per-target bound as the
- * transaction above, claimed by one statement. The rows are locked in due order (SKIP LOCKED: another worker's are
- * passed over), numbered within their target after that target's sends in flight; those within the bound are stamped
- * and returned with their event's body; the others are unlocked at the commit, still pending.
+ * Pending rows only: the same rows, in the same order and under the same per-target bound as the transaction above.
+ * On PostgreSQL one statement: the rows are locked in due order (SKIP LOCKED: another worker's are passed over),
+ * numbered within their target after that target's sends in flight; those within the bound are stamped and returned
+ * with their event's body; the others are unlocked at the commit, still pending. On SQLite two statements of fixed
+ * texts in one transaction: the due rows' keys, then the stamp of those within the bound, returned with their bodies
+ * (the bound counted here: SQLite's window function cost more than the walk itself).
  */
-async function claimPendingInOneStatement(ctx: DeliveryContext, busy: ReadonlyMap<string, number>, limit: number, now: Date): Promise<{ claimed: Claimed[]; more: boolean }> {
+async function claimPending(ctx: DeliveryContext, busy: ReadonlyMap<string, number>, limit: number, now: Date): Promise<{ claimed: Claimed[]; more: boolean }> {
   const { db, perTarget } = ctx;
   const lease = newClaim(now, ctx.leaseMs, ctx.workerId);
   const saturated: string[] = [];
@@ -116,17 +128,50 @@ async function claimPendingInOneStatement(ctx: DeliveryContext, busy: ReadonlyMa
       busyCounts.push(n);
     }
   }
-  const parameters = [lease.nowIso, saturated, limit, busyKeys, busyCounts, perTarget, lease.token, lease.leaseUntil];
-  db.keepPrepared?.(CLAIM_PENDING_SQL);
-  const { rows } = await db.kysely.executeQuery<WebhookDeliveryRow & { body: string }>(CompiledQuery.raw(CLAIM_PENDING_SQL, parameters));
+  let rows: Array<WebhookDeliveryRow & { body: string }>;
+  if (db.caps.skipLocked) {
+    const parameters = [lease.nowIso, saturated, limit, busyKeys, busyCounts, perTarget, lease.token, lease.leaseUntil];
+    db.keepPrepared?.(CLAIM_PENDING_SQL);
+    rows = (await db.kysely.executeQuery<WebhookDeliveryRow & { body: string }>(CompiledQuery.raw(CLAIM_PENDING_SQL, parameters))).rows;
+  } else {
+    // SQLite binds no arrays: the lists go as JSON, read by json_each.
+    rows = await db.transaction(async (trx) => {
+      const due = await duePendingSqlite.execute(trx, { now: lease.nowIso, saturated: JSON.stringify(saturated), limit });
+      const within = withinBound(due, busy, perTarget);
+      if (within.length === 0) return [];
+      return stampSqlite.execute(trx, { rowids: JSON.stringify(within.map((r) => r.rid)), token: lease.token, leaseUntil: lease.leaseUntil, now: lease.nowIso });
+    });
+  }
   // RETURNING comes in the table's order: sent in due order (so in recording order for rows due at the same instant).
   rows.sort((a, b) => (a.next_attempt_at < b.next_attempt_at ? -1 : a.next_attempt_at > b.next_attempt_at ? 1 : a.event_seq - b.event_seq));
   const claimed = rows.map(({ body, ...row }) => ({ row, body: Buffer.from(body, 'utf8') }));
-  // Every locked row claimed and the window full: there may be more (as in claimDue: rows left for the per-target
+  // Every row taken claimed and the window full: there may be more (as in claimDue: rows left for the per-target
   // bound are no reason to query again at once).
   return { claimed, more: claimed.length === limit };
 }
 
+/** SQLite: the pending rows due, in due order, but those of the `saturated` targets (a JSON array). */
+const duePendingSqlite = compiledQuery((db, p: { now: string; saturated: string; limit: number }) => ({
+  compile: () => sql<{ rid: number; target_key: string }>`
+    select d.rowid as rid, d.target_key
+    from webhook_deliveries d
+    where d.status = 'pending' and d.next_attempt_at <= ${p.now}
+      and (d.endpoint_id is null or d.endpoint_id in (select id from webhook_endpoints where enabled = 1))
+      and d.target_key not in (select value from json_each(${p.saturated}))
+    order by d.next_attempt_at, d.event_seq
+    limit ${p.limit}`.compile(db),
+}));
+
+/** SQLite: the rows of `rowids` (a JSON array) claimed, returned with their event's body. */
+const stampSqlite = compiledQuery((db, p: { rowids: string; token: string; leaseUntil: string; now: string }) => ({
+  compile: () => sql<WebhookDeliveryRow & { body: string }>`
+    update webhook_deliveries
+    set status = 'sending', claim_token = ${p.token}, lease_until = ${p.leaseUntil}, updated_at = ${p.now}
+    where rowid in (select value from json_each(${p.rowids}))
+    returning *, (select e.body from webhook_events e where e.id = webhook_deliveries.event_id) as body`.compile(db),
+}));
+
+/** PostgreSQL's claim of pending rows. */
 const CLAIM_PENDING_SQL = `
   with locked as (
     select d.id, d.target_key, d.next_attempt_at, d.event_seq

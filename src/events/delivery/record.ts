@@ -3,11 +3,12 @@
 // schedule; after the last retry → abandoned, and a registered endpoint is taken out of service until the merchant
 // enables it again. Every attempt is a webhook_attempts row. On PostgreSQL the whole batch is ONE statement (its
 // outcomes passed as arrays, each row its own status, attempt, answer and error): one round trip and one WAL flush,
-// however many claims and outcomes the batch holds.
-import { CompiledQuery } from 'kysely';
-import type { DeliveryStatus, WebhookAttemptsTable } from '../events.table.js';
+// however many claims and outcomes the batch holds. On SQLite it is two statements of fixed texts, prepared once.
+import { CompiledQuery, sql } from 'kysely';
+import { compiledQuery } from '../../db/compiled.js';
+import type { DeliveryStatus } from '../events.table.js';
 import { newId } from '../../shared/ids.js';
-import { INSERT_CHUNK, type DeliveryContext, type Finished } from './context.js';
+import type { DeliveryContext, Finished } from './context.js';
 
 interface Outcome {
   f: Finished;
@@ -43,55 +44,12 @@ export async function recordOutcomes(ctx: DeliveryContext, batch: Finished[]): P
     logOutcomes(ctx, recorded, lostClaims);
     return;
   }
-  // Rows that get the same update share one statement (typically: a claim's batch, all answered 2xx).
-  const groups = new Map<string, { token: string; set: Record<string, unknown>; outcomes: Outcome[] }>();
-  for (const o of outcomes) {
-    const { c, result } = o.f;
-    const key = JSON.stringify([c.row.claim_token, o.status, o.attempt, o.next, result.statusCode, o.error]);
-    let g = groups.get(key);
-    if (!g) {
-      const set: Record<string, unknown> = {
-        status: o.status,
-        attempt_count: o.attempt,
-        claim_token: null,
-        lease_until: null,
-        last_status_code: result.statusCode,
-        last_error: o.error,
-        updated_at: nowIso,
-      };
-      if (o.next) set.next_attempt_at = o.next;
-      g = { token: c.row.claim_token!, set, outcomes: [] };
-      groups.set(key, g);
-    }
-    g.outcomes.push(o);
-  }
   await db.transaction(async (trx) => {
     recorded.length = 0;
     lostClaims.length = 0;
-    for (const g of groups.values()) {
-      const updated = await trx
-        .updateTable('webhook_deliveries')
-        .set(g.set)
-        .where('id', 'in', g.outcomes.map((o) => o.f.c.row.id))
-        .where('claim_token', '=', g.token)
-        .returning('id')
-        .execute();
-      const ids = new Set(updated.map((u) => u.id));
-      for (const o of g.outcomes) (ids.has(o.f.c.row.id) ? recorded : lostClaims).push(o);
-    }
-    const attempts: WebhookAttemptsTable[] = recorded.map((o) => ({
-      id: newId('att'),
-      delivery_id: o.f.c.row.id,
-      event_id: o.f.c.row.event_id,
-      attempt: o.attempt,
-      started_at: o.f.started.toISOString(),
-      status_code: o.f.result.statusCode,
-      latency_ms: o.f.result.latencyMs,
-      succeeded: o.ok ? 1 : 0,
-      response_excerpt: o.f.result.excerpt,
-      error: o.error,
-    }));
-    for (let i = 0; i < attempts.length; i += INSERT_CHUNK) await trx.insertInto('webhook_attempts').values(attempts.slice(i, i + INSERT_CHUNK)).execute();
+    const ids = new Set((await updateDeliveriesSqlite.execute(trx, { now: nowIso, outcomes: JSON.stringify(outcomes.map(deliveryColumns)) })).map((u) => u.id));
+    for (const o of outcomes) (ids.has(o.f.c.row.id) ? recorded : lostClaims).push(o);
+    if (recorded.length > 0) await insertAttemptsSqlite.run(trx, { attempts: JSON.stringify(recorded.map(attemptColumns)) });
     const disable = [...new Set(recorded.filter((o) => o.abandon && o.f.c.row.endpoint_id).map((o) => o.f.c.row.endpoint_id!))];
     if (disable.length > 0) {
       await trx
@@ -122,6 +80,37 @@ function logOutcomes({ logger }: DeliveryContext, recorded: Outcome[], lostClaim
     }
   }
 }
+
+// SQLite: the batch in two statements of fixed texts (SQLite has no INSERT inside WITH), whatever its size and
+// outcomes, each outcome a row of a JSON array read by json_each: the deliveries updated where their claim token is
+// still there, then the attempts of those updated.
+
+/** An outcome as SQLite's UPDATE reads it: [id, token, status, attempt, next_attempt_at, status code, error]. */
+const deliveryColumns = (o: Outcome) => [o.f.c.row.id, o.f.c.row.claim_token, o.status, o.attempt, o.next, o.f.result.statusCode, o.error];
+
+const updateDeliveriesSqlite = compiledQuery((db, p: { now: string; outcomes: string }) => ({
+  compile: () => sql<{ id: string }>`
+    update webhook_deliveries as d
+    set status = o.value ->> 2, attempt_count = o.value ->> 3, claim_token = null, lease_until = null,
+      last_status_code = o.value ->> 5, last_error = o.value ->> 6, updated_at = ${p.now},
+      next_attempt_at = coalesce(o.value ->> 4, d.next_attempt_at)
+    from json_each(${p.outcomes}) as o
+    where d.id = o.value ->> 0 and d.claim_token = o.value ->> 1
+    returning id`.compile(db),
+}));
+
+/** An attempt as SQLite's INSERT reads it, in webhook_attempts' column order. */
+const attemptColumns = (o: Outcome) => {
+  const { c, started, result } = o.f;
+  return [newId('att'), c.row.id, c.row.event_id, o.attempt, started.toISOString(), result.statusCode, result.latencyMs, o.ok ? 1 : 0, result.excerpt, o.error];
+};
+
+const insertAttemptsSqlite = compiledQuery((db, p: { attempts: string }) => ({
+  compile: () => sql`
+    insert into webhook_attempts (id, delivery_id, event_id, attempt, started_at, status_code, latency_ms, succeeded, response_excerpt, error)
+    select value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6, value ->> 7, value ->> 8, value ->> 9
+    from json_each(${p.attempts})`.compile(db),
+}));
 
 /**
  * PostgreSQL: the batch in one statement. Each outcome is a row of the unnested arrays; a delivery is updated only
