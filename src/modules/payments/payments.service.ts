@@ -88,19 +88,10 @@ export class PaymentsService {
 
   /** The payment's detail, and the acquirer's attempts it lists as they came (the back-office timeline shows more of them). */
   async detail(owner: Owner, id: string) {
-    // Every read below is of this database while the acquirer answers from its own rows (the simulator always; a live
-    // connector for every attempt whose outcome it has heard): taken together (readTogether: on SQLite the connection
-    // is taken once, not six times). An attempt the live connector must ask its acquirer about must not hold the
-    // connection: then the detail is read again without holding it.
-    const held = await readTogether(this.db, () => this.detailOf(owner, id, true));
-    return held ?? (await this.detailOf(owner, id, false))!;
-  }
-
-  /** `held`: read with the connection held (readTogether); null when the acquirer would have to be asked. */
-  private async detailOf(owner: Owner, id: string, held: boolean) {
-    const row = await findOwnedPayment(this.db.kysely, owner, id);
-    if (!row) throw notFound('payment', id);
-    const [view] = await this.views([row]);
+    // The payment's own rows, read together (readTogether: on SQLite the connection is taken once, not four times);
+    // the acquirer's attempts after, without holding the connection: a live connector may read its contract, or ask
+    // its acquirer about an attempt whose outcome it has not heard.
+    const { row, view, refunds, terms } = await readTogether(this.db, (q) => this.ownRows(q, owner, id));
     if (!this.acquirers) return { payment: view, authorizations: [] };
     // The detail adds what the list leaves out: the acquirer's attempts, the refunds, the fees.
     const authorizations = row.mode === 'live' && !this.acquirers.liveConfigured()
@@ -110,14 +101,21 @@ export class PaymentsService {
       id: a.id, status: a.status, amount: a.amount, currency: a.currency, refusalCode: a.refusalCode,
       cardBrand: a.card.brand, cardLast4: a.card.last4, network: a.card.network, createdAt: a.createdAt,
     }));
-    // None before a capture, and none a capture's answer has to find (captured_amount is 0 until then).
-    const refunds = row.captured_amount === 0 ? [] : await refundsOf.execute(this.db.kysely, { paymentId: row.id });
-    const terms = await this.reference.get(`fee-terms:${row.contract_id}`, () => feeTerms(this.db.kysely, row.contract_id));
     const settlement = await settlementOf(this.db.kysely, row, attempts.length, terms);
     const platformDistribution = await distributionOf(this.db.kysely, row, settlement.mobupayCommission);
     return { payment: { ...view, attempts, refunds: refunds.map(refundView), settlement, ...(platformDistribution ? { platformDistribution } : {}) }, authorizations };
   }
 
+  /** The payment, its view, its refunds and its contract's fee terms, every read on `q`. */
+  private async ownRows(q: Kysely<DB>, owner: Owner, id: string) {
+    const row = await findOwnedPayment(q, owner, id);
+    if (!row) throw notFound('payment', id);
+    const [view] = await this.views([row], q);
+    // None before a capture, and none a capture's answer has to find (captured_amount is 0 until then).
+    const refunds = row.captured_amount === 0 ? [] : await refundsOf.execute(q, { paymentId: row.id });
+    const terms = await this.reference.get(`fee-terms:${row.contract_id}`, () => feeTerms(q, row.contract_id));
+    return { row, view: view!, refunds, terms };
+  }
 
   /**
    * The caller's payments matching `filter` (every filter of GET /payments but the page), in no order yet; the caller
