@@ -3,9 +3,11 @@
 // read until the close, connections the server closes, announced idle timeouts, calls beyond the connection limit,
 // answers cut off or never sent. Each server is a plain TCP server on 127.0.0.1 written for the case.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import http from 'node:http';
 import net from 'node:net';
 import { after, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { MonextClient, MonextUnavailable } from '../src/acquirer/monext/monext.client.js';
 
 const CREDENTIALS = { merchantId: '123456789012345', accessKey: 'key-é', pointOfSaleReference: 'POS', contractNumber: 'CB_1', environment: 'homologation' as const };
@@ -154,6 +156,25 @@ describe("the Monext client's HTTP", () => {
     assert.match(reasons[1]!, /not HTTP/);
     assert.match(reasons[2]!, /no answer within 300 ms/);
     assert.equal((await client.call('GET', '/v1/checkout/transactions/1')).kind, 'answer');
+  });
+
+  it('a kept connection does not keep the process alive (a CLI command that called Monext exits at once)', async () => {
+    const s = await open((socket) => socket.write(withLength(JSON_BODY)));
+    const client = fileURLToPath(new URL('../src/acquirer/monext/monext.client.ts', import.meta.url));
+    const script = `const { MonextClient } = await import(${JSON.stringify(client)});
+      const c = new MonextClient(${JSON.stringify(CREDENTIALS)}, { baseUrl: ${JSON.stringify(s.url)}, timeoutMs: 2000 });
+      await c.call('GET', '/v1/checkout/transactions/1');
+      const answered = performance.now();
+      process.on('exit', () => console.log(String(performance.now() - answered)));`;
+    // Not spawnSync: the server answering the child is in this process.
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script]);
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => { out += d; });
+    child.stderr.on('data', (d) => { err += d; });
+    const status = await new Promise((resolve) => child.on('close', resolve));
+    assert.equal(status, 0, err);
+    assert.ok(Number(out) < 2_000, `exited ${out} ms after its answer: the idle connection (4 s) held it`);
   });
 
   it('a server that is not there: MonextUnavailable (unreachable)', async () => {

@@ -87,6 +87,7 @@ export class HttpPool {
     const socket = secure ? tls.connect({ host, port, servername: net.isIP(host) ? undefined : host, session: this.tlsSession }) : net.connect({ host, port });
     if (secure) socket.on('session', (session: Buffer) => { this.tlsSession = session; });
     socket.setNoDelay(true);
+    socket.setKeepAlive(true, 1000); // TCP keep-alive probes on kept connections, as node:http's agent sets them
     return socket;
   }
 
@@ -132,6 +133,7 @@ class Connection {
 
   call(request: string, resolve: (answer: HttpAnswer) => void, reject: (error: HttpFailure) => void): void {
     clearTimeout(this.idleTimer);
+    this.socket.ref();
     this.answer = new Answer();
     this.settle = (error, answer) => (error ? reject(error) : resolve(answer!));
     this.socket.write(request);
@@ -155,8 +157,10 @@ class Connection {
     return this.socket.writable && !this.gone;
   }
 
+  /** Kept for the next call: an idle connection (and its timer) does not keep the process alive, as node:http's agent's does not. */
   idleFor(): void {
-    this.idleTimer = setTimeout(() => this.close(), this.idleMs);
+    this.socket.unref();
+    this.idleTimer = setTimeout(() => this.close(), this.idleMs).unref();
   }
 
   private received(data: Buffer): void {
