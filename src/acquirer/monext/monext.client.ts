@@ -6,11 +6,12 @@
 //   or may not have acted: MonextUnavailable is thrown, the caller records nothing final, and the recovery reads the
 //   state back from Monext later. Nothing of the request or the answer is logged: no access key, no card data.
 //
-// Over kept-alive connections (monext.http.ts), neither fetch nor node:http's client: a call costs Motu's event loop a
-// fraction of their CPU (bench/checkout-monext, docs/performance.md), and every live card payment makes three of them.
+// Over undici's Pool (the Node.js project's HTTP/1.1 client, on which fetch is built), called directly: kept-alive
+// connections, an answer read whole, and about a third of node:http's client's CPU per call (bench/checkout-monext,
+// docs/performance.md, "The Monext path"); every live card payment makes three of them.
+import { Pool } from 'undici';
 import { AcquirerOutcomeUnknown } from '../acquirer.js';
 import { MONEXT_API_URLS, type MonextCredentials } from './monext.config.js';
-import { HttpFailure, HttpPool, type HttpAnswer, type HttpTarget } from './monext.http.js';
 
 /** Monext could not be asked, or its answer cannot be read: the outcome is unknown. Answered 503 to a caller. */
 export class MonextUnavailable extends AcquirerOutcomeUnknown {
@@ -40,23 +41,20 @@ export interface MonextClientOptions {
 }
 
 export class MonextClient {
-  private readonly pool: HttpPool;
-  /** The base URL's path, and the request's fixed lines, written once (a call only adds its path, its length and its body). */
+  private readonly pool: Pool;
+  /** The base URL's path, which every call's path follows. */
   private readonly prefix: string;
-  private readonly head: string;
-  private readonly bodyHead: string;
-  private readonly hostHead: string;
+  private readonly headers: Record<string, string>;
+  private readonly bodyHeaders: Record<string, string>;
 
   constructor(credentials: MonextCredentials, private readonly options: MonextClientOptions) {
     const base = (options.baseUrl ?? MONEXT_API_URLS[credentials.environment]).replace(/\/+$/, '');
     const authorization = `Basic ${Buffer.from(`${credentials.merchantId}:${credentials.accessKey}`).toString('base64')}`;
     const url = new URL(base);
-    const secure = url.protocol === 'https:';
-    this.pool = poolOf({ secure, host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || (secure ? 443 : 80)) });
+    this.pool = poolOf(url.origin);
     this.prefix = url.pathname.replace(/\/+$/, '');
-    this.hostHead = `Host: ${this.pool.hostHeader}\r\nConnection: keep-alive\r\n`;
-    this.head = `authorization: ${authorization}\r\naccept: application/json\r\n${this.hostHead}`;
-    this.bodyHead = `authorization: ${authorization}\r\naccept: application/json\r\ncontent-type: application/json\r\n`;
+    this.headers = { authorization, accept: 'application/json' };
+    this.bodyHeaders = { ...this.headers, 'content-type': 'application/json' };
   }
 
   async call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<MonextAnswer> {
@@ -85,28 +83,67 @@ export class MonextClient {
     throw new MonextUnavailable(`HTTP ${res.status}`);
   }
 
-  /** One request and its whole answer; MonextUnavailable when no complete answer came in time. Redirects are not followed. */
-  private async send(method: string, path: string, payload: string | undefined): Promise<HttpAnswer> {
-    // The request as node:http would write it for these headers (theirs first, in this order, then Host and Connection).
-    const request = payload === undefined
-      ? `${method} ${this.prefix}${path} HTTP/1.1\r\n${this.head}\r\n`
-      : `${method} ${this.prefix}${path} HTTP/1.1\r\n${this.bodyHead}content-length: ${Buffer.byteLength(payload)}\r\n${this.hostHead}\r\n${payload}`;
-    try {
-      return await this.pool.send(request, this.options.timeoutMs);
-    } catch (err) {
-      if (err instanceof HttpFailure) throw new MonextUnavailable(err.message);
-      throw err;
-    }
+  /**
+   * One request and its whole answer; MonextUnavailable when no complete answer came in time. Redirects are not
+   * followed. Through the pool's dispatch: the answer's bytes gathered as they come, no stream or AbortSignal per call.
+   */
+  private send(method: 'GET' | 'POST', path: string, payload: string | undefined): Promise<{ status: number; text: string }> {
+    const timeoutMs = this.options.timeoutMs;
+    return new Promise((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let status = 0;
+      let abort: ((reason?: Error) => void) | undefined;
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        abort?.(new Error('timeout'));
+      }, timeoutMs);
+      this.pool.dispatch(
+        { method, path: `${this.prefix}${path}`, headers: payload === undefined ? this.headers : this.bodyHeaders, body: payload },
+        {
+          onConnect: (abortCall) => {
+            abort = abortCall;
+            if (timedOut) abortCall(new Error('timeout'));
+          },
+          onHeaders: (statusCode) => {
+            status = statusCode;
+            return true;
+          },
+          onData: (chunk) => {
+            chunks.push(chunk);
+            return true;
+          },
+          onComplete: () => {
+            clearTimeout(timer);
+            resolve({ status, text: Buffer.concat(chunks).toString('utf8') });
+          },
+          onError: (err) => {
+            clearTimeout(timer);
+            // The reason in a few words (a code or an error's name: never the request, which holds the access key).
+            const code = (err as Error & { code?: string }).code;
+            reject(new MonextUnavailable(timedOut ? `no answer within ${timeoutMs} ms` : code ?? err.name));
+          },
+        },
+      );
+    });
   }
 }
 
-/** The kept-alive connections of every client, one pool per origin (a contract's client is made again when its credentials change). */
-const POOLS = new Map<string, HttpPool>();
+/**
+ * The kept-alive connections of every client, one pool per origin (a contract's client is made again when its
+ * credentials change). A connection idle for 4 s is closed, or a second before the server said it would close it (its
+ * `Keep-Alive: timeout=N`): one the server closes for idleness could otherwise be picked for the next call while its
+ * close was on the way, and that call fail (a 503, the outcome then read back from Monext) although Monext was there.
+ * Idle connections keep no process alive; an answer above 1 MiB is refused (Monext's are a few KiB).
+ */
+const POOLS = new Map<string, Pool>();
 
-function poolOf(target: HttpTarget): HttpPool {
-  const key = `${target.secure ? 'https' : 'http'}://${target.host}:${target.port}`;
-  let pool = POOLS.get(key);
-  if (!pool) POOLS.set(key, pool = new HttpPool(target));
+function poolOf(origin: string): Pool {
+  let pool = POOLS.get(origin);
+  if (!pool) {
+    pool = new Pool(origin, { connections: 64, keepAliveTimeout: 4_000, keepAliveTimeoutThreshold: 1_000, maxResponseSize: 1024 * 1024 });
+    POOLS.set(origin, pool);
+  }
   return pool;
 }
 
