@@ -233,10 +233,8 @@ export interface Acquirer {
   /**
    * The same attempts for display (a payment's detail, its timeline): an acquirer that keeps what it answered Motu
    * answers from there without asking the acquirer again, and leaves out what it cannot tell now instead of failing.
-   * `rowsOnly`: the caller reads with the database connection held (readTogether), so nothing may wait for the
-   * acquirer: null when an attempt could only be told by asking it (the caller then reads again without holding).
    */
-  listAttempts(mode: Mode, merchantReference: string, rowsOnly?: boolean): Promise<AuthorizationView[] | null>;
+  listAttempts(mode: Mode, merchantReference: string): Promise<AuthorizationView[]>;
   /** Captures whose funds were settled in [from, to). */
   settlementReport(input: { mode: Mode; from: Date; to: Date }): Promise<SettlementLine[]>;
   /** Disputes the card schemes notified in [from, to): chargebacks and inquiries on captured payments. */

@@ -247,8 +247,8 @@ export class LiveRouter implements Acquirer {
     return out.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
-  /** Read in one query for every contract, each contract's rows then shown by its connector (`rowsOnly`: Acquirer.listAttempts). */
-  async listAttempts(mode: Mode, merchantReference: string, rowsOnly = false): Promise<AuthorizationView[] | null> {
+  /** Read in one query for every contract, each contract's rows then shown by its connector. */
+  async listAttempts(mode: Mode, merchantReference: string): Promise<AuthorizationView[]> {
     const byContract = new Map<string, AttemptRow[]>();
     for (const row of await attemptRows(this.db, mode, merchantReference)) {
       const rows = byContract.get(row.contract_id);
@@ -259,9 +259,7 @@ export class LiveRouter implements Acquirer {
     for (const [contractId, rows] of byContract) {
       const connector = await this.connectorOrNull(contractId);
       if (!connector) continue;
-      const views = await connector.listAttempts(mode, merchantReference, rowsOnly, rows);
-      if (!views) return null;
-      out.push(...views);
+      out.push(...await connector.listAttempts(mode, merchantReference, rows));
     }
     return out.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }

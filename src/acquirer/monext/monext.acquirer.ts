@@ -111,10 +111,9 @@ export class MonextAcquirer implements Acquirer {
   /**
    * The attempts as Monext answered them to Motu, for a payment's detail: from the connector's rows, without a call.
    * An attempt whose outcome Motu has not heard yet (a widget session not read, an answer lost) is read from Monext;
-   * when Monext cannot answer it is left out rather than failing the read. `rowsOnly`: no call (the caller holds the
-   * database connection); null when one would be needed.
+   * when Monext cannot answer it is left out rather than failing the read.
    */
-  async listAttempts(mode: Mode, merchantReference: string, rowsOnly = false, read?: AttemptRow[]): Promise<AuthorizationView[] | null> {
+  async listAttempts(mode: Mode, merchantReference: string, read?: AttemptRow[]): Promise<AuthorizationView[]> {
     const rows = read ?? await attemptRows(this.ctx.db, mode, merchantReference, this.contractId);
     const out: AuthorizationView[] = [];
     for (const row of rows) {
@@ -122,7 +121,6 @@ export class MonextAcquirer implements Acquirer {
         out.push(attemptOf(`${this.contractId}.${row.transaction_id}`, row));
         continue;
       }
-      if (rowsOnly) return null;
       try {
         const view = await this.readAttempt(row);
         if (view) out.push(view);

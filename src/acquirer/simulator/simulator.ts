@@ -371,7 +371,7 @@ export class SimulatorAcquirer implements Acquirer {
     }));
   }
 
-  /** The simulator's rows are its whole record: the same as listAuthorizations (never a call, `rowsOnly` or not). */
+  /** The simulator's rows are its whole record: the same as listAuthorizations (never a call). */
   listAttempts(mode: Mode, merchantReference: string): Promise<AuthorizationView[]> {
     return this.listAuthorizations(mode, merchantReference);
   }

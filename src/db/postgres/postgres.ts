@@ -15,7 +15,6 @@ pg.types.setTypeParser(20, (value: string) => Number(value));
 
 const afterCommitHooks = new WeakMap<object, Array<(kysely: Kysely<DB>) => void>>();
 const transactionIndexes = new WeakMap<object, number>();
-const transactionDatabases = new WeakMap<object, Database>();
 
 /**
  * Runs `hook` once the transaction `trx` belongs to has committed (never if it rolls back), with the database's
@@ -93,15 +92,6 @@ export function transactionIndex(trx: Trx): number | undefined {
   return transactionIndexes.get(trx);
 }
 
-/**
- * The Database whose `transaction` opened `trx`: what code given only a transaction needs for the Database's reference
- * stamp (a ReferenceCache). Undefined outside `Database.transaction` (and on SQLite, whose reads in a transaction cost
- * no round trip): the caller reads on `trx`.
- */
-export function databaseOf(trx: Trx): Database | undefined {
-  return transactionDatabases.get(trx);
-}
-
 /** The indexes held by the transactions open in this process (transactionIndex). */
 class OpenIndexes {
   private readonly held: boolean[] = [];
@@ -160,7 +150,6 @@ function pooled(connectionString: string, max: number, shared: Shared, owner: bo
       let index: number | undefined;
       const result = await kysely.transaction().execute((trx) => {
         afterCommitHooks.set(trx, hooks);
-        transactionDatabases.set(trx, database);
         index = indexes.take();
         transactionIndexes.set(trx, index);
         return fn(trx);

@@ -3,9 +3,8 @@
 // the payment, never asked of the acquirer) and its refunds. Read on the caller's transaction so the event shows the state written with it.
 import type { Kysely } from 'kysely';
 import { compiledQuery } from '../../db/compiled.js';
-import type { Database, Trx } from '../../db/database.js';
-import { databaseOf } from '../../db/postgres/postgres.js';
-import { ReferenceCache } from '../../db/reference-cache.js';
+import type { Trx } from '../../db/database.js';
+import type { ReferenceCache } from '../../db/reference-cache.js';
 import type { DB } from '../../db/schema.js';
 import type { PaymentBase, Settlement } from '../../events/payloads.js';
 import { isCurrency, toEurCents } from '../../shared/money.js';
@@ -60,27 +59,12 @@ export function cachedFeeTerms(reference: ReferenceCache): FeeTermsOf {
   return (trx, contractId) => reference.get(`fee-terms:${contractId}`, () => feeTerms(trx, contractId));
 }
 
-const feeCaches = new WeakMap<Database, ReferenceCache>();
-
-/**
- * The fee terms of the payment's contract, read on `trx`; on PostgreSQL from the Database's ReferenceCache when `trx`
- * is one of its transactions (a round trip less on every authorization and capture; a contract's terms change
- * rarely, and the cache is emptied by any write to contracts).
- */
-function feeTermsIn(trx: Kysely<DB>, contractId: string): Promise<FeeContract> {
-  const database = databaseOf(trx as Trx);
-  if (!database) return feeTerms(trx, contractId);
-  let cache = feeCaches.get(database);
-  if (!cache) feeCaches.set(database, (cache = new ReferenceCache(database)));
-  return cache.get(`fee-terms:${contractId}`, () => feeTerms(trx, contractId));
-}
-
 /**
  * `attempts`: the payment's own count unless the caller has the acquirer's list at hand (the payment's detail view).
- * `terms`: the contract's fee terms when the caller has them (from a ReferenceCache); read otherwise (feeTermsIn).
+ * `terms`: the contract's fee terms when the caller has them (from a ReferenceCache); read on `trx` otherwise.
  */
 export async function settlementOf(trx: Kysely<DB>, payment: PaymentRow, attempts = payment.authorization_attempts, terms?: FeeContract): Promise<Settlement> {
-  const contract = terms ?? await feeTermsIn(trx, payment.contract_id);
+  const contract = terms ?? await feeTerms(trx, payment.contract_id);
   // A refund succeeds on the transaction that adds it to the payment's refunded_amount (refundApplied): none
   // succeeded while that is 0, as on every authorization and capture, and nothing to read.
   const refunds = payment.refunded_amount === 0 ? [] : await succeededRefunds.execute(trx, { paymentId: payment.id });

@@ -96,7 +96,7 @@ export class PaymentsService {
     // The detail adds what the list leaves out: the acquirer's attempts, the refunds, the fees.
     const authorizations = row.mode === 'live' && !this.acquirers.liveConfigured()
       ? []
-      : await this.acquirers.forMode(row.mode).listAttempts(row.mode, row.id) ?? [];
+      : await this.acquirers.forMode(row.mode).listAttempts(row.mode, row.id);
     const attempts = authorizations.map((a) => ({
       id: a.id, status: a.status, amount: a.amount, currency: a.currency, refusalCode: a.refusalCode,
       cardBrand: a.card.brand, cardLast4: a.card.last4, network: a.card.network, createdAt: a.createdAt,
