@@ -16,7 +16,7 @@ import type {
   OperationResult, RefundInput, RefundView, RefusalCode, SettlementLine, TokenizeInput, TokenizeResult, VerifyOutcome,
 } from '../acquirer.js';
 import { REFUSAL_MESSAGES } from '../acquirer.js';
-import type { AcquirerAuthorizationRow, AcquirerAuthorizationsTable, AcquirerCardRow, AcquirerCardsTable } from '../acquirer.table.js';
+import type { AcquirerAuthorizationRow, AcquirerAuthorizationsTable, AcquirerCardRow } from '../acquirer.table.js';
 import { chooseNetwork, detectBrand, digitsOnly, luhnValid, networksOf } from '../cards.js';
 import { behaviourOf, DISPUTE_AFTER_SECONDS, type Behaviour } from './test-cards.js';
 
@@ -29,12 +29,6 @@ function simId(prefix: string): string {
 }
 
 // The statements of every test payment (token, authorization, capture), compiled once (src/db/compiled.ts).
-const insertCard = compiledQuery((db, p: Insertable<AcquirerCardsTable>) => db.insertInto('acquirer_cards').values({
-  id: p.id, mode: p.mode, fingerprint: p.fingerprint, brand: p.brand, network: p.network, networks: p.networks, last4: p.last4,
-  exp_month: p.exp_month, exp_year: p.exp_year, behaviour: p.behaviour, saved: p.saved, state: p.state, created_at: p.created_at,
-}));
-const insertToken = compiledQuery((db, p: { id: string; mode: Mode; card_id: string; created_at: string; expires_at: string }) =>
-  db.insertInto('acquirer_tokens').values({ id: p.id, mode: p.mode, card_id: p.card_id, created_at: p.created_at, expires_at: p.expires_at, used_at: null }));
 const insertAuthorization = compiledQuery((db, p: Insertable<AcquirerAuthorizationsTable>) => db.insertInto('acquirer_authorizations').values({
   id: p.id, mode: p.mode, card_id: p.card_id, merchant_reference: p.merchant_reference, reference: p.reference, status: p.status,
   amount: p.amount, currency: p.currency, captured_amount: p.captured_amount, refunded_amount: p.refunded_amount, refusal_code: p.refusal_code,
@@ -62,8 +56,6 @@ const authorizationsWithCards = compiledQuery((db, p: { merchantReference: strin
   .select(['c.brand as card_brand', 'c.network as card_network', 'c.networks as card_networks', 'c.last4 as card_last4',
     'c.exp_month as card_exp_month', 'c.exp_year as card_exp_year', 'c.fingerprint as card_fingerprint'])
   .where('a.merchant_reference', '=', p.merchantReference).where('a.mode', '=', p.mode).orderBy('a.created_at').orderBy('a.id'));
-const authorizationsOf = compiledQuery((db, p: { merchantReference: string; mode: Mode }) => db.selectFrom('acquirer_authorizations').selectAll()
-  .where('merchant_reference', '=', p.merchantReference).where('mode', '=', p.mode).orderBy('created_at').orderBy('id'));
 
 export interface SimulatorOptions {
   /** Base of the simulated bank page URL (the service's public URL). */
