@@ -263,6 +263,11 @@ eachDatabase('live payments through Monext', (dialect) => {
     assert.equal(fake.operations(txB, 'CANCEL_AUTHORIZATION').length, 1, "tab B's authorization cancelled at Monext");
     assert.equal(fake.operations(kept, 'CANCEL_AUTHORIZATION').length, 0, "the payment's own authorization kept");
     assert.equal((await payment(created.body.paymentId)).status, 'transit');
+    // Another paid session named with this payment's widget token (its notification, its pay call): nothing is given back.
+    await t.app.inject({ method: 'POST', url: `/acquirer/v1/monext/notify?session=${first.sessionId}&token=${tabA}` });
+    await t.api(undefined, 'POST', `/checkout/${first.sessionId}/pay`, { token: tabA });
+    assert.equal(fake.operations(kept, 'CANCEL_AUTHORIZATION').length, 0, "another session cannot give back this payment's authorization");
+    assert.equal((await payment(created.body.paymentId)).status, 'transit');
   });
 
   it('Pay sent twice at once with the same widget token: one authorization, kept at Monext, one card attempt', async () => {
@@ -274,6 +279,9 @@ eachDatabase('live payments through Monext', (dialect) => {
     // A double click, or a browser retrying the request: both reach Motu before either has answered.
     const [a, b] = await Promise.all([1, 2].map(() => t.api(undefined, 'POST', `/checkout/${created.body.sessionId}/pay`, { token })));
     assert.deepEqual([a!.status, b!.status].sort(), [200, 200], JSON.stringify([a!.body, b!.body]));
+    // A third, after both answered (the browser retrying late): the same way to the success page, not "expired".
+    const late = await t.api(undefined, 'POST', `/checkout/${created.body.sessionId}/pay`, { token });
+    assert.deepEqual([late.status, late.body.url], [200, `/checkout/success?sessionId=${created.body.sessionId}`]);
     const tx = await transactionOf(created.body.paymentId);
     assert.equal(fake.operations(tx, 'CANCEL_AUTHORIZATION').length, 0, 'the authorization the payment holds is not given back');
     const p = await payment(created.body.paymentId);

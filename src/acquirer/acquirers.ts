@@ -154,10 +154,11 @@ export class LiveRouter implements Acquirer {
    * Gives back a widget's authorization Motu will not keep: the cardholder finished a widget after the payment was
    * paid another way, expired, or closed (Monext's widget authorizes on its own, whatever Motu's session says).
    * Cancelled when uncaptured, else refunded under `release_<id>`. `keep`: the payment's own authorization, left alone.
+   * `paymentId`: the payment the caller's session is for; a token of another payment's widget is left alone.
    */
-  async releaseWidget(mode: Mode, token: string, keep: string | null): Promise<'released' | 'kept' | 'none'> {
+  async releaseWidget(mode: Mode, token: string, paymentId: string, keep: string | null): Promise<'released' | 'kept' | 'none'> {
     const found = await this.byToken(mode, token);
-    if (!found || found.row.amount === 0) return 'none';
+    if (!found || found.row.amount === 0 || found.row.merchant_reference !== paymentId) return 'none';
     const outcome = await found.connector.authorize({
       mode, source: { token }, amount: found.row.amount, currency: found.row.currency, merchantReference: found.row.merchant_reference,
     }, found.row);

@@ -77,8 +77,8 @@ export function cardEntryCompletion(checkout: CheckoutService, walletSessions: W
       // The session no longer takes a card (paid another way, expired, out of attempts), but the widget authorized
       // all the same: what the payment does not hold is given back at once.
       const held = await db.kysely.selectFrom('payment_sessions').innerJoin('payments', 'payments.id', 'payment_sessions.payment_id')
-        .select(['payments.acquirer_authorization_id', 'payment_sessions.mode']).where('payment_sessions.id', '=', sessionId).executeTakeFirst();
-      if (held) await live.releaseWidget(held.mode, token, held.acquirer_authorization_id);
+        .select(['payments.id', 'payments.acquirer_authorization_id', 'payment_sessions.mode']).where('payment_sessions.id', '=', sessionId).executeTakeFirst();
+      if (held) await live.releaseWidget(held.mode, token, held.id, held.acquirer_authorization_id);
       return `/checkout/${encodeURIComponent(sessionId)}`;
     }
   };

@@ -171,16 +171,20 @@ export class CheckoutService {
   async pay(sessionId: string, input: { token?: string; paymentMethodId?: string; email?: string; saveCard?: boolean; threeDSReturnUrl?: string }): Promise<NextStep> {
     // The session, its payment and the contract's statement label, read together (readTogether: on SQLite the
     // connection taken once, not three times).
-    const loaded = await readTogether(this.db, async (q): Promise<Pick<Inactive, 'inactive' | 'state'> | { session: PaymentSessionRow; payment: PaymentRow; statementLabel: string | undefined } | null> => {
+    type Closed = Pick<Inactive, 'inactive' | 'state'> & { session: PaymentSessionRow; payment: PaymentRow };
+    const loaded = await readTogether(this.db, async (q): Promise<Closed | { session: PaymentSessionRow; payment: PaymentRow; statementLabel: string | undefined } | null> => {
       const found = await this.sessionAndPayment(q, sessionId);
       if (!found) return null;
       const state = this.cardState(found.session, found.payment);
-      if (state !== 'open') return { inactive: true, state } satisfies Pick<Inactive, 'inactive' | 'state'>;
+      if (state !== 'open') return { inactive: true, state, ...found } satisfies Closed;
       const contractId = found.payment.contract_id;
       return { ...found, statementLabel: await this.reference.get(`statement-label:${contractId}`, () => statementLabelOf(q, contractId)) };
     });
     if (!loaded) throw new AppError('NOT_FOUND', 'Unknown session');
-    if ('inactive' in loaded) throw this.closedError(loaded.state);
+    if ('inactive' in loaded) {
+      if (input.token && isPaid(loaded.payment.status)) return this.payAgainWithWidget(loaded.session, loaded.payment, input.token);
+      throw this.closedError(loaded.state);
+    }
     const { session, payment, statementLabel } = loaded;
     await this.acquirers.requireLive({ merchantId: session.merchant_id, mode: session.mode }, payment.contract_id);
     const acquirer = this.acquirers.forMode(session.mode);
@@ -223,6 +227,19 @@ export class CheckoutService {
       await this.db.transaction((trx) => transitions.countAttempt(trx, payment.id));
     }
     return this.handle(acquirer, session.id, outcome, true, input.paymentMethodId, typedAtAcquirer, { session, payment });
+  }
+
+  /**
+   * Pay sent with a widget's token for a payment paid already: a double click or a browser's retry reaching Motu after
+   * the first call (or Monext's notification) recorded the widget's outcome. The widget's authorization is the
+   * payment's, or given back at once; either way the customer goes to the success page, as the first call sent them.
+   * A token of Motu's own fields (test mode) is refused as before: its card was never sent.
+   */
+  private async payAgainWithWidget(session: PaymentSessionRow, payment: PaymentRow, token: string): Promise<NextStep> {
+    const live = this.acquirers.monext;
+    if (this.acquirers.forMode(session.mode) !== live) throw this.closedError('closed');
+    await live.releaseWidget(session.mode, token, payment.id, payment.acquirer_authorization_id);
+    return { next: 'redirect', url: this.successTarget(session, payment) };
   }
 
   /**
