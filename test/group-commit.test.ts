@@ -193,6 +193,56 @@ describe('group commit waiting for its fsync', () => {
   });
 });
 
+// Which of a batch's transactions fails decides how it is undone (GroupCommitter.runItems): the first of a
+// transaction by a ROLLBACK of the whole (then a new BEGIN for the rest), the others by their own savepoint. Each
+// must still undo its own writes only, wherever it stands in the batch.
+describe('group commit: a failing transaction anywhere in a batch', () => {
+  const open = () => {
+    const native = new SQLite(':memory:');
+    native.exec('create table t (name text primary key, value text not null)');
+    const kysely = new Kysely<{ t: { name: string; value: string } }>({ dialect: new SqliteDialect({ database: native }) });
+    // As the database runs them (sqlite.ts): straight on the connection.
+    const committer = new GroupCommitter(kysely, { exec: (statement) => void native.prepare(statement).run() });
+    // Two statements with a turn of the event loop between them, then the failure if asked: a failure after writing.
+    const write = (name: string, fail: boolean) => committer.run(async (trx) => {
+      await trx.insertInto('t').values({ name, value: 'first' }).execute();
+      await new Promise((r) => setImmediate(r));
+      await trx.updateTable('t').set({ value: 'second' }).where('name', '=', name).execute();
+      if (fail) throw new Error(`fail ${name}`);
+      return name;
+    });
+    const rows = () => native.prepare('select name, value from t order by name').all() as { name: string; value: string }[];
+    return { native, kysely, write, rows };
+  };
+
+  const cases: Array<{ title: string; fails: boolean[] }> = [
+    { title: 'alone in its batch', fails: [true] },
+    { title: 'first of the batch', fails: [true, false, false] },
+    { title: 'first, and the next one too', fails: [true, true, false, true] },
+    { title: 'in the middle', fails: [false, true, false] },
+    { title: 'last of the batch', fails: [false, false, true] },
+    { title: 'every one', fails: [true, true, true] },
+  ];
+  for (const { title, fails } of cases) {
+    it(`${title}: its writes are undone, the others' committed, each caller answered with its own outcome`, async () => {
+      const { native, kysely, write, rows } = open();
+      const names = fails.map((_, i) => `n${i}`);
+      // Queued in the same turn: one batch.
+      const outcomes = await Promise.allSettled(names.map((name, i) => write(name, fails[i]!)));
+      outcomes.forEach((o, i) => {
+        if (fails[i]) assert.deepEqual(o.status === 'rejected' && (o.reason as Error).message, `fail n${i}`);
+        else assert.deepEqual(o, { status: 'fulfilled', value: `n${i}` });
+      });
+      assert.deepEqual(rows(), names.filter((_, i) => !fails[i]).map((name) => ({ name, value: 'second' })));
+      assert.equal(native.inTransaction, false, 'no transaction left open');
+      // The committer goes on: a later transaction commits.
+      assert.equal(await write('later', false), 'later');
+      assert.ok(rows().some((r) => r.name === 'later'));
+      await kysely.destroy();
+    });
+  }
+});
+
 // Checkpoints run in their own thread (database.ts, Checkpointer); under continuous writes the WAL must still be reset.
 describe('the WAL under continuous writes (SQLite)', () => {
   it('stays bounded (about 64 MiB) while 160 MiB are written through concurrent transactions', async () => {

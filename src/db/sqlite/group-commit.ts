@@ -4,8 +4,8 @@
 //
 // - `run(fn)` queues fn; a batch starts three turns of the event loop later (setImmediate), after the requests that
 //   arrived in the same I/O phase and the next two have queued theirs too;
-// - a batch runs its fns one after the other inside ONE `BEGIN IMMEDIATE … COMMIT`, each inside its own
-//   SAVEPOINT: a fn that throws rolls back only its savepoint and rejects only its own caller;
+// - a batch runs its fns one after the other inside ONE `BEGIN IMMEDIATE … COMMIT`, each but the first inside its
+//   own SAVEPOINT: a fn that throws rolls back only its own writes and rejects only its own caller (runItems);
 // - every caller is resolved only after the COMMIT returned, so a resolved transaction is on disk
 //   (a 201 still means "stored"). If the COMMIT itself fails, every caller of the batch is rejected.
 // - with `sync` (SQLite, database.ts), the COMMIT itself does not fsync: the batch then awaits `sync()`, an fsync in
@@ -106,21 +106,45 @@ export class GroupCommitter<DB> {
     setImmediate(start);
   }
 
-  private async runItems(batch: Pending<DB>[], outcomes: Outcome[], trx: Transaction<DB>): Promise<void> {
+  /**
+   * Runs the batch's functions in the transaction BEGIN opened, each undone alone if it throws:
+   *
+   * - the first runs with no savepoint: nothing else is written in the transaction yet, so if it throws, ROLLBACK
+   *   undoes exactly its writes, and the rest of the batch goes on in a new BEGIN IMMEDIATE (a batch of one, the usual
+   *   case on a quiet server, sends no savepoint statement at all);
+   * - each of the others opens a SAVEPOINT first and releases none: if it throws, ROLLBACK TO goes back to the most
+   *   recent savepoint of that name, its own, and undoes its writes only. The savepoints of the functions before it
+   *   stay open on the stack, and the COMMIT releases them all (what is committed is the same as with a RELEASE after
+   *   each). One statement per transaction instead of two, and none for the first.
+   *
+   * If undoing fails, SQLite has aborted the whole transaction (disk full, I/O error): the batch fails and every
+   * caller sees it. Returns whether a transaction is left to commit (not when the last function ran alone and failed).
+   */
+  private async runItems(batch: Pending<DB>[], outcomes: Outcome[], trx: Transaction<DB>): Promise<boolean> {
+    let first = true;
     for (const item of batch) {
-      await this.exec('SAVEPOINT motu_tx', trx);
+      const alone = first;
+      first = false;
+      if (!alone) await this.exec('SAVEPOINT motu_tx', trx);
       try {
         const value = await item.fn(trx);
-        await this.exec('RELEASE SAVEPOINT motu_tx', trx);
         outcomes.push({ ok: true, value });
       } catch (error) {
-        // Undo only this caller's writes. If even that fails, SQLite has aborted the whole
-        // transaction (disk full, I/O error): let the batch fail and every caller see it.
-        await this.exec('ROLLBACK TO SAVEPOINT motu_tx', trx);
-        await this.exec('RELEASE SAVEPOINT motu_tx', trx);
         outcomes.push({ ok: false, error });
+        if (!alone) {
+          await this.exec('ROLLBACK TO SAVEPOINT motu_tx', trx);
+          continue;
+        }
+        // Nothing was written before it in this transaction: the whole of it is this function's. Its ROLLBACK is
+        // not synced (a rollback makes nothing durable that an fsync would have to keep).
+        this.deferSync?.();
+        await this.exec('ROLLBACK', trx);
+        if (outcomes.length === batch.length) return false;
+        await this.exec('BEGIN IMMEDIATE', trx);
+        first = true;
       }
     }
+    return true;
   }
 
   private async runBatch(): Promise<void> {
@@ -183,11 +207,19 @@ export class GroupCommitter<DB> {
     try {
       await this.exec('BEGIN IMMEDIATE', trx);
       try {
-        await this.runItems(items, outcomes, trx);
+        if (!(await this.runItems(items, outcomes, trx))) {
+          // The last function ran alone in its transaction and failed: rolled back, nothing is left to commit.
+          batch.settle();
+          return batch;
+        }
         this.deferSync?.();
         await this.exec('COMMIT', trx);
       } catch (error) {
-        await Promise.resolve(this.exec('ROLLBACK', trx)).catch(() => {});
+        // No transaction may be open any more (SQLite aborted it, or a new BEGIN failed): the error that stopped the
+        // batch is the one reported, not the ROLLBACK's.
+        try {
+          await this.exec('ROLLBACK', trx);
+        } catch {}
         throw error;
       }
     } catch (error) {
