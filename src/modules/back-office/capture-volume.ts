@@ -10,6 +10,7 @@
 // one merchant wait on each other only when they drew the same slot, and in the same order as on the balance's row
 // (no deadlock). `motu ledger verify` checks these rows against the payments (its check 7).
 import { sql, type Kysely } from 'kysely';
+import { compiledQuery } from '../../db/compiled.js';
 import type { Trx } from '../../db/database.js';
 import type { DB } from '../../db/schema.js';
 import type { Owner } from '../merchants/principal.js';
@@ -33,19 +34,22 @@ export interface CaptureVolumeTable {
 /** The hour of an ISO timestamp, as `capture_volume.hour` holds it. */
 export const hourOf = (iso: string) => iso.slice(0, 13);
 
-/** Adds a payment just captured (its row as written, captured_at on its test clock if it has one) to its hour. */
-export async function addCapture(trx: Trx, row: PaymentRow): Promise<void> {
-  if (row.captured_at === null) return;
-  await trx.insertInto('capture_volume')
-    .values({
-      merchant_id: row.merchant_id, mode: row.mode, hour: hourOf(row.captured_at), store_key: row.store_id ?? '', currency: row.currency,
-      slot: slotOf(trx), count: 1, amount: row.captured_amount,
-    })
+// Compiled once (src/db/compiled.ts): every capture adds to its hour.
+const add = compiledQuery((db, p: { merchant_id: string; mode: Mode; hour: string; store_key: string; currency: string; slot: number; amount: number }) =>
+  db.insertInto('capture_volume')
+    .values({ merchant_id: p.merchant_id, mode: p.mode, hour: p.hour, store_key: p.store_key, currency: p.currency, slot: p.slot, count: 1, amount: p.amount })
     .onConflict((oc) => oc.columns(['merchant_id', 'mode', 'hour', 'store_key', 'currency', 'slot']).doUpdateSet({
       count: sql`capture_volume.count + 1`,
       amount: sql`capture_volume.amount + excluded.amount`,
-    }))
-    .execute();
+    })));
+
+/** Adds a payment just captured (its row as written, captured_at on its test clock if it has one) to its hour. */
+export async function addCapture(trx: Trx, row: PaymentRow): Promise<void> {
+  if (row.captured_at === null) return;
+  await add.run(trx, {
+    merchant_id: row.merchant_id, mode: row.mode, hour: hourOf(row.captured_at), store_key: row.store_id ?? '', currency: row.currency,
+    slot: slotOf(trx), amount: row.captured_amount,
+  });
 }
 
 /**
