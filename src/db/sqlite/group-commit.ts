@@ -110,12 +110,12 @@ export class GroupCommitter<DB> {
    * Runs the batch's functions in the transaction BEGIN opened, each undone alone if it throws:
    *
    * - the first runs with no savepoint: nothing else is written in the transaction yet, so if it throws, ROLLBACK
-   *   undoes exactly its writes, and the rest of the batch goes on in a new BEGIN IMMEDIATE (a batch of one, the usual
-   *   case on a quiet server, sends no savepoint statement at all);
-   * - each of the others opens a SAVEPOINT first and releases none: if it throws, ROLLBACK TO goes back to the most
-   *   recent savepoint of that name, its own, and undoes its writes only. The savepoints of the functions before it
-   *   stay open on the stack, and the COMMIT releases them all (what is committed is the same as with a RELEASE after
-   *   each). One statement per transaction instead of two, and none for the first.
+   *   undoes exactly its writes, and the rest of the batch goes on in a new BEGIN IMMEDIATE (a batch of one sends no
+   *   savepoint statement at all, and SQLite keeps no copy of the pages it changes);
+   * - each of the others runs inside a SAVEPOINT of its own: if it throws, ROLLBACK TO undoes its writes only. Its
+   *   savepoint is released as soon as it ended, not left open to the COMMIT: while one is open SQLite copies the
+   *   original of every page changed (its sub-journal, in memory up to 64 KiB, then in a temporary file), and only
+   *   when none is open does it drop those copies.
    *
    * If undoing fails, SQLite has aborted the whole transaction (disk full, I/O error): the batch fails and every
    * caller sees it. Returns whether a transaction is left to commit (not when the last function ran alone and failed).
@@ -128,11 +128,13 @@ export class GroupCommitter<DB> {
       if (!alone) await this.exec('SAVEPOINT motu_tx', trx);
       try {
         const value = await item.fn(trx);
+        if (!alone) await this.exec('RELEASE SAVEPOINT motu_tx', trx);
         outcomes.push({ ok: true, value });
       } catch (error) {
         outcomes.push({ ok: false, error });
         if (!alone) {
           await this.exec('ROLLBACK TO SAVEPOINT motu_tx', trx);
+          await this.exec('RELEASE SAVEPOINT motu_tx', trx);
           continue;
         }
         // Nothing was written before it in this transaction: the whole of it is this function's. Its ROLLBACK is
