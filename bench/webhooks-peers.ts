@@ -10,6 +10,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Database } from '../src/db/database.js';
 import { openDatabase } from '../src/db/database.js';
+import { keepEndpointsCached } from '../src/events/endpoint-cache.js';
 import { recordEvent } from '../src/events/outbox.js';
 import { payloads } from '../src/events/payloads.js';
 import { customerData } from '../test/support/factories.js';
@@ -111,6 +112,7 @@ async function producer(): Promise<void> {
     if (m.type !== 'produce') return;
     void (async () => {
       const db = openDatabase({ databaseUrl: m.databaseUrl, dataDir: m.dataDir, poolSize: m.poolSize });
+      keepEndpointsCached(db); // as the application's composition does
       // Every connection of the pool open before the clock starts (as a running API's would be).
       await Promise.all(Array.from({ length: m.poolSize }, () => db.transaction(async () => {})));
       await send({ type: 'started' });

@@ -15,6 +15,7 @@ import pg from 'pg';
 import { secretBoxFor } from '../src/shared/secret-box.js';
 import { parseConfig, type Config } from '../src/config.js';
 import { openDatabase, type Database, type Dialect } from '../src/db/database.js';
+import { keepEndpointsCached } from '../src/events/endpoint-cache.js';
 import { recordEvent } from '../src/events/outbox.js';
 import { payloads } from '../src/events/payloads.js';
 import { MerchantsService } from '../src/modules/merchants/merchants.service.js';
@@ -184,6 +185,7 @@ async function runAt(dialect: Dialect, rate: number): Promise<Run> {
   const database = await freshDatabase(dialect);
   const config = parseConfig({ MOTU_DATA_DIR: database.dataDir, DATABASE_URL: database.databaseUrl, LOG_LEVEL: 'silent' });
   const endpoint = await withEndpoint(config, database.db);
+  keepEndpointsCached(database.db); // as the application's composition does (SQLite: the producer is in this process)
   const options = { merchantId: endpoint.merchant.id, rate, seconds: SECONDS, perTransaction: dialect === 'postgres' ? PER_TRANSACTION : 1 };
   // The worker's own database handle on PostgreSQL, its backends named for the CPU reading.
   const workerDb = dialect === 'postgres' ? openDatabase({ databaseUrl: named(database.databaseUrl, 'bench-worker'), dataDir: database.dataDir }) : database.db;
@@ -277,6 +279,7 @@ async function drain(dialect: Dialect, events: number): Promise<Drain> {
   const config = parseConfig({ MOTU_DATA_DIR: database.dataDir, DATABASE_URL: database.databaseUrl, LOG_LEVEL: 'silent' });
   const db = database.db;
   const endpoint = await withEndpoint(config, db);
+  keepEndpointsCached(db);
   for (let i = 0; i < events; i += 100) {
     await db.transaction(async (trx) => {
       for (let j = i; j < Math.min(events, i + 100); j++) {

@@ -27,6 +27,7 @@ import { WalletSessionsService } from './modules/wallet/wallet-sessions.service.
 import { WalletService } from './modules/wallet/wallet.service.js';
 import { EventsService } from './modules/webhooks/events.service.js';
 import { WebhooksService } from './modules/webhooks/webhooks.service.js';
+import { keepEndpointsCached } from './events/endpoint-cache.js';
 import { DisputesService } from './modules/disputes/disputes.service.js';
 import { TestClocksService } from './modules/test-clocks/test-clocks.service.js';
 import { AuditService } from './modules/audit/audit.service.js';
@@ -111,6 +112,8 @@ export function buildServices(config: Config, db: Database, clock: Clock): Servi
   const merchants = new MerchantsService(db, clock, secretBoxFor(config));
   const apiKeys = new ApiKeysService(db, clock);
   const webhooks = new WebhooksService(config, db, clock);
+  // Every event reads its merchant's endpoints: kept in the process (src/events/endpoint-cache.ts).
+  keepEndpointsCached(db);
   return {
     merchants,
     contracts: new ContractsService(db, clock, secretBoxFor(config)),

@@ -18,13 +18,13 @@
 // and mode whose filter matches (an endpoint of a store only for that store's payments and for events of no payment). If the transaction rolls back, nothing is sent; once it commits, the delivery
 // worker picks the rows up within milliseconds (in-process wake-up, and NOTIFY on PostgreSQL). A request
 // handler never sends HTTP itself.
-import { CompiledQuery, PostgresAdapter, type Insertable } from 'kysely';
+import { CompiledQuery, PostgresAdapter, sql } from 'kysely';
 import { compiledQuery } from '../db/compiled.js';
 import type { Trx } from '../db/database.js';
 import { notifyAfterCommit } from '../db/notify.js';
 import type { Mode } from '../modules/merchants/merchants.table.js';
 import { newId } from '../shared/ids.js';
-import type { WebhookDeliveriesTable } from './events.table.js';
+import { endpointCacheOf, type EndpointTarget } from './endpoint-cache.js';
 import type { EventDataMap, EventType } from './payloads.js';
 import { filterMatches, goesToNotificationUrl } from './payloads.js';
 import { signalOutbox } from './signal.js';
@@ -67,41 +67,35 @@ export async function recordEvent<T extends EventType>(trx: Trx, input: RecordEv
   };
   const targets = await targetsOf(trx, input);
   const deliveries = targets.map((t) => ({ id: newId('del'), endpointId: t.endpointId, url: t.url, targetKey: t.endpointId ?? `url:${t.url}` }));
-  const deliveryIds = deliveries.map((d) => d.id);
+  // The endpoints come from the process's cache (endpoint-cache.ts): the statement that writes the deliveries keeps
+  // only those of endpoints still in service and not deleted, with the URL the endpoint has now.
+  let deliveryIds: string[];
   if (trx.getExecutor().adapter instanceof PostgresAdapter) {
     // One statement for the event and its deliveries (one round trip of the caller's transaction, not two).
-    const parameters = [...Object.values(event), deliveryIds, deliveries.map((d) => d.endpointId), deliveries.map((d) => d.url), deliveries.map((d) => d.targetKey)];
-    await trx.executeQuery(CompiledQuery.raw(RECORD_EVENT_SQL, parameters));
+    const parameters = [...Object.values(event), deliveries.map((d) => d.id), deliveries.map((d) => d.endpointId), deliveries.map((d) => d.url), deliveries.map((d) => d.targetKey)];
+    const { rows } = await trx.executeQuery<{ id: string }>(CompiledQuery.raw(RECORD_EVENT_SQL, parameters));
+    deliveryIds = rows.map((r) => r.id);
   } else {
     // seq: assigned by the database, the order events are recorded in (same-millisecond events included).
     const { seq } = await insertEvent.executeTakeFirstOrThrow(trx, event);
-    const rows = deliveries.map((d) => ({
-      id: d.id,
-      event_id: id,
-      event_seq: seq,
-      merchant_id: input.merchantId,
-      mode: input.mode,
-      endpoint_id: d.endpointId,
-      url: d.url,
-      target_key: d.targetKey,
-      status: 'pending' as const,
-      attempt_count: 0,
-      next_attempt_at: createdAt,
-      claim_token: null,
-      lease_until: null,
-      last_status_code: null,
-      last_error: null,
-      created_at: createdAt,
-      updated_at: createdAt,
-    }));
-    if (rows.length === 1) await insertDelivery.run(trx, rows[0]!);
-    else if (rows.length > 1) await trx.insertInto('webhook_deliveries').values(rows).execute();
+    // One prepared statement per target (an event has one or two): cheaper on SQLite than a list read by json_each.
+    deliveryIds = [];
+    for (const d of deliveries) {
+      const at = { id: d.id, eventId: id, seq, merchantId: input.merchantId, mode: input.mode, at: createdAt };
+      const written = d.endpointId === null
+        ? await insertUrlDeliverySqlite.run(trx, { ...at, url: d.url, targetKey: d.targetKey })
+        : await insertEndpointDeliverySqlite.run(trx, { ...at, endpointId: d.endpointId });
+      if (written > 0) deliveryIds.push(d.id);
+    }
   }
-  if (deliveries.length > 0) await notifyOnCommit(trx);
+  if (deliveryIds.length > 0) await notifyOnCommit(trx);
   return { id, type: input.type, createdAt, body, deliveryIds };
 }
 
-/** PostgreSQL: the event (its seq assigned by the database) and one pending delivery per target, due at once. */
+/**
+ * PostgreSQL: the event (its seq assigned by the database) and one pending delivery per target, due at once: a
+ * notificationUrl's, and an endpoint's only while it is in service and not deleted (read here, not from the cache).
+ */
 const RECORD_EVENT_SQL = `
   with e as (
     insert into webhook_events (id, merchant_id, mode, type, payment_id, body, created_at)
@@ -110,8 +104,11 @@ const RECORD_EVENT_SQL = `
   )
   insert into webhook_deliveries (id, event_id, event_seq, merchant_id, mode, endpoint_id, url, target_key, status,
     attempt_count, next_attempt_at, claim_token, lease_until, last_status_code, last_error, created_at, updated_at)
-  select d.id, $1, e.seq, $2, $3, d.endpoint_id, d.url, d.target_key, 'pending', 0, $7, null, null, null, null, $7, $7
-  from e, unnest($8::text[], $9::text[], $10::text[], $11::text[]) as d(id, endpoint_id, url, target_key)`;
+  select d.id, $1, e.seq, $2, $3, d.endpoint_id, coalesce(w.url, d.url), d.target_key, 'pending', 0, $7, null, null, null, null, $7, $7
+  from e cross join unnest($8::text[], $9::text[], $10::text[], $11::text[]) as d(id, endpoint_id, url, target_key)
+    left join webhook_endpoints w on w.id = d.endpoint_id
+  where d.endpoint_id is null or (w.enabled = 1 and w.deleted_at is null)
+  returning id`;
 
 interface Target {
   endpointId: string | null;
@@ -120,7 +117,7 @@ interface Target {
 
 async function targetsOf(trx: Trx, input: RecordEventInput<EventType>): Promise<Target[]> {
   const targets: Target[] = [];
-  const endpoints = await enabledEndpoints(trx, input.merchantId, input.mode);
+  const endpoints = await endpointsFor(trx, input.merchantId, input.mode);
   const toUrl = Boolean(input.paymentId && goesToNotificationUrl(input.type));
   // The payment's store matters only when an endpoint belongs to a store; read with its notificationUrl if needed.
   const storeBound = Boolean(input.paymentId) && endpoints.some((e) => e.store_id !== null);
@@ -140,13 +137,19 @@ async function targetsOf(trx: Trx, input: RecordEventInput<EventType>): Promise<
     // A store's endpoint: that store's payment events, and the merchant's events that belong to no payment (what a key
     // of that store reads through GET /events); never another store's payments, nor payments without a store.
     if (e.store_id !== null && input.paymentId && e.store_id !== paymentStore) continue;
-    if (filterMatches(JSON.parse(e.events) as string[], input.type)) targets.push({ endpointId: e.id, url: e.url });
+    if (filterMatches(e.events, input.type)) targets.push({ endpointId: e.id, url: e.url });
   }
   return targets;
 }
 
-export function enabledEndpoints(trx: Trx, merchantId: string, mode: Mode) {
-  return endpointsOf.execute(trx, { merchantId, mode });
+/**
+ * The endpoints of the merchant and mode that are not deleted, in service or not (the deliveries' statement keeps
+ * only those in service): from the process's cache when the application keeps one for this database.
+ */
+function endpointsFor(trx: Trx, merchantId: string, mode: Mode): Promise<readonly EndpointTarget[]> {
+  const load = async () => (await endpointsOf.execute(trx, { merchantId, mode })).map((e) => ({ ...e, events: JSON.parse(e.events) as string[] }));
+  const cache = endpointCacheOf(trx);
+  return cache ? cache.get(merchantId, mode, load) : load();
 }
 
 // recordEvent's statements, compiled once (src/db/compiled.ts): every payment records two events.
@@ -154,17 +157,36 @@ const insertEvent = compiledQuery((db, p: { id: string; merchant_id: string; mod
   db.insertInto('webhook_events')
     .values({ id: p.id, merchant_id: p.merchant_id, mode: p.mode, type: p.type, payment_id: p.payment_id, body: p.body, created_at: p.created_at })
     .returning('seq'));
-const insertDelivery = compiledQuery((db, p: Insertable<WebhookDeliveriesTable>) => db.insertInto('webhook_deliveries').values({
-  id: p.id, event_id: p.event_id, event_seq: p.event_seq, merchant_id: p.merchant_id, mode: p.mode, endpoint_id: p.endpoint_id, url: p.url,
-  target_key: p.target_key, status: p.status, attempt_count: p.attempt_count, next_attempt_at: p.next_attempt_at, claim_token: p.claim_token,
-  lease_until: p.lease_until, last_status_code: p.last_status_code, last_error: p.last_error, created_at: p.created_at, updated_at: p.updated_at,
+type DeliveryOf = { id: string; eventId: string; seq: number; merchantId: string; mode: Mode; at: string };
+
+/** SQLite: a pending delivery to a notificationUrl, due at once. */
+const insertUrlDeliverySqlite = compiledQuery((db, p: DeliveryOf & { url: string; targetKey: string }) => ({
+  compile: () => sql`
+    insert into webhook_deliveries (id, event_id, event_seq, merchant_id, mode, endpoint_id, url, target_key, status,
+      attempt_count, next_attempt_at, claim_token, lease_until, last_status_code, last_error, created_at, updated_at)
+    values (${p.id}, ${p.eventId}, ${p.seq}, ${p.merchantId}, ${p.mode}, null, ${p.url}, ${p.targetKey}, 'pending', 0, ${p.at},
+      null, null, null, null, ${p.at}, ${p.at})`.compile(db),
 }));
+
+/**
+ * SQLite: a pending delivery to an endpoint, due at once, written only while the endpoint is in service and not
+ * deleted, to the URL it has now (read here, not from the cache).
+ */
+const insertEndpointDeliverySqlite = compiledQuery((db, p: DeliveryOf & { endpointId: string }) => ({
+  compile: () => sql`
+    insert into webhook_deliveries (id, event_id, event_seq, merchant_id, mode, endpoint_id, url, target_key, status,
+      attempt_count, next_attempt_at, claim_token, lease_until, last_status_code, last_error, created_at, updated_at)
+    select ${p.id}, ${p.eventId}, ${p.seq}, ${p.merchantId}, ${p.mode}, w.id, w.url, w.id, 'pending', 0, ${p.at},
+      null, null, null, null, ${p.at}, ${p.at}
+    from webhook_endpoints w
+    where w.id = ${p.endpointId} and w.enabled = 1 and w.deleted_at is null`.compile(db),
+}));
+
 const endpointsOf = compiledQuery((db, p: { merchantId: string; mode: Mode }) => db
   .selectFrom('webhook_endpoints')
   .select(['id', 'url', 'events', 'store_id'])
   .where('merchant_id', '=', p.merchantId)
   .where('mode', '=', p.mode)
-  .where('enabled', '=', 1)
   .where('deleted_at', 'is', null));
 
 /** Wakes delivery workers: in this process, and on PostgreSQL every process listening, once the transaction commits. */

@@ -24,15 +24,18 @@ export function depthOf(row: { pending: unknown; retrying: unknown; abandoned: u
 }
 
 /**
- * One statement, two index range scans of webhook_deliveries_due (status, next_attempt_at, event_seq): the pending and
- * sending rows (the queue itself, few), and a count of the abandoned ones that reads the index only.
+ * One statement, three walks of partial indexes (migration 0057): the pending and the sending rows (the queue itself,
+ * few), and a count of the abandoned ones that reads their index only. Each status is named as a literal: a partial
+ * index serves only a condition that names its own.
  */
 export async function webhookQueueDepth(db: Database, now: Date): Promise<QueueDepth> {
   const { rows } = await sql<{ pending: unknown; retrying: unknown; abandoned: unknown; oldest: unknown }>`
     select q.pending, q.retrying, q.oldest, a.abandoned
     from (select count(*) as pending, coalesce(sum(case when attempt_count > 0 then 1 else 0 end), 0) as retrying,
                  min(created_at) as oldest
-          from webhook_deliveries where status in ('pending', 'sending')) q,
+          from (select attempt_count, created_at from webhook_deliveries where status = 'pending'
+                union all
+                select attempt_count, created_at from webhook_deliveries where status = 'sending') u) q,
          (select count(*) as abandoned from webhook_deliveries where status = 'abandoned') a`.execute(db.kysely);
   return depthOf(rows[0], now);
 }

@@ -43,7 +43,7 @@ export async function claimDue(ctx: DeliveryContext, busy: ReadonlyMap<string, n
       let q = trx
         .selectFrom('webhook_deliveries as d')
         .select(['d.id', 'd.target_key', 'd.status', 'd.attempt_count', 'd.event_id', 'd.updated_at'])
-        .where('d.status', '=', status)
+        .where('d.status', '=', sql.lit(status)) // a literal: a partial index (migration 0057) serves only its own status
         .where(status === 'sending' ? 'd.lease_until' : 'd.next_attempt_at', status === 'sending' ? '<' : '<=', nowIso)
         // A delivery to an endpoint out of service waits until it is enabled again.
         .where((eb) =>
@@ -94,7 +94,7 @@ export async function claimDue(ctx: DeliveryContext, busy: ReadonlyMap<string, n
 
 /** A claim whose lease has run out, of any target (its endpoint may be out of service: the transaction above judges). */
 const anyStale = compiledQuery((db, p: { now: string }) =>
-  db.selectFrom('webhook_deliveries').select('id').where('status', '=', 'sending').where('lease_until', '<', p.now).limit(1));
+  db.selectFrom('webhook_deliveries').select('id').where('status', '=', sql.lit('sending')).where('lease_until', '<', p.now).limit(1));
 
 /** The rows of `due` (in due order) within the per-target bound: no more of a target than it has free slots. */
 function withinBound<R extends { target_key: string }>(due: R[], busy: ReadonlyMap<string, number>, perTarget: number): R[] {

@@ -1,11 +1,13 @@
 // Webhook configuration of a merchant: the signing secret (read, rotate) and registered endpoints
 // (merchant endpoints and an agency's declared addresses), with the URL rules and the live-mode SSRF guard.
+import { sql } from 'kysely';
 import { requireAgency } from '../agencies/invitations.service.js';
 import { secretBoxFor } from '../../shared/secret-box.js';
 import type { Config } from '../../config.js';
 import type { Database } from '../../db/database.js';
 import { addressPolicy, resolvesToAllowed, targetProblem } from '../../events/address-guard.js';
 import type { EndpointKind, WebhookEndpointRow } from './endpoints.table.js';
+import { changingEndpoints } from '../../events/endpoint-cache.js';
 import { notifyOnCommit } from '../../events/outbox.js';
 import { EVENT_TYPES, isEventType } from '../../events/payloads.js';
 import { forgetSigningSecrets } from '../../events/secret-cache.js';
@@ -161,7 +163,7 @@ export class WebhooksService {
       deleted_at: null,
     };
     try {
-      await this.db.kysely.insertInto('webhook_endpoints').values(row).execute();
+      await changingEndpoints(() => this.db.kysely.insertInto('webhook_endpoints').values(row).execute());
     } catch (err) {
       // The first run committed meanwhile (it outlived its abandoned key): its endpoint is the answer.
       const committed = idempotencyKey !== undefined && this.db.isUniqueViolation(err) ? await this.endpointRow(owner, id) : undefined;
@@ -215,30 +217,30 @@ export class WebhooksService {
     if (patch.description !== undefined) set.description = patch.description;
     if (patch.enabled === true) Object.assign(set, { enabled: 1, disabled_reason: null, disabled_at: null });
     if (patch.enabled === false && current.enabled === 1) Object.assign(set, { enabled: 0, disabled_reason: 'merchant', disabled_at: now });
-    await this.db.transaction(async (trx) => {
+    await changingEndpoints(() => this.db.transaction(async (trx) => {
       await trx.updateTable('webhook_endpoints').set(set).where('id', '=', id).execute();
       if (patch.url !== undefined) {
         // Deliveries still waiting go to the new address.
-        await trx.updateTable('webhook_deliveries').set({ url: patch.url }).where('endpoint_id', '=', id).where('status', '=', 'pending').execute();
+        await trx.updateTable('webhook_deliveries').set({ url: patch.url }).where('endpoint_id', '=', id).where('status', '=', sql.lit('pending')).execute();
       }
       // Re-enabled: the deliveries held while it was out of service start again now.
       if (patch.enabled === true && current.enabled === 0) await notifyOnCommit(trx);
-    });
+    }));
     return this.getEndpoint(owner, id);
   }
 
   async deleteEndpoint(owner: Owner, id: string) {
     await this.findEndpoint(owner, id);
     const now = this.clock.now().toISOString();
-    await this.db.transaction(async (trx) => {
+    await changingEndpoints(() => this.db.transaction(async (trx) => {
       await trx.updateTable('webhook_endpoints').set({ deleted_at: now, enabled: 0, updated_at: now }).where('id', '=', id).execute();
       await trx
         .updateTable('webhook_deliveries')
         .set({ status: 'abandoned', last_error: 'endpoint deleted', updated_at: now })
         .where('endpoint_id', '=', id)
-        .where('status', '=', 'pending')
+        .where('status', '=', sql.lit('pending'))
         .execute();
-    });
+    }));
     return { id, deleted: true };
   }
 }
