@@ -135,6 +135,8 @@ const COMPILED = path.join(COMPILED_ROOT, 'dist');
  * BENCH_SOURCE=1, or a build that fails, runs the sources through tsx instead.
  */
 export function motuCommand(log: (line: string) => void = () => {}): { args: string[]; compiled: boolean } {
+  // BENCH_MOTU_MAIN=<tree>/dist/start/main.js: that tree's `npm run build` instead (two builds side by side, one harness).
+  if (process.env.BENCH_MOTU_MAIN) return { args: [path.resolve(process.env.BENCH_MOTU_MAIN), 'serve'], compiled: true };
   if (process.env.BENCH_SOURCE !== '1') {
     const tsc = spawnSync(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json', '--outDir', COMPILED], {
       cwd: ROOT,

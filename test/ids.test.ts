@@ -1,8 +1,9 @@
-// Identifiers: prefix + 22 base62 characters from 128 random bits; SPR- references.
+// Identifiers: prefix + 22 base62 characters from 128 random bits, or from the time and 80 random bits (the books'
+// rows); SPR- references.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { base62, newId, newPaymentReference } from '../src/shared/ids.js';
+import { base62, newId, newPaymentReference, newTimeOrderedId } from '../src/shared/ids.js';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 /** The definition, in BigInt arithmetic. */
@@ -61,5 +62,24 @@ describe('identifiers', () => {
     // The high digits are the time: an hour later is a larger number by about 3.6e6 × 2^38.
     const hour = value(made.at(-1)!) - value(made.at(-2)!);
     assert.ok(hour > 3_599_000n * 2n ** 38n && hour < 3_601_000n * 2n ** 38n, String(hour));
+  });
+
+  it('makes time-ordered ids of the same shape, distinct within a millisecond, sorting as characters by their time', () => {
+    const now = Date.now();
+    const oneMs = Array.from({ length: 20_000 }, () => newTimeOrderedId('txn', now));
+    for (const id of oneMs) assert.match(id, /^txn_[0-9A-Za-z]{22}$/);
+    assert.equal(new Set(oneMs).size, oneMs.length);
+    // The 80 low bits are random: within one millisecond the ids are not all alike past the time's digits.
+    assert.ok(new Set(oneMs.map((id) => id.slice(-8))).size > 19_000);
+    const later = [now + 1, now + 1_000, now + 3_600_000, now + 86_400_000 * 365].map((t) => newTimeOrderedId('lpo', t));
+    const all = [newTimeOrderedId('lpo', now - 1), ...oneMs.map((id) => `lpo${id.slice(3)}`), ...later];
+    const sorted = [...all].sort();
+    // Every id of an earlier millisecond sorts before every id of a later one, as plain strings.
+    assert.equal(sorted[0], all[0]);
+    assert.deepEqual(sorted.slice(-later.length), later);
+    // The leading digits are the milliseconds since 2020-01-01: decoded, the number divided by 2^80.
+    const value = (id: string) => [...id.slice(4)].reduce((n, c) => n * 62n + BigInt(ALPHABET.indexOf(c)), 0n);
+    assert.equal(value(oneMs[0]!) / 2n ** 80n, BigInt(now - Date.UTC(2020, 0, 1)));
+    assert.equal(value(newTimeOrderedId('txn', Date.UTC(2000, 0, 1))) / 2n ** 80n, 0n);
   });
 });

@@ -14,7 +14,7 @@
 import { CompiledQuery, PostgresAdapter } from 'kysely';
 import { compiledQuery, type CompiledStatement } from '../../db/compiled.js';
 import type { Trx } from '../../db/database.js';
-import { newId } from '../../shared/ids.js';
+import { newTimeOrderedId } from '../../shared/ids.js';
 import { isCurrency, toEurCents } from '../../shared/money.js';
 import type { Mode } from '../merchants/merchants.table.js';
 import type { Owner } from '../merchants/principal.js';
@@ -75,7 +75,7 @@ const insertLinePair = compiledQuery((db, p: {
 export async function post(trx: Trx, input: PostInput): Promise<BalanceTransactionRow> {
   const row = transactionRow(input);
   await insertTransaction.run(trx, row);
-  const postingId = newId('lpo');
+  const postingId = newTimeOrderedId('lpo');
   await insertEntry.run(trx, { id: postingId, merchant_id: row.merchant_id, mode: row.mode, currency: row.currency, transaction_id: row.id, created_at: row.created_at });
   await insertLinePair.run(trx, {
     posting_id: postingId, merchant_id: input.owner.merchantId, mode: input.owner.mode, store_id: input.owner.storeId ?? null, currency: row.currency,
@@ -93,7 +93,7 @@ export async function post(trx: Trx, input: PostInput): Promise<BalanceTransacti
 export async function postMany(trx: Trx, inputs: readonly PostInput[]): Promise<BalanceTransactionRow[]> {
   if (inputs.length === 0) return [];
   const rows = inputs.map(transactionRow);
-  const postingIds = rows.map(() => newId('lpo'));
+  const postingIds = rows.map(() => newTimeOrderedId('lpo'));
   const rowsOf = {
     balance_transactions: rows.map((t) => [
       t.id, t.merchant_id, t.mode, t.store_id, t.type, t.amount, t.currency, t.amount_eur, t.pending, t.source_type, t.source_id, t.payment_id,
@@ -234,7 +234,7 @@ function transactionRow(input: PostInput): BalanceTransactionRow {
   if (!isCurrency(input.currency)) throw new RangeError(`Unknown currency ${input.currency}`);
   const at = input.at.toISOString();
   return {
-    id: input.id ?? newId('txn'),
+    id: input.id ?? newTimeOrderedId('txn'),
     merchant_id: input.owner.merchantId,
     mode: input.owner.mode,
     store_id: input.owner.storeId ?? null,
@@ -267,7 +267,7 @@ export async function releasePayment(trx: Trx, paymentId: string, at: Date): Pro
     .execute();
   if (pending.length === 0) return 0;
   const createdAt = at.toISOString();
-  const postingIds = pending.map(() => newId('lpo'));
+  const postingIds = pending.map(() => newTimeOrderedId('lpo'));
   await writeLedger(trx, {
     balance_transactions: [],
     ledger_postings: pending.map((t, i) => [postingIds[i], t.merchant_id, t.mode, t.currency, 'release', t.id, createdAt]),

@@ -154,7 +154,7 @@ export class MerchantPaymentsService {
         id: id ?? newId('pay'), merchant_id: owner.merchantId, mode: owner.mode, session_id: null, status: 'pending' as const,
         reference: newPaymentReference(), order_reference: input.order.reference ?? null, external_id: input.externalId ?? null,
         amount: charged, currency: input.order.currency, amount_eur_cents: toEurCents(charged, input.order.currency),
-        tax_amount: 0, is_incl_tax_amount: 1, order_json: split ? splitOrderJson(input.order) : JSON.stringify(input.order), capture_mode: input.captureMode ?? 'AUTO',
+        tax_amount: 0, is_incl_tax_amount: 1, order_json: split ? splitOrderJson(input.order, split.plan) : JSON.stringify(input.order), capture_mode: input.captureMode ?? 'AUTO',
         store_id: store?.id ?? null, contract_id: contract.id, customer_id: pm.customer_id, customer_created: 0, email: null,
         save_customer: 0, notification_url: input.notificationUrl,
         private_data: input.privateData && Object.keys(input.privateData).length > 0 ? JSON.stringify(input.privateData) : null,

@@ -150,7 +150,7 @@ export class PaymentSessionsService {
         amount_eur_cents: toEurCents(charged, input.order.currency),
         tax_amount: tax,
         is_incl_tax_amount: isInclTaxAmount ? 1 : 0,
-        order_json: split ? splitOrderJson(input.order) : JSON.stringify(input.order),
+        order_json: split ? splitOrderJson(input.order, split.plan) : JSON.stringify(input.order),
         capture_mode: input.captureMode ?? 'AUTO',
         store_id: store?.id ?? null,
         contract_id: contract.id,

@@ -96,8 +96,11 @@ export function checkShape(config: Record<string, unknown>, orderAmount: number)
  * `order` being dropped), so a payment from before splits whose free platformConfig happened to hold a `distribution`
  * is never taken for one. The payment's view leaves the mark out.
  */
-export function splitOrderJson(order: object): string {
-  return JSON.stringify({ ...order, [SPLIT_MARK]: true });
+export function splitOrderJson(order: object, plan?: SplitPlan): string {
+  const json = JSON.stringify({ ...order, [SPLIT_MARK]: true });
+  // The plan just checked is the one storedPlan would read back from this JSON: kept, the authorization parses nothing.
+  if (plan) keep(json, plan);
+  return json;
 }
 
 export const SPLIT_MARK = 'platformSplit';
@@ -114,13 +117,17 @@ const MAX_PLANS = 1000;
 /** The plan kept in a payment's order (checked when the payment was created), or null for a payment without split. Frozen. */
 export function storedPlan(orderJson: string): SplitPlan | null {
   if (!orderJson.includes(MARKED)) return null;
-  let plan = plans.get(orderJson);
-  if (plan === undefined) {
-    const order = JSON.parse(orderJson) as { amount: number; platformConfig: Record<string, unknown> };
-    const checked = checkShape(order.platformConfig, order.amount);
-    plan = Object.freeze({ sellers: Object.freeze(checked.sellers.map((s) => Object.freeze(s))) as SplitPlan['sellers'], financing: checked.financing });
-    if (plans.size >= MAX_PLANS) plans.clear();
-    plans.set(orderJson, plan);
-  }
+  const plan = plans.get(orderJson);
+  if (plan !== undefined) return plan;
+  const order = JSON.parse(orderJson) as { amount: number; platformConfig: Record<string, unknown> };
+  return keep(orderJson, checkShape(order.platformConfig, order.amount));
+}
+
+function keep(orderJson: string, checked: SplitPlan): SplitPlan {
+  const plan: SplitPlan = Object.freeze({
+    sellers: Object.freeze(checked.sellers.map((s) => Object.freeze({ ...s }))) as SplitPlan['sellers'], financing: checked.financing,
+  });
+  if (plans.size >= MAX_PLANS) plans.clear();
+  plans.set(orderJson, plan);
   return plan;
 }
