@@ -94,12 +94,12 @@ export class PaymentsService {
     // The payment's own rows, read together (readTogether: on SQLite the connection is taken once, not four times);
     // the acquirer's attempts after, without holding the connection: a live connector may read its contract, or ask
     // its acquirer about an attempt whose outcome it has not heard.
-    const { row, view, refunds, terms } = await readTogether(this.db, (q) => this.ownRows(q, owner, id));
+    const { row, view, refunds, terms, attemptsRead } = await readTogether(this.db, (q) => this.ownRows(q, owner, id));
     if (!this.acquirers) return { payment: view, authorizations: [] };
     // The detail adds what the list leaves out: the acquirer's attempts, the refunds, the fees.
-    const authorizations = row.mode === 'live' && !this.acquirers.liveConfigured()
+    const authorizations = attemptsRead ?? (row.mode === 'live' && !this.acquirers.liveConfigured()
       ? []
-      : await this.acquirers.forMode(row.mode).listAttempts(row.mode, row.id);
+      : await this.acquirers.forMode(row.mode).listAttempts(row.mode, row.id));
     const attempts = authorizations.map((a) => ({
       id: a.id, status: a.status, amount: a.amount, currency: a.currency, refusalCode: a.refusalCode,
       cardBrand: a.card.brand, cardLast4: a.card.last4, network: a.card.network, createdAt: a.createdAt,
@@ -118,18 +118,23 @@ export class PaymentsService {
     // None before a capture, and none a capture's answer has to find (captured_amount is 0 until then).
     const refunds = row.captured_amount === 0 ? [] : await refundsOf.execute(q, { paymentId: row.id });
     const terms = await this.reference.get(`fee-terms:${row.contract_id}`, () => feeTerms(q, row.contract_id));
-    return { row, view: view!, refunds, terms };
+    return { row, view: view!, refunds, terms, attemptsRead: undefined };
   }
 
   /**
    * ownRows on PostgreSQL: the payment, its session's expiry and its refunds in one round trip (readAll), the two
-   * others found through the payment's id; what they read of a payment that is not the owner's is dropped.
+   * others found through the payment's id; what they read of a payment that is not the owner's is dropped. In test
+   * mode the simulator's attempts too (their rows are in this database: Acquirer.attemptsStatement), as `attemptsRead`.
    */
   private async ownRowsInOneMessage(q: Kysely<DB>, owner: Owner, id: string) {
-    const [payments, sessions, refundRows] = await readAll(q, [
+    // Test mode's acquirer is the simulator whatever the payment: its mode is the owner's (the statement reads the
+    // attempts of that mode only).
+    const attempts = owner.mode === 'test' ? this.acquirers?.forMode(owner.mode).attemptsStatement?.(q, owner.mode, id) : undefined;
+    const [payments, sessions, refundRows, attemptRows] = await readAll(q, [
       ownedPaymentStatement(q, owner, id),
       paymentSessionExpiry.bind(q, { paymentId: id }),
       refundsOf.bind(q, { paymentId: id }),
+      ...(attempts ? [attempts.statement] : []),
     ]);
     const row = payments[0];
     if (!row) throw notFound('payment', id);
@@ -137,7 +142,7 @@ export class PaymentsService {
     // None before a capture (captured_amount is 0 until then).
     const refunds = row.captured_amount === 0 ? [] : refundRows;
     const terms = await this.reference.get(`fee-terms:${row.contract_id}`, () => feeTerms(q, row.contract_id));
-    return { row, view: view!, refunds, terms };
+    return { row, view: view!, refunds, terms, attemptsRead: attempts && attemptRows ? attempts.answer(attemptRows) : undefined };
   }
 
   /**
