@@ -109,7 +109,9 @@ async function countOn(dialect: 'sqlite' | 'postgres'): Promise<Record<string, C
   return totals;
 }
 
-for (const dialect of process.env.DATABASE_URL ? (['sqlite', 'postgres'] as const) : (['sqlite'] as const)) {
+// BENCH_STATEMENTS_DIALECTS=postgres: PostgreSQL only.
+const only = process.env.BENCH_STATEMENTS_DIALECTS?.split(',');
+for (const dialect of (process.env.DATABASE_URL ? (['sqlite', 'postgres'] as const) : (['sqlite'] as const)).filter((d) => !only || only.includes(d))) {
   const totals = await countOn(dialect);
   console.log(`\n${dialect}, per payment (${PAYMENTS} payments):`);
   console.log('| Step | Statements | Connection taken (SQLite) | BEGINs | COMMITs | fdatasync on the loop | fdatasync in the pool |');
