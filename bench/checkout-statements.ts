@@ -7,7 +7,8 @@
 //   commit's batch and its fsync), COMMITs, and fdatasyncs of the WAL on the event loop (a write outside any
 //   transaction) and in the thread pool (a group commit's);
 // - PostgreSQL: BEGINs (transactions).
-// These counts do not depend on the machine's load, unlike throughput.
+// These counts do not depend on the machine's load, unlike throughput. Beside them, the CPU per payment of this process (the
+// app and its client) and of PostgreSQL's backends of the database (/proc), the payments paid one at a time.
 import { syncBuiltinESMExports } from 'node:module';
 import fs from 'node:fs';
 import SQLite from 'better-sqlite3';
@@ -69,6 +70,9 @@ const { freshDatabase } = await import('../test/support/harness.js');
 const { payThrough, poster } = await import('./checkout.bench.js');
 
 const PAYMENTS = Number(process.env.BENCH_PAYMENTS ?? '50');
+const { cpuSeconds, pgBackends } = await import('./sessions.js');
+/** CPU per payment, µs: this process (the app and its client) and PostgreSQL's backends of the database. */
+const cpu: Record<string, { process: number; postgres: number | undefined }> = {};
 const STAGES = ['session', 'tokenize', 'authorize', 'capture'] as const;
 
 async function countOn(dialect: 'sqlite' | 'postgres'): Promise<Record<string, Counts>> {
@@ -92,13 +96,22 @@ async function countOn(dialect: 'sqlite' | 'postgres'): Promise<Record<string, C
     return out;
   };
   for (let i = 0; i < 3; i++) await payThrough(post, key, 'http://127.0.0.1:9/hook', i); // warm: caches filled
+  // PostgreSQL: its backends' CPU over the payments, each paid alone (no contention, no delivery worker), from /proc.
+  const pids = database.databaseUrl ? await pgBackends(database.databaseUrl) : [];
+  const pgBefore = pids.map((pid) => cpuSeconds(pid));
+  const ownBefore = process.cpuUsage();
   for (let i = 0; i < PAYMENTS; i++) await payThrough(post, key, 'http://127.0.0.1:9/hook', 100 + i, timed);
+  const own = process.cpuUsage(ownBefore);
+  const pgCpu = pids.reduce((sum, pid, i) => sum + ((cpuSeconds(pid) ?? pgBefore[i] ?? 0) - (pgBefore[i] ?? 0)), 0);
+  cpu[dialect] = { process: Math.round((own.user + own.system) / PAYMENTS), postgres: pids.length ? Math.round((pgCpu * 1e6) / PAYMENTS) : undefined };
   await app.close();
   await database.drop();
   return totals;
 }
 
-for (const dialect of process.env.DATABASE_URL ? (['sqlite', 'postgres'] as const) : (['sqlite'] as const)) {
+// BENCH_STATEMENTS_DIALECTS=postgres: PostgreSQL only.
+const only = process.env.BENCH_STATEMENTS_DIALECTS?.split(',');
+for (const dialect of (process.env.DATABASE_URL ? (['sqlite', 'postgres'] as const) : (['sqlite'] as const)).filter((d) => !only || only.includes(d))) {
   const totals = await countOn(dialect);
   console.log(`\n${dialect}, per payment (${PAYMENTS} payments):`);
   console.log('| Step | Statements | Connection taken (SQLite) | BEGINs | COMMITs | fdatasync on the loop | fdatasync in the pool |');
@@ -111,4 +124,6 @@ for (const dialect of process.env.DATABASE_URL ? (['sqlite', 'postgres'] as cons
     console.log(`| ${s} | ${f(c.statements)} | ${dialect === 'sqlite' ? f(c.acquires) : '—'} | ${f(c.begins)} | ${f(c.commits)} | ${f(c.loopSyncs)} | ${f(c.poolSyncs)} |`);
   }
   console.log(`| whole payment | ${f(sum.statements)} | ${dialect === 'sqlite' ? f(sum.acquires) : '—'} | ${f(sum.begins)} | ${f(sum.commits)} | ${f(sum.loopSyncs)} | ${f(sum.poolSyncs)} |`);
+  const used = cpu[dialect]!;
+  console.log(`CPU per payment (paid one after the other): this process (app and client) ${used.process} µs${used.postgres !== undefined ? `, PostgreSQL's backends ${used.postgres} µs` : ''}`);
 }

@@ -5,6 +5,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/adapter.js';
 import type { DB } from '../db/schema.js';
+import type { BoundStatement } from '../db/compiled.js';
 import type { Mode } from '../modules/merchants/merchants.table.js';
 import { AppError } from '../shared/errors.js';
 
@@ -235,6 +236,12 @@ export interface Acquirer {
    * answers from there without asking the acquirer again, and leaves out what it cannot tell now instead of failing.
    */
   listAttempts(mode: Mode, merchantReference: string): Promise<AuthorizationView[]>;
+  /**
+   * listAttempts as one statement on `db` and what makes its answer from the rows, for an acquirer whose attempts are
+   * rows of that database and nothing else (the simulator): the caller reads them with its own (readAll). Undefined
+   * when they are not (then listAttempts).
+   */
+  attemptsStatement?(db: Kysely<DB>, mode: Mode, merchantReference: string): { statement: BoundStatement<unknown>; answer(rows: unknown[]): AuthorizationView[] } | undefined;
   /** Captures whose funds were settled in [from, to). */
   settlementReport(input: { mode: Mode; from: Date; to: Date }): Promise<SettlementLine[]>;
   /** Disputes the card schemes notified in [from, to): chargebacks and inquiries on captured payments. */

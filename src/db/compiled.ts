@@ -244,8 +244,63 @@ export function holdDirect(handle: Kysely<DB>, runner: DirectRunner): () => void
   return () => holders.delete(handle);
 }
 
+/** A compiled statement with its values, not run yet: what `readAll` sends. */
+export interface BoundStatement<O> {
+  readonly sql: string;
+  readonly parameters: readonly unknown[];
+  /** Never set: the type of the rows it returns. */
+  readonly rows?: O[];
+}
+
+/**
+ * The text a batch of statements is handed to a PostgreSQL pooled connection under (its one parameter is the batch):
+ * only the handles of `batchingHandles` are given it, whose connections know it (src/db/postgres/postgres.ts).
+ */
+export const STATEMENT_BATCH = '/* motu: statement batch */';
+
+/** The Kysely instances (not their transactions) whose connections run a batch of statements in one message. */
+const batchingHandles = new WeakSet<Kysely<DB>>();
+
+/** `kysely`'s pooled connections run STATEMENT_BATCH (PostgreSQL's adapter). */
+export function runsBatches(kysely: Kysely<DB>): void {
+  batchingHandles.add(kysely);
+}
+
+/** Whether readAll sends its statements on `db` in one message (PostgreSQL's pool, outside a transaction). */
+export function readsInOneMessage(db: Kysely<DB>): boolean {
+  return batchingHandles.has(db);
+}
+
+type RowsOf<T extends readonly BoundStatement<unknown>[]> = { [K in keyof T]: T[K] extends BoundStatement<infer O> ? O[] : never };
+
+/**
+ * Reads that do not depend on each other's answers, each statement's rows in the order given. On PostgreSQL, outside a
+ * transaction, they go in one message (Parse/Bind/Execute of each, one Sync: one round trip instead of one each, run
+ * in order as one implicit transaction, each statement with its own snapshot as under READ COMMITTED); anywhere else
+ * (SQLite, a transaction, readTogether's held connection) one after the other on `db`. Reads only: an error in one
+ * fails them all.
+ */
+export async function readAll<const T extends readonly BoundStatement<unknown>[]>(db: Kysely<DB>, statements: T): Promise<RowsOf<T>> {
+  if (statements.length > 1 && batchingHandles.has(db)) {
+    const result = await db.executeQuery(CompiledQuery.raw(STATEMENT_BATCH, [statements]));
+    return result.rows as unknown as RowsOf<T>;
+  }
+  const rows: unknown[][] = [];
+  for (const statement of statements) rows.push((await runText(db, statement.sql, statement.parameters)).rows as unknown[]);
+  return rows as RowsOf<T>;
+}
+
+/** Runs a compiled text on `db` (straight on the connection a hold lends it, if any). */
+function runText(db: Kysely<DB>, text: string, parameters: readonly unknown[]): Promise<QueryResult<unknown>> | QueryResult<unknown> {
+  const direct = holders.get(db);
+  if (direct) return direct(text, parameters);
+  return db.executeQuery(CompiledQuery.raw(text, [...parameters]));
+}
+
 /** A statement built once per dialect by compiledQuery, run with each call's values. */
 export interface CompiledStatement<P, O> {
+  /** The statement with `values`, to run with others (readAll). */
+  bind(db: Kysely<DB>, values: P): BoundStatement<O>;
   /** Every row it returns. */
   execute(db: Kysely<DB>, values: P): Promise<O[]>;
   /** Its first row, if any. */
@@ -285,8 +340,7 @@ export function compiledQuery<P extends object, O>(build: (db: Kysely<DB>, p: P)
     }
     return shape;
   };
-  const run = (db: Kysely<DB>, values: P) => {
-    const shape = shapeOf(db);
+  const parametersOf = (shape: Shape, values: P): unknown[] => {
     const parameters = new Array<unknown>(shape.slots.length);
     for (let i = 0; i < parameters.length; i++) {
       const slot = shape.slots[i]!;
@@ -296,11 +350,20 @@ export function compiledQuery<P extends object, O>(build: (db: Kysely<DB>, p: P)
         parameters[i] = value;
       } else parameters[i] = slot.value;
     }
+    return parameters;
+  };
+  const run = (db: Kysely<DB>, values: P) => {
+    const shape = shapeOf(db);
+    const parameters = parametersOf(shape, values);
     const direct = holders.get(db);
     if (direct) return direct(shape.sql, parameters) as QueryResult<O>;
     return db.executeQuery<O>({ sql: shape.sql, query: shape.query, queryId: shape.queryId, parameters });
   };
   return {
+    bind: (db, values) => {
+      const shape = shapeOf(db);
+      return { sql: shape.sql, parameters: parametersOf(shape, values) };
+    },
     execute: async (db, values) => (await run(db, values)).rows,
     executeTakeFirst: async (db, values) => (await run(db, values)).rows[0],
     executeTakeFirstOrThrow: async (db, values) => {

@@ -3,7 +3,7 @@
 // expiry and the behaviour the number selected). The number and the security code are never stored.
 import { createHmac, randomBytes } from 'node:crypto';
 import type { Insertable, Kysely } from 'kysely';
-import { compiledInsertPair, compiledQuery } from '../../db/compiled.js';
+import { compiledInsertPair, compiledQuery, type BoundStatement } from '../../db/compiled.js';
 import type { Database } from '../../db/database.js';
 import type { DB } from '../../db/schema.js';
 import type { Mode } from '../../modules/merchants/merchants.table.js';
@@ -56,6 +56,16 @@ const authorizationsWithCards = compiledQuery((db, p: { merchantReference: strin
   .select(['c.brand as card_brand', 'c.network as card_network', 'c.networks as card_networks', 'c.last4 as card_last4',
     'c.exp_month as card_exp_month', 'c.exp_year as card_exp_year', 'c.fingerprint as card_fingerprint'])
   .where('a.merchant_reference', '=', p.merchantReference).where('a.mode', '=', p.mode).orderBy('a.created_at').orderBy('a.id'));
+
+type AuthorizationWithCard = Awaited<ReturnType<typeof authorizationsWithCards.execute>>[number];
+
+/** The attempts as the simulator shows them, from authorizationsWithCards's rows. */
+function viewsOf(rows: AuthorizationWithCard[]): AuthorizationView[] {
+  return rows.map(({ card_brand, card_network, card_networks, card_last4, card_exp_month, card_exp_year, card_fingerprint, ...row }) => viewOf(row, {
+    brand: card_brand, network: card_network, networks: card_networks, last4: card_last4, exp_month: card_exp_month,
+    exp_year: card_exp_year, fingerprint: card_fingerprint,
+  }));
+}
 
 export interface SimulatorOptions {
   /** Base of the simulated bank page URL (the service's public URL). */
@@ -356,11 +366,16 @@ export class SimulatorAcquirer implements Acquirer {
 
   async listAuthorizations(mode: Mode, merchantReference: string): Promise<AuthorizationView[]> {
     // Each with its card, in one statement (a payment's detail reads them on every answer about it).
-    const rows = await authorizationsWithCards.execute(this.db.kysely, { merchantReference, mode });
-    return rows.map(({ card_brand, card_network, card_networks, card_last4, card_exp_month, card_exp_year, card_fingerprint, ...row }) => viewOf(row, {
-      brand: card_brand, network: card_network, networks: card_networks, last4: card_last4, exp_month: card_exp_month,
-      exp_year: card_exp_year, fingerprint: card_fingerprint,
-    }));
+    return viewsOf(await authorizationsWithCards.execute(this.db.kysely, { merchantReference, mode }));
+  }
+
+  /** The simulator's record is its database's rows: read with the caller's other reads when it is the same database. */
+  attemptsStatement(db: Kysely<DB>, mode: Mode, merchantReference: string) {
+    if (db !== this.db.kysely) return undefined;
+    return {
+      statement: authorizationsWithCards.bind(db, { merchantReference, mode }) as BoundStatement<unknown>,
+      answer: (rows: unknown[]) => viewsOf(rows as AuthorizationWithCard[]),
+    };
   }
 
   /** The simulator's rows are its whole record: the same as listAuthorizations (never a call). */

@@ -5,7 +5,7 @@ import { CompiledQuery, Kysely, PostgresDialect, PostgresDriver, sql, type Datab
 import type { DB } from '../schema.js';
 import type { Database, Trx } from '../adapter.js';
 import { REFERENCE_TABLES } from '../reference-cache.js';
-import { preparedName } from '../compiled.js';
+import { preparedName, runsBatches, STATEMENT_BATCH, type BoundStatement } from '../compiled.js';
 import { PostgresListener } from './listener.js';
 
 const REFERENCE_CHANNEL = 'motu_reference';
@@ -131,8 +131,10 @@ function pooled(connectionString: string, max: number, shared: Shared, owner: bo
     beginWithFirstStatement(client);
     stamp.track(client);
     keepPreparedOn(client, prepared);
+    runBatchesOn(client, prepared);
   });
   const kysely = new Kysely<DB>({ dialect: new NotifyingDialect({ pool }) });
+  runsBatches(kysely);
   const database: Database = {
     kysely,
     dialect: 'postgres',
@@ -275,6 +277,69 @@ function beginWithFirstStatement(client: pg.PoolClient): void {
       };
       void query(both);
     });
+  };
+}
+
+/** pg's conversion of a parameter to its text form (what its own Bind uses). */
+const prepareValue = (pg as unknown as { utils: { prepareValue(value: unknown): unknown } }).utils.prepareValue;
+
+interface BatchWire extends Wire {
+  describe(message: { type: 'P'; name: string }): void;
+  sync(): void;
+}
+
+/**
+ * readAll's statements (src/db/compiled.ts) in one message: Parse (unless run by a name the connection has prepared),
+ * Bind, Describe and Execute of each, then one Sync; each statement's rows, in order. pg records one name per query
+ * as parsed when PostgreSQL confirms a Parse (its `name` and `text`): so among the statements kept prepared and not yet
+ * prepared on this connection, the first is prepared by name, its Parse sent first of all (no other ParseComplete can
+ * precede its own), and the others run unnamed this time, prepared by a later batch or a run of their own. An error
+ * (PostgreSQL skips the rest up to the Sync) fails the batch; a prepared `select *` whose table's columns changed runs
+ * the batch again with every statement unnamed, its texts run unnamed from then on (keepPreparedOn).
+ */
+function runBatchesOn(client: pg.PoolClient, prepared: PreparedTexts): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+  const wire = (client as unknown as { connection: BatchWire }).connection;
+  const send = (statements: readonly BoundStatement<unknown>[], named: boolean): Promise<unknown> => {
+    const names = statements.map((s) => (named ? prepared.nameOf(s.sql, s.parameters.length) : undefined));
+    const toPrepare = names.findIndex((name) => name !== undefined && wire.parsedStatements[name] === undefined);
+    return new Promise((resolve, reject) => {
+      // name and text: those of the one statement this batch prepares, read by pg on its ParseComplete and on an error.
+      const first = toPrepare >= 0 ? { name: names[toPrepare], text: statements[toPrepare]!.sql } : { text: STATEMENT_BATCH };
+      // Never the simple protocol, which pg would pick for a query without parameters.
+      Object.assign(first, { queryMode: 'extended' });
+      const batch = new pg.Query(first as pg.QueryConfig, undefined, (error: Error | undefined, results: unknown) => {
+        if (error) {
+          if (named && resultTypeChanged(error)) {
+            statements.forEach((s, i) => names[i] !== undefined && prepared.refuse(s.sql));
+            send(statements, false).then(resolve, reject);
+          } else reject(error);
+          return;
+        }
+        const all = (Array.isArray(results) ? results : [results]) as Array<{ rows: unknown[] }>;
+        resolve({ command: 'SELECT', rowCount: all.length, rows: all.map((r) => r.rows) });
+      });
+      (batch as unknown as { prepare(connection: BatchWire): void }).prepare = function (this: unknown, connection: BatchWire) {
+        if (toPrepare >= 0) {
+          connection.parse({ text: statements[toPrepare]!.sql, name: names[toPrepare] } as { text: string });
+          (connection as unknown as { submittedNamedStatements: Record<string, string> }).submittedNamedStatements[names[toPrepare]!] = statements[toPrepare]!.sql;
+        }
+        statements.forEach((statement, i) => {
+          const name = names[i] !== undefined && (i === toPrepare || wire.parsedStatements[names[i]!] !== undefined) ? names[i] : undefined;
+          if (name === undefined) connection.parse({ text: statement.sql });
+          connection.bind({ statement: name, values: statement.parameters, valueMapper: prepareValue });
+          connection.describe({ type: 'P', name: '' });
+          connection.execute({});
+        });
+        connection.sync();
+      };
+      void query(batch);
+    });
+  };
+  (client as { query: unknown }).query = (...args: unknown[]) => {
+    const [text, values] = args;
+    if (text !== STATEMENT_BATCH || args.length !== 2 || !Array.isArray(values)) return query(...args);
+    return send(values[0] as BoundStatement<unknown>[], true);
   };
 }
 

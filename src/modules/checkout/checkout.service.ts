@@ -9,7 +9,7 @@ import type { Acquirers } from '../../acquirer/acquirers.js';
 import type { Kysely } from 'kysely';
 import type { Database, Trx } from '../../db/database.js';
 import type { DB } from '../../db/schema.js';
-import { compiledQuery } from '../../db/compiled.js';
+import { compiledQuery, readAll, readsInOneMessage } from '../../db/compiled.js';
 import { readTogether } from '../../db/together.js';
 import { ReferenceCache } from '../../db/reference-cache.js';
 import type { Config, MailConfig } from '../../config.js';
@@ -61,6 +61,9 @@ const OPEN_PAYMENT = transitions.AWAITING_CARD;
 const paymentSessionById = compiledQuery((db, p: { id: string }) =>
   db.selectFrom('payment_sessions').selectAll().where('id', '=', p.id).where('kind', '=', 'payment'));
 const paymentById = compiledQuery((db, p: { id: string }) => db.selectFrom('payments').selectAll().where('id', '=', p.id));
+/** The payment of session `sessionId`, found through the session's row (paymentById of its payment_id), in one statement. */
+const paymentOfSession = compiledQuery((db, p: { sessionId: string }) => db.selectFrom('payments').selectAll()
+  .where('id', '=', (eb) => eb.selectFrom('payment_sessions').select('payment_sessions.payment_id').where('payment_sessions.id', '=', p.sessionId)));
 const takeCardAttempt = compiledQuery((db, p: { id: string; maxCardAttempts: number }) => db.updateTable('payment_sessions')
   .set((eb) => ({ card_attempts: eb('card_attempts', '+', 1) }))
   .where('id', '=', p.id).where('status', '=', 'open').where('card_attempts', '<', p.maxCardAttempts));
@@ -92,6 +95,14 @@ export class CheckoutService {
 
   /** A payment session and its payment, or null when there is no such payment session. */
   private async sessionAndPayment(q: Kysely<DB>, sessionId: string): Promise<{ session: PaymentSessionRow; payment: PaymentRow } | null> {
+    if (readsInOneMessage(q)) {
+      // PostgreSQL: both reads in one round trip, the payment through the session's payment_id.
+      const [sessions, payments] = await readAll(q, [paymentSessionById.bind(q, { id: sessionId }), paymentOfSession.bind(q, { sessionId })]);
+      const session = sessions[0];
+      if (!session || !session.payment_id) return null;
+      const payment = payments[0]?.id === session.payment_id ? payments[0] : await paymentById.executeTakeFirstOrThrow(q, { id: session.payment_id });
+      return { session, payment };
+    }
     const session = await paymentSessionById.executeTakeFirst(q, { id: sessionId });
     if (!session || !session.payment_id) return null;
     const payment = await paymentById.executeTakeFirstOrThrow(q, { id: session.payment_id });

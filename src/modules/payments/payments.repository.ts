@@ -1,6 +1,6 @@
 // Reading a payment as its owner may see it, shared by the merchant's operations on it (capture, cancel, refunds).
 import type { Kysely } from 'kysely';
-import { compiledQuery } from '../../db/compiled.js';
+import { compiledQuery, type BoundStatement } from '../../db/compiled.js';
 import type { Database, Trx } from '../../db/database.js';
 import type { Mode } from '../merchants/merchants.table.js';
 import type { DB } from '../../db/schema.js';
@@ -20,6 +20,12 @@ const byStore = compiledQuery((db, p: { id: string; merchantId: string; mode: Mo
 export function findOwnedPayment(db: Kysely<DB>, owner: Owner, id: string): Promise<PaymentRow | undefined> {
   const values = { id, merchantId: owner.merchantId, mode: owner.mode };
   return owner.storeId ? byStore.executeTakeFirst(db, { ...values, storeId: owner.storeId }) : byOwner.executeTakeFirst(db, values);
+}
+
+/** findOwnedPayment's statement, to read with others (readAll). */
+export function ownedPaymentStatement(db: Kysely<DB>, owner: Owner, id: string): BoundStatement<PaymentRow> {
+  const values = { id, merchantId: owner.merchantId, mode: owner.mode };
+  return owner.storeId ? byStore.bind(db, { ...values, storeId: owner.storeId }) : byOwner.bind(db, values);
 }
 
 /** Payment `id` as `owner` may see it (merchant, mode and, for a store-bound key, store). */

@@ -1,7 +1,7 @@
 // Reading payments: one by id, or a filtered list, newest first. Another merchant's or the other mode's
 // payments do not exist for the caller (404).
 import type { Acquirers } from '../../acquirer/acquirers.js';
-import { compiledQuery } from '../../db/compiled.js';
+import { compiledQuery, readAll, readsInOneMessage } from '../../db/compiled.js';
 import { readTogether } from '../../db/together.js';
 import { ReferenceCache } from '../../db/reference-cache.js';
 import type { Database } from '../../db/database.js';
@@ -15,7 +15,7 @@ import { feeTerms, settlementOf } from '../payment-transitions/payment-events.js
 import { distributionOf } from '../splits/split-payments.js';
 import type { PaymentRow } from './payments.table.js';
 import { paymentView, storeRef, type StoreRef } from './payments.views.js';
-import { findOwnedPayment } from './payments.repository.js';
+import { findOwnedPayment, ownedPaymentStatement } from './payments.repository.js';
 import type { PaymentListFilter } from '../sessions/sessions.schemas.js';
 import { ownedBy } from '../merchants/scope.js';
 import { settlementBlock, type FeeContract } from './fees.js';
@@ -27,6 +27,9 @@ type Alternative = (eb: ExpressionBuilder<DB, 'payments'>) => Expression<SqlBool
 const refundsOf = compiledQuery((db, p: { paymentId: string }) =>
   db.selectFrom('refunds').selectAll().where('payment_id', '=', p.paymentId).orderBy('created_at').orderBy('id'));
 const sessionExpiry = compiledQuery((db, p: { id: string }) => db.selectFrom('payment_sessions').select(['id', 'expires_at']).where('id', '=', p.id));
+/** The expiry of payment `paymentId`'s session, found through the payment's row, in one statement. */
+const paymentSessionExpiry = compiledQuery((db, p: { paymentId: string }) => db.selectFrom('payment_sessions').select(['id', 'expires_at'])
+  .where('id', '=', (eb) => eb.selectFrom('payments').select('payments.session_id').where('payments.id', '=', p.paymentId)));
 
 /** Payments read per query by the CSV export. */
 const EXPORT_BATCH = 1000;
@@ -91,12 +94,12 @@ export class PaymentsService {
     // The payment's own rows, read together (readTogether: on SQLite the connection is taken once, not four times);
     // the acquirer's attempts after, without holding the connection: a live connector may read its contract, or ask
     // its acquirer about an attempt whose outcome it has not heard.
-    const { row, view, refunds, terms } = await readTogether(this.db, (q) => this.ownRows(q, owner, id));
+    const { row, view, refunds, terms, attemptsRead } = await readTogether(this.db, (q) => this.ownRows(q, owner, id));
     if (!this.acquirers) return { payment: view, authorizations: [] };
     // The detail adds what the list leaves out: the acquirer's attempts, the refunds, the fees.
-    const authorizations = row.mode === 'live' && !this.acquirers.liveConfigured()
+    const authorizations = attemptsRead ?? (row.mode === 'live' && !this.acquirers.liveConfigured()
       ? []
-      : await this.acquirers.forMode(row.mode).listAttempts(row.mode, row.id);
+      : await this.acquirers.forMode(row.mode).listAttempts(row.mode, row.id));
     const attempts = authorizations.map((a) => ({
       id: a.id, status: a.status, amount: a.amount, currency: a.currency, refusalCode: a.refusalCode,
       cardBrand: a.card.brand, cardLast4: a.card.last4, network: a.card.network, createdAt: a.createdAt,
@@ -108,13 +111,38 @@ export class PaymentsService {
 
   /** The payment, its view, its refunds and its contract's fee terms, every read on `q`. */
   private async ownRows(q: Kysely<DB>, owner: Owner, id: string) {
+    if (readsInOneMessage(q)) return this.ownRowsInOneMessage(q, owner, id);
     const row = await findOwnedPayment(q, owner, id);
     if (!row) throw notFound('payment', id);
     const [view] = await this.views([row], q);
     // None before a capture, and none a capture's answer has to find (captured_amount is 0 until then).
     const refunds = row.captured_amount === 0 ? [] : await refundsOf.execute(q, { paymentId: row.id });
     const terms = await this.reference.get(`fee-terms:${row.contract_id}`, () => feeTerms(q, row.contract_id));
-    return { row, view: view!, refunds, terms };
+    return { row, view: view!, refunds, terms, attemptsRead: undefined };
+  }
+
+  /**
+   * ownRows on PostgreSQL: the payment, its session's expiry and its refunds in one round trip (readAll), the two
+   * others found through the payment's id; what they read of a payment that is not the owner's is dropped. In test
+   * mode the simulator's attempts too (their rows are in this database: Acquirer.attemptsStatement), as `attemptsRead`.
+   */
+  private async ownRowsInOneMessage(q: Kysely<DB>, owner: Owner, id: string) {
+    // Test mode's acquirer is the simulator whatever the payment: its mode is the owner's (the statement reads the
+    // attempts of that mode only).
+    const attempts = owner.mode === 'test' ? this.acquirers?.forMode(owner.mode).attemptsStatement?.(q, owner.mode, id) : undefined;
+    const [payments, sessions, refundRows, attemptRows] = await readAll(q, [
+      ownedPaymentStatement(q, owner, id),
+      paymentSessionExpiry.bind(q, { paymentId: id }),
+      refundsOf.bind(q, { paymentId: id }),
+      ...(attempts ? [attempts.statement] : []),
+    ]);
+    const row = payments[0];
+    if (!row) throw notFound('payment', id);
+    const [view] = await this.views([row], q, row.session_id !== null && sessions[0]?.id === row.session_id ? sessions : undefined);
+    // None before a capture (captured_amount is 0 until then).
+    const refunds = row.captured_amount === 0 ? [] : refundRows;
+    const terms = await this.reference.get(`fee-terms:${row.contract_id}`, () => feeTerms(q, row.contract_id));
+    return { row, view: view!, refunds, terms, attemptsRead: attempts && attemptRows ? attempts.answer(attemptRows) : undefined };
   }
 
   /**
@@ -264,17 +292,18 @@ export class PaymentsService {
   }
 
   /** Views of several payments with two extra queries in all (their stores and sessions), not two per row. */
-  private async views(rows: PaymentRow[], q: Kysely<DB> = this.db.kysely) {
+  /** `read`: the sessions' expiries, when the caller has read them already. */
+  private async views(rows: PaymentRow[], q: Kysely<DB> = this.db.kysely, read?: Array<{ id: string; expires_at: string }>) {
     const storeIds = [...new Set(rows.map((r) => r.store_id).filter((id): id is string => id !== null))];
     const sessionIds = [...new Set(rows.map((r) => r.session_id).filter((id): id is string => id !== null))];
     const stores = storeIds.length
       ? await q.selectFrom('stores').select(['id', 'code', 'name']).where('id', 'in', storeIds).execute()
       : [];
-    const sessions = sessionIds.length === 1
+    const sessions = read ?? (sessionIds.length === 1
       ? await sessionExpiry.execute(q, { id: sessionIds[0]! })
       : sessionIds.length
         ? await q.selectFrom('payment_sessions').select(['id', 'expires_at']).where('id', 'in', sessionIds).execute()
-        : [];
+        : []);
     const storeById = new Map<string, StoreRef>(stores.map((s) => [s.id, storeRef(s)]));
     const sessionById = new Map(sessions.map((s) => [s.id, s]));
     return rows.map((row) =>
