@@ -264,8 +264,11 @@ async function target(dialect: Dialect, reuse?: string): Promise<Target> {
     database, db, shopId: shop.id, contractId: shop.defaultContractId, storeIds: stores.map((x) => x.id), requests,
     close: async () => {
       await app.close();
-      if (process.env.BENCH_KEEP) console.error(`growth ${dialect}: database kept: ${database.databaseUrl ?? database.dataDir}`);
-      else await database.drop();
+      if (process.env.BENCH_KEEP) {
+        // Kept, but closed: PostgreSQL's pool would otherwise hold the process open once the run is done.
+        await db.close().catch(() => {});
+        console.error(`growth ${dialect}: database kept: ${database.databaseUrl ?? database.dataDir}`);
+      } else await database.drop();
     },
   };
 }
