@@ -105,7 +105,9 @@ export function splitCapturePostings(payment: PaymentRow, at: Date): PostInput[]
 /** A refund applied: each seller gives back its share and gets back that share's commission; the platform the rest. */
 export async function onSplitRefund(trx: Trx, payment: PaymentRow, refundId: string, at: Date): Promise<RefundShare[] | undefined> {
   if (!isSplit(payment)) return undefined;
-  const shares = await trx.selectFrom('refund_shares').select(['merchant_id', 'amount', 'commission']).where('refund_id', '=', refundId).orderBy('merchant_id').execute();
+  // By seller id in code-point order, the same on both databases whatever PostgreSQL's collation.
+  const shares = (await trx.selectFrom('refund_shares').select(['merchant_id', 'amount', 'commission']).where('refund_id', '=', refundId).execute())
+    .sort((x, y) => (x.merchant_id < y.merchant_id ? -1 : x.merchant_id > y.merchant_id ? 1 : 0));
   const base = { currency: payment.currency, source: { type: 'refund', id: refundId }, paymentId: payment.id, at };
   const posts: PostInput[] = [];
   for (const s of shares) {
