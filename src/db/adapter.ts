@@ -75,12 +75,13 @@ export interface Database {
   ping(): Promise<void>;
   close(): Promise<void>;
   /**
-   * A number that changes whenever a row of `merchants`, `stores`, `contracts`, `api_keys` or `agency_mandates` may have changed, so that
-   * these few, rarely written rows may be cached in the process (src/db/reference-cache.ts); `undefined` while that
+   * A number that changes whenever a row of `merchants`, `stores`, `contracts`, `api_keys`, `agency_mandates` or `platform_links`, or a
+   * webhook endpoint's list, types or store, may have changed, so that these few, rarely written rows may be cached in the process
+   * (src/db/reference-cache.ts, src/events/endpoint-cache.ts); `undefined` while that
    * cannot be told, and nothing may be cached. It changes on a write naming one of them by this process (before the
    * statement, and again when its transaction ends) and on a commit by another process: SQLite's PRAGMA data_version,
    * read once per transaction and at most once per millisecond outside one (a commit is seen by what begins a
-   * millisecond after it); on PostgreSQL a NOTIFY from migration 0011's (and 0053's) triggers, heard on a connection of its
+   * millisecond after it); on PostgreSQL a NOTIFY from the triggers of migrations 0011, 0013, 0053, 0056 and 0057, heard on a connection of its
    * own: `undefined` until it listens and whenever it is lost. Another process's change is heard once its commit's
    * notification has arrived (a few milliseconds; docs/performance.md).
    */
