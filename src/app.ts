@@ -171,7 +171,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const monextDeps = {
     publicUrl: config.publicUrl, resolve: (id: string, finished?: boolean) => cardEntrySession(db, id, finished),
     checkCardEntry: cardEntryCheck(services.checkout, sessionTokenCheck(clock, config.tokensPerSession)), takeTokenSlot,
-    complete: cardEntryCompletion(services.checkout, services.walletSessions, db, services.acquirers.monext),
+    complete: cardEntryCompletion(services.checkout, services.walletSessions),
   };
   await app.register(monextRoutes(services.acquirers.monext, monextDeps));
   // Invoices, credit notes and receipts are drawn on worker threads, never on the event loop; kept once finalized.

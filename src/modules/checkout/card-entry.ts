@@ -4,7 +4,6 @@ import { compiledQuery } from '../../db/compiled.js';
 import type { Database } from '../../db/database.js';
 import type { WalletSessionsService } from '../wallet/wallet-sessions.service.js';
 import type { CheckoutService } from './checkout.service.js';
-import type { LiveRouter } from '../../acquirer/acquirers.js';
 import type { MonextSessionInfo } from '../../acquirer/monext/monext.routes.js';
 import { AppError } from '../../shared/errors.js';
 import type { TokenBudgetRow } from '../sessions/token-budget.js';
@@ -65,7 +64,7 @@ export function cardEntryCheck(checkout: CheckoutService, tokenCheck: (budget: T
  * The widget is done (Monext sent the browser back, or notified): the payment or the registration is finished from
  * the widget's token, as the pay and submit calls finish it. Answers where the browser goes next.
  */
-export function cardEntryCompletion(checkout: CheckoutService, walletSessions: WalletSessionsService, db: Database, live: LiveRouter) {
+export function cardEntryCompletion(checkout: CheckoutService, walletSessions: WalletSessionsService) {
   return async (sessionId: string, kind: 'payment' | 'wallet', token: string): Promise<string> => {
     // A card link refused with attempts left: back to its page, for another card.
     if (kind === 'wallet') return (await walletSessions.register(sessionId, token)).redirectUrl ?? `/wallet/${encodeURIComponent(sessionId)}`;
@@ -74,11 +73,8 @@ export function cardEntryCompletion(checkout: CheckoutService, walletSessions: W
       return next.next === 'error' ? `/checkout/${encodeURIComponent(sessionId)}` : next.url;
     } catch (err) {
       if (!(err instanceof AppError) || (err.code !== 'SESSION_EXPIRED' && err.code !== 'TOO_MANY_ATTEMPTS')) throw err;
-      // The session no longer takes a card (paid another way, expired, out of attempts), but the widget authorized
-      // all the same: what the payment does not hold is given back at once.
-      const held = await db.kysely.selectFrom('payment_sessions').innerJoin('payments', 'payments.id', 'payment_sessions.payment_id')
-        .select(['payments.id', 'payments.acquirer_authorization_id', 'payment_sessions.mode']).where('payment_sessions.id', '=', sessionId).executeTakeFirst();
-      if (held) await live.releaseWidget(held.mode, token, held.id, held.acquirer_authorization_id);
+      // The session no longer takes a card (expired, out of attempts): pay gave back what the widget authorized; the
+      // session's page says how it ended.
       return `/checkout/${encodeURIComponent(sessionId)}`;
     }
   };

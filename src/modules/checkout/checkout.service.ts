@@ -193,7 +193,7 @@ export class CheckoutService {
     });
     if (!loaded) throw new AppError('NOT_FOUND', 'Unknown session');
     if ('inactive' in loaded) {
-      if (input.token && isPaid(loaded.payment.status)) return this.payAgainWithWidget(loaded.session, loaded.payment, input.token);
+      if (input.token) return this.widgetOnClosedSession(loaded, input.token);
       throw this.closedError(loaded.state);
     }
     const { session, payment, statementLabel } = loaded;
@@ -241,15 +241,18 @@ export class CheckoutService {
   }
 
   /**
-   * Pay sent with a widget's token for a payment paid already: a double click or a browser's retry reaching Motu after
-   * the first call (or Monext's notification) recorded the widget's outcome. The widget's authorization is the
-   * payment's, or given back at once; either way the customer goes to the success page, as the first call sent them.
-   * A token of Motu's own fields (test mode) is refused as before: its card was never sent.
+   * A widget's token for a session that no longer takes a card: a double click or a browser's retry reaching Motu after
+   * the first call (or Monext's notification) recorded the widget's outcome, or a widget finished after the payment was
+   * paid another way, expired or ran out of attempts (Monext's widget authorizes whatever Motu's session says). What the
+   * payment does not hold is given back at once; a paid payment's customer goes to the success page, as the first call
+   * sent them, any other is refused as closed. A token of Motu's own fields (test mode) is refused: its card was never sent.
    */
-  private async payAgainWithWidget(session: PaymentSessionRow, payment: PaymentRow, token: string): Promise<NextStep> {
+  private async widgetOnClosedSession(closed: { state: CardState; session: PaymentSessionRow; payment: PaymentRow }, token: string): Promise<NextStep> {
+    const { session, payment } = closed;
     const live = this.acquirers.monext;
-    if (this.acquirers.forMode(session.mode) !== live) throw this.closedError('closed');
+    if (this.acquirers.forMode(session.mode) !== live) throw this.closedError(closed.state);
     await live.releaseWidget(session.mode, token, payment.id, payment.acquirer_authorization_id);
+    if (!isPaid(payment.status)) throw this.closedError(closed.state);
     return { next: 'redirect', url: this.successTarget(session, payment) };
   }
 
