@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { before, it } from 'node:test';
+import pg from 'pg';
 import { eventsOfType } from './support/events.js';
 import { createMerchant } from './support/factories.js';
 import { eachDatabase } from './support/harness.js';
@@ -16,6 +17,7 @@ import { CARDS } from './support/cards.js';
 import { onlyOn } from './support/profile.js';
 import { verifyLedger } from '../src/modules/ledger/verify.js';
 import { paymentSchedule } from './support/schedule.js';
+import { sleep } from './support/wait.js';
 
 eachDatabase('invoices', (dialect) => {
   const { t, m, clock } = withMerchantApp(dialect, { checkAnswers: true, clock: 'now' });
@@ -376,6 +378,32 @@ eachDatabase('invoices', (dialect) => {
     assert.equal((await payCheckout(still.session!)).status, 200);
     const settled = (await api('GET', `/api/v1/billing/invoices/${third.id}`)).body;
     assert.deepEqual([settled.status, settled.amountPaid], ['paid', 1000]);
+  });
+
+  it("a payment recorded by hand while the page's card is being captured waits for the capture, then pays: no deadlock", { skip: dialect !== 'postgres' && 'a row lock held from another connection' }, async () => {
+    // The capture holds its payment, then pays the invoice (the order every change of an invoice takes too). Here
+    // another connection plays the capture: it holds the page's payment, and once the payment by hand is under way it
+    // changes the invoice. Taken invoice first, the payment by hand waited for the payment while the capture waited for
+    // the invoice, and PostgreSQL failed one of them after a second (a 500 to the merchant).
+    const inv = await sentInvoice(1000);
+    const offered = await openPage(inv.url);
+    const capture = new pg.Client({ connectionString: t.config.databaseUrl });
+    await capture.connect();
+    try {
+      await capture.query('BEGIN');
+      await capture.query('SELECT id FROM payments WHERE id = $1 FOR UPDATE', [offered.paymentId]);
+      const byHand = api('POST', `/api/v1/billing/invoices/${inv.id}/payments`, { amount: 1000, method: 'bank_transfer' });
+      await sleep(300);
+      const paying = await capture.query('UPDATE invoices SET updated_at = updated_at WHERE id = $1', [inv.id]).then(() => 'updated', (e: Error) => e.message);
+      await capture.query(paying === 'updated' ? 'COMMIT' : 'ROLLBACK');
+      assert.equal(paying, 'updated', 'the capture pays the invoice while the payment by hand waits');
+      const answer = await byHand;
+      assert.equal(answer.status, 200, JSON.stringify(answer.body));
+      assert.deepEqual([answer.body.status, answer.body.amountPaid], ['paid', 1000]);
+      assert.equal((await payment(offered.paymentId!)).status, 'cancelled');
+    } finally {
+      await capture.end();
+    }
   });
 
   it('a card in 3-D Secure when the invoice is paid by hand is not taken: its authorization is given back, nothing captured', { skip: onlyOn('simulator', 'the simulator\'s bank page') }, async () => {

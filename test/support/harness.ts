@@ -7,8 +7,10 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { describe } from 'node:test';
 import pg from 'pg';
+import pino from 'pino';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { buildApp } from '../../src/app.js';
+import { createLogger } from '../../src/http/logger.js';
 import { assertAnswersMatch, checkAnswers, type AnswerCheck } from './answers.js';
 import { parseConfig, type Config } from '../../src/config.js';
 import { openDatabase, type Database, type Dialect } from '../../src/db/database.js';
@@ -150,7 +152,10 @@ export async function startApp(dialect: Dialect, options: TestAppOptions = {}): 
       });
     }
   };
-  const app = await buildApp(config, { db: database.db, adminTokenHash: sha256Hex(ADMIN_TOKEN), clock, onRoute });
+  // A server error's cause goes to the test's stderr (the test's output in CI shows it beside the failing answer and
+  // its request id); MOTU_TEST_LOG_LEVEL=info shows every request.
+  const logger = createLogger(process.env.MOTU_TEST_LOG_LEVEL ?? 'error', pino.destination({ dest: 2, sync: true }));
+  const app = await buildApp(config, { db: database.db, adminTokenHash: sha256Hex(ADMIN_TOKEN), clock, onRoute, logger });
   const answers = options.checkAnswers ? checkAnswers(app) : undefined;
   await app.ready();
   const call = async (auth: string | undefined, method: string, url: string, body?: unknown, headers: Record<string, string> = {}) => {

@@ -205,8 +205,16 @@ export class InvoicesService {
    * The invoice's row, taken until the transaction ends (PostgreSQL: FOR UPDATE; SQLite: the one write transaction),
    * read fresh: every change of an invoice starts here, so concurrent changes apply one after the other, each to what
    * the previous one left.
+   *
+   * The card payment its page offers is taken first, then the invoice: the order of a capture, which holds its payment
+   * and then pays the invoice (payByCard). A change that ends by cancelling that checkout (closeCheckout) and took the
+   * invoice first would wait for a capture in flight while the capture waits for the invoice: a deadlock, which
+   * PostgreSQL breaks after a second by failing one of them (a payment recorded by hand while the page's card was being
+   * captured answered 500). Where transactions run one at a time (SQLite) both reads are plain reads.
    */
   private async lock(trx: Trx, owner: Owner, id: string): Promise<InvoiceRow> {
+    await this.db.lockForUpdate(trx.selectFrom('payments').select('id')
+      .where('id', '=', (eb) => eb.selectFrom('invoices').select('pay_payment_id').where('id', '=', id).where(ownedBy(owner)))).execute();
     const row = await this.db.lockForUpdate(this.mine(trx, owner).where('id', '=', id)).executeTakeFirst();
     if (!row) throw notFound('invoice', id);
     return row;
