@@ -402,8 +402,10 @@ export class CheckoutService {
       return { next: 'redirect', url: this.afterTarget(session, current.payment) };
     }
     if (authorized.capture_mode !== 'AUTO') return { next: 'redirect', url: this.afterTarget(session, authorized) };
-    await this.captureNow(acquirer, authorized);
-    const final = await this.db.kysely.selectFrom('payments').selectAll().where('id', '=', authorized.id).executeTakeFirstOrThrow();
+    // The captured row as its transaction wrote it; read only when this call did not capture (the acquirer refused, or
+    // another observer captured first).
+    const final = await this.captureNow(acquirer, authorized)
+      ?? await this.db.kysely.selectFrom('payments').selectAll().where('id', '=', authorized.id).executeTakeFirstOrThrow();
     return { next: 'redirect', url: this.afterTarget(session, final) };
   }
 
@@ -423,9 +425,10 @@ export class CheckoutService {
 
   /**
    * AUTO capture: right after the authorization, the full amount, under the capture claim the authorization took (a
-   * merchant's capture or cancel meanwhile waits for it, and a stopped process leaves it to the recovery job).
+   * merchant's capture or cancel meanwhile waits for it, and a stopped process leaves it to the recovery job). The
+   * payment's row as the capture wrote it; null when it did not (refused, or no longer in transit).
    */
-  private async captureNow(acquirer: Acquirer, payment: PaymentRow): Promise<void> {
+  private async captureNow(acquirer: Acquirer, payment: PaymentRow): Promise<PaymentRow | null> {
     const release = () => this.db.transaction((trx) => transitions.releaseClaim(trx, payment.id, 'capture'));
     let result: OperationResult;
     try {
@@ -436,11 +439,11 @@ export class CheckoutService {
     }
     if (!result.ok) {
       await release(); // stays in transit; the lifecycle's capture can retry
-      return;
+      return null;
     }
-    await this.db.transaction(async (trx) => {
+    return this.db.transaction(async (trx) => {
       await result.keep?.(trx);
-      await transitions.capture(trx, { paymentId: payment.id, amount: payment.amount, operation: 'capture', at: this.clock.now(), feeTerms: this.feeTerms });
+      return transitions.capture(trx, { paymentId: payment.id, amount: payment.amount, operation: 'capture', at: this.clock.now(), feeTerms: this.feeTerms });
     });
   }
 

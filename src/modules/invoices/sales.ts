@@ -20,15 +20,21 @@ function linesOf(order: Order, captured: number): InvoiceLine[] {
   return [{ description: order.reference ? `Commande ${order.reference}` : 'Commande', quantity: 1, unitPrice: captured, taxRate: 0 }];
 }
 
+/** Whether the capture of `payment` issues an invoice for its sale (order.invoicing.enabled, a customer, an amount). */
+export function invoicesSale(payment: PaymentRow): boolean {
+  if (!payment.order_json.includes('"invoicing"') || !payment.customer_id || payment.captured_amount <= 0) return false;
+  return Boolean((JSON.parse(payment.order_json) as Order).invoicing?.enabled);
+}
+
 export async function invoiceSale(trx: Trx, payment: PaymentRow, at: Date): Promise<void> {
-  if (!payment.order_json.includes('"invoicing"') || !payment.customer_id || payment.captured_amount <= 0) return;
-  const order = JSON.parse(payment.order_json) as Order;
-  if (!order.invoicing?.enabled) return;
+  if (!invoicesSale(payment)) return;
+  // invoicesSale found a customer and order.invoicing.
+  const order = JSON.parse(payment.order_json) as Order & Required<Pick<Order, 'invoicing'>>;
   const already = await trx.selectFrom('invoices').select('id').where('payment_id', '=', payment.id).executeTakeFirst();
   if (already) return;
   const now = await timeOn(trx, payment.test_clock_id, at);
   const invoice = await issueInvoice(trx, {
-    merchantId: payment.merchant_id, mode: payment.mode, customerId: payment.customer_id, currency: payment.currency,
+    merchantId: payment.merchant_id, mode: payment.mode, customerId: payment.customer_id!, currency: payment.currency,
     lines: linesOf(order, payment.captured_amount), daysUntilDue: order.invoicing.daysUntilDue ?? 0, paymentId: payment.id,
     testClockId: payment.test_clock_id, now, at,
   });

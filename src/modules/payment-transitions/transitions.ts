@@ -16,7 +16,7 @@ import type { PaymentRow, PaymentStatus } from '../payments/payments.table.js';
 import * as ledger from '../ledger/payment-postings.js';
 import { paymentBase, settlementOf, storeOf, type FeeTermsOf } from './payment-events.js';
 import { timeOn } from '../test-clocks/clock-time.js';
-import { invoiceSale } from '../invoices/sales.js';
+import { invoiceSale, invoicesSale } from '../invoices/sales.js';
 import { payByCard } from '../invoices/issue.js';
 import { distributionOf, isSplit, onSplitRefund, splitCapturePostings } from '../splits/split-payments.js';
 import { addCapture } from '../back-office/capture-volume.js';
@@ -205,6 +205,16 @@ export interface CaptureInput {
   at: Date;
   /** As AuthorizeInput's. */
   feeTerms?: FeeTermsOf;
+}
+
+/**
+ * Whether the row `capture` returned is all its transaction wrote of the payment's detail (GET /payments/{id}): the
+ * payment's row as committed, no refund of it (none can exist while it is in transit). Not so when the capture paid an
+ * invoice (the payment's own, or the sale it issues): what the card paid beyond what the invoice owed is refunded on
+ * the payment in the same transaction (a refund row, and refund_reserved on the payment after the row was returned).
+ */
+export function capturedRowIsWhole(row: PaymentRow): boolean {
+  return row.invoice_id === null && !invoicesSale(row);
 }
 
 /**

@@ -26,8 +26,10 @@ export function lifecycleRoutes(lifecycle: PaymentLifecycleService, payments: Pa
       },
       async (request) => {
         const owner = merchantOf(request);
-        await lifecycle.capture(owner, request.params.id, request.body.amount, request.idempotency?.retryOf);
-        return payments.get(owner, request.params.id);
+        // The answer is the payment's detail, built from the rows the capture wrote when it can be (no read of the
+        // payment after its transaction), else read as GET /payments/{id} reads it.
+        const captured = await lifecycle.capture(owner, request.params.id, request.body.amount, request.idempotency?.retryOf);
+        return captured ? payments.capturedDetail(captured) : payments.get(owner, request.params.id);
       },
     );
     app.post<{ Params: Static<typeof IdParams> }>(

@@ -27,18 +27,32 @@ import { ReferenceCache } from '../../db/reference-cache.js';
 import { lockOwnedPayment, ownedPayment } from './payments.repository.js';
 import type { PaymentRow } from './payments.table.js';
 
+/**
+ * What a capture request wrote, for its answer without reading the payment again: the payment's row as its transaction
+ * committed it, and its session's id and expiry (undefined without a session). See PaymentLifecycleService.capture.
+ */
+export interface Captured {
+  row: PaymentRow;
+  session: { id: string; expires_at: string } | undefined;
+}
+
 /** Default age after which a capture or cancel claim is abandoned (MOTU_OPERATION_CLAIM_SECONDS). */
 export const CLAIM_TTL_SECONDS = 120;
 const CANCELLABLE_PENDING = transitions.AWAITING_CARD;
 
 interface ClaimValues { id: string; merchantId: string; mode: Mode; storeId: string; at: string; abandoned: string; amount: number }
 
+/** The claimed payment, with its session's expiry (null without a session), which the capture's answer shows. */
+type ClaimedRow = PaymentRow & { session_expires_at: string | null };
+
 /**
  * The capture claim's UPDATE, compiled once per shape (src/db/compiled.ts): for a key bound to a store or not, with a
- * partial amount or not. Every capture takes it.
+ * partial amount or not. Every capture takes it. It returns the session's expiry too (a sub-select in RETURNING, on
+ * both databases): a session's expires_at is written once, at its creation, so the capture's answer shows it without
+ * reading it again.
  */
-const captureClaims = new Map<string, CompiledStatement<ClaimValues, PaymentRow>>();
-function captureClaim(inStore: boolean, withAmount: boolean): CompiledStatement<ClaimValues, PaymentRow> {
+const captureClaims = new Map<string, CompiledStatement<ClaimValues, ClaimedRow>>();
+function captureClaim(inStore: boolean, withAmount: boolean): CompiledStatement<ClaimValues, ClaimedRow> {
   const key = `${inStore}:${withAmount}`;
   let statement = captureClaims.get(key);
   if (statement === undefined) {
@@ -48,7 +62,9 @@ function captureClaim(inStore: boolean, withAmount: boolean): CompiledStatement<
       .where('status', '=', 'transit').where('acquirer_authorization_id', 'is not', null)
       .where((eb) => eb.or([eb('operation', 'is', null), eb('operation_at', 'is', null), eb('operation_at', '<=', p.abandoned)]))
       .$if(withAmount, (qb) => qb.where('authorized_amount', '>=', p.amount))
-      .returningAll());
+      .returningAll()
+      .returning((eb) => eb.selectFrom('payment_sessions').select('payment_sessions.expires_at')
+        .whereRef('payment_sessions.id', '=', 'payments.session_id').as('session_expires_at')));
     captureClaims.set(key, statement);
   }
   return statement;
@@ -104,16 +120,22 @@ export class PaymentLifecycleService {
    * Captures `amount` (all that was authorized by default). `retryOf`: the start of an earlier run of the same request
    * (same Idempotency-Key) that died mid-way; if that run captured as asked, this one answers as it would have instead
    * of 422.
+   *
+   * Returns what this call's capture wrote, from which its answer is built (the detail of GET /payments/{id}); null
+   * when the caller must read the payment for it: the retry of an earlier run, a payment another observer (the
+   * recovery, the settlement report) captured first, or a capture whose transaction wrote more of the detail than the
+   * payment's row (capturedRowIsWhole).
    */
-  async capture(owner: Owner, id: string, amount?: number, retryOf?: string): Promise<void> {
+  async capture(owner: Owner, id: string, amount?: number, retryOf?: string): Promise<Captured | null> {
     try {
-      await this.captureOnce(owner, id, amount);
+      return await this.captureOnce(owner, id, amount);
     } catch (err) {
       if (!(err instanceof AppError && err.code === 'PAYMENT_NOT_CAPTURABLE' && retryOf && await this.capturedSince(owner, id, amount, retryOf))) throw err;
+      return null;
     }
   }
 
-  private async captureOnce(owner: Owner, id: string, amount?: number): Promise<void> {
+  private async captureOnce(owner: Owner, id: string, amount?: number): Promise<Captured | null> {
     await this.acquirers.requireLive(owner); // 503 before anything is claimed when live mode has no connector
     const acquirer = this.acquirers.forMode(owner.mode);
     const payment = await this.claimCapture(owner, id, amount);
@@ -139,7 +161,12 @@ export class PaymentLifecycleService {
       if (!(err instanceof AcquirerOutcomeUnknown)) await this.release(payment.id, 'capture');
       throw err;
     }
-    await this.writeCaptured(payment.id, captured, 'capture', keep);
+    const row = await this.writeCaptured(payment.id, captured, 'capture', keep);
+    if (!row || !transitions.capturedRowIsWhole(row)) return null;
+    if (row.session_id === null) return { row, session: undefined };
+    // A payment's session never changes; the check costs nothing and keeps the answer right if it ever did.
+    if (row.session_id !== payment.session_id || payment.session_expires_at === null) return null;
+    return { row, session: { id: row.session_id, expires_at: payment.session_expires_at } };
   }
 
   /**
@@ -148,7 +175,7 @@ export class PaymentLifecycleService {
    * authorized): of two concurrent claims one applies, on both databases, in one statement (on PostgreSQL one round trip
    * where a transaction locking the row took four). When it applies nothing, the payment is read to say why.
    */
-  async claimCapture(owner: Owner, id: string, amount?: number): Promise<PaymentRow & { captureAmount: number }> {
+  async claimCapture(owner: Owner, id: string, amount?: number): Promise<ClaimedRow & { captureAmount: number }> {
     for (let attempt = 1; ; attempt++) {
       const now = this.clock.now();
       const abandoned = addSeconds(now, -this.claimTtlSeconds).toISOString();
@@ -173,11 +200,14 @@ export class PaymentLifecycleService {
     }
   }
 
-  /** Writes the capture and its event once, whoever observed it (conditional on status transit). */
-  async writeCaptured(paymentId: string, amount: number, operation: string | null, keep?: Keep): Promise<void> {
-    await this.db.transaction(async (trx) => {
+  /**
+   * Writes the capture and its event once, whoever observed it (conditional on status transit). The payment's row as
+   * written; null when it was no longer in transit (captured already, or moved on).
+   */
+  async writeCaptured(paymentId: string, amount: number, operation: string | null, keep?: Keep): Promise<PaymentRow | null> {
+    return this.db.transaction(async (trx) => {
       await keep?.(trx); // the acquirer's record of the capture, committed with Motu's
-      await transitions.capture(trx, { paymentId, amount, operation, at: this.clock.now(), feeTerms: this.feeTerms });
+      return transitions.capture(trx, { paymentId, amount, operation, at: this.clock.now(), feeTerms: this.feeTerms });
     });
   }
 

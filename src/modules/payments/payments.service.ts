@@ -1,5 +1,6 @@
 // Reading payments: one by id, or a filtered list, newest first. Another merchant's or the other mode's
 // payments do not exist for the caller (404).
+import type { AuthorizationView } from '../../acquirer/acquirer.js';
 import type { Acquirers } from '../../acquirer/acquirers.js';
 import { compiledQuery, readAll, readsInOneMessage } from '../../db/compiled.js';
 import { readTogether } from '../../db/together.js';
@@ -11,6 +12,8 @@ import type { DB } from '../../db/schema.js';
 import { invalidField, notFound } from '../../shared/errors.js';
 import { allRows, paginate } from '../../shared/pagination.js';
 import { refundView } from '../refunds/refunds.views.js';
+import type { RefundRow } from '../refunds/refunds.table.js';
+import type { Captured } from './lifecycle.service.js';
 import { feeTerms, settlementOf } from '../payment-transitions/payment-events.js';
 import { distributionOf } from '../splits/split-payments.js';
 import type { PaymentRow } from './payments.table.js';
@@ -95,6 +98,25 @@ export class PaymentsService {
     // the acquirer's attempts after, without holding the connection: a live connector may read its contract, or ask
     // its acquirer about an attempt whose outcome it has not heard.
     const { row, view, refunds, terms, attemptsRead } = await readTogether(this.db, (q) => this.ownRows(q, owner, id));
+    return this.completed(row, view, refunds, terms, attemptsRead);
+  }
+
+  /**
+   * The detail of a payment its capture just wrote, from the rows the capture holds (PaymentLifecycleService.capture):
+   * the payment's row as its transaction committed it, its session's expiry, and no refunds (none can exist while a
+   * payment is in transit, and the capture's transaction added none: capturedRowIsWhole). The same object as `get`
+   * gives for the payment at that commit; only the acquirer's attempts (and a store's name, for a payment of a store)
+   * are read, as `detail` reads them.
+   */
+  async capturedDetail(captured: Captured) {
+    const { row, session } = captured;
+    const [view] = await this.views([row], this.db.kysely, session ? [session] : []);
+    const terms = await this.reference.get(`fee-terms:${row.contract_id}`, () => feeTerms(this.db.kysely, row.contract_id));
+    return (await this.completed(row, view!, [], terms, undefined)).payment;
+  }
+
+  /** The detail from the payment's own rows: the acquirer's attempts (read here unless given), its refunds and fees. */
+  private async completed(row: PaymentRow, view: ReturnType<typeof paymentView>, refunds: RefundRow[], terms: FeeContract, attemptsRead: AuthorizationView[] | undefined) {
     if (!this.acquirers) return { payment: view, authorizations: [] };
     // The detail adds what the list leaves out: the acquirer's attempts, the refunds, the fees.
     const authorizations = attemptsRead ?? (row.mode === 'live' && !this.acquirers.liveConfigured()
