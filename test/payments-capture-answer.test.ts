@@ -10,6 +10,8 @@ import { withMerchantApp } from './support/merchant-app.js';
 import { createSession, paidPayment, paySession } from './support/payments.js';
 import { saveCard } from './support/wallet.js';
 import { onlyOn } from './support/profile.js';
+import { makePlatform, onboardSeller } from './support/platforms.js';
+import { paidSplit } from './support/splits.js';
 
 const IDENTITY = {
   legalName: 'Fare Ute SARL', address: { line1: 'Rue du Commandant Destremau', postalCode: '98713', city: 'Papeete', country: 'PF' },
@@ -79,6 +81,24 @@ eachDatabase('the capture answers the payment as GET /payments/{id} reads it', (
     const testClock = (await t.api(m.key, 'POST', '/api/v1/test-helpers/test-clocks', { frozenTime: '2027-03-01T08:00:00.000Z' })).body;
     const onClock = await capturedAsRead(await charge(await createCustomer(t, m.key, { testClockId: testClock.id }), 'MIT-2'));
     assert.equal(onClock.capturedAt, '2027-03-01T08:00:00.000Z');
+  });
+
+  it("a split payment, captured in part: its platformDistribution as GET shares it", async () => {
+    const platform = await makePlatform(t, 'Fenua Market');
+    const a = await onboardSeller(t, platform.testKey, { legalName: 'Vanille Tahaa' });
+    const b = await onboardSeller(t, platform.testKey, { legalName: 'Perles Rikitea' });
+    const id = await paidSplit(t, platform.testKey, {
+      amount: 10_000, captureMode: 'MANUAL', financing: 2000,
+      distribution: [
+        { merchantId: a.merchantId, amount: 6000, commission: { rate: 1000, fixed: 50 } },
+        { merchantId: b.merchantId, amount: 5000, commission: { rate: 500 }, discount: 1000 },
+      ],
+    });
+    const res = await t.api(platform.testKey, 'POST', `/api/v1/payments/${id}/capture`, { amount: 4_000 });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const read = (await t.api(platform.testKey, 'GET', `/api/v1/payments/${id}`)).body;
+    assert.equal(JSON.stringify(res.body), JSON.stringify(read));
+    assert.equal(res.body.platformDistribution.length, 3, 'two sellers and the platform');
   });
 
   it("a sale to invoice (order.invoicing.enabled): the invoice is paid on the capture's transaction, the answer still the detail", async () => {
