@@ -16,9 +16,10 @@
 // Goal (docs/live.md): Monext ≥ 0.9 × the simulator's payments per second.
 // Run: `node --import tsx bench/checkout-monext.bench.ts` (SQLite; also PostgreSQL when DATABASE_URL is set;
 // BENCH_DIALECTS=postgres for one). Settings: BENCH_ROUNDS, BENCH_CHECKOUT_SECONDS (a pass), BENCH_CHECKOUT_CONCURRENCY,
-// BENCH_MONEXT_LATENCY_MS, BENCH_FAKE_NICE (the fake's priority), BENCH_ONLY, BENCH_PROFILE (below), BENCH_VERBOSE=1
-// (each pass: CPU per payment, Motu's event loop, each step's median), BENCH_MOTU_MAIN=<tree>/dist/start/main.js (Motu
-// as that tree's `npm run build` left it, as in bench/sessions.ts: two builds compared with one harness, one run each).
+// BENCH_MONEXT_LATENCY_MS, BENCH_MONEXT_NOTIFY (below), BENCH_FAKE_NICE (the fake's priority), BENCH_ONLY,
+// BENCH_PROFILE (below), BENCH_VERBOSE=1 (each pass: CPU per payment, Motu's event loop, each step's median),
+// BENCH_MOTU_MAIN=<tree>/dist/start/main.js (Motu as that tree's `npm run build` left it, as in bench/sessions.ts: two
+// builds compared with one harness, one run each).
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs, { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
@@ -34,6 +35,7 @@ import { cpuSeconds, freshPostgres, pgBackends } from './sessions.js';
 const SECONDS = Number(process.env.BENCH_CHECKOUT_SECONDS ?? process.env.BENCH_SECONDS ?? '2');
 const CONCURRENCY = Number(process.env.BENCH_CHECKOUT_CONCURRENCY ?? '16');
 const LATENCY_MS = Number(process.env.BENCH_MONEXT_LATENCY_MS ?? '1');
+const NOTIFY = process.env.BENCH_MONEXT_NOTIFY === '1';
 const ADMIN = 'bench-admin-token-0123456789';
 const SELF = fileURLToPath(import.meta.url);
 
@@ -118,6 +120,18 @@ async function runOn(dialect: Dialect): Promise<Result> {
       acquirer: 'monext', monext: { ...FAKE_MONEXT_CREDENTIALS, environment: 'homologation' },
     }, ADMIN);
 
+    // BENCH_MONEXT_NOTIFY=1: after each Monext payment's pay call, what Monext sends Motu next in production: the
+    // browser back to the return URL (a redirect) and its notification, each with the widget session's token (docs/live.md,
+    // "Monext"), both answered from what the pay call recorded. Timed with the pay step.
+    const afterWidget = async (sessionId: string, token: string) => {
+      const q = `session=${encodeURIComponent(sessionId)}`;
+      const back = await fetch(`${address}/acquirer/v1/monext/return?${q}&paylinetoken=${encodeURIComponent(token)}`, { redirect: 'manual' });
+      await back.text();
+      if (back.status !== 302 || !back.headers.get('location')?.startsWith('/checkout/success')) throw new Error(`return: ${back.status} ${back.headers.get('location')}`);
+      const notified = await fetch(`${address}/acquirer/v1/monext/notify?${q}&token=${encodeURIComponent(token)}&notificationType=WEBTRS`);
+      await notified.text();
+      if (notified.status !== 200) throw new Error(`notify: ${notified.status}`);
+    };
     let passes = 0;
     const failures = { simulator: 0, monext: 0 };
     let n = 0;
@@ -152,6 +166,7 @@ async function runOn(dialect: Dialect): Promise<Result> {
               : call('POST', '/acquirer/v1/tokens', { mode: 'test', number: '4242424242424242', expMonth: 12, expYear: 2040, cvc: '123', session: session.sessionId })));
             const paid = await timed(2, () => call('POST', `/checkout/${session.sessionId}/pay`, { token }));
             if (paid.next !== 'redirect') throw new Error(JSON.stringify(paid));
+            if (live && NOTIFY) await timed(2, () => afterWidget(session.sessionId, token));
             await timed(3, () => call('POST', `/api/v1/payments/${session.paymentId}/capture`, {}, key));
             done += 1;
           } catch (err) {
@@ -233,7 +248,7 @@ async function measure(): Promise<string[]> {
     const f = (xs: number[]) => xs.map((x) => x.toFixed(2)).join(', ');
     const ms = (passes: Pass[], k: 'motuMs' | 'pgMs' | 'fakeMs' | 'commits') => median(passes.map((p) => p[k])).toFixed(2);
     const line = `${dialect} (load ${r.load.toFixed(1)}): simulator ${mean(r.simulator.map((x) => x.perSecond)).toFixed(1)} payments/s, `
-      + `Monext (fake, ${LATENCY_MS} ms per answer) ${mean(r.monext.map((x) => x.perSecond)).toFixed(1)} payments/s, `
+      + `Monext (fake, ${LATENCY_MS} ms per answer${NOTIFY ? ", with its return and notification" : ""}) ${mean(r.monext.map((x) => x.perSecond)).toFixed(1)} payments/s, `
       + `ratio ${median(r.ratios).toFixed(2)} (median of ${f(r.ratios)}; goal ≥ 0.9); `
       + `Motu's CPU per payment: simulator ${ms(r.simulator, 'motuMs')} ms, Monext ${ms(r.monext, 'motuMs')} ms, `
       + `Monext ÷ simulator ${median(r.cpuRatios).toFixed(2)} (median of ${f(r.cpuRatios)})`
