@@ -16,16 +16,17 @@
 // Goal (docs/live.md): Monext ≥ 0.9 × the simulator's payments per second.
 // Run: `node --import tsx bench/checkout-monext.bench.ts` (SQLite; also PostgreSQL when DATABASE_URL is set;
 // BENCH_DIALECTS=postgres for one). Settings: BENCH_ROUNDS, BENCH_CHECKOUT_SECONDS (a pass), BENCH_CHECKOUT_CONCURRENCY,
-// BENCH_MONEXT_LATENCY_MS, BENCH_FAKE_NICE (the fake's priority), BENCH_ONLY, BENCH_PROFILE (below), BENCH_VERBOSE=1
-// (each pass: CPU per payment, Motu's event loop, each step's median).
+// BENCH_MONEXT_LATENCY_MS, BENCH_MONEXT_NOTIFY (below), BENCH_FAKE_NICE (the fake's priority), BENCH_ONLY,
+// BENCH_PROFILE (below), BENCH_VERBOSE=1 (each pass: CPU per payment, Motu's event loop, each step's median),
+// BENCH_MOTU_MAIN=<tree>/dist/start/main.js (Motu as that tree's `npm run build` left it, as in bench/sessions.ts: two
+// builds compared with one harness, one run each).
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs, { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { loadavg, setPriority, tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
-import pg from 'pg';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Dialect } from '../src/db/database.js';
 import { FAKE_MONEXT_CREDENTIALS, FakeMonext, MONEXT_CARDS } from '../test/support/fake-monext.js';
 import { cpuSeconds, freshPostgres, pgBackends } from './sessions.js';
@@ -34,6 +35,7 @@ import { cpuSeconds, freshPostgres, pgBackends } from './sessions.js';
 const SECONDS = Number(process.env.BENCH_CHECKOUT_SECONDS ?? process.env.BENCH_SECONDS ?? '2');
 const CONCURRENCY = Number(process.env.BENCH_CHECKOUT_CONCURRENCY ?? '16');
 const LATENCY_MS = Number(process.env.BENCH_MONEXT_LATENCY_MS ?? '1');
+const NOTIFY = process.env.BENCH_MONEXT_NOTIFY === '1';
 const ADMIN = 'bench-admin-token-0123456789';
 const SELF = fileURLToPath(import.meta.url);
 
@@ -118,6 +120,18 @@ async function runOn(dialect: Dialect): Promise<Result> {
       acquirer: 'monext', monext: { ...FAKE_MONEXT_CREDENTIALS, environment: 'homologation' },
     }, ADMIN);
 
+    // BENCH_MONEXT_NOTIFY=1: after each Monext payment's pay call, what Monext sends Motu next in production: the
+    // browser back to the return URL (a redirect) and its notification, each with the widget session's token (docs/live.md,
+    // "Monext"), both answered from what the pay call recorded. Timed with the pay step.
+    const afterWidget = async (sessionId: string, token: string) => {
+      const q = `session=${encodeURIComponent(sessionId)}`;
+      const back = await fetch(`${address}/acquirer/v1/monext/return?${q}&paylinetoken=${encodeURIComponent(token)}`, { redirect: 'manual' });
+      await back.text();
+      if (back.status !== 302 || !back.headers.get('location')?.startsWith('/checkout/success')) throw new Error(`return: ${back.status} ${back.headers.get('location')}`);
+      const notified = await fetch(`${address}/acquirer/v1/monext/notify?${q}&token=${encodeURIComponent(token)}&notificationType=WEBTRS`);
+      await notified.text();
+      if (notified.status !== 200) throw new Error(`notify: ${notified.status}`);
+    };
     let passes = 0;
     const failures = { simulator: 0, monext: 0 };
     let n = 0;
@@ -128,7 +142,7 @@ async function runOn(dialect: Dialect): Promise<Result> {
       let failed = 0;
       if (process.env.BENCH_PROFILE) await motu.ask({ profile: 'start' });
       const pids = database ? await pgBackends(database.url) : [];
-      const { elu: eluBefore, counts: countsBefore } = await motu.ask({ elu: null });
+      const { elu: eluBefore, counts: countsBefore, usage: usageBefore } = await motu.ask({ elu: null });
       const before = { motu: cpuSeconds(motu.process.pid) ?? 0, fake: cpuSeconds(fake.process.pid) ?? 0, pg: cpuOf(pids) };
       const started = performance.now();
       const stopAt = started + SECONDS * 1000;
@@ -152,6 +166,7 @@ async function runOn(dialect: Dialect): Promise<Result> {
               : call('POST', '/acquirer/v1/tokens', { mode: 'test', number: '4242424242424242', expMonth: 12, expYear: 2040, cvc: '123', session: session.sessionId })));
             const paid = await timed(2, () => call('POST', `/checkout/${session.sessionId}/pay`, { token }));
             if (paid.next !== 'redirect') throw new Error(JSON.stringify(paid));
+            if (live && NOTIFY) await timed(2, () => afterWidget(session.sessionId, token));
             await timed(3, () => call('POST', `/api/v1/payments/${session.paymentId}/capture`, {}, key));
             done += 1;
           } catch (err) {
@@ -163,7 +178,7 @@ async function runOn(dialect: Dialect): Promise<Result> {
       await Promise.all(Array.from({ length: CONCURRENCY }, customer));
       const elapsed = (performance.now() - started) / 1000;
       const after = { motu: cpuSeconds(motu.process.pid) ?? 0, fake: cpuSeconds(fake.process.pid) ?? 0, pg: cpuOf(pids) };
-      const { elu, counts: countsAfter } = await motu.ask({ elu: eluBefore });
+      const { elu, counts: countsAfter, usage: usageAfter } = await motu.ask({ elu: eluBefore });
       failures[label] += failed;
       if (failed > 0) console.error(`${label}: ${failed} failures`);
       if (process.env.BENCH_PROFILE) await motu.ask({ profile: 'stop', file: path.join(process.env.BENCH_PROFILE, `${label}-${++passes}-${done}.cpuprofile`) });
@@ -178,7 +193,11 @@ async function runOn(dialect: Dialect): Promise<Result> {
         console.error(`pass ${label}: ${done} payments, ${result.perSecond.toFixed(1)}/s, CPU per payment: Motu ${result.motuMs.toFixed(2)} ms, `
           + `PostgreSQL ${result.pgMs.toFixed(2)} ms, fake Monext ${result.fakeMs.toFixed(2)} ms; per payment ${result.statements.toFixed(1)} statements, `
           + `${result.commits.toFixed(2)} COMMITs, ${result.fsyncs.toFixed(2)} fsyncs; Motu's event loop busy ${(elu.utilization * 100).toFixed(0)} %; `
-          + `p50 of session, card, pay, capture: ${steps.map((xs) => median(xs).toFixed(1)).join(' / ')} ms`);
+          + `p50 of session, card, pay, capture: ${steps.map((xs) => median(xs).toFixed(1)).join(' / ')} ms; `
+          + `Motu per payment: user ${((usageAfter.userCPUTime - usageBefore.userCPUTime) / Math.max(done, 1) / 1000).toFixed(2)} ms, `
+          + `system ${((usageAfter.systemCPUTime - usageBefore.systemCPUTime) / Math.max(done, 1) / 1000).toFixed(2)} ms, `
+          + `context switches ${((usageAfter.voluntaryContextSwitches - usageBefore.voluntaryContextSwitches) / Math.max(done, 1)).toFixed(1)} voluntary, `
+          + `${((usageAfter.involuntaryContextSwitches - usageBefore.involuntaryContextSwitches) / Math.max(done, 1)).toFixed(1)} involuntary`);
       }
       return result;
     };
@@ -229,7 +248,7 @@ async function measure(): Promise<string[]> {
     const f = (xs: number[]) => xs.map((x) => x.toFixed(2)).join(', ');
     const ms = (passes: Pass[], k: 'motuMs' | 'pgMs' | 'fakeMs' | 'commits') => median(passes.map((p) => p[k])).toFixed(2);
     const line = `${dialect} (load ${r.load.toFixed(1)}): simulator ${mean(r.simulator.map((x) => x.perSecond)).toFixed(1)} payments/s, `
-      + `Monext (fake, ${LATENCY_MS} ms per answer) ${mean(r.monext.map((x) => x.perSecond)).toFixed(1)} payments/s, `
+      + `Monext (fake, ${LATENCY_MS} ms per answer${NOTIFY ? ", with its return and notification" : ""}) ${mean(r.monext.map((x) => x.perSecond)).toFixed(1)} payments/s, `
       + `ratio ${median(r.ratios).toFixed(2)} (median of ${f(r.ratios)}; goal ≥ 0.9); `
       + `Motu's CPU per payment: simulator ${ms(r.simulator, 'motuMs')} ms, Monext ${ms(r.monext, 'motuMs')} ms, `
       + `Monext ÷ simulator ${median(r.cpuRatios).toFixed(2)} (median of ${f(r.cpuRatios)})`
@@ -280,14 +299,18 @@ if (process.argv.includes('--fake-monext')) {
  * tsx bench/cpuprofile.ts <file>` summarises one).
  */
 async function serveMotu(): Promise<void> {
-  const counts = countStatements();
-  const { buildApp } = await import('../src/app.js');
-  const { parseConfig } = await import('../src/config.js');
-  const { openMigrated } = await import('../src/start/bootstrap.js');
-  const { MerchantsService } = await import('../src/modules/merchants/merchants.service.js');
-  const { systemClock } = await import('../src/shared/clock.js');
-  const { sha256Hex } = await import('../src/shared/hash.js');
-  const { secretBoxFor } = await import('../src/shared/secret-box.js');
+  // The sources of this tree (through tsx), or the compiled tree BENCH_MOTU_MAIN names (its dist/ and node_modules/).
+  const main = process.env.BENCH_MOTU_MAIN ? path.resolve(process.env.BENCH_MOTU_MAIN) : undefined;
+  const root = main ? path.dirname(path.dirname(main)) : path.join(path.dirname(SELF), '..', 'src');
+  const from = async (module: string) => import(pathToFileURL(path.join(root, main ? module.replace(/\.ts$/, '.js') : module)).href);
+  const counts = countStatements(main ? path.join(root, '..', 'package.json') : SELF);
+  const { buildApp } = await from('app.ts');
+  const { parseConfig } = await from('config.ts');
+  const { openMigrated } = await from('start/bootstrap.ts');
+  const { MerchantsService } = await from('modules/merchants/merchants.service.ts');
+  const { systemClock } = await from('shared/clock.ts');
+  const { sha256Hex } = await from('shared/hash.ts');
+  const { secretBoxFor } = await from('shared/secret-box.ts');
   const config = parseConfig(process.env);
   const db = await openMigrated(config);
   const app = await buildApp(config, { db, adminTokenHash: sha256Hex(ADMIN), clock: systemClock });
@@ -297,9 +320,12 @@ async function serveMotu(): Promise<void> {
   const { mkdirSync, writeFileSync } = await import('node:fs');
   let session: InstanceType<typeof Session> | undefined;
   process.on('message', async (m: { id: number; profile?: 'start' | 'stop'; file?: string; elu?: EventLoopUtilization | null }) => {
-    // The event loop's utilization since the one given back (`elu`), or so far (null); the statements counted so far.
+    // The event loop's utilization since the one given back (`elu`), or so far (null); the statements counted so far; the
+    // process's resource usage so far (user and system CPU, context switches: every thread's).
     if (m.elu !== undefined) {
-      return process.send!({ id: m.id, elu: m.elu ? performance.eventLoopUtilization(m.elu) : performance.eventLoopUtilization(), counts: { ...counts } });
+      return process.send!({
+        id: m.id, elu: m.elu ? performance.eventLoopUtilization(m.elu) : performance.eventLoopUtilization(), counts: { ...counts }, usage: process.resourceUsage(),
+      });
     }
     if (m.profile === 'start') {
       session = new Session();
@@ -331,10 +357,12 @@ async function serveMotu(): Promise<void> {
  * the thread pool): per payment they tell the two paths' database work apart, whatever the machine's load. Installed
  * before the app is loaded, as bench/checkout-statements.ts does.
  */
-function countStatements(): { statements: number; commits: number; fsyncs: number } {
+function countStatements(resolveFrom: string): { statements: number; commits: number; fsyncs: number } {
   const counts = { statements: 0, commits: 0, fsyncs: 0 };
-  const require = createRequire(import.meta.url);
+  // The drivers the app will load: those of its own tree (another build's node_modules with BENCH_MOTU_MAIN).
+  const require = createRequire(resolveFrom);
   const SQLite = require('better-sqlite3') as { prototype: { prepare: (...a: unknown[]) => unknown } };
+  const pg = require('pg') as typeof import('pg');
   const prepare = SQLite.prototype.prepare;
   SQLite.prototype.prepare = function (this: unknown, ...args: unknown[]) {
     const statement = prepare.apply(this, args) as Record<string, (...a: unknown[]) => unknown> & { source: string };
@@ -350,7 +378,7 @@ function countStatements(): { statements: number; commits: number; fsyncs: numbe
     return statement;
   };
   const query = pg.Client.prototype.query;
-  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+  pg.Client.prototype.query = function (this: import('pg').Client, ...args: unknown[]) {
     const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string } | undefined)?.text ?? '';
     counts.statements += 1;
     if (/^\s*commit\b/i.test(text)) counts.commits += 1;

@@ -9,11 +9,15 @@
 // - PostgreSQL: BEGINs (transactions).
 // These counts do not depend on the machine's load, unlike throughput. Beside them, the CPU per payment of this process (the
 // app and its client) and of PostgreSQL's backends of the database (/proc), the payments paid one at a time.
+// BENCH_PATH=monext: the same payments in live mode through the Monext connector, against the fake Monext
+// (test/support/fake-monext.ts, in this process: its CPU is counted with the app's), the card "typed" in its widget
+// as bench/checkout-monext.bench.ts does it (the tokenize step is then the widget session asked of Motu).
 import { syncBuiltinESMExports } from 'node:module';
 import fs from 'node:fs';
 import SQLite from 'better-sqlite3';
 import { SqliteDriver } from 'kysely';
 import pg from 'pg';
+import type { Post } from './checkout.bench.js';
 
 // BENCH_TRACE=1 prints the statements of the last payment, step by step.
 const trace: string[] | undefined = process.env.BENCH_TRACE === '1' ? [] : undefined;
@@ -68,6 +72,8 @@ const { sha256Hex } = await import('../src/shared/hash.js');
 const { secretBoxFor } = await import('../src/shared/secret-box.js');
 const { freshDatabase } = await import('../test/support/harness.js');
 const { payThrough, poster } = await import('./checkout.bench.js');
+const { FAKE_MONEXT_CREDENTIALS, FakeMonext, MONEXT_CARDS } = await import('../test/support/fake-monext.js');
+const MONEXT = process.env.BENCH_PATH === 'monext';
 
 const PAYMENTS = Number(process.env.BENCH_PAYMENTS ?? '50');
 const { cpuSeconds, pgBackends } = await import('./sessions.js');
@@ -77,14 +83,34 @@ const STAGES = ['session', 'tokenize', 'authorize', 'capture'] as const;
 
 async function countOn(dialect: 'sqlite' | 'postgres'): Promise<Record<string, Counts>> {
   const database = await freshDatabase(dialect);
+  const fake = MONEXT ? await new FakeMonext().start() : undefined;
+  if (fake) {
+    fake.autoPay = MONEXT_CARDS.visa;
+    fake.record = false;
+  }
   const config = parseConfig({
     MOTU_DATA_DIR: database.dataDir, DATABASE_URL: database.databaseUrl, LOG_LEVEL: 'silent', MOTU_ADMIN_TOKEN: 'bench-admin-token-0123456789',
-    MOTU_RATE_LIMIT_MAX: '10000000', MOTU_TOKENS_PER_MINUTE: '10000000', PORT: '0',
+    MOTU_RATE_LIMIT_MAX: '10000000', MOTU_TOKENS_PER_MINUTE: '10000000', PORT: '0', ...(fake ? { MOTU_MONEXT_API_URL: fake.url } : {}),
   });
   const app = await buildApp(config, { db: database.db, adminTokenHash: sha256Hex('bench-admin-token-0123456789'), clock: systemClock });
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
-  const key = (await new MerchantsService(database.db, systemClock, secretBoxFor(config)).createMerchant({ name: 'Bench' })).testSecretKey;
+  const merchant = await new MerchantsService(database.db, systemClock, secretBoxFor(config)).createMerchant({ name: 'Bench' });
+  const key = MONEXT ? merchant.liveSecretKey : merchant.testSecretKey;
   const post = poster(address);
+  if (fake) {
+    const res = await fetch(`${address}/admin/v1/contracts/${merchant.defaultContractId}`, {
+      method: 'PATCH', headers: { 'content-type': 'application/json', authorization: 'Bearer bench-admin-token-0123456789' },
+      body: JSON.stringify({ acquirer: 'monext', monext: { ...FAKE_MONEXT_CREDENTIALS, environment: 'homologation' } }),
+    });
+    if (res.status !== 200) throw new Error(`contract: ${res.status} ${await res.text()}`);
+  }
+  // Through Monext, the card step is the widget session asked of Motu (the fake's widget pays it at once).
+  const widget: Post | undefined = fake
+    ? (url, body, auth) => (url === '/acquirer/v1/tokens' ? post('/acquirer/v1/monext/sessions', { session: (body as { session: string }).session }) : post(url, body, auth))
+    : undefined;
+  // A live payment's notificationUrl must be a public https address (nothing is delivered here: no worker).
+  const hook = fake ? 'https://shop.example/hook' : 'http://127.0.0.1:9/hook';
+  const pay = (i: number, t?: Parameters<typeof payThrough>[4]) => payThrough(widget ?? post, key, hook, i, t);
   const totals: Record<string, Counts> = Object.fromEntries(STAGES.map((s) => [s, { statements: 0, acquires: 0, commits: 0, begins: 0, loopSyncs: 0, poolSyncs: 0 }]));
   const timed = async <T>(stage: (typeof STAGES)[number], fn: () => Promise<T>): Promise<T> => {
     const before = { ...counts };
@@ -95,16 +121,17 @@ async function countOn(dialect: 'sqlite' | 'postgres'): Promise<Record<string, C
     for (const k of Object.keys(counts) as (keyof Counts)[]) totals[stage]![k] += counts[k] - before[k];
     return out;
   };
-  for (let i = 0; i < 3; i++) await payThrough(post, key, 'http://127.0.0.1:9/hook', i); // warm: caches filled
+  for (let i = 0; i < 3; i++) await pay(i); // warm: caches filled
   // PostgreSQL: its backends' CPU over the payments, each paid alone (no contention, no delivery worker), from /proc.
   const pids = database.databaseUrl ? await pgBackends(database.databaseUrl) : [];
   const pgBefore = pids.map((pid) => cpuSeconds(pid));
   const ownBefore = process.cpuUsage();
-  for (let i = 0; i < PAYMENTS; i++) await payThrough(post, key, 'http://127.0.0.1:9/hook', 100 + i, timed);
+  for (let i = 0; i < PAYMENTS; i++) await pay(100 + i, timed);
   const own = process.cpuUsage(ownBefore);
   const pgCpu = pids.reduce((sum, pid, i) => sum + ((cpuSeconds(pid) ?? pgBefore[i] ?? 0) - (pgBefore[i] ?? 0)), 0);
   cpu[dialect] = { process: Math.round((own.user + own.system) / PAYMENTS), postgres: pids.length ? Math.round((pgCpu * 1e6) / PAYMENTS) : undefined };
   await app.close();
+  await fake?.stop();
   await database.drop();
   return totals;
 }
@@ -113,7 +140,7 @@ async function countOn(dialect: 'sqlite' | 'postgres'): Promise<Record<string, C
 const only = process.env.BENCH_STATEMENTS_DIALECTS?.split(',');
 for (const dialect of (process.env.DATABASE_URL ? (['sqlite', 'postgres'] as const) : (['sqlite'] as const)).filter((d) => !only || only.includes(d))) {
   const totals = await countOn(dialect);
-  console.log(`\n${dialect}, per payment (${PAYMENTS} payments):`);
+  console.log(`\n${dialect}, ${MONEXT ? 'through the Monext connector (its fake in this process)' : 'through the simulator'}, per payment (${PAYMENTS} payments):`);
   console.log('| Step | Statements | Connection taken (SQLite) | BEGINs | COMMITs | fdatasync on the loop | fdatasync in the pool |');
   console.log('|---|---|---|---|---|---|---|');
   const f = (n: number) => (n / PAYMENTS).toFixed(1);

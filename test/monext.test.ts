@@ -270,6 +270,20 @@ eachDatabase('live payments through Monext', (dialect) => {
     assert.equal((await payment(created.body.paymentId)).status, 'transit');
   });
 
+  it("Monext's notification and its return after the page paid: answered from Motu's rows, Monext not asked again", async () => {
+    const paid = await widgetPayment({ amount: 1_250 });
+    const before = fake.requests.length;
+    const notify = await t.app.inject({ method: 'POST', url: `/acquirer/v1/monext/notify?session=${paid.sessionId}&token=${paid.token}` });
+    assert.equal(notify.statusCode, 200);
+    const back = await t.app.inject({ method: 'GET', url: `/acquirer/v1/monext/return?session=${paid.sessionId}&paylinetoken=${paid.token}` });
+    assert.deepEqual([back.statusCode, back.headers.location], [302, `/checkout/success?sessionId=${paid.sessionId}`]);
+    assert.deepEqual(fake.requests.slice(before).map((r) => `${r.method} ${r.path}`), [], 'no call to Monext');
+    const tx = await transactionOf(paid.paymentId);
+    assert.equal(fake.operations(tx, 'CANCEL_AUTHORIZATION').length, 0);
+    assert.equal((await payment(paid.paymentId)).status, 'transit');
+    assert.deepEqual((await paymentEvents(t, paid.paymentId)).map((e) => e.type).filter((x) => x === 'payment.authorized'), ['payment.authorized']);
+  });
+
   it('Pay sent twice at once with the same widget token: one authorization, kept at Monext, one card attempt', async () => {
     const created = await t.api(m.liveKey, 'POST', '/api/v1/payments/sessions', {
       order: { amount: 1_400, currency: 'EUR' }, captureMode: 'MANUAL', email: 'b@example.com', redirectUrl: 'https://shop.example/r', notificationUrl: 'https://shop.example/h',

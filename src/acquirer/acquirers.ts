@@ -159,6 +159,12 @@ export class LiveRouter implements Acquirer {
   async releaseWidget(mode: Mode, token: string, paymentId: string, keep: string | null): Promise<'released' | 'kept' | 'none'> {
     const found = await this.byToken(mode, token);
     if (!found || found.row.amount === 0 || found.row.merchant_reference !== paymentId) return 'none';
+    // The widget's outcome is recorded already, and it is the payment's own authorization: the usual case of Monext's
+    // notification and its return, which follow every widget payment the page's pay call recorded first. Nothing to
+    // ask Monext (its session, once accepted, takes no other card) and nothing to write: the row left `created` in the
+    // transaction that gave the payment this authorization.
+    const { row } = found;
+    if (keep !== null && row.state === 'authorized' && row.transaction_id !== null && `${row.contract_id}.${row.transaction_id}` === keep) return 'kept';
     const outcome = await found.connector.authorize({
       mode, source: { token }, amount: found.row.amount, currency: found.row.currency, merchantReference: found.row.merchant_reference,
     }, found.row);
