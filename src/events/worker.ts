@@ -116,14 +116,21 @@ export function startDeliveryWorker(
         const room = concurrency - active;
         roomShort = room <= 0;
         if (roomShort) break;
-        // The targets with room as this claim starts: it takes every row of theirs it reads, within their slots.
-        const hadRoom = [...waiting].filter((k) => (busy.get(k) ?? 0) < perTarget);
+        // The free slots, as this claim starts, of the targets that had filled theirs: it takes every row of theirs it
+        // reads, within those slots.
+        const free = new Map<string, number>();
+        for (const k of waiting) if ((busy.get(k) ?? 0) < perTarget) free.set(k, perTarget - (busy.get(k) ?? 0));
         const { claimed, more } = await claimDue(ctx, busy, room);
-        for (const c of claimed) run(c);
+        for (const c of claimed) {
+          run(c);
+          const left = free.get(c.row.target_key);
+          if (left !== undefined) free.set(c.row.target_key, left - 1);
+        }
         if (more) external = true;
-        // A target the claim left with room had no row left behind for the bound (else the claim would have filled
-        // its slots), unless the window was full: then the next claim, at once, reads on.
-        else for (const k of hadRoom) if ((busy.get(k) ?? 0) < perTarget) waiting.delete(k);
+        // A target whose free slots the claim did not fill had no row left behind for the bound, unless the window was
+        // full: then the next claim, at once, reads on. (Slots freed while the claim ran are not counted here: their
+        // wake-up is in `freed`, and the target stays waiting if this claim filled the slots it knew of.)
+        else for (const [k, left] of free) if (left > 0) waiting.delete(k);
         roomShort = concurrency - active <= 0;
       }
     } catch (err) {
