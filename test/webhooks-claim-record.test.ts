@@ -152,43 +152,6 @@ eachDatabase('webhook delivery: claim and record', (dialect) => {
     await db.kysely.updateTable('webhook_deliveries').set({ status: 'abandoned' }).where('endpoint_id', '=', off).execute();
   });
 
-  it('PostgreSQL: rows within the bound held by another claim are passed over, and the claim says to query again once it took some', { skip: dialect !== 'postgres' }, async () => {
-    const ep = await endpoint('held');
-    await only([ep]);
-    await events(3);
-    const [first, second, third] = await db.kysely.selectFrom('webhook_deliveries').select('id').where('endpoint_id', '=', ep).orderBy('event_seq').execute();
-    const one = context('w4', 1);
-    const two = context('w5', 2);
-    await claimDue(one, new Map(), 0); // past the first claim's look for stale claims
-    await claimDue(two, new Map(), 0);
-    // Another worker's claim in progress holds the first row.
-    let release!: () => void;
-    let held!: () => void;
-    const holding = new Promise<void>((r) => (held = r));
-    const other = db.transaction(async (trx) => {
-      await trx.selectFrom('webhook_deliveries').select('id').where('id', '=', first!.id).forUpdate().execute();
-      held();
-      await new Promise<void>((r) => (release = r));
-    });
-    await holding;
-    // The one row a target of one slot may take is held: nothing claimed, and no reason to query again at once.
-    const none = await claimDue(one, new Map(), 100);
-    assert.deepEqual([none.claimed.length, none.more], [0, false]);
-    // Two slots: the second row is taken, the held one passed over (not the third in its place), and there may be more.
-    const some = await claimDue(two, new Map(), 100);
-    assert.deepEqual(some.claimed.map((c) => c.row.id), [second!.id]);
-    assert.equal(some.more, true);
-    release();
-    await other;
-    // Once that claim has ended, the held row is taken (its target with one send in flight, one slot left).
-    const rest = await claimDue(two, new Map([[ep, 1]]), 100);
-    assert.deepEqual(rest.claimed.map((c) => c.row.id), [first!.id]);
-    assert.equal(rest.more, false);
-    await recordOutcomes(two, [...some.claimed, ...rest.claimed].map((c) => finished(c, result(204, null, null, 1), 1)));
-    assert.equal((await delivery(third!.id)).status, 'pending');
-    await settle(two);
-  });
-
   it('a stale claim is retaken within a second of its lease\'s end, its attempt recorded as lost', async () => {
     const ep = await endpoint('stale');
     await only([ep]);

@@ -109,9 +109,9 @@ function withinBound<R extends { target_key: string }>(due: R[], busy: ReadonlyM
 
 /**
  * Pending rows only: the same rows, in the same order and under the same per-target bound as the transaction above.
- * On PostgreSQL one statement: the due rows read in due order, numbered within their target after that target's sends
- * in flight; only those within the bound are locked (SKIP LOCKED: another worker's are passed over), stamped and
- * returned with their event's body; the others are left as they are, pending and unlocked. On SQLite two statements of fixed
+ * On PostgreSQL one statement: the rows are locked in due order (SKIP LOCKED: another worker's are passed over),
+ * numbered within their target after that target's sends in flight; those within the bound are stamped and returned
+ * with their event's body; the others are unlocked at the commit, still pending. On SQLite two statements of fixed
  * texts in one transaction: the due rows' keys, then the stamp of those within the bound, returned with their bodies
  * (the bound counted here: SQLite's window function cost more than the walk itself).
  */
@@ -129,13 +129,10 @@ async function claimPending(ctx: DeliveryContext, busy: ReadonlyMap<string, numb
     }
   }
   let rows: Array<WebhookDeliveryRow & { body: string }>;
-  let chosen = 0; // PostgreSQL: rows within the bound, some perhaps locked by another worker's claim
   if (db.caps.skipLocked) {
     const parameters = [lease.nowIso, saturated, limit, busyKeys, busyCounts, perTarget, lease.token, lease.leaseUntil];
     db.keepPrepared?.(CLAIM_PENDING_SQL);
-    const result = await db.kysely.executeQuery<WebhookDeliveryRow & { body: string; chosen: number }>(CompiledQuery.raw(CLAIM_PENDING_SQL, parameters));
-    chosen = result.rows[0]?.chosen ?? 0;
-    rows = result.rows.filter((r) => r.id !== null).map(({ chosen: _, ...row }) => row);
+    rows = (await db.kysely.executeQuery<WebhookDeliveryRow & { body: string }>(CompiledQuery.raw(CLAIM_PENDING_SQL, parameters))).rows;
   } else {
     // SQLite binds no arrays: the lists go as JSON, read by json_each.
     rows = await db.transaction(async (trx) => {
@@ -149,10 +146,8 @@ async function claimPending(ctx: DeliveryContext, busy: ReadonlyMap<string, numb
   rows.sort((a, b) => (a.next_attempt_at < b.next_attempt_at ? -1 : a.next_attempt_at > b.next_attempt_at ? 1 : a.event_seq - b.event_seq));
   const claimed = rows.map(({ body, ...row }) => ({ row, body: Buffer.from(body, 'utf8') }));
   // Every row taken claimed and the window full: there may be more (as in claimDue: rows left for the per-target
-  // bound are no reason to query again at once). On PostgreSQL, rows chosen but held by another worker's claim were
-  // passed over where the lock taken in the scan would have read on past them: query again at once, once that claim
-  // has let this one take some (not while it takes none, which would only repeat the statement until that claim ends).
-  return { claimed, more: claimed.length === limit || (claimed.length > 0 && chosen > claimed.length) };
+  // bound are no reason to query again at once).
+  return { claimed, more: claimed.length === limit };
 }
 
 /** SQLite: the pending rows due, in due order, but those of the `saturated` targets (a JSON array). */
@@ -176,17 +171,9 @@ const stampSqlite = compiledQuery((db, p: { rowids: string; token: string; lease
     returning *, (select e.body from webhook_events e where e.id = webhook_deliveries.event_id) as body`.compile(db),
 }));
 
-/**
- * PostgreSQL's claim of pending rows. The due rows are read in due order without a lock, numbered within their target
- * after its sends in flight, and only those within the bound are locked (SKIP LOCKED: another worker's are passed
- * over), stamped and returned with their event's body. Locking the whole window first, as before, wrote a lock into
- * every due row read (`room` of them, 192 or more with one target) to claim the few a target had room for: each lock
- * a heap write and its WAL record, undone by nothing but the next claim's. A row claimed and committed by another
- * worker since this statement's snapshot is passed over too (the lock reads its latest version, no longer pending).
- * The first column counts the rows chosen, on a row of its own (nulls elsewhere) when none could be locked.
- */
+/** PostgreSQL's claim of pending rows. */
 const CLAIM_PENDING_SQL = `
-  with due as (
+  with locked as (
     select d.id, d.target_key, d.next_attempt_at, d.event_seq
     from webhook_deliveries d
     where d.status = 'pending' and d.next_attempt_at <= $1
@@ -194,27 +181,19 @@ const CLAIM_PENDING_SQL = `
       and d.target_key <> all($2::text[])
     order by d.next_attempt_at, d.event_seq
     limit $3
+    for update of d skip locked
   ), chosen as (
     select id from (
-      select w.id, coalesce(b.n, 0) + row_number() over (partition by w.target_key order by w.next_attempt_at, w.event_seq) as slot
-      from due w left join unnest($4::text[], $5::int[]) as b(key, n) on b.key = w.target_key
+      select l.id, coalesce(b.n, 0) + row_number() over (partition by l.target_key order by l.next_attempt_at, l.event_seq) as slot
+      from locked l left join unnest($4::text[], $5::int[]) as b(key, n) on b.key = l.target_key
     ) ranked
     where slot <= $6
-  ), locked as (
-    select d.id
-    from webhook_deliveries d
-    where d.id = any(array(select id from chosen)) and d.status = 'pending' and d.next_attempt_at <= $1
-    for update of d skip locked
-  ), stamped as (
-    update webhook_deliveries d
-    set status = 'sending', claim_token = $7, lease_until = $8, updated_at = $1
-    where d.id = any(array(select id from locked))
-    returning d.*
   )
-  select c.chosen, s.*, e.body
-  from (select count(*)::int as chosen from chosen) c
-    left join stamped s on true
-    left join webhook_events e on e.id = s.event_id`;
+  update webhook_deliveries d
+  set status = 'sending', claim_token = $7, lease_until = $8, updated_at = $1
+  from chosen c, webhook_events e
+  where d.id = c.id and e.id = d.event_id
+  returning d.*, e.body`;
 
 /**
  * A stale claim: its worker stopped (crash, kill) between the claim and the record. The attempt it had in flight
