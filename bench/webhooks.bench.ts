@@ -26,6 +26,7 @@ import { customerData } from '../test/support/factories.js';
 import { freshDatabase } from '../test/support/harness.js';
 import { nowMs, produce, type Produced } from './webhooks-peers.js';
 import { cpuSeconds as cpuSecondsOf } from './sessions.js';
+import { startCounting, stopCounting, type StatementCount } from './statement-count.js';
 
 /** CPU seconds of a process so far, 0 when it is gone. */
 const cpuSeconds = (pid: number | undefined): number => cpuSecondsOf(pid) ?? 0;
@@ -37,6 +38,9 @@ const DRAIN = Number(process.env.BENCH_WEBHOOK_DRAIN ?? '10000');
 const PRODUCER_CONNECTIONS = Number(process.env.BENCH_WEBHOOK_PRODUCER_CONNECTIONS ?? '16');
 const PER_TRANSACTION = Number(process.env.BENCH_WEBHOOK_PER_TRANSACTION ?? '1');
 const DELIVERY = { perTarget: 64, concurrency: 256 };
+/** BENCH_WEBHOOK_COUNT=1: the statements and transactions the worker sends in a drain, per delivered event. */
+const COUNT = process.env.BENCH_WEBHOOK_COUNT === '1';
+if (COUNT) void (startCounting(), stopCounting()); // installed before any connection is opened
 const PEERS = new URL('./webhooks-peers.ts', import.meta.url).pathname;
 const silent = { info() {}, warn() {}, error() {} };
 
@@ -66,6 +70,8 @@ interface Run {
   cpu: Cpu;
   /** 1-minute load average when the run started. */
   load: number;
+  /** BENCH_WEBHOOK_COUNT=1: this process's statements (on SQLite the producer's too). */
+  count?: StatementCount;
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -201,14 +207,17 @@ async function runAt(dialect: Dialect, rate: number): Promise<Run> {
     producer.child.send({ type: 'produce', databaseUrl: named(database.databaseUrl, 'bench-producer'), dataDir: database.dataDir, poolSize: PRODUCER_CONNECTIONS, options });
     await producer.next('started');
     await meter.start();
+    if (COUNT) startCounting();
     produced = await producer.next<Produced>('produced');
   } else {
     meter = new CpuMeter(undefined, { receiver: endpoint.receiver.child.pid! });
     await meter.start();
+    if (COUNT) startCounting();
     produced = await produce(database.db, options);
   }
   const deadline = nowMs() + 30_000;
   while (endpoint.received() < produced.committedAt.length && nowMs() < deadline) await new Promise((r) => setTimeout(r, 20));
+  const count = COUNT ? stopCounting() : undefined;
   const { receivedAt, duplicates } = await endpoint.report();
   const cpu = await meter.stop(receivedAt.length);
   await endpoint.exit();
@@ -245,6 +254,7 @@ async function runAt(dialect: Dialect, rate: number): Promise<Run> {
     drainedMs: Math.round(Math.max(0, lastReceipt - produced.lastCommitAt)),
     cpu,
     load,
+    count,
   };
 }
 
@@ -254,6 +264,7 @@ interface Drain {
   deliveriesPerSecond: number;
   cpu: Cpu;
   load: number;
+  count?: StatementCount;
 }
 
 /** BENCH_WEBHOOK_PROFILE=<dir>: the worker's process is profiled while it drains (`node --import tsx bench/cpuprofile.ts <file>`). */
@@ -291,6 +302,7 @@ async function drain(dialect: Dialect, events: number): Promise<Drain> {
   const load = os.loadavg()[0]!;
   const meter = new CpuMeter(database.databaseUrl, { receiver: endpoint.receiver.child.pid! });
   await meter.start();
+  if (COUNT) startCounting();
   const start = nowMs();
   const workers = startWorkers(config, workerDb, systemClock, silent, { delivery: DELIVERY });
   const deadline = start + 120_000;
@@ -298,16 +310,23 @@ async function drain(dialect: Dialect, events: number): Promise<Drain> {
     while (endpoint.received() < events && nowMs() < deadline) await new Promise((r) => setTimeout(r, 5));
   });
   const elapsed = nowMs() - start;
+  const count = COUNT ? stopCounting() : undefined;
   const { receivedAt } = await endpoint.report();
   const cpu = await meter.stop(receivedAt.length);
   await endpoint.exit();
   await workers.stop();
   if (workerDb !== db) await workerDb.close();
   await database.drop();
-  return { dialect, events, deliveriesPerSecond: Math.round(receivedAt.length / (elapsed / 1000)), cpu, load };
+  return { dialect, events, deliveriesPerSecond: Math.round(receivedAt.length / (elapsed / 1000)), cpu, load, count };
 }
 
 const orDash = (n: number | null) => (n === null ? '—' : String(n));
+
+function printCount(count: StatementCount, events: number): void {
+  const per = (n: number) => (n / Math.max(1, events)).toFixed(3);
+  console.error(`  statements ${per(count.statements)}/event, transactions ${per(count.commits)}/event`);
+  for (const [text, n] of [...count.byText].sort((a, b) => b[1] - a[1]).slice(0, 12)) console.error(`    ${n}  ${text}`);
+}
 
 export default async function bench(): Promise<{ section: string; markdown: string }> {
   const dialects: Dialect[] = (process.env.DATABASE_URL ? ['sqlite', 'postgres'] as Dialect[] : ['sqlite'] as Dialect[]).filter(
@@ -324,11 +343,13 @@ export default async function bench(): Promise<{ section: string; markdown: stri
           `${r.delivered}/${r.committed} (${r.duplicates} twice), CPU µs/event worker ${r.cpu.worker} producer ${orDash(r.cpu.producer)} receiver ${r.cpu.receiver} ` +
           `pg(worker) ${orDash(r.cpu.pgWorker)} pg(producer) ${orDash(r.cpu.pgProducer)}, load ${r.load.toFixed(2)}`,
       );
+      if (r.count) printCount(r.count, r.delivered);
     }
     if (DRAIN > 0) {
       const d = await drain(dialect, DRAIN);
       drains.push(d);
       console.error(`webhooks ${dialect} drain of ${d.events}: ${d.deliveriesPerSecond} deliveries/s, CPU µs/event worker ${d.cpu.worker} pg ${orDash(d.cpu.pgWorker)}, load ${d.load.toFixed(2)}`);
+      if (d.count) printCount(d.count, d.events);
     }
   }
   const lines = [

@@ -122,6 +122,25 @@ eachDatabase('events order within one millisecond', (dialect) => {
     await rx.waitFor(() => rx.for('/concurrent').length >= 40, 30_000, 'every event');
     assert.deepEqual(rx.for('/concurrent').map((r) => r.body.data.name), order);
   });
+
+  it('a backlog is sent without the poll: a finished send claims the rows its target\'s slots, or the process\'s, had left', { timeout: 60_000 }, async () => {
+    const m3 = await createMerchant(t, 'Backlog');
+    await workers?.stop();
+    workers = undefined;
+    const ep = await t.api(m3.testKey, 'POST', '/api/v1/webhook-endpoints', { url: rx.url('/backlog'), events: ['customer.*'] });
+    assert.equal(ep.status, 201);
+    let sent = 0;
+    // One slot for the target, then one for the whole process: each claim but the first is woken by a send ending.
+    for (const delivery of [{ perTarget: 1, concurrency: 16 }, { perTarget: 16, concurrency: 1 }]) {
+      for (let i = 0; i < 8; i++) assert.equal((await t.api(m3.testKey, 'POST', '/api/v1/customers', { name: `b-${sent + i}` })).status, 201);
+      sent += 8;
+      workers = startWorkers(t.config, t.db, t.clock, silent, { delivery: { ...delivery, pollMs: 600_000 } });
+      await rx.waitFor(() => rx.for('/backlog').length >= sent, 20_000, `the backlog, ${JSON.stringify(delivery)}`);
+      await workers.stop();
+      workers = undefined;
+    }
+    assert.deepEqual(rx.for('/backlog').map((r) => r.body.data.name), Array.from({ length: sent }, (_, i) => `b-${i}`));
+  });
 });
 
 eachDatabase('events order: migration 0009 on existing events', (dialect) => {

@@ -82,9 +82,17 @@ export function startDeliveryWorker(
   // Wake-ups: from outside (a commit's signal, NOTIFY, the poll) anything may be due; from a finished send, only
   // its target got a free slot. While a claim runs they are noted, and another claim follows only if one from
   // outside came, or a freed target still has room after the claim (else that query would only walk over the
-  // saturated target's backlog to find nothing).
+  // saturated target's backlog to find nothing) and may have rows waiting for it: it filled its slots (rows of it
+  // may have been left for the bound), or the process's slots were all taken. A slot freed by a target that never
+  // filled them waits for nothing: every row of it that was due when the last claim ran was claimed then, and rows
+  // that became due since come with a wake-up from outside. Without this, under a light load every recorded batch was
+  // followed by a claim that found nothing (on PostgreSQL a statement, on SQLite a transaction of the group commit).
   let external = false;
   const freed = new Set<string>();
+  /** Targets that filled their slots since a claim last found them with room (rows of them may be due and left). */
+  const waiting = new Set<string>();
+  /** The last claim stopped for want of the process's slots: any freed slot may take a row left. */
+  let roomShort = false;
   const wake = () => {
     if (stopping) return;
     external = true;
@@ -95,7 +103,7 @@ export function startDeliveryWorker(
     freed.add(target);
     if (!claiming) void claimLoop();
   };
-  const worthClaiming = () => external || [...freed].some((k) => (busy.get(k) ?? 0) < perTarget);
+  const worthClaiming = () => external || [...freed].some((k) => (roomShort || waiting.has(k)) && (busy.get(k) ?? 0) < perTarget);
 
   async function claimLoop(): Promise<void> {
     claiming = true;
@@ -106,10 +114,24 @@ export function startDeliveryWorker(
         external = false;
         freed.clear();
         const room = concurrency - active;
-        if (room <= 0) break;
+        roomShort = room <= 0;
+        if (roomShort) break;
+        // The free slots, as this claim starts, of the targets that had filled theirs: it takes every row of theirs it
+        // reads, within those slots.
+        const free = new Map<string, number>();
+        for (const k of waiting) if ((busy.get(k) ?? 0) < perTarget) free.set(k, perTarget - (busy.get(k) ?? 0));
         const { claimed, more } = await claimDue(ctx, busy, room);
-        for (const c of claimed) run(c);
+        for (const c of claimed) {
+          run(c);
+          const left = free.get(c.row.target_key);
+          if (left !== undefined) free.set(c.row.target_key, left - 1);
+        }
         if (more) external = true;
+        // A target whose free slots the claim did not fill had no row left behind for the bound, unless the window was
+        // full: then the next claim, at once, reads on. (Slots freed while the claim ran are not counted here: their
+        // wake-up is in `freed`, and the target stays waiting if this claim filled the slots it knew of.)
+        else for (const [k, left] of free) if (left > 0) waiting.delete(k);
+        roomShort = concurrency - active <= 0;
       }
     } catch (err) {
       logger.error({ err: String(err) }, 'webhook claim failed');
@@ -121,7 +143,9 @@ export function startDeliveryWorker(
   function run(c: Claimed): void {
     active++;
     const key = c.row.target_key;
-    busy.set(key, (busy.get(key) ?? 0) + 1);
+    const n = (busy.get(key) ?? 0) + 1;
+    busy.set(key, n);
+    if (n >= perTarget) waiting.add(key);
     void deliver(c)
       .catch((err) => logger.error({ err: String(err), deliveryId: c.row.id }, 'webhook delivery failed to record'))
       .finally(() => {
