@@ -35,6 +35,8 @@ export function forgetSigningSecrets(merchantId: string, mode: Mode): void {
 
 export class SigningSecretCache {
   private readonly entries = new Map<string, Entry>();
+  /** The read under way for a key, which a caller wanting the same key waits for. */
+  private readonly loading = new Map<string, Promise<void>>();
 
   constructor(
     private readonly db: Database,
@@ -61,30 +63,52 @@ export class SigningSecretCache {
     return toSecrets(entry, now);
   }
 
-  /** Loads, in one query, the secrets of every `merchantId:mode` key given that is missing or expired. */
+  /**
+   * Loads, in one query, the secrets of every `merchantId:mode` key given that is missing or expired. A key another
+   * call is loading already is waited for, not read again: when the entries expire together (every 5 s, or at the
+   * start), each send in flight would otherwise read the same rows at the same moment.
+   */
   async load(keys: Iterable<string>): Promise<void> {
     const wall = Date.now();
-    const missing = [...new Set(keys)].filter((k) => {
+    const waits: Promise<void>[] = [];
+    const toRead: string[] = [];
+    for (const k of new Set(keys)) {
       const e = this.entries.get(k);
-      return !e || wall - e.loadedAt >= this.ttlMs;
-    });
-    if (missing.length === 0) return;
-    const merchantIds = [...new Set(missing.map((k) => k.slice(0, k.lastIndexOf(':'))))];
-    for (;;) {
-      const seen = generation;
-      const loadedAt = Date.now();
-      const rows = await this.db.kysely.selectFrom('webhook_secrets').selectAll().where('merchant_id', 'in', merchantIds).execute();
-      // A rotation committed while we were reading: what we read may be the old secret. Read again.
-      if (seen !== generation) continue;
-      for (const s of rows) {
-        this.entries.set(`${s.merchant_id}:${s.mode}`, {
-          secret: this.box.open(s.secret),
-          previous: s.previous_secret ? this.box.open(s.previous_secret) : null,
-          previousValidUntil: s.previous_valid_until ? Date.parse(s.previous_valid_until) : 0,
-          loadedAt,
-        });
+      if (e && wall - e.loadedAt < this.ttlMs) continue;
+      const loading = this.loading.get(k);
+      if (loading) waits.push(loading);
+      else toRead.push(k);
+    }
+    if (toRead.length > 0) {
+      const read = this.read(toRead);
+      for (const k of toRead) this.loading.set(k, read);
+      waits.push(read);
+    }
+    await Promise.all(waits);
+  }
+
+  private async read(keys: string[]): Promise<void> {
+    const merchantIds = [...new Set(keys.map((k) => k.slice(0, k.lastIndexOf(':'))))];
+    try {
+      for (;;) {
+        const seen = generation;
+        const loadedAt = Date.now();
+        const rows = await this.db.kysely.selectFrom('webhook_secrets').selectAll().where('merchant_id', 'in', merchantIds).execute();
+        // A rotation committed while we were reading: what we read may be the old secret. Read again.
+        if (seen !== generation) continue;
+        for (const s of rows) {
+          this.entries.set(`${s.merchant_id}:${s.mode}`, {
+            secret: this.box.open(s.secret),
+            previous: s.previous_secret ? this.box.open(s.previous_secret) : null,
+            previousValidUntil: s.previous_valid_until ? Date.parse(s.previous_valid_until) : 0,
+            loadedAt,
+          });
+        }
+        return;
       }
-      return;
+    } finally {
+      // In the same turn as the entries are set: a caller after this either finds them or reads again.
+      for (const k of keys) this.loading.delete(k);
     }
   }
 }
