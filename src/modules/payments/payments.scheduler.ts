@@ -56,7 +56,8 @@ export async function expireSessions({ db, clock }: PaymentJobDeps, { now, clock
 export async function expireAuthorizations({ db, clock, acquirers, lifecycle }: PaymentJobDeps, { now, clockId }: ClockScope): Promise<number> {
   const cutoff = addSeconds(now, -AUTHORIZATION_LIFETIME_SECONDS).toISOString();
   const due = await db.kysely.selectFrom('payments').select(['id', 'mode', 'acquirer_authorization_id'])
-    .where('status', '=', 'transit').where('authorized_at', '<=', cutoff).where(onClock({ clockId })).orderBy('authorized_at').limit(BATCH).execute();
+    // 'transit' as a literal, for `payments_transit` (as the session expiry above).
+    .where('status', '=', sql.lit('transit')).where('authorized_at', '<=', cutoff).where(onClock({ clockId })).orderBy('authorized_at').limit(BATCH).execute();
   let expired = 0;
   for (const candidate of due) {
     if (candidate.mode === 'live' && !acquirers.liveConfigured()) continue;
