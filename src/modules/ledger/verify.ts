@@ -68,10 +68,14 @@ async function verifyOn(k: Kysely<DB>): Promise<VerifyResult> {
     report({ check: 'transaction', id: r.id, message: n(r.entries) !== 1 ? `has ${n(r.entries)} entry postings, not 1` : `its entry moves ${n(r.moved)}, not ${n(r.amount)}` });
   }
 
+  // The merchant accounts' lines summed per merchant, mode, store, currency and account, read once for checks 3 and 6
+  // (a few rows per account, whatever the number of lines): no index orders the lines by merchant (migration 0058),
+  // so each grouping is a pass over the lines and a sort.
+  const lineSums = await sql<{ merchant_id: string; mode: string; store_key: string; currency: string; account: string; total: number }>`
+    select merchant_id, mode, coalesce(store_id, '') as store_key, currency, account, cast(sum(amount) as bigint) as total from ledger_lines
+    where account in ('merchant_pending', 'merchant_available') group by merchant_id, mode, coalesce(store_id, ''), currency, account`.execute(k);
+
   // 3. Balances: the merchant accounts' lines against the transactions, per merchant, mode and currency.
-  const accounts = await sql<{ merchant_id: string; mode: string; currency: string; account: string; total: number }>`
-    select merchant_id, mode, currency, account, cast(sum(amount) as bigint) as total from ledger_lines
-    where account in ('merchant_pending', 'merchant_available') group by merchant_id, mode, currency, account`.execute(k);
   const transactions = await sql<{ merchant_id: string; mode: string; currency: string; pending: number; total: number }>`
     select t.merchant_id, t.mode, t.currency,
       case when t.pending = 1 and not exists (select 1 from ledger_postings r where r.transaction_id = t.id and r.kind = 'release') then 1 else 0 end as pending,
@@ -79,7 +83,7 @@ async function verifyOn(k: Kysely<DB>): Promise<VerifyResult> {
     from balance_transactions t group by t.merchant_id, t.mode, t.currency, 4`.execute(k);
   const balances = new Map<string, { ledger: number; transactions: number }>();
   const at = (key: string) => balances.get(key) ?? balances.set(key, { ledger: 0, transactions: 0 }).get(key)!;
-  for (const r of accounts.rows) at(`${r.merchant_id} ${r.mode} ${r.currency} ${r.account === 'merchant_pending' ? 'pending' : 'available'}`).ledger += n(r.total);
+  for (const r of lineSums.rows) at(`${r.merchant_id} ${r.mode} ${r.currency} ${r.account === 'merchant_pending' ? 'pending' : 'available'}`).ledger += n(r.total);
   for (const r of transactions.rows) at(`${r.merchant_id} ${r.mode} ${r.currency} ${n(r.pending) === 1 ? 'pending' : 'available'}`).transactions += n(r.total);
   for (const [key, b] of balances) {
     if (b.ledger !== b.transactions) report({ check: 'balance', id: key, message: `balance ${b.ledger}, its transactions sum to ${b.transactions}` });
@@ -115,10 +119,7 @@ async function verifyOn(k: Kysely<DB>): Promise<VerifyResult> {
     group by t.payment_id having sum(l.amount) <> 0`.execute(k);
   for (const r of splits.rows) report({ check: 'split', id: r.payment_id ?? '', message: `its platform and sellers' transactions differ by ${n(r.total)}` });
 
-  // 6. Running balances against the lines they stand for.
-  const lineSums = await sql<{ merchant_id: string; mode: string; store_key: string; currency: string; account: string; total: number }>`
-    select merchant_id, mode, coalesce(store_id, '') as store_key, currency, account, cast(sum(amount) as bigint) as total from ledger_lines
-    where account in ('merchant_pending', 'merchant_available') group by merchant_id, mode, coalesce(store_id, ''), currency, account`.execute(k);
+  // 6. Running balances against the lines they stand for (lineSums, above).
   const kept = await sql<{ merchant_id: string; mode: string; store_key: string; currency: string; pending: number | null; available: number | null }>`
     select merchant_id, mode, store_key, currency, cast(sum(pending) as bigint) as pending, cast(sum(available) as bigint) as available
     from ledger_balances group by merchant_id, mode, store_key, currency`.execute(k);

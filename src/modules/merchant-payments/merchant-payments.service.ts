@@ -363,8 +363,10 @@ export class MerchantPaymentsService {
    */
   async recoverLeftPending(now: Date): Promise<number> {
     const cutoff = addSeconds(now, -this.config.operationClaimSeconds).toISOString();
+    // 'pending' as a literal: the partial index `payments_pending_charges` serves only a condition naming it so (a
+    // bound value leaves SQLite to re-prepare the statement, and PostgreSQL's generic plan to read the table).
     const due = await this.db.kysely.selectFrom('payments').select(['id', 'mode'])
-      .where('status', '=', 'pending').where('session_id', 'is', null).where('created_at', '<', cutoff)
+      .where('status', '=', sql.lit('pending')).where('session_id', 'is', null).where('created_at', '<', cutoff)
       .orderBy('created_at').limit(100).execute();
     let finished = 0;
     for (const payment of due) {

@@ -6,6 +6,7 @@
 //   (docs/payments.md, Recovery; refunds left pending are the refunds module's job).
 // Each job claims its rows with conditional updates, so several worker processes may run them at once.
 // src/jobs.ts schedules them; tests drive them with a ManualClock and `runPaymentSchedule(…)` instead of waiting.
+import { sql } from 'kysely';
 import type { Acquirers } from '../../acquirer/acquirers.js';
 import type { Database } from '../../db/database.js';
 import { addSeconds, type Clock } from '../../shared/clock.js';
@@ -32,8 +33,10 @@ export interface PaymentJobDeps {
 
 /** Sessions and links whose time ran out while their payment was still waiting for the card. */
 export async function expireSessions({ db, clock }: PaymentJobDeps, { now, clockId }: ClockScope): Promise<number> {
+  // 'open' as a literal: `payment_sessions_open` holds the open sessions alone (migration 0058), and a partial index
+  // serves only a condition that names its status so, not a bound value.
   const due = await db.kysely.selectFrom('payment_sessions').select(['id', 'payment_id'])
-    .where('kind', '=', 'payment').where('status', '=', 'open').where('expires_at', '<=', now.toISOString()).where(onClock({ clockId }))
+    .where('kind', '=', 'payment').where('status', '=', sql.lit('open')).where('expires_at', '<=', now.toISOString()).where(onClock({ clockId }))
     .orderBy('expires_at').limit(BATCH).execute();
   let expired = 0;
   for (const session of due) {
@@ -53,7 +56,8 @@ export async function expireSessions({ db, clock }: PaymentJobDeps, { now, clock
 export async function expireAuthorizations({ db, clock, acquirers, lifecycle }: PaymentJobDeps, { now, clockId }: ClockScope): Promise<number> {
   const cutoff = addSeconds(now, -AUTHORIZATION_LIFETIME_SECONDS).toISOString();
   const due = await db.kysely.selectFrom('payments').select(['id', 'mode', 'acquirer_authorization_id'])
-    .where('status', '=', 'transit').where('authorized_at', '<=', cutoff).where(onClock({ clockId })).orderBy('authorized_at').limit(BATCH).execute();
+    // 'transit' as a literal, for `payments_transit` (as the session expiry above).
+    .where('status', '=', sql.lit('transit')).where('authorized_at', '<=', cutoff).where(onClock({ clockId })).orderBy('authorized_at').limit(BATCH).execute();
   let expired = 0;
   for (const candidate of due) {
     if (candidate.mode === 'live' && !acquirers.liveConfigured()) continue;
