@@ -48,9 +48,10 @@ type Listed = ReturnType<typeof scoped>;
 export type TransactionListRow = Awaited<ReturnType<Listed['executeTakeFirstOrThrow']>>;
 
 /**
- * The filtered list. A source's transactions (`balance_transactions_source`) and a payout's (`payout_items_payout`)
- * are a few rows found by their own index, then sorted: read through the merchant's list index instead (what SQLite
- * chooses without statistics, the list giving the order), they cost a walk of the merchant's history down to them.
+ * The filtered list. A source's transactions (`balance_transactions_source`: a few rows) and a payout's
+ * (`payout_items_payout`: the payout's items) are found through their own index, then sorted: read through the
+ * merchant's list index instead (what SQLite chooses without statistics, the list giving the order), they cost a walk
+ * of the merchant's history down to them.
  * The other filters (type, dates) have no index of their own and are read along the list.
  */
 function filtered(db: Database, owner: Owner, filters: TransactionFilters): Listed {
