@@ -9,8 +9,9 @@
 // request sent to both alternately, one at a time (the median of BENCH_GROWTH_SAMPLES on each, after a warm-up):
 // session creation; the whole payment (session, card token, pay, capture: bench/checkout's `payThrough`);
 // GET /api/v1/payments (first page, a status over 30 days, a reference); GET /api/v1/events and an event's deliveries;
-// the back-office's home and its payments list (a signed-in user's cookie); GET /api/v1/balance; and `verifyLedger`
-// (what `motu ledger verify` runs).
+// the back-office's home and its payments list (a signed-in user's cookie); GET /api/v1/balance; the balance
+// transactions of the merchant's oldest source (`?sourceId=`: a few rows at the far end of its history, which a read
+// along the merchant's list would reach last); and `verifyLedger` (what `motu ledger verify` runs).
 // Target: each at least 0.8× as fast as on the empty database. Also written: the database's size per payment.
 // Run alone: `node --import tsx bench/growth.bench.ts` (SQLite; PostgreSQL too when DATABASE_URL is set;
 // BENCH_DIALECTS=postgres for one), or `BENCH_ONLY=growth npm run bench`, which writes the "Growth" section.
@@ -237,6 +238,7 @@ async function target(dialect: Dialect, reuse?: string): Promise<Target> {
   const asUser = { cookie };
   let n = 0;
   let reference = '';
+  let oldestSource = '';
   // The last 30 days: the generated payments end on END, a few weeks ago; the payments made by the requests are in it too.
   const now = Date.now();
   const month = `createdFrom=${encodeURIComponent(new Date(now - 30 * 86_400_000).toISOString())}&createdTo=${encodeURIComponent(new Date(now + 86_400_000).toISOString())}`;
@@ -259,6 +261,12 @@ async function target(dialect: Dialect, reuse?: string): Promise<Target> {
     ['back-office home (GET /dashboard/api/home)', () => get('/dashboard/api/home', asUser)],
     ['back-office payments (GET /api/v1/payments, cookie)', () => get('/api/v1/payments', asUser)],
     ['GET /api/v1/balance', () => get('/api/v1/balance', asMerchant)],
+    ['GET /api/v1/balance-transactions?sourceId=… (the oldest)', async () => {
+      // On the empty database, the first whole payment's capture (the requests above have run once by then).
+      oldestSource ||= (await db.kysely.selectFrom('balance_transactions').select('source_id').where('merchant_id', '=', shop.id).where('mode', '=', 'test')
+        .orderBy('created_at').orderBy('id').limit(1).executeTakeFirstOrThrow()).source_id;
+      return get(`/api/v1/balance-transactions?sourceId=${oldestSource}`, asMerchant);
+    }],
   ];
   return {
     database, db, shopId: shop.id, contractId: shop.defaultContractId, storeIds: stores.map((x) => x.id), requests,

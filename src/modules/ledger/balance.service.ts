@@ -33,7 +33,7 @@ const BATCH = 1000;
 export const LIVE_SETTLEMENT_ESTIMATE_SECONDS = 2 * 86_400;
 
 /** A merchant's transactions with what the postings say of them (released when, carried by which payout). */
-function scoped(db: Database, owner: Owner) {
+function scoped(db: Database, owner: Owner, throughOtherIndex = false) {
   return db.kysely.selectFrom('balance_transactions as t')
     .leftJoin('ledger_postings as r', (j) => j.onRef('r.transaction_id', '=', 't.id').on('r.kind', '=', 'release'))
     .leftJoin('payout_items as p', 'p.transaction_id', 't.id')
@@ -41,11 +41,44 @@ function scoped(db: Database, owner: Owner) {
       't.id', 't.type', 't.amount', 't.currency', 't.amount_eur', 't.pending', 't.source_type', 't.source_id', 't.description',
       't.created_at', 'r.created_at as released_at', 'p.payout_id',
     ])
-    .where(ownedBy(owner, { alias: 't', store: true }));
+    .where(ownedBy(owner, { alias: 't', store: true, throughOtherIndex }));
 }
 
 type Listed = ReturnType<typeof scoped>;
 export type TransactionListRow = Awaited<ReturnType<Listed['executeTakeFirstOrThrow']>>;
+
+/**
+ * The filtered list. A source's transactions (`balance_transactions_source`: a few rows) and a payout's
+ * (`payout_items_payout`: the payout's items) are found through their own index, then sorted: read through the
+ * merchant's list index instead (what SQLite chooses without statistics, the list giving the order), they cost a walk
+ * of the merchant's history down to them.
+ * The other filters (type, dates) have no index of their own and are read along the list.
+ */
+function filtered(db: Database, owner: Owner, filters: TransactionFilters): Listed {
+  let q = scoped(db, owner, Boolean(filters.sourceId || filters.payoutId));
+  if (filters.type) q = q.where('t.type', '=', filters.type);
+  if (filters.payoutId) q = q.where('p.payout_id', '=', filters.payoutId);
+  if (filters.sourceId) q = q.where('t.source_id', '=', filters.sourceId);
+  if (filters.createdAfter) q = q.where('t.created_at', '>', new Date(filters.createdAfter).toISOString());
+  if (filters.createdBefore) q = q.where('t.created_at', '<', new Date(filters.createdBefore).toISOString());
+  return q;
+}
+
+/** One page of the filtered list, newest first, keyset-paginated on (created_at, id): the statement the list runs. */
+export function transactionsPage(db: Database, owner: Owner, filters: TransactionFilters, limit: number, after?: { created_at: string; id: string }) {
+  let paged = filtered(db, owner, filters);
+  if (after) {
+    // `created_at <= cursor` first: the range an index scan starts at (the OR alone reads the list from its head).
+    paged = paged.where((eb) => eb.and([
+      eb('t.created_at', '<=', after.created_at),
+      eb.or([
+        eb('t.created_at', '<', after.created_at),
+        eb.and([eb('t.created_at', '=', after.created_at), eb('t.id', '<', after.id)]),
+      ]),
+    ]));
+  }
+  return paged.orderBy('t.created_at', 'desc').orderBy('t.id', 'desc').limit(limit);
+}
 
 
 export class BalanceService {
@@ -62,32 +95,6 @@ export class BalanceService {
     return scoped(this.db, owner);
   }
 
-  private filtered(owner: Owner, filters: TransactionFilters): Listed {
-    let q = this.query(owner);
-    if (filters.type) q = q.where('t.type', '=', filters.type);
-    if (filters.payoutId) q = q.where('p.payout_id', '=', filters.payoutId);
-    if (filters.sourceId) q = q.where('t.source_id', '=', filters.sourceId);
-    if (filters.createdAfter) q = q.where('t.created_at', '>', new Date(filters.createdAfter).toISOString());
-    if (filters.createdBefore) q = q.where('t.created_at', '<', new Date(filters.createdBefore).toISOString());
-    return q;
-  }
-
-  /** Newest first, keyset-paginated on (created_at, id). */
-  private async page(q: Listed, limit: number, after?: { created_at: string; id: string }): Promise<TransactionListRow[]> {
-    let paged = q;
-    if (after) {
-      // `created_at <= cursor` first: the range an index scan starts at (the OR alone reads the list from its head).
-      paged = paged.where((eb) => eb.and([
-        eb('t.created_at', '<=', after.created_at),
-        eb.or([
-          eb('t.created_at', '<', after.created_at),
-          eb.and([eb('t.created_at', '=', after.created_at), eb('t.id', '<', after.id)]),
-        ]),
-      ]));
-    }
-    return paged.orderBy('t.created_at', 'desc').orderBy('t.id', 'desc').limit(limit).execute();
-  }
-
   async list(owner: Owner, filters: TransactionFilters & { limit?: number; startingAfter?: string }) {
     const limit = filters.limit ?? 20;
     let after: { created_at: string; id: string } | undefined;
@@ -96,16 +103,15 @@ export class BalanceService {
       if (!cursor) throw invalidField('startingAfter', 'is not an id from this list');
       after = cursor;
     }
-    const rows = await this.page(this.filtered(owner, filters), limit + 1, after);
+    const rows = await transactionsPage(this.db, owner, filters, limit + 1, after).execute();
     return { data: rows.slice(0, limit).map((r) => this.view(owner.mode, r)), hasMore: rows.length > limit };
   }
 
   /** Every matching transaction, newest first, one batch at a time (the CSV export). */
   async *batches(owner: Owner, filters: TransactionFilters): AsyncGenerator<ReturnType<BalanceService['view']>[]> {
-    const q = this.filtered(owner, filters);
     let after: TransactionListRow | undefined;
     for (;;) {
-      const rows = await this.page(q, BATCH, after);
+      const rows = await transactionsPage(this.db, owner, filters, BATCH, after).execute();
       if (rows.length) yield rows.map((r) => this.view(owner.mode, r));
       if (rows.length < BATCH) return;
       after = rows[rows.length - 1];
