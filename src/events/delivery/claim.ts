@@ -184,7 +184,7 @@ const stampSqlite = compiledQuery((db, p: { rowids: string; token: string; lease
  *   delivery, succeeded ones included, once the table was small enough for that to look cheaper;
  * - each body is read by its event's primary key in RETURNING, for the rows stamped only.
  */
-const CLAIM_PENDING_SQL = `
+export const CLAIM_PENDING_SQL = `
   with locked as (
     select d.id, d.target_key, d.next_attempt_at, d.event_seq
     from webhook_deliveries d
