@@ -27,6 +27,7 @@ import { freshDatabase } from '../test/support/harness.js';
 import { nowMs, produce, type Produced } from './webhooks-peers.js';
 import { cpuSeconds as cpuSecondsOf } from './sessions.js';
 import { startCounting, stopCounting, type StatementCount } from './statement-count.js';
+import { checkClaimPlans, printClaimPlans } from './webhooks-claim-plan.js';
 
 /** CPU seconds of a process so far, 0 when it is gone. */
 const cpuSeconds = (pid: number | undefined): number => cpuSecondsOf(pid) ?? 0;
@@ -332,6 +333,12 @@ export default async function bench(): Promise<{ section: string; markdown: stri
   const dialects: Dialect[] = (process.env.DATABASE_URL ? ['sqlite', 'postgres'] as Dialect[] : ['sqlite'] as Dialect[]).filter(
     (d) => !process.env.BENCH_WEBHOOK_DIALECTS || process.env.BENCH_WEBHOOK_DIALECTS.split(',').includes(d),
   );
+  if (dialects.includes('postgres')) {
+    // The claim's plans first: a generic plan that reads the whole table would decide every figure below.
+    const plans = await checkClaimPlans();
+    printClaimPlans(plans);
+    if (plans.some((c) => !c.ok)) throw new Error('the claim of pending rows no longer walks the pending index (bench/webhooks-claim-plan.ts)');
+  }
   const runs: Run[] = [];
   const drains: Drain[] = [];
   for (const dialect of dialects) {

@@ -171,14 +171,26 @@ const stampSqlite = compiledQuery((db, p: { rowids: string; token: string; lease
     returning *, (select e.body from webhook_events e where e.id = webhook_deliveries.event_id) as body`.compile(db),
 }));
 
-/** PostgreSQL's claim of pending rows. */
-const CLAIM_PENDING_SQL = `
+/**
+ * PostgreSQL's claim of pending rows. Kept prepared, it soon runs a generic plan, made without the parameters' values,
+ * so its shape must lead the planner to the same plan whatever the queue holds (docs/performance.md, "the claim's plan
+ * on PostgreSQL"):
+ * - the saturated targets are left out by `(target_key || '') <> all($2)`, an expression PostgreSQL keeps no statistics
+ *   of: on the column itself, once analyzed, the estimate of `<> all` over an array of unknown length falls to one row
+ *   when a few targets hold most of the queue, and for one row the planner reads the whole table and sorts it (every
+ *   pending row of a backlog, on each claim) rather than walking `webhook_deliveries_pending` in due order;
+ * - the rows chosen are stamped by primary key, `id = any(array(…))` (estimated at a few rows: a walk of the primary
+ *   key), not joined to the table: a join estimated at a third of the window was made a hash join over every
+ *   delivery, succeeded ones included, once the table was small enough for that to look cheaper;
+ * - each body is read by its event's primary key in RETURNING, for the rows stamped only.
+ */
+export const CLAIM_PENDING_SQL = `
   with locked as (
     select d.id, d.target_key, d.next_attempt_at, d.event_seq
     from webhook_deliveries d
     where d.status = 'pending' and d.next_attempt_at <= $1
       and (d.endpoint_id is null or d.endpoint_id in (select id from webhook_endpoints where enabled = 1))
-      and d.target_key <> all($2::text[])
+      and (d.target_key || '') <> all($2::text[])
     order by d.next_attempt_at, d.event_seq
     limit $3
     for update of d skip locked
@@ -191,9 +203,8 @@ const CLAIM_PENDING_SQL = `
   )
   update webhook_deliveries d
   set status = 'sending', claim_token = $7, lease_until = $8, updated_at = $1
-  from chosen c, webhook_events e
-  where d.id = c.id and e.id = d.event_id
-  returning d.*, e.body`;
+  where d.id = any(array(select id from chosen))
+  returning d.*, (select e.body from webhook_events e where e.id = d.event_id) as body`;
 
 /**
  * A stale claim: its worker stopped (crash, kill) between the claim and the record. The attempt it had in flight
