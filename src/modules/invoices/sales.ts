@@ -20,16 +20,21 @@ function linesOf(order: Order, captured: number): InvoiceLine[] {
   return [{ description: order.reference ? `Commande ${order.reference}` : 'Commande', quantity: 1, unitPrice: captured, taxRate: 0 }];
 }
 
-/** Whether the capture of `payment` issues an invoice for its sale (order.invoicing.enabled, a customer, an amount). */
+/** The order of a sale whose capture issues an invoice (order.invoicing.enabled, a customer, an amount), else null. */
+function invoicedOrder(payment: PaymentRow): (Order & Required<Pick<Order, 'invoicing'>>) | null {
+  if (!payment.order_json.includes('"invoicing"') || !payment.customer_id || payment.captured_amount <= 0) return null;
+  const order = JSON.parse(payment.order_json) as Order;
+  return order.invoicing?.enabled ? order as Order & Required<Pick<Order, 'invoicing'>> : null;
+}
+
+/** Whether the capture of `payment` issues an invoice for its sale. */
 export function invoicesSale(payment: PaymentRow): boolean {
-  if (!payment.order_json.includes('"invoicing"') || !payment.customer_id || payment.captured_amount <= 0) return false;
-  return Boolean((JSON.parse(payment.order_json) as Order).invoicing?.enabled);
+  return invoicedOrder(payment) !== null;
 }
 
 export async function invoiceSale(trx: Trx, payment: PaymentRow, at: Date): Promise<void> {
-  if (!invoicesSale(payment)) return;
-  // invoicesSale found a customer and order.invoicing.
-  const order = JSON.parse(payment.order_json) as Order & Required<Pick<Order, 'invoicing'>>;
+  const order = invoicedOrder(payment);
+  if (!order) return;
   const already = await trx.selectFrom('invoices').select('id').where('payment_id', '=', payment.id).executeTakeFirst();
   if (already) return;
   const now = await timeOn(trx, payment.test_clock_id, at);

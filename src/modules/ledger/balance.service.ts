@@ -80,7 +80,6 @@ export function transactionsPage(db: Database, owner: Owner, filters: Transactio
   return paged.orderBy('t.created_at', 'desc').orderBy('t.id', 'desc').limit(limit);
 }
 
-
 export class BalanceService {
   constructor(private readonly db: Database, private readonly clock: Clock, private readonly options: BalanceOptions) {}
 

@@ -14,7 +14,7 @@ import { allRows, paginate } from '../../shared/pagination.js';
 import { refundView } from '../refunds/refunds.views.js';
 import type { RefundRow } from '../refunds/refunds.table.js';
 import type { Captured } from './lifecycle.service.js';
-import { feeTerms, settlementOf } from '../payment-transitions/payment-events.js';
+import { cachedFeeTerms, settlementOf, type FeeTermsOf } from '../payment-transitions/payment-events.js';
 import { distributionOf } from '../splits/split-payments.js';
 import type { PaymentRow } from './payments.table.js';
 import { paymentView, storeRef, type StoreRef } from './payments.views.js';
@@ -63,14 +63,14 @@ export interface PaymentExportRow {
 
 export class PaymentsService {
   /** Contracts are reference rows: their fee terms read once per change (Database.referenceStamp), not on every detail. */
-  private readonly reference: ReferenceCache;
+  private readonly feeTermsOf: FeeTermsOf;
 
   constructor(
     private readonly db: Database,
     /** For the detail view's attempts (optional so the list works without an acquirer). */
     private readonly acquirers?: Acquirers,
   ) {
-    this.reference = new ReferenceCache(db);
+    this.feeTermsOf = cachedFeeTerms(new ReferenceCache(db));
   }
 
   private scoped(owner: Owner, q: Kysely<DB> = this.db.kysely) {
@@ -111,7 +111,7 @@ export class PaymentsService {
   async capturedDetail(captured: Captured) {
     const { row, session } = captured;
     const [view] = await this.views([row], this.db.kysely, session ? [session] : []);
-    const terms = await this.reference.get(`fee-terms:${row.contract_id}`, () => feeTerms(this.db.kysely, row.contract_id));
+    const terms = await this.feeTermsOf(this.db.kysely, row.contract_id);
     return (await this.completed(row, view!, [], terms, undefined)).payment;
   }
 
@@ -139,7 +139,7 @@ export class PaymentsService {
     const [view] = await this.views([row], q);
     // None before a capture, and none a capture's answer has to find (captured_amount is 0 until then).
     const refunds = row.captured_amount === 0 ? [] : await refundsOf.execute(q, { paymentId: row.id });
-    const terms = await this.reference.get(`fee-terms:${row.contract_id}`, () => feeTerms(q, row.contract_id));
+    const terms = await this.feeTermsOf(q, row.contract_id);
     return { row, view: view!, refunds, terms, attemptsRead: undefined };
   }
 
@@ -163,7 +163,7 @@ export class PaymentsService {
     const [view] = await this.views([row], q, row.session_id !== null && sessions[0]?.id === row.session_id ? sessions : undefined);
     // None before a capture (captured_amount is 0 until then).
     const refunds = row.captured_amount === 0 ? [] : refundRows;
-    const terms = await this.reference.get(`fee-terms:${row.contract_id}`, () => feeTerms(q, row.contract_id));
+    const terms = await this.feeTermsOf(q, row.contract_id);
     return { row, view: view!, refunds, terms, attemptsRead: attempts && attemptRows ? attempts.answer(attemptRows) : undefined };
   }
 
