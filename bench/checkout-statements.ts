@@ -130,6 +130,7 @@ async function countOn(dialect: 'sqlite' | 'postgres'): Promise<Record<string, C
   const own = process.cpuUsage(ownBefore);
   const pgCpu = pids.reduce((sum, pid, i) => sum + ((cpuSeconds(pid) ?? pgBefore[i] ?? 0) - (pgBefore[i] ?? 0)), 0);
   cpu[dialect] = { process: Math.round((own.user + own.system) / PAYMENTS), postgres: pids.length ? Math.round((pgCpu * 1e6) / PAYMENTS) : undefined };
+  await post.close();
   await app.close();
   await fake?.stop();
   await database.drop();

@@ -14,6 +14,7 @@ import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
+import { Pool } from 'undici';
 import type { Dialect } from '../src/db/database.js';
 import { openDatabase } from '../src/db/database.js';
 import { linkSeller } from '../src/modules/platforms/platform-links.js';
@@ -35,8 +36,10 @@ interface Run {
   cpuPerPayment?: number;
   /** PostgreSQL's backends of the bench database, CPU per payment, µs (PostgreSQL only). */
   pgCpuPerPayment?: number;
-  /** The bare route in the same run: requests/s and its server's CPU per request. */
-  bare: { requestsPerSecond: number; cpuMicrosPerRequest?: number; p99: number };
+  /** This process's CPU per payment: the 16 customers' client and the webhook receiver, µs. */
+  clientCpuPerPayment: number;
+  /** The bare route in the same run: requests/s, its server's CPU per request and its client's (autocannon). */
+  bare: { requestsPerSecond: number; cpuMicrosPerRequest?: number; clientCpuMicrosPerRequest?: number; p99: number };
   load: number;
   /** From the capture's 200 to the receiver reading payment.captured. */
   deliveryP50: number;
@@ -71,18 +74,27 @@ const round = (n: number) => Math.round(n * 10) / 10;
 
 export type Post = (url: string, body: unknown, auth?: string) => Promise<any>;
 
-/** A JSON POST to the app at `address`, as the page or the merchant's server sends it; a non-2xx answer throws. */
-export function poster(address: string): Post {
-  return async (url, body, auth) => {
-    const res = await fetch(`${address}${url}`, {
+/**
+ * A JSON POST to the app at `address`, as the page or the merchant's server sends it; a non-2xx answer throws.
+ * Through undici's Pool (kept-alive connections, as many as `connections`), not `fetch`: fetch is built on the same
+ * client but adds the WHATWG Request, Headers and streams to every call, which cost this process about as much CPU
+ * per payment as the server itself (docs/performance.md, "The bench's client"); the bare route it is compared with is
+ * driven by autocannon, which writes raw requests. A lean client keeps the comparison one of servers.
+ */
+export function poster(address: string, connections = 16): Post & { close: () => Promise<void> } {
+  const pool = new Pool(address, { connections, pipelining: 1, keepAliveTimeout: 60_000 });
+  const post = async (url: string, body: unknown, auth?: string) => {
+    const res = await pool.request({
+      path: url,
       method: 'POST',
       headers: { 'content-type': 'application/json', ...(auth ? { authorization: `Bearer ${auth}` } : {}) },
       body: JSON.stringify(body),
     });
-    const json = (await res.json()) as any;
-    if (res.status >= 300) throw new Error(`${url}: ${res.status} ${JSON.stringify(json)}`);
+    const json = (await res.body.json()) as any;
+    if (res.statusCode >= 300) throw new Error(`${url}: ${res.statusCode} ${JSON.stringify(json)}`);
     return json;
   };
+  return Object.assign(post, { close: () => pool.close() });
 }
 
 /**
@@ -140,9 +152,9 @@ async function runOn(dialect: Dialect, command: string[]): Promise<Run> {
     let run: Omit<Run, 'bare'>;
     let sample = '';
     const key = /Demo test secret key:\s+(\S+)/.exec(motu.output)?.[1] ?? '';
+    const post = poster(motu.url, CONCURRENCY);
     try {
       if (!key) throw new Error(`no demo key printed:\n${motu.output}`);
-      const post = poster(motu.url);
       sample = JSON.stringify(await post('/api/v1/payments/sessions', {
         order: { reference: 'sample', amount: 1000, currency: 'EUR' }, redirectUrl: 'https://shop.example/return', notificationUrl: hook,
       }, key));
@@ -165,6 +177,7 @@ async function runOn(dialect: Dialect, command: string[]): Promise<Run> {
       const pids = database ? await pgBackends(database.url) : [];
       const pgBefore = sumCpu(pids);
       const cpuBefore = cpuSeconds(motu.child.pid);
+      const clientBefore = process.cpuUsage();
       const start = performance.now();
       const stopAt = start + SECONDS * 1000;
       const customer = async () => {
@@ -182,6 +195,7 @@ async function runOn(dialect: Dialect, command: string[]): Promise<Run> {
       await Promise.all(Array.from({ length: CONCURRENCY }, customer));
       const elapsed = (performance.now() - start) / 1000;
       const cpuAfter = cpuSeconds(motu.child.pid);
+      const client = process.cpuUsage(clientBefore);
       const pgAfter = sumCpu(pids);
       // Wait (up to 30 s) for the captured events to arrive.
       const deadline = performance.now() + 30_000;
@@ -200,17 +214,19 @@ async function runOn(dialect: Dialect, command: string[]): Promise<Run> {
         stageP99: Object.fromEntries(STAGES.map((s) => [s, round(percentile(durations[s], 99))])) as Record<Stage, number>,
         cpuPerPayment: cpuBefore === undefined || cpuAfter === undefined || !payments ? undefined : Math.round(((cpuAfter - cpuBefore) * 1e6) / payments),
         pgCpuPerPayment: database && payments ? Math.round((pgCpu * 1e6) / payments) : undefined,
+        clientCpuPerPayment: payments ? Math.round((client.user + client.system) / payments) : NaN,
         deliveryP50: round(percentile(latencies, 50)), deliveryP99: round(percentile(latencies, 99)),
         delivered: [...capturedAt.keys()].filter((id) => receivedAt.has(id)).length, failures, load: load1,
       };
     } finally {
       await stop(motu.child);
+      await post.close();
     }
     // The ceiling, in the same run and on the same database: the bare route (key lookup, the same JSON), 32 connections.
     const bareProcess = await startProcess(['bench/bare.ts'], { ...env, BARE_ROUTE: '/api/v1/payments/sessions', BARE_RESPONSE: sample });
     try {
       const f = await load('bare Fastify route', bareProcess.url, '/api/v1/payments/sessions', key, SECONDS, bareProcess.child.pid, 32);
-      return { ...run, bare: { requestsPerSecond: f.requestsPerSecond, cpuMicrosPerRequest: f.cpuMicrosPerRequest, p99: f.p99 } };
+      return { ...run, bare: { requestsPerSecond: f.requestsPerSecond, cpuMicrosPerRequest: f.cpuMicrosPerRequest, clientCpuMicrosPerRequest: f.clientCpuMicrosPerRequest, p99: f.p99 } };
     } finally {
       await stop(bareProcess.child);
     }
@@ -248,7 +264,7 @@ async function splitRun(url: string, where: { dataDir: string; databaseUrl?: str
   } finally {
     await db.close();
   }
-  const post = poster(url);
+  const post = poster(url, CONCURRENCY);
   const key = platform.testSecretKey;
   let payments = 0;
   let failures = 0;
@@ -282,6 +298,7 @@ async function splitRun(url: string, where: { dataDir: string; databaseUrl?: str
   const start = performance.now();
   await Promise.all(Array.from({ length: CONCURRENCY }, customer));
   const perSecond = payments / ((performance.now() - start) / 1000);
+  await post.close();
   const cpuAfter = cpuSeconds(where.pid);
   let pgCpu = 0;
   for (const [pid, after] of sumCpu(pids)) pgCpu += after - (pgBefore.get(pid) ?? after);
@@ -297,6 +314,15 @@ export function ofBare(r: Pick<Run, 'paymentsPerSecond' | 'bare'>): number {
   return r.bare.requestsPerSecond ? (400 * r.paymentsPerSecond) / r.bare.requestsPerSecond : NaN;
 }
 
+/**
+ * The same comparison by CPU, which depends far less on what else the machine runs: four bare requests' CPU against
+ * a payment's CPU in Motu's process (and PostgreSQL's backends: the bare route's key lookup has its own there too,
+ * but is not measured, so the PostgreSQL figure leaves both databases' CPU out).
+ */
+export function ofBareByCpu(r: Pick<Run, 'cpuPerPayment' | 'bare'>): number {
+  return r.cpuPerPayment && r.bare.cpuMicrosPerRequest ? (400 * r.bare.cpuMicrosPerRequest) / r.cpuPerPayment : NaN;
+}
+
 export default async function bench(): Promise<{ section: string; markdown: string }> {
   const dialects: Dialect[] = process.env.DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
   if (process.env.BENCH_CHECKOUT_DIALECTS) dialects.splice(0, dialects.length, ...(process.env.BENCH_CHECKOUT_DIALECTS.split(',') as Dialect[]));
@@ -309,6 +335,7 @@ export default async function bench(): Promise<{ section: string; markdown: stri
       `checkout ${dialect}: ${r.paymentsPerSecond} payments/s (${ofBare(r).toFixed(1)} % of bare ${r.bare.requestsPerSecond}/s), ` +
       `p50/p99 ${STAGES.map((s) => `${s} ${r.stageP50[s]}/${r.stageP99[s]}`).join(', ')} ms, CPU ${r.cpuPerPayment} µs/payment` +
       `${r.pgCpuPerPayment !== undefined ? ` + PostgreSQL ${r.pgCpuPerPayment}` : ''}, bare ${r.bare.cpuMicrosPerRequest} µs/request, ` +
+      `by CPU ${ofBareByCpu(r).toFixed(1)} % of bare, client ${r.clientCpuPerPayment} µs/payment (autocannon ${r.bare.clientCpuMicrosPerRequest} µs/request), ` +
       `delivery ${r.deliveryP50}/${r.deliveryP99} ms, ${r.delivered}/${r.payments} delivered, ${r.failures} failures, load ${r.load.toFixed(1)}`,
     );
     if (r.split) {
@@ -332,11 +359,14 @@ export default async function bench(): Promise<{ section: string; markdown: stri
     'Then, in the same run and on the same database, the bare Fastify route of the sessions benchmark (bench/bare.ts: the',
     `key lookup and the same JSON) under autocannon, 32 connections, ${SECONDS} s. "of bare" is the payment's four requests per`,
     'second against the bare route\'s requests per second. CPU is from /proc: the server process (all threads) per payment,',
-    'and on PostgreSQL its backends connected to the bench database. Steps: share of the customers\' waiting time (p50 / p99 ms).',
+    'and on PostgreSQL its backends connected to the bench database; "of bare by CPU" is four bare requests\' server CPU',
+    'against a payment\'s in Motu\'s process. The customers post through undici\'s Pool; "client" is this process\'s CPU',
+    'per payment (the customers and the receiver), beside autocannon\'s per bare request. Steps: share of the customers\'',
+    'waiting time (p50 / p99 ms).',
     '',
-    '| Database | Payments/s | of bare (bare req/s) | Session | Tokenize | Authorize | Capture | Motu CPU µs/payment | PostgreSQL CPU µs/payment | bare CPU µs/request | Delivery p50 / p99 (ms) | Delivered | Failures | Load |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
-    ...runs.map((r) => `| ${r.dialect} | ${r.paymentsPerSecond} | ${ofBare(r).toFixed(1)} % (${r.bare.requestsPerSecond}) | ${STAGES.map((s) => share(r, s)).join(' | ')} | ${r.cpuPerPayment ?? 'n/a'} | ${r.pgCpuPerPayment ?? '—'} | ${r.bare.cpuMicrosPerRequest ?? 'n/a'} | ${r.deliveryP50} / ${r.deliveryP99} | ${r.delivered}/${r.payments} | ${r.failures} | ${r.load.toFixed(1)} |`),
+    '| Database | Payments/s | of bare (bare req/s) | of bare by CPU | Session | Tokenize | Authorize | Capture | Motu CPU µs/payment | PostgreSQL CPU µs/payment | bare CPU µs/request | Client CPU µs/payment (autocannon µs/request) | Delivery p50 / p99 (ms) | Delivered | Failures | Load |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+    ...runs.map((r) => `| ${r.dialect} | ${r.paymentsPerSecond} | ${ofBare(r).toFixed(1)} % (${r.bare.requestsPerSecond}) | ${ofBareByCpu(r).toFixed(1)} % | ${STAGES.map((s) => share(r, s)).join(' | ')} | ${r.cpuPerPayment ?? 'n/a'} | ${r.pgCpuPerPayment ?? '—'} | ${r.bare.cpuMicrosPerRequest ?? 'n/a'} | ${r.clientCpuPerPayment} (${r.bare.clientCpuMicrosPerRequest ?? 'n/a'}) | ${r.deliveryP50} / ${r.deliveryP99} | ${r.delivered}/${r.payments} | ${r.failures} | ${r.load.toFixed(1)} |`),
     ...runs.filter((r) => r.split).map((r) => `\nSplit between ${SPLIT_SELLERS} sellers, the same path right after on the same server (${r.dialect}): ${r.split!.paymentsPerSecond} payments/s, ${r.split!.payments} payments, ${r.split!.failures} failures: ${r.split!.ratio}× the single-merchant rate (target ≥ 0.7×); Motu CPU ${r.split!.cpuPerPayment ?? 'n/a'} µs/payment${r.split!.pgCpuPerPayment !== undefined ? `, PostgreSQL ${r.split!.pgCpuPerPayment}` : ''}.`),
   ];
   return { section: 'Checkout', markdown: lines.join('\n') };

@@ -271,6 +271,7 @@ async function target(dialect: Dialect, reuse?: string): Promise<Target> {
   return {
     database, db, shopId: shop.id, contractId: shop.defaultContractId, storeIds: stores.map((x) => x.id), requests,
     close: async () => {
+      await post.close();
       await app.close();
       if (process.env.BENCH_KEEP) {
         // Kept, but closed: PostgreSQL's pool would otherwise hold the process open once the run is done.

@@ -20,6 +20,8 @@ export interface Figures {
   total: number;
   /** Server CPU time (user + system) per request, from /proc (Linux); undefined elsewhere. */
   cpuMicrosPerRequest?: number;
+  /** The client's (autocannon's, in this process) CPU time per request. */
+  clientCpuMicrosPerRequest?: number;
   connections: number;
   /** Which round of the run (1, 2, …): each round measures every variant, then the bare route. */
   round?: number;
@@ -226,17 +228,20 @@ export async function load(label: string, url: string, route: string, key: strin
     if (rss !== undefined && (rssLoadMiB === undefined || rss > rssLoadMiB)) rssLoadMiB = rss;
   }, 100);
   let r: Awaited<ReturnType<typeof autocannon>>;
+  const clientBefore = process.cpuUsage();
   try {
     r = await autocannon({ ...options, duration: seconds });
   } finally {
     clearInterval(sampler);
   }
+  const client = process.cpuUsage(clientBefore);
   const cpuAfter = cpuSeconds(pid);
   return {
     connections,
     rssLoadMiB,
     cpuMicrosPerRequest:
       cpuBefore === undefined || cpuAfter === undefined || !r.requests.total ? undefined : Math.round(((cpuAfter - cpuBefore) * 1e6) / r.requests.total),
+    clientCpuMicrosPerRequest: r.requests.total ? Math.round((client.user + client.system) / r.requests.total) : undefined,
     label,
     requestsPerSecond: Math.round(r.requests.average),
     p50: r.latency.p50,
