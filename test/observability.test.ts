@@ -317,4 +317,27 @@ describe('observability: configuration and development logs', () => {
     assert.match(written[2]!, /^\S+ ERROR unhandled error err="boom"\n {4}Error: boom\n {8}at /);
     assert.ok(!written.join('').includes('\x1b['), 'no colour when not a terminal');
   });
+
+  it("a route's own log level holds for its requests: the card token endpoint logs nothing below warn", async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const sink = new Writable({
+      write(chunk, _enc, done) {
+        for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
+        done();
+      },
+    });
+    const database = await freshDatabase('sqlite');
+    const config = parseConfig({ MOTU_DATA_DIR: database.dataDir, DATABASE_URL: database.databaseUrl, MOTU_ADMIN_TOKEN: ADMIN_TOKEN });
+    const app = await buildApp(config, { db: database.db, adminTokenHash: sha256Hex(ADMIN_TOKEN), logger: createLogger('info', sink) });
+    try {
+      const token = await app.inject({ method: 'POST', url: '/acquirer/v1/tokens', payload: { mode: 'test', number: '4242424242424242', expMonth: 12, expYear: 2040, cvc: '123', session: 'ses_unknown' } });
+      const health = await app.inject({ method: 'GET', url: '/healthz' });
+      const completed = (res: { headers: Record<string, unknown> }) => lines.filter((l) => l.reqId === res.headers['x-request-id'] && l.msg === 'request completed');
+      assert.equal(completed(health).length, 1, 'another route logs its line at info');
+      assert.deepEqual(completed(token), [], `the token endpoint (${token.statusCode}) logs at warn and above only`);
+    } finally {
+      await app.close();
+      await database.drop();
+    }
+  });
 });

@@ -5,6 +5,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../db/database.js';
 import { ReferenceCache } from '../db/reference-cache.js';
+import type { Principal } from '../modules/merchants/principal.js';
 import { createdByAgency, hadAgency, recordCreatedByAgency } from '../modules/agencies/acted-by.js';
 import type { Clock } from '../shared/clock.js';
 import { routeKey } from './agency-scopes.js';
@@ -60,17 +61,23 @@ export function registerActedBy(scope: FastifyInstance, db: Database, clock: Clo
     }
     done(null, payload);
   });
-  scope.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+  // A callback hook around the async work: an answer that shows nothing an agency may have created passes without a promise.
+  scope.addHook('onSend', (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: Error | null, payload?: unknown) => void) => {
     const principal = request.merchant;
-    if (!principal || reply.statusCode >= 300 || typeof payload !== 'string' || !payload.startsWith('{')) return payload;
+    if (!principal || reply.statusCode >= 300 || typeof payload !== 'string' || !payload.startsWith('{')) return done(null, payload);
     const kind = kindOf(request);
-    if (kind === 'none') return payload;
+    if (kind === 'none') return done(null, payload);
+    withActedBy(principal, kind, request.shownIds, payload).then((answer) => done(null, answer), (err: Error) => done(err));
+  });
+
+  /** The answer with `actedBy` on the objects an agency created, or as it was. */
+  async function withActedBy(principal: Principal, kind: Kind, shownIds: string[] | null, payload: string): Promise<string> {
     // An account that never gave an agency a mandate has nothing an agency created: its answers are sent as they are.
     const acting = principal.actingFor?.kind === 'agency';
     if (!acting && !(await hadAgency(db, reference, principal))) return payload;
     // An answer sent as text (an idempotent replay) has its ids read from the text.
     let body: Json | undefined;
-    let ids = request.shownIds;
+    let ids = shownIds;
     if (ids === null) {
       body = parsed(payload);
       if (!body) return payload;
@@ -90,7 +97,7 @@ export function registerActedBy(scope: FastifyInstance, db: Database, clock: Clo
       if (agencyId) object.actedBy = { agencyId };
     }
     return JSON.stringify(body);
-  });
+  }
 }
 
 function parsed(payload: string): Json | undefined {

@@ -96,53 +96,62 @@ type Bindings = Record<string, unknown>;
 
 /**
  * Fastify's `childLoggerFactory`: a request's logger that becomes a pino child (bindings, redaction) only when the
- * request logs something. At `warn`, most requests log nothing, and building a child per request was measurable.
+ * request logs something. At `warn`, most requests log nothing, and building a child per request was measurable. A
+ * route's own `logLevel` (the card token endpoint's `warn`) is kept by the lazy logger too, not by a child built ahead.
  */
 export function lazyChildLoggerFactory(logger: Logger, bindings: Bindings, options: Record<string, unknown>): Logger {
   // Fastify's null logger (no logger configured) has no levels: its children are itself.
-  if (options.level !== undefined || typeof (logger as Partial<Logger>).isLevelEnabled !== 'function') return logger.child(bindings, options);
-  return new LazyChildLogger(logger, bindings) as unknown as Logger;
+  if (options.serializers !== undefined || typeof (logger as Partial<Logger>).isLevelEnabled !== 'function') return logger.child(bindings, options);
+  const level = typeof options.level === 'string' ? options.level : undefined;
+  return new LazyChildLogger(logger, bindings, level) as unknown as Logger;
 }
 
 class LazyChildLogger {
   #parent: Logger;
   #bindings: Bindings;
+  /** The route's own level, which the child gets as pino's `level` option; undefined: the parent's. */
+  #level: string | undefined;
   #child: Logger | undefined;
 
-  constructor(parent: Logger, bindings: Bindings) {
+  constructor(parent: Logger, bindings: Bindings, level: string | undefined) {
     this.#parent = parent;
     this.#bindings = bindings;
+    this.#level = level;
   }
 
   private get real(): Logger {
-    return (this.#child ??= this.#parent.child(this.#bindings));
+    return (this.#child ??= this.#parent.child(this.#bindings, this.#level === undefined ? undefined : { level: this.#level }));
   }
 
   get level(): string {
-    return this.#child?.level ?? this.#parent.level;
+    return this.#child?.level ?? this.#level ?? this.#parent.level;
   }
 
+  /** As pino decides for a child at the route's level: the level's value against that threshold. */
   isLevelEnabled(level: string): boolean {
-    return this.real.isLevelEnabled(level);
+    if (this.#level === undefined) return this.#parent.isLevelEnabled(level);
+    const values = this.#parent.levels.values;
+    const value = values[level];
+    return value !== undefined && value >= values[this.#level]!;
   }
 
   fatal(...args: unknown[]): void {
-    if (this.#parent.isLevelEnabled('fatal')) (this.real.fatal as (...a: unknown[]) => void)(...args);
+    if (this.isLevelEnabled('fatal')) (this.real.fatal as (...a: unknown[]) => void)(...args);
   }
   error(...args: unknown[]): void {
-    if (this.#parent.isLevelEnabled('error')) (this.real.error as (...a: unknown[]) => void)(...args);
+    if (this.isLevelEnabled('error')) (this.real.error as (...a: unknown[]) => void)(...args);
   }
   warn(...args: unknown[]): void {
-    if (this.#parent.isLevelEnabled('warn')) (this.real.warn as (...a: unknown[]) => void)(...args);
+    if (this.isLevelEnabled('warn')) (this.real.warn as (...a: unknown[]) => void)(...args);
   }
   info(...args: unknown[]): void {
-    if (this.#parent.isLevelEnabled('info')) (this.real.info as (...a: unknown[]) => void)(...args);
+    if (this.isLevelEnabled('info')) (this.real.info as (...a: unknown[]) => void)(...args);
   }
   debug(...args: unknown[]): void {
-    if (this.#parent.isLevelEnabled('debug')) (this.real.debug as (...a: unknown[]) => void)(...args);
+    if (this.isLevelEnabled('debug')) (this.real.debug as (...a: unknown[]) => void)(...args);
   }
   trace(...args: unknown[]): void {
-    if (this.#parent.isLevelEnabled('trace')) (this.real.trace as (...a: unknown[]) => void)(...args);
+    if (this.isLevelEnabled('trace')) (this.real.trace as (...a: unknown[]) => void)(...args);
   }
   silent(): void {}
   child(bindings: Bindings, options?: Record<string, unknown>): Logger {
