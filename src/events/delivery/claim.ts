@@ -153,9 +153,9 @@ async function claimPending(ctx: DeliveryContext, busy: ReadonlyMap<string, numb
 }
 
 // SQLite: the pending rows due, in due order, read from `webhook_deliveries_pending` alone but for their endpoint's
-// state, looked up by primary key for each row read (a list of the endpoints in service, as before, was built from the
-// whole table at every claim, however few rows were due). Two texts, both prepared once: without a target to pass
-// over (nearly always) the statement reads no JSON list.
+// state, looked up by primary key for each row read (a list of the endpoints in service would be built from the whole
+// table at every claim, however few rows were due). Two texts, both prepared once: without a target to pass over
+// (nearly always) the statement reads no JSON list.
 
 /** SQLite: the pending rows due, in due order. */
 const duePendingSqlite = compiledQuery((db, p: { now: string; limit: number }) => ({
