@@ -1,11 +1,14 @@
 // PostgreSQL's transactions (src/db/postgres/postgres.ts): the BEGIN sent with the first statement makes that
-// statement part of the transaction; a notification sent with the COMMIT reaches another connection's LISTEN once the
+// statement part of the transaction; a write held back goes with the next statement or the COMMIT, and its failure
+// fails the transaction; a notification sent with the COMMIT reaches another connection's LISTEN once the
 // rows are committed, never for a rollback; concurrent transactions of a process hold
 // distinct indexes, which is what keeps concurrent captures of one merchant off each other's running-balance row.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import { compiledQuery, deferWrite } from '../src/db/compiled.js';
+import type { DB } from '../src/db/schema.js';
 import { notifyAfterCommit } from '../src/db/notify.js';
 import { transactionIndex } from '../src/db/postgres/postgres.js';
 import { freshDatabase, type TestDatabase } from './support/harness.js';
@@ -50,6 +53,51 @@ describe('transactions [postgres]', { skip: !process.env.DATABASE_URL && 'needs 
       const kept = await one.kysely.selectFrom('settings').select('name').where('name', '=', 'tx-kept').execute();
       assert.equal(kept.length, 1);
       await one.kysely.deleteFrom('settings').where('name', '=', 'tx-kept').execute();
+    } finally {
+      await one.close();
+    }
+  });
+
+  it('a write held back (deferWrite) runs before the next statement, commits with the COMMIT, and fails its transaction when it fails', async () => {
+    const insert = compiledQuery((db, p: { name: string }) => db.insertInto('settings').values({ name: p.name, value: 'x' }));
+    const named = (db: Kysely<DB>, name: string) => db.selectFrom('settings').select('name').where('name', '=', name).execute();
+    const one = database.db.withPool(1);
+    heard.length = 0;
+    try {
+      for (let i = 0; i < 4; i++) { // the insert is prepared by name on the connection from a run on (PreparedTexts)
+        await one.transaction(async (trx) => {
+          await insert.defer(trx, { name: `tx-held-${i}` });
+          assert.equal((await named(trx, `tx-held-${i}`)).length, 1, 'the next statement sees it');
+        });
+        await one.transaction((trx) => insert.defer(trx, { name: `tx-alone-${i}` })); // sent with BEGIN and COMMIT
+        await one.transaction(async (trx) => {
+          await deferWrite(trx, insert.bind(trx, { name: `tx-notified-${i}` }));
+          await notifyAfterCommit(trx, 'motu_test_channel', () => {});
+        });
+        // A duplicate key: the statement after it fails, or the COMMIT; either way nothing of the transaction stays.
+        await assert.rejects(one.transaction(async (trx) => {
+          await insert.run(trx, { name: `tx-lost-${i}` });
+          await insert.defer(trx, { name: `tx-held-${i}` });
+          await named(trx, `tx-held-${i}`);
+        }), (error: { code?: string }) => error.code === '23505');
+        await assert.rejects(one.transaction(async (trx) => {
+          await insert.run(trx, { name: `tx-lost-${i}` });
+          await insert.defer(trx, { name: `tx-held-${i}` });
+        }), (error: { code?: string }) => error.code === '23505');
+        // Rolled back before it was sent: never sent, and not sent with the next transaction on the connection either.
+        await assert.rejects(one.transaction(async (trx) => {
+          await insert.run(trx, { name: `tx-lost-${i}` });
+          await insert.defer(trx, { name: `tx-dropped-${i}` });
+          throw new Error('undo');
+        }), /undo/);
+        await one.transaction((trx) => insert.run(trx, { name: `tx-after-${i}` }));
+      }
+      const rows = (await one.kysely.selectFrom('settings').select('name').where('name', 'like', 'tx-%').orderBy('name').execute()).map((r) => r.name);
+      const expected = [0, 1, 2, 3].flatMap((i) => [`tx-after-${i}`, `tx-alone-${i}`, `tx-held-${i}`, `tx-notified-${i}`]).sort();
+      assert.deepEqual(rows, expected);
+      await eventually('each notification is heard', () => heard.length === 4, 5000, 10);
+      assert.equal((await named(one.kysely, 'tx-dropped-0')).length, 0);
+      await one.kysely.deleteFrom('settings').where('name', 'like', 'tx-%').execute();
     } finally {
       await one.close();
     }

@@ -271,6 +271,31 @@ export function readsInOneMessage(db: Kysely<DB>): boolean {
   return batchingHandles.has(db);
 }
 
+/**
+ * The text a write held back is handed to a PostgreSQL pooled connection under (its one parameter is the statement):
+ * only the transactions of `defersWrites` are given it, whose connections know it (src/db/postgres/postgres.ts).
+ */
+export const DEFERRED_WRITE = '/* motu: deferred write */';
+
+/** The transactions (PostgreSQL's, opened by Database.transaction) whose writes deferWrite may hold back. */
+const deferringHandles = new WeakSet<Kysely<DB>>();
+
+/** `trx`'s connection sends a write held back by deferWrite with the transaction's next statement (PostgreSQL's adapter). */
+export function defersWrites(trx: Kysely<DB>): void {
+  deferringHandles.add(trx);
+}
+
+/**
+ * A write inside a transaction whose answer nobody reads (no rows, no count). On PostgreSQL it is held back and sent
+ * in the same message as the transaction's next statement, or its COMMIT: no round trip of its own. It still runs
+ * before that statement, on the same transaction; if it fails, that statement fails with its error, the transaction
+ * is rolled back and nothing of it is committed. Anywhere else (SQLite, outside such a transaction) it runs now.
+ */
+export async function deferWrite(db: Kysely<DB>, statement: BoundStatement<unknown>): Promise<void> {
+  if (deferringHandles.has(db)) await db.executeQuery(CompiledQuery.raw(DEFERRED_WRITE, [statement]));
+  else await runText(db, statement.sql, statement.parameters);
+}
+
 type RowsOf<T extends readonly BoundStatement<unknown>[]> = { [K in keyof T]: T[K] extends BoundStatement<infer O> ? O[] : never };
 
 /**
@@ -309,6 +334,8 @@ export interface CompiledStatement<P, O> {
   executeTakeFirstOrThrow(db: Kysely<DB>, values: P): Promise<O>;
   /** The number of rows it changed (an UPDATE, a DELETE, an INSERT without RETURNING). */
   run(db: Kysely<DB>, values: P): Promise<number>;
+  /** Runs it as a write whose answer nobody reads: on PostgreSQL, with the transaction's next statement (deferWrite). */
+  defer(db: Kysely<DB>, values: P): Promise<void>;
 }
 
 /**
@@ -372,5 +399,13 @@ export function compiledQuery<P extends object, O>(build: (db: Kysely<DB>, p: P)
       return row;
     },
     run: async (db, values) => Number((await run(db, values)).numAffectedRows ?? 0n),
+    defer: async (db, values) => {
+      if (!deferringHandles.has(db)) {
+        await run(db, values);
+        return;
+      }
+      const shape = shapeOf(db);
+      await deferWrite(db, { sql: shape.sql, parameters: parametersOf(shape, values) });
+    },
   };
 }

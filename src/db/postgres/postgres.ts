@@ -5,7 +5,7 @@ import { CompiledQuery, Kysely, PostgresDialect, PostgresDriver, sql, type Datab
 import type { DB } from '../schema.js';
 import type { Database, Trx } from '../adapter.js';
 import { REFERENCE_TABLES } from '../reference-cache.js';
-import { preparedName, runsBatches, STATEMENT_BATCH, type BoundStatement } from '../compiled.js';
+import { DEFERRED_WRITE, defersWrites, preparedName, runsBatches, STATEMENT_BATCH, type BoundStatement } from '../compiled.js';
 import { PostgresListener } from './listener.js';
 
 const REFERENCE_CHANNEL = 'motu_reference';
@@ -128,10 +128,11 @@ function pooled(connectionString: string, max: number, shared: Shared, owner: bo
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
   pool.on('connect', (client) => {
-    beginWithFirstStatement(client);
+    const hold = sendHeldWithNext(client);
     stamp.track(client);
     keepPreparedOn(client, prepared);
     runBatchesOn(client, prepared);
+    holdDeferredOn(client, prepared, hold);
   });
   const kysely = new Kysely<DB>({ dialect: new NotifyingDialect({ pool }) });
   runsBatches(kysely);
@@ -152,6 +153,7 @@ function pooled(connectionString: string, max: number, shared: Shared, owner: bo
       let index: number | undefined;
       const result = await kysely.transaction().execute((trx) => {
         afterCommitHooks.set(trx, hooks);
+        defersWrites(trx);
         index = indexes.take();
         transactionIndexes.set(trx, index);
         return fn(trx);
@@ -226,120 +228,173 @@ class PreparedTexts {
   }
 }
 
-/** What a BEGIN, or a COMMIT or ROLLBACK of a transaction that sent nothing, answers without being sent. */
+/** What a BEGIN, a write held back, or a COMMIT or ROLLBACK of a transaction that sent nothing, answers without being sent. */
 const NOTHING_SENT = { command: null, rowCount: null, rows: [] };
 
 interface Wire {
-  parse(message: { text: string }): void;
+  parse(message: { text: string; name?: string }): void;
   bind(message: object): void;
+  describe(message: { type: 'P'; name: string }): void;
   execute(message: object): void;
+  sync(): void;
   parsedStatements: Record<string, string>;
+  submittedNamedStatements: Record<string, string>;
 }
-const sendStatement = (pg.Query.prototype as unknown as { prepare(connection: Wire): void }).prepare;
 
-/**
- * Kysely's `begin` is not sent alone, a round trip of its own (two per payment): it goes in the same message as the
- * transaction's first statement, as Parse, Bind, Execute of BEGIN before that statement's own, with one Sync for both
- * (the extended protocol runs them in order; an error in the statement leaves the transaction aborted, as it would
- * have). Only a statement with parameters, named and already parsed on the connection or unnamed (a named statement's
- * first Parse stays alone: pg records it as parsed on the first ParseComplete it sees); otherwise BEGIN is sent
- * first, as before. A transaction that sends nothing before its COMMIT or ROLLBACK sends nothing at all.
- */
-function beginWithFirstStatement(client: pg.PoolClient): void {
-  const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
-  const wire = (client as unknown as { connection: Wire }).connection;
-  let pending = false;
-  (client as { query: unknown }).query = (...args: unknown[]) => {
-    const [config, values] = args;
-    if (!pending) {
-      if (config !== 'begin' || args.length !== 2 || !Array.isArray(values) || values.length !== 0) return query(...args);
-      pending = true;
-      return Promise.resolve(NOTHING_SENT);
-    }
-    pending = false;
-    if ((config === 'commit' || config === 'rollback') && args.length === 2) return Promise.resolve(NOTHING_SENT);
-    const statement = typeof config === 'string' && args.length === 2 && Array.isArray(values) ? { text: config, values }
-      : args.length === 1 && typeof config === 'object' && config !== null && !('submit' in config) ? config as { text?: unknown; values?: unknown; name?: string }
-        : undefined;
-    const mergeable = statement !== undefined && typeof statement.text === 'string' && Array.isArray(statement.values) && statement.values.length > 0
-      && (statement.name === undefined || wire.parsedStatements[statement.name] !== undefined);
-    if (!mergeable) return query('begin').then(() => query(...args));
-    return new Promise((resolve, reject) => {
-      const both = new pg.Query(statement as pg.QueryConfig, undefined, (error: Error | undefined, results: unknown) => {
-        if (error) reject(error);
-        else resolve(Array.isArray(results) ? results[results.length - 1] : results); // BEGIN's result, then the statement's
-      });
-      (both as unknown as { prepare(connection: Wire): void }).prepare = function (this: unknown, connection: Wire) {
-        connection.parse({ text: 'begin' });
-        connection.bind({});
-        connection.execute({});
-        sendStatement.call(this, connection);
-      };
-      void query(both);
-    });
-  };
+/** A statement to send in a message with others: its text, its values, and the name it is kept prepared under, if any. */
+interface Outgoing {
+  text: string;
+  values: readonly unknown[];
+  name?: string;
+}
+
+/** A statement's answer as pg gives it. */
+interface PgResult {
+  command: string | null;
+  rowCount: number | null;
+  rows: unknown[];
 }
 
 /** pg's conversion of a parameter to its text form (what its own Bind uses). */
 const prepareValue = (pg as unknown as { utils: { prepareValue(value: unknown): unknown } }).utils.prepareValue;
 
-interface BatchWire extends Wire {
-  describe(message: { type: 'P'; name: string }): void;
-  sync(): void;
+/**
+ * `statements` in one message: Parse (unless run by a name the connection has prepared), Bind, Describe and Execute of
+ * each, then one Sync (the extended protocol runs them in order; after an error PostgreSQL skips the rest up to the
+ * Sync, and the error fails them all); each statement's answer, in order. pg records one prepared name per query as
+ * parsed when PostgreSQL confirms a Parse (its `name` and `text`): so of the statements named and not yet prepared on
+ * this connection, the first is prepared by name, its Parse sent first of all (no other ParseComplete can precede its
+ * own), and the others run unnamed this time, prepared by a later message or a run of their own.
+ */
+function sendInOneMessage(query: (...args: unknown[]) => Promise<unknown>, wire: Wire, statements: readonly Outgoing[]): Promise<PgResult[]> {
+  const toPrepare = statements.findIndex((s) => s.name !== undefined && wire.parsedStatements[s.name] === undefined);
+  return new Promise((resolve, reject) => {
+    // name and text: those of the one statement this message prepares, read by pg on its ParseComplete and on an error.
+    const first = toPrepare >= 0 ? { name: statements[toPrepare]!.name, text: statements[toPrepare]!.text } : { text: STATEMENT_BATCH };
+    // Never the simple protocol, which pg would pick for a query without parameters.
+    Object.assign(first, { queryMode: 'extended' });
+    const message = new pg.Query(first as pg.QueryConfig, undefined, (error: Error | undefined, results: unknown) => {
+      if (error) reject(error);
+      else resolve((Array.isArray(results) ? results : [results]) as PgResult[]);
+    });
+    (message as unknown as { prepare(connection: Wire): void }).prepare = function (this: unknown, connection: Wire) {
+      if (toPrepare >= 0) {
+        const { text, name } = statements[toPrepare]!;
+        connection.parse({ text, name });
+        connection.submittedNamedStatements[name!] = text;
+      }
+      statements.forEach((statement, i) => {
+        const name = statement.name !== undefined && (i === toPrepare || wire.parsedStatements[statement.name] !== undefined) ? statement.name : undefined;
+        if (name === undefined) connection.parse({ text: statement.text });
+        connection.bind({ statement: name, values: statement.values, valueMapper: prepareValue });
+        connection.describe({ type: 'P', name: '' });
+        connection.execute({});
+      });
+      connection.sync();
+    };
+    void query(message);
+  });
+}
+
+/** The statement a pooled connection's `query` was given, when it is one (text and values; its name if kept prepared). */
+function outgoing(args: readonly unknown[]): Outgoing | undefined {
+  const [config, values] = args;
+  if (typeof config === 'string' && args.length === 2 && Array.isArray(values)) return { text: config, values };
+  if (args.length !== 1 || typeof config !== 'object' || config === null || 'submit' in config) return undefined;
+  const { text, values: given, name } = config as { text?: unknown; values?: unknown; name?: unknown };
+  if (typeof text !== 'string' || !Array.isArray(given) || (name !== undefined && typeof name !== 'string')) return undefined;
+  return { text, values: given, ...(name === undefined ? {} : { name }) };
+}
+
+/** NotifyingDriver's COMMIT: `commit; select pg_notify(…)`, two statements for the extended protocol. */
+const COMMIT_THEN = /^commit; (select pg_notify\(.*)$/s;
+
+/**
+ * What a transaction holds back goes with its next statement, in one message: Kysely's `begin` (a round trip of its
+ * own otherwise, two per payment), and the writes deferWrite holds (src/db/compiled.ts). The next statement is sent
+ * after them, with one Sync for all (the extended protocol runs them in order; an error in any leaves the transaction
+ * aborted, fails that statement, and Kysely rolls back, as it would have). A COMMIT takes what is held too: executed
+ * in the extended protocol a COMMIT commits at once, and the notification that follows it (NotifyingDriver) runs
+ * after, outside the transaction, as in the simple protocol. A statement that cannot be sent so (a SAVEPOINT, any
+ * text without parameters) is sent after what is held, in a message of its own. A transaction that sends nothing
+ * before its COMMIT or ROLLBACK sends nothing at all; a ROLLBACK drops the writes held. Returns how to hold a write.
+ */
+function sendHeldWithNext(client: pg.PoolClient): (statement: Outgoing) => void {
+  const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+  const wire = (client as unknown as { connection: Wire }).connection;
+  const held: Outgoing[] = [];
+  let beginHeld = false;
+  (client as { query: unknown }).query = (...args: unknown[]) => {
+    const [config, values] = args;
+    if (config === 'begin' && args.length === 2 && Array.isArray(values) && values.length === 0 && held.length === 0) {
+      beginHeld = true;
+      held.push({ text: 'begin', values: [] });
+      return Promise.resolve(NOTHING_SENT);
+    }
+    if (held.length === 0) return query(...args);
+    const statements = held.splice(0);
+    const nothingSent = beginHeld;
+    beginHeld = false;
+    if (config === 'rollback' && args.length === 2) return nothingSent ? Promise.resolve(NOTHING_SENT) : query(...args);
+    if (config === 'commit' && args.length === 2 && nothingSent && statements.length === 1) return Promise.resolve(NOTHING_SENT);
+    let next = outgoing(args);
+    let after: Outgoing | undefined;
+    const commitThen = next && next.values.length === 0 ? COMMIT_THEN.exec(next.text) : null;
+    if (commitThen) {
+      next = { text: 'commit', values: [] };
+      after = { text: commitThen[1]!, values: [] };
+    } else if (next && next.values.length === 0 && next.name === undefined && next.text !== 'commit') next = undefined;
+    if (!next) return sendInOneMessage(query, wire, statements).then(() => query(...args));
+    const all = [...statements, next, ...(after ? [after] : [])];
+    return sendInOneMessage(query, wire, all).then((results) => results[statements.length] ?? NOTHING_SENT);
+  };
+  return (statement) => held.push(statement);
 }
 
 /**
- * readAll's statements (src/db/compiled.ts) in one message: Parse (unless run by a name the connection has prepared),
- * Bind, Describe and Execute of each, then one Sync; each statement's rows, in order. pg records one name per query
- * as parsed when PostgreSQL confirms a Parse (its `name` and `text`): so among the statements kept prepared and not yet
- * prepared on this connection, the first is prepared by name, its Parse sent first of all (no other ParseComplete can
- * precede its own), and the others run unnamed this time, prepared by a later batch or a run of their own. An error
- * (PostgreSQL skips the rest up to the Sync) fails the batch; a prepared `select *` whose table's columns changed runs
- * the batch again with every statement unnamed, its texts run unnamed from then on (keepPreparedOn).
+ * readAll's statements (src/db/compiled.ts) in one message (sendInOneMessage). A prepared `select *` whose table's
+ * columns changed runs the batch again with every statement unnamed, its texts run unnamed from then on
+ * (keepPreparedOn).
  */
 function runBatchesOn(client: pg.PoolClient, prepared: PreparedTexts): void {
   const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
-  const wire = (client as unknown as { connection: BatchWire }).connection;
-  const send = (statements: readonly BoundStatement<unknown>[], named: boolean): Promise<unknown> => {
-    const names = statements.map((s) => (named ? prepared.nameOf(s.sql, s.parameters.length) : undefined));
-    const toPrepare = names.findIndex((name) => name !== undefined && wire.parsedStatements[name] === undefined);
-    return new Promise((resolve, reject) => {
-      // name and text: those of the one statement this batch prepares, read by pg on its ParseComplete and on an error.
-      const first = toPrepare >= 0 ? { name: names[toPrepare], text: statements[toPrepare]!.sql } : { text: STATEMENT_BATCH };
-      // Never the simple protocol, which pg would pick for a query without parameters.
-      Object.assign(first, { queryMode: 'extended' });
-      const batch = new pg.Query(first as pg.QueryConfig, undefined, (error: Error | undefined, results: unknown) => {
-        if (error) {
-          if (named && resultTypeChanged(error)) {
-            statements.forEach((s, i) => names[i] !== undefined && prepared.refuse(s.sql));
-            send(statements, false).then(resolve, reject);
-          } else reject(error);
-          return;
-        }
-        const all = (Array.isArray(results) ? results : [results]) as Array<{ rows: unknown[] }>;
-        resolve({ command: 'SELECT', rowCount: all.length, rows: all.map((r) => r.rows) });
-      });
-      (batch as unknown as { prepare(connection: BatchWire): void }).prepare = function (this: unknown, connection: BatchWire) {
-        if (toPrepare >= 0) {
-          connection.parse({ text: statements[toPrepare]!.sql, name: names[toPrepare] } as { text: string });
-          (connection as unknown as { submittedNamedStatements: Record<string, string> }).submittedNamedStatements[names[toPrepare]!] = statements[toPrepare]!.sql;
-        }
-        statements.forEach((statement, i) => {
-          const name = names[i] !== undefined && (i === toPrepare || wire.parsedStatements[names[i]!] !== undefined) ? names[i] : undefined;
-          if (name === undefined) connection.parse({ text: statement.sql });
-          connection.bind({ statement: name, values: statement.parameters, valueMapper: prepareValue });
-          connection.describe({ type: 'P', name: '' });
-          connection.execute({});
-        });
-        connection.sync();
-      };
-      void query(batch);
+  const wire = (client as unknown as { connection: Wire }).connection;
+  const send = async (statements: readonly BoundStatement<unknown>[], named: boolean): Promise<unknown> => {
+    const outgoing = statements.map((s): Outgoing => {
+      const name = named ? prepared.nameOf(s.sql, s.parameters.length) : undefined;
+      return { text: s.sql, values: s.parameters, ...(name === undefined ? {} : { name }) };
     });
+    try {
+      const all = await sendInOneMessage(query, wire, outgoing);
+      return { command: 'SELECT', rowCount: all.length, rows: all.map((r) => r.rows) };
+    } catch (error) {
+      if (!named || !resultTypeChanged(error)) throw error;
+      outgoing.forEach((s) => s.name !== undefined && prepared.refuse(s.text));
+      return send(statements, false);
+    }
   };
   (client as { query: unknown }).query = (...args: unknown[]) => {
     const [text, values] = args;
     if (text !== STATEMENT_BATCH || args.length !== 2 || !Array.isArray(values)) return query(...args);
     return send(values[0] as BoundStatement<unknown>[], true);
+  };
+}
+
+/**
+ * deferWrite's statements (src/db/compiled.ts) held on the connection until the transaction's next statement
+ * (sendHeldWithNext), under the name they are kept prepared by. A write to a reference table runs at once, so that the
+ * reference stamp sees it (PostgresReferenceStamp.track).
+ */
+function holdDeferredOn(client: pg.PoolClient, prepared: PreparedTexts, hold: (statement: Outgoing) => void): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+  (client as { query: unknown }).query = (...args: unknown[]) => {
+    const [text, values] = args;
+    if (text !== DEFERRED_WRITE || args.length !== 2 || !Array.isArray(values)) return query(...args);
+    const statement = values[0] as BoundStatement<unknown>;
+    if (REFERENCE_TABLES.test(statement.sql)) return query(statement.sql, [...statement.parameters]);
+    const name = prepared.nameOf(statement.sql, statement.parameters.length);
+    hold({ text: statement.sql, values: statement.parameters, ...(name === undefined ? {} : { name }) });
+    return Promise.resolve(NOTHING_SENT);
   };
 }
 

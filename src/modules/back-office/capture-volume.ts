@@ -46,7 +46,8 @@ const add = compiledQuery((db, p: { merchant_id: string; mode: Mode; hour: strin
 /** Adds a payment just captured (its row as written, captured_at on its test clock if it has one) to its hour. */
 export async function addCapture(trx: Trx, row: PaymentRow): Promise<void> {
   if (row.captured_at === null) return;
-  await add.run(trx, {
+  // No answer read: on PostgreSQL it goes with the capture's next statement (deferWrite).
+  await add.defer(trx, {
     merchant_id: row.merchant_id, mode: row.mode, hour: hourOf(row.captured_at), store_key: row.store_id ?? '', currency: row.currency,
     slot: slotOf(trx), amount: row.captured_amount,
   });

@@ -11,8 +11,8 @@
 //   release (settlement)            merchant_pending → merchant_available
 //   platform_share, platform_commission  merchant ⇄ platform_clearing (a split payment between a platform and its sellers:
 //                                   what one side's transactions put there the other's take out, per payment)
-import { CompiledQuery, PostgresAdapter } from 'kysely';
-import { compiledQuery, type CompiledStatement } from '../../db/compiled.js';
+import { PostgresAdapter } from 'kysely';
+import { compiledQuery, deferWrite, type CompiledStatement } from '../../db/compiled.js';
 import type { Trx } from '../../db/database.js';
 import { newTimeOrderedId } from '../../shared/ids.js';
 import { isCurrency, toEurCents } from '../../shared/money.js';
@@ -211,7 +211,8 @@ function sqliteInsert(table: LedgerTable, rows: number): CompiledStatement<unkno
 async function writeLedger(trx: Trx, rows: LedgerRows): Promise<void> {
   if (trx.getExecutor().adapter instanceof PostgresAdapter) {
     const parameters = (Object.keys(LEDGER_COLUMNS) as LedgerTable[]).flatMap((table) => columnsOf(rows[table], LEDGER_COLUMNS[table].length));
-    await trx.executeQuery(CompiledQuery.raw(WRITE_LEDGER_PG, parameters));
+    // No answer read: it goes with the transaction's next statement (deferWrite).
+    await deferWrite(trx, { sql: WRITE_LEDGER_PG, parameters });
     return;
   }
   for (const table of Object.keys(LEDGER_COLUMNS) as LedgerTable[]) {

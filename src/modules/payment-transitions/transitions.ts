@@ -157,7 +157,8 @@ export async function authorize(trx: Trx, input: AuthorizeInput): Promise<Paymen
   }));
   // A MANUAL payment's session is done once authorized; an AUTO one's once captured.
   if (row.session_id && row.capture_mode === 'MANUAL') {
-    await completeSession.run(trx, { id: row.session_id, at: now });
+    // No answer read: on PostgreSQL it goes with the COMMIT (deferWrite).
+    await completeSession.defer(trx, { id: row.session_id, at: now });
   }
   return row;
 }
