@@ -50,10 +50,10 @@ type ClaimedRow = Pick<PaymentRow, 'id' | 'mode' | 'session_id' | 'authorized_am
 
 /**
  * The capture claim's UPDATE, compiled once per shape (src/db/compiled.ts): for a key bound to a store or not, with a
- * partial amount or not. Every capture takes it. It returns only the columns the capture reads, not the whole row (on
- * SQLite each column returned is copied out of the row and into an object: the whole row was twice the statement's
- * time of the update itself), and the session's expiry (a sub-select in RETURNING, on both databases): a session's
- * expires_at is written once, at its creation, so the capture's answer shows it without reading it again.
+ * partial amount or not. Every capture takes it. It returns only the columns the capture reads, not the whole row (each
+ * column returned is read out of the row and made a property of an object: on SQLite the statement took twice as long
+ * returning all 48), and the session's expiry (a sub-select in RETURNING, on both databases): a session's expires_at
+ * is written once, at its creation, so the capture's answer shows it without reading it again.
  */
 const captureClaims = new Map<string, CompiledStatement<ClaimValues, ClaimedRow>>();
 function captureClaim(inStore: boolean, withAmount: boolean): CompiledStatement<ClaimValues, ClaimedRow> {
