@@ -59,8 +59,8 @@ eachDatabase('card tokens', (dialect) => {
     const clock = new ManualClock(new Date('2026-05-01T08:00:00Z'));
     const { t, m } = withMerchantApp(dialect, { clock, env: { MOTU_TOKENS_PER_SESSION: String(BOUND), MOTU_TOKENS_PER_MINUTE: '10000' } });
 
-    const token = (session: string | undefined, mode = 'test') =>
-      t.api(undefined, 'POST', '/acquirer/v1/tokens', { ...CARD, mode, ...(session === undefined ? {} : { session }) });
+    const token = (session: string | undefined, mode = 'test', card: Partial<typeof CARD> = {}) =>
+      t.api(undefined, 'POST', '/acquirer/v1/tokens', { ...CARD, ...card, mode, ...(session === undefined ? {} : { session }) });
     const rows = async () => [await count(t, 'acquirer_tokens'), await count(t, 'acquirer_cards')];
     const issued = async (sessionId: string) =>
       (await t.db.kysely.selectFrom('payment_sessions').select('tokens_issued').where('id', '=', sessionId).executeTakeFirstOrThrow()).tokens_issued;
@@ -118,6 +118,21 @@ eachDatabase('card tokens', (dialect) => {
         assert.equal(res.body.code, 'SESSION_EXPIRED');
       }
       assert.deepEqual(await rows(), before);
+    });
+
+    test('a card number the acquirer refuses spends a token all the same; a spent session refuses it as spent, not as invalid', async () => {
+      const { sessionId } = await createSession(t, m.testKey);
+      const before = await rows();
+      const invalid = await token(sessionId, 'test', { number: '4242424242424241' });
+      assert.equal(invalid.status, 400, JSON.stringify(invalid.body));
+      assert.equal(invalid.body.code, 'VALIDATION_ERROR');
+      assert.deepEqual(await rows(), before, 'no card kept');
+      assert.equal(await issued(sessionId), 1, "a card tester's try counts");
+      for (let i = 1; i < BOUND; i++) assert.equal((await token(sessionId)).status, 201);
+      const spent = await token(sessionId, 'test', { number: '4242424242424241' });
+      assert.equal(spent.status, 429, JSON.stringify(spent.body));
+      assert.equal(spent.body.code, 'TOO_MANY_ATTEMPTS');
+      assert.equal(await issued(sessionId), BOUND);
     });
 
     test(`20 requests of one session at once: exactly ${BOUND} tokens, the others 429`, async () => {

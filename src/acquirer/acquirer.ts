@@ -77,6 +77,13 @@ export interface CardInfo {
   fingerprint: string;
 }
 
+/**
+ * The card-token slot of the session the card is typed for (src/modules/sessions/token-budget.ts), taken on the handle
+ * given; throws when the session has none left. A connector that writes its cards to Motu's database takes it in the
+ * same write as the card.
+ */
+export type TokenSlot = (q: Kysely<DB>) => Promise<void>;
+
 export interface TokenizeInput {
   mode: Mode;
   number: string;
@@ -215,7 +222,8 @@ export interface Acquirer {
    * spent when the outcome is recorded, not before a call that only reads it. Absent: a token is authorized by the call.
    */
   readonly widgetTokens?: boolean;
-  tokenize(input: TokenizeInput): Promise<TokenizeResult>;
+  /** `slot`: spent before the card is kept, whatever the answer (a number refused included); none for a connector that takes no card here. */
+  tokenize(input: TokenizeInput, slot?: TokenSlot): Promise<TokenizeResult>;
   /** Card details behind a token or a saved card reference, without consuming the token. */
   describe(mode: Mode, source: CardSource): Promise<CardInfo | null>;
   /** Zero-amount verification (ACCOUNT_VERIFICATION): no authorization, nothing to refund; keeps the card. */

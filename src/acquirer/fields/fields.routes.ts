@@ -127,10 +127,9 @@ ${field === 'number' ? '<span class="brand" id="brand" aria-live="polite"></span
         // Live cards are never typed here: a live connector takes them in its own widget (503, before any slot is spent).
         if (card.mode === 'live') throw liveCardsElsewhere();
         const acquirer = acquirers.forMode(card.mode);
-        // Before anything is written: a refused session leaves no row behind. A slot is spent whatever the acquirer
-        // then answers (a number it refuses included): a card tester's tries count.
-        await limits.takeTokenSlot(session, card.mode);
-        const result = await acquirer.tokenize(card);
+        // A refused session leaves no row behind. A slot is spent whatever the acquirer then answers (a number it
+        // refuses included): a card tester's tries count. The acquirer takes it in the write of the card and its token.
+        const result = await acquirer.tokenize(card, (q) => limits.takeTokenSlot(session, card.mode, q));
         reply.header('cache-control', 'no-store');
         return reply.code(201).send({
           token: result.token, brand: result.brand, network: result.network, networks: result.networks, last4: result.last4,

@@ -42,14 +42,18 @@ const CANCELLABLE_PENDING = transitions.AWAITING_CARD;
 
 interface ClaimValues { id: string; merchantId: string; mode: Mode; storeId: string; at: string; abandoned: string; amount: number }
 
-/** The claimed payment, with its session's expiry (null without a session), which the capture's answer shows. */
-type ClaimedRow = PaymentRow & { session_expires_at: string | null };
+/**
+ * What a capture reads of the payment it claimed: the acquirer's authorization to capture and how much was
+ * authorized, and its session with that session's expiry (null without a session), which the capture's answer shows.
+ */
+type ClaimedRow = Pick<PaymentRow, 'id' | 'mode' | 'session_id' | 'authorized_amount' | 'acquirer_authorization_id'> & { session_expires_at: string | null };
 
 /**
  * The capture claim's UPDATE, compiled once per shape (src/db/compiled.ts): for a key bound to a store or not, with a
- * partial amount or not. Every capture takes it. It returns the session's expiry too (a sub-select in RETURNING, on
- * both databases): a session's expires_at is written once, at its creation, so the capture's answer shows it without
- * reading it again.
+ * partial amount or not. Every capture takes it. It returns only the columns the capture reads, not the whole row (each
+ * column returned is read out of the row and made a property of an object: on SQLite the statement took twice as long
+ * returning all 48), and the session's expiry (a sub-select in RETURNING, on both databases): a session's expires_at
+ * is written once, at its creation, so the capture's answer shows it without reading it again.
  */
 const captureClaims = new Map<string, CompiledStatement<ClaimValues, ClaimedRow>>();
 function captureClaim(inStore: boolean, withAmount: boolean): CompiledStatement<ClaimValues, ClaimedRow> {
@@ -62,7 +66,7 @@ function captureClaim(inStore: boolean, withAmount: boolean): CompiledStatement<
       .where('status', '=', 'transit').where('acquirer_authorization_id', 'is not', null)
       .where((eb) => eb.or([eb('operation', 'is', null), eb('operation_at', 'is', null), eb('operation_at', '<=', p.abandoned)]))
       .$if(withAmount, (qb) => qb.where('authorized_amount', '>=', p.amount))
-      .returningAll()
+      .returning(['id', 'mode', 'session_id', 'authorized_amount', 'acquirer_authorization_id'])
       .returning((eb) => eb.selectFrom('payment_sessions').select('payment_sessions.expires_at')
         .whereRef('payment_sessions.id', '=', 'payments.session_id').as('session_expires_at')));
     captureClaims.set(key, statement);
