@@ -50,11 +50,16 @@ export async function actingPrincipal(request: FastifyRequest, key: Principal, s
   if (key.storeId) {
     throw new AppError('PERMISSION_DENIED', "A key bound to a store cannot act for another account; use the agency's unbound key");
   }
+  let seen = gate?.changesSeen ?? 0;
   let standing = await standingOf(key.merchantId, account, key.mode);
   // A change under an active mandate is admitted through the gate: it waits for a revocation or a change of scopes
-  // under way, and is checked again after it; a revocation waits for the changes admitted before it.
+  // under way, and is checked again after it (or after one that ended while the mandate was being read); a revocation
+  // waits for the changes admitted before it.
   if (gate && standing.status === 'active' && request.method !== 'GET' && request.method !== 'HEAD') {
-    while (standing.status === 'active' && !(await gate.enter(standing.mandateId))) standing = await standingOf(key.merchantId, account, key.mode);
+    while (standing.status === 'active' && !(await gate.enter(standing.mandateId, seen))) {
+      seen = gate.changesSeen;
+      standing = await standingOf(key.merchantId, account, key.mode);
+    }
     if (standing.status === 'active') {
       const mandateId = standing.mandateId;
       let left = false;

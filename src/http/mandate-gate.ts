@@ -7,15 +7,27 @@ export class MandateGate {
   private readonly inFlight = new Map<string, number>();
   private readonly changing = new Map<string, Promise<void>>();
   private readonly drained = new Map<string, () => void>();
+  /** Counts the changes ended in this process, of any mandate: a call reads it before it reads its mandate. */
+  #changes = 0;
 
-  /** Admits a call under the mandate; false when it had to wait for a change (the caller checks the mandate again). */
-  async enter(mandateId: string): Promise<boolean> {
+  /** Taken before a call reads its mandate, and handed to `enter`. */
+  get changesSeen(): number {
+    return this.#changes;
+  }
+
+  /**
+   * Admits a call under the mandate; false when the mandate it read may be stale (the caller checks it again): it had to
+   * wait for a change, or a change ended between its read of the mandate (`seen`, changesSeen before that read) and now.
+   * Without the second case, a change that began and committed while the call was reading its mandate would find no
+   * call to wait for, and the call would then be admitted under the mandate as it was before.
+   */
+  async enter(mandateId: string, seen: number): Promise<boolean> {
     let waited = false;
     for (let change = this.changing.get(mandateId); change; change = this.changing.get(mandateId)) {
       waited = true;
       await change;
     }
-    if (waited) return false;
+    if (waited || this.#changes !== seen) return false;
     this.inFlight.set(mandateId, (this.inFlight.get(mandateId) ?? 0) + 1);
     return true;
   }
@@ -44,6 +56,7 @@ export class MandateGate {
       }
       return await fn();
     } finally {
+      this.#changes += 1;
       this.drained.delete(mandateId);
       this.changing.delete(mandateId);
       done();
