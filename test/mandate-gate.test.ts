@@ -24,7 +24,7 @@ describe('mandate gate', () => {
     const seen = gate.changesSeen;
     const late = gate.enter('mdt_1', seen).then((admitted) => { order.push(`late call admitted: ${admitted}`); });
     await new Promise((r) => setTimeout(r, 20));
-    assert.deepEqual(order, [], 'the revocation waits for the call in flight');
+    assert.equal(order.length, 0, 'the revocation waits for the call in flight');
     order.push('first call done');
     gate.leave('mdt_1');
     await revocation;
