@@ -137,7 +137,7 @@ async function claimPending(ctx: DeliveryContext, busy: ReadonlyMap<string, numb
     // SQLite binds no arrays: the lists go as JSON, read by json_each.
     rows = await db.transaction(async (trx) => {
       const due = saturated.length === 0
-        ? await duePendingSqlite.execute(trx, { now: lease.nowIso, limit })
+        ? await duePendingSqlite.execute(trx, { now: lease.nowIso, saturated: '[]', limit })
         : await duePendingOfOthersSqlite.execute(trx, { now: lease.nowIso, saturated: JSON.stringify(saturated), limit });
       const within = withinBound(due, busy, perTarget);
       if (within.length === 0) return [];
@@ -152,33 +152,24 @@ async function claimPending(ctx: DeliveryContext, busy: ReadonlyMap<string, numb
   return { claimed, more: claimed.length === limit };
 }
 
-// SQLite: the pending rows due, in due order, read from `webhook_deliveries_pending` alone but for their endpoint's
-// state, looked up by primary key for each row read (a list of the endpoints in service would be built from the whole
-// table at every claim, however few rows were due). Two texts, both prepared once: without a target to pass over
-// (nearly always) the statement reads no JSON list.
-
-/** SQLite: the pending rows due, in due order. */
-const duePendingSqlite = compiledQuery((db, p: { now: string; limit: number }) => ({
+/**
+ * SQLite: the pending rows due, in due order, but those of the `saturated` targets (a JSON array) when `passOver`. Read
+ * from `webhook_deliveries_pending` alone but for their endpoint's state, looked up by primary key for each row read (a
+ * list of the endpoints in service would be built from the whole table at every claim, however few rows were due). Two
+ * texts, both prepared once: without a target to pass over (nearly always) the statement reads no JSON list.
+ */
+const duePending = (passOver: boolean) => compiledQuery((db, p: { now: string; saturated: string; limit: number }) => ({
   compile: () => sql<{ rid: number; target_key: string }>`
     select d.rowid as rid, d.target_key
     from webhook_deliveries d
     where d.status = 'pending' and d.next_attempt_at <= ${p.now}
       and (d.endpoint_id is null or exists (select 1 from webhook_endpoints w where w.id = d.endpoint_id and w.enabled = 1))
+      ${passOver ? sql`and d.target_key not in (select value from json_each(${p.saturated}))` : sql``}
     order by d.next_attempt_at, d.event_seq
     limit ${p.limit}`.compile(db),
 }));
-
-/** SQLite: the pending rows due, in due order, but those of the `saturated` targets (a JSON array). */
-const duePendingOfOthersSqlite = compiledQuery((db, p: { now: string; saturated: string; limit: number }) => ({
-  compile: () => sql<{ rid: number; target_key: string }>`
-    select d.rowid as rid, d.target_key
-    from webhook_deliveries d
-    where d.status = 'pending' and d.next_attempt_at <= ${p.now}
-      and (d.endpoint_id is null or exists (select 1 from webhook_endpoints w where w.id = d.endpoint_id and w.enabled = 1))
-      and d.target_key not in (select value from json_each(${p.saturated}))
-    order by d.next_attempt_at, d.event_seq
-    limit ${p.limit}`.compile(db),
-}));
+const duePendingSqlite = duePending(false);
+const duePendingOfOthersSqlite = duePending(true);
 
 /** SQLite: the rows of `rowids` (a JSON array) claimed, returned with their event's body. */
 const stampSqlite = compiledQuery((db, p: { rowids: string; token: string; leaseUntil: string; now: string }) => ({
