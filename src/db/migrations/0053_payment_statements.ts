@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { isPostgres } from './dialect.js';
 
-// Fewer statements per card payment (docs/performance.md, "Session 2026-11-28: statements per payment"):
+// Fewer statements per card payment (docs/performance.md, History, "2026-11-28: statements per payment"):
 // - `payments_captured` (migration 0050) was the back-office home's 30-day volume, read from the captured payments; the
 //   home reads capture_volume since migration 0052, and no other query names a merchant's captured payments by date.
 //   Every capture still wrote it (one of the four indexes its UPDATE of payments changes): dropped. A partial index is

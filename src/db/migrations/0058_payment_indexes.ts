@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
-// The indexes a card payment writes (docs/performance.md, "Session 2026-11-28 (evening): the indexes a payment
-// writes"). Every row a payment inserts, and every change of an indexed column, writes an entry in each index of its
+// The indexes a card payment writes (docs/performance.md, History, "2026-11-28 (evening): the indexes a
+// payment writes"). Every row a payment inserts, and every change of an indexed column, writes an entry in each index of its
 // table; these held rows no query looks for, or served one query another index serves as well:
 // - `payments_test_clock`, `payment_sessions_test_clock` (test_clock_id) and `payments_subscription`
 //   (subscription_id, due_date) held an entry for every payment and session, nearly all of them null: every query of
