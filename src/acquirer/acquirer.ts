@@ -230,8 +230,16 @@ export interface LocalRecords {
    * (idempotency references stay with `authorize`, which reads a concurrent call's authorization back).
    */
   authorizeIn(trx: Kysely<DB>, input: AuthorizeInput): Promise<AuthorizationOutcome>;
-  /** capture, on `trx`. */
-  captureIn(trx: Kysely<DB>, input: { mode: Mode; authorizationId: string; amount: number }): Promise<OperationResult>;
+  /**
+   * capture as one statement on `trx`, for the caller to send along with its own record of it (src/db/compiled.ts,
+   * `alongside`: on PostgreSQL one round trip for both), and what its answer (the rows it changed) means; a refusal
+   * undoes the caller's transaction. `amount`: a positive integer, at most what was authorized (the caller's claim
+   * checked both).
+   */
+  captureStatement(trx: Kysely<DB>, input: { mode: Mode; authorizationId: string; amount: number }): {
+    statement: BoundStatement<unknown>;
+    answer(changed: number): OperationResult;
+  };
 }
 
 /** The acquirer's LocalRecords when its rows are in `db`, for a caller that writes there; undefined otherwise. */

@@ -333,16 +333,19 @@ export class SimulatorAcquirer implements Acquirer, LocalRecords {
   }
 
   async capture(input: { mode: Mode; authorizationId: string; amount: number }): Promise<OperationResult> {
-    // Database.singleWrite: on SQLite a turn of the group commit, not a commit and an fsync of its own on the event loop.
-    return this.db.singleWrite((q) => this.captureIn(q, input));
-  }
-
-  /** capture on the caller's transaction (LocalRecords). */
-  async captureIn(q: Kysely<DB>, input: { mode: Mode; authorizationId: string; amount: number }): Promise<OperationResult> {
     if (!Number.isInteger(input.amount) || input.amount <= 0) return { ok: false, reason: 'amount must be a positive integer' };
     const now = iso(this.clock.now());
-    const changed = await captureAuthorization.run(q, { id: input.authorizationId, mode: input.mode, amount: input.amount, now });
-    return changed === 1 ? { ok: true } : { ok: false, reason: 'not an uncaptured authorization of at least this amount' };
+    // Database.singleWrite: on SQLite a turn of the group commit, not a commit and an fsync of its own on the event loop.
+    return captureAnswer(await this.db.singleWrite((q) => captureAuthorization.run(q, { id: input.authorizationId, mode: input.mode, amount: input.amount, now })));
+  }
+
+  /** capture as a statement on the caller's transaction (LocalRecords). */
+  captureStatement(q: Kysely<DB>, input: { mode: Mode; authorizationId: string; amount: number }) {
+    const now = iso(this.clock.now());
+    return {
+      statement: captureAuthorization.bind(q, { id: input.authorizationId, mode: input.mode, amount: input.amount, now }) as BoundStatement<unknown>,
+      answer: captureAnswer,
+    };
   }
 
   async cancel(input: { mode: Mode; authorizationId: string }): Promise<OperationResult> {
@@ -501,6 +504,11 @@ export class SimulatorAcquirer implements Acquirer, LocalRecords {
     }
     return (await read())!.value;
   }
+}
+
+/** A capture's answer from the rows its update changed. */
+function captureAnswer(changed: number): OperationResult {
+  return changed === 1 ? { ok: true } : { ok: false, reason: 'not an uncaptured authorization of at least this amount' };
 }
 
 /** The answer to a source that names no usable card. */

@@ -11,7 +11,7 @@ import type { Acquirers } from '../../acquirer/acquirers.js';
 import type { Kysely } from 'kysely';
 import type { Database, Trx } from '../../db/database.js';
 import type { DB } from '../../db/schema.js';
-import { compiledQuery, readAll, readsInOneMessage } from '../../db/compiled.js';
+import { alongside, compiledQuery, readAll, readsInOneMessage } from '../../db/compiled.js';
 import { readTogether } from '../../db/together.js';
 import { undoable } from '../../db/undo.js';
 import { ReferenceCache } from '../../db/reference-cache.js';
@@ -270,8 +270,11 @@ export class CheckoutService {
     type Done = { outcome: Exclude<AuthorizationOutcome, Answered> } | { outcome: Answered; recorded: PaymentRow | null | 'recorded' };
     const result = await undoable(this.db, async (trx, undo: (outcome: AuthorizationOutcome | null) => never): Promise<Done> => {
       if (this.db.caps.multiProcess) await lockPayment.defer(trx, { id: payment.id });
-      if (await takeCardAttempt.run(trx, { id: session.id, maxCardAttempts: this.config.maxCardAttempts }) !== 1) undo(null);
-      const outcome = await local.authorizeIn(trx, input);
+      // The attempt's increment, then the acquirer's statements; on PostgreSQL the increment goes with the first of them
+      // (alongside), and an attempt not taken undoes what they wrote.
+      const attempt = takeCardAttempt.bind(trx, { id: session.id, maxCardAttempts: this.config.maxCardAttempts });
+      const [taken, outcome] = await alongside(trx, attempt, () => local.authorizeIn(trx, input));
+      if (taken.changed !== 1) undo(null);
       if (outcome.status === 'error') {
         // A token the acquirer did not take (unknown, expired, or spent by the same card's first click) sent no card to
         // the bank: its attempt is not spent, so a double click on Pay costs the payer one card, not two.
@@ -508,21 +511,25 @@ export class CheckoutService {
     const release = () => this.db.transaction((trx) => transitions.releaseClaim(trx, payment.id, 'capture'));
     const local = localRecords(acquirer, this.db);
     if (local) {
-      // The acquirer's capture and Motu's record of it in one transaction (LocalRecords); refused, the claim is released
-      // in it instead. Failed, nothing of it is kept, and the claim is released as below.
+      // The acquirer's capture and Motu's record of it in one transaction (LocalRecords), sent together (alongside). Refused
+      // or failed, nothing of it is kept, and the claim is released as below.
+      let captured: { done: PaymentRow | null } | { undone: undefined };
       try {
-        return await this.db.transaction(async (trx) => {
-          const result = await local.captureIn(trx, { mode: payment.mode, authorizationId: payment.acquirer_authorization_id!, amount: payment.amount });
-          if (!result.ok) {
-            await transitions.releaseClaim(trx, payment.id, 'capture');
-            return null;
-          }
-          return transitions.capture(trx, { paymentId: payment.id, amount: payment.amount, operation: 'capture', at: this.clock.now(), feeTerms: this.feeTerms });
+        captured = await undoable(this.db, async (trx, undo: (value: undefined) => never) => {
+          const { statement, answer } = local.captureStatement(trx, { mode: payment.mode, authorizationId: payment.acquirer_authorization_id!, amount: payment.amount });
+          const [changed, row] = await alongside(trx, statement, () => transitions.capture(trx, {
+            paymentId: payment.id, amount: payment.amount, operation: 'capture', at: this.clock.now(), feeTerms: this.feeTerms,
+          }));
+          if (!answer(changed.changed).ok) undo(undefined);
+          return row;
         });
       } catch (err) {
         await release();
         throw err;
       }
+      if ('done' in captured) return captured.done;
+      await release(); // stays in transit; the lifecycle's capture can retry
+      return null;
     }
     let result: OperationResult;
     try {
