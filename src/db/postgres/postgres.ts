@@ -313,7 +313,8 @@ const COMMIT_THEN = /^commit; (select pg_notify\(.*)$/s;
 
 /**
  * What a transaction holds back goes with its next statement, in one message: Kysely's `begin` (a round trip of its
- * own otherwise, two per payment), and the writes deferWrite holds (src/db/compiled.ts). The next statement is sent
+ * own otherwise, two per payment), the writes deferWrite holds and the statements alongside holds, which are given
+ * their answers once the message is answered (src/db/compiled.ts). The next statement is sent
  * after them, with one Sync for all (the extended protocol runs them in order; an error in any leaves the transaction
  * aborted, fails that statement, and Kysely rolls back, as it would have). A COMMIT takes what is held too: executed
  * in the extended protocol a COMMIT commits at once, and the notification that follows it (NotifyingDriver) runs
