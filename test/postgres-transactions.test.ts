@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { sql, type Kysely } from 'kysely';
-import { compiledQuery, deferWrite } from '../src/db/compiled.js';
+import { alongside, compiledQuery, deferWrite } from '../src/db/compiled.js';
 import type { DB } from '../src/db/schema.js';
 import { notifyAfterCommit } from '../src/db/notify.js';
 import { transactionIndex } from '../src/db/postgres/postgres.js';
@@ -97,6 +97,46 @@ describe('transactions [postgres]', { skip: !process.env.DATABASE_URL && 'needs 
       assert.deepEqual(rows, expected);
       await eventually('each notification is heard', () => heard.length === 4, 5000, 10);
       assert.equal((await named(one.kysely, 'tx-dropped-0')).length, 0);
+      await one.kysely.deleteFrom('settings').where('name', 'like', 'tx-%').execute();
+    } finally {
+      await one.close();
+    }
+  });
+
+  it('a statement sent alongside the next one (alongside) runs first, is given its answer, and fails or rolls back with its transaction', async () => {
+    const insert = compiledQuery((db, p: { name: string }) => db.insertInto('settings').values({ name: p.name, value: 'x' }));
+    const rename = compiledQuery((db, p: { from: string; to: string }) => db.updateTable('settings').set({ name: p.to }).where('name', '=', p.from));
+    const named = (db: Kysely<DB>, name: string) => db.selectFrom('settings').select('name').where('name', '=', name).execute();
+    const one = database.db.withPool(1);
+    const sent: string[] = [];
+    try {
+      for (let i = 0; i < 4; i++) { // prepared by name on the connection from a run on (PreparedTexts)
+        await insert.run(one.kysely, { name: `tx-side-${i}` });
+        await one.transaction(async (trx) => {
+          const [renamed, seen] = await alongside(trx, rename.bind(trx, { from: `tx-side-${i}`, to: `tx-moved-${i}` }), () => named(trx, `tx-moved-${i}`));
+          assert.equal(renamed.changed, 1, 'its answer: one row changed');
+          assert.equal(seen.length, 1, 'the next statement sees what it wrote');
+          const [none] = await alongside(trx, rename.bind(trx, { from: 'tx-nothing', to: 'tx-never' }), () => named(trx, 'tx-never'));
+          assert.equal(none.changed, 0);
+        });
+        // Its failure fails the statement it went with, and the transaction.
+        await assert.rejects(one.transaction(async (trx) => {
+          await alongside(trx, insert.bind(trx, { name: `tx-moved-${i}` }), () => named(trx, 'tx-anything'));
+        }), (error: { code?: string }) => error.code === '23505');
+        // Undone once its answer is read: nothing of the transaction stays.
+        await assert.rejects(one.transaction(async (trx) => {
+          const [renamed] = await alongside(trx, rename.bind(trx, { from: `tx-moved-${i}`, to: `tx-undone-${i}` }), () => insert.run(trx, { name: `tx-lost-${i}` }));
+          sent.push(`${renamed.changed}`);
+          throw new Error('undo');
+        }), /undo/);
+        // Nothing sent after it: the caller is told, instead of waiting for an answer that cannot come.
+        await assert.rejects(one.transaction(async (trx) => {
+          await alongside(trx, insert.bind(trx, { name: `tx-orphan-${i}` }), async () => undefined);
+        }), /no statement followed/);
+      }
+      assert.deepEqual(sent, ['1', '1', '1', '1']);
+      const rows = (await one.kysely.selectFrom('settings').select('name').where('name', 'like', 'tx-%').orderBy('name').execute()).map((r) => r.name);
+      assert.deepEqual(rows, [0, 1, 2, 3].map((i) => `tx-moved-${i}`));
       await one.kysely.deleteFrom('settings').where('name', 'like', 'tx-%').execute();
     } finally {
       await one.close();

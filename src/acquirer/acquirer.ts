@@ -214,8 +214,43 @@ export interface SettlementLine {
   settledAt: string;
 }
 
+/**
+ * What an acquirer whose records are rows of Motu's own database (the simulator) offers beyond `Acquirer`: its
+ * authorization and its capture written on a transaction of the caller's, so that they commit with Motu's record of
+ * the same answer (the card attempt, the payment's transition, its event) or not at all. A remote acquirer's record
+ * stands whatever Motu does after it answered, which is why the checkout and the capture otherwise commit their steps
+ * apart (the attempt counted before the bank is asked, a claim before a capture, the answer recorded after); here the
+ * bank's record is one more row of the same transaction, and there is nothing to recover when a step fails.
+ */
+export interface LocalRecords {
+  /** Whether its rows are in `db`: only a transaction of that database may carry them. */
+  sharesDatabase(db: Database): boolean;
+  /**
+   * authorize, on `trx` (spending the token, writing the authorization): an answer of the same meaning. No `reference`
+   * (idempotency references stay with `authorize`, which reads a concurrent call's authorization back).
+   */
+  authorizeIn(trx: Kysely<DB>, input: AuthorizeInput): Promise<AuthorizationOutcome>;
+  /**
+   * capture as one statement on `trx`, for the caller to send along with its own record of it (src/db/compiled.ts,
+   * `alongside`: on PostgreSQL one round trip for both), and what its answer (the rows it changed) means; a refusal
+   * undoes the caller's transaction. `amount`: a positive integer, at most what was authorized (the caller's claim
+   * checked both).
+   */
+  captureStatement(trx: Kysely<DB>, input: { mode: Mode; authorizationId: string; amount: number }): {
+    statement: BoundStatement<unknown>;
+    answer(changed: number): OperationResult;
+  };
+}
+
+/** The acquirer's LocalRecords when its rows are in `db`, for a caller that writes there; undefined otherwise. */
+export function localRecords(acquirer: Acquirer, db: Database): LocalRecords | undefined {
+  return acquirer.local?.sharesDatabase(db) ? acquirer.local : undefined;
+}
+
 export interface Acquirer {
   readonly name: string;
+  /** Present when its records are rows of Motu's own database (LocalRecords). */
+  readonly local?: LocalRecords;
   /**
    * Its card tokens come from the acquirer's own widget, where the card was already authorized or refused: authorize
    * with one reads that outcome (the same each time) rather than making an authorization. A card attempt is then

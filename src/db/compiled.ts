@@ -296,6 +296,50 @@ export async function deferWrite(db: Kysely<DB>, statement: BoundStatement<unkno
   else await runText(db, statement.sql, statement.parameters);
 }
 
+/**
+ * The text a statement held back whose answer is wanted is handed to a PostgreSQL pooled connection under (its one
+ * parameter is a PipelinedStatement): only the transactions of `defersWrites` are given it (see `alongside`).
+ */
+export const PIPELINED = '/* motu: pipelined statement */';
+
+/** What a statement's answer says: its rows, and how many rows it changed (an UPDATE, an INSERT, a DELETE). */
+export interface Answer<O> {
+  rows: O[];
+  changed: number;
+}
+
+/** A statement held back by `alongside`, and where its answer goes once the message it was sent in is answered. */
+export interface PipelinedStatement extends BoundStatement<unknown> {
+  answered(answer: Answer<unknown>): void;
+  failed(error: unknown): void;
+}
+
+/**
+ * `statement`, then `next` (which sends at least one statement on `db` before it resolves), and both answers. Inside a
+ * transaction of defersWrites (PostgreSQL's) the statement is held back as deferWrite's are and goes in the same message
+ * as `next`'s first statement: one round trip for the two, when the statement's answer is not needed to write `next`'s
+ * (a check that undoes the transaction when it failed, say). It still runs first, on the same transaction; if it fails,
+ * that statement fails with its error. Anywhere else it runs now, then `next`.
+ */
+export async function alongside<O, T>(db: Kysely<DB>, statement: BoundStatement<O>, next: () => Promise<T>): Promise<[Answer<O>, T]> {
+  if (!deferringHandles.has(db)) {
+    const result = await runText(db, statement.sql, statement.parameters);
+    return [{ rows: result.rows as O[], changed: Number(result.numAffectedRows ?? 0n) }, await next()];
+  }
+  let answer: Answer<O> | undefined;
+  let error: { error: unknown } | undefined;
+  const held: PipelinedStatement = {
+    sql: statement.sql, parameters: statement.parameters,
+    answered: (given) => void (answer = given as Answer<O>),
+    failed: (given) => void (error = { error: given }),
+  };
+  await db.executeQuery(CompiledQuery.raw(PIPELINED, [held]));
+  const after = await next();
+  if (error) throw error.error;
+  if (!answer) throw new Error(`alongside: no statement followed the one held: ${statement.sql}`);
+  return [answer, after];
+}
+
 type RowsOf<T extends readonly BoundStatement<unknown>[]> = { [K in keyof T]: T[K] extends BoundStatement<infer O> ? O[] : never };
 
 /**

@@ -13,7 +13,7 @@ import { base62, pooledRandom } from '../../shared/ids.js';
 import { invalidField } from '../../shared/errors.js';
 import type {
   Acquirer, AuthorizationOutcome, AuthorizationView, AuthorizeInput, CardInfo, CardNetwork, CardSource, DisputeNotice,
-  OperationResult, RefundInput, RefundView, RefusalCode, SettlementLine, TokenizeInput, TokenizeResult, TokenSlot, VerifyOutcome,
+  LocalRecords, OperationResult, RefundInput, RefundView, RefusalCode, SettlementLine, TokenizeInput, TokenizeResult, TokenSlot, VerifyOutcome,
 } from '../acquirer.js';
 import { REFUSAL_MESSAGES } from '../acquirer.js';
 import type { AcquirerAuthorizationRow, AcquirerAuthorizationsTable, AcquirerCardRow } from '../acquirer.table.js';
@@ -74,8 +74,10 @@ export interface SimulatorOptions {
   settlementDelaySeconds: number;
 }
 
-export class SimulatorAcquirer implements Acquirer {
+export class SimulatorAcquirer implements Acquirer, LocalRecords {
   readonly name = 'simulator';
+  /** Its records are rows of Motu's database: the checkout and the capture write them on their own transactions. */
+  readonly local: LocalRecords = this;
   private fingerprintKey: Promise<string> | null = null;
 
   constructor(private readonly db: Database, private readonly clock: Clock, private readonly options: SimulatorOptions) {}
@@ -223,45 +225,60 @@ export class SimulatorAcquirer implements Acquirer {
    * (no transaction: a failed insert leaves the token spent there, while on SQLite it is given back with the insert).
    */
   private async authorizeOnce(input: AuthorizeInput): Promise<AuthorizationOutcome> {
-    const outcome = await this.db.singleWrite(async (q) => {
-      const card = await this.cardOf(input.mode, input.source, 'token' in input.source, q);
-      if (!card) return null;
-      const behaviour = card.behaviour as Behaviour;
-      if (behaviour === 'browser_unfit' && input.threeDSecure) return browserUnfit();
-      const now = iso(this.clock.now());
-      const id = simId('auth');
-      const base = {
-        id, mode: input.mode, card_id: card.id, merchant_reference: input.merchantReference, reference: input.reference ?? null, amount: input.amount,
-        currency: input.currency, captured_amount: 0, refunded_amount: 0, capture_on_auth: input.capture ? 1 : 0,
-        save_card: input.saveCard ? 1 : 0, return_url: input.threeDSecure?.returnUrl ?? null, authentication: null,
-        statement_label: input.statementLabel ?? null,
-        created_at: now, captured_at: null, updated_at: now,
-      };
-      // A challenge needs the customer; a merchant-initiated charge (no 3-D Secure) goes through frictionless.
-      if (behaviour === 'challenge' && input.threeDSecure) {
-        await insertAuthorization.run(q, { ...base, status: 'challenge', refusal_code: null });
-        return { status: 'challenge', authorizationId: id, card: cardInfo(card), challengeUrl: this.challengeUrl(id) } as const;
-      }
-      const refusal = refusalFor(behaviour, 'charge');
-      if (refusal) {
-        await insertAuthorization.run(q, { ...base, status: 'refused', refusal_code: refusal });
-        return { status: 'refused', authorizationId: id, card: cardInfo(card), refusalCode: refusal, refusalMessage: REFUSAL_MESSAGES[refusal] } as const;
-      }
-      const capture = Boolean(input.capture);
-      await insertAuthorization.run(q, {
-        ...base, status: capture ? 'captured' : 'authorized', refusal_code: null,
-        captured_amount: capture ? input.amount : 0, captured_at: capture ? now : null,
-      });
-      if (input.saveCard) await q.updateTable('acquirer_cards').set({ saved: 1 }).where('id', '=', card.id).execute();
-      return { status: 'authorized', authorizationId: id, card: cardInfo(card), captured: capture, ...(input.saveCard ? { cardRef: card.id } : {}) } as const;
-    });
+    const outcome = await this.db.singleWrite((q) => this.authorizeOn(q, input));
     if (outcome) return outcome;
     // No card: the token was spent by a concurrent call with the same reference, whose authorization is the answer.
     const first = input.reference === undefined ? null : await this.authorizationByReference(input.mode, input.reference);
     if (first) return first;
-    return 'token' in input.source
-      ? { status: 'error', code: 'INVALID_TOKEN', message: 'The card token is unknown, expired or already used' }
-      : { status: 'error', code: 'UNKNOWN_CARD', message: 'The saved card is unknown or no longer usable' };
+    return noCard(input.source);
+  }
+
+  sharesDatabase(db: Database): boolean {
+    return db === this.db;
+  }
+
+  /**
+   * authorize on the caller's transaction (LocalRecords): the token's update, and the authorization's insert, which on
+   * PostgreSQL goes with the transaction's next statement (deferWrite): a new row under a new id, whose only failure
+   * would fail that transaction too.
+   */
+  async authorizeIn(trx: Kysely<DB>, input: AuthorizeInput): Promise<AuthorizationOutcome> {
+    if (input.reference !== undefined) throw new Error('authorizeIn: an idempotency reference is authorize\'s');
+    return (await this.authorizeOn(trx, input)) ?? noCard(input.source);
+  }
+
+  /** The authorization made on `q`; null when the source names no usable card. */
+  private async authorizeOn(q: Kysely<DB>, input: AuthorizeInput): Promise<AuthorizationOutcome | null> {
+    const card = await this.cardOf(input.mode, input.source, 'token' in input.source, q);
+    if (!card) return null;
+    const behaviour = card.behaviour as Behaviour;
+    if (behaviour === 'browser_unfit' && input.threeDSecure) return browserUnfit();
+    const now = iso(this.clock.now());
+    const id = simId('auth');
+    const base = {
+      id, mode: input.mode, card_id: card.id, merchant_reference: input.merchantReference, reference: input.reference ?? null, amount: input.amount,
+      currency: input.currency, captured_amount: 0, refunded_amount: 0, capture_on_auth: input.capture ? 1 : 0,
+      save_card: input.saveCard ? 1 : 0, return_url: input.threeDSecure?.returnUrl ?? null, authentication: null,
+      statement_label: input.statementLabel ?? null,
+      created_at: now, captured_at: null, updated_at: now,
+    };
+    // A challenge needs the customer; a merchant-initiated charge (no 3-D Secure) goes through frictionless.
+    if (behaviour === 'challenge' && input.threeDSecure) {
+      await insertAuthorization.defer(q, { ...base, status: 'challenge', refusal_code: null });
+      return { status: 'challenge', authorizationId: id, card: cardInfo(card), challengeUrl: this.challengeUrl(id) } as const;
+    }
+    const refusal = refusalFor(behaviour, 'charge');
+    if (refusal) {
+      await insertAuthorization.defer(q, { ...base, status: 'refused', refusal_code: refusal });
+      return { status: 'refused', authorizationId: id, card: cardInfo(card), refusalCode: refusal, refusalMessage: REFUSAL_MESSAGES[refusal] } as const;
+    }
+    const capture = Boolean(input.capture);
+    await insertAuthorization.defer(q, {
+      ...base, status: capture ? 'captured' : 'authorized', refusal_code: null,
+      captured_amount: capture ? input.amount : 0, captured_at: capture ? now : null,
+    });
+    if (input.saveCard) await q.updateTable('acquirer_cards').set({ saved: 1 }).where('id', '=', card.id).execute();
+    return { status: 'authorized', authorizationId: id, card: cardInfo(card), captured: capture, ...(input.saveCard ? { cardRef: card.id } : {}) } as const;
   }
 
   /** The simulated bank page's answer: 'authenticated' or 'failed'. Only once, only for a pending challenge. */
@@ -319,8 +336,16 @@ export class SimulatorAcquirer implements Acquirer {
     if (!Number.isInteger(input.amount) || input.amount <= 0) return { ok: false, reason: 'amount must be a positive integer' };
     const now = iso(this.clock.now());
     // Database.singleWrite: on SQLite a turn of the group commit, not a commit and an fsync of its own on the event loop.
-    const changed = await this.db.singleWrite((q) => captureAuthorization.run(q, { id: input.authorizationId, mode: input.mode, amount: input.amount, now }));
-    return changed === 1 ? { ok: true } : { ok: false, reason: 'not an uncaptured authorization of at least this amount' };
+    return captureAnswer(await this.db.singleWrite((q) => captureAuthorization.run(q, { id: input.authorizationId, mode: input.mode, amount: input.amount, now })));
+  }
+
+  /** capture as a statement on the caller's transaction (LocalRecords). */
+  captureStatement(q: Kysely<DB>, input: { mode: Mode; authorizationId: string; amount: number }) {
+    const now = iso(this.clock.now());
+    return {
+      statement: captureAuthorization.bind(q, { id: input.authorizationId, mode: input.mode, amount: input.amount, now }) as BoundStatement<unknown>,
+      answer: captureAnswer,
+    };
   }
 
   async cancel(input: { mode: Mode; authorizationId: string }): Promise<OperationResult> {
@@ -479,6 +504,18 @@ export class SimulatorAcquirer implements Acquirer {
     }
     return (await read())!.value;
   }
+}
+
+/** A capture's answer from the rows its update changed. */
+function captureAnswer(changed: number): OperationResult {
+  return changed === 1 ? { ok: true } : { ok: false, reason: 'not an uncaptured authorization of at least this amount' };
+}
+
+/** The answer to a source that names no usable card. */
+function noCard(source: CardSource): AuthorizationOutcome {
+  return 'token' in source
+    ? { status: 'error', code: 'INVALID_TOKEN', message: 'The card token is unknown, expired or already used' }
+    : { status: 'error', code: 'UNKNOWN_CARD', message: 'The saved card is unknown or no longer usable' };
 }
 
 function resultOf(refund: RefundView): OperationResult {

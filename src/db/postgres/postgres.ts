@@ -5,7 +5,7 @@ import { CompiledQuery, Kysely, PostgresDialect, PostgresDriver, sql, type Datab
 import type { DB } from '../schema.js';
 import type { Database, Trx } from '../adapter.js';
 import { REFERENCE_TABLES } from '../reference-cache.js';
-import { DEFERRED_WRITE, defersWrites, preparedName, runsBatches, STATEMENT_BATCH, type BoundStatement } from '../compiled.js';
+import { DEFERRED_WRITE, defersWrites, PIPELINED, preparedName, runsBatches, STATEMENT_BATCH, type BoundStatement, type PipelinedStatement } from '../compiled.js';
 import { PostgresListener } from './listener.js';
 
 const REFERENCE_CHANNEL = 'motu_reference';
@@ -246,6 +246,8 @@ interface Outgoing {
   text: string;
   values: readonly unknown[];
   name?: string;
+  /** A statement held whose answer is wanted (alongside, src/db/compiled.ts): given it, or the message's error. */
+  pipelined?: PipelinedStatement;
 }
 
 /** A statement's answer as pg gives it. */
@@ -311,7 +313,8 @@ const COMMIT_THEN = /^commit; (select pg_notify\(.*)$/s;
 
 /**
  * What a transaction holds back goes with its next statement, in one message: Kysely's `begin` (a round trip of its
- * own otherwise, two per payment), and the writes deferWrite holds (src/db/compiled.ts). The next statement is sent
+ * own otherwise, two per payment), the writes deferWrite holds and the statements alongside holds, which are given
+ * their answers once the message is answered (src/db/compiled.ts). The next statement is sent
  * after them, with one Sync for all (the extended protocol runs them in order; an error in any leaves the transaction
  * aborted, fails that statement, and Kysely rolls back, as it would have). A COMMIT takes what is held too: executed
  * in the extended protocol a COMMIT commits at once, and the notification that follows it (NotifyingDriver) runs
@@ -335,8 +338,19 @@ function sendHeldWithNext(client: pg.PoolClient): (statement: Outgoing) => void 
     const statements = held.splice(0);
     const nothingSent = beginHeld;
     beginHeld = false;
-    if (config === 'rollback' && args.length === 2) return nothingSent ? Promise.resolve(NOTHING_SENT) : query(...args);
+    if (config === 'rollback' && args.length === 2) {
+      for (const s of statements) s.pipelined?.failed(new Error('rolled back before it was sent'));
+      return nothingSent ? Promise.resolve(NOTHING_SENT) : query(...args);
+    }
     if (config === 'commit' && args.length === 2 && nothingSent && statements.length === 1) return Promise.resolve(NOTHING_SENT);
+    // The answers of the statements held whose answers are wanted, or the message's error.
+    const send = (all: readonly Outgoing[]) => sendInOneMessage(query, wire, all).then((results) => {
+      statements.forEach((s, i) => s.pipelined?.answered({ rows: results[i]?.rows ?? [], changed: results[i]?.rowCount ?? 0 }));
+      return results;
+    }, (error: unknown) => {
+      for (const s of statements) s.pipelined?.failed(error);
+      throw error;
+    });
     let next = outgoing(args);
     let after: Outgoing | undefined;
     const commitThen = next && next.values.length === 0 ? COMMIT_THEN.exec(next.text) : null;
@@ -344,9 +358,9 @@ function sendHeldWithNext(client: pg.PoolClient): (statement: Outgoing) => void 
       next = { text: 'commit', values: [] };
       after = { text: commitThen[1]!, values: [] };
     } else if (next && next.values.length === 0 && next.name === undefined && next.text !== 'commit') next = undefined;
-    if (!next) return sendInOneMessage(query, wire, statements).then(() => query(...args));
+    if (!next) return send(statements).then(() => query(...args));
     const all = [...statements, next, ...(after ? [after] : [])];
-    return sendInOneMessage(query, wire, all).then((results) => results[statements.length] ?? NOTHING_SENT);
+    return send(all).then((results) => results[statements.length] ?? NOTHING_SENT);
   };
   return (statement) => held.push(statement);
 }
@@ -381,19 +395,29 @@ function runBatchesOn(client: pg.PoolClient, prepared: PreparedTexts): void {
 }
 
 /**
- * deferWrite's statements (src/db/compiled.ts) held on the connection until the transaction's next statement
- * (sendHeldWithNext), under the name they are kept prepared by. A write to a reference table runs at once, so that the
- * reference stamp sees it (PostgresReferenceStamp.track).
+ * deferWrite's and alongside's statements (src/db/compiled.ts) held on the connection until the transaction's next
+ * statement (sendHeldWithNext), under the name they are kept prepared by; alongside's are given their answers once that
+ * message is answered. A write to a reference table runs at once, so that the reference stamp sees it
+ * (PostgresReferenceStamp.track).
  */
 function holdDeferredOn(client: pg.PoolClient, prepared: PreparedTexts, hold: (statement: Outgoing) => void): void {
   const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
   (client as { query: unknown }).query = (...args: unknown[]) => {
     const [text, values] = args;
-    if (text !== DEFERRED_WRITE || args.length !== 2 || !Array.isArray(values)) return query(...args);
+    if ((text !== DEFERRED_WRITE && text !== PIPELINED) || args.length !== 2 || !Array.isArray(values)) return query(...args);
     const statement = values[0] as BoundStatement<unknown>;
-    if (REFERENCE_TABLES.test(statement.sql)) return query(statement.sql, [...statement.parameters]);
+    const pipelined = text === PIPELINED ? statement as PipelinedStatement : undefined;
+    if (REFERENCE_TABLES.test(statement.sql)) {
+      return (query(statement.sql, [...statement.parameters]) as Promise<PgResult>).then((result) => {
+        pipelined?.answered({ rows: result.rows, changed: result.rowCount ?? 0 });
+        return NOTHING_SENT;
+      }, (error: unknown) => {
+        pipelined?.failed(error);
+        throw error;
+      });
+    }
     const name = prepared.nameOf(statement.sql, statement.parameters.length);
-    hold({ text: statement.sql, values: statement.parameters, ...(name === undefined ? {} : { name }) });
+    hold({ text: statement.sql, values: statement.parameters, ...(name === undefined ? {} : { name }), ...(pipelined ? { pipelined } : {}) });
     return Promise.resolve(NOTHING_SENT);
   };
 }

@@ -1,16 +1,19 @@
 // The hosted checkout's use cases: read a session for the page, pay it (token or saved card), finish a
 // 3-D Secure challenge, let the cardholder cancel, and decide where the customer goes next.
 //
-// The acquirer is never called inside a database transaction: the payment is re-checked and updated in a
+// A remote acquirer is never called inside a database transaction: the payment is re-checked and updated in a
 // short transaction after each acquirer answer, with its event on the same transaction. A conditional
 // update on the payment's status makes a concurrent second attempt lose cleanly (its authorization is voided).
-import type { Acquirer, AuthorizationOutcome, CardInfo, CardSource, OperationResult } from '../../acquirer/acquirer.js';
+// An acquirer whose records are rows of this database (the simulator, LocalRecords) writes them on the same
+// transaction as the card attempt and Motu's record of its answer instead: one commit, all or nothing.
+import { localRecords, type Acquirer, type AuthorizationOutcome, type AuthorizeInput, type CardInfo, type CardSource, type LocalRecords, type OperationResult } from '../../acquirer/acquirer.js';
 import type { Acquirers } from '../../acquirer/acquirers.js';
 import type { Kysely } from 'kysely';
 import type { Database, Trx } from '../../db/database.js';
 import type { DB } from '../../db/schema.js';
-import { compiledQuery, readAll, readsInOneMessage } from '../../db/compiled.js';
+import { alongside, compiledQuery, readAll, readsInOneMessage } from '../../db/compiled.js';
 import { readTogether } from '../../db/together.js';
+import { undoable } from '../../db/undo.js';
 import { ReferenceCache } from '../../db/reference-cache.js';
 import type { Config, MailConfig } from '../../config.js';
 import { receiptFacts, type ReceiptFacts } from './receipt-facts.js';
@@ -67,6 +70,12 @@ const paymentOfSession = compiledQuery((db, p: { sessionId: string }) => db.sele
 const takeCardAttempt = compiledQuery((db, p: { id: string; maxCardAttempts: number }) => db.updateTable('payment_sessions')
   .set((eb) => ({ card_attempts: eb('card_attempts', '+', 1) }))
   .where('id', '=', p.id).where('status', '=', 'open').where('card_attempts', '<', p.maxCardAttempts));
+/**
+ * The payment's row locked (where another process could write it meanwhile), so that a transaction that also writes
+ * the payment's session takes the payment's lock first, as every transition does (a cancel, a capture): the two then
+ * never wait for each other's second lock.
+ */
+const lockPayment = compiledQuery((db, p: { id: string }) => db.selectFrom('payments').select('id').where('id', '=', p.id).forUpdate());
 /** A widget's attempt, spent with its outcome (live payments: every one). */
 const spendAttempt = compiledQuery((db, p: { id: string }) => db.updateTable('payment_sessions')
   .set((eb) => ({ card_attempts: eb('card_attempts', '+', 1) })).where('id', '=', p.id));
@@ -224,11 +233,14 @@ export class CheckoutService {
     // A widget's token names a card the acquirer authorized or refused already, and the page's pay call, the acquirer's
     // return and its notification all send it: the attempt is spent with the outcome, by whichever records it first.
     const typedAtAcquirer = 'token' in source && acquirer.widgetTokens === true;
-    if (!typedAtAcquirer) await this.takeAttempt(session);
-    const outcome = await acquirer.authorize({
+    const authorizeInput: AuthorizeInput = {
       mode: session.mode, source, amount: payment.amount, currency: payment.currency, merchantReference: payment.id, statementLabel,
       threeDSecure: { returnUrl: input.threeDSReturnUrl ?? `${this.config.publicUrl}/checkout/${session.id}/3ds-return` }, saveCard, // the SDK returns to its own route
-    });
+    };
+    const local = localRecords(acquirer, this.db);
+    if (local && !typedAtAcquirer) return this.payLocally(local, acquirer, { session, payment }, authorizeInput, input.paymentMethodId);
+    if (!typedAtAcquirer) await this.takeAttempt(session);
+    const outcome = await acquirer.authorize(authorizeInput);
     // A token the acquirer did not take (unknown, expired, or spent by the same card's first click) sent no card to the
     // bank: its attempt is given back, so a double click on Pay costs the payer one card, not two.
     if (!typedAtAcquirer && 'token' in source && outcome.status === 'error' && outcome.code === 'INVALID_TOKEN') await this.giveAttemptBack(session);
@@ -238,6 +250,52 @@ export class CheckoutService {
       await this.db.transaction((trx) => transitions.countAttempt(trx, payment.id));
     }
     return this.handle(acquirer, session.id, outcome, true, input.paymentMethodId, typedAtAcquirer, { session, payment });
+  }
+
+  /**
+   * pay, when the acquirer's records are rows of this database (LocalRecords): the card attempt, the acquirer's
+   * authorization and Motu's record of its answer (the payment's transition and event, or the challenge counted) in
+   * one transaction, one commit where there were three, and all or nothing: a failure anywhere leaves the attempt
+   * unspent, the token usable and no authorization at the acquirer. The same rules as the steps apart: the attempt is
+   * taken first, by the same conditional increment (concurrent calls take the payment's row lock first and run one
+   * after the other), a token the acquirer did not take costs no attempt (nothing of the transaction is kept), any
+   * other answer spends it. What follows the commit (voiding an authorization that lost to another, an AUTO capture)
+   * is as in `handle`.
+   */
+  private async payLocally(
+    local: LocalRecords, acquirer: Acquirer, ctx: { session: PaymentSessionRow; payment: PaymentRow }, input: AuthorizeInput, savedCardId?: string,
+  ): Promise<NextStep> {
+    const { session, payment } = ctx;
+    type Answered = Extract<AuthorizationOutcome, { status: 'authorized' | 'refused' }>;
+    type Done = { outcome: Exclude<AuthorizationOutcome, Answered> } | { outcome: Answered; recorded: PaymentRow | null | 'recorded' };
+    const result = await undoable(this.db, async (trx, undo: (outcome: AuthorizationOutcome | null) => never): Promise<Done> => {
+      if (this.db.caps.multiProcess) await lockPayment.defer(trx, { id: payment.id });
+      // The attempt's increment, then the acquirer's statements; on PostgreSQL the increment goes with the first of them
+      // (alongside), and an attempt not taken undoes what they wrote.
+      const attempt = takeCardAttempt.bind(trx, { id: session.id, maxCardAttempts: this.config.maxCardAttempts });
+      const [taken, outcome] = await alongside(trx, attempt, () => local.authorizeIn(trx, input));
+      if (taken.changed !== 1) undo(null);
+      if (outcome.status === 'error') {
+        // A token the acquirer did not take (unknown, expired, or spent by the same card's first click) sent no card to
+        // the bank: its attempt is not spent, so a double click on Pay costs the payer one card, not two.
+        if (outcome.code === 'INVALID_TOKEN' && 'token' in input.source) undo(outcome);
+        return { outcome };
+      }
+      // Its answer comes back through completeChallenge, as the end of this same attempt.
+      if (outcome.status === 'challenge') {
+        await transitions.countAttempt(trx, payment.id);
+        return { outcome };
+      }
+      return { outcome, recorded: await this.record(trx, outcome, true, ctx, savedCardId, false) };
+    });
+    if ('undone' in result) {
+      if (result.undone) return this.handle(acquirer, session.id, result.undone, true);
+      const current = await this.loadAny(session.id);
+      throw this.closedError(current ? this.cardState(current.session, current.payment) : 'closed');
+    }
+    const done = result.done;
+    if (!('recorded' in done)) return this.handle(acquirer, session.id, done.outcome, true); // an error or a challenge: the page's next step
+    return this.afterRecord(acquirer, done.outcome, done.recorded, ctx);
   }
 
   /**
@@ -357,43 +415,64 @@ export class CheckoutService {
     if (outcome.status === 'challenge') return { next: 'challenge', url: outcome.challengeUrl };
     const ctx = loaded ?? await this.loadAny(sessionId);
     if (!ctx) throw new AppError('NOT_FOUND', 'Unknown session');
+    const recorded = await this.db.transaction((trx) => this.record(trx, outcome, newAttempt, ctx, savedCardId, spendCardAttempt));
+    return this.afterRecord(acquirer, outcome, recorded, ctx);
+  }
+
+  /**
+   * Motu's record of an authorization or a refusal, on `trx` (handle's arguments): the payment's row as it stands after
+   * it (failed, authorized, or as another call left it); null for an authorization that lost to a concurrent one,
+   * 'recorded' when another call recorded this same answer (a widget's, `keep`).
+   */
+  private async record(
+    trx: Trx, outcome: Extract<AuthorizationOutcome, { status: 'authorized' | 'refused' }>, newAttempt: boolean,
+    ctx: { session: PaymentSessionRow; payment: PaymentRow }, savedCardId: string | undefined, spendCardAttempt: boolean,
+  ): Promise<PaymentRow | null | 'recorded'> {
     const { session } = ctx;
-    const reload = (trx: Trx) => trx.selectFrom('payments').selectAll().where('id', '=', ctx.payment.id).executeTakeFirstOrThrow();
-    const spend = async (trx: Trx) => {
+    const reload = () => trx.selectFrom('payments').selectAll().where('id', '=', ctx.payment.id).executeTakeFirstOrThrow();
+    const spend = async () => {
       if (spendCardAttempt) await spendAttempt.run(trx, { id: session.id });
     };
 
     if (outcome.status === 'refused') {
-      const payment = await this.db.transaction(async (trx) => {
-        // The acquirer's record of this answer, committed with Motu's; false: another call recorded this same answer.
-        if (outcome.keep && !(await outcome.keep(trx))) return reload(trx);
-        await spend(trx);
-        const failed = await transitions.fail(trx, {
-          paymentId: ctx.payment.id, from: OPEN_PAYMENT, refusalCode: outcome.refusalCode, refusalMessage: outcome.refusalMessage,
-          card: outcome.card, at: this.clock.now(), newAttempt,
-        });
-        if (failed && outcome.refusalCode === 'card_unknown') await removeUnknownCard(trx, savedCardId ?? null, this.clock.now());
-        if (!failed && newAttempt) await transitions.countAttempt(trx, ctx.payment.id);
-        return failed ?? reload(trx);
+      // The acquirer's record of this answer, committed with Motu's; false: another call recorded this same answer.
+      if (outcome.keep && !(await outcome.keep(trx))) return reload();
+      await spend();
+      const failed = await transitions.fail(trx, {
+        paymentId: ctx.payment.id, from: OPEN_PAYMENT, refusalCode: outcome.refusalCode, refusalMessage: outcome.refusalMessage,
+        card: outcome.card, at: this.clock.now(), newAttempt,
       });
-      return { next: 'redirect', url: payment.status === 'failed' ? this.failureTarget(session, payment) : this.afterTarget(session, payment) };
+      if (failed && outcome.refusalCode === 'card_unknown') await removeUnknownCard(trx, savedCardId ?? null, this.clock.now());
+      if (!failed && newAttempt) await transitions.countAttempt(trx, ctx.payment.id);
+      return failed ?? reload();
     }
 
     // Authorized: claim the payment; a concurrent attempt that already won makes ours void.
-    const authorized = await this.db.transaction(async (trx) => {
-      if (outcome.keep && !(await outcome.keep(trx))) return 'recorded' as const;
-      await spend(trx);
-      const row = await transitions.authorize(trx, {
-        paymentId: ctx.payment.id, from: OPEN_PAYMENT, authorizationId: outcome.authorizationId, card: outcome.card,
-        at: this.clock.now(), newAttempt, claimCapture: ctx.payment.capture_mode === 'AUTO',
-        beforeEvent: (row) => this.attachCustomerAndCard(trx, row, outcome.cardRef ?? null, outcome.card), feeTerms: this.feeTerms,
-      });
-      if (row) await this.queueReceipt(trx, row, session);
-      else if (newAttempt) await transitions.countAttempt(trx, ctx.payment.id); // voided below, but asked all the same
-      return row;
+    if (outcome.keep && !(await outcome.keep(trx))) return 'recorded';
+    await spend();
+    const row = await transitions.authorize(trx, {
+      paymentId: ctx.payment.id, from: OPEN_PAYMENT, authorizationId: outcome.authorizationId, card: outcome.card,
+      at: this.clock.now(), newAttempt, claimCapture: ctx.payment.capture_mode === 'AUTO',
+      beforeEvent: (row) => this.attachCustomerAndCard(trx, row, outcome.cardRef ?? null, outcome.card), feeTerms: this.feeTerms,
     });
+    if (row) await this.queueReceipt(trx, row, session);
+    else if (newAttempt) await transitions.countAttempt(trx, ctx.payment.id); // voided below, but asked all the same
+    return row;
+  }
+
+  /** What follows Motu's record of an answer, once committed (`record`'s result), and where the customer goes. */
+  private async afterRecord(
+    acquirer: Acquirer, outcome: Extract<AuthorizationOutcome, { status: 'authorized' | 'refused' }>, recorded: PaymentRow | null | 'recorded',
+    ctx: { session: PaymentSessionRow; payment: PaymentRow },
+  ): Promise<NextStep> {
+    const { session } = ctx;
+    if (outcome.status === 'refused') {
+      const payment = recorded as PaymentRow;
+      return { next: 'redirect', url: payment.status === 'failed' ? this.failureTarget(session, payment) : this.afterTarget(session, payment) };
+    }
+    const authorized = recorded;
     if (authorized === 'recorded' || !authorized) {
-      const current = (await this.loadAny(sessionId))!;
+      const current = (await this.loadAny(session.id))!;
       // Given back unless it is the payment's own: the same authorization, recorded already by another call that read
       // the same outcome, is the payment's, not a second one.
       if (authorized !== 'recorded' && current.payment.acquirer_authorization_id !== outcome.authorizationId) {
@@ -430,6 +509,28 @@ export class CheckoutService {
    */
   private async captureNow(acquirer: Acquirer, payment: PaymentRow): Promise<PaymentRow | null> {
     const release = () => this.db.transaction((trx) => transitions.releaseClaim(trx, payment.id, 'capture'));
+    const local = localRecords(acquirer, this.db);
+    if (local) {
+      // The acquirer's capture and Motu's record of it in one transaction (LocalRecords), sent together (alongside). Refused
+      // or failed, nothing of it is kept, and the claim is released as below.
+      let captured: { done: PaymentRow | null } | { undone: undefined };
+      try {
+        captured = await undoable(this.db, async (trx, undo: (value: undefined) => never) => {
+          const { statement, answer } = local.captureStatement(trx, { mode: payment.mode, authorizationId: payment.acquirer_authorization_id!, amount: payment.amount });
+          const [changed, row] = await alongside(trx, statement, () => transitions.capture(trx, {
+            paymentId: payment.id, amount: payment.amount, operation: 'capture', at: this.clock.now(), feeTerms: this.feeTerms,
+          }));
+          if (!answer(changed.changed).ok) undo(undefined);
+          return row;
+        });
+      } catch (err) {
+        await release();
+        throw err;
+      }
+      if ('done' in captured) return captured.done;
+      await release(); // stays in transit; the lifecycle's capture can retry
+      return null;
+    }
     let result: OperationResult;
     try {
       result = await acquirer.capture({ mode: payment.mode, authorizationId: payment.acquirer_authorization_id!, amount: payment.amount });

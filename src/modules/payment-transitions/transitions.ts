@@ -5,7 +5,8 @@
 //   2. the session change that goes with it;
 //   3. the ledger postings (src/modules/ledger/payment-postings.ts), from the same settlement block as the event;
 //   4. the event, through the outbox, built from the row as just written (settlement block included).
-// The acquirer is never called here: the caller asks it before or after, with no transaction open, and passes its answer.
+// The acquirer is never called here: the caller asks it before or after, with no transaction open, and passes its answer
+// (the simulator, whose records are rows of this database, writes them on the caller's transaction: LocalRecords).
 import { sql } from 'kysely';
 import type { CardInfo } from '../../acquirer/acquirer.js';
 import { compiledQuery, type CompiledStatement } from '../../db/compiled.js';

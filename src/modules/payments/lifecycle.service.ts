@@ -11,15 +11,18 @@
 // So two captures never both reach the acquirer and a cancel and a capture exclude each other, on both databases. A claim older than
 // `claimTtlSeconds` (MOTU_OPERATION_CLAIM_SECONDS, default CLAIM_TTL_SECONDS) is considered abandoned (crash between
 // 1 and 3) and may be taken again; the acquirer's own state then tells what happened (see `resolveAbandonedClaim`).
-import { AcquirerOutcomeUnknown, type Acquirer, type Keep } from '../../acquirer/acquirer.js';
+// A capture by an acquirer whose records are rows of this database (the simulator, LocalRecords) takes the three steps
+// in one transaction instead (captureLocally): one commit, and nothing abandoned for the recovery to find.
+import { AcquirerOutcomeUnknown, localRecords, type Acquirer, type Keep, type LocalRecords } from '../../acquirer/acquirer.js';
 import type { Acquirers } from '../../acquirer/acquirers.js';
 import type { Database, Trx } from '../../db/database.js';
+import { undoable } from '../../db/undo.js';
 import type { Owner } from '../merchants/principal.js';
 import { addSeconds, type Clock } from '../../shared/clock.js';
 import { AppError, notFound, validationError } from '../../shared/errors.js';
 import { idForKeyUse, idFromKey, keyUseParts, newId } from '../../shared/ids.js';
 import { isCurrency, toEurCents } from '../../shared/money.js';
-import { compiledQuery, type CompiledStatement } from '../../db/compiled.js';
+import { alongside, compiledQuery, type CompiledStatement } from '../../db/compiled.js';
 import type { Mode } from '../merchants/merchants.table.js';
 import * as transitions from '../payment-transitions/transitions.js';
 import { cachedFeeTerms, type FeeTermsOf } from '../payment-transitions/payment-events.js';
@@ -142,6 +145,11 @@ export class PaymentLifecycleService {
   private async captureOnce(owner: Owner, id: string, amount?: number): Promise<Captured | null> {
     await this.acquirers.requireLive(owner); // 503 before anything is claimed when live mode has no connector
     const acquirer = this.acquirers.forMode(owner.mode);
+    const local = localRecords(acquirer, this.db);
+    if (local) {
+      const done = await this.captureLocally(local, owner, id, amount);
+      if (done !== undefined) return done;
+    }
     const payment = await this.claimCapture(owner, id, amount);
     const authorizationId = payment.acquirer_authorization_id!;
     let captured: number;
@@ -165,7 +173,35 @@ export class PaymentLifecycleService {
       if (!(err instanceof AcquirerOutcomeUnknown)) await this.release(payment.id, 'capture');
       throw err;
     }
-    const row = await this.writeCaptured(payment.id, captured, 'capture', keep);
+    return this.answerOf(payment, await this.writeCaptured(payment.id, captured, 'capture', keep));
+  }
+
+  /**
+   * The capture's three steps in one transaction, for an acquirer whose records are rows of this database
+   * (LocalRecords): the same claim (its checks and, on PostgreSQL, the payment's row lock), the acquirer's capture, and
+   * Motu's record of it, committed together or not at all. Undefined when the claim does not apply at once or the
+   * acquirer refuses: nothing was written, and the steps apart (captureOnce) then run, which say why (404, 422) or
+   * record what the acquirer holds.
+   */
+  private async captureLocally(local: LocalRecords, owner: Owner, id: string, amount?: number): Promise<Captured | null | undefined> {
+    const result = await undoable(this.db, async (trx, undo: (value: undefined) => never) => {
+      const payment = await captureClaim(Boolean(owner.storeId), amount !== undefined).executeTakeFirst(trx, this.claimValues(owner, id, amount));
+      if (!payment) return undo(undefined);
+      const captureAmount = amount ?? payment.authorized_amount;
+      // The acquirer's capture, then Motu's record of it, sent together (alongside); a refusal undoes both.
+      const { statement, answer } = local.captureStatement(trx, { mode: payment.mode, authorizationId: payment.acquirer_authorization_id!, amount: captureAmount });
+      const [captured, row] = await alongside(trx, statement, () => transitions.capture(trx, {
+        paymentId: payment.id, amount: captureAmount, operation: 'capture', at: this.clock.now(), feeTerms: this.feeTerms,
+      }));
+      if (!answer(captured.changed).ok) return undo(undefined);
+      return { payment, row };
+    });
+    if ('undone' in result) return undefined;
+    return this.answerOf(result.done.payment, result.done.row);
+  }
+
+  /** What a capture request answers from the claimed payment and the row its capture wrote (see `capture`). */
+  private answerOf(payment: ClaimedRow, row: PaymentRow | null): Captured | null {
     if (!row || !transitions.capturedRowIsWhole(row)) return null;
     if (row.session_id === null) return { row, session: undefined };
     // A payment's session never changes; the check costs nothing and keeps the answer right if it ever did.
@@ -181,11 +217,8 @@ export class PaymentLifecycleService {
    */
   async claimCapture(owner: Owner, id: string, amount?: number): Promise<ClaimedRow & { captureAmount: number }> {
     for (let attempt = 1; ; attempt++) {
-      const now = this.clock.now();
-      const abandoned = addSeconds(now, -this.claimTtlSeconds).toISOString();
-      const claimed = await this.db.singleWrite((q) => captureClaim(Boolean(owner.storeId), amount !== undefined).executeTakeFirst(q, {
-        id, merchantId: owner.merchantId, mode: owner.mode, storeId: owner.storeId ?? '', at: now.toISOString(), abandoned, amount: amount ?? 0,
-      }));
+      const values = this.claimValues(owner, id, amount);
+      const claimed = await this.db.singleWrite((q) => captureClaim(Boolean(owner.storeId), amount !== undefined).executeTakeFirst(q, values));
       if (claimed) return { ...claimed, captureAmount: amount ?? claimed.authorized_amount };
       const p = await ownedPayment(this.db.kysely, owner, id).executeTakeFirst();
       if (!p) throw notFound('payment', id);
@@ -202,6 +235,15 @@ export class PaymentLifecycleService {
       // Capturable now: a claim was released between the update and the read. Once more, then the caller retries.
       if (attempt >= 3) throw new AppError('PAYMENT_NOT_CAPTURABLE', `Payment ${id} changed while its capture was being claimed; retry`, { status: p.status });
     }
+  }
+
+  /** The capture claim's values, as of now. */
+  private claimValues(owner: Owner, id: string, amount: number | undefined): ClaimValues {
+    const now = this.clock.now();
+    return {
+      id, merchantId: owner.merchantId, mode: owner.mode, storeId: owner.storeId ?? '', at: now.toISOString(),
+      abandoned: addSeconds(now, -this.claimTtlSeconds).toISOString(), amount: amount ?? 0,
+    };
   }
 
   /**
