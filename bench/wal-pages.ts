@@ -223,4 +223,10 @@ await post.close();
 await worker.stop();
 await app.close();
 receiver.close();
-await database.drop();
+// BENCH_KEEP=1: the database is kept for a look (its directory printed).
+if (process.env.BENCH_KEEP === '1') {
+  await database.db.close();
+  console.log(`\nkept: ${database.dataDir}`);
+} else {
+  await database.drop();
+}
