@@ -5,7 +5,8 @@
 // sellers. Every frame appended to the WAL is read back (its page number; a frame whose commit field is set ends a
 // transaction) before and after each statement the connection runs, so that none is missed when a checkpoint lets the
 // WAL start over. At the end each page number is named by the dbstat table (the table or index whose B-tree holds
-// it). Reports, per payment: frames written, COMMITs, and the frames of each table and index, most first.
+// it). Reports, per payment: frames written, COMMITs (and their time), this process's CPU, and the frames of each
+// table and index, most first.
 // Every WAL frame is a whole page (2 KiB here) written, fsynced, then copied to the database file by the checkpoint.
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import http from 'node:http';
@@ -22,6 +23,9 @@ const PAYMENTS = Number(process.env.BENCH_PAYMENTS ?? '2000');
 const SPLIT_PAYMENTS = Number(process.env.BENCH_SPLIT_PAYMENTS ?? '500');
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? '16');
 const SELLERS = 10;
+// BENCH_SCAN=0: the WAL is read only at the end of each phase (frames lost to a checkpoint's restart are not counted),
+// so that the process's CPU and the COMMITs' times are those of the app alone.
+const SCAN = process.env.BENCH_SCAN !== '0';
 
 /** Reads the frames appended to one WAL file since the last call. */
 class WalReader {
@@ -79,17 +83,23 @@ class WalReader {
 }
 
 let reader: WalReader | undefined;
+/** The time of each COMMIT the app's connection ran (µs, on the event loop: SQLite writing the frames to the WAL). */
+const commitMicros: number[] = [];
 const statementProto = (SQLite as unknown as { prototype: { prepare: (...a: unknown[]) => unknown } }).prototype;
 const prepare = statementProto.prepare;
 statementProto.prepare = function (this: { name: string }, ...args: unknown[]) {
   const statement = prepare.apply(this, args) as Record<string, (...a: unknown[]) => unknown>;
   const connection = this;
+  const isCommit = /^\s*(commit|end)\b/i.test(String(args[0]));
   for (const method of ['run', 'get', 'all', 'iterate']) {
     const original = statement[method]!;
     statement[method] = function (this: unknown, ...a: unknown[]) {
-      if (reader && connection.name.endsWith('motu.sqlite')) reader.scan();
+      const app = reader !== undefined && connection.name.endsWith('motu.sqlite');
+      if (app && SCAN) reader!.scan();
+      const start = process.hrtime.bigint();
       const out = original.apply(this, a);
-      if (reader && connection.name.endsWith('motu.sqlite')) reader.scan();
+      if (app && isCommit) commitMicros.push(Number(process.hrtime.bigint() - start) / 1000);
+      if (app && SCAN) reader!.scan();
       return out;
     };
   }
@@ -147,11 +157,14 @@ async function phase(count: number, pay: (i: number) => Promise<unknown>): Promi
   }));
 }
 
-type Tally = { frames: number; commits: number; pages: Map<number, number> };
+type Tally = { frames: number; commits: number; pages: Map<number, number>; commitMicros: number[]; cpu: number };
+let cpuFrom = process.cpuUsage();
 const take = (): Tally => {
   wal.scan();
-  const out = { frames: wal.frames, commits: wal.commits, pages: new Map(wal.pages) };
+  const cpu = process.cpuUsage(cpuFrom);
+  const out = { frames: wal.frames, commits: wal.commits, pages: new Map(wal.pages), commitMicros: commitMicros.splice(0), cpu: cpu.user + cpu.system };
   wal.reset();
+  cpuFrom = process.cpuUsage();
   return out;
 };
 
@@ -209,6 +222,11 @@ function report(title: string, t: Tally, payments: number) {
   }
   console.log(`\n${title}: ${payments} payments, ${(t.frames / payments).toFixed(1)} WAL frames per payment, ` +
     `${(t.commits / payments).toFixed(2)} commits per payment, ${(t.frames / Math.max(t.commits, 1)).toFixed(1)} frames per commit`);
+  const sorted = [...t.commitMicros].sort((a, b) => a - b);
+  const sum = sorted.reduce((a, b) => a + b, 0);
+  console.log(`COMMIT statements: ${(sorted.length / payments).toFixed(2)} per payment, median ${Math.round(sorted[sorted.length >> 1] ?? NaN)} µs, ` +
+    `mean ${Math.round(sum / sorted.length)} µs, ${Math.round(sum / payments)} µs per payment; this process's CPU (app, worker, client) ` +
+    `${Math.round(t.cpu / payments)} µs per payment`);
   console.log('| B-tree (table or index) | frames per payment |');
   console.log('|---|---|');
   for (const [name, n] of [...byName].sort((a, b) => b[1] - a[1])) {
