@@ -1,6 +1,7 @@
 import { createHash, createHmac, randomBytes, randomFillSync } from 'node:crypto';
 
-// Identifiers: prefix + 22 base62 characters from 128 random bits (unguessable: a session id is a bearer capability).
+// Identifiers: prefix + 22 base62 characters from 128 random bits (unguessable: a session id is a bearer capability),
+// or from the creation time and 80 random bits for the rows that are no capability (newTimeOrderedId).
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 
