@@ -5,7 +5,8 @@ import { sql } from 'kysely';
 import { buildServices } from '../src/app.js';
 import { eachDatabase } from './support/harness.js';
 import { withMerchantApp } from './support/merchant-app.js';
-import { createSession } from './support/payments.js';
+import { CARDS } from './support/cards.js';
+import { createSession, paySession } from './support/payments.js';
 
 eachDatabase('acquirer secure fields and tokens', (dialect) => {
   const { t, m } = withMerchantApp(dialect);
@@ -91,6 +92,41 @@ eachDatabase('acquirer secure fields and tokens', (dialect) => {
     }
     const cards = await t.db.kysely.selectFrom('acquirer_cards').select(['behaviour', 'last4']).where('last4', '=', '3220').execute();
     assert.deepEqual(cards, [{ behaviour: 'challenge', last4: '3220' }]);
+  });
+
+  it("gives a payment's rows time-ordered ids, and keeps random those that open something: the session, the card token, a challenge's page", async () => {
+    // An id's 22 digits as a number; a time-ordered one's leading 48 bits are its milliseconds since 2020-01-01.
+    const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+    const madeAt = (id: string) => Number([...id.slice(-22)].reduce((n, c) => n * 62n + BigInt(ALPHABET.indexOf(c)), 0n) / 2n ** 80n) + Date.UTC(2020, 0, 1);
+    const from = Date.now();
+    const made = await createSession(t, m.testKey, { captureMode: 'MANUAL' });
+    const token = (await t.api(undefined, 'POST', '/acquirer/v1/tokens', { mode: 'test', number: '4242424242424242', expMonth: 12, expYear: 2034, cvc: '123', session: made.sessionId })).body.token as string;
+    assert.equal((await t.api(undefined, 'POST', `/checkout/${made.sessionId}/pay`, { token })).status, 200);
+    assert.equal((await t.api(m.testKey, 'POST', `/api/v1/payments/${made.paymentId}/capture`, {})).status, 200);
+    const refund = await t.api(m.testKey, 'POST', `/api/v1/payments/${made.paymentId}/refund`, { amountCents: 300 });
+    assert.ok(refund.status < 300, JSON.stringify(refund.body));
+    const to = Date.now();
+    const k = t.db.kysely;
+    const events = await k.selectFrom('webhook_events').select('id').where('payment_id', '=', made.paymentId).execute();
+    const deliveries = await k.selectFrom('webhook_deliveries').select('id').where('event_id', 'in', events.map((e) => e.id)).execute();
+    const authorization = await k.selectFrom('acquirer_authorizations').select(['id', 'card_id']).where('merchant_reference', '=', made.paymentId).executeTakeFirstOrThrow();
+    const refunds = await k.selectFrom('refunds').select('id').where('payment_id', '=', made.paymentId).execute();
+    assert.ok(events.length >= 2 && deliveries.length >= 2 && refunds.length === 1);
+    const ordered = [made.paymentId, ...events.map((e) => e.id), ...deliveries.map((d) => d.id), authorization.id, authorization.card_id, refunds[0]!.id];
+    for (const id of ordered) {
+      assert.match(id, /^[a-z]+_[0-9A-Za-z]{22}$/);
+      assert.ok(madeAt(id) >= from && madeAt(id) <= to, `${id} tells when it was made`);
+    }
+    // A challenge's authorization: its id is the simulated bank page's address, a capability of its own.
+    const challenged = await createSession(t, m.testKey);
+    await paySession(t, challenged.sessionId, CARDS.challenge);
+    const challenge = await k.selectFrom('acquirer_authorizations').select(['id', 'status']).where('merchant_reference', '=', challenged.paymentId).executeTakeFirstOrThrow();
+    assert.equal(challenge.status, 'challenge');
+    // 128 random bits: read as a time, a date anywhere in some nine thousand years, not within the test's seconds.
+    for (const id of [made.sessionId, token, challenged.sessionId, challenge.id]) {
+      assert.match(id, /^[a-z]+_[0-9A-Za-z]{22}$/);
+      assert.ok(madeAt(id) < from - 86_400_000 || madeAt(id) > to + 86_400_000, `${id} is random`);
+    }
   });
 
   it('refuses live mode without a connector: 503 ACQUIRER_NOT_CONFIGURED', async () => {

@@ -23,7 +23,7 @@ import { compiledQuery } from '../db/compiled.js';
 import type { Trx } from '../db/database.js';
 import { notifyAfterCommit } from '../db/notify.js';
 import type { Mode } from '../modules/merchants/merchants.table.js';
-import { newId } from '../shared/ids.js';
+import { newTimeOrderedId } from '../shared/ids.js';
 import { endpointCacheOf, type EndpointTarget } from './endpoint-cache.js';
 import type { EventDataMap, EventType } from './payloads.js';
 import { filterMatches, goesToNotificationUrl } from './payloads.js';
@@ -53,7 +53,7 @@ export interface RecordedEvent {
 
 /** Writes the event and its deliveries on the caller's transaction. */
 export async function recordEvent<T extends EventType>(trx: Trx, input: RecordEventInput<T>): Promise<RecordedEvent> {
-  const id = newId('whe');
+  const id = newTimeOrderedId('whe');
   const createdAt = (input.at ?? new Date()).toISOString();
   const body = JSON.stringify({ id, type: input.type, createdAt, data: input.data });
   const event = {
@@ -66,7 +66,7 @@ export async function recordEvent<T extends EventType>(trx: Trx, input: RecordEv
     created_at: createdAt,
   };
   const targets = await targetsOf(trx, input);
-  const deliveries = targets.map((t) => ({ id: newId('del'), endpointId: t.endpointId, url: t.url, targetKey: t.endpointId ?? `url:${t.url}` }));
+  const deliveries = targets.map((t) => ({ id: newTimeOrderedId('del'), endpointId: t.endpointId, url: t.url, targetKey: t.endpointId ?? `url:${t.url}` }));
   // The endpoints come from the process's cache (endpoint-cache.ts): the statement that writes the deliveries keeps
   // only those of endpoints still in service and not deleted, with the URL the endpoint has now.
   let deliveryIds: string[];

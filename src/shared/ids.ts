@@ -1,6 +1,7 @@
 import { createHash, createHmac, randomBytes, randomFillSync } from 'node:crypto';
 
-// Identifiers: prefix + 22 base62 characters from 128 random bits (unguessable: a session id is a bearer capability).
+// Identifiers: prefix + 22 base62 characters from 128 random bits (unguessable: a session id is a bearer capability),
+// or from the creation time and 80 random bits for the rows that are no capability (newTimeOrderedId).
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 
@@ -61,18 +62,28 @@ export function newId(prefix: IdPrefix): string {
 
 /**
  * An identifier of the same shape whose leading digits are its creation time: `prefix_` + 22 base62 digits of the
- * 128-bit number (milliseconds since 2020-01-01, 48 bits) × 2^80 + 80 random bits. For the rows of the books (a
- * balance transaction, a posting), which are never a bearer capability: a capture writes up to three per seller of a
- * split payment, and with random ids each row went to a random leaf page of every index keyed by them (the primary
- * keys, `ledger_postings_once`, the lines' primary key), each page then written to the WAL, fsynced and checkpointed.
- * Ids made close together share their leading digits (base62 digits sort as characters in this alphabet), so a
- * capture's rows land together at the end of those indexes. Unique by their 80 random bits (within a millisecond);
- * not secret: they tell the creation time, which the row shows anyway.
+ * 128-bit number (milliseconds since 2020-01-01, 48 bits) × 2^80 + 80 random bits. For the rows a payment writes that
+ * are never a bearer capability: the books (a balance transaction, a posting), the payment and its refunds, the events,
+ * their deliveries and attempts, the simulator's cards and authorizations. With random ids each row went to a random
+ * leaf page of every index keyed by its id or by its parent's (the primary keys, `ledger_postings_once`,
+ * `webhook_deliveries_event`, `balance_transactions_payment`, …), each page then written whole to SQLite's WAL, fsynced
+ * and copied by the checkpoint, and on PostgreSQL to its WAL and shared buffers. Ids made close together share their
+ * leading digits (base62 digits sort as characters in this alphabet), so a payment's rows land together at the end of
+ * those indexes (docs/performance.md). Unique by their 80 random bits (within a millisecond). Not secret: they tell
+ * the creation time, which the row shows anyway; an id that is a bearer capability (a session, a card token, the page
+ * of a 3-D Secure challenge) stays wholly random. Rows made before keep their random ids, and both kinds live side
+ * by side: nothing may take ids to sort by time (lists order by `created_at`, then by id only to break ties; events
+ * by their `seq`).
  */
 export function newTimeOrderedId(prefix: IdPrefix, now = Date.now()): string {
+  return `${prefix}_${timeOrderedDigits(now)}`;
+}
+
+/** The 22 digits of newTimeOrderedId, for an id whose prefix is not one of IdPrefix (the simulated acquirer's). */
+export function timeOrderedDigits(now = Date.now()): string {
   orderedBytes.writeUIntBE(Math.min(Math.max(now - REFERENCE_EPOCH_MS, 0), 2 ** 48 - 1), 0, 6);
   orderedBytes.set(pooledRandom(10), 6);
-  return `${prefix}_${base62(orderedBytes, 22)}`;
+  return base62(orderedBytes, 22);
 }
 
 const orderedBytes = Buffer.alloc(16);

@@ -9,7 +9,7 @@ import type { DB } from '../../db/schema.js';
 import type { Mode } from '../../modules/merchants/merchants.table.js';
 import type { Clock } from '../../shared/clock.js';
 import { addSeconds, iso } from '../../shared/clock.js';
-import { base62, pooledRandom } from '../../shared/ids.js';
+import { base62, pooledRandom, timeOrderedDigits } from '../../shared/ids.js';
 import { invalidField } from '../../shared/errors.js';
 import type {
   Acquirer, AuthorizationOutcome, AuthorizationView, AuthorizeInput, CardInfo, CardNetwork, CardSource, DisputeNotice,
@@ -24,8 +24,18 @@ const TOKEN_LIFETIME_SECONDS = 30 * 60;
 const insertCardAndToken = compiledInsertPair('acquirer_cards', 'acquirer_tokens');
 const FINGERPRINT_SETTING = 'acquirer.fingerprint_key';
 
+/** A random id: for what is a bearer capability (a card token; the authorization whose challenge page its id opens). */
 function simId(prefix: string): string {
   return `${prefix}_${base62(pooledRandom(16), 22)}`;
+}
+
+/**
+ * A time-ordered id (src/shared/ids.ts), for the rows that are no capability: a card (only Motu holds its id, as a
+ * saved card's reference) and an authorization without a challenge (the challenge page answers only a pending
+ * challenge). Each payment's rows then land at the end of the primary keys instead of on a random page of each.
+ */
+function simOrderedId(prefix: string): string {
+  return `${prefix}_${timeOrderedDigits()}`;
 }
 
 // The statements of every test payment (token, authorization, capture), compiled once (src/db/compiled.ts).
@@ -100,7 +110,7 @@ export class SimulatorAcquirer implements Acquirer, LocalRecords {
       throw err;
     }
     const { number, card, now } = typed;
-    const cardId = simId('card');
+    const cardId = simOrderedId('card');
     const token = simId('tok');
     // The card and its token, all or none (compiledInsertPair): on PostgreSQL one statement, shared with the tokens
     // asked at the same moment, instead of a transaction of four round trips each.
@@ -254,7 +264,9 @@ export class SimulatorAcquirer implements Acquirer, LocalRecords {
     const behaviour = card.behaviour as Behaviour;
     if (behaviour === 'browser_unfit' && input.threeDSecure) return browserUnfit();
     const now = iso(this.clock.now());
-    const id = simId('auth');
+    const challenge = behaviour === 'challenge' && input.threeDSecure;
+    // A challenge's id is the address of the simulated bank page: random. Any other is known only to Motu.
+    const id = challenge ? simId('auth') : simOrderedId('auth');
     const base = {
       id, mode: input.mode, card_id: card.id, merchant_reference: input.merchantReference, reference: input.reference ?? null, amount: input.amount,
       currency: input.currency, captured_amount: 0, refunded_amount: 0, capture_on_auth: input.capture ? 1 : 0,
@@ -263,7 +275,7 @@ export class SimulatorAcquirer implements Acquirer, LocalRecords {
       created_at: now, captured_at: null, updated_at: now,
     };
     // A challenge needs the customer; a merchant-initiated charge (no 3-D Secure) goes through frictionless.
-    if (behaviour === 'challenge' && input.threeDSecure) {
+    if (challenge) {
       await insertAuthorization.defer(q, { ...base, status: 'challenge', refusal_code: null });
       return { status: 'challenge', authorizationId: id, card: cardInfo(card), challengeUrl: this.challengeUrl(id) } as const;
     }

@@ -25,10 +25,11 @@ export function openSqlite(dataDir: string, groupCommit: boolean): Database {
   tightenIfPresent(`${file}-wal`);
   tightenIfPresent(`${file}-shm`);
   const native = new SQLite(file);
-  // 2 KiB pages for a new database (an existing one keeps its size). A payment's random identifiers put each insert on a
-  // random leaf of each primary-key index, and every page dirtied is written whole to the WAL, fsynced, then copied by
-  // the checkpoint: with 2 KiB pages a session writes 9 KiB to the WAL instead of 17 (docs/performance.md, "Sessions on
-  // SQLite"). Rows up to about 2 KiB still fit in one page.
+  // 2 KiB pages for a new database (an existing one keeps its size). A random identifier (a session's, a card token's:
+  // the others a payment writes are time-ordered, src/shared/ids.ts) puts each insert on a random leaf of each index
+  // keyed by it, and every page dirtied is written whole to the WAL, fsynced, then copied by the checkpoint: with 2 KiB
+  // pages a session writes 9 KiB to the WAL instead of 17 (docs/performance.md, "Sessions on SQLite"). Rows up to about
+  // 2 KiB still fit in one page.
   native.pragma('page_size = 2048');
   native.pragma('journal_mode = WAL');
   // Durability is synchronous=FULL's, done by us (WalSync below): SQLite itself does not fsync at commit, so that the

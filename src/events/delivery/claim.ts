@@ -12,7 +12,7 @@ import { CompiledQuery, sql } from 'kysely';
 import { compiledQuery } from '../../db/compiled.js';
 import type { Trx } from '../../db/database.js';
 import { claimedColumns, LOST_ATTEMPT_ERROR, newClaim } from '../../db/lease.js';
-import { newId } from '../../shared/ids.js';
+import { newTimeOrderedId } from '../../shared/ids.js';
 import type { WebhookAttemptsTable, WebhookDeliveryRow } from '../events.table.js';
 import { INSERT_CHUNK, type Claimed, type DeliveryContext } from './context.js';
 
@@ -222,7 +222,7 @@ export const CLAIM_PENDING_SQL = `
  */
 async function recordLost({ logger }: DeliveryContext, trx: Trx, lost: Array<{ id: string; event_id: string; attempt_count: number; updated_at: string }>, nowIso: string): Promise<void> {
   const values: WebhookAttemptsTable[] = lost.map((r) => ({
-    id: newId('att'),
+    id: newTimeOrderedId('att'),
     delivery_id: r.id,
     event_id: r.event_id,
     attempt: r.attempt_count + 1,

@@ -7,7 +7,7 @@
 import { CompiledQuery, sql } from 'kysely';
 import { compiledQuery } from '../../db/compiled.js';
 import type { DeliveryStatus } from '../events.table.js';
-import { newId } from '../../shared/ids.js';
+import { newTimeOrderedId } from '../../shared/ids.js';
 import type { DeliveryContext, Finished } from './context.js';
 
 interface Outcome {
@@ -102,7 +102,7 @@ const updateDeliveriesSqlite = compiledQuery((db, p: { now: string; outcomes: st
 /** An attempt as SQLite's INSERT reads it, in webhook_attempts' column order. */
 const attemptColumns = (o: Outcome) => {
   const { c, started, result } = o.f;
-  return [newId('att'), c.row.id, c.row.event_id, o.attempt, started.toISOString(), result.statusCode, result.latencyMs, o.ok ? 1 : 0, result.excerpt, o.error];
+  return [newTimeOrderedId('att'), c.row.id, c.row.event_id, o.attempt, started.toISOString(), result.statusCode, result.latencyMs, o.ok ? 1 : 0, result.excerpt, o.error];
 };
 
 const insertAttemptsSqlite = compiledQuery((db, p: { attempts: string }) => ({
@@ -132,7 +132,7 @@ async function recordInOneStatement({ db }: DeliveryContext, outcomes: Outcome[]
     cols.next.push(o.next);
     cols.code.push(result.statusCode);
     cols.error.push(o.error);
-    cols.attemptId.push(newId('att'));
+    cols.attemptId.push(newTimeOrderedId('att'));
     cols.started.push(started.toISOString());
     cols.latency.push(result.latencyMs);
     cols.excerpt.push(result.excerpt);

@@ -8,7 +8,7 @@ import { payloads, type BuiltEvent, type InvoiceData } from '../../events/payloa
 import { addSeconds } from '../../shared/clock.js';
 import { AppError, invalidField, validationError } from '../../shared/errors.js';
 import { MAX_AMOUNT } from '../../shared/money.js';
-import { newId } from '../../shared/ids.js';
+import { newId, newTimeOrderedId } from '../../shared/ids.js';
 import { percentOf } from '../../shared/money.js';
 import { missingIdentity } from './identity.js';
 import type { InvoiceLine, InvoiceRow, InvoiceStatus, TaxLine } from './invoices.table.js';
@@ -199,7 +199,7 @@ async function refundOverpayment(trx: Trx, invoice: InvoiceRow, paymentId: strin
   const refundable = payment.captured_amount - payment.refunded_amount - payment.refund_reserved - payment.disputed_amount;
   const amount = Math.min(excess, refundable);
   if (amount < 1 || !payment.acquirer_authorization_id) return;
-  const refund = await reserveOnPayment(trx, payment, { id: newId('re'), amount, reason: OVERPAYMENT_REASON, at });
+  const refund = await reserveOnPayment(trx, payment, { id: newTimeOrderedId('re'), amount, reason: OVERPAYMENT_REASON, at });
   await recordEvent(trx, {
     merchantId: invoice.merchant_id, mode: invoice.mode, at,
     ...payloads.invoiceOverpaymentRefunded({ ...invoiceEventData(invoice), paymentId, refundId: refund.id, refundAmount: amount }),

@@ -14,7 +14,7 @@ import type { Database } from '../../db/database.js';
 import type { Owner } from '../merchants/principal.js';
 import { addSeconds, type Clock } from '../../shared/clock.js';
 import { AppError, validationError, type FieldError } from '../../shared/errors.js';
-import { idForKeyUse, idFromKey, keyUseParts, newId, newPaymentReference } from '../../shared/ids.js';
+import { idForKeyUse, idFromKey, keyUseParts, newPaymentReference, newTimeOrderedId } from '../../shared/ids.js';
 import { toEurCents } from '../../shared/money.js';
 import { checkOrderAmount, orderFieldProblems } from '../sessions/order.js';
 import { removeUnknownCard } from '../wallet/payment-methods.js';
@@ -151,7 +151,7 @@ export class MerchantPaymentsService {
       const testClockId = customer?.test_clock_id ?? null;
       const now = (await timeOn(trx, testClockId, this.clock.now())).toISOString();
       const payment = {
-        id: id ?? newId('pay'), merchant_id: owner.merchantId, mode: owner.mode, session_id: null, status: 'pending' as const,
+        id: id ?? newTimeOrderedId('pay'), merchant_id: owner.merchantId, mode: owner.mode, session_id: null, status: 'pending' as const,
         reference: newPaymentReference(), order_reference: input.order.reference ?? null, external_id: input.externalId ?? null,
         amount: charged, currency: input.order.currency, amount_eur_cents: toEurCents(charged, input.order.currency),
         tax_amount: 0, is_incl_tax_amount: 1, order_json: split ? splitOrderJson(input.order, split.plan) : JSON.stringify(input.order), capture_mode: input.captureMode ?? 'AUTO',

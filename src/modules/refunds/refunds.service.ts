@@ -11,7 +11,7 @@ import type { Acquirers } from '../../acquirer/acquirers.js';
 import type { Database } from '../../db/database.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError, notFound, validationError } from '../../shared/errors.js';
-import { idForKeyUse, idFromKey, keyUseParts, newId } from '../../shared/ids.js';
+import { idForKeyUse, idFromKey, keyUseParts, newTimeOrderedId } from '../../shared/ids.js';
 import type { Owner } from '../merchants/principal.js';
 import * as transitions from '../payment-transitions/transitions.js';
 import { lockOwnedPayment, ownedPayment } from '../payments/payments.repository.js';
@@ -65,7 +65,7 @@ export class RefundsService {
     await this.acquirers.requireLive(owner); // 503 before anything is reserved when live mode has no connector
     return this.db.transaction(async (trx) => {
       const p = await lockOwnedPayment(this.db, trx, owner, id);
-      let refundId = newId('re');
+      let refundId = newTimeOrderedId('re');
       if (idempotencyKey !== undefined) {
         const keyed = await idForKeyUse(
           (use) => refundIdFor(p.id, idempotencyKey, use),

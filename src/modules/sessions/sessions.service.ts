@@ -11,7 +11,7 @@ import { compiledInsertPair, compiledQuery } from '../../db/compiled.js';
 import type { Owner } from '../merchants/principal.js';
 import { addSeconds, type Clock } from '../../shared/clock.js';
 import { AppError, notFound, validationError, type FieldError } from '../../shared/errors.js';
-import { idForKeyUse, idFromKey, keyUseParts, newId, newPaymentReference } from '../../shared/ids.js';
+import { idForKeyUse, idFromKey, keyUseParts, newId, newPaymentReference, newTimeOrderedId } from '../../shared/ids.js';
 import { toEurCents } from '../../shared/money.js';
 import type { CustomerRow } from '../customers/customers.table.js';
 import { timeOn } from '../test-clocks/clock-time.js';
@@ -133,7 +133,12 @@ export class PaymentSessionsService {
       const now = await timeOn(q, testClockId, this.clock.now());
       const createdAt = now.toISOString();
       const expiresAt = addSeconds(now, input.expiresIn ?? options.defaultExpiresIn ?? 86_400).toISOString();
-      const paymentId = derivedPaymentId ?? newId('pay');
+      // The payment's id is time-ordered (src/shared/ids.ts): it is no capability, every route that takes it asks for
+      // the merchant's key (or a signed-in user of the merchant) and answers 404 for another merchant's, so its
+      // creation time, which the payment shows anyway, is all it tells. Its rows then land at the end of the indexes
+      // keyed by it (payments', its events', its balance transactions', the simulator's authorizations by merchant
+      // reference) instead of on a random page of each. The session's id is the hosted page's capability: random.
+      const paymentId = derivedPaymentId ?? newTimeOrderedId('pay');
       const sessionId = newId('ses');
       const privateData = { ...(input.privateData ?? {}), ...(input.email ? { customerEmail: input.email } : {}) };
       const payment: PaymentRow = {

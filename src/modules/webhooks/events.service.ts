@@ -4,7 +4,7 @@ import type { WebhookAttemptRow, WebhookDeliveryRow, WebhookEventRow } from '../
 import { notifyOnCommit } from '../../events/outbox.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError, invalidField, notFound } from '../../shared/errors.js';
-import { idFromKey, KEY_REUSE_AFTER_MS, keyUseParts, newId } from '../../shared/ids.js';
+import { idFromKey, KEY_REUSE_AFTER_MS, keyUseParts, newTimeOrderedId } from '../../shared/ids.js';
 import type { Owner } from '../merchants/principal.js';
 import { inScope } from './webhooks.service.js';
 import { ownedBy } from '../merchants/scope.js';
@@ -246,7 +246,7 @@ export class EventsService {
       }
       if (targets.length === 0) throw new AppError('BUSINESS_RULE_VIOLATION', 'This event has no target to resend to', { eventId: id });
       const targetKey = (t: { endpointId: string | null; url: string }) => t.endpointId ?? `url:${t.url}`;
-      let ids = targets.map(() => newId('del'));
+      let ids = targets.map(() => newTimeOrderedId('del'));
       if (idempotencyKey !== undefined) {
         for (let use = 0; ; use++) {
           ids = targets.map((t) => resendDeliveryIdFor(owner, idempotencyKey, id, targetKey(t), use));
