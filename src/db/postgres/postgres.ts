@@ -35,8 +35,9 @@ const CHANNEL = /^[a-z_][a-z0-9_]*$/;
 /**
  * Notifies `channel` in the same message as `trx`'s COMMIT (`commit; select pg_notify(…)`): after the commit and outside
  * the transaction, as a NOTIFY must be sent (a NOTIFY inside a transaction holds a database-wide lock through its
- * commit, WAL flush included), without a round trip of its own. Not sent if the transaction rolls back. False where
- * the transaction was not opened by `Database.transaction` (the caller notifies inside it).
+ * commit, WAL flush included), without a round trip of its own; or, while another of the process's notifications on
+ * the channel is in flight, with a later COMMIT once it has returned (Notifications). Not sent if the transaction rolls
+ * back. False where the transaction was not opened by `Database.transaction` (the caller notifies inside it).
  */
 export async function notifyWithCommit(trx: Trx, channel: string): Promise<boolean> {
   if (!afterCommitHooks.has(trx) || !CHANNEL.test(channel)) return false;
