@@ -53,9 +53,10 @@ const NOTIFY_QUEUE_FULL = '54000';
 
 /**
  * How long a notification owed (Notifications) waits for a COMMIT to carry it before it is sent in a message of its
- * own: under load another commit comes well within it.
+ * own, a round trip of the process's: under load another commit comes well within it. A few milliseconds were too
+ * few on a loaded machine, where commits come every 5 – 10 ms; other processes' workers poll every 500 ms without one.
  */
-const CARRY_MS = 3;
+const CARRY_MS = 20;
 
 /**
  * The notifications this process sends to other processes' listeners, at most one in flight per channel. A
