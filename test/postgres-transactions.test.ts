@@ -1,7 +1,7 @@
 // PostgreSQL's transactions (src/db/postgres/postgres.ts): the BEGIN sent with the first statement makes that
 // statement part of the transaction; a write held back goes with the next statement or the COMMIT, and its failure
 // fails the transaction; a notification sent with the COMMIT reaches another connection's LISTEN once the
-// rows are committed, never for a rollback; concurrent transactions of a process hold
+// rows are committed, never for a rollback, and concurrent commits share one; concurrent transactions of a process hold
 // distinct indexes, which is what keeps concurrent captures of one merchant off each other's running-balance row.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -174,6 +174,46 @@ describe('transactions [postgres]', { skip: !process.env.DATABASE_URL && 'needs 
       assert.equal(await count(), 2); // tx-1 and tx-3
     } finally {
       await one.close();
+    }
+  });
+
+  it('concurrent commits share their notifications, and a listener hears one after the last of them is visible', async () => {
+    heard.length = 0;
+    const many = async () => Number((await sql<{ n: number }>`select count(*) as n from settings where name like 'tx-many-%'`.execute(database.db.kysely)).rows[0]!.n);
+    // What another process's worker does when woken: it reads what has committed.
+    const seenWhenHeard: number[] = [];
+    const onNotification = () => void many().then((n) => seenWhenHeard.push(n));
+    listener.on('notification', onNotification);
+    try {
+      for (let round = 0; round < 3; round++) {
+        await Promise.all(Array.from({ length: 20 }, (_, i) => database.db.transaction(async (trx) => {
+          await trx.insertInto('settings').values({ name: `tx-many-${round}-${i}`, value: 'x' }).execute();
+          await notifyAfterCommit(trx, 'motu_test_channel', () => {});
+        })));
+        const committed = 20 * (round + 1);
+        await eventually(`round ${round}: a notification heard once its ${committed} rows are visible`, () => seenWhenHeard.includes(committed), 5000, 10);
+      }
+      assert.ok(heard.length < 60, `${heard.length} notifications for 60 commits`);
+      // This process's own listeners are not woken by its own notifications: the commits' hooks woke them already.
+      let ownHeard = 0;
+      const unlisten = database.db.listen('motu_test_channel', () => ownHeard++);
+      try {
+        await sleep(300); // listening (its connection coming up calls it once)
+        ownHeard = 0;
+        heard.length = 0;
+        await database.db.transaction(async (trx) => {
+          await trx.insertInto('settings').values({ name: 'tx-many-own', value: 'x' }).execute();
+          await notifyAfterCommit(trx, 'motu_test_channel', () => {});
+        });
+        await eventually('another connection hears it', () => heard.length === 1, 5000, 10);
+        await sleep(100);
+        assert.equal(ownHeard, 0);
+      } finally {
+        unlisten();
+      }
+    } finally {
+      listener.off('notification', onNotification);
+      await database.db.kysely.deleteFrom('settings').where('name', 'like', 'tx-many-%').execute();
     }
   });
 

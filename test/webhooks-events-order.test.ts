@@ -180,8 +180,9 @@ eachDatabase('events order: migration 0009 on existing events', (dialect) => {
       );
       const row = await d.db.kysely.selectFrom('webhook_events').select('seq').where('id', '=', fresh.id).executeTakeFirstOrThrow();
       assert.equal(row.seq, 5);
-      // The deliveries' foreign key still points at the rebuilt table (SQLite) and is enforced.
-      await assert.rejects(
+      // SQLite: the deliveries' foreign key still points at the rebuilt table and is enforced. (PostgreSQL, which
+      // rebuilt nothing, drops it with migration 0063: a delivery is written by the statement that writes its event.)
+      if (dialect === 'sqlite') await assert.rejects(
         d.db.kysely.insertInto('webhook_deliveries').values({
           id: 'del_orphan', event_id: 'whe_missing', event_seq: 9, merchant_id: 'mer_old', mode: 'test', endpoint_id: null, url: 'https://shop.example/hook',
           target_key: 'url:x', status: 'pending', attempt_count: 0, next_attempt_at: 'x', claim_token: null, lease_until: null, last_status_code: null,

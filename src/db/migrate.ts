@@ -54,6 +54,7 @@ import * as m0056 from './migrations/0056_platform_links_reference.js';
 import * as m0057 from './migrations/0057_pending_deliveries.js';
 import * as m0058 from './migrations/0058_payment_indexes.js';
 import * as m0059 from './migrations/0059_acquirer_captured_index.js';
+import * as m0063 from './migrations/0063_event_foreign_keys.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_core': m0001,
@@ -109,6 +110,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0057_pending_deliveries': m0057,
   '0058_payment_indexes': m0058,
   '0059_acquirer_captured_index': m0059,
+  '0063_event_foreign_keys': m0063,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -19,7 +19,7 @@
 // worker picks the rows up within milliseconds (in-process wake-up, and NOTIFY on PostgreSQL). A request
 // handler never sends HTTP itself.
 import { CompiledQuery, PostgresAdapter, sql } from 'kysely';
-import { compiledQuery } from '../db/compiled.js';
+import { compiledQuery, deferWrite } from '../db/compiled.js';
 import type { Trx } from '../db/database.js';
 import { notifyAfterCommit } from '../db/notify.js';
 import type { Mode } from '../modules/merchants/merchants.table.js';
@@ -73,8 +73,15 @@ export async function recordEvent<T extends EventType>(trx: Trx, input: RecordEv
   if (trx.getExecutor().adapter instanceof PostgresAdapter) {
     // One statement for the event and its deliveries (one round trip of the caller's transaction, not two).
     const parameters = [...Object.values(event), deliveries.map((d) => d.id), deliveries.map((d) => d.endpointId), deliveries.map((d) => d.url), deliveries.map((d) => d.targetKey)];
-    const { rows } = await trx.executeQuery<{ id: string }>(CompiledQuery.raw(RECORD_EVENT_SQL, parameters));
-    deliveryIds = rows.map((r) => r.id);
+    if (deliveries.every((d) => d.endpointId === null)) {
+      // No endpoint among the targets (a payment's notificationUrl, or none): every delivery is written, and nothing
+      // of the answer is needed. Held back, it goes with the transaction's next statement or its COMMIT (deferWrite).
+      await deferWrite(trx, { sql: RECORD_EVENT_SQL, parameters });
+      deliveryIds = deliveries.map((d) => d.id);
+    } else {
+      const { rows } = await trx.executeQuery<{ id: string }>(CompiledQuery.raw(RECORD_EVENT_SQL, parameters));
+      deliveryIds = rows.map((r) => r.id);
+    }
   } else {
     // seq: assigned by the database, the order events are recorded in (same-millisecond events included).
     const { seq } = await insertEvent.executeTakeFirstOrThrow(trx, event);

@@ -4,7 +4,15 @@
 // connects again every `retryMs`. A connection cut without a word (a network partition, a failover behind a proxy)
 // would otherwise leave listeners trusting a silent channel: a query every `heartbeatMs`, and the connection is
 // dropped when the previous one has not answered by the next.
+import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+
+/**
+ * The payload of the notifications this process sends after its commits (src/db/postgres/postgres.ts,
+ * Notifications). Its listener passes them over: the commit's hook has called this process's listeners already
+ * (notifyAfterCommit), and hearing its own notification again would only wake them a second time for nothing.
+ */
+export const OWN_NOTIFICATIONS = `motu-${randomBytes(8).toString('hex')}`;
 
 interface Listener {
   onNotify(): void;
@@ -61,6 +69,7 @@ export class PostgresListener {
     client.on('error', () => this.lost(client));
     client.on('end', () => this.lost(client));
     client.on('notification', (message) => {
+      if (message.payload === OWN_NOTIFICATIONS) return;
       for (const l of this.channels.get(message.channel) ?? []) l.onNotify();
     });
     client

@@ -6,7 +6,7 @@ import type { DB } from '../schema.js';
 import type { Database, Trx } from '../adapter.js';
 import { REFERENCE_TABLES } from '../reference-cache.js';
 import { DEFERRED_WRITE, defersWrites, PIPELINED, preparedName, runsBatches, STATEMENT_BATCH, type BoundStatement, type PipelinedStatement } from '../compiled.js';
-import { PostgresListener } from './listener.js';
+import { OWN_NOTIFICATIONS, PostgresListener } from './listener.js';
 
 const REFERENCE_CHANNEL = 'motu_reference';
 
@@ -35,8 +35,9 @@ const CHANNEL = /^[a-z_][a-z0-9_]*$/;
 /**
  * Notifies `channel` in the same message as `trx`'s COMMIT (`commit; select pg_notify(…)`): after the commit and outside
  * the transaction, as a NOTIFY must be sent (a NOTIFY inside a transaction holds a database-wide lock through its
- * commit, WAL flush included), without a round trip of its own. Not sent if the transaction rolls back. False where
- * the transaction was not opened by `Database.transaction` (the caller notifies inside it).
+ * commit, WAL flush included), without a round trip of its own; or, while another of the process's notifications on
+ * the channel is in flight, with a later COMMIT once it has returned (Notifications). Not sent if the transaction rolls
+ * back. False where the transaction was not opened by `Database.transaction` (the caller notifies inside it).
  */
 export async function notifyWithCommit(trx: Trx, channel: string): Promise<boolean> {
   if (!afterCommitHooks.has(trx) || !CHANNEL.test(channel)) return false;
@@ -50,20 +51,123 @@ export async function notifyWithCommit(trx: Trx, channel: string): Promise<boole
 /** "too many notifications in the NOTIFY queue": raised by the notification sent after a COMMIT that succeeded. */
 const NOTIFY_QUEUE_FULL = '54000';
 
-/** Kysely's PostgreSQL driver, whose COMMIT carries the transaction's notifications (notifyWithCommit). */
+/**
+ * How long a notification owed (Notifications) waits for a COMMIT to carry it before it is sent in a message of its
+ * own, a round trip of the process's: under load another commit comes well within it. A few milliseconds were too
+ * few on a loaded machine, where commits come every 5 – 10 ms; other processes' workers poll every 500 ms without one.
+ */
+const CARRY_MS = 20;
+
+/**
+ * The notifications this process sends to other processes' listeners, at most one in flight per channel. A
+ * notification is a transaction of its own on the server (an xid, a commit record and its WAL flush, the NOTIFY queue's
+ * lock), and what it tells a listener is only that something committed: one notification sent after a commit announces
+ * every commit made before it was sent. So a COMMIT carries its transaction's notification when none is in flight on
+ * that channel; a transaction that committed while one was (sent before this commit had returned, so announcing
+ * nothing of it) is owed one, carried by the next COMMIT sent once the one in flight has returned, or sent alone after
+ * CARRY_MS. Each commit is thus followed by a notification sent after it has returned, at most a round trip and
+ * CARRY_MS later, and a busy process sends about one per commit round trip instead of one per commit. Their payload
+ * is OWN_NOTIFICATIONS: this process's listener passes them over, its own listeners having been called by the commit's
+ * hook already (notifyAfterCommit).
+ */
+class Notifications {
+  /** Channels whose notification has been sent and has not returned. */
+  private readonly inFlight = new Set<string>();
+  /** Channels owed a notification sent from now on. */
+  private readonly owed = new Set<string>();
+  private timer: NodeJS.Timeout | undefined;
+  /** How to send an owed notification alone: on the pool whose COMMIT returned last. */
+  private sendAlone: ((text: string) => Promise<unknown>) | undefined;
+
+  /**
+   * The channels a COMMIT about to be sent carries (`now`): its transaction's and those owed, none in flight; its
+   * transaction's in flight are owed once it has committed (`later`, given to `owe`).
+   */
+  carry(own: ReadonlySet<string> | undefined): { now: string[]; later: string[] } {
+    const now: string[] = [];
+    const later: string[] = [];
+    for (const channel of own ?? []) (this.inFlight.has(channel) ? later : now).push(channel);
+    for (const channel of this.owed) if (!this.inFlight.has(channel) && !now.includes(channel)) now.push(channel);
+    for (const channel of now) {
+      this.owed.delete(channel);
+      this.inFlight.add(channel);
+    }
+    return { now, later };
+  }
+
+  /** The message that carried `channels` returned; `sent`: their notification ran (else they are owed again). */
+  returned(channels: readonly string[], sent: boolean, sendAlone: (text: string) => Promise<unknown>): void {
+    if (channels.length === 0) return;
+    for (const channel of channels) {
+      this.inFlight.delete(channel);
+      if (!sent) this.owed.add(channel);
+    }
+    this.sendAlone = sendAlone;
+    this.schedule();
+  }
+
+  owe(channels: readonly string[], sendAlone: (text: string) => Promise<unknown>): void {
+    if (channels.length === 0) return;
+    for (const channel of channels) this.owed.add(channel);
+    this.sendAlone = sendAlone;
+    this.schedule();
+  }
+
+  private due(): string[] {
+    return [...this.owed].filter((channel) => !this.inFlight.has(channel));
+  }
+
+  private schedule(): void {
+    if (this.timer || this.due().length === 0) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      const channels = this.due();
+      const send = this.sendAlone;
+      if (channels.length === 0 || !send) return;
+      for (const channel of channels) {
+        this.owed.delete(channel);
+        this.inFlight.add(channel);
+      }
+      // Not retried if it fails (the pool closed, the queue full): the listeners' poll covers a lost wake-up.
+      const done = () => this.returned(channels, true, send);
+      send(`select ${notifyList(channels)}`).then(done, done);
+    }, CARRY_MS);
+    this.timer.unref();
+  }
+}
+
+function notifyList(channels: readonly string[]): string {
+  return channels.map((channel) => `pg_notify('${channel}', '${OWN_NOTIFICATIONS}')`).join(', ');
+}
+
+/** Kysely's PostgreSQL driver, whose COMMIT carries the process's notifications (notifyWithCommit, Notifications). */
 class NotifyingDriver extends PostgresDriver {
+  constructor(settings: PostgresDialectConfig, private readonly notifications: Notifications, private readonly sendAlone: (text: string) => Promise<unknown>) {
+    super(settings);
+  }
+
   override async commitTransaction(connection: DatabaseConnection): Promise<void> {
-    const channels = commitNotifies.get(connection);
-    if (!channels) return super.commitTransaction(connection);
+    const own = commitNotifies.get(connection);
     commitNotifies.delete(connection);
-    const notify = [...channels].map((channel) => `pg_notify('${channel}', '')`).join(', ');
+    const { now, later } = this.notifications.carry(own);
+    if (now.length === 0) {
+      await super.commitTransaction(connection);
+      this.notifications.owe(later, this.sendAlone);
+      return;
+    }
+    let sent = false;
     try {
       // Two statements, one message (the simple protocol): the second runs once the first has committed.
-      await connection.executeQuery(CompiledQuery.raw(`commit; select ${notify}`));
+      await connection.executeQuery(CompiledQuery.raw(`commit; select ${notifyList(now)}`));
+      sent = true;
     } catch (error) {
       // The one error a COMMIT of ours cannot raise: the listeners' poll covers the lost wake-up.
       if ((error as { code?: unknown }).code !== NOTIFY_QUEUE_FULL) throw error;
+      sent = true;
+    } finally {
+      this.notifications.returned(now, sent, this.sendAlone);
     }
+    this.notifications.owe(later, this.sendAlone);
   }
 
   override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
@@ -73,12 +177,13 @@ class NotifyingDriver extends PostgresDriver {
 }
 
 class NotifyingDialect extends PostgresDialect {
-  constructor(private readonly settings: PostgresDialectConfig) {
+  constructor(private readonly settings: PostgresDialectConfig & { pool: pg.Pool }, private readonly notifications: Notifications) {
     super(settings);
   }
 
   override createDriver(): Driver {
-    return new NotifyingDriver(this.settings);
+    const pool = this.settings.pool;
+    return new NotifyingDriver(this.settings, this.notifications, (text) => pool.query(text));
   }
 }
 
@@ -111,7 +216,7 @@ class OpenIndexes {
 export function openPostgres(connectionString: string, max: number, listenerHeartbeatMs = 5000): Database {
   const listener = new PostgresListener(connectionString, 1000, listenerHeartbeatMs);
   const stamp = new PostgresReferenceStamp(listener);
-  return pooled(connectionString, max, { listener, stamp, prepared: new PreparedTexts(), indexes: new OpenIndexes() }, true);
+  return pooled(connectionString, max, { listener, stamp, prepared: new PreparedTexts(), indexes: new OpenIndexes(), notifications: new Notifications() }, true);
 }
 
 interface Shared {
@@ -119,11 +224,12 @@ interface Shared {
   stamp: PostgresReferenceStamp;
   prepared: PreparedTexts;
   indexes: OpenIndexes;
+  notifications: Notifications;
 }
 
 /** A Database on a pool of its own; `owner`: it also owns (and closes) what the process shares. */
 function pooled(connectionString: string, max: number, shared: Shared, owner: boolean): Database {
-  const { listener, stamp, prepared, indexes } = shared;
+  const { listener, stamp, prepared, indexes, notifications } = shared;
   const pool = new pg.Pool({ connectionString, max });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
@@ -134,7 +240,7 @@ function pooled(connectionString: string, max: number, shared: Shared, owner: bo
     runBatchesOn(client, prepared);
     holdDeferredOn(client, prepared, hold);
   });
-  const kysely = new Kysely<DB>({ dialect: new NotifyingDialect({ pool }) });
+  const kysely = new Kysely<DB>({ dialect: new NotifyingDialect({ pool }, notifications) });
   runsBatches(kysely);
   const database: Database = {
     kysely,
