@@ -76,7 +76,10 @@ export function startDeliveryWorker(
   let stopping = false;
   let claiming = false;
   let active = 0;
-  const busy = new Map<string, number>(); // target → sends in flight (until recorded)
+  // target → sends in flight, from the claim to the answer (or the send's failure): what the per-target bound counts is
+  // what the target's server holds open. The attempt's record comes after, in a batch of its own, and takes no slot: a
+  // record turn that waits for a busy group commit no longer keeps the target's next deliveries from being sent.
+  const busy = new Map<string, number>();
   let idleResolve: (() => void) | undefined;
 
   // Wake-ups: from outside (a commit's signal, NOTIFY, the poll) anything may be due; from a finished send, only
@@ -146,20 +149,33 @@ export function startDeliveryWorker(
     const n = (busy.get(key) ?? 0) + 1;
     busy.set(key, n);
     if (n >= perTarget) waiting.add(key);
-    void deliver(c)
+    let slotHeld = true;
+    const freeSlot = () => {
+      if (!slotHeld) return;
+      slotHeld = false;
+      const left = (busy.get(key) ?? 1) - 1;
+      if (left <= 0) busy.delete(key);
+      else busy.set(key, left);
+      wakeFor(key);
+    };
+    void deliver(c, freeSlot)
       .catch((err) => logger.error({ err: String(err), deliveryId: c.row.id }, 'webhook delivery failed to record'))
       .finally(() => {
         active--;
-        const left = (busy.get(key) ?? 1) - 1;
-        if (left <= 0) busy.delete(key);
-        else busy.set(key, left);
+        freeSlot();
         if (active === 0 && idleResolve) idleResolve();
-        wakeFor(key);
+        // The process's room too (`concurrency`): a claim stopped for want of it may go on.
+        if (roomShort) wakeFor(key);
       });
   }
 
-  async function deliver(c: Claimed): Promise<void> {
-    const sent = await send(ctx, secrets, c);
+  async function deliver(c: Claimed, freeSlot: () => void): Promise<void> {
+    let sent: Awaited<ReturnType<typeof send>>;
+    try {
+      sent = await send(ctx, secrets, c);
+    } finally {
+      freeSlot();
+    }
     if (!sent) return;
     await new Promise<void>((done) => {
       finished.push({ c, ...sent, done });
