@@ -162,7 +162,6 @@ export function startDeliveryWorker(
       .catch((err) => logger.error({ err: String(err), deliveryId: c.row.id }, 'webhook delivery failed to record'))
       .finally(() => {
         active--;
-        freeSlot();
         if (active === 0 && idleResolve) idleResolve();
         // The process's room too (`concurrency`): a claim stopped for want of it may go on.
         if (roomShort) wakeFor(key);

@@ -516,12 +516,11 @@ export class CheckoutService {
       let captured: { done: PaymentRow | null } | { undone: undefined };
       try {
         captured = await undoable(this.db, async (trx, undo: (value: undefined) => never) => {
-          const { statement, answer } = local.captureStatement(trx, { mode: payment.mode, authorizationId: payment.acquirer_authorization_id!, amount: payment.amount });
-          const [changed, row] = await alongside(trx, statement, () => transitions.capture(trx, {
+          const captured = await transitions.captureWithLocal(trx, local, {
+            mode: payment.mode, authorizationId: payment.acquirer_authorization_id!,
             paymentId: payment.id, amount: payment.amount, operation: 'capture', at: this.clock.now(), feeTerms: this.feeTerms,
-          }));
-          if (!answer(changed.changed).ok) undo(undefined);
-          return row;
+          });
+          return captured.refused ? undo(undefined) : captured.row;
         });
       } catch (err) {
         await release();

@@ -8,11 +8,12 @@
 // The acquirer is never called here: the caller asks it before or after, with no transaction open, and passes its answer
 // (the simulator, whose records are rows of this database, writes them on the caller's transaction: LocalRecords).
 import { sql } from 'kysely';
-import type { CardInfo } from '../../acquirer/acquirer.js';
-import { compiledQuery, type CompiledStatement } from '../../db/compiled.js';
+import type { CardInfo, LocalRecords } from '../../acquirer/acquirer.js';
+import { alongside, compiledQuery, type CompiledStatement } from '../../db/compiled.js';
 import type { Trx } from '../../db/database.js';
 import { recordEvent, type RecordEventInput } from '../../events/outbox.js';
 import { payloads, type EventType } from '../../events/payloads.js';
+import type { Mode } from '../merchants/merchants.table.js';
 import type { PaymentRow, PaymentStatus } from '../payments/payments.table.js';
 import * as ledger from '../ledger/payment-postings.js';
 import { paymentBase, settlementOf, storeOf, type FeeTermsOf } from './payment-events.js';
@@ -217,6 +218,19 @@ export interface CaptureInput {
  */
 export function capturedRowIsWhole(row: PaymentRow): boolean {
   return row.invoice_id === null && !invoicesSale(row);
+}
+
+/**
+ * The capture of an acquirer whose records are rows of this database (LocalRecords) and `capture`'s record of it, on
+ * `trx`, sent together (alongside: on PostgreSQL one round trip). `refused`: the acquirer's statement changed nothing,
+ * and the caller undoes the transaction; otherwise `capture`'s answer.
+ */
+export async function captureWithLocal(
+  trx: Trx, local: LocalRecords, input: CaptureInput & { mode: Mode; authorizationId: string },
+): Promise<{ refused: true } | { refused: false; row: PaymentRow | null }> {
+  const { statement, answer } = local.captureStatement(trx, { mode: input.mode, authorizationId: input.authorizationId, amount: input.amount });
+  const [changed, row] = await alongside(trx, statement, () => capture(trx, input));
+  return answer(changed.changed).ok ? { refused: false, row } : { refused: true };
 }
 
 /**

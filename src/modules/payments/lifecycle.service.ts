@@ -22,7 +22,7 @@ import { addSeconds, type Clock } from '../../shared/clock.js';
 import { AppError, notFound, validationError } from '../../shared/errors.js';
 import { idForKeyUse, idFromKey, keyUseParts, newId } from '../../shared/ids.js';
 import { isCurrency, toEurCents } from '../../shared/money.js';
-import { alongside, compiledQuery, type CompiledStatement } from '../../db/compiled.js';
+import { compiledQuery, type CompiledStatement } from '../../db/compiled.js';
 import type { Mode } from '../merchants/merchants.table.js';
 import * as transitions from '../payment-transitions/transitions.js';
 import { cachedFeeTerms, type FeeTermsOf } from '../payment-transitions/payment-events.js';
@@ -188,13 +188,13 @@ export class PaymentLifecycleService {
       const payment = await captureClaim(Boolean(owner.storeId), amount !== undefined).executeTakeFirst(trx, this.claimValues(owner, id, amount));
       if (!payment) return undo(undefined);
       const captureAmount = amount ?? payment.authorized_amount;
-      // The acquirer's capture, then Motu's record of it, sent together (alongside); a refusal undoes both.
-      const { statement, answer } = local.captureStatement(trx, { mode: payment.mode, authorizationId: payment.acquirer_authorization_id!, amount: captureAmount });
-      const [captured, row] = await alongside(trx, statement, () => transitions.capture(trx, {
+      // The acquirer's capture, then Motu's record of it, sent together; a refusal undoes both.
+      const captured = await transitions.captureWithLocal(trx, local, {
+        mode: payment.mode, authorizationId: payment.acquirer_authorization_id!,
         paymentId: payment.id, amount: captureAmount, operation: 'capture', at: this.clock.now(), feeTerms: this.feeTerms,
-      }));
-      if (!answer(captured.changed).ok) return undo(undefined);
-      return { payment, row };
+      });
+      if (captured.refused) return undo(undefined);
+      return { payment, row: captured.row };
     });
     if ('undone' in result) return undefined;
     return this.answerOf(result.done.payment, result.done.row);
