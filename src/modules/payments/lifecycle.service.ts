@@ -190,8 +190,8 @@ export class PaymentLifecycleService {
       const payment = await captureClaim(Boolean(owner.storeId), amount !== undefined).executeTakeFirst(trx, this.claimValues(owner, id, amount));
       if (!payment) return undo(undefined);
       const captureAmount = amount ?? payment.authorized_amount;
-      // The acquirer's capture, then Motu's record of it, sent together; a refusal undoes both.
-      // The payment's attempts read on the same transaction, for the answer (capturedDetail).
+      // The acquirer's capture, then Motu's record of it, sent together; a refusal undoes both. The payment's attempts
+      // are read on the same transaction, for the answer (capturedDetail).
       const captured = await transitions.captureWithLocal(trx, local, {
         mode: payment.mode, authorizationId: payment.acquirer_authorization_id!,
         paymentId: payment.id, amount: captureAmount, operation: 'capture', at: this.clock.now(), feeTerms: this.feeTerms, withAttempts: true,
