@@ -9,6 +9,7 @@ import { eachDatabase } from './support/harness.js';
 import { withMerchantApp } from './support/merchant-app.js';
 import { createSession, paidPayment, paySession } from './support/payments.js';
 import { saveCard } from './support/wallet.js';
+import { CARDS } from './support/cards.js';
 import { onlyOn } from './support/profile.js';
 import { makePlatform, onboardSeller } from './support/platforms.js';
 import { paidSplit } from './support/splits.js';
@@ -54,6 +55,14 @@ eachDatabase('the capture answers the payment as GET /payments/{id} reads it', (
     assert.equal(answer.attempts.length, 1);
     assert.deepEqual(answer.refunds, []);
     assert.equal(answer.settlement.capturedAmount, 10_000);
+  });
+
+  it('a payment paid at the second attempt: both attempts as GET lists them, the one captured as the capture left it', async () => {
+    const session = await createSession(t, m.key, { captureMode: 'MANUAL', amount: 7_000 });
+    await paySession(t, session.sessionId, CARDS.declined);
+    await paySession(t, session.sessionId, CARDS.visa);
+    const answer = await capturedAsRead(session.paymentId);
+    assert.deepEqual(answer.attempts.map((a: { status: string; refusalCode: string | null }) => [a.status, a.refusalCode]), [['refused', 'card_declined'], ['captured', null]]);
   });
 
   it("a partial capture, and a store's payment", async () => {

@@ -240,6 +240,11 @@ export interface LocalRecords {
     statement: BoundStatement<unknown>;
     answer(changed: number): OperationResult;
   };
+  /**
+   * listAttempts as one statement on `trx`, and what makes its answer from the rows: read after the caller's writes
+   * of the transaction (a capture's answer lists the attempts as its transaction commits them).
+   */
+  attemptsIn(trx: Kysely<DB>, mode: Mode, merchantReference: string): { statement: BoundStatement<unknown>; answer(rows: unknown[]): AuthorizationView[] };
 }
 
 /** The acquirer's LocalRecords when its rows are in `db`, for a caller that writes there; undefined otherwise. */

@@ -430,8 +430,12 @@ export class SimulatorAcquirer implements Acquirer, LocalRecords {
   /** The simulator's record is its database's rows: read with the caller's other reads when it is the same database. */
   attemptsStatement(db: Kysely<DB>, mode: Mode, merchantReference: string) {
     if (db !== this.db.kysely) return undefined;
+    return this.attemptsIn(db, mode, merchantReference);
+  }
+
+  attemptsIn(q: Kysely<DB>, mode: Mode, merchantReference: string) {
     return {
-      statement: authorizationsWithCards.bind(db, { merchantReference, mode }) as BoundStatement<unknown>,
+      statement: authorizationsWithCards.bind(q, { merchantReference, mode }) as BoundStatement<unknown>,
       answer: (rows: unknown[]) => viewsOf(rows as AuthorizationWithCard[]),
     };
   }

@@ -8,7 +8,7 @@
 // The acquirer is never called here: the caller asks it before or after, with no transaction open, and passes its answer
 // (the simulator, whose records are rows of this database, writes them on the caller's transaction: LocalRecords).
 import { sql } from 'kysely';
-import type { CardInfo, LocalRecords } from '../../acquirer/acquirer.js';
+import type { AuthorizationView, CardInfo, LocalRecords } from '../../acquirer/acquirer.js';
 import { alongside, compiledQuery, type CompiledStatement } from '../../db/compiled.js';
 import type { Trx } from '../../db/database.js';
 import { recordEvent, type RecordEventInput } from '../../events/outbox.js';
@@ -223,14 +223,21 @@ export function capturedRowIsWhole(row: PaymentRow): boolean {
 /**
  * The capture of an acquirer whose records are rows of this database (LocalRecords) and `capture`'s record of it, on
  * `trx`, sent together (alongside: on PostgreSQL one round trip). `refused`: the acquirer's statement changed nothing,
- * and the caller undoes the transaction; otherwise `capture`'s answer.
+ * and the caller undoes the transaction; otherwise `capture`'s answer. `withAttempts`: the payment's attempts too, as
+ * the transaction leaves them (what the merchant's capture answers), read right after the acquirer's capture in the
+ * same message: no round trip of their own after the commit.
  */
 export async function captureWithLocal(
-  trx: Trx, local: LocalRecords, input: CaptureInput & { mode: Mode; authorizationId: string },
-): Promise<{ refused: true } | { refused: false; row: PaymentRow | null }> {
+  trx: Trx, local: LocalRecords, input: CaptureInput & { mode: Mode; authorizationId: string; withAttempts?: boolean },
+): Promise<{ refused: true } | { refused: false; row: PaymentRow | null; attempts?: AuthorizationView[] }> {
   const { statement, answer } = local.captureStatement(trx, { mode: input.mode, authorizationId: input.authorizationId, amount: input.amount });
-  const [changed, row] = await alongside(trx, statement, () => capture(trx, input));
-  return answer(changed.changed).ok ? { refused: false, row } : { refused: true };
+  if (!input.withAttempts) {
+    const [changed, row] = await alongside(trx, statement, () => capture(trx, input));
+    return answer(changed.changed).ok ? { refused: false, row } : { refused: true };
+  }
+  const read = local.attemptsIn(trx, input.mode, input.paymentId);
+  const [changed, [attempts, row]] = await alongside(trx, statement, () => alongside(trx, read.statement, () => capture(trx, input)));
+  return answer(changed.changed).ok ? { refused: false, row, attempts: read.answer(attempts.rows) } : { refused: true };
 }
 
 /**

@@ -13,7 +13,7 @@
 // 1 and 3) and may be taken again; the acquirer's own state then tells what happened (see `resolveAbandonedClaim`).
 // A capture by an acquirer whose records are rows of this database (the simulator, LocalRecords) takes the three steps
 // in one transaction instead (captureLocally): one commit, and nothing abandoned for the recovery to find.
-import { AcquirerOutcomeUnknown, localRecords, type Acquirer, type Keep, type LocalRecords } from '../../acquirer/acquirer.js';
+import { AcquirerOutcomeUnknown, localRecords, type Acquirer, type AuthorizationView, type Keep, type LocalRecords } from '../../acquirer/acquirer.js';
 import type { Acquirers } from '../../acquirer/acquirers.js';
 import type { Database, Trx } from '../../db/database.js';
 import { undoable } from '../../db/undo.js';
@@ -37,6 +37,8 @@ import type { PaymentRow } from './payments.table.js';
 export interface Captured {
   row: PaymentRow;
   session: { id: string; expires_at: string } | undefined;
+  /** The acquirer's attempts as the capture's transaction committed them, when it read them (LocalRecords); else read after. */
+  attempts?: AuthorizationView[];
 }
 
 /** Default age after which a capture or cancel claim is abandoned (MOTU_OPERATION_CLAIM_SECONDS). */
@@ -188,25 +190,26 @@ export class PaymentLifecycleService {
       const payment = await captureClaim(Boolean(owner.storeId), amount !== undefined).executeTakeFirst(trx, this.claimValues(owner, id, amount));
       if (!payment) return undo(undefined);
       const captureAmount = amount ?? payment.authorized_amount;
-      // The acquirer's capture, then Motu's record of it, sent together; a refusal undoes both.
+      // The acquirer's capture, then Motu's record of it, sent together; a refusal undoes both. The payment's attempts
+      // are read on the same transaction, for the answer (capturedDetail).
       const captured = await transitions.captureWithLocal(trx, local, {
         mode: payment.mode, authorizationId: payment.acquirer_authorization_id!,
-        paymentId: payment.id, amount: captureAmount, operation: 'capture', at: this.clock.now(), feeTerms: this.feeTerms,
+        paymentId: payment.id, amount: captureAmount, operation: 'capture', at: this.clock.now(), feeTerms: this.feeTerms, withAttempts: true,
       });
       if (captured.refused) return undo(undefined);
-      return { payment, row: captured.row };
+      return { payment, row: captured.row, attempts: captured.attempts };
     });
     if ('undone' in result) return undefined;
-    return this.answerOf(result.done.payment, result.done.row);
+    return this.answerOf(result.done.payment, result.done.row, result.done.attempts);
   }
 
   /** What a capture request answers from the claimed payment and the row its capture wrote (see `capture`). */
-  private answerOf(payment: ClaimedRow, row: PaymentRow | null): Captured | null {
+  private answerOf(payment: ClaimedRow, row: PaymentRow | null, attempts?: AuthorizationView[]): Captured | null {
     if (!row || !transitions.capturedRowIsWhole(row)) return null;
-    if (row.session_id === null) return { row, session: undefined };
+    if (row.session_id === null) return { row, session: undefined, attempts };
     // A payment's session never changes; the check costs nothing and keeps the answer right if it ever did.
     if (row.session_id !== payment.session_id || payment.session_expires_at === null) return null;
-    return { row, session: { id: row.session_id, expires_at: payment.session_expires_at } };
+    return { row, session: { id: row.session_id, expires_at: payment.session_expires_at }, attempts };
   }
 
   /**

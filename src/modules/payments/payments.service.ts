@@ -105,14 +105,15 @@ export class PaymentsService {
    * The detail of a payment its capture just wrote, from the rows the capture holds (PaymentLifecycleService.capture):
    * the payment's row as its transaction committed it, its session's expiry, and no refunds (none can exist while a
    * payment is in transit, and the capture's transaction added none: capturedRowIsWhole). The same object as `get`
-   * gives for the payment at that commit; only the acquirer's attempts (and a store's name, for a payment of a store)
+   * gives for the payment at that commit; only the acquirer's attempts, unless the capture read them on its
+   * transaction (an acquirer whose records are rows of this database), and a store's name, for a payment of a store,
    * are read, as `detail` reads them.
    */
   async capturedDetail(captured: Captured) {
-    const { row, session } = captured;
+    const { row, session, attempts } = captured;
     const [view] = await this.views([row], this.db.kysely, session ? [session] : []);
     const terms = await this.feeTermsOf(this.db.kysely, row.contract_id);
-    return (await this.completed(row, view!, [], terms, undefined)).payment;
+    return (await this.completed(row, view!, [], terms, attempts)).payment;
   }
 
   /** The detail from the payment's own rows: the acquirer's attempts (read here unless given), its refunds and fees. */
