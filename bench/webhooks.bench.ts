@@ -198,7 +198,6 @@ async function runAt(dialect: Dialect, rate: number): Promise<Run> {
   const workerDb = dialect === 'postgres' ? openDatabase({ databaseUrl: named(database.databaseUrl, 'bench-worker'), dataDir: database.dataDir }) : database.db;
   const workers = startWorkers(config, workerDb, systemClock, silent, { delivery: DELIVERY });
   const load = os.loadavg()[0]!;
-  let produced: Produced;
   let meter: CpuMeter;
   let producer: ReturnType<typeof peer> | undefined;
   if (dialect === 'postgres') {
@@ -209,15 +208,17 @@ async function runAt(dialect: Dialect, rate: number): Promise<Run> {
     await producer.next('started');
     await meter.start();
     if (COUNT) startCounting();
-    produced = await producer.next<Produced>('produced');
   } else {
     meter = new CpuMeter(undefined, { receiver: endpoint.receiver.child.pid! });
     await meter.start();
     if (COUNT) startCounting();
-    produced = await produce(database.db, options);
   }
-  const deadline = nowMs() + 30_000;
-  while (endpoint.received() < produced.committedAt.length && nowMs() < deadline) await new Promise((r) => setTimeout(r, 20));
+  const produced = await profiled(`steady-${dialect}-${rate}`, async () => {
+    const p = producer ? await producer.next<Produced>('produced') : await produce(database.db, options);
+    const deadline = nowMs() + 30_000;
+    while (endpoint.received() < p.committedAt.length && nowMs() < deadline) await new Promise((r) => setTimeout(r, 20));
+    return p;
+  });
   const count = COUNT ? stopCounting() : undefined;
   const { receivedAt, duplicates } = await endpoint.report();
   const cpu = await meter.stop(receivedAt.length);
@@ -268,7 +269,7 @@ interface Drain {
   count?: StatementCount;
 }
 
-/** BENCH_WEBHOOK_PROFILE=<dir>: the worker's process is profiled while it drains (`node --import tsx bench/cpuprofile.ts <file>`). */
+/** BENCH_WEBHOOK_PROFILE=<dir>: the worker's process is profiled during each steady run and drain (`node --import tsx bench/cpuprofile.ts <file>`). */
 async function profiled<T>(name: string, fn: () => Promise<T>): Promise<T> {
   const dir = process.env.BENCH_WEBHOOK_PROFILE;
   if (!dir) return fn();
