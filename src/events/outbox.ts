@@ -50,7 +50,7 @@ export interface RecordedEvent {
   body: string;
   /**
    * The deliveries asked for. SQLite: those written. PostgreSQL: the statement, sent with the transaction's next one,
-   * leaves out an endpoint's that another process took out of service or deleted since this process's cache was read.
+   * leaves out those to an endpoint out of service, or deleted by another process since this one's cache was read.
    */
   deliveryIds: string[];
 }
@@ -76,9 +76,10 @@ export async function recordEvent<T extends EventType>(trx: Trx, input: RecordEv
   let deliveryIds: string[];
   if (trx.getExecutor().adapter instanceof PostgresAdapter) {
     // One statement for the event and its deliveries, whose answer nobody reads: held back, it goes with the
-    // transaction's next statement or its COMMIT (deferWrite), no round trip of its own. The deliveries it writes are
-    // those asked for, but an endpoint's that another process took out of service or deleted since this process's
-    // cache was read: such an event is announced (NOTIFY) with nothing to claim, one claim that finds nothing.
+    // transaction's next statement or its COMMIT (deferWrite), no round trip of its own. It writes the deliveries asked
+    // for but those to an endpoint out of service (the cache does not know: paused, or taken out by a worker) or deleted
+    // by another process since this one's cache was read; an event left with none is still announced (NOTIFY, carried
+    // by the COMMIT), and a worker's claim then finds nothing.
     const parameters = [...Object.values(event), deliveries.map((d) => d.id), deliveries.map((d) => d.endpointId), deliveries.map((d) => d.url), deliveries.map((d) => d.targetKey)];
     await deferWrite(trx, { sql: RECORD_EVENT_SQL, parameters });
     deliveryIds = deliveries.map((d) => d.id);
