@@ -86,14 +86,19 @@ function percentile(sorted: number[], p: number): number {
  * closes before the last reading is missed (the pools keep theirs open).
  */
 async function pgBackends(url: string | undefined): Promise<Map<number, string>> {
+  return new Map([...(await pgBackendsWithQuery(url))].map(([pid, b]) => [pid, b.name]));
+}
+
+/** The same, each with the text of its last statement (BENCH_WEBHOOK_BACKENDS=1 prints each backend's CPU). */
+async function pgBackendsWithQuery(url: string | undefined): Promise<Map<number, { name: string; query: string }>> {
   if (!url) return new Map();
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const { rows } = await client.query<{ pid: number; application_name: string }>(
-      'select pid, application_name from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+    const { rows } = await client.query<{ pid: number; application_name: string; query: string }>(
+      'select pid, application_name, query from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
     );
-    return new Map(rows.map((r) => [r.pid, r.application_name]));
+    return new Map(rows.map((r) => [r.pid, { name: r.application_name, query: r.query }]));
   } finally {
     await client.end();
   }
@@ -111,12 +116,13 @@ class CpuMeter {
 
   async stop(events: number): Promise<Cpu> {
     const per = (pid: number | undefined) => Math.round(((cpuSeconds(pid) - (this.before.get(pid!) ?? 0)) * 1e6) / Math.max(1, events));
-    const backends = await pgBackends(this.url);
+    const backends = await pgBackendsWithQuery(this.url);
     let pgWorker = 0;
     let pgProducer = 0;
-    for (const [pid, name] of backends) {
+    for (const [pid, { name, query }] of backends) {
       if (name === 'bench-producer') pgProducer += per(pid);
       else pgWorker += per(pid);
+      if (process.env.BENCH_WEBHOOK_BACKENDS === '1') console.error(`    backend ${pid} ${name}: ${per(pid)} µs/event (${query.replace(/\s+/g, ' ').slice(0, 50)})`);
     }
     return {
       worker: per(process.pid),
@@ -130,7 +136,9 @@ class CpuMeter {
 
 /** A peer process (webhooks-peers.ts) and the next message of a type from it. */
 function peer(role: 'receiver' | 'producer') {
-  const child = fork(PEERS, [role], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  // BENCH_WEBHOOK_PROFILE: each peer writes a CPU profile of its whole life there too (--cpu-prof, at its exit).
+  const profile = process.env.BENCH_WEBHOOK_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_WEBHOOK_PROFILE}`, `--cpu-prof-name=${role}-${Date.now()}.cpuprofile`] : [];
+  const child = fork(PEERS, [role], { execArgv: [...profile, '--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const waiting = new Map<string, (m: Record<string, unknown>) => void>();
   const listeners: Array<(m: Record<string, unknown>) => void> = [];
   child.on('message', (m: Record<string, unknown>) => {
@@ -198,7 +206,6 @@ async function runAt(dialect: Dialect, rate: number): Promise<Run> {
   const workerDb = dialect === 'postgres' ? openDatabase({ databaseUrl: named(database.databaseUrl, 'bench-worker'), dataDir: database.dataDir }) : database.db;
   const workers = startWorkers(config, workerDb, systemClock, silent, { delivery: DELIVERY });
   const load = os.loadavg()[0]!;
-  let produced: Produced;
   let meter: CpuMeter;
   let producer: ReturnType<typeof peer> | undefined;
   if (dialect === 'postgres') {
@@ -209,15 +216,17 @@ async function runAt(dialect: Dialect, rate: number): Promise<Run> {
     await producer.next('started');
     await meter.start();
     if (COUNT) startCounting();
-    produced = await producer.next<Produced>('produced');
   } else {
     meter = new CpuMeter(undefined, { receiver: endpoint.receiver.child.pid! });
     await meter.start();
     if (COUNT) startCounting();
-    produced = await produce(database.db, options);
   }
-  const deadline = nowMs() + 30_000;
-  while (endpoint.received() < produced.committedAt.length && nowMs() < deadline) await new Promise((r) => setTimeout(r, 20));
+  const produced = await profiled(`steady-${dialect}-${rate}`, async () => {
+    const p = producer ? await producer.next<Produced>('produced') : await produce(database.db, options);
+    const deadline = nowMs() + 30_000;
+    while (endpoint.received() < p.committedAt.length && nowMs() < deadline) await new Promise((r) => setTimeout(r, 20));
+    return p;
+  });
   const count = COUNT ? stopCounting() : undefined;
   const { receivedAt, duplicates } = await endpoint.report();
   const cpu = await meter.stop(receivedAt.length);
@@ -268,7 +277,7 @@ interface Drain {
   count?: StatementCount;
 }
 
-/** BENCH_WEBHOOK_PROFILE=<dir>: the worker's process is profiled while it drains (`node --import tsx bench/cpuprofile.ts <file>`). */
+/** BENCH_WEBHOOK_PROFILE=<dir>: the worker's process is profiled during each steady run and drain (`node --import tsx bench/cpuprofile.ts <file>`). */
 async function profiled<T>(name: string, fn: () => Promise<T>): Promise<T> {
   const dir = process.env.BENCH_WEBHOOK_PROFILE;
   if (!dir) return fn();

@@ -18,7 +18,7 @@
 // and mode whose filter matches (an endpoint of a store only for that store's payments and for events of no payment). If the transaction rolls back, nothing is sent; once it commits, the delivery
 // worker picks the rows up within milliseconds (in-process wake-up, and NOTIFY on PostgreSQL). A request
 // handler never sends HTTP itself.
-import { CompiledQuery, PostgresAdapter, sql } from 'kysely';
+import { PostgresAdapter, sql } from 'kysely';
 import { compiledQuery, deferWrite } from '../db/compiled.js';
 import type { Trx } from '../db/database.js';
 import { notifyAfterCommit } from '../db/notify.js';
@@ -48,6 +48,10 @@ export interface RecordedEvent {
   createdAt: string;
   /** The exact bytes every delivery of this event sends. */
   body: string;
+  /**
+   * The deliveries asked for. SQLite: those written. PostgreSQL: the statement, sent with the transaction's next one,
+   * leaves out those to an endpoint out of service, or deleted by another process since this one's cache was read.
+   */
   deliveryIds: string[];
 }
 
@@ -71,17 +75,14 @@ export async function recordEvent<T extends EventType>(trx: Trx, input: RecordEv
   // only those of endpoints still in service and not deleted, with the URL the endpoint has now.
   let deliveryIds: string[];
   if (trx.getExecutor().adapter instanceof PostgresAdapter) {
-    // One statement for the event and its deliveries (one round trip of the caller's transaction, not two).
+    // One statement for the event and its deliveries, whose answer nobody reads: held back, it goes with the
+    // transaction's next statement or its COMMIT (deferWrite), no round trip of its own. It writes the deliveries asked
+    // for but those to an endpoint out of service (the cache does not know: paused, or taken out by a worker) or deleted
+    // by another process since this one's cache was read; an event left with none is still announced (NOTIFY, carried
+    // by the COMMIT), and a worker's claim then finds nothing.
     const parameters = [...Object.values(event), deliveries.map((d) => d.id), deliveries.map((d) => d.endpointId), deliveries.map((d) => d.url), deliveries.map((d) => d.targetKey)];
-    if (deliveries.every((d) => d.endpointId === null)) {
-      // No endpoint among the targets (a payment's notificationUrl, or none): every delivery is written, and nothing
-      // of the answer is needed. Held back, it goes with the transaction's next statement or its COMMIT (deferWrite).
-      await deferWrite(trx, { sql: RECORD_EVENT_SQL, parameters });
-      deliveryIds = deliveries.map((d) => d.id);
-    } else {
-      const { rows } = await trx.executeQuery<{ id: string }>(CompiledQuery.raw(RECORD_EVENT_SQL, parameters));
-      deliveryIds = rows.map((r) => r.id);
-    }
+    await deferWrite(trx, { sql: RECORD_EVENT_SQL, parameters });
+    deliveryIds = deliveries.map((d) => d.id);
   } else {
     // seq: assigned by the database, the order events are recorded in (same-millisecond events included).
     const { seq } = await insertEvent.executeTakeFirstOrThrow(trx, event);
@@ -114,8 +115,7 @@ const RECORD_EVENT_SQL = `
   select d.id, $1, e.seq, $2, $3, d.endpoint_id, coalesce(w.url, d.url), d.target_key, 'pending', 0, $7, null, null, null, null, $7, $7
   from e cross join unnest($8::text[], $9::text[], $10::text[], $11::text[]) as d(id, endpoint_id, url, target_key)
     left join webhook_endpoints w on w.id = d.endpoint_id
-  where d.endpoint_id is null or (w.enabled = 1 and w.deleted_at is null)
-  returning id`;
+  where d.endpoint_id is null or (w.enabled = 1 and w.deleted_at is null)`;
 
 interface Target {
   endpointId: string | null;
