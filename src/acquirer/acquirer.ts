@@ -247,6 +247,9 @@ export function localRecords(acquirer: Acquirer, db: Database): LocalRecords | u
   return acquirer.local?.sharesDatabase(db) ? acquirer.local : undefined;
 }
 
+/** `authorize` for the widget token a `readWidget` read (the input's source is that token). */
+export type WidgetAuthorize = (input: AuthorizeInput) => Promise<AuthorizationOutcome>;
+
 export interface Acquirer {
   readonly name: string;
   /** Present when its records are rows of Motu's own database (LocalRecords). */
@@ -257,6 +260,11 @@ export interface Acquirer {
    * spent when the outcome is recorded, not before a call that only reads it. Absent: a token is authorized by the call.
    */
   readonly widgetTokens?: boolean;
+  /**
+   * A widget acquirer's record of `token` read on `q`, with the caller's other reads (readTogether: on SQLite the
+   * connection taken once for all of them); answers the authorize for that token, which does not read it again.
+   */
+  readWidget?(q: Kysely<DB>, mode: Mode, token: string): Promise<WidgetAuthorize>;
   /** `slot`: spent before the card is kept, whatever the answer (a number refused included); none for a connector that takes no card here. */
   tokenize(input: TokenizeInput, slot?: TokenSlot): Promise<TokenizeResult>;
   /** Card details behind a token or a saved card reference, without consuming the token. */

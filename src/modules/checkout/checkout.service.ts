@@ -6,7 +6,7 @@
 // update on the payment's status makes a concurrent second attempt lose cleanly (its authorization is voided).
 // An acquirer whose records are rows of this database (the simulator, LocalRecords) writes them on the same
 // transaction as the card attempt and Motu's record of its answer instead: one commit, all or nothing.
-import { localRecords, type Acquirer, type AuthorizationOutcome, type AuthorizeInput, type CardInfo, type CardSource, type LocalRecords, type OperationResult } from '../../acquirer/acquirer.js';
+import { localRecords, type Acquirer, type AuthorizationOutcome, type AuthorizeInput, type CardInfo, type CardSource, type LocalRecords, type OperationResult, type WidgetAuthorize } from '../../acquirer/acquirer.js';
 import type { Acquirers } from '../../acquirer/acquirers.js';
 import type { Kysely } from 'kysely';
 import type { Database, Trx } from '../../db/database.js';
@@ -189,23 +189,29 @@ export class CheckoutService {
 
   /** The customer pressed Pay: a one-time token from the secure fields, or a saved card. */
   async pay(sessionId: string, input: { token?: string; paymentMethodId?: string; email?: string; saveCard?: boolean; threeDSReturnUrl?: string }): Promise<NextStep> {
-    // The session, its payment and the contract's statement label, read together (readTogether: on SQLite the
-    // connection taken once, not three times).
+    // The session, its payment, the contract's statement label and, for a widget's token, the acquirer's record of it,
+    // read together (readTogether: on SQLite the connection taken once, not four times).
     type Closed = Pick<Inactive, 'inactive' | 'state'> & { session: PaymentSessionRow; payment: PaymentRow };
-    const loaded = await readTogether(this.db, async (q): Promise<Closed | { session: PaymentSessionRow; payment: PaymentRow; statementLabel: string | undefined } | null> => {
+    type Open = { session: PaymentSessionRow; payment: PaymentRow; statementLabel: string | undefined; widget: WidgetAuthorize | undefined };
+    const loaded = await readTogether(this.db, async (q): Promise<Closed | Open | null> => {
       const found = await this.sessionAndPayment(q, sessionId);
       if (!found) return null;
       const state = this.cardState(found.session, found.payment);
       if (state !== 'open') return { inactive: true, state, ...found } satisfies Closed;
       const contractId = found.payment.contract_id;
-      return { ...found, statementLabel: await this.reference.get(`statement-label:${contractId}`, () => statementLabelOf(q, contractId)) };
+      const statementLabel = await this.reference.get(`statement-label:${contractId}`, () => statementLabelOf(q, contractId));
+      const acquirer = this.acquirers.forMode(found.session.mode);
+      const widget = input.token && !input.paymentMethodId && acquirer.widgetTokens && acquirer.readWidget
+        ? await acquirer.readWidget(q, found.session.mode, input.token)
+        : undefined;
+      return { ...found, statementLabel, widget };
     });
     if (!loaded) throw new AppError('NOT_FOUND', 'Unknown session');
     if ('inactive' in loaded) {
       if (input.token) return this.widgetOnClosedSession(loaded, input.token);
       throw this.closedError(loaded.state);
     }
-    const { session, payment, statementLabel } = loaded;
+    const { session, payment, statementLabel, widget } = loaded;
     await this.acquirers.requireLive({ merchantId: session.merchant_id, mode: session.mode }, payment.contract_id);
     const acquirer = this.acquirers.forMode(session.mode);
 
@@ -240,7 +246,7 @@ export class CheckoutService {
     const local = localRecords(acquirer, this.db);
     if (local && !typedAtAcquirer) return this.payLocally(local, acquirer, { session, payment }, authorizeInput, input.paymentMethodId);
     if (!typedAtAcquirer) await this.takeAttempt(session);
-    const outcome = await acquirer.authorize(authorizeInput);
+    const outcome = typedAtAcquirer && widget ? await widget(authorizeInput) : await acquirer.authorize(authorizeInput);
     // A token the acquirer did not take (unknown, expired, or spent by the same card's first click) sent no card to the
     // bank: its attempt is given back, so a double click on Pay costs the payer one card, not two.
     if (!typedAtAcquirer && 'token' in source && outcome.status === 'error' && outcome.code === 'INVALID_TOKEN') await this.giveAttemptBack(session);
@@ -430,8 +436,9 @@ export class CheckoutService {
   ): Promise<PaymentRow | null | 'recorded'> {
     const { session } = ctx;
     const reload = () => trx.selectFrom('payments').selectAll().where('id', '=', ctx.payment.id).executeTakeFirstOrThrow();
+    // Its answer is not needed: on PostgreSQL it goes with the transition's UPDATE that follows (deferWrite).
     const spend = async () => {
-      if (spendCardAttempt) await spendAttempt.run(trx, { id: session.id });
+      if (spendCardAttempt) await spendAttempt.defer(trx, { id: session.id });
     };
 
     if (outcome.status === 'refused') {
