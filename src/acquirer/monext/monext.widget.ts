@@ -185,14 +185,11 @@ export async function sessionOutcome(ctx: MonextContext, token: string, saveIn: 
  * Unrecorded, the attempt is read from Monext again.
  */
 function keepOutcome(ctx: MonextContext, token: string, read: Extract<SessionRead, { kind: 'authorized' | 'refused' }>, at: string): KeepOnce {
-  return async (trx) => {
-    const update = read.kind === 'authorized' && read.captured ? keepOutcomeCapturedRow : keepOutcomeRow;
-    const written = await update.run(trx, {
-      contractId: ctx.contractId, token, transactionId: read.transactionId, state: read.kind, at, card: JSON.stringify(read.card ?? unknownCard()),
-      refusalCode: read.kind === 'refused' ? read.refusalCode : null,
-    });
-    return written > 0;
-  };
+  const update = read.kind === 'authorized' && read.captured ? keepOutcomeCapturedRow : keepOutcomeRow;
+  return update.bind(ctx.db.kysely, {
+    contractId: ctx.contractId, token, transactionId: read.transactionId, state: read.kind, at, card: JSON.stringify(read.card ?? unknownCard()),
+    refusalCode: read.kind === 'refused' ? read.refusalCode : null,
+  });
 }
 
 /** Monext refused to read the session: its row leaves `created` (nothing authorized under it), once. */

@@ -11,7 +11,7 @@ import type { Acquirers } from '../../acquirer/acquirers.js';
 import type { Kysely } from 'kysely';
 import type { Database, Trx } from '../../db/database.js';
 import type { DB } from '../../db/schema.js';
-import { alongside, compiledQuery, readAll, readsInOneMessage } from '../../db/compiled.js';
+import { alongside, compiledQuery, readAll, readsInOneMessage, runBound } from '../../db/compiled.js';
 import { readTogether } from '../../db/together.js';
 import { undoable } from '../../db/undo.js';
 import { ReferenceCache } from '../../db/reference-cache.js';
@@ -421,19 +421,23 @@ export class CheckoutService {
     if (outcome.status === 'challenge') return { next: 'challenge', url: outcome.challengeUrl };
     const ctx = loaded ?? await this.loadAny(sessionId);
     if (!ctx) throw new AppError('NOT_FOUND', 'Unknown session');
-    const recorded = await this.db.transaction((trx) => this.record(trx, outcome, newAttempt, ctx, savedCardId, spendCardAttempt));
-    return this.afterRecord(acquirer, outcome, recorded, ctx);
+    // Undone: another call recorded this same answer (record's `recordedElsewhere`), and nothing of this one is kept.
+    const result = await undoable(this.db, (trx, undo: (value: 'recorded') => never) =>
+      this.record(trx, outcome, newAttempt, ctx, savedCardId, spendCardAttempt, () => undo('recorded')));
+    return this.afterRecord(acquirer, outcome, 'undone' in result ? result.undone : result.done, ctx);
   }
 
   /**
    * Motu's record of an authorization or a refusal, on `trx` (handle's arguments): the payment's row as it stands after
-   * it (failed, authorized, or as another call left it); null for an authorization that lost to a concurrent one,
-   * 'recorded' when another call recorded this same answer (a widget's, `keep`).
+   * it (failed, authorized, or as another call left it); null for an authorization that lost to a concurrent one.
+   * An authorization another call recorded already (a widget's, `keep`) calls `recordedElsewhere`, which must undo the
+   * transaction: what was sent with the keep is not to be kept.
    */
   private async record(
     trx: Trx, outcome: Extract<AuthorizationOutcome, { status: 'authorized' | 'refused' }>, newAttempt: boolean,
     ctx: { session: PaymentSessionRow; payment: PaymentRow }, savedCardId: string | undefined, spendCardAttempt: boolean,
-  ): Promise<PaymentRow | null | 'recorded'> {
+    recordedElsewhere?: () => never,
+  ): Promise<PaymentRow | null> {
     const { session } = ctx;
     const reload = () => trx.selectFrom('payments').selectAll().where('id', '=', ctx.payment.id).executeTakeFirstOrThrow();
     // Its answer is not needed: on PostgreSQL it goes with the transition's UPDATE that follows (deferWrite).
@@ -443,7 +447,7 @@ export class CheckoutService {
 
     if (outcome.status === 'refused') {
       // The acquirer's record of this answer, committed with Motu's; false: another call recorded this same answer.
-      if (outcome.keep && !(await outcome.keep(trx))) return reload();
+      if (outcome.keep && (await runBound(trx, outcome.keep)).changed === 0) return reload();
       await spend();
       const failed = await transitions.fail(trx, {
         paymentId: ctx.payment.id, from: OPEN_PAYMENT, refusalCode: outcome.refusalCode, refusalMessage: outcome.refusalMessage,
@@ -454,14 +458,28 @@ export class CheckoutService {
       return failed ?? reload();
     }
 
-    // Authorized: claim the payment; a concurrent attempt that already won makes ours void.
-    if (outcome.keep && !(await outcome.keep(trx))) return 'recorded';
-    await spend();
-    const row = await transitions.authorize(trx, {
-      paymentId: ctx.payment.id, from: OPEN_PAYMENT, authorizationId: outcome.authorizationId, card: outcome.card,
-      at: this.clock.now(), newAttempt, claimCapture: ctx.payment.capture_mode === 'AUTO',
-      beforeEvent: (row) => this.attachCustomerAndCard(trx, row, outcome.cardRef ?? null, outcome.card), feeTerms: this.feeTerms,
-    });
+    // Authorized: claim the payment; a concurrent attempt that already won makes ours void. The acquirer's record of
+    // this answer goes first, with the claim (alongside: on PostgreSQL in the same message); when it changed nothing,
+    // another call recorded this same answer, and what was sent with it is undone.
+    const claim = async () => {
+      await spend();
+      return transitions.authorize(trx, {
+        paymentId: ctx.payment.id, from: OPEN_PAYMENT, authorizationId: outcome.authorizationId, card: outcome.card,
+        at: this.clock.now(), newAttempt, claimCapture: ctx.payment.capture_mode === 'AUTO',
+        beforeEvent: (row) => this.attachCustomerAndCard(trx, row, outcome.cardRef ?? null, outcome.card), feeTerms: this.feeTerms,
+      });
+    };
+    let row: PaymentRow | null;
+    if (outcome.keep) {
+      const [kept, claimed] = await alongside(trx, outcome.keep, claim);
+      if (kept.changed === 0) {
+        if (!recordedElsewhere) throw new Error('record: a kept outcome needs recordedElsewhere');
+        recordedElsewhere();
+      }
+      row = claimed;
+    } else {
+      row = await claim();
+    }
     if (row) await this.queueReceipt(trx, row, session);
     else if (newAttempt) await transitions.countAttempt(trx, ctx.payment.id); // voided below, but asked all the same
     return row;
