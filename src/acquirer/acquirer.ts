@@ -5,7 +5,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/adapter.js';
 import type { DB } from '../db/schema.js';
-import type { BoundStatement } from '../db/compiled.js';
+import { runBound, type BoundStatement } from '../db/compiled.js';
 import type { Mode } from '../modules/merchants/merchants.table.js';
 import { AppError } from '../shared/errors.js';
 
@@ -17,16 +17,18 @@ import { AppError } from '../shared/errors.js';
 export type Keep = (q: Kysely<DB>) => Promise<unknown>;
 
 /**
- * A connector's record of an attempt's outcome, kept as `Keep` is, answering whether this call recorded it. An outcome
- * that can be read more than once (a widget's: the page's pay call, the acquirer's return and its notification all
- * read the same one, sometimes at the same moment) is recorded by the first caller alone; false tells the others that
- * Motu holds it already, and they record nothing of it (no second event, no second attempt, nothing given back).
+ * A connector's record of an attempt's outcome, kept as `Keep` is: a statement with its values, which changes a row when
+ * this call recorded the outcome and none when another had. An outcome that can be read more than once (a widget's: the
+ * page's pay call, the acquirer's return and its notification all read the same one, sometimes at the same moment) is
+ * recorded by the first caller alone; the others record nothing of it (no second event, no second attempt, nothing
+ * given back). A statement rather than a function, so that the caller can send it with its own next statement
+ * (alongside, src/db/compiled.ts: on PostgreSQL one round trip), undoing what that wrote when it changed nothing.
  */
-export type KeepOnce = (q: Kysely<DB>) => Promise<boolean>;
+export type KeepOnce = BoundStatement<unknown>;
 
-/** Writes a connector's record alone, for a caller with no transaction of its own to put it in. */
-export async function keepAlone(db: Database, keep: Keep | undefined): Promise<void> {
-  if (keep) await db.transaction(keep);
+/** Writes a connector's record of an outcome alone, for a caller with no transaction of its own to put it in. */
+export async function keepAlone(db: Database, keep: KeepOnce | undefined): Promise<void> {
+  if (keep) await db.transaction((trx) => runBound(trx, keep));
 }
 
 /**
@@ -252,6 +254,9 @@ export function localRecords(acquirer: Acquirer, db: Database): LocalRecords | u
   return acquirer.local?.sharesDatabase(db) ? acquirer.local : undefined;
 }
 
+/** `authorize` for the widget token a `readWidget` read (the input's source is that token). */
+export type WidgetAuthorize = (input: AuthorizeInput) => Promise<AuthorizationOutcome>;
+
 export interface Acquirer {
   readonly name: string;
   /** Present when its records are rows of Motu's own database (LocalRecords). */
@@ -262,6 +267,11 @@ export interface Acquirer {
    * spent when the outcome is recorded, not before a call that only reads it. Absent: a token is authorized by the call.
    */
   readonly widgetTokens?: boolean;
+  /**
+   * A widget acquirer's record of `token` read on `q`, with the caller's other reads (readTogether: on SQLite the
+   * connection taken once for all of them); answers the authorize for that token, which does not read it again.
+   */
+  readWidget?(q: Kysely<DB>, mode: Mode, token: string): Promise<WidgetAuthorize>;
   /** `slot`: spent before the card is kept, whatever the answer (a number refused included); none for a connector that takes no card here. */
   tokenize(input: TokenizeInput, slot?: TokenSlot): Promise<TokenizeResult>;
   /** Card details behind a token or a saved card reference, without consuming the token. */

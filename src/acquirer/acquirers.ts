@@ -4,7 +4,9 @@
 // ACQUIRER_NOT_CONFIGURED, as before. The live acquirer is a router: each call finds its contract from what it is
 // given (an authorization id starts with its contract id, a widget token and a refund reference were recorded with
 // theirs, a saved card reference carries its own), so the simulator path never pays for it.
+import type { Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
+import type { DB } from '../db/schema.js';
 import { ReferenceCache } from '../db/reference-cache.js';
 import type { Mode } from '../modules/merchants/merchants.table.js';
 import type { Clock } from '../shared/clock.js';
@@ -12,7 +14,7 @@ import { AppError } from '../shared/errors.js';
 import type { SecretBox } from '../shared/secret-box.js';
 import type {
   Acquirer, AuthorizationOutcome, AuthorizationView, AuthorizeInput, CardInfo, CardNetwork, CardSource, DisputeNotice,
-  OperationResult, RefundInput, RefundView, SettlementLine, TokenizeInput, TokenizeResult, VerifyOutcome,
+  OperationResult, RefundInput, RefundView, SettlementLine, TokenizeInput, TokenizeResult, VerifyOutcome, WidgetAuthorize,
 } from './acquirer.js';
 import { keepAlone, type Keep } from './acquirer.js';
 import { chooseNetwork } from './cards.js';
@@ -134,7 +136,7 @@ export class LiveRouter implements Acquirer {
 
   /** A widget session's connector, with its row (read once: the connector does not read it again). */
   private async byToken(mode: Mode, token: string): Promise<{ connector: MonextAcquirer; row: WidgetRow } | null> {
-    const row = await sessionRowOfAnyContract(this.db, mode, token);
+    const row = await sessionRowOfAnyContract(this.db.kysely, mode, token);
     return row ? { connector: await this.connector(row.contract_id), row } : null;
   }
 
@@ -203,12 +205,16 @@ export class LiveRouter implements Acquirer {
     return found.connector.verify(input, found.row);
   }
 
+  async readWidget(q: Kysely<DB>, mode: Mode, token: string): Promise<WidgetAuthorize> {
+    const row = await sessionRowOfAnyContract(q, mode, token);
+    return async (input) => {
+      if (!row) return { status: 'error', code: 'INVALID_TOKEN', message: 'The Monext session is unknown' };
+      return (await this.connector(row.contract_id)).authorize(input, row);
+    };
+  }
+
   async authorize(input: AuthorizeInput): Promise<AuthorizationOutcome> {
-    if ('token' in input.source) {
-      const found = await this.byToken(input.mode, input.source.token);
-      if (!found) return { status: 'error', code: 'INVALID_TOKEN', message: 'The Monext session is unknown' };
-      return found.connector.authorize(input, found.row);
-    }
+    if ('token' in input.source) return (await this.readWidget(this.db.kysely, input.mode, input.source.token))(input);
     const contractId = input.source.cardRef.startsWith('mx1.') ? input.source.cardRef.split('.')[1] : undefined;
     if (!contractId) return { status: 'error', code: 'UNKNOWN_CARD', message: 'The saved card is not kept by a live acquirer' };
     return (await this.connector(contractId)).authorize(input);

@@ -322,10 +322,7 @@ export interface PipelinedStatement extends BoundStatement<unknown> {
  * that statement fails with its error. Anywhere else it runs now, then `next`.
  */
 export async function alongside<O, T>(db: Kysely<DB>, statement: BoundStatement<O>, next: () => Promise<T>): Promise<[Answer<O>, T]> {
-  if (!deferringHandles.has(db)) {
-    const result = await runText(db, statement.sql, statement.parameters);
-    return [{ rows: result.rows as O[], changed: Number(result.numAffectedRows ?? 0n) }, await next()];
-  }
+  if (!deferringHandles.has(db)) return [await runBound(db, statement), await next()];
   let answer: Answer<O> | undefined;
   let error: { error: unknown } | undefined;
   const held: PipelinedStatement = {
@@ -357,6 +354,12 @@ export async function readAll<const T extends readonly BoundStatement<unknown>[]
   const rows: unknown[][] = [];
   for (const statement of statements) rows.push((await runText(db, statement.sql, statement.parameters)).rows as unknown[]);
   return rows as RowsOf<T>;
+}
+
+/** Runs a bound statement on `db` now: its rows, and how many rows it changed. */
+export async function runBound<O>(db: Kysely<DB>, statement: BoundStatement<O>): Promise<Answer<O>> {
+  const result = await runText(db, statement.sql, statement.parameters);
+  return { rows: result.rows as O[], changed: Number(result.numAffectedRows ?? 0n) };
 }
 
 /** Runs a compiled text on `db` (straight on the connection a hold lends it, if any). */

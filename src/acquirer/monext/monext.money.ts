@@ -151,15 +151,19 @@ export async function getAuthorization(ctx: MonextContext, authorizationId: stri
  */
 export async function noteOperation(ctx: MonextContext, transactionId: string, what: { captured: number; at?: string | null } | { cancelled: true }, trx?: Kysely<DB>): Promise<void> {
   const at = iso(ctx.clock.now());
-  const write = (db: Kysely<DB>) => ('cancelled' in what
-    ? noteCancel.run(db, { contractId: ctx.contractId, transactionId, at })
-    : noteCapture.run(db, { contractId: ctx.contractId, transactionId, amount: what.captured, capturedAt: what.at ?? at, at }));
+  // In the caller's transaction nobody reads its answer: on PostgreSQL it goes with the transaction's next statement
+  // (the payment's transition, or its COMMIT), not in a round trip of its own (deferWrite).
+  const write = (db: Kysely<DB>, how: 'run' | 'defer') => ('cancelled' in what
+    ? noteCancel[how](db, { contractId: ctx.contractId, transactionId, at })
+    : noteCapture[how](db, { contractId: ctx.contractId, transactionId, amount: what.captured, capturedAt: what.at ?? at, at }));
   if (trx) {
-    await write(trx);
+    await write(trx, 'defer');
     return;
   }
   const row = await ctx.db.kysely.selectFrom('monext_authorizations').select(['state', 'captured_at'])
     .where('contract_id', '=', ctx.contractId).where('transaction_id', '=', transactionId).executeTakeFirst();
   if (!row || ('cancelled' in what ? row.state === 'cancelled' : row.captured_at !== null)) return;
-  await ctx.db.singleWrite(write);
+  await ctx.db.singleWrite(async (db) => {
+    await write(db, 'run');
+  });
 }

@@ -1,9 +1,9 @@
 // Widget sessions: Monext's widget takes the card (the three fields, the CB choice of a co-badged card, 3-D Secure) and
 // authorizes on its own; Motu creates the session (POST /v1/checkout/payments/sessions), keeps its row, then reads its
 // outcome back from the token (monext.outcomes.ts) when the page, Monext's return or its notification brings it.
-import { sql, type Insertable } from 'kysely';
+import { sql, type Insertable, type Kysely } from 'kysely';
 import { compiledQuery } from '../../db/compiled.js';
-import type { Database } from '../../db/database.js';
+import type { DB } from '../../db/schema.js';
 import type { Mode } from '../../modules/merchants/merchants.table.js';
 import { iso } from '../../shared/clock.js';
 import type { AuthorizationOutcome, Keep, KeepOnce, VerifyOutcome } from '../acquirer.js';
@@ -124,8 +124,8 @@ export function sessionRow(ctx: MonextContext, mode: Mode, token: string): Promi
 }
 
 /** A widget session's row, whichever contract made it (the live router finds the contract from it). */
-export function sessionRowOfAnyContract(db: Database, mode: Mode, token: string): Promise<WidgetRow | undefined> {
-  return widgetRowOfAnyContract.executeTakeFirst(db.kysely, { token, mode });
+export function sessionRowOfAnyContract(q: Kysely<DB>, mode: Mode, token: string): Promise<WidgetRow | undefined> {
+  return widgetRowOfAnyContract.executeTakeFirst(q, { token, mode });
 }
 
 /** A card registration's outcome: the card saved in the session's Monext wallet, or why not. */
@@ -185,14 +185,11 @@ export async function sessionOutcome(ctx: MonextContext, token: string, saveIn: 
  * Unrecorded, the attempt is read from Monext again.
  */
 function keepOutcome(ctx: MonextContext, token: string, read: Extract<SessionRead, { kind: 'authorized' | 'refused' }>, at: string): KeepOnce {
-  return async (trx) => {
-    const update = read.kind === 'authorized' && read.captured ? keepOutcomeCapturedRow : keepOutcomeRow;
-    const written = await update.run(trx, {
-      contractId: ctx.contractId, token, transactionId: read.transactionId, state: read.kind, at, card: JSON.stringify(read.card ?? unknownCard()),
-      refusalCode: read.kind === 'refused' ? read.refusalCode : null,
-    });
-    return written > 0;
-  };
+  const update = read.kind === 'authorized' && read.captured ? keepOutcomeCapturedRow : keepOutcomeRow;
+  return update.bind(ctx.db.kysely, {
+    contractId: ctx.contractId, token, transactionId: read.transactionId, state: read.kind, at, card: JSON.stringify(read.card ?? unknownCard()),
+    refusalCode: read.kind === 'refused' ? read.refusalCode : null,
+  });
 }
 
 /** Monext refused to read the session: its row leaves `created` (nothing authorized under it), once. */

@@ -6,12 +6,12 @@
 // update on the payment's status makes a concurrent second attempt lose cleanly (its authorization is voided).
 // An acquirer whose records are rows of this database (the simulator, LocalRecords) writes them on the same
 // transaction as the card attempt and Motu's record of its answer instead: one commit, all or nothing.
-import { localRecords, type Acquirer, type AuthorizationOutcome, type AuthorizeInput, type CardInfo, type CardSource, type LocalRecords, type OperationResult } from '../../acquirer/acquirer.js';
+import { localRecords, type Acquirer, type AuthorizationOutcome, type AuthorizeInput, type CardInfo, type CardSource, type LocalRecords, type OperationResult, type WidgetAuthorize } from '../../acquirer/acquirer.js';
 import type { Acquirers } from '../../acquirer/acquirers.js';
 import type { Kysely } from 'kysely';
 import type { Database, Trx } from '../../db/database.js';
 import type { DB } from '../../db/schema.js';
-import { alongside, compiledQuery, readAll, readsInOneMessage } from '../../db/compiled.js';
+import { alongside, compiledQuery, readAll, readsInOneMessage, runBound } from '../../db/compiled.js';
 import { readTogether } from '../../db/together.js';
 import { undoable } from '../../db/undo.js';
 import { ReferenceCache } from '../../db/reference-cache.js';
@@ -189,23 +189,29 @@ export class CheckoutService {
 
   /** The customer pressed Pay: a one-time token from the secure fields, or a saved card. */
   async pay(sessionId: string, input: { token?: string; paymentMethodId?: string; email?: string; saveCard?: boolean; threeDSReturnUrl?: string }): Promise<NextStep> {
-    // The session, its payment and the contract's statement label, read together (readTogether: on SQLite the
-    // connection taken once, not three times).
+    // The session, its payment, the contract's statement label and, for a widget's token, the acquirer's record of it,
+    // read together (readTogether: on SQLite the connection taken once, not four times).
     type Closed = Pick<Inactive, 'inactive' | 'state'> & { session: PaymentSessionRow; payment: PaymentRow };
-    const loaded = await readTogether(this.db, async (q): Promise<Closed | { session: PaymentSessionRow; payment: PaymentRow; statementLabel: string | undefined } | null> => {
+    type Open = { session: PaymentSessionRow; payment: PaymentRow; statementLabel: string | undefined; widget: WidgetAuthorize | undefined };
+    const loaded = await readTogether(this.db, async (q): Promise<Closed | Open | null> => {
       const found = await this.sessionAndPayment(q, sessionId);
       if (!found) return null;
       const state = this.cardState(found.session, found.payment);
       if (state !== 'open') return { inactive: true, state, ...found } satisfies Closed;
       const contractId = found.payment.contract_id;
-      return { ...found, statementLabel: await this.reference.get(`statement-label:${contractId}`, () => statementLabelOf(q, contractId)) };
+      const statementLabel = await this.reference.get(`statement-label:${contractId}`, () => statementLabelOf(q, contractId));
+      const acquirer = this.acquirers.forMode(found.session.mode);
+      const widget = input.token && !input.paymentMethodId && acquirer.widgetTokens && acquirer.readWidget
+        ? await acquirer.readWidget(q, found.session.mode, input.token)
+        : undefined;
+      return { ...found, statementLabel, widget };
     });
     if (!loaded) throw new AppError('NOT_FOUND', 'Unknown session');
     if ('inactive' in loaded) {
       if (input.token) return this.widgetOnClosedSession(loaded, input.token);
       throw this.closedError(loaded.state);
     }
-    const { session, payment, statementLabel } = loaded;
+    const { session, payment, statementLabel, widget } = loaded;
     await this.acquirers.requireLive({ merchantId: session.merchant_id, mode: session.mode }, payment.contract_id);
     const acquirer = this.acquirers.forMode(session.mode);
 
@@ -240,7 +246,7 @@ export class CheckoutService {
     const local = localRecords(acquirer, this.db);
     if (local && !typedAtAcquirer) return this.payLocally(local, acquirer, { session, payment }, authorizeInput, input.paymentMethodId);
     if (!typedAtAcquirer) await this.takeAttempt(session);
-    const outcome = await acquirer.authorize(authorizeInput);
+    const outcome = typedAtAcquirer && widget ? await widget(authorizeInput) : await acquirer.authorize(authorizeInput);
     // A token the acquirer did not take (unknown, expired, or spent by the same card's first click) sent no card to the
     // bank: its attempt is given back, so a double click on Pay costs the payer one card, not two.
     if (!typedAtAcquirer && 'token' in source && outcome.status === 'error' && outcome.code === 'INVALID_TOKEN') await this.giveAttemptBack(session);
@@ -415,28 +421,33 @@ export class CheckoutService {
     if (outcome.status === 'challenge') return { next: 'challenge', url: outcome.challengeUrl };
     const ctx = loaded ?? await this.loadAny(sessionId);
     if (!ctx) throw new AppError('NOT_FOUND', 'Unknown session');
-    const recorded = await this.db.transaction((trx) => this.record(trx, outcome, newAttempt, ctx, savedCardId, spendCardAttempt));
-    return this.afterRecord(acquirer, outcome, recorded, ctx);
+    // Undone: another call recorded this same answer (record's `recordedElsewhere`), and nothing of this one is kept.
+    const result = await undoable(this.db, (trx, undo: (value: 'recorded') => never) =>
+      this.record(trx, outcome, newAttempt, ctx, savedCardId, spendCardAttempt, () => undo('recorded')));
+    return this.afterRecord(acquirer, outcome, 'undone' in result ? result.undone : result.done, ctx);
   }
 
   /**
    * Motu's record of an authorization or a refusal, on `trx` (handle's arguments): the payment's row as it stands after
-   * it (failed, authorized, or as another call left it); null for an authorization that lost to a concurrent one,
-   * 'recorded' when another call recorded this same answer (a widget's, `keep`).
+   * it (failed, authorized, or as another call left it); null for an authorization that lost to a concurrent one.
+   * An authorization another call recorded already (a widget's, `keep`) calls `recordedElsewhere`, which must undo the
+   * transaction: what was sent with the keep is not to be kept.
    */
   private async record(
     trx: Trx, outcome: Extract<AuthorizationOutcome, { status: 'authorized' | 'refused' }>, newAttempt: boolean,
     ctx: { session: PaymentSessionRow; payment: PaymentRow }, savedCardId: string | undefined, spendCardAttempt: boolean,
-  ): Promise<PaymentRow | null | 'recorded'> {
+    recordedElsewhere?: () => never,
+  ): Promise<PaymentRow | null> {
     const { session } = ctx;
     const reload = () => trx.selectFrom('payments').selectAll().where('id', '=', ctx.payment.id).executeTakeFirstOrThrow();
+    // Its answer is not needed: on PostgreSQL it goes with the transition's UPDATE that follows (deferWrite).
     const spend = async () => {
-      if (spendCardAttempt) await spendAttempt.run(trx, { id: session.id });
+      if (spendCardAttempt) await spendAttempt.defer(trx, { id: session.id });
     };
 
     if (outcome.status === 'refused') {
       // The acquirer's record of this answer, committed with Motu's; false: another call recorded this same answer.
-      if (outcome.keep && !(await outcome.keep(trx))) return reload();
+      if (outcome.keep && (await runBound(trx, outcome.keep)).changed === 0) return reload();
       await spend();
       const failed = await transitions.fail(trx, {
         paymentId: ctx.payment.id, from: OPEN_PAYMENT, refusalCode: outcome.refusalCode, refusalMessage: outcome.refusalMessage,
@@ -447,14 +458,28 @@ export class CheckoutService {
       return failed ?? reload();
     }
 
-    // Authorized: claim the payment; a concurrent attempt that already won makes ours void.
-    if (outcome.keep && !(await outcome.keep(trx))) return 'recorded';
-    await spend();
-    const row = await transitions.authorize(trx, {
-      paymentId: ctx.payment.id, from: OPEN_PAYMENT, authorizationId: outcome.authorizationId, card: outcome.card,
-      at: this.clock.now(), newAttempt, claimCapture: ctx.payment.capture_mode === 'AUTO',
-      beforeEvent: (row) => this.attachCustomerAndCard(trx, row, outcome.cardRef ?? null, outcome.card), feeTerms: this.feeTerms,
-    });
+    // Authorized: claim the payment; a concurrent attempt that already won makes ours void. The acquirer's record of
+    // this answer goes first, with the claim (alongside: on PostgreSQL in the same message); when it changed nothing,
+    // another call recorded this same answer, and what was sent with it is undone.
+    const claim = async () => {
+      await spend();
+      return transitions.authorize(trx, {
+        paymentId: ctx.payment.id, from: OPEN_PAYMENT, authorizationId: outcome.authorizationId, card: outcome.card,
+        at: this.clock.now(), newAttempt, claimCapture: ctx.payment.capture_mode === 'AUTO',
+        beforeEvent: (row) => this.attachCustomerAndCard(trx, row, outcome.cardRef ?? null, outcome.card), feeTerms: this.feeTerms,
+      });
+    };
+    let row: PaymentRow | null;
+    if (outcome.keep) {
+      const [kept, claimed] = await alongside(trx, outcome.keep, claim);
+      if (kept.changed === 0) {
+        if (!recordedElsewhere) throw new Error('record: a kept outcome needs recordedElsewhere');
+        recordedElsewhere();
+      }
+      row = claimed;
+    } else {
+      row = await claim();
+    }
     if (row) await this.queueReceipt(trx, row, session);
     else if (newAttempt) await transitions.countAttempt(trx, ctx.payment.id); // voided below, but asked all the same
     return row;
