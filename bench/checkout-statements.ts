@@ -12,6 +12,8 @@
 // BENCH_PATH=monext: the same payments in live mode through the Monext connector, against the fake Monext
 // (test/support/fake-monext.ts, in this process: its CPU is counted with the app's), the card "typed" in its widget
 // as bench/checkout-monext.bench.ts does it (the tokenize step is then the widget session asked of Motu).
+// BENCH_SPLIT=1: split payments instead (docs/platforms.md), as bench/checkout.bench.ts's split phase pays them: a
+// platform and 10 linked sellers, each payment split between all 10 with commissions and a discount.
 import { syncBuiltinESMExports } from 'node:module';
 import fs from 'node:fs';
 import SQLite from 'better-sqlite3';
@@ -71,9 +73,12 @@ const { systemClock } = await import('../src/shared/clock.js');
 const { sha256Hex } = await import('../src/shared/hash.js');
 const { secretBoxFor } = await import('../src/shared/secret-box.js');
 const { freshDatabase } = await import('../test/support/harness.js');
-const { payThrough, poster } = await import('./checkout.bench.js');
+const { payThrough, paySplitThrough, poster } = await import('./checkout.bench.js');
+const { linkSeller } = await import('../src/modules/platforms/platform-links.js');
 const { FAKE_MONEXT_CREDENTIALS, FakeMonext, MONEXT_CARDS } = await import('../test/support/fake-monext.js');
 const MONEXT = process.env.BENCH_PATH === 'monext';
+const SPLIT = process.env.BENCH_SPLIT === '1';
+const SPLIT_SELLERS = 10;
 
 const PAYMENTS = Number(process.env.BENCH_PAYMENTS ?? '50');
 const { cpuSeconds, pgBackends } = await import('./sessions.js');
@@ -110,7 +115,10 @@ async function countOn(dialect: 'sqlite' | 'postgres'): Promise<Record<string, C
     : undefined;
   // A live payment's notificationUrl must be a public https address (nothing is delivered here: no worker).
   const hook = fake ? 'https://shop.example/hook' : 'http://127.0.0.1:9/hook';
-  const pay = (i: number, t?: Parameters<typeof payThrough>[4]) => payThrough(widget ?? post, key, hook, i, t);
+  const split = SPLIT ? await splitPlatform(database.db, address) : undefined;
+  const pay = (i: number, t?: Parameters<typeof payThrough>[4]) => split
+    ? paySplitThrough(post, split.key, hook, split.sellers, i, t)
+    : payThrough(widget ?? post, key, hook, i, t);
   const totals: Record<string, Counts> = Object.fromEntries(STAGES.map((s) => [s, { statements: 0, acquires: 0, commits: 0, begins: 0, loopSyncs: 0, poolSyncs: 0 }]));
   const timed = async <T>(stage: (typeof STAGES)[number], fn: () => Promise<T>): Promise<T> => {
     const before = { ...counts };
@@ -137,11 +145,30 @@ async function countOn(dialect: 'sqlite' | 'postgres'): Promise<Record<string, C
   return totals;
 }
 
+/** A platform (through the admin API, as the operator makes one) and its sellers, linked on the app's database. */
+async function splitPlatform(db: Awaited<ReturnType<typeof freshDatabase>>['db'], address: string): Promise<{ key: string; sellers: string[] }> {
+  const admin = async (method: string, route: string, body: unknown) => {
+    const res = await fetch(`${address}/admin/v1${route}`, {
+      method, headers: { 'content-type': 'application/json', authorization: 'Bearer bench-admin-token-0123456789' }, body: JSON.stringify(body),
+    });
+    if (res.status >= 300) throw new Error(`${route}: ${res.status} ${await res.text()}`);
+    return (await res.json()) as { id: string; testSecretKey: string };
+  };
+  const platform = await admin('POST', '/merchants', { name: 'Bench Market' });
+  await admin('PATCH', `/merchants/${platform.id}`, { platform: true });
+  const sellers: string[] = [];
+  for (let i = 0; i < SPLIT_SELLERS; i++) sellers.push((await admin('POST', '/merchants', { name: `Bench Seller ${i}` })).id);
+  await db.transaction(async (trx) => {
+    for (const sellerId of sellers) await linkSeller(trx, { platformId: platform.id, sellerId, mode: 'test', at: new Date() });
+  });
+  return { key: platform.testSecretKey, sellers };
+}
+
 // BENCH_STATEMENTS_DIALECTS=postgres: PostgreSQL only.
 const only = process.env.BENCH_STATEMENTS_DIALECTS?.split(',');
 for (const dialect of (process.env.DATABASE_URL ? (['sqlite', 'postgres'] as const) : (['sqlite'] as const)).filter((d) => !only || only.includes(d))) {
   const totals = await countOn(dialect);
-  console.log(`\n${dialect}, ${MONEXT ? 'through the Monext connector (its fake in this process)' : 'through the simulator'}, per payment (${PAYMENTS} payments):`);
+  console.log(`\n${dialect}, ${MONEXT ? 'through the Monext connector (its fake in this process)' : 'through the simulator'}${SPLIT ? `, split between ${SPLIT_SELLERS} sellers` : ''}, per payment (${PAYMENTS} payments):`);
   console.log('| Step | Statements | Connection taken (SQLite) | BEGINs | COMMITs | fdatasync on the loop | fdatasync in the pool |');
   console.log('|---|---|---|---|---|---|---|');
   const f = (n: number) => (n / PAYMENTS).toFixed(1);
