@@ -6,7 +6,9 @@
 // - SQLite: how often the step took the one connection (Kysely's connection mutex: each time it may wait for a group
 //   commit's batch and its fsync), COMMITs, and fdatasyncs of the WAL on the event loop (a write outside any
 //   transaction) and in the thread pool (a group commit's);
-// - PostgreSQL: BEGINs (transactions).
+// - PostgreSQL: BEGINs (transactions);
+// - this process's CPU (all its threads: the app, its client, SQLite's checkpointer and fsyncs) from the step's start to
+//   5 ms after its answer, which says in which step a kind of payment spends more (a split payment: in its capture).
 // These counts do not depend on the machine's load, unlike throughput. Beside them, the CPU per payment of this process (the
 // app and its client) and of PostgreSQL's backends of the database (/proc), the payments paid one at a time.
 // BENCH_PATH=monext: the same payments in live mode through the Monext connector, against the fake Monext
@@ -23,7 +25,7 @@ import type { Post } from './checkout.bench.js';
 
 // BENCH_TRACE=1 prints the statements of the last payment, step by step.
 const trace: string[] | undefined = process.env.BENCH_TRACE === '1' ? [] : undefined;
-const counts = { statements: 0, acquires: 0, commits: 0, begins: 0, loopSyncs: 0, poolSyncs: 0 };
+const counts = { statements: 0, acquires: 0, commits: 0, begins: 0, loopSyncs: 0, poolSyncs: 0, cpu: 0 };
 type Counts = typeof counts;
 const origSync = fs.fdatasyncSync;
 const origAsync = fs.fdatasync;
@@ -119,13 +121,16 @@ async function countOn(dialect: 'sqlite' | 'postgres'): Promise<Record<string, C
   const pay = (i: number, t?: Parameters<typeof payThrough>[4]) => split
     ? paySplitThrough(post, split.key, hook, split.sellers, i, t)
     : payThrough(widget ?? post, key, hook, i, t);
-  const totals: Record<string, Counts> = Object.fromEntries(STAGES.map((s) => [s, { statements: 0, acquires: 0, commits: 0, begins: 0, loopSyncs: 0, poolSyncs: 0 }]));
+  const totals: Record<string, Counts> = Object.fromEntries(STAGES.map((s) => [s, { statements: 0, acquires: 0, commits: 0, begins: 0, loopSyncs: 0, poolSyncs: 0, cpu: 0 }]));
   const timed = async <T>(stage: (typeof STAGES)[number], fn: () => Promise<T>): Promise<T> => {
+    const cpuBefore = process.cpuUsage();
     const before = { ...counts };
     if (trace) trace.length = 0;
     const out = await fn();
     if (trace) console.log(`-- ${stage}\n${trace.join('\n')}`);
     await new Promise((r) => setTimeout(r, 5)); // what the request left running (a sync after its answer)
+    const used = process.cpuUsage(cpuBefore);
+    counts.cpu += used.user + used.system;
     for (const k of Object.keys(counts) as (keyof Counts)[]) totals[stage]![k] += counts[k] - before[k];
     return out;
   };
@@ -169,16 +174,16 @@ const only = process.env.BENCH_STATEMENTS_DIALECTS?.split(',');
 for (const dialect of (process.env.DATABASE_URL ? (['sqlite', 'postgres'] as const) : (['sqlite'] as const)).filter((d) => !only || only.includes(d))) {
   const totals = await countOn(dialect);
   console.log(`\n${dialect}, ${MONEXT ? 'through the Monext connector (its fake in this process)' : 'through the simulator'}${SPLIT ? `, split between ${SPLIT_SELLERS} sellers` : ''}, per payment (${PAYMENTS} payments):`);
-  console.log('| Step | Statements | Connection taken (SQLite) | BEGINs | COMMITs | fdatasync on the loop | fdatasync in the pool |');
-  console.log('|---|---|---|---|---|---|---|');
+  console.log('| Step | Statements | Connection taken (SQLite) | BEGINs | COMMITs | fdatasync on the loop | fdatasync in the pool | CPU µs |');
+  console.log('|---|---|---|---|---|---|---|---|');
   const f = (n: number) => (n / PAYMENTS).toFixed(1);
-  const sum = { statements: 0, acquires: 0, commits: 0, begins: 0, loopSyncs: 0, poolSyncs: 0 };
+  const sum = { statements: 0, acquires: 0, commits: 0, begins: 0, loopSyncs: 0, poolSyncs: 0, cpu: 0 };
   for (const s of STAGES) {
     const c = totals[s]!;
     for (const k of Object.keys(sum) as (keyof Counts)[]) sum[k] += c[k];
-    console.log(`| ${s} | ${f(c.statements)} | ${dialect === 'sqlite' ? f(c.acquires) : '—'} | ${f(c.begins)} | ${f(c.commits)} | ${f(c.loopSyncs)} | ${f(c.poolSyncs)} |`);
+    console.log(`| ${s} | ${f(c.statements)} | ${dialect === 'sqlite' ? f(c.acquires) : '—'} | ${f(c.begins)} | ${f(c.commits)} | ${f(c.loopSyncs)} | ${f(c.poolSyncs)} | ${Math.round(c.cpu / PAYMENTS)} |`);
   }
-  console.log(`| whole payment | ${f(sum.statements)} | ${dialect === 'sqlite' ? f(sum.acquires) : '—'} | ${f(sum.begins)} | ${f(sum.commits)} | ${f(sum.loopSyncs)} | ${f(sum.poolSyncs)} |`);
+  console.log(`| whole payment | ${f(sum.statements)} | ${dialect === 'sqlite' ? f(sum.acquires) : '—'} | ${f(sum.begins)} | ${f(sum.commits)} | ${f(sum.loopSyncs)} | ${f(sum.poolSyncs)} | ${Math.round(sum.cpu / PAYMENTS)} |`);
   const used = cpu[dialect]!;
   console.log(`CPU per payment (paid one after the other): this process (app and client) ${used.process} µs${used.postgres !== undefined ? `, PostgreSQL's backends ${used.postgres} µs` : ''}`);
 }
