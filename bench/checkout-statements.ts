@@ -6,12 +6,16 @@
 // - SQLite: how often the step took the one connection (Kysely's connection mutex: each time it may wait for a group
 //   commit's batch and its fsync), COMMITs, and fdatasyncs of the WAL on the event loop (a write outside any
 //   transaction) and in the thread pool (a group commit's);
-// - PostgreSQL: BEGINs (transactions).
+// - PostgreSQL: BEGINs (transactions);
+// - this process's CPU (all its threads: the app, its client, SQLite's checkpointer and fsyncs) from the step's start to
+//   5 ms after its answer, which says in which step a kind of payment spends more (a split payment: in its capture).
 // These counts do not depend on the machine's load, unlike throughput. Beside them, the CPU per payment of this process (the
 // app and its client) and of PostgreSQL's backends of the database (/proc), the payments paid one at a time.
 // BENCH_PATH=monext: the same payments in live mode through the Monext connector, against the fake Monext
 // (test/support/fake-monext.ts, in this process: its CPU is counted with the app's), the card "typed" in its widget
 // as bench/checkout-monext.bench.ts does it (the tokenize step is then the widget session asked of Motu).
+// BENCH_SPLIT=1: split payments instead (docs/platforms.md), as bench/checkout.bench.ts's split phase pays them: a
+// platform and 10 linked sellers, each payment split between all 10 with commissions and a discount.
 import { syncBuiltinESMExports } from 'node:module';
 import fs from 'node:fs';
 import SQLite from 'better-sqlite3';
@@ -21,7 +25,7 @@ import type { Post } from './checkout.bench.js';
 
 // BENCH_TRACE=1 prints the statements of the last payment, step by step.
 const trace: string[] | undefined = process.env.BENCH_TRACE === '1' ? [] : undefined;
-const counts = { statements: 0, acquires: 0, commits: 0, begins: 0, loopSyncs: 0, poolSyncs: 0 };
+const counts = { statements: 0, acquires: 0, commits: 0, begins: 0, loopSyncs: 0, poolSyncs: 0, cpu: 0 };
 type Counts = typeof counts;
 const origSync = fs.fdatasyncSync;
 const origAsync = fs.fdatasync;
@@ -71,9 +75,12 @@ const { systemClock } = await import('../src/shared/clock.js');
 const { sha256Hex } = await import('../src/shared/hash.js');
 const { secretBoxFor } = await import('../src/shared/secret-box.js');
 const { freshDatabase } = await import('../test/support/harness.js');
-const { payThrough, poster } = await import('./checkout.bench.js');
+const { payThrough, paySplitThrough, poster } = await import('./checkout.bench.js');
+const { linkSeller } = await import('../src/modules/platforms/platform-links.js');
 const { FAKE_MONEXT_CREDENTIALS, FakeMonext, MONEXT_CARDS } = await import('../test/support/fake-monext.js');
 const MONEXT = process.env.BENCH_PATH === 'monext';
+const SPLIT = process.env.BENCH_SPLIT === '1';
+const SPLIT_SELLERS = 10;
 
 const PAYMENTS = Number(process.env.BENCH_PAYMENTS ?? '50');
 const { cpuSeconds, pgBackends } = await import('./sessions.js');
@@ -110,14 +117,20 @@ async function countOn(dialect: 'sqlite' | 'postgres'): Promise<Record<string, C
     : undefined;
   // A live payment's notificationUrl must be a public https address (nothing is delivered here: no worker).
   const hook = fake ? 'https://shop.example/hook' : 'http://127.0.0.1:9/hook';
-  const pay = (i: number, t?: Parameters<typeof payThrough>[4]) => payThrough(widget ?? post, key, hook, i, t);
-  const totals: Record<string, Counts> = Object.fromEntries(STAGES.map((s) => [s, { statements: 0, acquires: 0, commits: 0, begins: 0, loopSyncs: 0, poolSyncs: 0 }]));
+  const split = SPLIT ? await splitPlatform(database.db, address) : undefined;
+  const pay = (i: number, t?: Parameters<typeof payThrough>[4]) => split
+    ? paySplitThrough(post, split.key, hook, split.sellers, i, t)
+    : payThrough(widget ?? post, key, hook, i, t);
+  const totals: Record<string, Counts> = Object.fromEntries(STAGES.map((s) => [s, { statements: 0, acquires: 0, commits: 0, begins: 0, loopSyncs: 0, poolSyncs: 0, cpu: 0 }]));
   const timed = async <T>(stage: (typeof STAGES)[number], fn: () => Promise<T>): Promise<T> => {
+    const cpuBefore = process.cpuUsage();
     const before = { ...counts };
     if (trace) trace.length = 0;
     const out = await fn();
     if (trace) console.log(`-- ${stage}\n${trace.join('\n')}`);
     await new Promise((r) => setTimeout(r, 5)); // what the request left running (a sync after its answer)
+    const used = process.cpuUsage(cpuBefore);
+    counts.cpu += used.user + used.system;
     for (const k of Object.keys(counts) as (keyof Counts)[]) totals[stage]![k] += counts[k] - before[k];
     return out;
   };
@@ -137,21 +150,40 @@ async function countOn(dialect: 'sqlite' | 'postgres'): Promise<Record<string, C
   return totals;
 }
 
+/** A platform (through the admin API, as the operator makes one) and its sellers, linked on the app's database. */
+async function splitPlatform(db: Awaited<ReturnType<typeof freshDatabase>>['db'], address: string): Promise<{ key: string; sellers: string[] }> {
+  const admin = async (method: string, route: string, body: unknown) => {
+    const res = await fetch(`${address}/admin/v1${route}`, {
+      method, headers: { 'content-type': 'application/json', authorization: 'Bearer bench-admin-token-0123456789' }, body: JSON.stringify(body),
+    });
+    if (res.status >= 300) throw new Error(`${route}: ${res.status} ${await res.text()}`);
+    return (await res.json()) as { id: string; testSecretKey: string };
+  };
+  const platform = await admin('POST', '/merchants', { name: 'Bench Market' });
+  await admin('PATCH', `/merchants/${platform.id}`, { platform: true });
+  const sellers: string[] = [];
+  for (let i = 0; i < SPLIT_SELLERS; i++) sellers.push((await admin('POST', '/merchants', { name: `Bench Seller ${i}` })).id);
+  await db.transaction(async (trx) => {
+    for (const sellerId of sellers) await linkSeller(trx, { platformId: platform.id, sellerId, mode: 'test', at: new Date() });
+  });
+  return { key: platform.testSecretKey, sellers };
+}
+
 // BENCH_STATEMENTS_DIALECTS=postgres: PostgreSQL only.
 const only = process.env.BENCH_STATEMENTS_DIALECTS?.split(',');
 for (const dialect of (process.env.DATABASE_URL ? (['sqlite', 'postgres'] as const) : (['sqlite'] as const)).filter((d) => !only || only.includes(d))) {
   const totals = await countOn(dialect);
-  console.log(`\n${dialect}, ${MONEXT ? 'through the Monext connector (its fake in this process)' : 'through the simulator'}, per payment (${PAYMENTS} payments):`);
-  console.log('| Step | Statements | Connection taken (SQLite) | BEGINs | COMMITs | fdatasync on the loop | fdatasync in the pool |');
-  console.log('|---|---|---|---|---|---|---|');
+  console.log(`\n${dialect}, ${MONEXT ? 'through the Monext connector (its fake in this process)' : 'through the simulator'}${SPLIT ? `, split between ${SPLIT_SELLERS} sellers` : ''}, per payment (${PAYMENTS} payments):`);
+  console.log('| Step | Statements | Connection taken (SQLite) | BEGINs | COMMITs | fdatasync on the loop | fdatasync in the pool | CPU µs |');
+  console.log('|---|---|---|---|---|---|---|---|');
   const f = (n: number) => (n / PAYMENTS).toFixed(1);
-  const sum = { statements: 0, acquires: 0, commits: 0, begins: 0, loopSyncs: 0, poolSyncs: 0 };
+  const sum = { statements: 0, acquires: 0, commits: 0, begins: 0, loopSyncs: 0, poolSyncs: 0, cpu: 0 };
   for (const s of STAGES) {
     const c = totals[s]!;
     for (const k of Object.keys(sum) as (keyof Counts)[]) sum[k] += c[k];
-    console.log(`| ${s} | ${f(c.statements)} | ${dialect === 'sqlite' ? f(c.acquires) : '—'} | ${f(c.begins)} | ${f(c.commits)} | ${f(c.loopSyncs)} | ${f(c.poolSyncs)} |`);
+    console.log(`| ${s} | ${f(c.statements)} | ${dialect === 'sqlite' ? f(c.acquires) : '—'} | ${f(c.begins)} | ${f(c.commits)} | ${f(c.loopSyncs)} | ${f(c.poolSyncs)} | ${Math.round(c.cpu / PAYMENTS)} |`);
   }
-  console.log(`| whole payment | ${f(sum.statements)} | ${dialect === 'sqlite' ? f(sum.acquires) : '—'} | ${f(sum.begins)} | ${f(sum.commits)} | ${f(sum.loopSyncs)} | ${f(sum.poolSyncs)} |`);
+  console.log(`| whole payment | ${f(sum.statements)} | ${dialect === 'sqlite' ? f(sum.acquires) : '—'} | ${f(sum.begins)} | ${f(sum.commits)} | ${f(sum.loopSyncs)} | ${f(sum.poolSyncs)} | ${Math.round(sum.cpu / PAYMENTS)} |`);
   const used = cpu[dialect]!;
   console.log(`CPU per payment (paid one after the other): this process (app and client) ${used.process} µs${used.postgres !== undefined ? `, PostgreSQL's backends ${used.postgres} µs` : ''}`);
 }

@@ -115,6 +115,29 @@ export async function payThrough(
   return session;
 }
 
+/**
+ * The `i`-th split payment between `sellers` (linked to the platform whose key is `key`), whole, through HTTP: a
+ * commission on each share and a discount on the first; session (MANUAL) → card token → pay → capture, each stage run
+ * through `timed` (bench/checkout-statements.ts counts them).
+ */
+export async function paySplitThrough(
+  post: Post, key: string, hook: string, sellers: string[], i: number,
+  timed: <T>(stage: Stage, fn: () => Promise<T>) => Promise<T> = (_stage, fn) => fn(),
+): Promise<{ sessionId: string; paymentId: string }> {
+  const each = 100 + (i % 500);
+  const session = await timed('session', () => post('/api/v1/payments/sessions', {
+    order: {
+      reference: `S-${i}`, amount: each * sellers.length - 50, currency: i % 2 ? 'XPF' : 'EUR',
+      platformConfig: { distribution: sellers.map((merchantId, k) => ({ merchantId, amount: each, commission: { rate: 1000, fixed: 5 }, ...(k === 0 ? { discount: 50 } : {}) })) },
+    },
+    captureMode: 'MANUAL', email: 'buyer@example.com', redirectUrl: 'https://shop.example/return', notificationUrl: hook,
+  }, key));
+  const token = await timed('tokenize', () => post('/acquirer/v1/tokens', { mode: 'test', number: '4242424242424242', expMonth: 12, expYear: 2040, cvc: '123', session: session.sessionId }));
+  await timed('authorize', () => post(`/checkout/${session.sessionId}/pay`, { token: token.token }));
+  await timed('capture', () => post(`/api/v1/payments/${session.paymentId}/capture`, {}, key));
+  return session;
+}
+
 function sumCpu(pids: number[]): Map<number, number> {
   const out = new Map<number, number>();
   for (const pid of pids) {
@@ -273,18 +296,8 @@ async function splitRun(url: string, where: { dataDir: string; databaseUrl?: str
   const customer = async () => {
     while (performance.now() < stopAt) {
       const i = n++;
-      const each = 100 + (i % 500);
       try {
-        const session = await post('/api/v1/payments/sessions', {
-          order: {
-            reference: `S-${i}`, amount: each * SPLIT_SELLERS - 50, currency: i % 2 ? 'XPF' : 'EUR',
-            platformConfig: { distribution: sellers.map((merchantId, k) => ({ merchantId, amount: each, commission: { rate: 1000, fixed: 5 }, ...(k === 0 ? { discount: 50 } : {}) })) },
-          },
-          captureMode: 'MANUAL', email: 'buyer@example.com', redirectUrl: 'https://shop.example/return', notificationUrl: hook,
-        }, key);
-        const token = await post('/acquirer/v1/tokens', { mode: 'test', number: '4242424242424242', expMonth: 12, expYear: 2040, cvc: '123', session: session.sessionId });
-        await post(`/checkout/${session.sessionId}/pay`, { token: token.token });
-        await post(`/api/v1/payments/${session.paymentId}/capture`, {}, key);
+        await paySplitThrough(post, key, hook, sellers, i);
         payments += 1;
       } catch (err) {
         failures += 1;

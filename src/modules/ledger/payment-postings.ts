@@ -39,8 +39,8 @@ async function fee(trx: Trx, payment: PaymentRow, settlement: Settlement, pendin
 }
 
 /**
- * Both of a capture's transactions, and `also` (a split payment's shares, src/modules/splits), in one postMany: one
- * statement per table (PostgreSQL: one in all), one addition per running balance.
+ * Both of a capture's transactions, and `also` (a split payment's shares, src/modules/splits), in one postMany: a few
+ * statements per table on SQLite (one for a single payment), one in all on PostgreSQL, one addition per running balance.
  */
 export async function onCapture(trx: Trx, payment: PaymentRow, settlement: Settlement, at: Date, also: readonly PostInput[] = []): Promise<void> {
   const inputs: PostInput[] = [];

@@ -87,8 +87,8 @@ export async function post(trx: Trx, input: PostInput): Promise<BalanceTransacti
 
 /**
  * Several balance transactions, their postings and their additions to the running balances, whatever their number (a
- * split payment's capture writes three per seller): on PostgreSQL one statement, on SQLite four, one per table. Same
- * rows as `post` would write one by one.
+ * split payment's capture writes three per seller): on PostgreSQL one statement, on SQLite a few per table (writeLedger).
+ * Same rows as `post` would write one by one.
  */
 export async function postMany(trx: Trx, inputs: readonly PostInput[]): Promise<BalanceTransactionRow[]> {
   if (inputs.length === 0) return [];
@@ -185,15 +185,18 @@ function columnsOf(rows: unknown[][], width: number): unknown[][] {
 }
 
 /**
- * SQLite: one multi-row INSERT per table, its text compiled once per number of rows (src/db/compiled.ts; the values
- * are given as an array, each probe named by its index). Beyond MAX_COMPILED_ROWS rows (a split between more sellers
- * than any seen so far), Kysely builds it.
+ * SQLite: multi-row INSERTs of at most SQLITE_ROWS_PER_INSERT rows each, their texts compiled once per number of rows
+ * (src/db/compiled.ts; the values are given as an array, each probe named by its index). Not one INSERT for all of a
+ * table's rows: SQLite spends more per row in a long one. Measured with `bench/split-ledger-ids.ts` (a split capture's
+ * 32 balance transactions, 32 postings and 64 lines, SQLite alone): its 32 balance transactions took 370 – 420 µs of
+ * CPU in one INSERT, as much in two of 16, and 230 – 250 µs in four of 8 (or in 32 of one row); the postings and the
+ * lines 5 – 15 % less in INSERTs of 16 rows than in one of 32 or 64. A single payment's capture (two rows per table)
+ * is still one INSERT per table.
  */
-const MAX_COMPILED_ROWS = 256;
+const SQLITE_ROWS_PER_INSERT: Record<LedgerTable, number> = { balance_transactions: 8, ledger_postings: 16, ledger_lines: 16, ledger_balances: 16 };
 const sqliteInserts = new Map<string, CompiledStatement<unknown[], unknown>>();
 
-function sqliteInsert(table: LedgerTable, rows: number): CompiledStatement<unknown[], unknown> | undefined {
-  if (rows > MAX_COMPILED_ROWS) return undefined;
+function sqliteInsert(table: LedgerTable, rows: number): CompiledStatement<unknown[], unknown> {
   const key = `${table}:${rows}`;
   let statement = sqliteInserts.get(key);
   if (!statement) {
@@ -216,15 +219,11 @@ async function writeLedger(trx: Trx, rows: LedgerRows): Promise<void> {
     return;
   }
   for (const table of Object.keys(LEDGER_COLUMNS) as LedgerTable[]) {
-    if (rows[table].length === 0) continue;
-    const values = rows[table].flat();
-    const statement = sqliteInsert(table, rows[table].length);
-    if (statement) await statement.run(trx, values);
-    else {
-      const columns = LEDGER_COLUMNS[table];
-      const objects = rows[table].map((row) => Object.fromEntries(columns.map((column, c) => [column, row[c]])));
-      const insert = trx.insertInto(table).values(objects as never);
-      await (table === 'ledger_balances' ? addingToBalance(insert as never) : insert).execute();
+    const all = rows[table];
+    const most = SQLITE_ROWS_PER_INSERT[table];
+    for (let start = 0; start < all.length; start += most) {
+      const part = all.slice(start, start + most);
+      await sqliteInsert(table, part.length).run(trx, part.flat());
     }
   }
 }
@@ -255,7 +254,7 @@ function transactionRow(input: PostInput): BalanceTransactionRow {
 /**
  * The payment settled: each of its pending transactions is released to the available balance, once (a second
  * release of the same transaction is refused by the database's unique index, and never attempted: only transactions
- * without a release are read). All of them in one statement per table (PostgreSQL: one), as postMany writes: a split
+ * without a release are read). All of them in a few statements (PostgreSQL: one), as postMany writes: a split
  * payment has three per seller.
  */
 export async function releasePayment(trx: Trx, paymentId: string, at: Date): Promise<number> {

@@ -84,8 +84,8 @@ function sellerOwner(payment: PaymentRow, merchantId: string) {
 
 /**
  * At capture: each seller's amount and commission, the platform's payment of each seller's net (pending). Returned to
- * the capture, which posts them with the payment's own transactions (ledger's onCapture): all the capture's rows in one
- * statement per table (PostgreSQL: one statement), whatever the number of sellers.
+ * the capture, which posts them with the payment's own transactions (ledger's onCapture): all the capture's rows in a
+ * few statements per table (PostgreSQL: one statement), whatever the number of sellers.
  */
 export function splitCapturePostings(payment: PaymentRow, at: Date): PostInput[] {
   if (payment.captured_amount <= 0) return [];
