@@ -75,8 +75,7 @@ const { systemClock } = await import('../src/shared/clock.js');
 const { sha256Hex } = await import('../src/shared/hash.js');
 const { secretBoxFor } = await import('../src/shared/secret-box.js');
 const { freshDatabase } = await import('../test/support/harness.js');
-const { payThrough, paySplitThrough, poster } = await import('./checkout.bench.js');
-const { linkSeller } = await import('../src/modules/platforms/platform-links.js');
+const { payThrough, paySplitThrough, poster, splitPlatform } = await import('./checkout.bench.js');
 const { FAKE_MONEXT_CREDENTIALS, FakeMonext, MONEXT_CARDS } = await import('../test/support/fake-monext.js');
 const MONEXT = process.env.BENCH_PATH === 'monext';
 const SPLIT = process.env.BENCH_SPLIT === '1';
@@ -148,25 +147,6 @@ async function countOn(dialect: 'sqlite' | 'postgres'): Promise<Record<string, C
   await fake?.stop();
   await database.drop();
   return totals;
-}
-
-/** A platform (through the admin API, as the operator makes one) and its sellers, linked on the app's database. */
-async function splitPlatform(db: Awaited<ReturnType<typeof freshDatabase>>['db'], address: string): Promise<{ key: string; sellers: string[] }> {
-  const admin = async (method: string, route: string, body: unknown) => {
-    const res = await fetch(`${address}/admin/v1${route}`, {
-      method, headers: { 'content-type': 'application/json', authorization: 'Bearer bench-admin-token-0123456789' }, body: JSON.stringify(body),
-    });
-    if (res.status >= 300) throw new Error(`${route}: ${res.status} ${await res.text()}`);
-    return (await res.json()) as { id: string; testSecretKey: string };
-  };
-  const platform = await admin('POST', '/merchants', { name: 'Bench Market' });
-  await admin('PATCH', `/merchants/${platform.id}`, { platform: true });
-  const sellers: string[] = [];
-  for (let i = 0; i < SPLIT_SELLERS; i++) sellers.push((await admin('POST', '/merchants', { name: `Bench Seller ${i}` })).id);
-  await db.transaction(async (trx) => {
-    for (const sellerId of sellers) await linkSeller(trx, { platformId: platform.id, sellerId, mode: 'test', at: new Date() });
-  });
-  return { key: platform.testSecretKey, sellers };
 }
 
 // BENCH_STATEMENTS_DIALECTS=postgres: PostgreSQL only.

@@ -15,8 +15,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { Pool } from 'undici';
-import type { Dialect } from '../src/db/database.js';
-import { openDatabase } from '../src/db/database.js';
+import { openDatabase, type Database, type Dialect } from '../src/db/database.js';
 import { linkSeller } from '../src/modules/platforms/platform-links.js';
 import { cpuSeconds, freshPostgres, load, motuCommand, pgBackends, startProcess, stop } from './sessions.js';
 
@@ -109,6 +108,14 @@ export async function payThrough(
     order: { reference: `B-${i}`, amount: 1000 + (i % 5000), currency: i % 2 ? 'XPF' : 'EUR' },
     captureMode: 'MANUAL', email: 'buyer@example.com', redirectUrl: 'https://shop.example/return', notificationUrl: hook,
   }, key));
+  return payAndCapture(post, key, session, timed);
+}
+
+/** A session's card token → pay → capture, each stage run through `timed`. */
+async function payAndCapture(
+  post: Post, key: string, session: { sessionId: string; paymentId: string },
+  timed: <T>(stage: Stage, fn: () => Promise<T>) => Promise<T>,
+): Promise<{ sessionId: string; paymentId: string }> {
   const token = await timed('tokenize', () => post('/acquirer/v1/tokens', { mode: 'test', number: '4242424242424242', expMonth: 12, expYear: 2040, cvc: '123', session: session.sessionId }));
   await timed('authorize', () => post(`/checkout/${session.sessionId}/pay`, { token: token.token }));
   await timed('capture', () => post(`/api/v1/payments/${session.paymentId}/capture`, {}, key));
@@ -132,10 +139,7 @@ export async function paySplitThrough(
     },
     captureMode: 'MANUAL', email: 'buyer@example.com', redirectUrl: 'https://shop.example/return', notificationUrl: hook,
   }, key));
-  const token = await timed('tokenize', () => post('/acquirer/v1/tokens', { mode: 'test', number: '4242424242424242', expMonth: 12, expYear: 2040, cvc: '123', session: session.sessionId }));
-  await timed('authorize', () => post(`/checkout/${session.sessionId}/pay`, { token: token.token }));
-  await timed('capture', () => post(`/api/v1/payments/${session.paymentId}/capture`, {}, key));
-  return session;
+  return payAndCapture(post, key, session, timed);
 }
 
 function sumCpu(pids: number[]): Map<number, number> {
@@ -261,13 +265,11 @@ async function runOn(dialect: Dialect, command: string[]): Promise<Run> {
 }
 
 /**
- * Split payments (docs/platforms.md) through the same path, on the same server right after the single-merchant run: a
- * platform and 10 sellers linked to it, each payment split between all 10 with commissions and a discount, session →
- * token → pay → capture (both events carry platformDistribution; each seller gets its postings), for the same duration
- * and concurrency. The platform and its sellers are made through the admin API; the links are written through the
- * platforms module on the server's database (onboarding ten sellers through the hosted page is not what is measured).
+ * A platform and SPLIT_SELLERS sellers, made through the server's admin API at `url` as the operator makes them, and
+ * linked to it on `db`, the server's database (onboarding ten sellers through the hosted page is not what is
+ * measured): the platform's test key and the sellers' ids (bench/checkout-statements.ts too).
  */
-async function splitRun(url: string, where: { dataDir: string; databaseUrl?: string; pid?: number }, hook: string, singlePerSecond: number): Promise<SplitRun> {
+export async function splitPlatform(db: Database, url: string): Promise<{ key: string; sellers: string[] }> {
   const admin = async (method: string, route: string, body: unknown) => {
     const res = await fetch(`${url}/admin/v1${route}`, {
       method, headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_TOKEN}` }, body: JSON.stringify(body),
@@ -279,16 +281,29 @@ async function splitRun(url: string, where: { dataDir: string; databaseUrl?: str
   await admin('PATCH', `/merchants/${platform.id}`, { platform: true });
   const sellers: string[] = [];
   for (let i = 0; i < SPLIT_SELLERS; i++) sellers.push((await admin('POST', '/merchants', { name: `Bench Seller ${i}` })).id);
+  await db.transaction(async (trx) => {
+    for (const sellerId of sellers) await linkSeller(trx, { platformId: platform.id, sellerId, mode: 'test', at: new Date() });
+  });
+  return { key: platform.testSecretKey, sellers };
+}
+
+/**
+ * Split payments (docs/platforms.md) through the same path, on the same server right after the single-merchant run: a
+ * platform and 10 sellers linked to it, each payment split between all 10 with commissions and a discount, session →
+ * token → pay → capture (both events carry platformDistribution; each seller gets its postings), for the same duration
+ * and concurrency. The platform and its sellers are made through the admin API; the links are written through the
+ * platforms module on the server's database (onboarding ten sellers through the hosted page is not what is measured).
+ */
+async function splitRun(url: string, where: { dataDir: string; databaseUrl?: string; pid?: number }, hook: string, singlePerSecond: number): Promise<SplitRun> {
   const db = openDatabase({ dataDir: where.dataDir, databaseUrl: where.databaseUrl, poolSize: 2 });
+  let platform: { key: string; sellers: string[] };
   try {
-    await db.transaction(async (trx) => {
-      for (const sellerId of sellers) await linkSeller(trx, { platformId: platform.id, sellerId, mode: 'test', at: new Date() });
-    });
+    platform = await splitPlatform(db, url);
   } finally {
     await db.close();
   }
+  const { key, sellers } = platform;
   const post = poster(url, CONCURRENCY);
-  const key = platform.testSecretKey;
   let payments = 0;
   let failures = 0;
   let n = 0;
